@@ -1,0 +1,255 @@
+//! The blob store: payloads content-addressed by blake3, concatenated into packs of about
+//! [`PACK_TARGET`] bytes, each compressed as one zstd frame.
+//!
+//! Two phases keep the output deterministic while inputs are read in parallel:
+//! 1. while reading a file, [`ChunkWriter`] dedups that file's blobs and writes them as
+//!    compressed chunks (compression runs on the rayon pool, not the reading thread);
+//! 2. [`assemble`] walks the files in input order and dedups across them: a chunk whose blobs are
+//!    all new becomes a pack as it is (no recompression, the common case for one file), a chunk
+//!    with nothing new is dropped, and the new blobs of mixed chunks are repacked.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::schema::{BlobIndexShard, BlobLocation, Pack};
+
+/// Target size of a pack before compression: small enough that a viewer fetching one artifact
+/// downloads little, big enough for zstd to find the repetition between payloads.
+pub const PACK_TARGET: usize = 1 << 20;
+/// zstd level for packs.
+pub const ZSTD_LEVEL: i32 = 3;
+/// Where packs go, relative to the bundle root.
+pub const PACKS_DIR: &str = "blobs/packs";
+
+pub type Hash = [u8; 32];
+
+/// Lowercase hex of a hash.
+pub fn hex(hash: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(hash.len() * 2);
+    for b in hash {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// A blob's place in a chunk or pack.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    pub hash: Hash,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// A compressed chunk written by phase 1.
+#[derive(Debug)]
+pub struct Chunk {
+    pub path: PathBuf,
+    /// blake3 of the compressed file.
+    pub file_hash: Hash,
+    pub size: u64,
+    pub raw_size: u64,
+    pub slots: Vec<Slot>,
+}
+
+struct OpenChunk {
+    data: Vec<u8>,
+    slots: Vec<Slot>,
+}
+
+/// Phase 1: collects one input file's distinct blobs into compressed chunks.
+pub struct ChunkWriter {
+    dir: PathBuf,
+    name: String,
+    seen: HashSet<Hash>,
+    open: OpenChunk,
+    sealed: Vec<OpenChunk>,
+    written: Vec<Chunk>,
+}
+
+impl ChunkWriter {
+    /// Chunks go to `dir`, named `{name}-{n}.zst`.
+    pub fn new(dir: &Path, name: &str) -> Self {
+        ChunkWriter {
+            dir: dir.to_owned(),
+            name: name.to_owned(),
+            seen: HashSet::new(),
+            open: OpenChunk { data: Vec::with_capacity(PACK_TARGET), slots: Vec::new() },
+            sealed: Vec::new(),
+            written: Vec::new(),
+        }
+    }
+
+    /// Stores a blob unless this file already stored the same bytes.
+    pub fn add(&mut self, hash: Hash, bytes: &[u8]) -> io::Result<()> {
+        if !self.seen.insert(hash) {
+            return Ok(());
+        }
+        let offset = self.open.data.len() as u64;
+        self.open.data.extend_from_slice(bytes);
+        self.open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
+        if self.open.data.len() >= PACK_TARGET {
+            let full = std::mem::replace(
+                &mut self.open,
+                OpenChunk { data: Vec::with_capacity(PACK_TARGET), slots: Vec::new() },
+            );
+            self.sealed.push(full);
+            // Compress two at a time so both cores work while memory stays bounded.
+            if self.sealed.len() >= rayon::current_num_threads().max(2) {
+                self.compress_sealed()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn compress_sealed(&mut self) -> io::Result<()> {
+        let first = self.written.len();
+        let sealed = std::mem::take(&mut self.sealed);
+        let chunks: Vec<Chunk> = sealed
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, chunk)| {
+                let compressed = compress(&chunk.data)?;
+                let path = self.dir.join(format!("{}-{}.zst", self.name, first + i));
+                fs::write(&path, &compressed)?;
+                Ok(Chunk {
+                    path,
+                    file_hash: *blake3::hash(&compressed).as_bytes(),
+                    size: compressed.len() as u64,
+                    raw_size: chunk.data.len() as u64,
+                    slots: chunk.slots,
+                })
+            })
+            .collect::<io::Result<_>>()?;
+        self.written.extend(chunks);
+        Ok(())
+    }
+
+    /// Writes what is left and returns the chunks in order.
+    pub fn finish(mut self) -> io::Result<Vec<Chunk>> {
+        if !self.open.slots.is_empty() {
+            let last = std::mem::replace(&mut self.open, OpenChunk { data: Vec::new(), slots: Vec::new() });
+            self.sealed.push(last);
+        }
+        self.compress_sealed()?;
+        Ok(self.written)
+    }
+}
+
+/// Compresses a pack: one zstd frame with its content size and a checksum.
+pub fn compress(data: &[u8]) -> io::Result<Vec<u8>> {
+    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+    c.include_checksum(true)?;
+    c.include_contentsize(true)?;
+    c.compress(data)
+}
+
+/// The packs of a bundle and where every blob is.
+#[derive(Debug, Default)]
+pub struct Store {
+    pub packs: Vec<Pack>,
+    pub locations: HashMap<Hash, BlobLocation>,
+}
+
+/// Phase 2: turns the chunks of every file (in input order) into the bundle's packs under
+/// `root/blobs/packs`, storing each distinct blob once.
+pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
+    let packs_dir = root.join(PACKS_DIR);
+    fs::create_dir_all(&packs_dir)?;
+    let mut store = Store::default();
+    let mut leftovers = OpenChunk { data: Vec::new(), slots: Vec::new() };
+    // Blobs waiting in `leftovers`: a blob can repeat across mixed chunks of different files.
+    let mut pending: HashSet<Hash> = HashSet::new();
+    for chunk in files.into_iter().flatten() {
+        let new: Vec<Slot> = chunk
+            .slots
+            .iter()
+            .copied()
+            .filter(|s| !store.locations.contains_key(&s.hash) && !pending.contains(&s.hash))
+            .collect();
+        if new.len() == chunk.slots.len() {
+            let pack = store.packs.len() as u32;
+            let path = format!("{PACKS_DIR}/{}.zst", &hex(&chunk.file_hash)[..32]);
+            fs::rename(&chunk.path, root.join(&path))?;
+            for s in &chunk.slots {
+                store.locations.insert(s.hash, BlobLocation { pack, offset: s.offset, size: s.size });
+            }
+            store.packs.push(Pack {
+                path,
+                size: chunk.size,
+                raw_size: chunk.raw_size,
+                blobs: chunk.slots.len() as u64,
+            });
+            continue;
+        }
+        if !new.is_empty() {
+            let data = zstd::bulk::decompress(&fs::read(&chunk.path)?, chunk.raw_size as usize)?;
+            for s in new {
+                if !pending.insert(s.hash) {
+                    continue;
+                }
+                let offset = leftovers.data.len() as u64;
+                leftovers.data.extend_from_slice(&data[s.offset as usize..(s.offset + s.size) as usize]);
+                leftovers.slots.push(Slot { hash: s.hash, offset, size: s.size });
+                if leftovers.data.len() >= PACK_TARGET {
+                    let full = std::mem::replace(&mut leftovers, OpenChunk { data: Vec::new(), slots: Vec::new() });
+                    write_pack(root, &mut store, full)?;
+                    pending.clear();
+                }
+            }
+        }
+        fs::remove_file(&chunk.path)?;
+    }
+    if !leftovers.slots.is_empty() {
+        write_pack(root, &mut store, leftovers)?;
+    }
+    Ok(store)
+}
+
+fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk) -> io::Result<()> {
+    let compressed = compress(&chunk.data)?;
+    let path = format!("{PACKS_DIR}/{}.zst", &hex(blake3::hash(&compressed).as_bytes())[..32]);
+    fs::write(root.join(&path), &compressed)?;
+    let pack = store.packs.len() as u32;
+    for s in &chunk.slots {
+        store.locations.insert(s.hash, BlobLocation { pack, offset: s.offset, size: s.size });
+    }
+    store.packs.push(Pack {
+        path,
+        size: compressed.len() as u64,
+        raw_size: chunk.data.len() as u64,
+        blobs: chunk.slots.len() as u64,
+    });
+    Ok(())
+}
+
+/// How many leading hex digits name a blob-index shard, so that a shard holds at most a few
+/// thousand entries (a viewer looking up one blob fetches one small file).
+pub fn shard_prefix_len(blobs: usize) -> u32 {
+    match blobs {
+        0..=4096 => 0,
+        4097..=65536 => 1,
+        65537..=1048576 => 2,
+        _ => 3,
+    }
+}
+
+/// The shard file name part for a hash (`all` when there is a single shard).
+pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
+    if prefix_len == 0 { "all" } else { &hash_hex[..prefix_len as usize] }
+}
+
+/// Groups blob locations into index shards, keyed by shard name, hashes sorted.
+pub fn shards(store: &Store, prefix_len: u32) -> BTreeMap<String, BlobIndexShard> {
+    let mut out: BTreeMap<String, BlobIndexShard> = BTreeMap::new();
+    for (hash, loc) in &store.locations {
+        let h = hex(hash);
+        out.entry(shard_name(&h, prefix_len).to_string()).or_default().0.insert(h, *loc);
+    }
+    out
+}

@@ -1,0 +1,347 @@
+//! The only code that writes: builds a bundle from TORCH_TRACE logs (blobs, index, tables,
+//! manifest), atomically; plus the strict reader that validates bundles and reads them back.
+
+pub mod blobs;
+pub mod file;
+pub mod inputs;
+pub mod reader;
+pub mod stream;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use rayon::prelude::*;
+
+use crate::schema::{
+    self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream,
+};
+use file::FileResult;
+
+/// Why a build could not be done at all. Problems inside logs are never errors: they become
+/// diagnostics in the bundle.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{path} is not a TORCH_TRACE log: {reason}")]
+    NotATrace { path: Utf8PathBuf, reason: String },
+    #[error("no TORCH_TRACE logs found in {path} ({skipped} other file(s) skipped)")]
+    NoLogs { path: Utf8PathBuf, skipped: usize },
+    #[error("{0} already exists; pass --overwrite to replace it")]
+    OutputExists(Utf8PathBuf),
+    #[error("{0} exists and is not a tlparse-build bundle; refusing to delete it")]
+    NotABundle(Utf8PathBuf),
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl BuildError {
+    pub fn io(path: impl std::fmt::Display, source: io::Error) -> Self {
+        BuildError::Io { path: path.to_string(), source }
+    }
+}
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// A log file or a trace directory.
+    pub input: Utf8PathBuf,
+    /// The bundle directory to create.
+    pub output: Utf8PathBuf,
+    /// Replace an existing bundle at `output`.
+    pub overwrite: bool,
+    /// Read only the newest log of a directory.
+    pub latest: bool,
+    /// Show a progress bar (it stays hidden anyway when stderr is not a terminal).
+    pub progress: bool,
+}
+
+/// Where the bundle keeps its files.
+pub mod paths {
+    pub const MANIFEST: &str = "manifest.json";
+    pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
+    pub const SCHEMA_DIR: &str = "schema";
+    pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json";
+
+    pub fn index(stream: &str) -> String {
+        format!("index/{stream}.jsonl.gz")
+    }
+    pub fn stacks(stream: &str) -> String {
+        format!("stacks/{stream}.json")
+    }
+    pub fn blob_index(shard: &str) -> String {
+        BLOB_INDEX_TEMPLATE.replace("{prefix}", shard)
+    }
+}
+
+/// Builds a bundle and returns its manifest.
+pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
+    let found = inputs::discover(&options.input, options.latest)?;
+    check_output(&options.output, options.overwrite)?;
+
+    let out = options.output.as_std_path();
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(|e| BuildError::io(parent.display(), e))?;
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "bundle".into());
+    let staging = parent.join(format!(".{name}.tlparse-build-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    let result = build_into(&staging, &found, options);
+    match result {
+        Ok(manifest) => {
+            replace_output(&staging, out, &parent, &name).map_err(|e| BuildError::io(&options.output, e))?;
+            Ok(manifest)
+        }
+        Err(e) => {
+            let _ = fs::remove_dir_all(&staging);
+            Err(e)
+        }
+    }
+}
+
+/// Refuses to build over something that should not be replaced.
+fn check_output(output: &Utf8Path, overwrite: bool) -> Result<(), BuildError> {
+    let Ok(meta) = fs::symlink_metadata(output) else { return Ok(()) };
+    let empty_dir = meta.is_dir() && fs::read_dir(output).map(|mut d| d.next().is_none()).unwrap_or(false);
+    if empty_dir {
+        return Ok(());
+    }
+    if !overwrite {
+        return Err(BuildError::OutputExists(output.to_owned()));
+    }
+    if !meta.is_dir() || !reader::is_bundle(output.as_std_path()) {
+        return Err(BuildError::NotABundle(output.to_owned()));
+    }
+    Ok(())
+}
+
+/// Moves the finished staging directory into place, replacing an old bundle if there is one.
+fn replace_output(staging: &Path, out: &Path, parent: &Path, name: &str) -> io::Result<()> {
+    if fs::symlink_metadata(out).is_ok() {
+        let old = parent.join(format!(".{name}.tlparse-build-old-{}", std::process::id()));
+        fs::rename(out, &old)?;
+        fs::rename(staging, out)?;
+        fs::remove_dir_all(&old)?;
+    } else {
+        fs::rename(staging, out)?;
+    }
+    Ok(())
+}
+
+fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) -> Result<Manifest, BuildError> {
+    let io_err = |e: io::Error| BuildError::io(root.display(), e);
+    let work = root.join(".work");
+    for dir in
+        [&work, &root.join("index"), &root.join("stacks"), &root.join("blobs/index"), &root.join(paths::SCHEMA_DIR)]
+    {
+        fs::create_dir_all(dir).map_err(io_err)?;
+    }
+
+    let total: u64 = found.inputs.iter().map(|i| i.size).sum();
+    let progress = if options.progress {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} reading logs {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results: Vec<FileResult> = found
+        .inputs
+        .par_iter()
+        .enumerate()
+        .map(|(i, input)| file::process_file(i, input, &work, &progress).map_err(|e| BuildError::io(&input.path, e)))
+        .collect::<Result<_, _>>()?;
+    progress.finish_and_clear();
+
+    // Stream ids: `rank{N}` (suffixed `-{k}` when several streams share a rank), `log{k}` else.
+    let mut per_rank: BTreeMap<u32, usize> = BTreeMap::new();
+    for r in results.iter().flat_map(|f| &f.streams).filter_map(|s| s.rank) {
+        *per_rank.entry(r).or_default() += 1;
+    }
+    let mut seen_rank: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut unranked = 0;
+    let mut streams = Vec::new();
+    let mut manifest_inputs = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut chunks = Vec::new();
+    let mut raw_bytes = 0;
+    let mut counts = Counts {
+        entries: 0,
+        lines: 0,
+        input_bytes: 0,
+        payload_bytes: 0,
+        unique_blobs: 0,
+        unique_blob_bytes: 0,
+        packed_bytes: 0,
+        dedup_saved_bytes: 0,
+    };
+    for (input_idx, (input, result)) in found.inputs.iter().zip(results).enumerate() {
+        let mut ids = BTreeMap::new();
+        let mut input_streams = Vec::new();
+        for s in result.streams {
+            let id = match s.rank {
+                Some(r) if per_rank[&r] == 1 => format!("rank{r}"),
+                Some(r) => {
+                    let k = seen_rank.entry(r).or_default();
+                    *k += 1;
+                    format!("rank{r}-{}", *k - 1)
+                }
+                None => {
+                    unranked += 1;
+                    format!("log{}", unranked - 1)
+                }
+            };
+            fs::rename(&s.summary.index_path, root.join(paths::index(&id))).map_err(io_err)?;
+            fs::rename(&s.summary.stacks_path, root.join(paths::stacks(&id))).map_err(io_err)?;
+            counts.entries += s.summary.entries;
+            counts.payload_bytes += s.summary.payload_bytes;
+            ids.insert(s.key, id.clone());
+            input_streams.push(id.clone());
+            streams.push(Stream {
+                index: paths::index(&id),
+                stacks: paths::stacks(&id),
+                id,
+                rank: s.rank,
+                pid: s.key.pid,
+                input: input_idx,
+                entries: s.summary.entries,
+                payload_bytes: s.summary.payload_bytes,
+                first_timestamp: s.summary.first_timestamp,
+                last_timestamp: s.summary.last_timestamp,
+                kinds: s.summary.kinds,
+                compile_ids: s.summary.compile_ids,
+            });
+        }
+        for d in result.diagnostics {
+            raw_bytes += d.raw_size;
+            diagnostics.push(Diagnostic {
+                kind: d.kind,
+                file: input.path.to_string(),
+                line: d.line,
+                end_line: d.end_line,
+                stream: d.stream.and_then(|k| ids.get(&k).cloned()),
+                message: d.message,
+                raw: d.raw.map(|h| blobs::hex(&h)),
+            });
+        }
+        counts.lines += result.lines;
+        counts.input_bytes += result.bytes;
+        chunks.push(result.chunks);
+        manifest_inputs.push(Input {
+            path: input.path.to_string(),
+            size: input.size,
+            blake3: blobs::hex(&result.blake3),
+            compression: input.compression,
+            rank_from_name: input.rank_from_name,
+            lines: result.lines,
+            streams: input_streams,
+        });
+    }
+
+    let store = blobs::assemble(root, chunks).map_err(io_err)?;
+    let prefix_len = blobs::shard_prefix_len(store.locations.len());
+    for (shard, entries) in blobs::shards(&store, prefix_len) {
+        write_json(&root.join(paths::blob_index(&shard)), &entries, false).map_err(io_err)?;
+    }
+    counts.unique_blobs = store.locations.len() as u64;
+    counts.unique_blob_bytes = store.locations.values().map(|l| l.size).sum();
+    counts.packed_bytes = store.packs.iter().map(|p| p.size).sum();
+    counts.dedup_saved_bytes = (counts.payload_bytes + raw_bytes).saturating_sub(counts.unique_blob_bytes);
+
+    let mut by_kind = BTreeMap::new();
+    for d in &diagnostics {
+        *by_kind.entry(d.kind.as_str().to_string()).or_default() += 1;
+    }
+    let mut jsonl = Vec::new();
+    for d in &diagnostics {
+        serde_json::to_writer(&mut jsonl, d).map_err(|e| io_err(e.into()))?;
+        jsonl.push(b'\n');
+    }
+    fs::write(root.join(paths::DIAGNOSTICS), jsonl).map_err(io_err)?;
+    for (name, schema) in schema::schemas() {
+        write_json(&root.join(paths::SCHEMA_DIR).join(name), &schema, true).map_err(io_err)?;
+    }
+    fs::remove_dir_all(&work).map_err(io_err)?;
+
+    let mut manifest = Manifest {
+        format: schema::FORMAT_NAME.into(),
+        format_version: schema::FORMAT_VERSION,
+        min_reader_version: schema::MIN_READER_VERSION,
+        generator: Generator { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
+        inputs: manifest_inputs,
+        skipped: found.skipped.clone(),
+        streams,
+        counts,
+        diagnostics: DiagnosticsSummary { total: diagnostics.len() as u64, by_kind, path: paths::DIAGNOSTICS.into() },
+        blobs: BlobStore {
+            hash: "blake3".into(),
+            compression: "zstd".into(),
+            index_prefix_len: prefix_len,
+            index_path: paths::BLOB_INDEX_TEMPLATE.into(),
+            packs: store.packs,
+        },
+        files: Vec::new(),
+    };
+    manifest.files = list_files(root).map_err(io_err)?;
+    write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;
+    Ok(manifest)
+}
+
+/// Writes JSON: pretty for files people read (manifest, schemas), compact for data.
+pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> io::Result<()> {
+    let mut bytes = if pretty { serde_json::to_vec_pretty(value)? } else { serde_json::to_vec(value)? };
+    bytes.push(b'\n');
+    fs::write(path, bytes)
+}
+
+/// The schema (path in the bundle) of a bundle file, by where it lives.
+pub fn schema_for(path: &str) -> Option<&'static str> {
+    if path.starts_with("index/") && path.ends_with(".jsonl.gz") {
+        Some("schema/index-row.schema.json")
+    } else if path.starts_with("stacks/") {
+        Some("schema/stack-table.schema.json")
+    } else if path == paths::DIAGNOSTICS {
+        Some("schema/diagnostic.schema.json")
+    } else if path.starts_with("blobs/index/") {
+        Some("schema/blob-index-shard.schema.json")
+    } else if path == paths::MANIFEST {
+        Some("schema/manifest.schema.json")
+    } else {
+        None
+    }
+}
+
+/// Every file under `root` except the manifest, sorted, with size and hash.
+fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
+    let mut files = Vec::new();
+    for item in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let item = item.map_err(io::Error::from)?;
+        if !item.file_type().is_file() {
+            continue;
+        }
+        let rel = item.path().strip_prefix(root).expect("under root");
+        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        if rel == paths::MANIFEST {
+            continue;
+        }
+        let bytes = fs::read(item.path())?;
+        files.push(FileEntry {
+            schema: schema_for(&rel).map(str::to_string),
+            path: rel,
+            size: bytes.len() as u64,
+            blake3: blobs::hex(blake3::hash(&bytes).as_bytes()),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}

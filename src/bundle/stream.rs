@@ -1,0 +1,175 @@
+//! Writing one stream's event index (gzip JSONL, one row per entry) and interning its stacks.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use serde_json::Value;
+
+use super::blobs::hex;
+use crate::parse::{Routed, StackSlot, display_compile_id};
+use crate::schema::{CompileId, Frame, IndexRow, PayloadRef, StackTable};
+
+/// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
+#[derive(Default)]
+pub struct StackInterner {
+    table: StackTable,
+    frames: HashMap<Frame, u32>,
+    stacks: HashMap<Vec<u32>, u32>,
+}
+
+impl StackInterner {
+    /// The id of a stack, adding it if new.
+    pub fn intern(&mut self, frames: Vec<Frame>) -> u32 {
+        let ids: Vec<u32> = frames
+            .into_iter()
+            .map(|f| {
+                *self.frames.entry(f.clone()).or_insert_with(|| {
+                    self.table.frames.push(f);
+                    (self.table.frames.len() - 1) as u32
+                })
+            })
+            .collect();
+        *self.stacks.entry(ids.clone()).or_insert_with(|| {
+            self.table.stacks.push(ids);
+            (self.table.stacks.len() - 1) as u32
+        })
+    }
+
+    pub fn into_table(self) -> StackTable {
+        self.table
+    }
+}
+
+/// What a stream writer learned, for the manifest.
+#[derive(Debug)]
+pub struct StreamSummary {
+    pub entries: u64,
+    pub payload_bytes: u64,
+    pub first_timestamp: String,
+    pub last_timestamp: String,
+    pub kinds: BTreeMap<String, u64>,
+    pub compile_ids: u64,
+    pub index_path: PathBuf,
+    pub stacks_path: PathBuf,
+}
+
+/// Writes one stream's index rows as they come, in log order.
+pub struct StreamWriter {
+    out: GzEncoder<BufWriter<File>>,
+    index_path: PathBuf,
+    stacks_path: PathBuf,
+    interner: StackInterner,
+    line: Vec<u8>,
+    entries: u64,
+    payload_bytes: u64,
+    first_timestamp: Option<String>,
+    last_timestamp: String,
+    kinds: BTreeMap<String, u64>,
+    compile_ids: HashSet<CompileId>,
+}
+
+impl StreamWriter {
+    /// A writer whose files are `{base}.jsonl.gz` and `{base}.stacks.json` (renamed later, once
+    /// stream ids are known).
+    pub fn create(base: &Path) -> io::Result<Self> {
+        let index_path = base.with_extension("jsonl.gz");
+        let stacks_path = base.with_extension("stacks.json");
+        let file = BufWriter::with_capacity(1 << 16, File::create(&index_path)?);
+        Ok(StreamWriter {
+            out: GzEncoder::new(file, Compression::new(6)),
+            index_path,
+            stacks_path,
+            interner: StackInterner::default(),
+            line: Vec::with_capacity(1024),
+            entries: 0,
+            payload_bytes: 0,
+            first_timestamp: None,
+            last_timestamp: String::new(),
+            kinds: BTreeMap::new(),
+            compile_ids: HashSet::new(),
+        })
+    }
+
+    /// Appends one entry's row.
+    pub fn write(&mut self, routed: Routed) -> io::Result<()> {
+        let Routed { entry, stacks, .. } = routed;
+        let mut meta = entry.meta;
+        let mut envelope_stack = None;
+        for (slot, frames) in stacks {
+            let id = self.interner.intern(frames);
+            match slot {
+                StackSlot::Envelope => envelope_stack = Some(id),
+                StackSlot::Meta(key) => {
+                    if let Some(v) = meta.get_mut(&key) {
+                        *v = Value::from(id);
+                    }
+                }
+            }
+        }
+        let kind_key = match &entry.name {
+            Some(name) => format!("{}:{name}", entry.kind),
+            None => entry.kind.clone(),
+        };
+        *self.kinds.entry(kind_key).or_default() += 1;
+        if let Some(id) = entry.compile_id {
+            self.compile_ids.insert(id);
+        }
+        if self.first_timestamp.is_none() {
+            self.first_timestamp = Some(entry.timestamp.clone());
+        }
+        self.last_timestamp.clone_from(&entry.timestamp);
+        let payload = entry.payload.map(|p| {
+            self.payload_bytes += p.bytes.len() as u64;
+            PayloadRef {
+                hash: hex(&p.hash),
+                size: p.bytes.len() as u64,
+                lines: p.lines,
+                format: p.format,
+                md5_mismatch: p.md5_mismatch,
+            }
+        });
+        let row = IndexRow {
+            seq: self.entries,
+            line: entry.line,
+            ts: entry.timestamp,
+            level: entry.level.to_string(),
+            src: entry.source,
+            kind: entry.kind,
+            name: entry.name,
+            compile_id: entry.compile_id.as_ref().map(display_compile_id),
+            cid: entry.compile_id,
+            rank: entry.rank,
+            meta,
+            stack: envelope_stack,
+            extra: (!entry.extra.is_empty()).then_some(entry.extra),
+            payload,
+        };
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, &row)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Finishes the index file and writes the stack table.
+    pub fn finish(self) -> io::Result<StreamSummary> {
+        self.out.finish()?.flush()?;
+        let table = self.interner.into_table();
+        std::fs::write(&self.stacks_path, serde_json::to_vec(&table)?)?;
+        Ok(StreamSummary {
+            entries: self.entries,
+            payload_bytes: self.payload_bytes,
+            first_timestamp: self.first_timestamp.unwrap_or_default(),
+            last_timestamp: self.last_timestamp,
+            kinds: self.kinds,
+            compile_ids: self.compile_ids.len() as u64,
+            index_path: self.index_path,
+            stacks_path: self.stacks_path,
+        })
+    }
+}

@@ -1,0 +1,184 @@
+//! The command line: a thin clap layer over [`crate::bundle`].
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use clap::{Args, Parser, Subcommand};
+
+use crate::bundle::{self, BuildOptions, reader};
+use crate::parse::display_compile_id;
+
+/// Compile PyTorch TORCH_TRACE logs into a bundle that static viewers read.
+///
+/// TRACE is a log file (plain, .gz or .zst) or a trace directory (every TORCH_TRACE log in it,
+/// one per rank). Problems in the logs never stop the build: they are recorded in the bundle's
+/// diagnostics.jsonl and summarised on stderr.
+#[derive(Debug, Parser)]
+#[command(name = "tlparse-build", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a bundle (the default command).
+    Build(BuildArgs),
+    /// Check a bundle: every file against its schema, every hash, every reference between
+    /// files. Prints what is wrong and exits non-zero if anything is.
+    Validate {
+        /// The bundle directory.
+        bundle: Utf8PathBuf,
+    },
+    /// Print a payload: `cat BUNDLE HASH`, or `cat BUNDLE COMPILE_ID NAME` where NAME is an
+    /// artifact name or an entry kind (e.g. `cat b '[0/0]' inductor_output_code`).
+    Cat {
+        /// The bundle directory.
+        bundle: Utf8PathBuf,
+        /// A blob hash (64 hex digits), or a compile id (`[0/1]` or `0/1`) followed by a name.
+        #[arg(required = true, num_args = 1..=2)]
+        what: Vec<String>,
+        /// Only look in this stream (e.g. `rank0`).
+        #[arg(long)]
+        stream: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct BuildArgs {
+    /// A TORCH_TRACE log file or trace directory.
+    #[arg(required = true)]
+    trace: Option<Utf8PathBuf>,
+    /// The bundle directory to write.
+    #[arg(short, long, required = true)]
+    out: Option<Utf8PathBuf>,
+    /// Replace OUT if it is an existing bundle (a directory that is not a bundle is never deleted).
+    #[arg(long)]
+    overwrite: bool,
+    /// With a directory: read only its most recently modified log.
+    #[arg(long)]
+    latest: bool,
+    /// Exit non-zero if the logs had any problem (the bundle is still written).
+    #[arg(long)]
+    strict: bool,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Runs the command line; the exit code is 0 on success, 1 when validation or `--strict` found
+/// problems, 2 when the command could not run.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Build(args)) => run_build(args),
+        None => run_build(cli.build),
+        Some(Command::Validate { bundle }) => run_validate(&bundle),
+        Some(Command::Cat { bundle, what, stream }) => run_cat(&bundle, &what, stream.as_deref()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
+    let (Some(trace), Some(out)) = (args.trace, args.out) else {
+        return Err("usage: tlparse-build TRACE -o OUT".into());
+    };
+    let options = BuildOptions {
+        input: trace,
+        output: out.clone(),
+        overwrite: args.overwrite,
+        latest: args.latest,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+    };
+    let manifest = bundle::build(&options).map_err(|e| e.to_string())?;
+    let d = &manifest.diagnostics;
+    if d.total > 0 && !args.quiet {
+        let diags = reader::Bundle::open(out.as_std_path()).and_then(|b| b.diagnostics()).map_err(|e| e.to_string())?;
+        for diag in diags.iter().take(10) {
+            eprintln!("warning: {}:{}: {}", diag.file, diag.line, diag.message);
+        }
+        if diags.len() > 10 {
+            eprintln!("warning: ... and {} more in {out}/{}", diags.len() - 10, d.path);
+        }
+    }
+    if !args.quiet {
+        let c = &manifest.counts;
+        let pct = if c.input_bytes > 0 {
+            100.0 * manifest.files.iter().map(|f| f.size).sum::<u64>() as f64 / c.input_bytes as f64
+        } else {
+            0.0
+        };
+        println!(
+            "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
+            manifest.inputs.len(),
+            manifest.streams.len(),
+            c.entries,
+            c.unique_blobs,
+            manifest.blobs.packs.len(),
+            d.total,
+        );
+    }
+    if args.strict && d.total > 0 {
+        eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
+    let problems = reader::validate(path.as_std_path()).map_err(|e| e.to_string())?;
+    if problems.is_empty() {
+        println!("{path}: valid");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for p in &problems {
+        println!("{path}/{p}");
+    }
+    println!("{path}: {} problem(s)", problems.len());
+    Ok(ExitCode::from(1))
+}
+
+fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<ExitCode, String> {
+    let b = reader::Bundle::open(path.as_std_path()).map_err(|e| e.to_string())?;
+    let hash = match what {
+        [hash] => hash.clone(),
+        [compile_id, name] => {
+            let wanted = if compile_id.starts_with('[') { compile_id.clone() } else { format!("[{compile_id}]") };
+            let mut matches = Vec::new();
+            for s in b.manifest.streams.iter().filter(|s| stream.is_none_or(|id| id == s.id)) {
+                for row in b.index_rows(&s.id).map_err(|e| e.to_string())? {
+                    let id_matches = row.cid.as_ref().map(display_compile_id).as_deref() == Some(wanted.as_str());
+                    let name_matches = row.name.as_deref() == Some(name.as_str()) || row.kind == *name;
+                    if let (true, true, Some(p)) = (id_matches, name_matches, row.payload) {
+                        matches.push((s.id.clone(), row.line, p.hash));
+                    }
+                }
+            }
+            match matches.len() {
+                0 => return Err(format!("no payload named {name:?} for compile id {wanted} in {path}")),
+                1 => {}
+                n => {
+                    eprintln!("note: {n} payloads match; printing the first. Others:");
+                    for (s, line, h) in &matches[1..] {
+                        eprintln!("  stream {s}, log line {line}: {h}");
+                    }
+                }
+            }
+            matches.swap_remove(0).2
+        }
+        _ => return Err("usage: tlparse-build cat BUNDLE (HASH | COMPILE_ID NAME)".into()),
+    };
+    let bytes = b.blob(&hash).map_err(|e| e.to_string())?;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&bytes).and_then(|()| stdout.flush()).map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,12 @@
+//! tlparse-build: compiles PyTorch `TORCH_TRACE` logs into a versioned, JSON-Schema-described
+//! bundle that static viewers read.
+//!
+//! The modules read as the pipeline: [`parse`] (log text → entries and diagnostics),
+//! [`analysis`] (entries → tables), [`bundle`] (the only code that writes, plus a strict
+//! reader), with [`schema`] holding the bundle's types and [`cli`] the command line.
+
+pub mod analysis;
+pub mod bundle;
+pub mod cli;
+pub mod parse;
+pub mod schema;

@@ -1,0 +1,358 @@
+//! Turns one raw record into a typed entry: glog prefix, JSON envelope split into kind, metadata,
+//! compile id and context, payload hashed (blake3), md5-checked and format-detected. Pure and
+//! independent per record, so it runs in parallel.
+
+use md5::{Digest, Md5};
+use serde_json::{Map, Value};
+
+use super::glog;
+use super::records::RawRecord;
+use crate::schema::{CompileId, DiagnosticKind, PayloadFormat};
+
+/// Envelope keys that give context rather than the entry's kind.
+const STRUCTURAL_KEYS: [&str; 7] =
+    ["rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack"];
+
+/// Kinds whose metadata `name` names the entry (shown as `artifact:NAME` in counts).
+const NAMED_KINDS: [&str; 5] = ["artifact", "graph_dump", "link", "dump_file", "optimize_ddp_split_child"];
+
+/// Kinds whose payload is Python source (FX graphs and generated code).
+const PYTHON_KINDS: [&str; 14] = [
+    "dynamo_output_graph",
+    "optimize_ddp_split_graph",
+    "optimize_ddp_split_child",
+    "compiled_autograd_graph",
+    "aot_forward_graph",
+    "aot_backward_graph",
+    "aot_inference_graph",
+    "aot_joint_graph",
+    "inductor_pre_grad_graph",
+    "inductor_post_grad_graph",
+    "inductor_output_code",
+    "graph_dump",
+    "dump_file",
+    "exported_program",
+];
+
+/// A parsed log entry, before process-level context (string table, rank routing) is applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Line number of the header.
+    pub line: u64,
+    /// Last line of the entry (the header's line when there is no payload).
+    pub end_line: u64,
+    pub level: char,
+    pub timestamp: String,
+    pub pid: u64,
+    pub source: String,
+    /// The envelope's non-structural key.
+    pub kind: String,
+    /// The kind's value.
+    pub meta: Value,
+    pub name: Option<String>,
+    pub compile_id: Option<CompileId>,
+    pub rank: Option<u32>,
+    /// The envelope-level `stack`, unresolved.
+    pub stack: Option<Value>,
+    /// Other non-structural keys after the kind.
+    pub extra: Map<String, Value>,
+    pub payload: Option<Payload>,
+    /// Problems found in this entry; the entry is kept regardless.
+    pub problems: Vec<(DiagnosticKind, String)>,
+}
+
+/// A payload and what was learned about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payload {
+    pub bytes: Vec<u8>,
+    pub hash: [u8; 32],
+    pub lines: u64,
+    pub format: PayloadFormat,
+    pub md5_mismatch: bool,
+}
+
+/// A record that could not be read as an entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreadable {
+    pub kind: DiagnosticKind,
+    pub line: u64,
+    pub end_line: u64,
+    /// The process, when the glog prefix could be read.
+    pub pid: Option<u64>,
+    pub message: String,
+    /// The raw text of the lines.
+    pub raw: Vec<u8>,
+}
+
+/// What one raw record became.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Entry(Box<Entry>),
+    Unreadable(Unreadable),
+}
+
+/// Rebuilds the raw text of an entry record (for diagnostics that keep it).
+fn raw_text(header: &[u8], payload: Option<&[u8]>) -> Vec<u8> {
+    let mut raw = header.to_vec();
+    raw.push(b'\n');
+    if let Some(p) = payload {
+        for line in p.split(|&b| b == b'\n') {
+            raw.push(b'\t');
+            raw.extend_from_slice(line);
+            raw.push(b'\n');
+        }
+    }
+    raw
+}
+
+/// Parses one record.
+pub fn parse_record(record: RawRecord) -> Parsed {
+    let (line, header, payload, payload_lines) = match record {
+        RawRecord::Stray { line, end_line, raw } => {
+            let lines = end_line - line + 1;
+            let message = if lines == 1 {
+                "line is not a glog-prefixed TORCH_TRACE entry".to_string()
+            } else {
+                format!("{lines} lines are not glog-prefixed TORCH_TRACE entries")
+            };
+            return Parsed::Unreadable(Unreadable {
+                kind: DiagnosticKind::BadPrefix,
+                line,
+                end_line,
+                pid: None,
+                message,
+                raw,
+            });
+        }
+        RawRecord::Entry { line, header, payload, payload_lines } => (line, header, payload, payload_lines),
+    };
+    let end_line = line + payload_lines;
+    let mut problems = Vec::new();
+    let header_text = match std::str::from_utf8(&header) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => {
+            problems.push((DiagnosticKind::InvalidUtf8, "header line is not valid UTF-8".to_string()));
+            String::from_utf8_lossy(&header)
+        }
+    };
+    let unreadable = |kind, pid, message: String| {
+        Parsed::Unreadable(Unreadable {
+            kind,
+            line,
+            end_line,
+            pid,
+            message,
+            raw: raw_text(&header, payload.as_deref()),
+        })
+    };
+    let Some(prefix) = glog::parse_prefix(&header_text) else {
+        return unreadable(DiagnosticKind::BadPrefix, None, "malformed glog prefix".to_string());
+    };
+    let mut envelope: Map<String, Value> = match serde_json::from_str(prefix.rest) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => {
+            return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), "envelope is not a JSON object".to_string());
+        }
+        Err(e) => {
+            return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), format!("envelope is not valid JSON: {e}"));
+        }
+    };
+
+    let compile_id = take_compile_id(&mut envelope);
+    let rank = match envelope.shift_remove("rank") {
+        Some(Value::Number(n)) => n.as_u64().and_then(|r| u32::try_from(r).ok()),
+        Some(Value::Null) | None => None,
+        Some(other) => {
+            envelope.insert("rank".into(), other);
+            None
+        }
+    };
+    let has_payload = envelope.shift_remove("has_payload");
+    let stack = envelope.shift_remove("stack");
+    // The kind is the first non-structural key; everything else left (unknown context keys,
+    // structural keys with values of an unexpected type) is kept as extra context.
+    let kind_key = envelope.keys().find(|k| !STRUCTURAL_KEYS.contains(&k.as_str())).cloned();
+    let (kind, meta) = match kind_key {
+        Some(k) => {
+            let v = envelope.shift_remove(&k).unwrap_or_default();
+            (k, v)
+        }
+        None => ("(none)".to_string(), Value::Null),
+    };
+    let extra = envelope;
+    let name = if NAMED_KINDS.contains(&kind.as_str()) {
+        meta.get("name").and_then(Value::as_str).map(str::to_string)
+    } else {
+        None
+    };
+
+    let declared_md5 = match &has_payload {
+        Some(Value::String(s)) => match decode_md5(s) {
+            Some(d) => Some(d),
+            None => {
+                problems.push((DiagnosticKind::BadMd5, format!("has_payload {s:?} is not an md5 hex digest")));
+                None
+            }
+        },
+        Some(Value::Null) | None => None,
+        Some(other) => {
+            problems.push((DiagnosticKind::BadMd5, format!("has_payload {other} is not an md5 hex digest")));
+            None
+        }
+    };
+    let payload = match (payload, &has_payload) {
+        (None, None) => None,
+        (bytes, declared) => {
+            let bytes = bytes.unwrap_or_default();
+            if declared.is_none() {
+                problems.push((
+                    DiagnosticKind::UndeclaredPayload,
+                    format!("{payload_lines} payload line(s) follow a header with no has_payload"),
+                ));
+            }
+            let md5_mismatch = match declared_md5 {
+                Some(expected) => {
+                    let actual: [u8; 16] = Md5::digest(&bytes).into();
+                    if actual != expected {
+                        problems.push((
+                            DiagnosticKind::Md5Mismatch,
+                            format!("payload md5 {} does not match has_payload {}", hex(&actual), hex(&expected)),
+                        ));
+                    }
+                    actual != expected
+                }
+                None => false,
+            };
+            let encoding = meta.get("encoding").and_then(Value::as_str);
+            let format = detect_format(&kind, name.as_deref(), encoding, &bytes);
+            Some(Payload { hash: *blake3::hash(&bytes).as_bytes(), lines: payload_lines, format, md5_mismatch, bytes })
+        }
+    };
+
+    Parsed::Entry(Box::new(Entry {
+        line,
+        end_line,
+        level: prefix.level as char,
+        timestamp: prefix.timestamp.to_string(),
+        pid: prefix.pid,
+        source: prefix.source.to_string(),
+        kind,
+        meta,
+        name,
+        compile_id,
+        rank,
+        stack,
+        extra,
+        payload,
+        problems,
+    }))
+}
+
+/// Removes the compile-id keys from the envelope; `None` when all of them are absent or null.
+/// A key with a value that is not an unsigned integer is left in the envelope (and so kept as
+/// extra context) rather than guessed at.
+fn take_compile_id(envelope: &mut Map<String, Value>) -> Option<CompileId> {
+    let mut take = |key: &str| match envelope.get(key) {
+        Some(Value::Number(n)) if n.is_u64() => {
+            let v = n.as_u64();
+            envelope.shift_remove(key);
+            v
+        }
+        Some(Value::Null) => {
+            envelope.shift_remove(key);
+            None
+        }
+        _ => None,
+    };
+    let id = CompileId {
+        compiled_autograd_id: take("compiled_autograd_id"),
+        frame_id: take("frame_id"),
+        frame_compile_id: take("frame_compile_id"),
+        attempt: take("attempt"),
+    };
+    (id.compiled_autograd_id.is_some() || id.frame_id.is_some() || id.frame_compile_id.is_some()).then_some(id)
+}
+
+/// The compile id as tlparse shows it: `[0/1]`, `[0/1_2]`, `[!0/1/2]`, `[!0/-/-]`.
+pub fn display_compile_id(id: &CompileId) -> String {
+    let part = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let mut s = String::from("[");
+    if let Some(ca) = id.compiled_autograd_id {
+        s.push_str(&format!("!{ca}/"));
+    }
+    s.push_str(&part(id.frame_id));
+    s.push('/');
+    s.push_str(&part(id.frame_compile_id));
+    if let Some(attempt) = id.attempt.filter(|&a| a != 0) {
+        s.push_str(&format!("_{attempt}"));
+    }
+    s.push(']');
+    s
+}
+
+fn decode_md5(s: &str) -> Option<[u8; 16]> {
+    let b = s.as_bytes();
+    if b.len() != 32 {
+        return None;
+    }
+    let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = [0u8; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = nib(b[2 * i])? << 4 | nib(b[2 * i + 1])?;
+    }
+    Some(out)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Detects a payload's format: JSON when it parses as JSON (whatever the declared encoding:
+/// `recompile_reasons` declares json but may be a bare string, `torch._functorch.config` declares
+/// string but is JSON), Python for graph and code kinds or Python-looking text, else text.
+pub fn detect_format(kind: &str, name: Option<&str>, encoding: Option<&str>, bytes: &[u8]) -> PayloadFormat {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if (matches!(first, Some(b'{' | b'[')) || encoding == Some("json"))
+        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+    {
+        return PayloadFormat::Json;
+    }
+    let python_name =
+        name.is_some_and(|n| n == "fx_graph_runnable" || n.ends_with("_graph") || n.contains("output_code"));
+    let first_line = bytes.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
+    let python_text = ["class ", "def ", "import ", "from ", "# AOT ID", "# kernel path"]
+        .iter()
+        .any(|p| first_line.starts_with(p.as_bytes()));
+    if PYTHON_KINDS.contains(&kind) || python_name || python_text { PayloadFormat::Python } else { PayloadFormat::Text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_ids_display_like_tlparse() {
+        let id = |ca, f, c, a| CompileId { compiled_autograd_id: ca, frame_id: f, frame_compile_id: c, attempt: a };
+        assert_eq!(display_compile_id(&id(None, Some(0), Some(1), Some(0))), "[0/1]");
+        assert_eq!(display_compile_id(&id(None, Some(1), Some(0), Some(1))), "[1/0_1]");
+        assert_eq!(display_compile_id(&id(Some(0), Some(2), Some(0), None)), "[!0/2/0]");
+        assert_eq!(display_compile_id(&id(Some(0), None, None, Some(0))), "[!0/-/-]");
+    }
+
+    #[test]
+    fn md5_mismatch_is_reported_and_payload_kept() {
+        let rec = RawRecord::Entry {
+            line: 3,
+            header: br#"V0101 00:00:00.000000 7 a.py:1] {"artifact": {"name": "x", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "00000000000000000000000000000000"}"#.to_vec(),
+            payload: Some(b"{\"a\": 1}".to_vec()),
+            payload_lines: 1,
+        };
+        let Parsed::Entry(e) = parse_record(rec) else { panic!() };
+        let p = e.payload.unwrap();
+        assert!(p.md5_mismatch);
+        assert_eq!(p.format, PayloadFormat::Json);
+        assert_eq!(e.name.as_deref(), Some("x"));
+        assert_eq!(e.problems[0].0, DiagnosticKind::Md5Mismatch);
+        assert_eq!(display_compile_id(&e.compile_id.unwrap()), "[0/0]");
+    }
+}

@@ -1,0 +1,167 @@
+//! Process-level context applied to entries in log order: the per-process string table (scoped
+//! to one file and one pid, never shared), stacks resolved through it, and the routing of each
+//! entry to its stream (process × rank).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::entry::Entry;
+use crate::schema::{DiagnosticKind, Frame};
+
+/// Which stream of a process an entry goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RankSlot {
+    /// The process's own rank: the one in the file name, else the first one its entries name
+    /// (entries logged before any rank is known belong here too).
+    Home,
+    /// Entries whose envelope names another rank than the process's own.
+    Other(u32),
+}
+
+/// Identifies a stream within one input file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamKey {
+    pub pid: u64,
+    pub slot: RankSlot,
+}
+
+/// Where in an entry a stack was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StackSlot {
+    /// The envelope-level `stack`.
+    Envelope,
+    /// A top-level field of the metadata.
+    Meta(String),
+}
+
+/// An entry with its context applied.
+#[derive(Debug)]
+pub struct Routed {
+    pub key: StreamKey,
+    pub entry: Entry,
+    /// Stacks found in the entry, with their frames' files resolved.
+    pub stacks: Vec<(StackSlot, Vec<Frame>)>,
+}
+
+#[derive(Default)]
+struct Process {
+    strings: HashMap<u64, String>,
+    home_rank: Option<u32>,
+}
+
+/// The context of one input file: one string table and home rank per process.
+pub struct Demux {
+    file_rank: Option<u32>,
+    processes: HashMap<u64, Process>,
+}
+
+impl Demux {
+    pub fn new(file_rank: Option<u32>) -> Self {
+        Demux { file_rank, processes: HashMap::new() }
+    }
+
+    /// The rank of a process's home stream, once known.
+    pub fn home_rank(&self, pid: u64) -> Option<u32> {
+        self.processes.get(&pid).and_then(|p| p.home_rank)
+    }
+
+    /// Applies the process's context to an entry, in log order.
+    pub fn route(&mut self, mut entry: Entry) -> Routed {
+        let file_rank = self.file_rank;
+        let process =
+            self.processes.entry(entry.pid).or_insert_with(|| Process { home_rank: file_rank, ..Process::default() });
+        let slot = match (entry.rank, process.home_rank) {
+            (None, _) => RankSlot::Home,
+            (Some(r), None) => {
+                process.home_rank = Some(r);
+                RankSlot::Home
+            }
+            (Some(r), Some(home)) if r == home => RankSlot::Home,
+            (Some(r), Some(_)) => RankSlot::Other(r),
+        };
+
+        if entry.kind == "str" {
+            match entry.meta.as_array().map(Vec::as_slice) {
+                Some([Value::String(s), Value::Number(i)]) if i.is_u64() => {
+                    process.strings.insert(i.as_u64().unwrap_or_default(), s.clone());
+                }
+                _ => entry
+                    .problems
+                    .push((DiagnosticKind::BadStringTable, format!("str entry {} is not [string, index]", entry.meta))),
+            }
+        }
+
+        let mut stacks = Vec::new();
+        let mut unresolved = Vec::new();
+        if let Some(stack) = entry.stack.as_ref() {
+            if let Some(frames) = resolve_stack(stack, &process.strings, &mut unresolved) {
+                stacks.push((StackSlot::Envelope, frames));
+            }
+        }
+        if let Value::Object(meta) = &entry.meta {
+            for (key, value) in meta {
+                let named_like_stack = key.ends_with("stack");
+                let is_stack =
+                    value.as_array().is_some_and(|a| (named_like_stack || !a.is_empty()) && a.iter().all(is_frame));
+                if is_stack {
+                    if let Some(frames) = resolve_stack(value, &process.strings, &mut unresolved) {
+                        stacks.push((StackSlot::Meta(key.clone()), frames));
+                    }
+                }
+            }
+        }
+        if !unresolved.is_empty() {
+            unresolved.sort_unstable();
+            unresolved.dedup();
+            entry.problems.push((
+                DiagnosticKind::UnresolvedString,
+                format!(
+                    "stack frames refer to string-table indices never defined by process {}: {unresolved:?}",
+                    entry.pid
+                ),
+            ));
+        }
+        Routed { key: StreamKey { pid: entry.pid, slot }, entry, stacks }
+    }
+}
+
+fn is_frame(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| o.contains_key("line") && o.contains_key("name") && o.contains_key("filename"))
+}
+
+/// Resolves a logged stack (a list of `{line, name, filename, loc?}`); `None` when the value is
+/// not a list of frames (then it stays in the metadata as logged).
+fn resolve_stack(value: &Value, strings: &HashMap<u64, String>, unresolved: &mut Vec<u64>) -> Option<Vec<Frame>> {
+    let list = value.as_array()?;
+    if !list.iter().all(is_frame) {
+        return None;
+    }
+    Some(
+        list.iter()
+            .map(|f| {
+                let file = match &f["filename"] {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => {
+                        let idx = n.as_u64().unwrap_or(u64::MAX);
+                        let s = strings.get(&idx).cloned();
+                        if s.is_none() {
+                            unresolved.push(idx);
+                        }
+                        s
+                    }
+                    _ => None,
+                };
+                Frame {
+                    file,
+                    line: f["line"].as_i64().unwrap_or(-1),
+                    name: match &f["name"] {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    },
+                    loc: f.get("loc").and_then(Value::as_str).map(str::to_string),
+                }
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,163 @@
+//! Splits a log's lines into records: a header line with the tab-indented payload lines that
+//! follow it, or a run of lines that belong to no header. Cheap and sequential; the expensive
+//! per-record work happens later, in parallel.
+
+use std::io::{self, BufRead};
+
+/// A group of consecutive input lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawRecord {
+    /// A header line (glog-shaped) and its payload lines.
+    Entry {
+        /// Line number (from 1) of the header.
+        line: u64,
+        /// The header line without its line ending.
+        header: Vec<u8>,
+        /// The payload lines without their leading tab, joined with `\n`; `None` when no
+        /// payload line followed the header.
+        payload: Option<Vec<u8>>,
+        /// Number of payload lines.
+        payload_lines: u64,
+    },
+    /// Consecutive lines that are neither a header nor a payload line following one.
+    Stray {
+        /// First line number (from 1).
+        line: u64,
+        /// Last line number.
+        end_line: u64,
+        /// The lines, each with a `\n` after it.
+        raw: Vec<u8>,
+    },
+}
+
+impl RawRecord {
+    /// The bytes of input this record stands for, for batching.
+    pub fn weight(&self) -> usize {
+        match self {
+            RawRecord::Entry { header, payload, .. } => header.len() + payload.as_ref().map_or(0, Vec::len),
+            RawRecord::Stray { raw, .. } => raw.len(),
+        }
+    }
+}
+
+/// Iterator over the records of a log.
+pub struct Records<R> {
+    reader: R,
+    line_no: u64,
+    /// A line read ahead that starts the next record.
+    pending: Option<Vec<u8>>,
+    buf: Vec<u8>,
+    /// Bytes read so far (decompressed), for counts.
+    pub bytes_read: u64,
+}
+
+impl<R: BufRead> Records<R> {
+    pub fn new(reader: R) -> Self {
+        Records { reader, line_no: 0, pending: None, buf: Vec::new(), bytes_read: 0 }
+    }
+
+    /// Number of lines read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Reads one line without its `\n` (and a `\r` before it); `None` at end of input.
+    fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        self.buf.clear();
+        let n = self.reader.read_until(b'\n', &mut self.buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.bytes_read += n as u64;
+        self.line_no += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        Ok(Some(std::mem::take(&mut self.buf)))
+    }
+
+    fn next_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        match self.pending.take() {
+            Some(line) => Ok(Some(line)),
+            None => self.read_line(),
+        }
+    }
+
+    /// Reads the next record.
+    pub fn next_record(&mut self) -> io::Result<Option<RawRecord>> {
+        let Some(first) = self.next_line()? else { return Ok(None) };
+        // A pending line is always the last one read, so its number is `line_no`.
+        let line = self.line_no;
+        if super::glog::looks_like_header(&first) {
+            let mut payload: Option<Vec<u8>> = None;
+            let mut payload_lines = 0;
+            while let Some(next) = self.read_line()? {
+                if next.first() == Some(&b'\t') {
+                    let p = payload.get_or_insert_with(Vec::new);
+                    if payload_lines > 0 {
+                        p.push(b'\n');
+                    }
+                    p.extend_from_slice(&next[1..]);
+                    payload_lines += 1;
+                } else {
+                    self.pending = Some(next);
+                    break;
+                }
+            }
+            return Ok(Some(RawRecord::Entry { line, header: first, payload, payload_lines }));
+        }
+        // A stray run: everything up to the next header.
+        let start = line;
+        let mut raw = first;
+        raw.push(b'\n');
+        let mut end_line = start;
+        while let Some(next) = self.read_line()? {
+            if super::glog::looks_like_header(&next) {
+                self.pending = Some(next);
+                break;
+            }
+            raw.extend_from_slice(&next);
+            raw.push(b'\n');
+            end_line = self.line_no;
+        }
+        Ok(Some(RawRecord::Stray { line: start, end_line, raw }))
+    }
+}
+
+impl<R: BufRead> Iterator for Records<R> {
+    type Item = io::Result<RawRecord>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(text: &str) -> Vec<RawRecord> {
+        Records::new(text.as_bytes()).collect::<io::Result<_>>().unwrap()
+    }
+
+    #[test]
+    fn groups_payload_lines_with_their_header_and_numbers_lines() {
+        let text = "V0101 00:00:00.000000 1 a.py:1] {\"x\": {}}\n\tp1\n\tp2\nV0101 00:00:00.000000 1 a.py:2] {\"y\": {}}\r\ngarbage\n\torphan\nV0101 00:00:01.000000 1 a.py:3] {\"z\": {}}";
+        let got = records(text);
+        assert_eq!(got.len(), 4);
+        assert_eq!(
+            got[0],
+            RawRecord::Entry {
+                line: 1,
+                header: b"V0101 00:00:00.000000 1 a.py:1] {\"x\": {}}".to_vec(),
+                payload: Some(b"p1\np2".to_vec()),
+                payload_lines: 2
+            }
+        );
+        assert!(matches!(&got[1], RawRecord::Entry { line: 4, payload: None, .. }));
+        assert_eq!(got[2], RawRecord::Stray { line: 5, end_line: 6, raw: b"garbage\n\torphan\n".to_vec() });
+        assert!(matches!(&got[3], RawRecord::Entry { line: 7, payload: None, .. }));
+    }
+}

@@ -1,0 +1,426 @@
+//! The bundle's types: every file `tlparse-build` writes is one of these, serialized with serde and
+//! described by a JSON Schema generated with schemars (the `///` comments become descriptions).
+//!
+//! This module imports nothing else from the crate, so a reader can depend on it alone.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The bundle format's name, written in every manifest.
+pub const FORMAT_NAME: &str = "tlparse-bundle";
+/// The format version this code writes. Bumped on every change to any bundle file's shape.
+pub const FORMAT_VERSION: u32 = 1;
+/// The oldest reader version that can read what this code writes.
+pub const MIN_READER_VERSION: u32 = 1;
+
+/// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
+/// else exists and where.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always `"tlparse-bundle"`.
+    pub format: String,
+    /// Integer format version of this bundle. Readers refuse bundles whose `min_reader_version`
+    /// is newer than what they support.
+    pub format_version: u32,
+    /// The oldest reader format version able to read this bundle.
+    pub min_reader_version: u32,
+    /// The program that wrote the bundle.
+    pub generator: Generator,
+    /// Every log file that was read, in the order they were processed (rank order for rank logs).
+    pub inputs: Vec<Input>,
+    /// Files found in an input directory that were not read, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// The streams of log entries: one per (input file, process, rank). Usually one per rank.
+    pub streams: Vec<Stream>,
+    /// Totals over all streams.
+    pub counts: Counts,
+    /// Summary of the problems found while reading the inputs.
+    pub diagnostics: DiagnosticsSummary,
+    /// Where payload blobs are stored and how to find one by hash.
+    pub blobs: BlobStore,
+    /// Every file of the bundle except `manifest.json` itself, sorted by path.
+    pub files: Vec<FileEntry>,
+}
+
+/// Name and version of the program that wrote a bundle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Generator {
+    /// Program name, `tlparse-build`.
+    pub name: String,
+    /// Program version (semver).
+    pub version: String,
+}
+
+/// One log file that was read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Path of the file as given on the command line (joined to the directory given, for
+    /// directory inputs). Never made absolute.
+    pub path: String,
+    /// Size of the file on disk in bytes (compressed size for `.gz` / `.zst` logs).
+    pub size: u64,
+    /// blake3 of the file's bytes on disk, 64 lowercase hex digits.
+    pub blake3: String,
+    /// How the file was compressed on disk.
+    pub compression: InputCompression,
+    /// Rank parsed from a `dedicated_log_torch_trace_rank_N_*` file name, if the name has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_from_name: Option<u32>,
+    /// Number of lines in the (decompressed) file.
+    pub lines: u64,
+    /// Ids of the streams whose entries came from this file.
+    pub streams: Vec<String>,
+}
+
+/// Compression of an input log on disk, detected from its file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InputCompression {
+    /// Plain text.
+    None,
+    /// gzip (`.gz`).
+    Gzip,
+    /// zstd (`.zst`).
+    Zstd,
+}
+
+/// A file in an input directory that was not read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    /// Path of the file, joined to the directory given on the command line.
+    pub path: String,
+    /// Why it was not read.
+    pub reason: String,
+}
+
+/// A stream: the entries one process wrote into one input file for one rank, in log order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Stream {
+    /// Stream id, unique in the bundle: `rank{N}` for a rank (with `-{k}` appended when several
+    /// streams share a rank), `log{k}` for streams with no rank. Used in file names.
+    pub id: String,
+    /// The rank: the envelope's `rank`, else the one in the file name; null when neither exists.
+    pub rank: Option<u32>,
+    /// Process id from the glog prefix.
+    pub pid: u64,
+    /// Index into `inputs` of the file the entries came from.
+    pub input: usize,
+    /// Number of log entries (index rows) in the stream.
+    pub entries: u64,
+    /// Sum of the payload sizes in bytes of the stream's entries.
+    pub payload_bytes: u64,
+    /// Glog timestamp of the first entry, as logged (`MMDD HH:MM:SS.ffffff`; glog has no year).
+    pub first_timestamp: String,
+    /// Glog timestamp of the last entry, as logged.
+    pub last_timestamp: String,
+    /// Number of entries of each kind (`artifact:NAME` for named kinds such as artifacts).
+    pub kinds: BTreeMap<String, u64>,
+    /// Number of distinct compile ids seen in the stream.
+    pub compile_ids: u64,
+    /// Path of the stream's event index (gzip-compressed JSONL of `IndexRow`).
+    pub index: String,
+    /// Path of the stream's interned stack table (`StackTable`).
+    pub stacks: String,
+}
+
+/// Totals over the whole bundle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// Log entries (index rows) over all streams.
+    pub entries: u64,
+    /// Input lines over all inputs.
+    pub lines: u64,
+    /// Input bytes over all inputs, as read (decompressed).
+    pub input_bytes: u64,
+    /// Payload bytes referenced by index rows, duplicates included.
+    pub payload_bytes: u64,
+    /// Distinct blobs stored.
+    pub unique_blobs: u64,
+    /// Bytes of the distinct blobs, uncompressed.
+    pub unique_blob_bytes: u64,
+    /// Bytes of the compressed packs on disk.
+    pub packed_bytes: u64,
+    /// Bytes not stored again because identical bytes (a payload of any stream, or the raw text
+    /// of a diagnostic) were already stored: payload and raw diagnostic bytes minus
+    /// `unique_blob_bytes`.
+    pub dedup_saved_bytes: u64,
+}
+
+/// Problems found while reading; details are in the diagnostics file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsSummary {
+    /// Total number of diagnostics.
+    pub total: u64,
+    /// Number of diagnostics of each kind.
+    pub by_kind: BTreeMap<String, u64>,
+    /// Path of the diagnostics file (JSONL of `Diagnostic`).
+    pub path: String,
+}
+
+/// The blob store: payloads content-addressed by blake3, stored in zstd packs.
+///
+/// To read a blob with hash `H`: fetch the index shard named by `index_path` with `{prefix}`
+/// replaced by the first `index_prefix_len` hex digits of `H` (`all` when that is 0), look up
+/// `H` to get a `BlobLocation`, fetch `packs[location.pack].path`, zstd-decompress it, and take
+/// `location.size` bytes from `location.offset`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlobStore {
+    /// Hash function of blob ids: `blake3` (64 lowercase hex digits of the uncompressed bytes).
+    pub hash: String,
+    /// Compression of pack files: `zstd` (one frame per pack, with content size and checksum).
+    pub compression: String,
+    /// Number of leading hex digits of a hash that name its index shard (0 = one shard `all`).
+    pub index_prefix_len: u32,
+    /// Path template of the index shards, with `{prefix}` to be replaced.
+    pub index_path: String,
+    /// The packs, referenced by their position in this list.
+    pub packs: Vec<Pack>,
+}
+
+/// One pack file: many blobs concatenated and compressed as a single zstd frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pack {
+    /// Path of the pack, `blobs/packs/<blake3 of the compressed file, 32 hex>.zst`.
+    pub path: String,
+    /// Size of the pack file in bytes (compressed).
+    pub size: u64,
+    /// Size of the pack once decompressed.
+    pub raw_size: u64,
+    /// Number of blobs in the pack.
+    pub blobs: u64,
+}
+
+/// A file of the bundle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// Path relative to the bundle root, `/`-separated.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// blake3 of the file's bytes, 64 lowercase hex digits.
+    pub blake3: String,
+    /// Path (relative to the bundle root) of the JSON Schema the file's content follows; for
+    /// JSONL files, the schema of one line. Null for binary files such as packs.
+    pub schema: Option<String>,
+}
+
+/// One row of a stream's event index (`index/<stream>.jsonl.gz`): one log entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexRow {
+    /// Position of the entry in its stream, from 0.
+    pub seq: u64,
+    /// Line number (from 1) of the entry's header line in its input file.
+    pub line: u64,
+    /// Glog timestamp as logged, `MMDD HH:MM:SS.ffffff` (glog writes no year).
+    pub ts: String,
+    /// Glog severity letter: `V`, `I`, `W`, `E` or `F`.
+    pub level: String,
+    /// The source location that logged the entry, `path/file.py:LINE`, as logged.
+    pub src: String,
+    /// The entry's kind: the envelope's non-structural key, e.g. `dynamo_start`, `artifact`,
+    /// `chromium_event`, `str`. Unknown kinds are kept as they are.
+    pub kind: String,
+    /// The name of a named entry: `artifact`, `graph_dump`, `link`, `dump_file` and
+    /// `optimize_ddp_split_child` entries carry one in their metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Compile id as tlparse displays it: `[0/1]`, `[0/1_2]` (attempt 2), `[!0/1/2]` (compiled
+    /// autograd id 0); `-` stands for a missing part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_id: Option<String>,
+    /// The compile id's parts, as logged in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cid: Option<CompileId>,
+    /// The envelope's `rank`, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// The kind's metadata, as logged, except that every stack in it (a top-level field holding
+    /// a list of frames) is replaced by the integer id of that stack in the stream's stack table.
+    pub meta: serde_json::Value,
+    /// Id, in the stream's stack table, of the envelope-level `stack` (logged by entries outside
+    /// any compile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<u32>,
+    /// Envelope keys that are neither the kind nor structural (e.g. `subgraph_name`), as logged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The entry's payload, if the envelope declared one (`has_payload`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<PayloadRef>,
+}
+
+/// The parts of a compile id. Null parts were absent in the envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompileId {
+    /// `compiled_autograd_id`: set for compiles inside compiled autograd.
+    pub compiled_autograd_id: Option<u64>,
+    /// `frame_id`: which Python frame Dynamo compiled.
+    pub frame_id: Option<u64>,
+    /// `frame_compile_id`: how many times that frame was compiled before (recompiles).
+    pub frame_compile_id: Option<u64>,
+    /// `attempt`: restarts of the analysis of one compile (after a graph break).
+    pub attempt: Option<u64>,
+}
+
+/// A reference from an index row to its payload blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PayloadRef {
+    /// blake3 of the payload bytes (64 lowercase hex digits): the blob id.
+    pub hash: String,
+    /// Payload size in bytes (the payload lines without their leading tab, joined with `\n`).
+    pub size: u64,
+    /// Number of payload lines.
+    pub lines: u64,
+    /// Detected format of the payload.
+    pub format: PayloadFormat,
+    /// True when the payload's md5 differs from the envelope's `has_payload` (the payload is
+    /// kept as read; a diagnostic names the line).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub md5_mismatch: bool,
+}
+
+/// What a payload contains, detected from the entry's kind and the payload's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PayloadFormat {
+    /// Valid JSON.
+    Json,
+    /// Python source: FX graphs, generated code, runnable repros.
+    Python,
+    /// Anything else.
+    Text,
+}
+
+/// `stacks/<stream>.json`: the stream's stacks, frames interned once.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StackTable {
+    /// Distinct frames; stacks refer to them by position.
+    pub frames: Vec<Frame>,
+    /// Distinct stacks, each a list of frame ids, outermost call first (as logged). Index rows
+    /// refer to stacks by position.
+    pub stacks: Vec<Vec<u32>>,
+}
+
+/// One frame of a logged Python stack.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Frame {
+    /// File name, resolved through the process's string table. Null when the log referenced a
+    /// string-table index it never defined (a diagnostic names the line).
+    pub file: Option<String>,
+    /// Line number in the file.
+    pub line: i64,
+    /// Function name.
+    pub name: String,
+    /// The source line, when the log has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loc: Option<String>,
+}
+
+/// One line of `diagnostics.jsonl`: a problem found in an input. Nothing is dropped: the raw
+/// text of unreadable lines is stored as a blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostic {
+    /// What went wrong.
+    pub kind: DiagnosticKind,
+    /// Path of the input file, as in `inputs[].path`.
+    pub file: String,
+    /// First line (from 1) concerned.
+    pub line: u64,
+    /// Last line concerned (equal to `line` for a single line).
+    pub end_line: u64,
+    /// The stream the entry belongs to, when it could be read far enough to know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+    /// Human-readable explanation.
+    pub message: String,
+    /// blake3 of a blob holding the raw text of the lines concerned (for unreadable lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+}
+
+/// Kinds of diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    /// Lines that are neither a glog-prefixed header nor a payload line of one.
+    BadPrefix,
+    /// A header whose envelope is not a JSON object.
+    BadJson,
+    /// A payload whose md5 does not match the envelope's `has_payload`.
+    Md5Mismatch,
+    /// A `has_payload` value that is not 32 hex digits.
+    BadMd5,
+    /// Payload lines with no `has_payload` in their header; they are kept as the payload.
+    UndeclaredPayload,
+    /// A `str` entry that is not `[string, index]`.
+    BadStringTable,
+    /// A stack frame whose file refers to a string-table index the process never defined.
+    UnresolvedString,
+    /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index).
+    InvalidUtf8,
+}
+
+impl DiagnosticKind {
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticKind::BadPrefix => "bad_prefix",
+            DiagnosticKind::BadJson => "bad_json",
+            DiagnosticKind::Md5Mismatch => "md5_mismatch",
+            DiagnosticKind::BadMd5 => "bad_md5",
+            DiagnosticKind::UndeclaredPayload => "undeclared_payload",
+            DiagnosticKind::BadStringTable => "bad_string_table",
+            DiagnosticKind::UnresolvedString => "unresolved_string",
+            DiagnosticKind::InvalidUtf8 => "invalid_utf8",
+        }
+    }
+}
+
+/// `blobs/index/<prefix>.json`: one shard of the blob index, mapping each blob hash (64 hex
+/// digits) that starts with the shard's prefix to its location.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct BlobIndexShard(pub BTreeMap<String, BlobLocation>);
+
+/// Where a blob is: a byte range of a decompressed pack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlobLocation {
+    /// Position of the pack in `manifest.blobs.packs`.
+    pub pack: u32,
+    /// Offset of the blob in the decompressed pack.
+    pub offset: u64,
+    /// Size of the blob in bytes.
+    pub size: u64,
+}
+
+/// The bundle files that have a schema, with the file name of their schema in `schema/v1/` and
+/// in the bundle's `schema/` directory.
+pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
+    let generator = || schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
+    vec![
+        ("manifest.schema.json", generator().into_root_schema_for::<Manifest>()),
+        ("index-row.schema.json", generator().into_root_schema_for::<IndexRow>()),
+        ("stack-table.schema.json", generator().into_root_schema_for::<StackTable>()),
+        ("diagnostic.schema.json", generator().into_root_schema_for::<Diagnostic>()),
+        ("blob-index-shard.schema.json", generator().into_root_schema_for::<BlobIndexShard>()),
+    ]
+}
