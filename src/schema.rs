@@ -106,7 +106,8 @@ pub struct Stream {
     /// Stream id, unique in the bundle: `rank{N}` for a rank (with `-{k}` appended when several
     /// streams share a rank), `log{k}` for streams with no rank. Used in file names.
     pub id: String,
-    /// The rank: the envelope's `rank`, else the one in the file name; null when neither exists.
+    /// The rank: the first `rank` the process's envelopes name, else the one in the file name;
+    /// null when neither exists.
     pub rank: Option<u32>,
     /// Process id from the glog prefix.
     pub pid: u64,
@@ -376,6 +377,8 @@ pub enum DiagnosticKind {
     UnresolvedString,
     /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index).
     InvalidUtf8,
+    /// A log whose file name names another rank than its entries do (the entries win).
+    RankMismatch,
 }
 
 impl DiagnosticKind {
@@ -390,6 +393,7 @@ impl DiagnosticKind {
             DiagnosticKind::BadStringTable => "bad_string_table",
             DiagnosticKind::UnresolvedString => "unresolved_string",
             DiagnosticKind::InvalidUtf8 => "invalid_utf8",
+            DiagnosticKind::RankMismatch => "rank_mismatch",
         }
     }
 }

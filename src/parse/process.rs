@@ -12,7 +12,7 @@ use crate::schema::{DiagnosticKind, Frame};
 /// Which stream of a process an entry goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RankSlot {
-    /// The process's own rank: the one in the file name, else the first one its entries name
+    /// The process's own rank: the first one its entries name, else the one in the file name
     /// (entries logged before any rank is known belong here too).
     Home,
     /// Entries whose envelope names another rank than the process's own.
@@ -61,20 +61,26 @@ impl Demux {
         Demux { file_rank, processes: HashMap::new() }
     }
 
-    /// The rank of a process's home stream, once known.
+    /// The rank of a process's home stream: the first rank its entries name, else the rank in
+    /// the file name (what torch logged wins over what a file was called).
     pub fn home_rank(&self, pid: u64) -> Option<u32> {
-        self.processes.get(&pid).and_then(|p| p.home_rank)
+        self.processes.get(&pid).and_then(|p| p.home_rank).or(self.file_rank)
     }
 
     /// Applies the process's context to an entry, in log order.
     pub fn route(&mut self, mut entry: Entry) -> Routed {
         let file_rank = self.file_rank;
-        let process =
-            self.processes.entry(entry.pid).or_insert_with(|| Process { home_rank: file_rank, ..Process::default() });
+        let process = self.processes.entry(entry.pid).or_default();
         let slot = match (entry.rank, process.home_rank) {
             (None, _) => RankSlot::Home,
             (Some(r), None) => {
                 process.home_rank = Some(r);
+                if let Some(named) = file_rank.filter(|&n| n != r) {
+                    entry.problems.push((
+                        DiagnosticKind::RankMismatch,
+                        format!("the file name says rank {named} but process {} logs rank {r}; its entries are filed under rank {r}", entry.pid),
+                    ));
+                }
                 RankSlot::Home
             }
             (Some(r), Some(home)) if r == home => RankSlot::Home,

@@ -1,0 +1,287 @@
+// Real-browser tests of viewers/reference-html/bundle-loader.js: bundles built by the release
+// tlparse-build from fixture logs, served by server.js in two modes (plain / ghpages), read by
+// Debian's Chromium through playwright-core. Run with ./run.sh (or `node --test` here).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { startServer } from './server.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../..');
+const BIN = process.env.TLPARSE_BUILD ?? path.join(REPO, 'target/release/tlparse-build');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = path.join(HERE, 'screenshots');
+const TIMEOUT = 180_000;
+
+/** A fixture path: fixtures-repo/ in the repo when present, else the shared copy. */
+function fixture(sub) {
+  const local = path.join(REPO, 'fixtures-repo', sub);
+  return fs.existsSync(local) ? local : path.join('/work/shared/fixtures', sub);
+}
+
+const FIXTURES = {
+  simple: fixture('tlparse-tests/simple.log'),
+  simple_corrupted_json: fixture('tlparse-tests/simple_corrupted_json.log'),
+  multi_rank_runtime: fixture('tlparse-tests/multi_rank_runtime'),
+  graph_breaks: fixture('torch-2.15/graph_breaks'),
+  sharded: null, // generated: > 4096 distinct payloads, so the blob index has 16 shards
+};
+
+/** A synthetic single-process log with `n` distinct string artifacts (~300 bytes each). */
+function syntheticLog(n) {
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const noise = Array.from({ length: 8 }, () => Math.floor(rand() * 2 ** 32).toString(16).padStart(8, '0')).join('');
+    const payload = [`def kernel_${i}(x):`, `    # ${noise}`, `    return x * ${i} + ${noise.length}`,
+      `# ${'═'.repeat(i % 40)} ünïcödé ${i}`, `# ${noise}${noise}`].join('\n');
+    const md5 = crypto.createHash('md5').update(payload).digest('hex');
+    const ts = `1120 23:46:${String(3 + Math.floor(i / 1000)).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}000`;
+    out.push(`V${ts} 4242 torch/_inductor/graph.py:100] {"artifact": {"name": "synthetic_${i % 7}", "encoding": "string"}, ` +
+      `"frame_id": ${i % 50}, "frame_compile_id": 0, "attempt": 0, "has_payload": "${md5}"}`);
+    for (const line of payload.split('\n')) out.push(`\t${line}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** What Node knows about a bundle without the browser: manifest, row digests, payloads. */
+function inspect(dir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+  const streams = {};
+  const payloads = []; // {hash, kind, name, stream}
+  for (const s of manifest.streams) {
+    const text = zlib.gunzipSync(fs.readFileSync(path.join(dir, s.index))).toString('utf8');
+    const h = blake3.create();
+    let rows = 0;
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      const row = JSON.parse(line);
+      rows++;
+      h.update(new TextEncoder().encode(JSON.stringify(row) + '\n'));
+      if (row.payload) payloads.push({ ...row.payload, kind: row.kind, name: row.name, stream: s.id });
+    }
+    streams[s.id] = { rows, digest: bytesToHex(h.digest()) };
+  }
+  const shards = manifest.files.filter((f) => f.path.startsWith('blobs/index/')).length;
+  const locations = {};
+  for (const f of manifest.files.filter((f) => f.path.startsWith('blobs/index/'))) {
+    Object.assign(locations, JSON.parse(fs.readFileSync(path.join(dir, f.path), 'utf8')));
+  }
+  return { dir, manifest, streams, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
+}
+
+const cat = (dir, hash) => execFileSync(BIN, ['cat', dir, hash], { maxBuffer: 1 << 28 });
+
+let tmp, browser;
+const bundles = {}; // name -> inspect()
+
+before(async () => {
+  assert.ok(fs.existsSync(BIN), `${BIN} is missing: run \`cargo build --release\` (run.sh does)`);
+  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (run.sh does)`);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tlparse-browser-'));
+  for (const [name, src] of Object.entries(FIXTURES)) {
+    let input = src;
+    if (!input) {
+      input = path.join(tmp, 'synthetic.log');
+      fs.writeFileSync(input, syntheticLog(5000));
+    }
+    const out = path.join(tmp, 'bundles', name);
+    execFileSync(BIN, [input, '-o', out, '--overwrite', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    bundles[name] = inspect(out);
+  }
+  assert.ok(bundles.sharded.manifest.blobs.index_prefix_len >= 1, 'the synthetic bundle should have several shards');
+  // A bundle from the future: needs reader version 99.
+  const future = path.join(tmp, 'bundles', 'future');
+  fs.cpSync(bundles.simple.dir, future, { recursive: true });
+  const m = JSON.parse(fs.readFileSync(path.join(future, 'manifest.json'), 'utf8'));
+  Object.assign(m, { format_version: 99, min_reader_version: 99 });
+  fs.writeFileSync(path.join(future, 'manifest.json'), JSON.stringify(m, null, 2));
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (tmp && !process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A fresh browser context (empty HTTP cache) showing the test page, modules loaded. */
+async function openPage(srv) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  await page.goto(`${srv.url}/page.html`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
+  return { page, errors, close: () => context.close() };
+}
+
+function bundleRequests(srv, name) {
+  const prefix = `/bundles/${name}/`;
+  return srv.requests.filter((r) => r.path.startsWith(prefix)).map((r) => ({ ...r, file: r.path.slice(prefix.length) }));
+}
+
+for (const mode of ['plain', 'ghpages', 'gz-encoded']) {
+  describe(`${mode} server`, () => {
+    let srv;
+    before(async () => {
+      srv = await startServer(mode, {
+        '/bundles/': path.join(tmp, 'bundles'),
+        '/loader/': path.join(REPO, 'viewers/reference-html'),
+        '/node_modules/': path.join(HERE, 'node_modules'),
+        '/': HERE,
+      });
+    });
+    after(() => srv?.close());
+
+    for (const name of Object.keys(FIXTURES)) {
+      test(`${name}: every index row, stack table, blob (blake3) and diagnostic`, { timeout: TIMEOUT }, async () => {
+        const b = bundles[name];
+        const m = b.manifest;
+        const { page, errors, close } = await openPage(srv);
+        srv.requests.length = 0;
+        const r = await page.evaluate(([n, u]) => window.checkBundle(n, u), [name, `${srv.url}/bundles/${name}`]);
+        await close();
+        assert.deepEqual(r.problems, []);
+        assert.equal(r.streams.length, m.streams.length);
+        for (const s of r.streams) {
+          assert.equal(s.rows, s.entries, `stream ${s.id}: rows read vs manifest entries`);
+          assert.equal(s.digest, b.streams[s.id].digest, `stream ${s.id}: rows differ from Node's gunzip`);
+          assert.equal(s.badStackRefs, 0, `stream ${s.id}: stack ids out of range`);
+          assert.equal(s.badFrameRefs, 0, `stream ${s.id}: frame ids out of range`);
+        }
+        assert.equal(r.blobs, m.counts.unique_blobs);
+        assert.equal(r.distinctBlobs, m.counts.unique_blobs);
+        assert.equal(r.blobBytes, m.counts.unique_blob_bytes);
+        assert.equal(r.referenced, b.referenced);
+        assert.equal(r.shards, b.shards);
+        assert.equal(r.absentLocate, null);
+        assert.equal(r.diagnostics, m.diagnostics.total);
+        assert.deepEqual(r.byKind, m.diagnostics.by_kind);
+        if (m.diagnostics.total) assert.ok(r.firstDiagnostic.message && r.firstDiagnostic.kind);
+        assert.ok(r.sample, 'bundle has at least one payload');
+        assert.equal(Buffer.from(r.sample.text, 'utf8').compare(cat(b.dir, r.sample.hash)), 0, 'text() vs tlparse-build cat');
+        assert.deepEqual(errors, []);
+        // The server really behaved as its mode says (so both code paths were exercised).
+        const reqs = bundleRequests(srv, name);
+        for (const q of reqs) {
+          assert.equal(q.status, 200, q.path);
+          const gz = mode === 'ghpages' ? !q.file.endsWith('.gz') : mode === 'gz-encoded' && q.file.endsWith('.gz');
+          assert.equal(q.gzip, gz, `${q.path}: Content-Encoding gzip should be ${gz} in ${mode} mode`);
+        }
+        assert.equal(reqs.filter((q) => q.file.startsWith('blobs/packs/')).length, m.blobs.packs.length,
+          'each pack fetched exactly once');
+      });
+    }
+
+    for (const name of ['graph_breaks', 'sharded']) {
+      test(`${name}: reading one artifact fetches manifest + one shard + one pack`, { timeout: TIMEOUT }, async (t) => {
+        const b = bundles[name];
+        const m = b.manifest;
+        const shardOf = (h) => m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? h.slice(0, m.blobs.index_prefix_len) : 'all');
+        const packOf = (h) => m.blobs.packs[b.locations[h].pack].path;
+        const first = b.payloads.find((p) => p.kind === 'inductor_output_code') ?? b.payloads[b.payloads.length - 1];
+        // Another blob in the same shard and pack, then one in another pack or shard.
+        const same = b.payloads.find((p) => p.hash !== first.hash && shardOf(p.hash) === shardOf(first.hash) && packOf(p.hash) === packOf(first.hash));
+        const other = b.payloads.find((p) => shardOf(p.hash) !== shardOf(first.hash) || packOf(p.hash) !== packOf(first.hash));
+        const { page, errors, close } = await openPage(srv);
+        srv.requests.length = 0;
+        const url = `${srv.url}/bundles/${name}/`;
+        await page.evaluate((u) => window.open1(u), url);
+        const one = await page.evaluate((h) => window.text1(h), first.hash);
+        const reqs = bundleRequests(srv, name);
+        assert.deepEqual(reqs.map((q) => q.file), ['manifest.json', shardOf(first.hash), packOf(first.hash)]);
+        assert.equal(one.blake3, first.hash);
+        assert.equal(one.size, first.size);
+        assert.equal(Buffer.from(one.text, 'utf8').compare(cat(b.dir, first.hash)), 0, 'text vs tlparse-build cat');
+        const bytes = reqs.reduce((a, q) => a + q.bytes, 0);
+        const decode = await page.evaluate(() => window.decodeStats);
+        t.diagnostic(`${mode} ${name}: one ${first.name ?? first.kind} artifact (${first.size} B) = ${reqs.length} requests, ` +
+          `${bytes} B transferred (${reqs.map((q) => `${q.file} ${q.bytes} B${q.gzip ? ' gz' : ''}`).join(', ')}); ` +
+          `fzstd decoded ${decode.bytesIn} -> ${decode.bytesOut} B in ${decode.ms.toFixed(1)} ms`);
+
+        srv.requests.length = 0;
+        await page.evaluate((h) => window.text1(h), same.hash);
+        assert.deepEqual(bundleRequests(srv, name), [], 'same shard + pack: served from the loader caches');
+        const o = await page.evaluate((h) => window.text1(h), other.hash);
+        assert.equal(o.blake3, other.hash);
+        const expected = [shardOf(other.hash), packOf(other.hash)].filter((f) => f !== shardOf(first.hash) && f !== packOf(first.hash));
+        assert.deepEqual(bundleRequests(srv, name).map((q) => q.file), expected);
+        await close();
+        assert.deepEqual(errors, []);
+      });
+    }
+
+    test('refuses a bundle whose min_reader_version is 99, with a clear message', async () => {
+      const { page, close } = await openPage(srv);
+      const r = await page.evaluate((u) => window.tryOpen(u), `${srv.url}/bundles/future`);
+      await close();
+      assert.equal(r.ok, false);
+      assert.match(r.error, /needs a bundle reader of version 99 or newer/);
+      assert.match(r.error, /this bundle-loader\.js is version 1/);
+    });
+
+    test('a missing bundle fails with the URL and HTTP status', async () => {
+      const { page, close } = await openPage(srv);
+      const r = await page.evaluate((u) => window.tryOpen(u), `${srv.url}/bundles/no-such-bundle`);
+      await close();
+      assert.equal(r.ok, false);
+      assert.match(r.error, /GET http:\/\/127\.0\.0\.1:\d+\/bundles\/no-such-bundle\/manifest\.json: HTTP 404/);
+    });
+
+    test('without zstdDecompress: native DecompressionStream("zstd") or a clear error', async (t) => {
+      const b = bundles.simple;
+      const hash = b.payloads[0].hash;
+      const { page, close } = await openPage(srv);
+      const r = await page.evaluate(([u, h]) => window.withoutDecoder(u, h), [`${srv.url}/bundles/simple`, hash]);
+      await close();
+      t.diagnostic(`native DecompressionStream('zstd') in this Chromium: ${r.native}`);
+      if (r.native) {
+        assert.equal(r.ok, true, r.error);
+        assert.equal(r.blake3, hash);
+      } else {
+        assert.equal(r.ok, false);
+        assert.match(r.error, /no zstd DecompressionStream.*zstdDecompress.*fzstd/);
+      }
+    });
+
+    test('indexRows can be abandoned early and read again', async () => {
+      const { page, errors, close } = await openPage(srv);
+      const r = await page.evaluate(([u, s]) => window.earlyStop(u, s, 5), [`${srv.url}/bundles/graph_breaks`, 'log0']);
+      await close();
+      assert.deepEqual(r.rows, [0, 1, 2, 3, 4]);
+      assert.equal(r.again, bundles.graph_breaks.manifest.streams[0].entries);
+      assert.deepEqual(errors, []);
+    });
+
+    if (mode === 'ghpages') {
+      test('screenshot of the test page', { timeout: TIMEOUT }, async () => {
+        const { page, errors, close } = await openPage(srv);
+        for (const name of Object.keys(FIXTURES)) {
+          const r = await page.evaluate(([n, u]) => window.checkBundle(n, u), [name, `${srv.url}/bundles/${name}`]);
+          assert.deepEqual(r.problems, []);
+        }
+        await page.evaluate((u) => window.tryOpen(u), `${srv.url}/bundles/future`);
+        fs.mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: path.join(SHOTS, 'bundle-loader.png'), fullPage: true });
+        await close();
+        assert.deepEqual(errors, []);
+      });
+    }
+  });
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the real-browser tests of viewers/reference-html/bundle-loader.js.
+# Usage (from anywhere): tests/browser/run.sh [extra `node --test` args]
+# Needs: node >= 20, npm, cargo; Chromium at $CHROMIUM (default /usr/bin/chromium; installed with
+# apt-get when missing and we are root). Browsers are never downloaded by npm.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+if [ ! -x "$CHROMIUM" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "run.sh: $CHROMIUM missing; installing Debian's chromium" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "run.sh: $CHROMIUM is missing (install Debian's chromium, or set CHROMIUM=/path/to/chrome)" >&2
+    exit 1
+  fi
+fi
+
+cd "$HERE"
+if [ -f package-lock.json ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+else
+  npm install --no-audit --no-fund --loglevel=error
+fi
+
+export TLPARSE_BUILD="${TLPARSE_BUILD:-$REPO/target/release/tlparse-build}"
+if [ ! -x "$TLPARSE_BUILD" ]; then
+  (cd "$REPO" && cargo build --release)
+fi
+
+exec node --test --test-reporter=spec "$@" bundle-loader.test.js

@@ -1,0 +1,59 @@
+// Tiny static server for the browser tests. Two modes:
+//   plain:   Content-Type from the extension only; no Content-Encoding, no caching headers
+//            (like a storage bucket or `python -m http.server`).
+//   ghpages: like GitHub Pages: also gzips on the fly (Content-Encoding: gzip) the types it
+//            compresses: .json, .js, .html and extensions with no mime mapping (.zst, .jsonl,
+//            served as application/octet-stream); .gz is served raw as application/gzip.
+//   gz-encoded: like plain, except that .gz files are sent as they are but labelled
+//            `Content-Encoding: gzip` (an S3 object uploaded with that metadata), so the
+//            browser hands the loader already-gunzipped JSONL.
+// Every request is recorded in `server.requests` ({path, status, bytes: body bytes sent, gzip}).
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json',
+  '.gz': 'application/gzip', '.png': 'image/png', '.css': 'text/css',
+};
+const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
+
+/** mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. */
+export async function startServer(mode, mounts) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const send = (status, body, headers) => {
+      res.writeHead(status, { 'Content-Length': body.length, ...headers });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      requests.push({ path: urlPath, status, bytes: body.length, gzip: headers['Content-Encoding'] === 'gzip' });
+    };
+    const prefix = Object.keys(mounts).sort((a, b) => b.length - a.length).find((p) => urlPath.startsWith(p));
+    const file = prefix && path.join(mounts[prefix], urlPath.slice(prefix.length));
+    if (!file || !file.startsWith(mounts[prefix]) || !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+      return send(404, Buffer.from('not found\n'), { 'Content-Type': 'text/plain' });
+    }
+    const ext = path.extname(file);
+    const type = TYPES[ext] ?? 'application/octet-stream';
+    let body = fs.readFileSync(file);
+    const headers = { 'Content-Type': type };
+    if (mode === 'gz-encoded' && ext === '.gz') {
+      headers['Content-Type'] = 'application/jsonl';
+      headers['Content-Encoding'] = 'gzip';
+    } else if (mode === 'ghpages' && (GHPAGES_GZIP.has(ext) || !TYPES[ext]) &&
+        /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      body = zlib.gzipSync(body);
+      headers['Content-Encoding'] = 'gzip';
+      headers['Vary'] = 'Accept-Encoding';
+    }
+    send(200, body, headers);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    mode, server, requests,
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}

@@ -1,0 +1,167 @@
+//! The command line as a user runs it: inputs, output discipline, exit codes, validate and cat.
+
+use std::path::Path;
+
+use crate::util::{fixture, payloads_of, run};
+
+fn tmp_out(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn builds_a_directory_of_rank_logs_in_rank_order_and_lists_skipped_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("tlparse-tests/multi_rank_messy_input").as_str(), "-o", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
+    let skipped: Vec<(&str, &str)> =
+        m["skipped"].as_array().unwrap().iter().map(|s| (s["path"].as_str().unwrap(), s["reason"].as_str().unwrap())).collect();
+    assert_eq!(
+        skipped,
+        vec![
+            ("fixtures-repo/tlparse-tests/multi_rank_messy_input/another.log", "empty file"),
+            ("fixtures-repo/tlparse-tests/multi_rank_messy_input/some_other_file.txt", "empty file"),
+        ]
+    );
+    let ids: Vec<&str> = m["streams"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["rank0", "rank1"]);
+
+    // Ranks sort numerically (2 before 10), whatever the file names' order.
+    let ranks = tempfile::tempdir().unwrap();
+    for r in [10, 2, 1] {
+        std::fs::copy(fixture("tlparse-tests/comp_metrics.log"), ranks.path().join(format!("dedicated_log_torch_trace_rank_{r}_x.log"))).unwrap();
+    }
+    std::fs::write(ranks.path().join("notes.txt"), "not a log\n").unwrap();
+    let out2 = tmp_out(&dir, "c");
+    assert!(run(&[ranks.path().to_str().unwrap(), "-o", &out2]).status.success());
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(Path::new(&out2).join("manifest.json")).unwrap()).unwrap();
+    let ids: Vec<&str> = m["streams"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["rank1", "rank2", "rank10"]);
+    assert!(m["skipped"][0]["reason"].as_str().unwrap().starts_with("not a TORCH_TRACE log"));
+}
+
+#[test]
+fn latest_picks_the_newest_log_of_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("t");
+    std::fs::create_dir(&traces).unwrap();
+    std::fs::copy(fixture("tlparse-tests/comp_metrics.log"), traces.join("dedicated_log_torch_trace_new.log")).unwrap();
+    std::fs::copy(fixture("tlparse-tests/comp_failure.log"), traces.join("dedicated_log_torch_trace_old.log")).unwrap();
+    let old = std::fs::File::options().write(true).open(traces.join("dedicated_log_torch_trace_old.log")).unwrap();
+    old.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000)).unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[traces.to_str().unwrap(), "-o", &out, "--latest"]).status.success());
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["inputs"].as_array().unwrap().len(), 1);
+    assert!(m["inputs"][0]["path"].as_str().unwrap().ends_with("dedicated_log_torch_trace_new.log"));
+    assert!(m["skipped"][0]["reason"].as_str().unwrap().starts_with("not the newest log"));
+}
+
+#[test]
+fn output_is_never_clobbered_and_overwrite_only_replaces_bundles() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let input = fixture("tlparse-tests/comp_metrics.log");
+    assert!(run(&[input.as_str(), "-o", &out]).status.success());
+    let again = run(&[input.as_str(), "-o", &out]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists; pass --overwrite"));
+    assert!(run(&[input.as_str(), "-o", &out, "--overwrite"]).status.success());
+
+    let precious = tmp_out(&dir, "precious");
+    std::fs::create_dir(&precious).unwrap();
+    std::fs::write(Path::new(&precious).join("thesis.tex"), "do not delete").unwrap();
+    let refused = run(&[input.as_str(), "-o", &precious, "--overwrite"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a tlparse-build bundle; refusing to delete it"));
+    assert!(Path::new(&precious).join("thesis.tex").exists());
+    // Nothing is left beside the output either.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().starts_with('.')).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_killed_build_leaves_no_half_bundle() {
+    // A log big enough that a debug build takes a while: one fixture repeated.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.log");
+    let one = std::fs::read(fixture("tlparse-tests/multi_rank_logs/dedicated_log_torch_trace_rank_1.log")).unwrap();
+    std::fs::write(&log, one.repeat(40)).unwrap();
+    let out = dir.path().join("b");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+        .args([log.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    // Wait until the build has started writing (its staging directory exists), then kill it.
+    let started = std::time::Instant::now();
+    while !std::fs::read_dir(dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".b.tlparse-build")) {
+        assert!(started.elapsed().as_secs() < 60, "build never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists(), "a killed build must not leave {out:?}");
+}
+
+#[test]
+fn strict_turns_diagnostics_into_a_failing_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = run(&[fixture("tlparse-tests/simple_corrupted_json.log").as_str(), "-o", &tmp_out(&dir, "a"), "--strict"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("simple_corrupted_json.log:13: payload md5"), "{stderr}");
+    assert!(Path::new(&tmp_out(&dir, "a")).join("manifest.json").exists(), "the bundle is still written");
+    let good = run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &tmp_out(&dir, "b"), "--strict"]);
+    assert_eq!(good.status.code(), Some(0));
+    let not_a_log = run(&[fixture("tlparse-tests/README.md").as_str(), "-o", &tmp_out(&dir, "c")]);
+    assert_eq!(not_a_log.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&not_a_log.stderr).contains("README.md is not a TORCH_TRACE log"));
+}
+
+#[test]
+fn cat_prints_payloads_by_hash_and_by_compile_id_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let input = fixture("tlparse-tests/simple.log");
+    assert!(run(&[input.as_str(), "-o", &out]).status.success());
+    // The inductor_output_code payload of [0/0], cut out of the log by hand.
+    let log = std::fs::read(&input).unwrap();
+    let text = String::from_utf8_lossy(&log);
+    let header = text.lines().position(|l| l.contains("{\"inductor_output_code\"")).unwrap() as u64 + 1;
+    let expected = payloads_of(&log).into_iter().find(|(line, _)| *line == header).unwrap().1;
+
+    let by_name = run(&["cat", &out, "[0/0]", "inductor_output_code"]);
+    assert!(by_name.status.success(), "{}", String::from_utf8_lossy(&by_name.stderr));
+    assert_eq!(by_name.stdout, expected);
+    let by_bare_id = run(&["cat", &out, "0/0", "fx_graph_runnable"]);
+    assert!(String::from_utf8_lossy(&by_bare_id.stdout).contains("import torch"));
+
+    let hash = blake3::hash(&expected).to_hex().to_string();
+    assert_eq!(run(&["cat", &out, &hash]).stdout, expected);
+    let missing = run(&["cat", &out, "[9/9]", "inductor_output_code"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn validate_reports_tampering() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("tlparse-tests/comp_metrics.log").as_str(), "-o", &out]).status.success());
+    let ok = run(&["validate", &out]);
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).ends_with(": valid\n"));
+
+    // Flip one byte of the pack, and add a stray file.
+    let pack = std::fs::read_dir(Path::new(&out).join("blobs/packs")).unwrap().next().unwrap().unwrap().path();
+    let mut bytes = std::fs::read(&pack).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&pack, bytes).unwrap();
+    std::fs::write(Path::new(&out).join("stray.txt"), "x").unwrap();
+    let bad = run(&["validate", &out]);
+    assert_eq!(bad.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&bad.stdout);
+    assert!(report.contains("stray.txt: file is not listed in manifest.json"), "{report}");
+    assert!(report.contains("blake3 does not match manifest.json"), "{report}");
+}

@@ -1,0 +1,8 @@
+//! The integration tests, one binary (as ripgrep does): real fixtures in, real bundles out.
+
+mod build;
+mod cli;
+mod properties;
+mod schema_drift;
+mod snapshots;
+mod util;

@@ -1,0 +1,48 @@
+//! insta snapshots of whole bundle files built from real fixtures: the manifest, the event
+//! index, the stack table and the diagnostics. A change in any of them shows up in review.
+
+use tlparse_build::bundle::reader::Bundle;
+
+use crate::util::{build, fixture};
+
+/// Snapshots every JSON file of a bundle that is small enough to read in review.
+fn snapshot_bundle(name: &str, rel: &str, max_rows: usize) {
+    let (_dir, out, manifest) = build(&fixture(rel));
+    insta::assert_snapshot!(format!("{name}__manifest"), serde_json::to_string_pretty(&manifest).unwrap());
+    let b = Bundle::open(&out).unwrap();
+    for s in &manifest.streams {
+        let rows = b.index_rows(&s.id).unwrap();
+        let lines: Vec<String> = rows.iter().take(max_rows).map(|r| serde_json::to_string(r).unwrap()).collect();
+        let more = rows.len().saturating_sub(max_rows);
+        let tail = if more > 0 { format!("\n... {more} more rows") } else { String::new() };
+        insta::assert_snapshot!(format!("{name}__index_{}", s.id), format!("{}{tail}", lines.join("\n")));
+        insta::assert_snapshot!(format!("{name}__stacks_{}", s.id), serde_json::to_string_pretty(&b.stacks(&s.id).unwrap()).unwrap());
+    }
+    let diags: Vec<String> = b.diagnostics().unwrap().iter().map(|d| serde_json::to_string(d).unwrap()).collect();
+    insta::assert_snapshot!(format!("{name}__diagnostics"), diags.join("\n"));
+}
+
+#[test]
+fn comp_metrics() {
+    snapshot_bundle("comp_metrics", "tlparse-tests/comp_metrics.log", usize::MAX);
+}
+
+#[test]
+fn simple_corrupted_json() {
+    snapshot_bundle("simple_corrupted_json", "tlparse-tests/simple_corrupted_json.log", usize::MAX);
+}
+
+#[test]
+fn torch_2_15_simple() {
+    snapshot_bundle("torch_2_15_simple", "torch-2.15/simple/dedicated_log_torch_trace_oqrpb3uu.log", usize::MAX);
+}
+
+#[test]
+fn torch_2_15_export_dtrace_two_files_one_process() {
+    snapshot_bundle("export_dtrace", "torch-2.15/export_dtrace", 60);
+}
+
+#[test]
+fn multi_rank_schedule() {
+    snapshot_bundle("multi_rank_schedule", "tlparse-tests/multi_rank_schedule", 40);
+}

@@ -1,0 +1,213 @@
+// bundle-loader.js: read a tlparse bundle (format v1) over HTTP, in any browser or worker.
+// Dependency-free ES module; copy it into your viewer. It never relies on response headers:
+// hosts that gzip responses on the fly (GitHub Pages) and hosts that don't both work.
+
+/** Highest `min_reader_version` this loader can read. */
+export const READER_VERSION = 1;
+
+/**
+ * @typedef {{pack: number, offset: number, size: number}} BlobLocation
+ * @typedef {{frames: {file: string, line: number, name: string, loc?: string}[], stacks: number[][]}} StackTable
+ * @typedef {object} OpenOptions
+ * @property {(data: Uint8Array) => Uint8Array | Promise<Uint8Array>} [zstdDecompress]
+ *   zstd decoder for the blob packs, e.g. `decompress` from the npm package `fzstd`. Without it
+ *   the loader uses `new DecompressionStream('zstd')`, which most browsers do not have yet.
+ * @property {typeof fetch} [fetch] fetch to use (default: the global one).
+ * @property {number} [packCacheSize] decompressed packs kept in memory (default 4, ~1 MiB each).
+ * @property {number} [shardCacheSize] blob-index shards kept in memory (default 16).
+ */
+
+/**
+ * Opens the bundle at `baseUrl` (the directory holding manifest.json): fetches the manifest and
+ * checks that this loader can read it.
+ * @param {string | URL} baseUrl
+ * @param {OpenOptions} [opts]
+ * @returns {Promise<Bundle>}
+ */
+export async function openBundle(baseUrl, opts = {}) {
+  const base = new URL(baseUrl, globalThis.location?.href);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
+  const manifest = JSON.parse(await (await get(doFetch, new URL('manifest.json', base))).text());
+  if (manifest?.format !== 'tlparse-bundle') {
+    throw new Error(`${base}manifest.json is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
+  }
+  if (!(manifest.min_reader_version <= READER_VERSION)) {
+    throw new Error(`This bundle (format version ${manifest.format_version}) needs a bundle reader of version ` +
+      `${manifest.min_reader_version} or newer; this bundle-loader.js is version ${READER_VERSION}. Update the viewer.`);
+  }
+  if (manifest.blobs.compression !== 'zstd') throw new Error(`unsupported blob compression ${manifest.blobs.compression}`);
+  return new Bundle(base, manifest, doFetch, opts);
+}
+
+/** An open bundle. Get one with {@link openBundle}. */
+export class Bundle {
+  /** @param {URL} base @param {any} manifest @param {typeof fetch} doFetch @param {OpenOptions} opts */
+  constructor(base, manifest, doFetch, opts) {
+    /** The bundle's URL (ends with '/'). */
+    this.base = base;
+    /** The parsed manifest.json. */
+    this.manifest = manifest;
+    this._fetch = doFetch;
+    this._zstd = opts.zstdDecompress ?? nativeZstd;
+    this._shards = new Lru(opts.shardCacheSize ?? 16);
+    this._packs = new Lru(opts.packCacheSize ?? 4);
+    this._stacks = new Map();
+  }
+
+  /** Fetches a bundle file (path relative to the bundle) and checks the response status. */
+  _get(path, missingOk = false) {
+    const url = new URL(path, this.base);
+    if (!url.href.startsWith(this.base.href)) throw new Error(`path ${path} leaves the bundle`);
+    return get(this._fetch, url, missingOk);
+  }
+
+  _stream(id) {
+    const s = this.manifest.streams.find((s) => s.id === id);
+    if (!s) throw new Error(`no stream ${JSON.stringify(id)} in this bundle`);
+    return s;
+  }
+
+  /**
+   * The index rows of a stream, in log order, decompressed and parsed as they arrive.
+   * @param {string} streamId a `manifest.streams[i].id`
+   * @returns {AsyncGenerator<any>}
+   */
+  async *indexRows(streamId) {
+    yield* jsonLines(await this._get(this._stream(streamId).index));
+  }
+
+  /** The diagnostics (problems found in the logs), in input order. @returns {AsyncGenerator<any>} */
+  async *diagnostics() {
+    yield* jsonLines(await this._get(this.manifest.diagnostics.path));
+  }
+
+  /**
+   * A stream's stack table: rows refer to stacks by index (`meta.stack`, `stack`).
+   * @param {string} streamId @returns {Promise<StackTable>}
+   */
+  stacks(streamId) {
+    const path = this._stream(streamId).stacks;
+    if (!this._stacks.has(path)) {
+      const p = this._get(path).then((r) => r.json());
+      p.catch(() => this._stacks.delete(path));
+      this._stacks.set(path, p);
+    }
+    return this._stacks.get(path);
+  }
+
+  /**
+   * Where a blob is stored, or null if the bundle has no blob with that hash. Fetches (and caches)
+   * one blob-index shard.
+   * @param {string} hash 64 lowercase hex digits @returns {Promise<BlobLocation | null>}
+   */
+  async locate(hash) {
+    if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+    const b = this.manifest.blobs;
+    const shard = b.index_prefix_len ? hash.slice(0, b.index_prefix_len) : 'all';
+    const entries = await this._shards.get(shard, async () => {
+      const r = await this._get(b.index_path.replace('{prefix}', shard), true);
+      return r ? r.json() : {}; // a shard no blob falls in is not written
+    });
+    return Object.hasOwn(entries, hash) ? entries[hash] : null;
+  }
+
+  /**
+   * The bytes of a blob (a copy; the decompressed pack stays cached).
+   * @param {string} hash @returns {Promise<Uint8Array>}
+   */
+  async blob(hash) {
+    const loc = await this.locate(hash);
+    if (!loc) throw new Error(`no blob ${hash} in this bundle`);
+    const pack = await this._packs.get(loc.pack, () => this._loadPack(loc.pack));
+    if (loc.offset + loc.size > pack.length) throw new Error(`blob ${hash} lies outside its pack`);
+    return pack.slice(loc.offset, loc.offset + loc.size);
+  }
+
+  /** A blob decoded as UTF-8 text. @param {string} hash @returns {Promise<string>} */
+  async text(hash) {
+    return new TextDecoder().decode(await this.blob(hash));
+  }
+
+  async _loadPack(i) {
+    const info = this.manifest.blobs.packs[i];
+    if (!info) throw new Error(`no pack ${i} in this bundle`);
+    const data = new Uint8Array(await (await this._get(info.path)).arrayBuffer());
+    // Sniff the zstd magic rather than trust headers: a host may already have decoded the body.
+    const isZstd = data.length >= 4 && data[0] === 0x28 && data[1] === 0xb5 && data[2] === 0x2f && data[3] === 0xfd;
+    const raw = isZstd ? await this._zstd(data) : data;
+    if (raw.length !== info.raw_size) {
+      throw new Error(`pack ${info.path}: decoded ${raw.length} bytes, manifest says ${info.raw_size}`);
+    }
+    return raw;
+  }
+}
+
+/** fetch + status check; with `missingOk`, a 404 yields null. */
+async function get(doFetch, url, missingOk = false) {
+  const r = await doFetch(url);
+  if (missingOk && r.status === 404) return null;
+  if (!r.ok) throw new Error(`GET ${url}: HTTP ${r.status} ${r.statusText}`);
+  return r;
+}
+
+/** Default zstd decoder: the platform's DecompressionStream, where it supports zstd. */
+async function nativeZstd(data) {
+  let ds;
+  try {
+    ds = new DecompressionStream('zstd');
+  } catch {
+    throw new Error("This browser has no zstd DecompressionStream: pass a decoder, e.g. " +
+      "openBundle(url, {zstdDecompress: fzstd.decompress}) with the npm package fzstd");
+  }
+  return new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(ds)).arrayBuffer());
+}
+
+/**
+ * Parses a JSONL response body line by line as it streams in, gunzipping it first when it starts
+ * with the gzip magic (a host may or may not already have removed the compression).
+ */
+async function* jsonLines(response) {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  let head = new Uint8Array(0);
+  let done = false;
+  while (head.length < 2 && !done) {
+    const r = await reader.read();
+    if (r.done) done = true;
+    else head = head.length ? new Uint8Array([...head, ...r.value]) : r.value;
+  }
+  let body = new ReadableStream({
+    start(c) { if (head.length) c.enqueue(head); if (done) c.close(); },
+    async pull(c) { const r = await reader.read(); if (r.done) c.close(); else c.enqueue(r.value); },
+    cancel(reason) { return reader.cancel(reason); },
+  });
+  if (head[0] === 0x1f && head[1] === 0x8b) body = body.pipeThrough(new DecompressionStream('gzip'));
+  const text = body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  try {
+    for (;;) {
+      const { value, done: end } = await text.read();
+      if (end) break;
+      const lines = (rest + value).split('\n');
+      rest = lines.pop();
+      for (const line of lines) if (line.trim()) yield JSON.parse(line);
+    }
+    if (rest.trim()) yield JSON.parse(rest);
+  } finally {
+    await text.cancel().catch(() => {}); // stops the download if the caller stopped early
+  }
+}
+
+/** A tiny LRU of promises keyed by name; a failed load is forgotten so it can be retried. */
+class Lru {
+  constructor(max) { this.max = Math.max(1, max); this.map = new Map(); }
+  get(key, load) {
+    let p = this.map.get(key);
+    if (p) this.map.delete(key);
+    else (p = load()).catch(() => this.map.get(key) === p && this.map.delete(key));
+    this.map.set(key, p);
+    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value);
+    return p;
+  }
+}
