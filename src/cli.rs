@@ -38,7 +38,7 @@ enum Command {
     Cat {
         /// The bundle directory.
         bundle: Utf8PathBuf,
-        /// A blob hash (64 hex digits), or a compile id (`[0/1]` or `0/1`) followed by a name.
+        /// A blob id (32 hex digits), or a compile id (`[0/1]` or `0/1`) followed by a name.
         #[arg(required = true, num_args = 1..=2)]
         what: Vec<String>,
         /// Only look in this stream (e.g. `rank0`).

@@ -125,7 +125,7 @@ pub struct Stream {
     pub kinds: BTreeMap<String, u64>,
     /// Number of distinct compile ids seen in the stream.
     pub compile_ids: u64,
-    /// Path of the stream's event index (gzip-compressed JSONL of `IndexRow`).
+    /// Path of the stream's event index (zstd-compressed JSONL of `IndexRow`).
     pub index: String,
     /// Path of the stream's interned stack table (`StackTable`).
     pub stacks: String,
@@ -171,16 +171,18 @@ pub struct DiagnosticsSummary {
 ///
 /// To read a blob with hash `H`: fetch the index shard named by `index_path` with `{prefix}`
 /// replaced by the first `index_prefix_len` hex digits of `H` (`all` when that is 0), look up
-/// `H` to get a `BlobLocation`, fetch `packs[location.pack].path`, zstd-decompress it, and take
+/// `H` in it (zstd-compressed JSON) to get a `BlobLocation`, fetch `packs[location.pack].path`, zstd-decompress it, and take
 /// `location.size` bytes from `location.offset`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BlobStore {
-    /// Hash function of blob ids: `blake3` (64 lowercase hex digits of the uncompressed bytes).
+    /// Hash function of blob ids: `blake3-128`, the first 128 bits of the blake3 hash of the
+    /// uncompressed bytes, as 32 lowercase hex digits.
     pub hash: String,
     /// Compression of pack files: `zstd` (one frame per pack, with content size and checksum).
     pub compression: String,
     /// Number of leading hex digits of a hash that name its index shard (0 = one shard `all`).
+    /// Every shard exists, even when empty.
     pub index_prefix_len: u32,
     /// Path template of the index shards, with `{prefix}` to be replaced.
     pub index_path: String,
@@ -217,10 +219,13 @@ pub struct FileEntry {
     pub schema: Option<String>,
 }
 
-/// One row of a stream's event index (`index/<stream>.jsonl.gz`): one log entry.
+/// One row of a stream's event index (`index/<stream>.jsonl.zst`): one log entry.
+///
+/// `M` is the type of `meta`: a JSON value when reading; the writer passes raw JSON text through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct IndexRow {
+#[schemars(rename = "IndexRow")]
+pub struct IndexRow<M = serde_json::Value> {
     /// Position of the entry in its stream, from 0.
     pub seq: u64,
     /// Line number (from 1) of the entry's header line in its input file.
@@ -250,7 +255,11 @@ pub struct IndexRow {
     pub rank: Option<u32>,
     /// The kind's metadata, as logged, except that every stack in it (a top-level field holding
     /// a list of frames) is replaced by the integer id of that stack in the stream's stack table.
-    pub meta: serde_json::Value,
+    pub meta: M,
+    /// The top-level `meta` fields that held a stack and now hold its id in the stream's stack
+    /// table (e.g. `["stack", "user_stack"]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meta_stacks: Vec<String>,
     /// Id, in the stream's stack table, of the envelope-level `stack` (logged by entries outside
     /// any compile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,7 +290,8 @@ pub struct CompileId {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PayloadRef {
-    /// blake3 of the payload bytes (64 lowercase hex digits): the blob id.
+    /// The blob id: the first 128 bits of the blake3 hash of the payload bytes, as 32 lowercase
+    /// hex digits (blake3 is an extendable-output hash; this is its 16-byte output).
     pub hash: String,
     /// Payload size in bytes (the payload lines without their leading tab, joined with `\n`).
     pub size: u64,
@@ -352,7 +362,7 @@ pub struct Diagnostic {
     pub stream: Option<String>,
     /// Human-readable explanation.
     pub message: String,
-    /// blake3 of a blob holding the raw text of the lines concerned (for unreadable lines).
+    /// Blob id of a blob holding the raw text of the lines concerned (for unreadable lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
 }
@@ -398,7 +408,7 @@ impl DiagnosticKind {
     }
 }
 
-/// `blobs/index/<prefix>.json`: one shard of the blob index, mapping each blob hash (64 hex
+/// `blobs/index/<prefix>.json.zst` (zstd-compressed JSON): one shard of the blob index, mapping each blob id (32 hex
 /// digits) that starts with the shard's prefix to its location.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]

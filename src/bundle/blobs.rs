@@ -25,7 +25,9 @@ pub const ZSTD_LEVEL: i32 = 3;
 /// Where packs go, relative to the bundle root.
 pub const PACKS_DIR: &str = "blobs/packs";
 
-pub type Hash = [u8; 32];
+pub type Hash = crate::parse::BlobId;
+/// blake3 of a file, for pack names.
+pub type FileHash = [u8; 32];
 
 /// Lowercase hex of a hash.
 pub fn hex(hash: &[u8]) -> String {
@@ -51,7 +53,7 @@ pub struct Slot {
 pub struct Chunk {
     pub path: PathBuf,
     /// blake3 of the compressed file.
-    pub file_hash: Hash,
+    pub file_hash: FileHash,
     pub size: u64,
     pub raw_size: u64,
     pub slots: Vec<Slot>,
@@ -62,12 +64,17 @@ struct OpenChunk {
     slots: Vec<Slot>,
 }
 
+/// Blobs are packed with others of their class: similar payloads side by side compress several
+/// times better than an interleaved mix (measured on the benchmark log).
+pub const CLASSES: usize = 5;
+
 /// Phase 1: collects one input file's distinct blobs into compressed chunks.
 pub struct ChunkWriter {
     dir: PathBuf,
     name: String,
     seen: HashSet<Hash>,
-    open: OpenChunk,
+    /// One open chunk per class.
+    open: Vec<OpenChunk>,
     sealed: Vec<OpenChunk>,
     written: Vec<Chunk>,
 }
@@ -79,25 +86,23 @@ impl ChunkWriter {
             dir: dir.to_owned(),
             name: name.to_owned(),
             seen: HashSet::new(),
-            open: OpenChunk { data: Vec::with_capacity(PACK_TARGET), slots: Vec::new() },
+            open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
             sealed: Vec::new(),
             written: Vec::new(),
         }
     }
 
-    /// Stores a blob unless this file already stored the same bytes.
-    pub fn add(&mut self, hash: Hash, bytes: &[u8]) -> io::Result<()> {
+    /// Stores a blob of a class (below [`CLASSES`]) unless this file already stored the same bytes.
+    pub fn add(&mut self, class: usize, hash: Hash, bytes: &[u8]) -> io::Result<()> {
         if !self.seen.insert(hash) {
             return Ok(());
         }
-        let offset = self.open.data.len() as u64;
-        self.open.data.extend_from_slice(bytes);
-        self.open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
-        if self.open.data.len() >= PACK_TARGET {
-            let full = std::mem::replace(
-                &mut self.open,
-                OpenChunk { data: Vec::with_capacity(PACK_TARGET), slots: Vec::new() },
-            );
+        let open = &mut self.open[class];
+        let offset = open.data.len() as u64;
+        open.data.extend_from_slice(bytes);
+        open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
+        if open.data.len() >= PACK_TARGET {
+            let full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
             self.sealed.push(full);
             // Compress two at a time so both cores work while memory stays bounded.
             if self.sealed.len() >= rayon::current_num_threads().max(2) {
@@ -132,9 +137,10 @@ impl ChunkWriter {
 
     /// Writes what is left and returns the chunks in order.
     pub fn finish(mut self) -> io::Result<Vec<Chunk>> {
-        if !self.open.slots.is_empty() {
-            let last = std::mem::replace(&mut self.open, OpenChunk { data: Vec::new(), slots: Vec::new() });
-            self.sealed.push(last);
+        for open in std::mem::take(&mut self.open) {
+            if !open.slots.is_empty() {
+                self.sealed.push(open);
+            }
         }
         self.compress_sealed()?;
         Ok(self.written)
@@ -143,10 +149,20 @@ impl ChunkWriter {
 
 /// Compresses a pack: one zstd frame with its content size and a checksum.
 pub fn compress(data: &[u8]) -> io::Result<Vec<u8>> {
-    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
-    c.include_checksum(true)?;
-    c.include_contentsize(true)?;
-    c.compress(data)
+    thread_local! {
+        // A compression context is costly to set up (about a millisecond): one per thread.
+        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    }
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+            c.include_checksum(true)?;
+            c.include_contentsize(true)?;
+            *slot = Some(c);
+        }
+        slot.as_mut().expect("set above").compress(data)
+    })
 }
 
 /// The packs of a bundle and where every blob is.
@@ -228,15 +244,17 @@ fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk) -> io::Result<()
     Ok(())
 }
 
-/// How many leading hex digits name a blob-index shard, so that a shard holds at most a few
-/// thousand entries (a viewer looking up one blob fetches one small file).
+/// Blob-index entries a shard holds at most (on average), so a viewer looking up one blob
+/// fetches one small file.
+pub const SHARD_TARGET: usize = 4096;
+
+/// How many leading hex digits name a blob-index shard.
 pub fn shard_prefix_len(blobs: usize) -> u32 {
-    match blobs {
-        0..=4096 => 0,
-        4097..=65536 => 1,
-        65537..=1048576 => 2,
-        _ => 3,
+    let mut len = 0;
+    while blobs > SHARD_TARGET << (4 * len) {
+        len += 1;
     }
+    len
 }
 
 /// The shard file name part for a hash (`all` when there is a single shard).
@@ -244,9 +262,17 @@ pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
     if prefix_len == 0 { "all" } else { &hash_hex[..prefix_len as usize] }
 }
 
-/// Groups blob locations into index shards, keyed by shard name, hashes sorted.
+/// Groups blob locations into index shards, keyed by shard name, hashes sorted. Every shard
+/// exists, empty or not, so a missing file always means a broken bundle.
 pub fn shards(store: &Store, prefix_len: u32) -> BTreeMap<String, BlobIndexShard> {
     let mut out: BTreeMap<String, BlobIndexShard> = BTreeMap::new();
+    if prefix_len == 0 {
+        out.insert("all".into(), BlobIndexShard::default());
+    } else {
+        for i in 0..1usize << (4 * prefix_len) {
+            out.insert(format!("{i:0width$x}", width = prefix_len as usize), BlobIndexShard::default());
+        }
+    }
     for (hash, loc) in &store.locations {
         let h = hex(hash);
         out.entry(shard_name(&h, prefix_len).to_string()).or_default().0.insert(h, *loc);

@@ -13,7 +13,7 @@ use super::blobs::{Chunk, ChunkWriter, Hash};
 use super::inputs::{HashingReader, InputFile, open_reader};
 use super::stream::{StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
-use crate::schema::DiagnosticKind;
+use crate::schema::{DiagnosticKind, PayloadFormat};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
@@ -50,7 +50,83 @@ pub struct FileResult {
     pub chunks: Vec<Chunk>,
     pub lines: u64,
     pub bytes: u64,
-    pub blake3: Hash,
+    pub blake3: super::blobs::FileHash,
+}
+
+/// The sequential state of reading one file.
+struct FileState<'a> {
+    index: usize,
+    work: &'a Path,
+    chunks: ChunkWriter,
+    demux: Demux,
+    writers: HashMap<StreamKey, StreamWriter>,
+    /// Stream keys in order of first appearance.
+    order: Vec<StreamKey>,
+    diagnostics: Vec<FileDiagnostic>,
+}
+
+/// Which pack class a payload goes to: like with like compresses best.
+fn blob_class(kind: &str, format: PayloadFormat) -> usize {
+    match (kind, format) {
+        ("chromium_event", _) => 0,
+        (_, PayloadFormat::Python) => 1,
+        (_, PayloadFormat::Json) => 2,
+        (_, PayloadFormat::Text) => 3,
+    }
+}
+
+/// Class of the raw text of unreadable lines.
+const RAW_CLASS: usize = 4;
+
+impl FileState<'_> {
+    /// Files parsed records in log order: context, diagnostics, blobs, index rows.
+    fn file(&mut self, parsed: Vec<Parsed>) -> io::Result<()> {
+        for p in parsed {
+            match p {
+                Parsed::Unreadable(u) => {
+                    let raw = crate::parse::blob_id(&u.raw);
+                    self.chunks.add(RAW_CLASS, raw, &u.raw)?;
+                    self.diagnostics.push(FileDiagnostic {
+                        kind: u.kind,
+                        line: u.line,
+                        end_line: u.end_line,
+                        stream: u.pid.map(|pid| StreamKey { pid, slot: RankSlot::Home }),
+                        message: u.message,
+                        raw: Some(raw),
+                        raw_size: u.raw.len() as u64,
+                    });
+                }
+                Parsed::Entry(entry) => {
+                    let mut routed = self.demux.route(*entry);
+                    let key = routed.key;
+                    for (kind, message) in routed.entry.problems.drain(..) {
+                        self.diagnostics.push(FileDiagnostic {
+                            kind,
+                            line: routed.entry.line,
+                            end_line: routed.entry.end_line,
+                            stream: Some(key),
+                            message,
+                            raw: None,
+                            raw_size: 0,
+                        });
+                    }
+                    if let Some(p) = &routed.entry.payload {
+                        self.chunks.add(blob_class(&routed.entry.kind, p.format), p.hash, &p.bytes)?;
+                    }
+                    let writer = match self.writers.entry(key) {
+                        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                        std::collections::hash_map::Entry::Vacant(v) => {
+                            self.order.push(key);
+                            let base = self.work.join(format!("f{}-s{}", self.index, self.order.len() - 1));
+                            v.insert(StreamWriter::create(&base)?)
+                        }
+                    };
+                    writer.write(routed)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads one input file; `work` is the staging area for its temporary files.
@@ -84,67 +160,34 @@ pub fn process_file(
         Ok((records.lines_read(), records.bytes_read))
     });
 
-    let mut chunks = ChunkWriter::new(work, &format!("f{index}"));
-    let mut demux = Demux::new(input.rank_from_name);
-    let mut writers: HashMap<StreamKey, StreamWriter> = HashMap::new();
-    let mut order: Vec<StreamKey> = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut state = FileState {
+        index,
+        work,
+        chunks: ChunkWriter::new(work, &format!("f{index}")),
+        demux: Demux::new(input.rank_from_name),
+        writers: HashMap::new(),
+        order: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    // Parse batch k+1 on the pool while this thread files batch k in log order.
+    let parse = |batch: Vec<RawRecord>| batch.into_par_iter().map(parse_record).collect::<Vec<Parsed>>();
+    let mut batches = rx.into_iter();
+    let mut current = batches.next().map(parse);
     let mut result: io::Result<()> = Ok(());
-    for batch in rx {
-        let parsed: Vec<Parsed> = batch.into_par_iter().map(parse_record).collect();
-        result = (|| {
-            for p in parsed {
-                match p {
-                    Parsed::Unreadable(u) => {
-                        let raw = *blake3::hash(&u.raw).as_bytes();
-                        chunks.add(raw, &u.raw)?;
-                        diagnostics.push(FileDiagnostic {
-                            kind: u.kind,
-                            line: u.line,
-                            end_line: u.end_line,
-                            stream: u.pid.map(|pid| StreamKey { pid, slot: RankSlot::Home }),
-                            message: u.message,
-                            raw: Some(raw),
-                            raw_size: u.raw.len() as u64,
-                        });
-                    }
-                    Parsed::Entry(entry) => {
-                        let mut routed = demux.route(*entry);
-                        let key = routed.key;
-                        for (kind, message) in routed.entry.problems.drain(..) {
-                            diagnostics.push(FileDiagnostic {
-                                kind,
-                                line: routed.entry.line,
-                                end_line: routed.entry.end_line,
-                                stream: Some(key),
-                                message,
-                                raw: None,
-                                raw_size: 0,
-                            });
-                        }
-                        if let Some(p) = &routed.entry.payload {
-                            chunks.add(p.hash, &p.bytes)?;
-                        }
-                        let writer = match writers.entry(key) {
-                            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-                            std::collections::hash_map::Entry::Vacant(v) => {
-                                order.push(key);
-                                v.insert(StreamWriter::create(&work.join(format!("f{index}-s{}", order.len() - 1)))?)
-                            }
-                        };
-                        writer.write(routed)?;
-                    }
-                }
-            }
-            Ok(())
-        })();
-        if result.is_err() {
+    while let Some(parsed) = current.take() {
+        let next = batches.next();
+        let (next_parsed, filed) = rayon::join(|| next.map(parse), || state.file(parsed));
+        if let Err(e) = filed {
+            result = Err(e);
             break;
         }
+        current = next_parsed;
     }
+    drop(batches);
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
     result?;
     let (lines, bytes) = read?;
+    let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
 
     let mut streams = Vec::new();
     for key in order {

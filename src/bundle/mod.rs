@@ -64,10 +64,10 @@ pub mod paths {
     pub const MANIFEST: &str = "manifest.json";
     pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
     pub const SCHEMA_DIR: &str = "schema";
-    pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json";
+    pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json.zst";
 
     pub fn index(stream: &str) -> String {
-        format!("index/{stream}.jsonl.gz")
+        format!("index/{stream}.jsonl.zst")
     }
     pub fn stacks(stream: &str) -> String {
         format!("stacks/{stream}.json")
@@ -251,7 +251,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     let store = blobs::assemble(root, chunks).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     for (shard, entries) in blobs::shards(&store, prefix_len) {
-        write_json(&root.join(paths::blob_index(&shard)), &entries, false).map_err(io_err)?;
+        let json = serde_json::to_vec(&entries).map_err(|e| io_err(e.into()))?;
+        fs::write(root.join(paths::blob_index(&shard)), blobs::compress(&json).map_err(io_err)?).map_err(io_err)?;
     }
     counts.unique_blobs = store.locations.len() as u64;
     counts.unique_blob_bytes = store.locations.values().map(|l| l.size).sum();
@@ -284,7 +285,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         counts,
         diagnostics: DiagnosticsSummary { total: diagnostics.len() as u64, by_kind, path: paths::DIAGNOSTICS.into() },
         blobs: BlobStore {
-            hash: "blake3".into(),
+            hash: "blake3-128".into(),
             compression: "zstd".into(),
             index_prefix_len: prefix_len,
             index_path: paths::BLOB_INDEX_TEMPLATE.into(),
@@ -306,7 +307,7 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> i
 
 /// The schema (path in the bundle) of a bundle file, by where it lives.
 pub fn schema_for(path: &str) -> Option<&'static str> {
-    if path.starts_with("index/") && path.ends_with(".jsonl.gz") {
+    if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
         Some("schema/index-row.schema.json")
     } else if path.starts_with("stacks/") {
         Some("schema/stack-table.schema.json")

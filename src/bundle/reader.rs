@@ -73,7 +73,7 @@ impl Bundle {
     /// The index rows of a stream, in order.
     pub fn index_rows(&self, stream: &str) -> Result<Vec<IndexRow>, ReadError> {
         let s = self.stream(stream)?;
-        read_jsonl_gz(&self.path(&s.index))
+        read_jsonl_zst(&self.path(&s.index))
     }
 
     /// The stack table of a stream.
@@ -97,14 +97,14 @@ impl Bundle {
 
     /// Where a blob is stored; `None` if the bundle has no blob with that hash.
     pub fn locate(&self, hash: &str) -> Result<Option<BlobLocation>, ReadError> {
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if hash.len() != 32 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(None);
         }
         let shard = shard_name(hash, self.manifest.blobs.index_prefix_len).to_string();
         let mut shards = self.shards.borrow_mut();
         if !shards.contains_key(&shard) {
             let path = self.path(&paths::blob_index(&shard));
-            let loaded: BlobIndexShard = if path.exists() { read_json(&path)? } else { BlobIndexShard::default() };
+            let loaded: BlobIndexShard = read_json_zst(&path)?;
             shards.insert(shard.clone(), loaded);
         }
         Ok(shards[&shard].0.get(hash).copied())
@@ -145,7 +145,7 @@ impl Bundle {
                 )
             })?
             .to_vec();
-        if hex(blake3::hash(&bytes).as_bytes()) != hash {
+        if hex(&crate::parse::blob_id(&bytes)) != hash {
             return Err(invalid(
                 &self.manifest.blobs.packs[loc.pack as usize].path,
                 format!("blob {hash} does not match its hash"),
@@ -163,6 +163,11 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
     serde_json::from_slice(&read_bytes(path)?).map_err(|e| invalid(path.display(), e.to_string()))
 }
 
+fn read_json_zst<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
+    let bytes = zstd::decode_all(&read_bytes(path)?[..]).map_err(|e| invalid(path.display(), e.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|e| invalid(path.display(), e.to_string()))
+}
+
 fn parse_lines<T: DeserializeOwned>(path: &Path, reader: impl BufRead) -> Result<Vec<T>, ReadError> {
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {
@@ -178,9 +183,10 @@ fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReadError> {
     parse_lines(path, BufReader::new(&read_bytes(path)?[..]))
 }
 
-fn read_jsonl_gz<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReadError> {
+fn read_jsonl_zst<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReadError> {
     let bytes = read_bytes(path)?;
-    parse_lines(path, BufReader::new(flate2::read::GzDecoder::new(&bytes[..])))
+    let decoder = zstd::Decoder::new(&bytes[..]).map_err(|e| invalid(path.display(), e.to_string()))?;
+    parse_lines(path, BufReader::new(decoder))
 }
 
 /// Checks a whole bundle; returns every problem found (empty when the bundle is valid).
@@ -247,7 +253,7 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
     let mut locations: HashMap<String, BlobLocation> = HashMap::new();
     let shard_files: Vec<&schema::FileEntry> = m.files.iter().filter(|f| f.path.starts_with("blobs/index/")).collect();
     for f in shard_files {
-        let value: Value = read_json(&root.join(&f.path))?;
+        let value: Value = read_json_zst(&root.join(&f.path))?;
         check(&f.path, "", &value, "schema/blob-index-shard.schema.json", &mut problems);
         let shard: BlobIndexShard = serde_json::from_value(value).map_err(|e| invalid(&f.path, e.to_string()))?;
         for (hash, loc) in shard.0 {
@@ -294,7 +300,7 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
         }
         for (hash, loc) in blobs {
             let bytes = &data[loc.offset as usize..(loc.offset + loc.size) as usize];
-            if &hex(blake3::hash(bytes).as_bytes()) != hash {
+            if &hex(&crate::parse::blob_id(bytes)) != hash {
                 problems.push(format!("{}: blob {hash} does not match its hash", pack.path));
             }
         }
@@ -313,7 +319,7 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
         if let Some(bad) = stacks.stacks.iter().flatten().find(|&&f| f as usize >= stacks.frames.len()) {
             problems.push(format!("{}: a stack refers to frame {bad}, which does not exist", s.stacks));
         }
-        let rows: Vec<Value> = read_jsonl_gz(&root.join(&s.index))?;
+        let rows: Vec<Value> = read_jsonl_zst(&root.join(&s.index))?;
         let (mut payload_bytes, mut n) = (0, 0u64);
         for (i, value) in rows.into_iter().enumerate() {
             let at = format!(":{}", i + 1);

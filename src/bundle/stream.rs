@@ -1,16 +1,15 @@
-//! Writing one stream's event index (gzip JSONL, one row per entry) and interning its stacks.
+//! Writing one stream's event index (zstd-compressed JSONL, one row per entry) and interning its
+//! stacks.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use serde_json::Value;
 
 use super::blobs::hex;
-use crate::parse::{Routed, StackSlot, display_compile_id};
+use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadRef, StackTable};
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
@@ -59,7 +58,7 @@ pub struct StreamSummary {
 
 /// Writes one stream's index rows as they come, in log order.
 pub struct StreamWriter {
-    out: GzEncoder<BufWriter<File>>,
+    out: zstd::Encoder<'static, BufWriter<File>>,
     index_path: PathBuf,
     stacks_path: PathBuf,
     interner: StackInterner,
@@ -73,14 +72,18 @@ pub struct StreamWriter {
 }
 
 impl StreamWriter {
-    /// A writer whose files are `{base}.jsonl.gz` and `{base}.stacks.json` (renamed later, once
+    /// A writer whose files are `{base}.jsonl.zst` and `{base}.stacks.json` (renamed later, once
     /// stream ids are known).
     pub fn create(base: &Path) -> io::Result<Self> {
-        let index_path = base.with_extension("jsonl.gz");
+        let index_path = base.with_extension("jsonl.zst");
         let stacks_path = base.with_extension("stacks.json");
         let file = BufWriter::with_capacity(1 << 16, File::create(&index_path)?);
         Ok(StreamWriter {
-            out: GzEncoder::new(file, Compression::new(6)),
+            out: {
+                let mut enc = zstd::Encoder::new(file, super::blobs::ZSTD_LEVEL)?;
+                enc.include_checksum(true)?;
+                enc
+            },
             index_path,
             stacks_path,
             interner: StackInterner::default(),
@@ -99,13 +102,18 @@ impl StreamWriter {
         let Routed { entry, stacks, .. } = routed;
         let mut meta = entry.meta;
         let mut envelope_stack = None;
+        let mut meta_stacks = Vec::new();
         for (slot, frames) in stacks {
             let id = self.interner.intern(frames);
             match slot {
                 StackSlot::Envelope => envelope_stack = Some(id),
                 StackSlot::Meta(key) => {
-                    if let Some(v) = meta.get_mut(&key) {
+                    if let Some(v) = match &mut meta {
+                        Meta::Value(v) => v.get_mut(&key),
+                        Meta::Raw(_) => None,
+                    } {
                         *v = Value::from(id);
+                        meta_stacks.push(key);
                     }
                 }
             }
@@ -145,6 +153,7 @@ impl StreamWriter {
             rank: entry.rank,
             meta,
             stack: envelope_stack,
+            meta_stacks,
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };

@@ -3,6 +3,8 @@
 //! independent per record, so it runs in parallel.
 
 use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::glog;
@@ -48,7 +50,7 @@ pub struct Entry {
     /// The envelope's non-structural key.
     pub kind: String,
     /// The kind's value.
-    pub meta: Value,
+    pub meta: Meta,
     pub name: Option<String>,
     pub compile_id: Option<CompileId>,
     pub rank: Option<u32>,
@@ -61,11 +63,68 @@ pub struct Entry {
     pub problems: Vec<(DiagnosticKind, String)>,
 }
 
+/// An entry's metadata: parsed when the parser needed to look inside it, else the raw JSON
+/// text as logged (written to the index verbatim).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Meta {
+    Value(Value),
+    Raw(Box<RawValue>),
+}
+
+impl Meta {
+    /// A top-level field, when the metadata was parsed.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Meta::Value(v) => v.get(key),
+            Meta::Raw(_) => None,
+        }
+    }
+
+    /// The metadata as a JSON value (parsing raw text).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Meta::Value(v) => v.clone(),
+            Meta::Raw(r) => serde_json::from_str(r.get()).unwrap_or_default(),
+        }
+    }
+}
+
+impl PartialEq for Meta {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_value() == other.to_value()
+    }
+}
+
+/// The envelope's fields in log order, values left as raw JSON text.
+struct Fields<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Fields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
 /// A payload and what was learned about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Payload {
     pub bytes: Vec<u8>,
-    pub hash: [u8; 32],
+    /// The blob id: [`blob_id`] of the bytes.
+    pub hash: BlobId,
     pub lines: u64,
     pub format: PayloadFormat,
     pub md5_mismatch: bool,
@@ -148,16 +207,38 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     let Some(prefix) = glog::parse_prefix(&header_text) else {
         return unreadable(DiagnosticKind::BadPrefix, None, "malformed glog prefix".to_string());
     };
-    let mut envelope: Map<String, Value> = match serde_json::from_str(prefix.rest) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => {
-            return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), "envelope is not a JSON object".to_string());
-        }
+    let fields: Fields = match serde_json::from_str(prefix.rest) {
+        Ok(fields) => fields,
         Err(e) => {
             return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), format!("envelope is not valid JSON: {e}"));
         }
     };
 
+    // The kind is the first non-structural key. Its metadata stays raw JSON text unless we need
+    // to look inside (string table, stacks, names): parsing and re-serializing big metadata such
+    // as compilation_metrics would cost more than the rest of the row.
+    let mut kind_meta = None;
+    let mut envelope = Map::new();
+    for (key, raw) in fields.0 {
+        if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&key.as_str()) {
+            kind_meta = Some((key, raw));
+        } else {
+            envelope.insert(key, serde_json::from_str(raw.get()).unwrap_or_default());
+        }
+    }
+    let (kind, meta) = match kind_meta {
+        Some((kind, raw)) => {
+            let needs_parsing =
+                kind == "str" || NAMED_KINDS.contains(&kind.as_str()) || raw.get().contains("\"filename\"");
+            let meta = if needs_parsing {
+                Meta::Value(serde_json::from_str(raw.get()).unwrap_or_default())
+            } else {
+                Meta::Raw(raw.to_owned())
+            };
+            (kind, meta)
+        }
+        None => ("(none)".to_string(), Meta::Value(Value::Null)),
+    };
     let compile_id = take_compile_id(&mut envelope);
     let rank = match envelope.shift_remove("rank") {
         Some(Value::Number(n)) => n.as_u64().and_then(|r| u32::try_from(r).ok()),
@@ -169,16 +250,8 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     };
     let has_payload = envelope.shift_remove("has_payload");
     let stack = envelope.shift_remove("stack");
-    // The kind is the first non-structural key; everything else left (unknown context keys,
-    // structural keys with values of an unexpected type) is kept as extra context.
-    let kind_key = envelope.keys().find(|k| !STRUCTURAL_KEYS.contains(&k.as_str())).cloned();
-    let (kind, meta) = match kind_key {
-        Some(k) => {
-            let v = envelope.shift_remove(&k).unwrap_or_default();
-            (k, v)
-        }
-        None => ("(none)".to_string(), Value::Null),
-    };
+    // Everything left (unknown context keys, structural keys with values of an unexpected type)
+    // is kept as extra context.
     let extra = envelope;
     let name = if NAMED_KINDS.contains(&kind.as_str()) {
         meta.get("name").and_then(Value::as_str).map(str::to_string)
@@ -225,7 +298,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
             };
             let encoding = meta.get("encoding").and_then(Value::as_str);
             let format = detect_format(&kind, name.as_deref(), encoding, &bytes);
-            Some(Payload { hash: *blake3::hash(&bytes).as_bytes(), lines: payload_lines, format, md5_mismatch, bytes })
+            Some(Payload { hash: blob_id(&bytes), lines: payload_lines, format, md5_mismatch, bytes })
         }
     };
 
@@ -246,6 +319,18 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         payload,
         problems,
     }))
+}
+
+/// A blob id: the first 128 bits of the blake3 hash of the bytes (shown as 32 hex digits).
+/// 128 bits make accidental collisions practically impossible while keeping the ids, which
+/// are incompressible, at half the size of the full hash in the index and blob index.
+pub type BlobId = [u8; 16];
+
+/// The blob id of some bytes.
+pub fn blob_id(bytes: &[u8]) -> BlobId {
+    let mut id = [0u8; 16];
+    blake3::Hasher::new().update(bytes).finalize_xof().fill(&mut id);
+    id
 }
 
 /// Removes the compile-id keys from the envelope; `None` when all of them are absent or null.

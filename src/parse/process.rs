@@ -88,13 +88,18 @@ impl Demux {
         };
 
         if entry.kind == "str" {
-            match entry.meta.as_array().map(Vec::as_slice) {
+            let parsed = match &entry.meta {
+                crate::parse::Meta::Value(v) => v.as_array().map(Vec::as_slice),
+                crate::parse::Meta::Raw(_) => None,
+            };
+            match parsed {
                 Some([Value::String(s), Value::Number(i)]) if i.is_u64() => {
                     process.strings.insert(i.as_u64().unwrap_or_default(), s.clone());
                 }
-                _ => entry
-                    .problems
-                    .push((DiagnosticKind::BadStringTable, format!("str entry {} is not [string, index]", entry.meta))),
+                _ => entry.problems.push((
+                    DiagnosticKind::BadStringTable,
+                    format!("str entry {} is not [string, index]", entry.meta.to_value()),
+                )),
             }
         }
 
@@ -105,7 +110,7 @@ impl Demux {
                 stacks.push((StackSlot::Envelope, frames));
             }
         }
-        if let Value::Object(meta) = &entry.meta {
+        if let crate::parse::Meta::Value(Value::Object(meta)) = &entry.meta {
             for (key, value) in meta {
                 let named_like_stack = key.ends_with("stack");
                 let is_stack =

@@ -94,17 +94,24 @@ impl<R: BufRead> Records<R> {
         if super::glog::looks_like_header(&first) {
             let mut payload: Option<Vec<u8>> = None;
             let mut payload_lines = 0;
-            while let Some(next) = self.read_line()? {
-                if next.first() == Some(&b'\t') {
-                    let p = payload.get_or_insert_with(Vec::new);
-                    if payload_lines > 0 {
-                        p.push(b'\n');
-                    }
-                    p.extend_from_slice(&next[1..]);
-                    payload_lines += 1;
-                } else {
-                    self.pending = Some(next);
-                    break;
+            // Payload lines are read straight into the payload, peeking at their first byte.
+            while self.reader.fill_buf()?.first() == Some(&b'\t') {
+                self.reader.consume(1);
+                let p = payload.get_or_insert_with(Vec::new);
+                if payload_lines > 0 {
+                    p.push(b'\n');
+                }
+                let start = p.len();
+                let n = self.reader.read_until(b'\n', p)?;
+                self.bytes_read += n as u64 + 1;
+                self.line_no += 1;
+                payload_lines += 1;
+                // Strip the line ending, never the `\n` joining this line to the previous one.
+                if p.len() > start && p.last() == Some(&b'\n') {
+                    p.pop();
+                }
+                if p.len() > start && p.last() == Some(&b'\r') {
+                    p.pop();
                 }
             }
             return Ok(Some(RawRecord::Entry { line, header: first, payload, payload_lines }));
@@ -159,5 +166,12 @@ mod tests {
         assert!(matches!(&got[1], RawRecord::Entry { line: 4, payload: None, .. }));
         assert_eq!(got[2], RawRecord::Stray { line: 5, end_line: 6, raw: b"garbage\n\torphan\n".to_vec() });
         assert!(matches!(&got[3], RawRecord::Entry { line: 7, payload: None, .. }));
+    }
+
+    #[test]
+    fn empty_payload_lines_at_end_of_input_are_kept() {
+        // Found by proptest: two empty payload lines, the last one unterminated.
+        let got = records("V0101 00:00:00.000000 1 a.py:1] {\"x\": {}}\n\t\n\t");
+        assert!(matches!(&got[0], RawRecord::Entry { payload: Some(p), payload_lines: 2, .. } if p == b"\n"));
     }
 }

@@ -27,7 +27,9 @@ fn every_fixture_builds_validates_and_keeps_every_payload_byte() {
             .iter()
             .map(|i| {
                 let text = std::fs::read(&i.path).unwrap();
-                text.split(|&b| b == b'\n').filter(|l| l.len() > 6 && !l.starts_with(b"\t") && l[1..5].iter().all(u8::is_ascii_digit)).count() as u64
+                text.split(|&b| b == b'\n')
+                    .filter(|l| l.len() > 6 && !l.starts_with(b"\t") && l[1..5].iter().all(u8::is_ascii_digit))
+                    .count() as u64
             })
             .sum();
         let bad_json = manifest.diagnostics.by_kind.get("bad_json").copied().unwrap_or(0);
@@ -59,7 +61,9 @@ fn corrupted_json_yields_exactly_its_bad_line_and_keeps_everything_else() {
     let bad_log = std::fs::read_to_string(fixture("tlparse-tests/simple_corrupted_json.log")).unwrap();
     let first_diff = good_log.lines().zip(bad_log.lines()).position(|(a, b)| a != b).unwrap() as u64 + 1;
     let header_of_diff =
-        bad_log.lines().take(first_diff as usize).enumerate().filter(|(_, l)| !l.starts_with('\t')).last().unwrap().0 as u64 + 1;
+        bad_log.lines().take(first_diff as usize).enumerate().filter(|(_, l)| !l.starts_with('\t')).last().unwrap().0
+            as u64
+            + 1;
 
     let (_g, good_out, good) = build(&fixture("tlparse-tests/simple.log"));
     let (_b, bad_out, bad) = build(&fixture("tlparse-tests/simple_corrupted_json.log"));
@@ -107,7 +111,10 @@ fn stray_lines_become_diagnostics_with_their_raw_text() {
     let diags = b.diagnostics().unwrap();
     let summary: Vec<(DiagnosticKind, u64, u64)> = diags.iter().map(|d| (d.kind, d.line, d.end_line)).collect();
     assert_eq!(summary, vec![(DiagnosticKind::BadPrefix, 4, 5), (DiagnosticKind::BadJson, 10, 10)]);
-    assert_eq!(b.blob(diags[0].raw.as_ref().unwrap()).unwrap(), b"Epoch 1: loss=0.25 <print from user code>\n\tan orphan payload line\n");
+    assert_eq!(
+        b.blob(diags[0].raw.as_ref().unwrap()).unwrap(),
+        b"Epoch 1: loss=0.25 <print from user code>\n\tan orphan payload line\n"
+    );
     assert_eq!(b.blob(diags[1].raw.as_ref().unwrap()).unwrap(), b"V0101 00:00:00.000000 7 a.py:1] {not json\n");
     assert!(diags[1].message.contains("not valid JSON"), "{}", diags[1].message);
     assert_eq!(manifest.diagnostics.by_kind.values().sum::<u64>(), 2);

@@ -32,12 +32,17 @@ struct Entry {
 fn process_log(pid: u64, entries: &[Entry], file_names: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for (i, name) in file_names.iter().enumerate() {
-        out.push(format!("V0101 00:00:00.000000 {pid} s.py:1] {{\"str\": [{}, {i}]}}", serde_json::to_string(name).unwrap()));
+        out.push(format!(
+            "V0101 00:00:00.000000 {pid} s.py:1] {{\"str\": [{}, {i}]}}",
+            serde_json::to_string(name).unwrap()
+        ));
     }
     for (i, e) in entries.iter().enumerate() {
         let mut env = serde_json::Map::new();
         let meta = match e.frame_file {
-            Some(f) => serde_json::json!({"stack": [{"line": i, "name": "fn", "filename": f % file_names.len().max(1)}]}),
+            Some(f) => {
+                serde_json::json!({"stack": [{"line": i, "name": "fn", "filename": f % file_names.len().max(1)}]})
+            }
             None => serde_json::json!({}),
         };
         env.insert(e.kind.to_string(), meta);
@@ -77,7 +82,15 @@ fn streams(text: &str) -> Vec<Vec<String>> {
             rows.iter()
                 .map(|r| {
                     let e = &r.entry;
-                    format!("{}|{}|{:?}|{:?}|{:?}|{:?}", e.kind, e.meta, e.compile_id, e.payload.as_ref().map(|p| (p.hash, p.md5_mismatch)), r.stacks, e.problems)
+                    format!(
+                        "{}|{}|{:?}|{:?}|{:?}|{:?}",
+                        e.kind,
+                        e.meta.to_value(),
+                        e.compile_id,
+                        e.payload.as_ref().map(|p| (p.hash, p.md5_mismatch)),
+                        r.stacks,
+                        e.problems
+                    )
                 })
                 .collect()
         })
@@ -125,7 +138,7 @@ proptest! {
         for (i, blobs_of_file) in files.iter().enumerate() {
             let mut w = ChunkWriter::new(dir.path(), &format!("f{i}"));
             for blob in blobs_of_file.iter().chain(files[0].iter().take(repeat)) {
-                w.add(*blake3::hash(blob).as_bytes(), blob).unwrap();
+                w.add(blob.len() % blobs::CLASSES, parse::blob_id(blob), blob).unwrap();
             }
             chunks.push(w.finish().unwrap());
         }
@@ -133,7 +146,7 @@ proptest! {
         let distinct: std::collections::HashSet<&Vec<u8>> = files.iter().flatten().collect();
         prop_assert_eq!(store.locations.len(), distinct.len());
         for blob in distinct {
-            let loc = store.locations[blake3::hash(blob).as_bytes()];
+            let loc = store.locations[&parse::blob_id(blob)];
             let pack = &store.packs[loc.pack as usize];
             let data = zstd::decode_all(&std::fs::read(dir.path().join(&pack.path)).unwrap()[..]).unwrap();
             prop_assert_eq!(data.len() as u64, pack.raw_size);

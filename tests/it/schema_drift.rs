@@ -19,10 +19,12 @@ fn committed_schemas_match_the_code() {
             std::fs::write(&path, &text).unwrap();
             continue;
         }
-        let committed = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path:?} is missing; run UPDATE_SCHEMAS=1 cargo test"));
+        let committed = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{path:?} is missing; run UPDATE_SCHEMAS=1 cargo test"));
         assert!(committed == text, "{path:?} is out of date with src/schema.rs; run UPDATE_SCHEMAS=1 cargo test");
     }
-    let mut on_disk: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut on_disk: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     on_disk.sort();
     expected_files.sort();
     assert_eq!(on_disk, expected_files, "schema/v{FORMAT_VERSION} holds files the code does not generate");

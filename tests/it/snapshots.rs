@@ -16,7 +16,10 @@ fn snapshot_bundle(name: &str, rel: &str, max_rows: usize) {
         let more = rows.len().saturating_sub(max_rows);
         let tail = if more > 0 { format!("\n... {more} more rows") } else { String::new() };
         insta::assert_snapshot!(format!("{name}__index_{}", s.id), format!("{}{tail}", lines.join("\n")));
-        insta::assert_snapshot!(format!("{name}__stacks_{}", s.id), serde_json::to_string_pretty(&b.stacks(&s.id).unwrap()).unwrap());
+        insta::assert_snapshot!(
+            format!("{name}__stacks_{}", s.id),
+            serde_json::to_string_pretty(&b.stacks(&s.id).unwrap()).unwrap()
+        );
     }
     let diags: Vec<String> = b.diagnostics().unwrap().iter().map(|d| serde_json::to_string(d).unwrap()).collect();
     insta::assert_snapshot!(format!("{name}__diagnostics"), diags.join("\n"));

@@ -56,7 +56,9 @@ pub fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
         .into_iter()
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+        })
         .collect()
 }
 
