@@ -55,7 +55,7 @@ window.checkBundle = async (name, url) => {
   const shardFiles = m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
   const all = [];
   for (const p of shardFiles) {
-    const entries = await (await fetch(new URL(p, b.base))).json();
+    const entries = JSON.parse(new TextDecoder().decode(await b.bytes(p)));
     for (const [hash, loc] of Object.entries(entries)) all.push({ hash, loc, shard: p });
   }
   all.sort((x, y) => x.loc.pack - y.loc.pack || x.loc.offset - y.loc.offset);
@@ -70,7 +70,7 @@ window.checkBundle = async (name, url) => {
     const bytes = await b.blob(hash);
     blobBytes += bytes.length;
     if (bytes.length !== loc.size) problems.push(`${hash}: ${bytes.length} bytes, index says ${loc.size}`);
-    const actual = bytesToHex(blake3(bytes));
+    const actual = bytesToHex(blake3(bytes, { dkLen: 16 }));
     if (actual !== hash) problems.push(`${hash}: blake3 of the bytes is ${actual}`);
   }
   const stored = new Map(all.map((x) => [x.hash, x]));
@@ -79,15 +79,16 @@ window.checkBundle = async (name, url) => {
     if (!e) problems.push(`row payload ${hash} is in no shard`);
     else if (e.loc.size !== size) problems.push(`row payload ${hash}: size ${size}, shard says ${e.loc.size}`);
   }
-  const missing = await b.locate('0'.repeat(64)); // an absent hash: null, not an error
+  const missing = await b.locate('0'.repeat(32)); // an absent hash: null, not an error
 
   const diagnostics = [];
   for await (const d of b.diagnostics()) diagnostics.push(d);
   const byKind = {};
   for (const d of diagnostics) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
 
-  // A payload through text(), to compare with `tlparse-build cat` in Node.
-  const sample = [...referenced.keys()][0];
+  // A payload through text(), to compare with `tlparse-build cat` in Node: one from the last pack
+  // read, so that every pack is still fetched exactly once.
+  const sample = [...all].reverse().find((x) => referenced.has(x.hash))?.hash;
   const ms = Math.round(performance.now() - t0);
   const result = {
     name, streams, blobs: all.length, distinctBlobs: stored.size, referenced: referenced.size, blobBytes,
@@ -115,7 +116,7 @@ let current = null;
 window.open1 = async (url) => { current = await openBundle(url, opts); return current.manifest.streams.length; };
 window.text1 = async (hash) => {
   const bytes = await current.blob(hash);
-  return { text: new TextDecoder().decode(bytes), size: bytes.length, blake3: bytesToHex(blake3(bytes)) };
+  return { text: new TextDecoder().decode(bytes), size: bytes.length, blake3: bytesToHex(blake3(bytes, { dkLen: 16 })) };
 };
 
 /** Opens a bundle, returning the error message instead of throwing. */
@@ -136,7 +137,7 @@ window.withoutDecoder = async (url, hash) => {
   const b = await openBundle(url);
   try {
     const bytes = await b.blob(hash);
-    return { native, ok: true, blake3: bytesToHex(blake3(bytes)) };
+    return { native, ok: true, blake3: bytesToHex(blake3(bytes, { dkLen: 16 })) };
   } catch (e) {
     return { native, ok: false, error: String(e.message) };
   }

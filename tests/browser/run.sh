@@ -28,8 +28,8 @@ else
 fi
 
 export TLPARSE_BUILD="${TLPARSE_BUILD:-$REPO/target/release/tlparse-build}"
-if [ ! -x "$TLPARSE_BUILD" ]; then
-  (cd "$REPO" && cargo build --release)
+if [ "$TLPARSE_BUILD" = "$REPO/target/release/tlparse-build" ]; then
+  (cd "$REPO" && cargo build --release --quiet)
 fi
 
 exec node --test --test-reporter=spec "$@" bundle-loader.test.js

@@ -4,9 +4,6 @@
 //   ghpages: like GitHub Pages: also gzips on the fly (Content-Encoding: gzip) the types it
 //            compresses: .json, .js, .html and extensions with no mime mapping (.zst, .jsonl,
 //            served as application/octet-stream); .gz is served raw as application/gzip.
-//   gz-encoded: like plain, except that .gz files are sent as they are but labelled
-//            `Content-Encoding: gzip` (an S3 object uploaded with that metadata), so the
-//            browser hands the loader already-gunzipped JSONL.
 // Every request is recorded in `server.requests` ({path, status, bytes: body bytes sent, gzip}).
 import http from 'node:http';
 import fs from 'node:fs';
@@ -39,10 +36,7 @@ export async function startServer(mode, mounts) {
     const type = TYPES[ext] ?? 'application/octet-stream';
     let body = fs.readFileSync(file);
     const headers = { 'Content-Type': type };
-    if (mode === 'gz-encoded' && ext === '.gz') {
-      headers['Content-Type'] = 'application/jsonl';
-      headers['Content-Encoding'] = 'gzip';
-    } else if (mode === 'ghpages' && (GHPAGES_GZIP.has(ext) || !TYPES[ext]) &&
+    if (mode === 'ghpages' && (GHPAGES_GZIP.has(ext) || !TYPES[ext]) &&
         /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
       body = zlib.gzipSync(body);
       headers['Content-Encoding'] = 'gzip';

@@ -1,6 +1,7 @@
 // bundle-loader.js: read a tlparse bundle (format v1) over HTTP, in any browser or worker.
 // Dependency-free ES module; copy it into your viewer. It never relies on response headers:
 // hosts that gzip responses on the fly (GitHub Pages) and hosts that don't both work.
+// Compressed bundle files (`.zst`: packs, index, blob-index shards) are zstd; bring a decoder.
 
 /** Highest `min_reader_version` this loader can read. */
 export const READER_VERSION = 1;
@@ -74,16 +75,28 @@ export class Bundle {
    * @returns {AsyncGenerator<any>}
    */
   async *indexRows(streamId) {
-    yield* jsonLines(await this._get(this._stream(streamId).index));
+    yield* jsonLines(await this.bytes(this._stream(streamId).index));
   }
 
   /** The diagnostics (problems found in the logs), in input order. @returns {AsyncGenerator<any>} */
   async *diagnostics() {
-    yield* jsonLines(await this._get(this.manifest.diagnostics.path));
+    yield* jsonLines(await this.bytes(this.manifest.diagnostics.path));
   }
 
   /**
-   * A stream's stack table: rows refer to stacks by index (`meta.stack`, `stack`).
+   * Any bundle file's bytes (path relative to the bundle), zstd-decoded when it is zstd (sniffed
+   * from its magic number rather than trusting headers: a host may already have decoded it).
+   * @param {string} path @returns {Promise<Uint8Array>}
+   */
+  async bytes(path) {
+    const data = new Uint8Array(await (await this._get(path)).arrayBuffer());
+    const isZstd = data.length >= 4 && data[0] === 0x28 && data[1] === 0xb5 && data[2] === 0x2f && data[3] === 0xfd;
+    return isZstd ? await this._zstd(data) : data;
+  }
+
+  /**
+   * A stream's stack table: rows refer to stacks by index (`row.stack`, and `row.meta[f]` for
+   * every field `f` listed in `row.meta_stacks`).
    * @param {string} streamId @returns {Promise<StackTable>}
    */
   stacks(streamId) {
@@ -99,16 +112,14 @@ export class Bundle {
   /**
    * Where a blob is stored, or null if the bundle has no blob with that hash. Fetches (and caches)
    * one blob-index shard.
-   * @param {string} hash 64 lowercase hex digits @returns {Promise<BlobLocation | null>}
+   * @param {string} hash a blob id: 32 lowercase hex digits @returns {Promise<BlobLocation | null>}
    */
   async locate(hash) {
-    if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+    if (!/^[0-9a-f]{32}$/.test(hash)) return null;
     const b = this.manifest.blobs;
     const shard = b.index_prefix_len ? hash.slice(0, b.index_prefix_len) : 'all';
-    const entries = await this._shards.get(shard, async () => {
-      const r = await this._get(b.index_path.replace('{prefix}', shard), true);
-      return r ? r.json() : {}; // a shard no blob falls in is not written
-    });
+    const entries = await this._shards.get(shard, async () =>
+      JSON.parse(new TextDecoder().decode(await this.bytes(b.index_path.replace('{prefix}', shard)))));
     return Object.hasOwn(entries, hash) ? entries[hash] : null;
   }
 
@@ -132,10 +143,7 @@ export class Bundle {
   async _loadPack(i) {
     const info = this.manifest.blobs.packs[i];
     if (!info) throw new Error(`no pack ${i} in this bundle`);
-    const data = new Uint8Array(await (await this._get(info.path)).arrayBuffer());
-    // Sniff the zstd magic rather than trust headers: a host may already have decoded the body.
-    const isZstd = data.length >= 4 && data[0] === 0x28 && data[1] === 0xb5 && data[2] === 0x2f && data[3] === 0xfd;
-    const raw = isZstd ? await this._zstd(data) : data;
+    const raw = await this.bytes(info.path);
     if (raw.length !== info.raw_size) {
       throw new Error(`pack ${info.path}: decoded ${raw.length} bytes, manifest says ${info.raw_size}`);
     }
@@ -164,38 +172,18 @@ async function nativeZstd(data) {
 }
 
 /**
- * Parses a JSONL response body line by line as it streams in, gunzipping it first when it starts
- * with the gzip magic (a host may or may not already have removed the compression).
+ * Parses JSONL bytes line by line, decoding one line at a time (never the whole file as one
+ * string: an index can be larger than a JavaScript string may be).
+ * @param {Uint8Array} bytes
  */
-async function* jsonLines(response) {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  let head = new Uint8Array(0);
-  let done = false;
-  while (head.length < 2 && !done) {
-    const r = await reader.read();
-    if (r.done) done = true;
-    else head = head.length ? new Uint8Array([...head, ...r.value]) : r.value;
-  }
-  let body = new ReadableStream({
-    start(c) { if (head.length) c.enqueue(head); if (done) c.close(); },
-    async pull(c) { const r = await reader.read(); if (r.done) c.close(); else c.enqueue(r.value); },
-    cancel(reason) { return reader.cancel(reason); },
-  });
-  if (head[0] === 0x1f && head[1] === 0x8b) body = body.pipeThrough(new DecompressionStream('gzip'));
-  const text = body.pipeThrough(new TextDecoderStream()).getReader();
-  let rest = '';
-  try {
-    for (;;) {
-      const { value, done: end } = await text.read();
-      if (end) break;
-      const lines = (rest + value).split('\n');
-      rest = lines.pop();
-      for (const line of lines) if (line.trim()) yield JSON.parse(line);
-    }
-    if (rest.trim()) yield JSON.parse(rest);
-  } finally {
-    await text.cancel().catch(() => {}); // stops the download if the caller stopped early
+function* jsonLines(bytes) {
+  const utf8 = new TextDecoder();
+  for (let start = 0; start < bytes.length;) {
+    let end = bytes.indexOf(10, start);
+    if (end < 0) end = bytes.length;
+    const line = utf8.decode(bytes.subarray(start, end));
+    if (line.trim()) yield JSON.parse(line);
+    start = end + 1;
   }
 }
 
