@@ -8,7 +8,7 @@
 //!    all new becomes a pack as it is (no recompression, the common case for one file), a chunk
 //!    with nothing new is dropped, and the new blobs of mixed chunks are repacked.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -169,7 +169,15 @@ pub fn compress(data: &[u8]) -> io::Result<Vec<u8>> {
 #[derive(Debug, Default)]
 pub struct Store {
     pub packs: Vec<Pack>,
-    pub locations: HashMap<Hash, BlobLocation>,
+    /// Every blob's location, sorted by blob id.
+    pub locations: Vec<(Hash, BlobLocation)>,
+}
+
+impl Store {
+    /// Where a blob is, if stored.
+    pub fn get(&self, hash: &Hash) -> Option<BlobLocation> {
+        self.locations.binary_search_by_key(hash, |(h, _)| *h).ok().map(|i| self.locations[i].1)
+    }
 }
 
 /// Phase 2: turns the chunks of every file (in input order) into the bundle's packs under
@@ -181,19 +189,46 @@ pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
     let mut leftovers = OpenChunk { data: Vec::new(), slots: Vec::new() };
     // Blobs waiting in `leftovers`: a blob can repeat across mixed chunks of different files.
     let mut pending: HashSet<Hash> = HashSet::new();
-    for chunk in files.into_iter().flatten() {
-        let new: Vec<Slot> = chunk
-            .slots
-            .iter()
-            .copied()
-            .filter(|s| !store.locations.contains_key(&s.hash) && !pending.contains(&s.hash))
-            .collect();
+    // Blobs already stored. The first file's chunks are deduplicated already, so the set is
+    // only built when a second file starts: a single log never pays for it.
+    let mut stored: Option<HashSet<Hash>> = None;
+    for (i, chunks) in files.into_iter().enumerate() {
+        if i == 1 {
+            stored = Some(store.locations.iter().map(|(h, _)| *h).collect());
+        }
+        for chunk in chunks {
+            assemble_chunk(root, &mut store, chunk, &mut stored, &mut pending, &mut leftovers)?;
+        }
+    }
+    if !leftovers.slots.is_empty() {
+        write_pack(root, &mut store, leftovers, &mut stored)?;
+    }
+    store.locations.sort_unstable_by_key(|(h, _)| *h);
+    Ok(store)
+}
+
+/// Phase 2 for one chunk: keep it as a pack, drop it, or repack its new blobs.
+fn assemble_chunk(
+    root: &Path,
+    store: &mut Store,
+    chunk: Chunk,
+    stored: &mut Option<HashSet<Hash>>,
+    pending: &mut HashSet<Hash>,
+    leftovers: &mut OpenChunk,
+) -> io::Result<()> {
+    {
+        let is_stored = |h: &Hash| stored.as_ref().is_some_and(|s| s.contains(h));
+        let new: Vec<Slot> =
+            chunk.slots.iter().copied().filter(|s| !is_stored(&s.hash) && !pending.contains(&s.hash)).collect();
         if new.len() == chunk.slots.len() {
             let pack = store.packs.len() as u32;
             let path = format!("{PACKS_DIR}/{}.zst", &hex(&chunk.file_hash)[..32]);
             fs::rename(&chunk.path, root.join(&path))?;
             for s in &chunk.slots {
-                store.locations.insert(s.hash, BlobLocation { pack, offset: s.offset, size: s.size });
+                store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+                if let Some(set) = stored.as_mut() {
+                    set.insert(s.hash);
+                }
             }
             store.packs.push(Pack {
                 path,
@@ -201,7 +236,7 @@ pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
                 raw_size: chunk.raw_size,
                 blobs: chunk.slots.len() as u64,
             });
-            continue;
+            return Ok(());
         }
         if !new.is_empty() {
             let data = zstd::bulk::decompress(&fs::read(&chunk.path)?, chunk.raw_size as usize)?;
@@ -213,27 +248,26 @@ pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
                 leftovers.data.extend_from_slice(&data[s.offset as usize..(s.offset + s.size) as usize]);
                 leftovers.slots.push(Slot { hash: s.hash, offset, size: s.size });
                 if leftovers.data.len() >= PACK_TARGET {
-                    let full = std::mem::replace(&mut leftovers, OpenChunk { data: Vec::new(), slots: Vec::new() });
-                    write_pack(root, &mut store, full)?;
+                    let full = std::mem::replace(leftovers, OpenChunk { data: Vec::new(), slots: Vec::new() });
+                    write_pack(root, store, full, stored)?;
                     pending.clear();
                 }
             }
         }
-        fs::remove_file(&chunk.path)?;
     }
-    if !leftovers.slots.is_empty() {
-        write_pack(root, &mut store, leftovers)?;
-    }
-    Ok(store)
+    fs::remove_file(&chunk.path)
 }
 
-fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk) -> io::Result<()> {
+fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Option<HashSet<Hash>>) -> io::Result<()> {
     let compressed = compress(&chunk.data)?;
     let path = format!("{PACKS_DIR}/{}.zst", &hex(blake3::hash(&compressed).as_bytes())[..32]);
     fs::write(root.join(&path), &compressed)?;
     let pack = store.packs.len() as u32;
     for s in &chunk.slots {
-        store.locations.insert(s.hash, BlobLocation { pack, offset: s.offset, size: s.size });
+        store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+        if let Some(set) = stored.as_mut() {
+            set.insert(s.hash);
+        }
     }
     store.packs.push(Pack {
         path,
@@ -262,20 +296,22 @@ pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
     if prefix_len == 0 { "all" } else { &hash_hex[..prefix_len as usize] }
 }
 
-/// Groups blob locations into index shards, keyed by shard name, hashes sorted. Every shard
-/// exists, empty or not, so a missing file always means a broken bundle.
-pub fn shards(store: &Store, prefix_len: u32) -> BTreeMap<String, BlobIndexShard> {
-    let mut out: BTreeMap<String, BlobIndexShard> = BTreeMap::new();
-    if prefix_len == 0 {
-        out.insert("all".into(), BlobIndexShard::default());
+/// Writes the blob-index shards under `root`, one at a time (hashes sorted) so memory stays
+/// flat. Every shard exists, empty or not, so a missing file always means a broken bundle.
+pub fn write_shards(root: &Path, store: &Store, prefix_len: u32, path_of: impl Fn(&str) -> String) -> io::Result<()> {
+    let sorted = &store.locations;
+    let names: Vec<String> = if prefix_len == 0 {
+        vec!["all".into()]
     } else {
-        for i in 0..1usize << (4 * prefix_len) {
-            out.insert(format!("{i:0width$x}", width = prefix_len as usize), BlobIndexShard::default());
-        }
+        (0..1usize << (4 * prefix_len)).map(|i| format!("{i:0width$x}", width = prefix_len as usize)).collect()
+    };
+    let mut rest = &sorted[..];
+    for name in names {
+        let n = rest.iter().take_while(|(h, _)| shard_name(&hex(&h[..]), prefix_len) == name).count();
+        let shard = BlobIndexShard(rest[..n].iter().map(|(h, l)| (hex(&h[..]), *l)).collect());
+        rest = &rest[n..];
+        fs::write(root.join(path_of(&name)), compress(&serde_json::to_vec(&shard)?)?)?;
     }
-    for (hash, loc) in &store.locations {
-        let h = hex(hash);
-        out.entry(shard_name(&h, prefix_len).to_string()).or_default().0.insert(h, *loc);
-    }
-    out
+    debug_assert!(rest.is_empty());
+    Ok(())
 }

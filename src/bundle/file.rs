@@ -17,7 +17,7 @@ use crate::schema::{DiagnosticKind, PayloadFormat};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
-const BATCH_BYTES: usize = 4 << 20;
+const BATCH_BYTES: usize = 2 << 20;
 
 /// A diagnostic found in a file, before stream ids exist.
 #[derive(Debug)]

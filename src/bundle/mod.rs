@@ -250,12 +250,9 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
 
     let store = blobs::assemble(root, chunks).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
-    for (shard, entries) in blobs::shards(&store, prefix_len) {
-        let json = serde_json::to_vec(&entries).map_err(|e| io_err(e.into()))?;
-        fs::write(root.join(paths::blob_index(&shard)), blobs::compress(&json).map_err(io_err)?).map_err(io_err)?;
-    }
+    blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
     counts.unique_blobs = store.locations.len() as u64;
-    counts.unique_blob_bytes = store.locations.values().map(|l| l.size).sum();
+    counts.unique_blob_bytes = store.locations.iter().map(|(_, l)| l.size).sum();
     counts.packed_bytes = store.packs.iter().map(|p| p.size).sum();
     counts.dedup_saved_bytes = (counts.payload_bytes + raw_bytes).saturating_sub(counts.unique_blob_bytes);
 
@@ -335,12 +332,14 @@ fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
         if rel == paths::MANIFEST {
             continue;
         }
-        let bytes = fs::read(item.path())?;
+        // Streamed: an index can be large, and memory must not grow with the log.
+        let mut hasher = blake3::Hasher::new();
+        let size = io::copy(&mut fs::File::open(item.path())?, &mut hasher)?;
         files.push(FileEntry {
             schema: schema_for(&rel).map(str::to_string),
             path: rel,
-            size: bytes.len() as u64,
-            blake3: blobs::hex(blake3::hash(&bytes).as_bytes()),
+            size,
+            blake3: blobs::hex(hasher.finalize().as_bytes()),
         });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
