@@ -92,7 +92,7 @@ impl Bundle {
             .streams
             .iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| invalid(&self.root.display(), format!("no stream {id:?}")))
+            .ok_or_else(|| invalid(self.root.display(), format!("no stream {id:?}")))
     }
 
     /// Where a blob is stored; `None` if the bundle has no blob with that hash.

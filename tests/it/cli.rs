@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::util::{fixture, payloads_of, run};
+use crate::util::{assert_valid, fixture, payloads_of, run};
 
 fn tmp_out(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).to_str().unwrap().to_string()
@@ -14,6 +14,7 @@ fn builds_a_directory_of_rank_logs_in_rank_order_and_lists_skipped_files() {
     let out = tmp_out(&dir, "b");
     let o = run(&[fixture("tlparse-tests/multi_rank_messy_input").as_str(), "-o", &out]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_valid(Path::new(&out));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
     let skipped: Vec<(&str, &str)> = m["skipped"]
@@ -44,6 +45,7 @@ fn builds_a_directory_of_rank_logs_in_rank_order_and_lists_skipped_files() {
     std::fs::write(ranks.path().join("notes.txt"), "not a log\n").unwrap();
     let out2 = tmp_out(&dir, "c");
     assert!(run(&[ranks.path().to_str().unwrap(), "-o", &out2]).status.success());
+    assert_valid(Path::new(&out2));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(Path::new(&out2).join("manifest.json")).unwrap()).unwrap();
     let ids: Vec<&str> = m["streams"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
@@ -62,6 +64,7 @@ fn latest_picks_the_newest_log_of_a_directory() {
     old.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000)).unwrap();
     let out = tmp_out(&dir, "b");
     assert!(run(&[traces.to_str().unwrap(), "-o", &out, "--latest"]).status.success());
+    assert_valid(Path::new(&out));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["inputs"].as_array().unwrap().len(), 1);
@@ -79,6 +82,7 @@ fn output_is_never_clobbered_and_overwrite_only_replaces_bundles() {
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists; pass --overwrite"));
     assert!(run(&[input.as_str(), "-o", &out, "--overwrite"]).status.success());
+    assert_valid(Path::new(&out));
 
     let precious = tmp_out(&dir, "precious");
     std::fs::create_dir(&precious).unwrap();
@@ -130,7 +134,7 @@ fn strict_turns_diagnostics_into_a_failing_exit_code() {
     assert_eq!(bad.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(stderr.contains("simple_corrupted_json.log:13: payload md5"), "{stderr}");
-    assert!(Path::new(&tmp_out(&dir, "a")).join("manifest.json").exists(), "the bundle is still written");
+    assert_valid(Path::new(&tmp_out(&dir, "a")));
     let good = run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &tmp_out(&dir, "b"), "--strict"]);
     assert_eq!(good.status.code(), Some(0));
     let not_a_log = run(&[fixture("tlparse-tests/README.md").as_str(), "-o", &tmp_out(&dir, "c")]);
@@ -144,6 +148,7 @@ fn cat_prints_payloads_by_hash_and_by_compile_id_and_name() {
     let out = tmp_out(&dir, "b");
     let input = fixture("tlparse-tests/simple.log");
     assert!(run(&[input.as_str(), "-o", &out]).status.success());
+    assert_valid(Path::new(&out));
     // The inductor_output_code payload of [0/0], cut out of the log by hand.
     let log = std::fs::read(&input).unwrap();
     let text = String::from_utf8_lossy(&log);
