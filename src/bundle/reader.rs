@@ -252,6 +252,14 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
     // Blob index: shards well formed, every location inside its pack, every blob's hash right.
     let mut locations: HashMap<String, BlobLocation> = HashMap::new();
     let shard_files: Vec<&schema::FileEntry> = m.files.iter().filter(|f| f.path.starts_with("blobs/index/")).collect();
+    let expected_shards = if m.blobs.index_prefix_len == 0 { 1 } else { 1usize << (4 * m.blobs.index_prefix_len) };
+    if shard_files.len() != expected_shards {
+        problems.push(format!(
+            "blobs/index: {} shards, but index_prefix_len {} means {expected_shards}",
+            shard_files.len(),
+            m.blobs.index_prefix_len
+        ));
+    }
     for f in shard_files {
         let value: Value = read_json_zst(&root.join(&f.path))?;
         check(&f.path, "", &value, "schema/blob-index-shard.schema.json", &mut problems);

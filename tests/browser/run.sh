@@ -27,8 +27,9 @@ else
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-export TLPARSE_BUILD="${TLPARSE_BUILD:-$REPO/target/release/tlparse-build}"
-if [ "$TLPARSE_BUILD" = "$REPO/target/release/tlparse-build" ]; then
+BUILT="${CARGO_TARGET_DIR:-$REPO/target}/release/tlparse-build"
+export TLPARSE_BUILD="${TLPARSE_BUILD:-$BUILT}"
+if [ "$TLPARSE_BUILD" = "$BUILT" ]; then
   (cd "$REPO" && cargo build --release --quiet)
 fi
 

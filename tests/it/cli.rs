@@ -165,6 +165,17 @@ fn cat_prints_payloads_by_hash_and_by_compile_id_and_name() {
     assert_eq!(run(&["cat", &out, &hash]).stdout, expected);
     let missing = run(&["cat", &out, "[9/9]", "inductor_output_code"]);
     assert_eq!(missing.status.code(), Some(2));
+
+    // The README's examples: a graph-break reason, and the graph of a restarted attempt.
+    let demo = tmp_out(&dir, "demo");
+    assert!(run(&[fixture("torch-2.15/graph_breaks").as_str(), "-o", &demo]).status.success());
+    let reason = run(&["cat", &demo, "[0/0]", "dynamo_graph_break_reason"]);
+    assert!(
+        String::from_utf8_lossy(&reason.stdout)
+            .starts_with("Graph break in user code at /home/user/scenarios/graph_breaks.py:")
+    );
+    let graph = run(&["cat", &demo, "[1/0_1]", "dynamo_output_graph"]);
+    assert!(String::from_utf8_lossy(&graph.stdout).contains("class GraphModule(torch.nn.Module)"), "{graph:?}");
 }
 
 #[test]
