@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use crate::parse::hex;
 use crate::schema::{BlobIndexShard, BlobLocation, Pack};
 
 /// Target size of a pack before compression: small enough that a viewer fetching one artifact
@@ -28,17 +29,6 @@ pub const PACKS_DIR: &str = "blobs/packs";
 pub type Hash = crate::parse::BlobId;
 /// blake3 of a file, for pack names.
 pub type FileHash = [u8; 32];
-
-/// Lowercase hex of a hash.
-pub fn hex(hash: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(hash.len() * 2);
-    for b in hash {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
 
 /// A blob's place in a chunk or pack.
 #[derive(Debug, Clone, Copy)]
@@ -299,19 +289,20 @@ pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
 /// Writes the blob-index shards under `root`, one at a time (hashes sorted) so memory stays
 /// flat. Every shard exists, empty or not, so a missing file always means a broken bundle.
 pub fn write_shards(root: &Path, store: &Store, prefix_len: u32, path_of: impl Fn(&str) -> String) -> io::Result<()> {
-    let sorted = &store.locations;
+    let sorted = &store.locations; // sorted by blob id in `assemble`
     let names: Vec<String> = if prefix_len == 0 {
         vec!["all".into()]
     } else {
         (0..1usize << (4 * prefix_len)).map(|i| format!("{i:0width$x}", width = prefix_len as usize)).collect()
     };
-    let mut rest = &sorted[..];
+    let mut blobs = sorted.iter().map(|(h, l)| (hex(h), *l)).peekable();
     for name in names {
-        let n = rest.iter().take_while(|(h, _)| shard_name(&hex(&h[..]), prefix_len) == name).count();
-        let shard = BlobIndexShard(rest[..n].iter().map(|(h, l)| (hex(&h[..]), *l)).collect());
-        rest = &rest[n..];
+        let mut shard = BlobIndexShard::default();
+        while let Some((h, l)) = blobs.next_if(|(h, _)| shard_name(h, prefix_len) == name) {
+            shard.0.insert(h, l);
+        }
         fs::write(root.join(path_of(&name)), compress(&serde_json::to_vec(&shard)?)?)?;
     }
-    debug_assert!(rest.is_empty());
+    debug_assert!(blobs.next().is_none());
     Ok(())
 }

@@ -388,8 +388,15 @@ fn decode_md5(s: &str) -> Option<[u8; 16]> {
     Some(out)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Lowercase hex of bytes (hashes, ids).
+pub fn hex(hash: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(hash.len() * 2);
+    for b in hash {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
 }
 
 /// Detects a payload's format: JSON when it parses as JSON (whatever the declared encoding:
