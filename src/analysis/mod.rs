@@ -1,4 +1,239 @@
-//! Analysis tables computed from parsed entries: one module per table, each pure (entries in,
-//! rows and diagnostics out). The compiler's first version writes the event index, stack table,
-//! blob store and diagnostics only; the tables (compile directory, stack trie, failures,
-//! recompiles, guards, cache outcomes, cross-rank divergence, ...) land here next.
+//! Analysis tables computed from a stream's entries: one module per table, each pure (events in,
+//! rows and diagnostics out). The bundle writer feeds every entry of a stream to a
+//! [`StreamAnalysis`] in log order and writes what [`StreamAnalysis::finish`] returns.
+//!
+//! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
+//! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
+
+pub mod compile_directory;
+pub mod compiles;
+pub mod graph_breaks;
+
+use std::cell::OnceCell;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::parse::Meta;
+use crate::schema::{CompileId, PayloadFormat, StackTable};
+pub use compiles::{CompileRecord, Compiles};
+
+/// One log entry as the tables see it: its index row's fields, with stacks already interned in
+/// the stream's stack table, and the payload bytes.
+pub struct Event<'a> {
+    /// Position in the stream.
+    pub seq: u64,
+    /// Header line in the input file.
+    pub line: u64,
+    /// Last line of the entry.
+    pub end_line: u64,
+    /// Glog timestamp.
+    pub ts: &'a str,
+    /// Logging call site, `path/file.py:LINE`.
+    pub src: &'a str,
+    pub kind: &'a str,
+    pub name: Option<&'a str>,
+    pub compile_id: Option<&'a CompileId>,
+    /// The compile id as displayed (`[0/1]`).
+    pub display_id: Option<&'a str>,
+    /// Metadata as in the index row: stacks replaced by their ids.
+    pub meta: &'a Meta,
+    /// The `meta` fields that hold stack ids.
+    pub meta_stacks: &'a [String],
+    /// The envelope-level stack id.
+    pub stack: Option<u32>,
+    pub payload: Option<EventPayload<'a>>,
+    /// The stream's stacks so far (every stack id of this event resolves in it).
+    pub stacks: &'a StackTable,
+    meta_value: OnceCell<Value>,
+    payload_json: OnceCell<Option<Value>>,
+}
+
+/// A payload as the tables see it.
+#[derive(Clone, Copy)]
+pub struct EventPayload<'a> {
+    pub bytes: &'a [u8],
+    /// Blob id, 32 hex digits.
+    pub hash: &'a str,
+    pub lines: u64,
+    pub format: PayloadFormat,
+}
+
+impl<'a> Event<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        seq: u64,
+        line: u64,
+        end_line: u64,
+        ts: &'a str,
+        src: &'a str,
+        kind: &'a str,
+        name: Option<&'a str>,
+        compile_id: Option<&'a CompileId>,
+        display_id: Option<&'a str>,
+        meta: &'a Meta,
+        meta_stacks: &'a [String],
+        stack: Option<u32>,
+        payload: Option<EventPayload<'a>>,
+        stacks: &'a StackTable,
+    ) -> Self {
+        Event {
+            seq,
+            line,
+            end_line,
+            ts,
+            src,
+            kind,
+            name,
+            compile_id,
+            display_id,
+            meta,
+            meta_stacks,
+            stack,
+            payload,
+            stacks,
+            meta_value: OnceCell::new(),
+            payload_json: OnceCell::new(),
+        }
+    }
+
+    /// The metadata as a JSON value, parsed once on first use.
+    pub fn meta(&self) -> &Value {
+        match self.meta {
+            Meta::Value(v) => v,
+            Meta::Raw(_) => self.meta_value.get_or_init(|| self.meta.to_value()),
+        }
+    }
+
+    /// A metadata field that held a stack: its id in the stream's stack table.
+    pub fn meta_stack(&self, key: &str) -> Option<u32> {
+        if !self.meta_stacks.iter().any(|k| k == key) {
+            return None;
+        }
+        self.meta().get(key).and_then(Value::as_u64).map(|id| id as u32)
+    }
+
+    /// The payload as text (lossy for invalid UTF-8).
+    pub fn payload_text(&self) -> Option<std::borrow::Cow<'a, str>> {
+        self.payload.map(|p| String::from_utf8_lossy(p.bytes))
+    }
+
+    /// The payload parsed as JSON, once; `None` without a payload or when it is not JSON.
+    pub fn payload_json(&self) -> Option<&Value> {
+        self.payload_json.get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(p.bytes).ok())).as_ref()
+    }
+
+    /// What to call the entry: its name for named kinds, else its kind; `inductor_output_code`
+    /// adds the stem of its `filename` as tlparse does.
+    pub fn display_name(&self) -> String {
+        if let Some(name) = self.name {
+            return name.to_string();
+        }
+        if self.kind == "inductor_output_code" {
+            if let Some(file) = self.meta().get("filename").and_then(Value::as_str) {
+                let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+                let stem = base.split('.').next().unwrap_or(base);
+                return format!("inductor_output_code_{stem}");
+            }
+        }
+        self.kind.to_string()
+    }
+}
+
+/// A problem a table found with an entry: becomes an `unusable_entry` diagnostic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDiagnostic {
+    pub line: u64,
+    pub end_line: u64,
+    /// Which table, and what was wrong.
+    pub message: String,
+}
+
+/// Where tables report entries they cannot use.
+#[derive(Debug, Default)]
+pub struct Diagnostics(pub Vec<TableDiagnostic>);
+
+impl Diagnostics {
+    /// Records that `table` could not use the entry.
+    pub fn unusable(&mut self, table: &str, ev: &Event, why: impl std::fmt::Display) {
+        self.0.push(TableDiagnostic {
+            line: ev.line,
+            end_line: ev.end_line,
+            message: format!("{table}: {} entry not used: {why}", ev.kind),
+        });
+    }
+}
+
+/// What every table's finishing step can read.
+pub struct Finish<'a> {
+    /// The stream's complete stack table.
+    pub stacks: &'a StackTable,
+    /// What was collected about each compile id.
+    pub compiles: &'a Compiles,
+}
+
+/// One analysis table of a stream: observes every entry in log order, then finishes into its
+/// rows. Implementations are pure: no I/O, no clocks.
+pub trait Table: Default {
+    /// The table's name: its file is `tables/<stream>/<NAME>.json.zst`.
+    const NAME: &'static str;
+    /// The table file's type (in `schema::tables`).
+    type Output: Serialize;
+    /// Sees one entry.
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
+    /// The finished table and its number of rows; `None` when the stream has nothing for it.
+    fn finish(self, ctx: &Finish) -> Option<(Self::Output, u64)>;
+}
+
+/// A finished table, serialized.
+#[derive(Debug)]
+pub struct TableOutput {
+    pub name: &'static str,
+    pub rows: u64,
+    /// Compact JSON.
+    pub json: Vec<u8>,
+}
+
+macro_rules! tables {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        /// Every table of one stream, fed in one pass.
+        #[derive(Default)]
+        pub struct StreamAnalysis {
+            compiles: Compiles,
+            diagnostics: Diagnostics,
+            $($field: $ty,)*
+        }
+
+        impl StreamAnalysis {
+            /// Feeds one entry to every table.
+            pub fn observe(&mut self, ev: &Event) {
+                self.compiles.observe(ev, &mut self.diagnostics);
+                $(self.$field.observe(ev, &mut self.diagnostics);)*
+            }
+
+            /// Finishes every table; tables with no rows are left out.
+            pub fn finish(mut self, stacks: &StackTable) -> (Vec<TableOutput>, Vec<TableDiagnostic>) {
+                self.compiles.settle();
+                let ctx = Finish { stacks, compiles: &self.compiles };
+                let mut out = Vec::new();
+                $(
+                    if let Some((table, rows)) = self.$field.finish(&ctx) {
+                        out.push(TableOutput {
+                            name: <$ty as Table>::NAME,
+                            rows,
+                            json: serde_json::to_vec(&table).expect("tables serialize"),
+                        });
+                    }
+                )*
+                (out, self.diagnostics.0)
+            }
+        }
+
+        /// The names of every table, in the order they are computed.
+        pub const TABLE_NAMES: &[&str] = &[$(<$ty as Table>::NAME),*];
+    };
+}
+
+tables! {
+    compile_directory: compile_directory::CompileDirectoryTable,
+}

@@ -191,7 +191,18 @@ pub fn process_file(
 
     let mut streams = Vec::new();
     for key in order {
-        let summary = writers.remove(&key).expect("writer for every key").finish()?;
+        let mut summary = writers.remove(&key).expect("writer for every key").finish()?;
+        for d in summary.table_diagnostics.drain(..) {
+            diagnostics.push(FileDiagnostic {
+                kind: DiagnosticKind::UnusableEntry,
+                line: d.line,
+                end_line: d.end_line,
+                stream: Some(key),
+                message: d.message,
+                raw: None,
+                raw_size: 0,
+            });
+        }
         let rank = match key.slot {
             RankSlot::Home => demux.home_rank(key.pid),
             RankSlot::Other(r) => Some(r),
@@ -205,6 +216,8 @@ pub fn process_file(
             d.stream = None;
         }
     }
+    // Log order, whichever step found the problem.
+    diagnostics.sort_by_key(|d| d.line);
     let blake3 = *hasher.lock().expect("hasher lock").0.finalize().as_bytes();
     Ok(FileResult { streams, diagnostics, chunks: chunks.finish()?, lines, bytes, blake3 })
 }

@@ -16,7 +16,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::schema::{
-    self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream,
+    self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream, TableRef,
 };
 use file::FileResult;
 
@@ -71,6 +71,12 @@ pub mod paths {
     }
     pub fn stacks(stream: &str) -> String {
         format!("stacks/{stream}.json")
+    }
+    pub fn table(stream: &str, name: &str) -> String {
+        format!("tables/{stream}/{name}.json.zst")
+    }
+    pub fn chrome_trace(stream: &str) -> String {
+        format!("tables/{stream}/chrome_trace.json.gz")
     }
     pub fn blob_index(shard: &str) -> String {
         BLOB_INDEX_TEMPLATE.replace("{prefix}", shard)
@@ -203,6 +209,24 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             };
             fs::rename(&s.summary.index_path, root.join(paths::index(&id))).map_err(io_err)?;
             fs::rename(&s.summary.stacks_path, root.join(paths::stacks(&id))).map_err(io_err)?;
+            let mut tables = BTreeMap::new();
+            if !s.summary.tables.is_empty() || s.summary.chrome_trace_path.is_some() {
+                fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
+            }
+            for t in &s.summary.tables {
+                let path = paths::table(&id, t.name);
+                let compressed = zstd::bulk::compress(&t.json, blobs::ZSTD_LEVEL).map_err(io_err)?;
+                fs::write(root.join(&path), compressed).map_err(io_err)?;
+                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+            }
+            let chrome_trace = match &s.summary.chrome_trace_path {
+                Some(p) => {
+                    let path = paths::chrome_trace(&id);
+                    fs::rename(p, root.join(&path)).map_err(io_err)?;
+                    Some(path)
+                }
+                None => None,
+            };
             counts.entries += s.summary.entries;
             counts.payload_bytes += s.summary.payload_bytes;
             ids.insert(s.key, id.clone());
@@ -220,6 +244,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
                 last_timestamp: s.summary.last_timestamp,
                 kinds: s.summary.kinds,
                 compile_ids: s.summary.compile_ids,
+                tables,
+                chrome_trace,
             });
         }
         for d in result.diagnostics {
@@ -266,6 +292,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         jsonl.push(b'\n');
     }
     fs::write(root.join(paths::DIAGNOSTICS), jsonl).map_err(io_err)?;
+    fs::create_dir_all(root.join(paths::SCHEMA_DIR).join("tables")).map_err(io_err)?;
     for (name, schema) in schema::schemas() {
         write_json(&root.join(paths::SCHEMA_DIR).join(name), &schema, true).map_err(io_err)?;
     }
@@ -303,20 +330,24 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> i
 }
 
 /// The schema (path in the bundle) of a bundle file, by where it lives.
-pub fn schema_for(path: &str) -> Option<&'static str> {
-    if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
-        Some("schema/index-row.schema.json")
+pub fn schema_for(path: &str) -> Option<String> {
+    let fixed = if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
+        "schema/index-row.schema.json"
+    } else if let Some(rest) = path.strip_prefix("tables/").and_then(|r| r.strip_suffix(".json.zst")) {
+        let name = rest.rsplit('/').next()?;
+        return schema::tables::NAMES.contains(&name).then(|| format!("schema/tables/{name}.schema.json"));
     } else if path.starts_with("stacks/") {
-        Some("schema/stack-table.schema.json")
+        "schema/stack-table.schema.json"
     } else if path == paths::DIAGNOSTICS {
-        Some("schema/diagnostic.schema.json")
+        "schema/diagnostic.schema.json"
     } else if path.starts_with("blobs/index/") {
-        Some("schema/blob-index-shard.schema.json")
+        "schema/blob-index-shard.schema.json"
     } else if path == paths::MANIFEST {
-        Some("schema/manifest.schema.json")
+        "schema/manifest.schema.json"
     } else {
-        None
-    }
+        return None;
+    };
+    Some(fixed.to_string())
 }
 
 /// Every file under `root` except the manifest, sorted, with size and hash.
@@ -336,7 +367,7 @@ fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
         let mut hasher = blake3::Hasher::new();
         let size = io::copy(&mut fs::File::open(item.path())?, &mut hasher)?;
         files.push(FileEntry {
-            schema: schema_for(&rel).map(str::to_string),
+            schema: schema_for(&rel),
             path: rel,
             size,
             blake3: blobs::hex(hasher.finalize().as_bytes()),

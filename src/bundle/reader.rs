@@ -82,6 +82,27 @@ impl Bundle {
         read_json(&self.path(&s.stacks))
     }
 
+    /// A table of a stream (`None` when the stream has no such table), as the given type, e.g. a
+    /// `schema::tables::CompileDirectory` or a `serde_json::Value`.
+    pub fn table<T: DeserializeOwned>(&self, stream: &str, name: &str) -> Result<Option<T>, ReadError> {
+        let s = self.stream(stream)?;
+        match s.tables.get(name) {
+            Some(t) => read_json_zst(&self.path(&t.path)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The Chrome trace of a stream (`None` when it logged no chromium events).
+    pub fn chrome_trace(&self, stream: &str) -> Result<Option<Value>, ReadError> {
+        let s = self.stream(stream)?;
+        let Some(path) = &s.chrome_trace else { return Ok(None) };
+        let path = self.path(path);
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&read_bytes(&path)?[..]), &mut text)
+            .map_err(|e| invalid(path.display(), e.to_string()))?;
+        serde_json::from_slice(&text).map(Some).map_err(|e| invalid(path.display(), e.to_string()))
+    }
+
     /// The diagnostics, in input order.
     pub fn diagnostics(&self) -> Result<Vec<Diagnostic>, ReadError> {
         read_jsonl(&self.path(&self.manifest.diagnostics.path))
@@ -244,7 +265,7 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
                 problems.push(format!("{}: differs from the format-{} schema", f.path, schema::FORMAT_VERSION));
             }
         }
-        if f.schema.as_deref() != super::schema_for(&f.path) {
+        if f.schema != super::schema_for(&f.path) {
             problems.push(format!("{}: schema should be {:?}", f.path, super::schema_for(&f.path)));
         }
     }
@@ -358,6 +379,22 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
             ));
         }
         entries += n;
+
+        for (name, t) in &s.tables {
+            if !listed.contains_key(t.path.as_str()) || t.path != paths::table(&s.id, name) {
+                problems.push(format!("stream {}: table {name} at {} is not where it should be", s.id, t.path));
+                continue;
+            }
+            let value: Value = read_json_zst(&root.join(&t.path))?;
+            check(&t.path, "", &value, &format!("schema/tables/{name}.schema.json"), &mut problems);
+        }
+        if s.chrome_trace.is_some() {
+            match bundle.chrome_trace(&s.id) {
+                Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
+                Ok(_) => problems.push(format!("stream {}: chrome trace has no traceEvents list", s.id)),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
     }
     if entries != m.counts.entries {
         problems.push(format!("streams hold {entries} entries, manifest counts {}", m.counts.entries));

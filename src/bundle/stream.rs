@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::blobs::hex;
+use crate::analysis::{Event, EventPayload, StreamAnalysis, TableDiagnostic, TableOutput};
 use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadRef, StackTable};
 
@@ -41,6 +42,11 @@ impl StackInterner {
     pub fn into_table(self) -> StackTable {
         self.table
     }
+
+    /// The stacks so far.
+    pub fn table(&self) -> &StackTable {
+        &self.table
+    }
 }
 
 /// What a stream writer learned, for the manifest.
@@ -54,6 +60,12 @@ pub struct StreamSummary {
     pub compile_ids: u64,
     pub index_path: PathBuf,
     pub stacks_path: PathBuf,
+    /// The stream's analysis tables, serialized (written once stream ids are known).
+    pub tables: Vec<TableOutput>,
+    /// Entries the tables could not use.
+    pub table_diagnostics: Vec<TableDiagnostic>,
+    /// The Chrome trace file, when the stream logged chromium events.
+    pub chrome_trace_path: Option<PathBuf>,
 }
 
 /// Writes one stream's index rows as they come, in log order.
@@ -69,6 +81,52 @@ pub struct StreamWriter {
     last_timestamp: String,
     kinds: BTreeMap<String, u64>,
     compile_ids: HashSet<CompileId>,
+    analysis: StreamAnalysis,
+    chrome_trace: ChromeTraceWriter,
+}
+
+/// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
+/// Perfetto opens as is (gzip rather than zstd for that reason).
+struct ChromeTraceWriter {
+    path: PathBuf,
+    out: Option<flate2::write::GzEncoder<BufWriter<File>>>,
+}
+
+impl ChromeTraceWriter {
+    /// Appends one event; payloads that are not a JSON object are left out of the trace (they
+    /// stay in the index and blob store).
+    fn add(&mut self, payload: &[u8]) -> io::Result<()> {
+        let is_object = payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok();
+        if !is_object {
+            return Ok(());
+        }
+        let out = match &mut self.out {
+            Some(out) => {
+                out.write_all(b",\n")?;
+                out
+            }
+            None => {
+                let file = BufWriter::new(File::create(&self.path)?);
+                let out = self.out.insert(flate2::write::GzEncoder::new(file, flate2::Compression::new(6)));
+                // displayTimeUnit first: Perfetto's streaming JSON reader wants it early.
+                out.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")?;
+                out
+            }
+        };
+        out.write_all(payload)
+    }
+
+    fn finish(self) -> io::Result<Option<PathBuf>> {
+        match self.out {
+            None => Ok(None),
+            Some(mut out) => {
+                out.write_all(b"\n]}\n")?;
+                out.finish()?.flush()?;
+                Ok(Some(self.path))
+            }
+        }
+    }
 }
 
 impl StreamWriter {
@@ -94,6 +152,8 @@ impl StreamWriter {
             last_timestamp: String::new(),
             kinds: BTreeMap::new(),
             compile_ids: HashSet::new(),
+            analysis: StreamAnalysis::default(),
+            chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
         })
     }
 
@@ -130,7 +190,8 @@ impl StreamWriter {
             self.first_timestamp = Some(entry.timestamp.clone());
         }
         self.last_timestamp.clone_from(&entry.timestamp);
-        let payload = entry.payload.map(|p| {
+        let payload_bytes = entry.payload.as_ref().map(|p| p.bytes.as_slice());
+        let payload = entry.payload.as_ref().map(|p| {
             self.payload_bytes += p.bytes.len() as u64;
             PayloadRef {
                 hash: hex(&p.hash),
@@ -157,6 +218,33 @@ impl StreamWriter {
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };
+        let ev = Event::new(
+            row.seq,
+            row.line,
+            entry.end_line,
+            &row.ts,
+            &row.src,
+            &row.kind,
+            row.name.as_deref(),
+            row.cid.as_ref(),
+            row.compile_id.as_deref(),
+            &row.meta,
+            &row.meta_stacks,
+            row.stack,
+            row.payload.as_ref().zip(payload_bytes).map(|(p, bytes)| EventPayload {
+                bytes,
+                hash: &p.hash,
+                lines: p.lines,
+                format: p.format,
+            }),
+            self.interner.table(),
+        );
+        self.analysis.observe(&ev);
+        if row.kind == "chromium_event" {
+            if let Some(bytes) = payload_bytes {
+                self.chrome_trace.add(bytes)?;
+            }
+        }
         self.line.clear();
         serde_json::to_writer(&mut self.line, &row)?;
         self.line.push(b'\n');
@@ -169,7 +257,9 @@ impl StreamWriter {
     pub fn finish(self) -> io::Result<StreamSummary> {
         self.out.finish()?.flush()?;
         let table = self.interner.into_table();
+        let (tables, table_diagnostics) = self.analysis.finish(&table);
         std::fs::write(&self.stacks_path, serde_json::to_vec(&table)?)?;
+        let chrome_trace_path = self.chrome_trace.finish()?;
         Ok(StreamSummary {
             entries: self.entries,
             payload_bytes: self.payload_bytes,
@@ -179,6 +269,9 @@ impl StreamWriter {
             compile_ids: self.compile_ids.len() as u64,
             index_path: self.index_path,
             stacks_path: self.stacks_path,
+            tables,
+            table_diagnostics,
+            chrome_trace_path,
         })
     }
 }

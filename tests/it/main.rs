@@ -6,4 +6,5 @@ mod fixtures;
 mod properties;
 mod schema_drift;
 mod snapshots;
+mod tables;
 mod util;

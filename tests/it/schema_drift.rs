@@ -1,5 +1,6 @@
-//! The committed JSON Schemas in schema/v1 are exactly what the code generates. Run with
-//! `UPDATE_SCHEMAS=1` to rewrite them after changing a type in `src/schema.rs`.
+//! The committed JSON Schemas in schema/v{FORMAT_VERSION} are exactly what the code generates. Run with
+//! `UPDATE_SCHEMAS=1` to rewrite them after changing a type in `src/schema/`.
+//! Older versions' directories stay as they were published.
 
 use tlparse_build::schema::{FORMAT_VERSION, schemas};
 
@@ -16,15 +17,20 @@ fn committed_schemas_match_the_code() {
         let path = dir.join(name);
         expected_files.push(name.to_string());
         if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &text).unwrap();
             continue;
         }
         let committed = std::fs::read_to_string(&path)
             .unwrap_or_else(|_| panic!("{path:?} is missing; run UPDATE_SCHEMAS=1 cargo test"));
-        assert!(committed == text, "{path:?} is out of date with src/schema.rs; run UPDATE_SCHEMAS=1 cargo test");
+        assert!(committed == text, "{path:?} is out of date with src/schema/; run UPDATE_SCHEMAS=1 cargo test");
     }
-    let mut on_disk: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut on_disk: Vec<String> = walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/"))
+        .collect();
     on_disk.sort();
     expected_files.sort();
     assert_eq!(on_disk, expected_files, "schema/v{FORMAT_VERSION} holds files the code does not generate");

@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod tables;
+
 /// The bundle format's name, written in every manifest.
 pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes. Bumped on every change to any bundle file's shape.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace.
+pub const FORMAT_VERSION: u32 = 2;
 /// The oldest reader version that can read what this code writes.
 pub const MIN_READER_VERSION: u32 = 1;
 
@@ -129,6 +132,24 @@ pub struct Stream {
     pub index: String,
     /// Path of the stream's interned stack table (`StackTable`).
     pub stacks: String,
+    /// The stream's analysis tables that have at least one row, by table name (e.g.
+    /// `compile_directory`). Each file is zstd-compressed JSON following
+    /// `schema/tables/<name>.schema.json`.
+    pub tables: BTreeMap<String, TableRef>,
+    /// Path of a Chrome trace-event file (gzip-compressed JSON, `{"traceEvents": [...]}`) of the
+    /// stream's `chromium_event` entries, which Perfetto and chrome://tracing open as is. Null when
+    /// the stream logged none.
+    pub chrome_trace: Option<String>,
+}
+
+/// Where one analysis table of a stream is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TableRef {
+    /// Path of the table file, `tables/<stream>/<name>.json.zst`.
+    pub path: String,
+    /// Number of rows in the table (its main list; see each table's description).
+    pub rows: u64,
 }
 
 /// Totals over the whole bundle.
@@ -389,6 +410,9 @@ pub enum DiagnosticKind {
     InvalidUtf8,
     /// A log whose file name names another rank than its entries do (the entries win).
     RankMismatch,
+    /// An entry an analysis table could not use (metadata or payload of an unexpected shape).
+    /// The entry stays in the index; the table is written without it.
+    UnusableEntry,
 }
 
 impl DiagnosticKind {
@@ -404,6 +428,7 @@ impl DiagnosticKind {
             DiagnosticKind::UnresolvedString => "unresolved_string",
             DiagnosticKind::InvalidUtf8 => "invalid_utf8",
             DiagnosticKind::RankMismatch => "rank_mismatch",
+            DiagnosticKind::UnusableEntry => "unusable_entry",
         }
     }
 }
@@ -430,11 +455,13 @@ pub struct BlobLocation {
 /// in the bundle's `schema/` directory.
 pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
     let generator = || schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
-    vec![
+    let mut list = vec![
         ("manifest.schema.json", generator().into_root_schema_for::<Manifest>()),
         ("index-row.schema.json", generator().into_root_schema_for::<IndexRow>()),
         ("stack-table.schema.json", generator().into_root_schema_for::<StackTable>()),
         ("diagnostic.schema.json", generator().into_root_schema_for::<Diagnostic>()),
         ("blob-index-shard.schema.json", generator().into_root_schema_for::<BlobIndexShard>()),
-    ]
+    ];
+    list.extend(tables::schemas(generator));
+    list
 }

@@ -1,0 +1,225 @@
+//! What several tables need to know about each compile id, collected in one pass: its entries'
+//! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Diagnostics, Event};
+use crate::parse::display_compile_id;
+use crate::schema::CompileId;
+use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
+
+/// Everything collected about one compile id.
+#[derive(Debug, Clone)]
+pub struct CompileRecord {
+    /// The id; a missing `attempt` is read as attempt 0 when `frame_compile_id` is set (as
+    /// tlparse does), so runtime entries logged without an attempt join their compile.
+    pub id: CompileId,
+    /// `[0/1]`.
+    pub display: String,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub start_ts: String,
+    pub end_ts: String,
+    /// The `dynamo_start` stack's id in the stream's stack table.
+    pub start_stack: Option<u32>,
+    /// The first `compilation_metrics` metadata of the compile.
+    pub metrics: Option<Value>,
+    /// Every artifact, in log order.
+    pub artifacts: Vec<ArtifactRef>,
+    /// Cache outcomes, in log order.
+    pub cache: Vec<CacheOutcome>,
+    /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
+    pub graph_breaks: Vec<String>,
+    /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
+    pub next_attempt: Option<usize>,
+}
+
+impl CompileRecord {
+    /// A string field of the metrics.
+    pub fn metric_str(&self, key: &str) -> Option<&str> {
+        self.metrics.as_ref()?.get(key)?.as_str()
+    }
+
+    /// A numeric field of the metrics.
+    pub fn metric_f64(&self, key: &str) -> Option<f64> {
+        self.metrics.as_ref()?.get(key)?.as_f64()
+    }
+
+    /// `restart_reasons` from the metrics (empty when null or absent).
+    pub fn restart_reasons(&self) -> Vec<String> {
+        strings(self.metrics.as_ref().and_then(|m| m.get("restart_reasons")))
+    }
+
+    /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
+    /// bug of taking a null `restart_reasons` for a restart.
+    pub fn status(&self) -> CompileStatus {
+        let Some(m) = &self.metrics else {
+            return if self.next_attempt.is_some() { CompileStatus::Restarted } else { CompileStatus::MetricsMissing };
+        };
+        if m.get("fail_type").is_some_and(|v| !v.is_null()) {
+            CompileStatus::Failed
+        } else if m.get("graph_op_count").and_then(Value::as_u64).unwrap_or(0) == 0 {
+            CompileStatus::EmptyGraph
+        } else if !self.restart_reasons().is_empty() {
+            CompileStatus::OkWithRestart
+        } else {
+            CompileStatus::Ok
+        }
+    }
+
+    /// The artifacts with a given name, in log order.
+    pub fn artifacts_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ArtifactRef> + 'a {
+        self.artifacts.iter().filter(move |a| a.name == name)
+    }
+}
+
+/// A JSON list of strings (other items are shown as JSON); empty for null or absent.
+pub fn strings(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string)).collect()
+        }
+        Some(Value::String(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// tlparse's directory name for a compile id: `{ca}_{frame}_{compile}_{attempt}`, `-` for missing.
+pub fn dir_name(id: &CompileId) -> String {
+    let part = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    format!(
+        "{}_{}_{}_{}",
+        part(id.compiled_autograd_id),
+        part(id.frame_id),
+        part(id.frame_compile_id),
+        part(id.attempt)
+    )
+}
+
+/// The compile ids of a stream, in order of first appearance.
+#[derive(Debug, Default)]
+pub struct Compiles {
+    pub records: Vec<CompileRecord>,
+    by_id: HashMap<CompileId, usize>,
+    /// Artifacts logged outside any compile.
+    pub unattributed: Vec<ArtifactRef>,
+}
+
+/// The key a compile id is filed under (attempt-less ids join attempt 0).
+pub fn normalize(id: &CompileId) -> CompileId {
+    let mut id = *id;
+    if id.frame_compile_id.is_some() && id.attempt.is_none() {
+        id.attempt = Some(0);
+    }
+    id
+}
+
+/// Classifies a cache artifact name: (`fx_graph_cache`, `hit`) for `fx_graph_cache_hit`.
+pub fn cache_outcome(name: &str) -> Option<(String, &'static str)> {
+    for outcome in ["hit", "miss", "bypass"] {
+        let marker = format!("cache_{outcome}");
+        if let Some(at) = name.find(&marker) {
+            return Some((name[..at + "cache".len()].to_string(), outcome));
+        }
+    }
+    None
+}
+
+impl Compiles {
+    /// The record of a compile id, if the stream has it.
+    pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
+        self.by_id.get(&normalize(id)).map(|&i| &self.records[i])
+    }
+
+    pub fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+        let artifact = artifact_ref(ev);
+        let Some(raw_id) = ev.compile_id else {
+            if let Some(a) = artifact {
+                self.unattributed.push(a);
+            }
+            return;
+        };
+        let id = normalize(raw_id);
+        let index = *self.by_id.entry(id).or_insert_with(|| {
+            self.records.push(CompileRecord {
+                id,
+                display: display_compile_id(&id),
+                first_seq: ev.seq,
+                last_seq: ev.seq,
+                start_ts: ev.ts.to_string(),
+                end_ts: ev.ts.to_string(),
+                start_stack: None,
+                metrics: None,
+                artifacts: Vec::new(),
+                cache: Vec::new(),
+                graph_breaks: Vec::new(),
+                next_attempt: None,
+            });
+            self.records.len() - 1
+        });
+        let record = &mut self.records[index];
+        record.last_seq = ev.seq;
+        ev.ts.clone_into(&mut record.end_ts);
+        match ev.kind {
+            "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
+            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(ev.meta().clone()),
+            _ => {}
+        }
+        if ev.name == Some("dynamo_graph_break_reason") {
+            if let Some(text) = ev.payload_text() {
+                record.graph_breaks.push(super::graph_breaks::parse(&text).reason);
+            }
+        }
+        if let Some(a) = artifact {
+            if let Some((cache, outcome)) = cache_outcome(&a.name) {
+                record.cache.push(CacheOutcome { cache, outcome: outcome.into(), name: a.name.clone(), seq: ev.seq });
+            }
+            record.artifacts.push(a);
+        }
+    }
+
+    /// Called once after the last entry: links each attempt to the next one of the same frame
+    /// compile.
+    pub fn settle(&mut self) {
+        for i in 0..self.records.len() {
+            let id = self.records[i].id;
+            let Some(attempt) = id.attempt else { continue };
+            let next = CompileId { attempt: Some(attempt + 1), ..id };
+            self.records[i].next_attempt = self.by_id.get(&next).copied();
+        }
+    }
+}
+
+/// The artifact an entry is, if it is one: any entry with a payload except chromium events, and
+/// links.
+fn artifact_ref(ev: &Event) -> Option<ArtifactRef> {
+    if ev.kind == "chromium_event" || (ev.payload.is_none() && ev.kind != "link") {
+        return None;
+    }
+    Some(ArtifactRef {
+        seq: ev.seq,
+        line: ev.line,
+        kind: ev.kind.to_string(),
+        name: ev.display_name(),
+        blob: ev.payload.map(|p| p.hash.to_string()),
+        size: ev.payload.map_or(0, |p| p.bytes.len() as u64),
+        lines: ev.payload.map_or(0, |p| p.lines),
+        format: ev.payload.map(|p| p.format),
+        url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(str::to_string)).flatten(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_names_are_classified() {
+        assert_eq!(cache_outcome("fx_graph_cache_hit"), Some(("fx_graph_cache".into(), "hit")));
+        assert_eq!(cache_outcome("aotautograd_cache_miss"), Some(("aotautograd_cache".into(), "miss")));
+        assert_eq!(cache_outcome("fx_graph_bundled_cache_hit"), Some(("fx_graph_bundled_cache".into(), "hit")));
+        assert_eq!(cache_outcome("aotautograd_cache_hash"), None);
+    }
+}

@@ -1,0 +1,108 @@
+//! `compile_directory`: one row per compile id, with its status, timing, reasons and artifacts.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ArtifactRef;
+use crate::schema::CompileId;
+
+/// `tables/<stream>/compile_directory.json.zst`: every compile id of the stream in order of first
+/// appearance, and the artifacts logged outside any compile. `rows` counts `compiles`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompileDirectory {
+    /// One row per compile id, in order of first appearance in the stream.
+    pub compiles: Vec<CompileEntry>,
+    /// Artifacts logged with no compile id (tlparse files them under `-_-_-_-`).
+    pub unattributed: Vec<ArtifactRef>,
+}
+
+/// What became of a compile, with tlparse's stack-trie colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompileStatus {
+    /// Compiled a graph (tlparse: green, `status-ok`).
+    Ok,
+    /// Compiled, after restarting the analysis (non-empty `restart_reasons`; tlparse: yellow,
+    /// `status-break`). Unlike tlparse, a null `restart_reasons` is not a restart.
+    OkWithRestart,
+    /// Produced no graph: `graph_op_count` is 0 or absent (tlparse: `status-empty`).
+    EmptyGraph,
+    /// `fail_type` is set (tlparse: red, `status-error`).
+    Failed,
+    /// An attempt whose analysis was abandoned and restarted as a later attempt of the same
+    /// frame compile (`[0/0]` restarted as `[0/0_1]`, whose metrics hold the restart reasons).
+    /// tlparse shows these as metrics missing.
+    Restarted,
+    /// No `compilation_metrics` entry was logged for the compile id, e.g. a crash or a compile
+    /// still running when the log ended (tlparse: `status-missing`).
+    MetricsMissing,
+}
+
+/// One compile id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompileEntry {
+    /// The compile id as displayed: `[0/1]`, `[0/1_2]`, `[!0/1/2]`.
+    pub compile_id: String,
+    /// Its parts.
+    pub cid: CompileId,
+    /// tlparse's directory name for the compile id, `{compiled_autograd_id}_{frame_id}_{frame_compile_id}_{attempt}`
+    /// with `-` for missing parts (e.g. `-_0_0_0`).
+    pub dir: String,
+    /// The compile's status.
+    pub status: CompileStatus,
+    /// For a `restarted` attempt, the compile id of the attempt that replaced it.
+    pub restarted_as: Option<String>,
+    /// `co_name` of the compiled frame (from `compilation_metrics`), when logged.
+    pub co_name: Option<String>,
+    /// `co_filename` of the compiled frame, when logged.
+    pub co_filename: Option<String>,
+    /// `co_firstlineno` of the compiled frame, when logged.
+    pub co_firstlineno: Option<i64>,
+    /// Id, in the stream's stack table, of the `dynamo_start` stack (the user code that
+    /// triggered the compile).
+    pub stack: Option<u32>,
+    /// `seq` of the compile's first entry in the stream's index.
+    pub first_seq: u64,
+    /// `seq` of the compile's last entry.
+    pub last_seq: u64,
+    /// Glog timestamp of the first entry.
+    pub start_ts: String,
+    /// Glog timestamp of the last entry.
+    pub end_ts: String,
+    /// `start_time` from `compilation_metrics` (seconds since the epoch), when logged.
+    pub start_time: Option<f64>,
+    /// Wall time of the whole frame compile in seconds (`entire_frame_compile_time_s`), when logged.
+    pub duration_s: Option<f64>,
+    /// `fail_type` from `compilation_metrics`, for failed compiles.
+    pub fail_type: Option<String>,
+    /// `fail_reason` from `compilation_metrics`, for failed compiles.
+    pub fail_reason: Option<String>,
+    /// `restart_reasons` from `compilation_metrics` (why the analysis restarted, often a graph
+    /// break).
+    pub restart_reasons: Vec<String>,
+    /// Graph-break reasons logged for the compile (`dynamo_graph_break_reason` artifacts), first
+    /// line of each.
+    pub graph_breaks: Vec<String>,
+    /// Cache outcomes logged for the compile, in log order.
+    pub cache: Vec<CacheOutcome>,
+    /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
+    /// log order.
+    pub artifacts: Vec<ArtifactRef>,
+}
+
+/// A cache hit, miss or bypass, from an artifact named `*cache_hit*`, `*cache_miss*` or
+/// `*cache_bypass*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheOutcome {
+    /// The cache, from the artifact name: `fx_graph_cache`, `aotautograd_cache`, ...
+    pub cache: String,
+    /// `hit`, `miss` or `bypass`.
+    pub outcome: String,
+    /// The artifact's name as logged.
+    pub name: String,
+    /// `seq` of the artifact's entry.
+    pub seq: u64,
+}

@@ -1,0 +1,46 @@
+//! The analysis tables' types: one module per table, each file `tables/<stream>/<name>.json.zst`
+//! with its schema `schema/tables/<name>.schema.json`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::PayloadFormat;
+
+pub mod compile_directory;
+
+pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+
+/// A logged artifact: an entry with a payload (or a link), as tables refer to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactRef {
+    /// `seq` of the entry in the stream's index.
+    pub seq: u64,
+    /// Line of the entry's header in its input file.
+    pub line: u64,
+    /// The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
+    pub kind: String,
+    /// What to call it: the entry's name for named kinds (`artifact`, `graph_dump`, ...), the
+    /// kind otherwise; `inductor_output_code` adds the stem of its `filename`.
+    pub name: String,
+    /// Blob id of the payload; null for links and payload-less entries.
+    pub blob: Option<String>,
+    /// Payload size in bytes (0 without a payload).
+    pub size: u64,
+    /// Payload lines (0 without a payload).
+    pub lines: u64,
+    /// Detected payload format; null without a payload.
+    pub format: Option<PayloadFormat>,
+    /// The URL of a `link` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// Every table's schema, with its file name under the bundle's `schema/` directory.
+pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
+    vec![("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>())]
+}
+
+/// The names of every table (`tables/<stream>/<name>.json.zst`, schema
+/// `schema/tables/<name>.schema.json`).
+pub const NAMES: &[&str] = &["compile_directory"];

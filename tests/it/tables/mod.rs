@@ -1,0 +1,55 @@
+//! The analysis tables on real fixtures: a whole-table insta snapshot per table and fixture, plus
+//! facts cross-checked by hand against the raw log (each test says what was checked).
+
+mod compile_directory;
+
+use serde_json::Value;
+use tlparse_build::bundle::reader::Bundle;
+
+use crate::util::{build, fixture};
+
+/// A built fixture, kept alive while its tables are read.
+pub struct Built {
+    _dir: tempfile::TempDir,
+    pub bundle: Bundle,
+}
+
+/// Builds a fixture (validated against every schema) and opens it.
+pub fn built(rel: &str) -> Built {
+    let (dir, out, _) = build(&fixture(rel));
+    Built { bundle: Bundle::open(&out).unwrap(), _dir: dir }
+}
+
+impl Built {
+    /// The id of the only stream (panics if there are several).
+    pub fn only_stream(&self) -> String {
+        let streams = &self.bundle.manifest.streams;
+        assert_eq!(streams.len(), 1, "expected one stream");
+        streams[0].id.clone()
+    }
+
+    /// A table of the only stream, which must exist.
+    pub fn table(&self, name: &str) -> Value {
+        self.table_of(&self.only_stream(), name)
+    }
+
+    /// A table of a stream, which must exist.
+    pub fn table_of(&self, stream: &str, name: &str) -> Value {
+        self.bundle.table(stream, name).unwrap().unwrap_or_else(|| panic!("stream {stream} has no table {name}"))
+    }
+
+    /// Whether the only stream has the table.
+    pub fn has_table(&self, name: &str) -> bool {
+        self.bundle.manifest.streams[0].tables.contains_key(name)
+    }
+}
+
+/// Snapshots a whole table as pretty JSON.
+pub fn snapshot(snapshot_name: &str, table: &Value) {
+    insta::assert_snapshot!(snapshot_name.to_string(), serde_json::to_string_pretty(table).unwrap());
+}
+
+/// The rows of a list field, as objects.
+pub fn rows<'a>(table: &'a Value, field: &str) -> &'a Vec<Value> {
+    table[field].as_array().unwrap_or_else(|| panic!("table has no list {field}"))
+}
