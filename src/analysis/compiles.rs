@@ -128,6 +128,21 @@ pub fn cache_outcome(name: &str) -> Option<(String, &'static str)> {
 }
 
 impl Compiles {
+    /// The `dynamo_start` stack of a compile, or of the first attempt of its frame compile that
+    /// logged one (restarted attempts often log `dynamo_start` only once).
+    pub fn start_stack(&self, id: &CompileId) -> Option<u32> {
+        let id = normalize(id);
+        self.get(&id).and_then(|r| r.start_stack).or_else(|| {
+            self.records
+                .iter()
+                .filter(|r| {
+                    (r.id.compiled_autograd_id, r.id.frame_id, r.id.frame_compile_id)
+                        == (id.compiled_autograd_id, id.frame_id, id.frame_compile_id)
+                })
+                .find_map(|r| r.start_stack)
+        })
+    }
+
     /// The record of a compile id, if the stream has it.
     pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
         self.by_id.get(&normalize(id)).map(|&i| &self.records[i])

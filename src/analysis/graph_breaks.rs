@@ -39,3 +39,102 @@ pub fn parse(text: &str) -> BreakText {
     });
     BreakText { reason, location, explanation, url }
 }
+
+use std::collections::HashMap;
+
+use super::{Diagnostics, Event, Finish, Table};
+use crate::schema::tables::{GraphBreakGroup, GraphBreaks};
+
+#[derive(Default)]
+pub struct GraphBreaksTable {
+    groups: Vec<GraphBreakGroup>,
+    by_key: HashMap<(String, Option<String>), usize>,
+}
+
+impl GraphBreaksTable {
+    fn add(&mut self, text: BreakText, source: &str, compile_id: String, blob: Option<String>) {
+        let key = (text.reason.clone(), text.location.clone());
+        let index = *self.by_key.entry(key).or_insert_with(|| {
+            self.groups.push(GraphBreakGroup {
+                reason: text.reason,
+                location: text.location,
+                explanation: text.explanation,
+                url: text.url,
+                source: source.to_string(),
+                count: 0,
+                compile_ids: Vec::new(),
+                example_blob: blob,
+            });
+            self.groups.len() - 1
+        });
+        let group = &mut self.groups[index];
+        group.count += 1;
+        group.compile_ids.push(compile_id);
+    }
+}
+
+impl Table for GraphBreaksTable {
+    const NAME: &'static str = "graph_breaks";
+    type Output = GraphBreaks;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        if ev.name != Some("dynamo_graph_break_reason") {
+            return;
+        }
+        let (Some(text), Some(payload)) = (ev.payload_text(), ev.payload) else {
+            diags.unusable(Self::NAME, ev, "no payload");
+            return;
+        };
+        let compile_id = ev.display_id.unwrap_or("[-/-]").to_string();
+        self.add(parse(&text), "dynamo_graph_break_reason", compile_id, Some(payload.hash.to_string()));
+    }
+
+    fn finish(mut self, ctx: &Finish) -> Option<(GraphBreaks, u64)> {
+        // Logs without the artifact (older torch) still name the break in the metrics'
+        // `restart_reasons`; use those for frame compiles that logged no artifact in any attempt.
+        let records = &ctx.compiles.records;
+        let frame_compile =
+            |r: &super::CompileRecord| (r.id.compiled_autograd_id, r.id.frame_id, r.id.frame_compile_id);
+        for r in records {
+            let reasons = r.restart_reasons();
+            if reasons.is_empty()
+                || records.iter().any(|o| frame_compile(o) == frame_compile(r) && !o.graph_breaks.is_empty())
+            {
+                continue;
+            }
+            for reason in reasons {
+                self.add(parse(&reason), "restart_reasons", r.display.clone(), None);
+            }
+        }
+        let mut breaks = self.groups;
+        if breaks.is_empty() {
+            return None;
+        }
+        breaks.sort_by(|a, b| b.count.cmp(&a.count)); // stable: ties keep first appearance
+        let total = breaks.iter().map(|b| b.count).sum();
+        let rows = breaks.len() as u64;
+        Some((GraphBreaks { breaks, total }, rows))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_torch_2_15_graph_break() {
+        let text = "Graph break in user code at /home/user/g.py:18\nGraph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\nFailed to trace builtin operator\n  Explanation: Dynamo does not know how to trace `print`\n\n For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html\n";
+        let b = parse(text);
+        assert_eq!(b.reason, "Failed to trace builtin operator");
+        assert_eq!(b.location.as_deref(), Some("/home/user/g.py:18"));
+        assert_eq!(b.explanation.as_deref(), Some("Dynamo does not know how to trace `print`"));
+        assert_eq!(b.url.as_deref(), Some("https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html"));
+    }
+
+    #[test]
+    fn a_bare_restart_reason_is_its_own_reason() {
+        let b = parse("'skip function graph_break in file decorators.py'");
+        assert_eq!(b.reason, "'skip function graph_break in file decorators.py'");
+        assert_eq!(b.location, None);
+    }
+}

@@ -5,9 +5,13 @@
 //! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
+pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod compiles;
+pub mod failures;
 pub mod graph_breaks;
+pub mod recompiles;
+pub mod stack_trie;
 
 use std::cell::OnceCell;
 
@@ -236,4 +240,9 @@ macro_rules! tables {
 
 tables! {
     compile_directory: compile_directory::CompileDirectoryTable,
+    stack_trie: stack_trie::StackTrieTable,
+    failures: failures::FailuresTable,
+    compilation_metrics: compilation_metrics::CompilationMetricsTable,
+    recompiles: recompiles::RecompilesTable,
+    graph_breaks: graph_breaks::GraphBreaksTable,
 }

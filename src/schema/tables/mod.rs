@@ -6,9 +6,19 @@ use serde::{Deserialize, Serialize};
 
 use super::PayloadFormat;
 
+pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod failures;
+pub mod graph_breaks;
+pub mod recompiles;
+pub mod stack_trie;
 
+pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use failures::{Failure, FailureKind, Failures};
+pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
+pub use stack_trie::{StackTrie, TrieCompile, TrieNode};
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -38,9 +48,17 @@ pub struct ArtifactRef {
 
 /// Every table's schema, with its file name under the bundle's `schema/` directory.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>())]
+    vec![
+        ("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>()),
+        ("tables/stack_trie.schema.json", generator().into_root_schema_for::<StackTrie>()),
+        ("tables/failures.schema.json", generator().into_root_schema_for::<Failures>()),
+        ("tables/compilation_metrics.schema.json", generator().into_root_schema_for::<CompilationMetrics>()),
+        ("tables/recompiles.schema.json", generator().into_root_schema_for::<Recompiles>()),
+        ("tables/graph_breaks.schema.json", generator().into_root_schema_for::<GraphBreaks>()),
+    ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] = &["compile_directory"];
+pub const NAMES: &[&str] =
+    &["compile_directory", "stack_trie", "failures", "compilation_metrics", "recompiles", "graph_breaks"];

@@ -1,7 +1,12 @@
 //! The analysis tables on real fixtures: a whole-table insta snapshot per table and fixture, plus
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
+mod compilation_metrics;
 mod compile_directory;
+mod failures;
+mod graph_breaks;
+mod recompiles;
+mod stack_trie;
 
 use serde_json::Value;
 use tlparse_build::bundle::reader::Bundle;

@@ -1,0 +1,90 @@
+//! Failures and restarts: one row per restart reason and per failed compile (forward or
+//! backward), in log order.
+
+use serde_json::Value;
+
+use super::compilation_metrics::METRICS_KINDS;
+use super::{Diagnostics, Event, Finish, Table, compiles};
+use crate::schema::CompileId;
+use crate::schema::tables::{Failure, FailureKind, Failures};
+
+#[derive(Default)]
+pub struct FailuresTable {
+    /// Rows, with the compile id to look the stack and `dynamo_error` up in at the end.
+    rows: Vec<(Option<CompileId>, Failure)>,
+}
+
+impl Table for FailuresTable {
+    const NAME: &'static str = "failures";
+    type Output = Failures;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        if !METRICS_KINDS.contains(&ev.kind) {
+            return;
+        }
+        let m = ev.meta();
+        if !m.is_object() {
+            diags.unusable(Self::NAME, ev, "metadata is not an object");
+            return;
+        }
+        let compile_id = ev.display_id.unwrap_or("[-/-]").to_string();
+        let row = |kind, failure_type: String, reason: Option<String>| Failure {
+            compile_id: compile_id.clone(),
+            kind,
+            source: ev.kind.to_string(),
+            failure_type,
+            reason,
+            user_frame: None,
+            exception: None,
+            error_blob: None,
+            stack: None,
+            seq: ev.seq,
+        };
+        for reason in compiles::strings(m.get("restart_reasons")) {
+            self.rows.push((ev.compile_id.copied(), row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason))));
+        }
+        let fail_type = match m.get("fail_type") {
+            None | Some(Value::Null) => return,
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        let mut failure = row(
+            FailureKind::Failure,
+            fail_type,
+            m.get("fail_reason")
+                .and_then(|r| r.as_str().map(str::to_string).or_else(|| (!r.is_null()).then(|| r.to_string()))),
+        );
+        failure.user_frame =
+            match (m.get("fail_user_frame_filename").and_then(Value::as_str), m.get("fail_user_frame_lineno")) {
+                (Some(file), Some(line)) if !line.is_null() => Some(format!("{file}:{line}")),
+                (Some(file), _) => Some(file.to_string()),
+                _ => None,
+            };
+        failure.exception = m.get("exception_stack_trace").filter(|v| !v.is_null()).map(|v| compiles::strings(Some(v)));
+        self.rows.push((ev.compile_id.copied(), failure));
+    }
+
+    fn finish(self, ctx: &Finish) -> Option<(Failures, u64)> {
+        if self.rows.is_empty() {
+            return None;
+        }
+        let failures: Vec<Failure> = self
+            .rows
+            .into_iter()
+            .map(|(id, mut f)| {
+                if let Some(id) = &id {
+                    f.stack = ctx.compiles.start_stack(id);
+                }
+                if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
+                    if f.kind == FailureKind::Failure {
+                        f.error_blob = record.artifacts_named("dynamo_error").find_map(|a| a.blob.clone());
+                    }
+                }
+                f
+            })
+            .collect();
+        let restarts = failures.iter().filter(|f| f.kind == FailureKind::Restart).count() as u64;
+        let rows = failures.len() as u64;
+        Some((Failures { restarts, failed: rows - restarts, failures }, rows))
+    }
+}

@@ -1,0 +1,219 @@
+//! Recompiles: per frame, its compiles in order, the guard failures that caused each recompile,
+//! and what changed against the previous compile (artifacts by blob id, guards added/removed).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use super::{CompileRecord, Diagnostics, Event, Finish, Table, compiles};
+use crate::schema::CompileId;
+use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
+
+#[derive(Default)]
+pub struct RecompilesTable {
+    /// Recompile reasons per (normalized) compile id.
+    reasons: HashMap<CompileId, Vec<String>>,
+    /// Guards per compile id: normalized guard lines, in log order.
+    guards: HashMap<CompileId, Vec<String>>,
+}
+
+/// One guard of a `dynamo_cpp_guards_str` tree line, without the tree drawing and the source
+/// comment (so moving code does not count as a guard change); `None` for structure lines.
+fn cpp_guard(line: &str) -> Option<String> {
+    let text = line.trim_start_matches(['|', ' ', '+', '-']).trim();
+    if text.is_empty()
+        || text.starts_with("Guard latency")
+        || text == "TREE_GUARD_MANAGER:"
+        || text == "RootGuardManager"
+    {
+        return None;
+    }
+    let guard = match text.find("  #") {
+        Some(at) => text[..at].trim_end(),
+        None => text,
+    };
+    Some(guard.to_string())
+}
+
+impl Table for RecompilesTable {
+    const NAME: &'static str = "recompiles";
+    type Output = Recompiles;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        let Some(id) = ev.compile_id.map(compiles::normalize) else { return };
+        match (ev.kind, ev.name) {
+            ("artifact", Some("recompile_reasons")) => {
+                // Declared JSON, but a bare string when there is one reason.
+                let reasons = match ev.payload_json() {
+                    Some(v @ (Value::Array(_) | Value::String(_))) => compiles::strings(Some(v)),
+                    _ => ev.payload_text().map(|t| vec![t.trim().to_string()]).unwrap_or_default(),
+                };
+                self.reasons.entry(id).or_default().extend(reasons);
+            }
+            ("dynamo_cpp_guards_str", _) => {
+                let Some(text) = ev.payload_text() else { return };
+                self.guards.insert(id, text.lines().filter_map(cpp_guard).collect());
+            }
+            ("dynamo_guards", _) => match ev.payload_json().and_then(Value::as_array) {
+                Some(list) => {
+                    let codes = list.iter().filter_map(|g| g.get("code").and_then(Value::as_str).map(str::to_string));
+                    // The C++ tree, when also logged, is the fuller picture; keep it.
+                    self.guards.entry(id).or_insert_with(|| codes.collect());
+                }
+                None => diags.unusable(Self::NAME, ev, "payload is not a JSON list of guards"),
+            },
+            _ => {}
+        }
+    }
+
+    fn finish(self, ctx: &Finish) -> Option<(Recompiles, u64)> {
+        // The final attempt of each frame compile, grouped by frame.
+        let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, &CompileRecord>> = BTreeMap::new();
+        for r in &ctx.compiles.records {
+            let (Some(frame), Some(fc)) = (r.id.frame_id, r.id.frame_compile_id) else { continue };
+            if r.next_attempt.is_none() {
+                frames.entry((r.id.compiled_autograd_id, frame)).or_default().insert(fc, r);
+            }
+        }
+        let mut out: Vec<RecompiledFrame> = frames
+            .into_iter()
+            .filter(|(_, compiles)| compiles.len() > 1)
+            .map(|((ca, frame), compiles)| {
+                let list: Vec<&CompileRecord> = compiles.into_values().collect();
+                let named = list.iter().find(|r| r.metrics.is_some());
+                let steps = list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| RecompileStep {
+                        compile_id: r.display.clone(),
+                        status: r.status(),
+                        reasons: self.reasons_of(ctx, r),
+                        changes: (i > 0).then(|| self.changes(list[i - 1], r)),
+                    })
+                    .collect();
+                RecompiledFrame {
+                    frame_id: frame,
+                    compiled_autograd_id: ca,
+                    co_name: named.and_then(|r| r.metric_str("co_name")).map(str::to_string),
+                    location: named.and_then(|r| {
+                        let file = r.metric_str("co_filename")?;
+                        let line = r.metrics.as_ref()?.get("co_firstlineno")?.as_i64()?;
+                        Some(format!("{file}:{line}"))
+                    }),
+                    compiles: steps,
+                }
+            })
+            .collect();
+        if out.is_empty() {
+            return None;
+        }
+        out.sort_by(|a, b| b.compiles.len().cmp(&a.compiles.len()));
+        let rows = out.len() as u64;
+        Some((Recompiles { frames: out }, rows))
+    }
+}
+
+impl RecompilesTable {
+    /// The reasons logged for a compile, in any of its attempts.
+    fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
+        let mut reasons = Vec::new();
+        for other in &ctx.compiles.records {
+            let same = other.id.compiled_autograd_id == r.id.compiled_autograd_id
+                && other.id.frame_id == r.id.frame_id
+                && other.id.frame_compile_id == r.id.frame_compile_id;
+            if same {
+                reasons.extend(self.reasons.get(&other.id).cloned().unwrap_or_default());
+            }
+        }
+        reasons
+    }
+
+    fn changes(&self, before: &CompileRecord, after: &CompileRecord) -> Changes {
+        // Artifacts by name; repeated names are numbered in log order (`name`, `name#2`, ...).
+        // Output code goes by its kind, since its name carries a content hash.
+        let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            r.artifacts
+                .iter()
+                .map(|a| {
+                    // Output code is named after its content hash; compare it by kind.
+                    let key = if a.kind == "inductor_output_code" { &a.kind } else { &a.name };
+                    let n = seen.entry(key).or_default();
+                    *n += 1;
+                    let name = if *n == 1 { key.clone() } else { format!("{key}#{n}") };
+                    (name, a.blob.clone().or_else(|| a.url.clone()))
+                })
+                .collect()
+        };
+        let old = numbered(before);
+        let new = numbered(after);
+        let old_map: HashMap<&str, &Option<String>> = old.iter().map(|(n, b)| (n.as_str(), b)).collect();
+        let new_names: std::collections::HashSet<&str> = new.iter().map(|(n, _)| n.as_str()).collect();
+        let (mut changed, mut added, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
+        for (name, blob) in &new {
+            match old_map.get(name.as_str()) {
+                None => added.push(name.clone()),
+                Some(prev) if *prev == blob => unchanged.push(name.clone()),
+                Some(prev) => changed.push(ArtifactChange {
+                    name: name.clone(),
+                    before: (*prev).clone().unwrap_or_default(),
+                    after: blob.clone().unwrap_or_default(),
+                }),
+            }
+        }
+        let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
+        let empty = Vec::new();
+        let g_old = self.guards.get(&before.id).unwrap_or(&empty);
+        let g_new = self.guards.get(&after.id).unwrap_or(&empty);
+        Changes {
+            previous: before.display.clone(),
+            changed,
+            added,
+            removed,
+            unchanged,
+            guards_added: multiset_minus(g_new, g_old),
+            guards_removed: multiset_minus(g_old, g_new),
+        }
+    }
+}
+
+/// The items of `a` not matched by an equal item of `b` (counting repeats), in `a`'s order.
+fn multiset_minus(a: &[String], b: &[String]) -> Vec<String> {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for s in b {
+        *left.entry(s).or_default() += 1;
+    }
+    a.iter()
+        .filter(|s| match left.get_mut(s.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_lines_lose_tree_drawing_and_source_comments() {
+        assert_eq!(
+            cpp_guard(
+                "| | +- EQUALS_MATCH: L['k'] == 2                      # return (x * k + 1).sin()  # r.py:13 in f"
+            ),
+            Some("EQUALS_MATCH: L['k'] == 2".to_string())
+        );
+        assert_eq!(cpp_guard("+- RootGuardManager"), None);
+        assert_eq!(cpp_guard("Guard latency = 53.81 us"), None);
+    }
+
+    #[test]
+    fn multiset_difference_counts_repeats() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(multiset_minus(&s(&["a", "a", "b"]), &s(&["a"])), s(&["a", "b"]));
+    }
+}

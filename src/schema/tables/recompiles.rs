@@ -1,0 +1,82 @@
+//! `recompiles`: per frame, the sequence of compiles, why each recompile happened and what
+//! changed.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::CompileStatus;
+
+/// `tables/<stream>/recompiles.json.zst`: every frame Dynamo compiled more than once (tlparse
+/// #44, #153). `rows` counts `frames`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Recompiles {
+    /// Frames with at least one recompile, by number of compiles descending, then frame id.
+    pub frames: Vec<RecompiledFrame>,
+}
+
+/// One frame and its compiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecompiledFrame {
+    /// `frame_id`.
+    pub frame_id: u64,
+    /// `compiled_autograd_id`, for frames compiled inside compiled autograd.
+    pub compiled_autograd_id: Option<u64>,
+    /// `co_name` of the frame (from its metrics), when logged.
+    pub co_name: Option<String>,
+    /// `co_filename:co_firstlineno` of the frame, when logged.
+    pub location: Option<String>,
+    /// The frame's compiles in `frame_compile_id` order (the final attempt of each).
+    pub compiles: Vec<RecompileStep>,
+}
+
+/// One compile of a frame, compared with the previous one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecompileStep {
+    /// The compile id as displayed.
+    pub compile_id: String,
+    /// Its status.
+    pub status: CompileStatus,
+    /// Why torch recompiled: the `recompile_reasons` artifact, one reason per earlier cache
+    /// entry whose guards failed (`0/0: tensor 'x' size mismatch at index 0. expected 4, actual
+    /// 6`); empty for the first compile.
+    pub reasons: Vec<String>,
+    /// What differs from the previous compile of the frame; null for the first compile.
+    pub changes: Option<Changes>,
+}
+
+/// The difference between two consecutive compiles of a frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Changes {
+    /// The compile compared against.
+    pub previous: String,
+    /// Artifacts logged by both compiles whose payloads differ (by blob id), in log order of this compile.
+    pub changed: Vec<ArtifactChange>,
+    /// Names of artifacts logged only by this compile.
+    pub added: Vec<String>,
+    /// Names of artifacts logged only by the previous compile.
+    pub removed: Vec<String>,
+    /// Names of artifacts identical in both.
+    pub unchanged: Vec<String>,
+    /// Guards this compile has that the previous did not (from `dynamo_cpp_guards_str`, or
+    /// `dynamo_guards` in older logs; source comments after `#` are ignored when comparing).
+    pub guards_added: Vec<String>,
+    /// Guards the previous compile had that this one does not.
+    pub guards_removed: Vec<String>,
+}
+
+/// An artifact whose payload changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactChange {
+    /// The artifact name (with `#2`, `#3` appended for the second, third artifact of the same
+    /// name); output code is named `inductor_output_code`, without the hash in its file name.
+    pub name: String,
+    /// Blob id in the previous compile.
+    pub before: String,
+    /// Blob id in this compile.
+    pub after: String,
+}

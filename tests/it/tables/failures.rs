@@ -1,0 +1,59 @@
+//! Failures and restarts.
+
+use super::{built, rows, snapshot};
+
+#[test]
+fn comp_failure_has_one_backend_failure_with_its_traceback() {
+    // comp_failure.log: one compilation_metrics with fail_type BackendCompilerFailed and
+    // fail_reason "backend='broken_backend' raised:\nRuntimeError: broken backend", and a
+    // dynamo_error artifact for the same compile [0/0].
+    let b = built("tlparse-tests/comp_failure.log");
+    let t = b.table("failures");
+    let f = rows(&t, "failures");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0]["kind"], "failure");
+    assert_eq!(f[0]["failure_type"], "BackendCompilerFailed");
+    assert_eq!(f[0]["reason"], "backend='broken_backend' raised:\nRuntimeError: broken backend");
+    assert!(f[0]["error_blob"].is_string());
+    assert!(f[0]["stack"].is_number());
+    snapshot("failures__comp_failure", &t);
+}
+
+#[test]
+fn graph_breaks_restarts_are_listed_with_their_stack() {
+    // The graph_breaks fixture: 10 compilation_metrics entries (the attempt-1 metrics of the 10
+    // restarted frame compiles) carry one restart reason each, and nothing failed. Every restart
+    // row is tied to the dynamo_start stack logged by attempt 0.
+    let b = built("torch-2.15/graph_breaks");
+    let t = b.table("failures");
+    let f = rows(&t, "failures");
+    assert_eq!(f.len(), 10);
+    assert!(f.iter().all(|r| r["kind"] == "restart" && r["failure_type"] == "RestartAnalysis"));
+    assert_eq!(t["restarts"].as_u64().unwrap(), f.len() as u64);
+    assert!(f.iter().all(|r| r["stack"].is_number()));
+}
+
+#[test]
+fn torch_2_15_failures_fixture() {
+    // scenarios/failures.py, checked against the raw log's compilation_metrics entries: six
+    // compiles fail, in this order: BackendCompilerFailed, BackendCompilerFailed, Unsupported,
+    // UserError, BackendCompilerFailed, TorchRuntimeError; none restarts.
+    let b = built("torch-2.15/failures");
+    let t = b.table("failures");
+    let failed: Vec<&serde_json::Value> = rows(&t, "failures").iter().filter(|r| r["kind"] == "failure").collect();
+    assert_eq!(t["failed"].as_u64().unwrap(), failed.len() as u64);
+    let types: Vec<&str> = failed.iter().map(|r| r["failure_type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "BackendCompilerFailed",
+            "BackendCompilerFailed",
+            "Unsupported",
+            "UserError",
+            "BackendCompilerFailed",
+            "TorchRuntimeError"
+        ]
+    );
+    assert_eq!(t["restarts"], 0);
+    snapshot("failures__torch_2_15_failures", &t);
+}
