@@ -110,7 +110,7 @@ impl Table for GraphBreaksTable {
         if breaks.is_empty() {
             return None;
         }
-        breaks.sort_by(|a, b| b.count.cmp(&a.count)); // stable: ties keep first appearance
+        breaks.sort_by_key(|b| std::cmp::Reverse(b.count)); // stable: ties keep first appearance
         let total = breaks.iter().map(|b| b.count).sum();
         let rows = breaks.len() as u64;
         Some((GraphBreaks { breaks, total }, rows))

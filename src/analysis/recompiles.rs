@@ -107,7 +107,7 @@ impl Table for RecompilesTable {
         if out.is_empty() {
             return None;
         }
-        out.sort_by(|a, b| b.compiles.len().cmp(&a.compiles.len()));
+        out.sort_by_key(|f| std::cmp::Reverse(f.compiles.len()));
         let rows = out.len() as u64;
         Some((Recompiles { frames: out }, rows))
     }
