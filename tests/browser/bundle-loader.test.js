@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { decompress as unzstd } from 'fzstd';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -70,7 +71,16 @@ function inspect(dir) {
       h.update(new TextEncoder().encode(JSON.stringify(row) + '\n'));
       if (row.payload) payloads.push({ ...row.payload, kind: row.kind, name: row.name, stream: s.id });
     }
-    streams[s.id] = { rows, digest: bytesToHex(h.digest()) };
+    const tables = {};
+    for (const [name, t] of Object.entries(s.tables ?? {})) {
+      const value = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, t.path)))).toString('utf8'));
+      tables[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(value))));
+    }
+    const traceEvents = s.chrome_trace
+      ? JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, s.chrome_trace))).toString('utf8')).traceEvents.length
+      : null;
+    const chromiumEvents = s.kinds.chromium_event ?? 0;
+    streams[s.id] = { rows, digest: bytesToHex(h.digest()), tables, traceEvents, chromiumEvents };
   }
   const shards = manifest.files.filter((f) => f.path.startsWith('blobs/index/')).length;
   const locations = {};
@@ -164,6 +174,16 @@ for (const mode of ['plain', 'ghpages']) {
           assert.equal(s.digest, b.streams[s.id].digest, `stream ${s.id}: rows differ from Node's own decoding`);
           assert.equal(s.badStackRefs, 0, `stream ${s.id}: stack ids out of range`);
           assert.equal(s.badFrameRefs, 0, `stream ${s.id}: frame ids out of range`);
+          assert.deepEqual(s.tables, b.streams[s.id].tables, `stream ${s.id}: tables read in the browser vs Node`);
+          assert.equal(s.absentTable, null);
+          assert.equal(s.traceEvents, b.streams[s.id].traceEvents, `stream ${s.id}: Chrome trace events`);
+          // Every chromium event whose payload is a JSON object is in the trace.
+          const expected = name === 'simple_corrupted_json' ? b.streams[s.id].chromiumEvents - 1 : b.streams[s.id].chromiumEvents;
+          assert.equal(s.traceEvents ?? 0, expected, `stream ${s.id}: trace events vs chromium_event entries`);
+        }
+        if (name === 'graph_breaks') {
+          assert.deepEqual(Object.keys(r.streams[0].tables), Object.keys(m.streams[0].tables).sort());
+          assert.ok(r.streams[0].tables.compile_directory && r.streams[0].tables.recompiles);
         }
         assert.equal(r.blobs, m.counts.unique_blobs);
         assert.equal(r.distinctBlobs, m.counts.unique_blobs);
@@ -181,7 +201,8 @@ for (const mode of ['plain', 'ghpages']) {
         const reqs = bundleRequests(srv, name);
         for (const q of reqs) {
           assert.equal(q.status, 200, q.path);
-          const gz = mode === 'ghpages';
+          // GitHub Pages gzips on the fly, except files that already are gzip.
+          const gz = mode === 'ghpages' && !q.path.endsWith('.gz');
           assert.equal(q.gzip, gz, `${q.path}: Content-Encoding gzip should be ${gz} in ${mode} mode`);
         }
         assert.equal(reqs.filter((q) => q.file.startsWith('blobs/packs/')).length, m.blobs.packs.length,

@@ -47,8 +47,16 @@ window.checkBundle = async (name, url) => {
       }
     }
     const badFrameRefs = table.stacks.flat().filter((f) => !(f >= 0 && f < table.frames.length)).length;
+    // Every table, as the loader reads it, digested for Node to compare with its own decoding.
+    const tables = {};
+    for (const name of Object.keys(s.tables ?? {}).sort()) {
+      tables[name] = bytesToHex(blake3(enc.encode(JSON.stringify(await b.table(s.id, name)))));
+    }
+    const absentTable = await b.table(s.id, 'no_such_table');
+    const trace = await b.chromeTrace(s.id);
+    const traceEvents = trace ? JSON.parse(new TextDecoder().decode(trace)).traceEvents.length : null;
     streams.push({ id: s.id, entries: s.entries, rows, digest: bytesToHex(h.digest()), stackRefs, badStackRefs,
-      badFrameRefs, badSeq, stacks: table.stacks.length, frames: table.frames.length });
+      badFrameRefs, badSeq, stacks: table.stacks.length, frames: table.frames.length, tables, absentTable, traceEvents });
   }
 
   // Every blob of every shard (shards listed in manifest.files), in pack order.

@@ -1,4 +1,4 @@
-// bundle-loader.js: read a tlparse bundle (format v1) over HTTP, in any browser or worker.
+// bundle-loader.js: read a tlparse bundle (format v2) over HTTP, in any browser or worker.
 // Dependency-free ES module; copy it into your viewer. It never relies on response headers:
 // hosts that gzip responses on the fly (GitHub Pages) and hosts that don't both work.
 // Compressed bundle files (`.zst`: packs, index, blob-index shards) are zstd; bring a decoder.
@@ -76,6 +76,32 @@ export class Bundle {
    */
   async *indexRows(streamId) {
     yield* jsonLines(await this.bytes(this._stream(streamId).index));
+  }
+
+  /**
+   * One analysis table of a stream (see docs/tables/), parsed; null when the stream has no data
+   * for it (`manifest.streams[i].tables` lists the tables that exist).
+   * @param {string} streamId @param {string} name e.g. 'compile_directory' @returns {Promise<any | null>}
+   */
+  async table(streamId, name) {
+    const t = this._stream(streamId).tables?.[name];
+    if (!t) return null;
+    return JSON.parse(new TextDecoder().decode(await this.bytes(t.path)));
+  }
+
+  /**
+   * A stream's Chrome trace (its chromium events) as the bytes of a JSON file, ready for Perfetto
+   * or a download; null when the stream logged no chromium events. The file is stored gzipped;
+   * it is decoded with `DecompressionStream('gzip')` unless the host already did.
+   * @param {string} streamId @returns {Promise<Uint8Array | null>}
+   */
+  async chromeTrace(streamId) {
+    const path = this._stream(streamId).chrome_trace;
+    if (!path) return null;
+    const data = new Uint8Array(await (await this._get(path)).arrayBuffer());
+    if (!(data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b)) return data;
+    const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
   /** The diagnostics (problems found in the logs), in input order. @returns {AsyncGenerator<any>} */
