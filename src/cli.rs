@@ -127,6 +127,9 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
             d.total,
         );
     }
+    if !args.quiet {
+        print_findings(out.as_std_path(), &manifest).map_err(|e| e.to_string())?;
+    }
     if args.strict && d.total > 0 {
         eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
         return Ok(ExitCode::from(1));
@@ -181,4 +184,39 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(&bytes).and_then(|()| stdout.flush()).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
+/// recompiles, failures.
+fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> Result<(), reader::ReadError> {
+    use crate::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
+    let b = reader::Bundle::open(out)?;
+    for s in manifest.streams.iter().take(8) {
+        let mut parts = Vec::new();
+        if let Some(dir) = b.table::<CompileDirectory>(&s.id, "compile_directory")? {
+            let mut by_status: std::collections::BTreeMap<String, usize> = Default::default();
+            for c in &dir.compiles {
+                let status = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
+                *by_status.entry(status.unwrap_or_default()).or_default() += 1;
+            }
+            let detail: Vec<String> = by_status.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            parts.push(format!("{} compile id(s) ({})", dir.compiles.len(), detail.join(", ")));
+        }
+        if let Some(g) = b.table::<GraphBreaks>(&s.id, "graph_breaks")? {
+            parts.push(format!("{} graph break(s) at {} place(s)", g.total, g.breaks.len()));
+        }
+        if let Some(r) = b.table::<Recompiles>(&s.id, "recompiles")? {
+            parts.push(format!("{} frame(s) recompiled", r.frames.len()));
+        }
+        if let Some(f) = b.table::<Failures>(&s.id, "failures")? {
+            parts.push(format!("{} failure(s), {} restart(s)", f.failed, f.restarts));
+        }
+        if !parts.is_empty() {
+            println!("  {}: {}", s.id, parts.join("; "));
+        }
+    }
+    if manifest.streams.len() > 8 {
+        println!("  ... and {} more stream(s)", manifest.streams.len() - 8);
+    }
+    Ok(())
 }

@@ -200,3 +200,22 @@ fn validate_reports_tampering() {
     assert!(report.contains("stray.txt: file is not listed in manifest.json"), "{report}");
     assert!(report.contains("blake3 does not match manifest.json"), "{report}");
 }
+
+#[test]
+fn a_build_prints_what_the_tables_found() {
+    // The graph_breaks fixture (see tables::graph_breaks and tables::recompiles for the hand
+    // counts): 27 compile ids, 10 graph breaks at 4 places, frame 6 recompiled, 10 restarts.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("torch-2.15/graph_breaks").as_str(), "-o", &out]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let findings = stdout.lines().find(|l| l.starts_with("  log0: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(findings.contains("27 compile id(s)"), "{findings}");
+    assert!(findings.contains("10 restarted"), "{findings}");
+    assert!(findings.contains("10 graph break(s) at 4 place(s)"), "{findings}");
+    assert!(findings.contains("1 frame(s) recompiled"), "{findings}");
+    assert!(findings.contains("0 failure(s), 10 restart(s)"), "{findings}");
+    let quiet = run(&[fixture("torch-2.15/graph_breaks").as_str(), "-o", &out, "--overwrite", "-q"]);
+    assert!(quiet.stdout.is_empty());
+}
