@@ -87,6 +87,11 @@ pub struct StreamWriter {
 
 /// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
 /// Perfetto opens as is (gzip rather than zstd for that reason).
+/// Events larger than this get their long arguments elided in the Chrome trace.
+const BIG_EVENT: usize = 2048;
+/// Longest argument value kept as is in a big event (bytes of JSON).
+const BIG_ARG: usize = 256;
+
 struct ChromeTraceWriter {
     path: PathBuf,
     out: Option<flate2::write::GzEncoder<BufWriter<File>>>,
@@ -94,13 +99,38 @@ struct ChromeTraceWriter {
 
 impl ChromeTraceWriter {
     /// Appends one event; payloads that are not a JSON object are left out of the trace (they
-    /// stay in the index and blob store).
-    fn add(&mut self, payload: &[u8]) -> io::Result<()> {
-        let is_object = payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
-            && serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok();
-        if !is_object {
+    /// stay in the index and blob store). Big events (torch attaches whole configs and cache
+    /// keys to some) have their long `args` values elided: the trace is for the timeline, and
+    /// the full event stays in the blob store under `hash`.
+    fn add(&mut self, payload: &[u8], hash: &str) -> io::Result<()> {
+        let is_object = payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        let slimmed;
+        let payload = if !is_object {
             return Ok(());
-        }
+        } else if payload.len() <= BIG_EVENT {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_err() {
+                return Ok(());
+            }
+            payload
+        } else {
+            let Ok(mut event) = serde_json::from_slice::<serde_json::Map<String, Value>>(payload) else {
+                return Ok(());
+            };
+            if let Some(Value::Object(args)) = event.get_mut("args") {
+                for value in args.values_mut() {
+                    let size = match value {
+                        Value::String(s) => s.len(),
+                        Value::Array(_) | Value::Object(_) => serde_json::to_vec(value).map_or(0, |v| v.len()),
+                        _ => 0,
+                    };
+                    if size > BIG_ARG {
+                        *value = Value::String(format!("[{size} bytes elided; the full event is blob {hash}]"));
+                    }
+                }
+            }
+            slimmed = serde_json::to_vec(&event)?;
+            &slimmed
+        };
         let out = match &mut self.out {
             Some(out) => {
                 out.write_all(b",\n")?;
@@ -241,8 +271,8 @@ impl StreamWriter {
         );
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
-            if let Some(bytes) = payload_bytes {
-                self.chrome_trace.add(bytes)?;
+            if let (Some(bytes), Some(p)) = (payload_bytes, &row.payload) {
+                self.chrome_trace.add(bytes, &p.hash)?;
             }
         }
         self.line.clear();

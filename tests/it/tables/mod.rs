@@ -1,6 +1,7 @@
 //! The analysis tables on real fixtures: a whole-table insta snapshot per table and fixture, plus
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
+mod chrome_trace;
 mod compilation_metrics;
 mod compile_directory;
 mod failures;
