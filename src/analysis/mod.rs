@@ -8,6 +8,8 @@
 pub mod compile_directory;
 pub mod compiles;
 pub mod graph_breaks;
+pub mod provenance;
+pub mod runnables;
 
 use std::cell::OnceCell;
 
@@ -236,4 +238,6 @@ macro_rules! tables {
 
 tables! {
     compile_directory: compile_directory::CompileDirectoryTable,
+    provenance: provenance::ProvenanceTable,
+    runnables: runnables::RunnablesTable,
 }

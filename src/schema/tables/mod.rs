@@ -7,8 +7,12 @@ use serde::{Deserialize, Serialize};
 use super::PayloadFormat;
 
 pub mod compile_directory;
+pub mod provenance;
+pub mod runnables;
 
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
+pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -38,9 +42,13 @@ pub struct ArtifactRef {
 
 /// Every table's schema, with its file name under the bundle's `schema/` directory.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>())]
+    vec![
+        ("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>()),
+        ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
+        ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
+    ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] = &["compile_directory"];
+pub const NAMES: &[&str] = &["compile_directory", "provenance", "runnables"];
