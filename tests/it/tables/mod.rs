@@ -2,6 +2,8 @@
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
 mod compile_directory;
+mod provenance;
+mod runnables;
 
 use serde_json::Value;
 use tlparse_build::bundle::reader::Bundle;
