@@ -181,3 +181,72 @@ fn payload_less_provenance_artifacts_make_no_table() {
     let diagnostics = b.bundle.diagnostics().unwrap();
     assert!(!diagnostics.iter().any(|d| d.message.contains("provenance:")));
 }
+
+/// A log entry: an artifact of compile `[frame/0]` (or of none), with a payload when given.
+fn artifact(frame: Option<u64>, name: &str, encoding: &str, payload: Option<&str>) -> String {
+    let id = frame.map_or(String::new(), |f| format!(r#", "frame_id": {f}, "frame_compile_id": 0, "attempt": 0"#));
+    let Some(payload) = payload else {
+        return format!(
+            r#"V0101 00:00:00.000000 7 a.py:1] {{"artifact": {{"name": "{name}", "encoding": "{encoding}"}}{id}}}"#
+        );
+    };
+    let digest: [u8; 16] = <md5::Md5 as md5::Digest>::digest(payload.as_bytes()).into();
+    let body: String = payload.split('\n').map(|l| format!("\n\t{l}")).collect();
+    format!(
+        r#"V0101 00:00:00.000000 7 a.py:1] {{"artifact": {{"name": "{name}", "encoding": "{encoding}"}}{id}, "has_payload": "{}"}}{body}"#,
+        tlparse_build::parse::hex(&digest)
+    )
+}
+
+#[test]
+fn panes_take_tlparses_artifacts_and_ignore_payload_less_or_broken_mappings() {
+    let pre = "def forward(self, a):\n    x = a + 1\n    y = x * 2";
+    let post = "def forward(self, a):\n    add: \"f32[4]\" = a + 1\n    mul: \"f32[4]\" = add * 2";
+    let mappings = r#"{"preToPost": {"x": ["add"], "y": ["mul"]}, "postToPre": {"add": ["x"], "mul": ["y"]}}"#;
+    let log = [
+        // Before any node mappings, only the latest compile's panes are held: [5/0]'s post-grad
+        // graph is dropped when [6/0] logs one, so [5/0]'s row has no post-grad pane.
+        artifact(Some(5), "after_post_grad_graph", "string", Some(post)),
+        artifact(Some(6), "after_post_grad_graph", "string", Some(post)),
+        artifact(Some(5), "inductor_provenance_tracking_node_mappings", "json", Some(mappings)),
+        // [0/0]: a before_pre_grad_graph wins over a later inductor_pre_grad_graph; a later
+        // payload-less or broken node mappings artifact does not replace the good one.
+        artifact(Some(0), "before_pre_grad_graph", "string", Some(pre)),
+        artifact(Some(0), "inductor_pre_grad_graph", "string", Some("def forward(self):\n    z = 1")),
+        artifact(Some(0), "after_post_grad_graph", "string", Some(post)),
+        artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", Some(mappings)),
+        artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", None),
+        artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", Some("[1, 2]")),
+        // Without a compile id: a second post-grad graph replaces the first.
+        artifact(None, "after_post_grad_graph", "string", Some("def forward(self, a):\n    z = 1")),
+        artifact(None, "after_post_grad_graph", "string", Some(post)),
+        artifact(None, "before_pre_grad_graph", "string", Some(pre)),
+        artifact(None, "inductor_provenance_tracking_node_mappings", "json", Some(mappings)),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("provenance.log");
+    std::fs::write(&path, log.join("\n")).unwrap();
+    let (out_dir, out, _) = crate::util::build(&camino::Utf8PathBuf::from_path_buf(path).unwrap());
+    let b = Built { _dir: out_dir, bundle: tlparse_build::bundle::reader::Bundle::open(&out).unwrap() };
+    let t = b.table("provenance");
+    let compiles = rows(&t, "compiles");
+    let ids: Vec<&Value> = compiles.iter().map(|c| &c["compile_id"]).collect();
+    assert_eq!(ids, [&json!("[5/0]"), &json!("[0/0]"), &Value::Null]);
+    let expected = json!({"preToPost": {"2": [2], "3": [3]}, "postToPre": {"2": [2], "3": [3]}, "pyCodeToPost": {}, "postToPyCode": {}, "cppCodeToPost": {}, "postToCppCode": {}});
+    assert_eq!(compiles[0]["post_grad"], Value::Null);
+    assert_eq!(
+        compiles[0]["line_mappings"],
+        json!({"preToPost": {}, "postToPre": {}, "pyCodeToPost": {}, "postToPyCode": {}, "cppCodeToPost": {}, "postToCppCode": {}})
+    );
+    assert_eq!(compiles[1]["pre_grad"]["artifact"]["name"], "before_pre_grad_graph");
+    assert_eq!(compiles[1]["node_mappings"]["line"], 22, "the mappings with a payload");
+    assert_eq!(compiles[1]["line_mappings"], expected);
+    assert_eq!(compiles[2]["line_mappings"], expected);
+    let diagnostics = b.bundle.diagnostics().unwrap();
+    let ours: Vec<(u64, &str)> = diagnostics
+        .iter()
+        .filter(|d| d.message.starts_with("provenance:"))
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(ours, [(25, "provenance: artifact entry not used: the node mappings are not a JSON object")]);
+}
