@@ -250,3 +250,26 @@ fn panes_take_tlparses_artifacts_and_ignore_payload_less_or_broken_mappings() {
         .collect();
     assert_eq!(ours, [(25, "provenance: artifact entry not used: the node mappings are not a JSON object")]);
 }
+
+#[test]
+fn multi_rank_logs_have_provenance_per_stream() {
+    // By hand on multi_rank_schedule/..._rank_0_...log: compiles [0/0] and [1/0] each log node
+    // mappings and Python output code. In [1/0], cppCodeToPost maps cpp_fused_all_reduce_0 to
+    // `all_reduce` and cpp_fused_mul_1 to `mul`; the output code calls them on lines 84
+    // (`cpp_fused_all_reduce_0(arg0_1, buf0)`) and 91 (`cpp_fused_mul_1(buf0, buf5)`), and the
+    // post-grad graph defines all_reduce on line 4 and mul on line 10. Each of the three logs
+    // has the same two compiles with node mappings.
+    let b = built("tlparse-tests/multi_rank_schedule");
+    let streams: Vec<String> = b.bundle.manifest.streams.iter().map(|s| s.id.clone()).collect();
+    assert_eq!(streams.len(), 3);
+    for stream in &streams {
+        let t = b.table_of(stream, "provenance");
+        let ids: Vec<&Value> = rows(&t, "compiles").iter().map(|c| &c["compile_id"]).collect();
+        assert_eq!(ids, [&json!("[0/0]"), &json!("[1/0]")], "{stream}");
+    }
+    let t = b.table_of(&streams[0], "provenance");
+    let c10 = &rows(&t, "compiles")[1];
+    assert_eq!(c10["line_mappings"]["pyCodeToPost"], json!({"84": [4], "91": [10]}));
+    assert_eq!(c10["line_mappings"]["postToPyCode"], json!({"4": [84], "10": [91]}));
+    assert_eq!(c10["python_code"]["line_offset"], 0);
+}
