@@ -111,7 +111,8 @@ impl Table for ProvenanceTable {
         if ev.kind == "chromium_event" {
             return;
         }
-        let name = ev.display_name();
+        // The name tlparse's file name starts with (it adds a suffix to `inductor_output_code`).
+        let name = ev.name.unwrap_or(ev.kind);
         let key = ev.compile_id.map(compiles::normalize);
         if name.starts_with(KERNEL_STACK_TRACES) {
             self.observe_stack_traces(ev, key, diags);
