@@ -10,7 +10,9 @@ pub mod compile_directory;
 pub mod compiles;
 pub mod failures;
 pub mod graph_breaks;
+pub mod provenance;
 pub mod recompiles;
+pub mod runnables;
 pub mod stack_trie;
 
 use std::cell::OnceCell;
@@ -245,4 +247,6 @@ tables! {
     compilation_metrics: compilation_metrics::CompilationMetricsTable,
     recompiles: recompiles::RecompilesTable,
     graph_breaks: graph_breaks::GraphBreaksTable,
+    provenance: provenance::ProvenanceTable,
+    runnables: runnables::RunnablesTable,
 }

@@ -18,8 +18,9 @@ const STRUCTURAL_KEYS: [&str; 7] =
 /// Kinds whose metadata `name` names the entry (shown as `artifact:NAME` in counts).
 const NAMED_KINDS: [&str; 5] = ["artifact", "graph_dump", "link", "dump_file", "optimize_ddp_split_child"];
 
-/// Kinds whose payload is Python source (FX graphs and generated code).
-const PYTHON_KINDS: [&str; 14] = [
+/// Kinds whose payload is Python source (FX graphs and generated code). Not `graph_dump`: its
+/// dumps are AOT Inductor's C++ wrapper, kernel and header code.
+const PYTHON_KINDS: [&str; 13] = [
     "dynamo_output_graph",
     "optimize_ddp_split_graph",
     "optimize_ddp_split_child",
@@ -31,7 +32,6 @@ const PYTHON_KINDS: [&str; 14] = [
     "inductor_pre_grad_graph",
     "inductor_post_grad_graph",
     "inductor_output_code",
-    "graph_dump",
     "dump_file",
     "exported_program",
 ];

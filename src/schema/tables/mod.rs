@@ -10,14 +10,18 @@ pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod failures;
 pub mod graph_breaks;
+pub mod provenance;
 pub mod recompiles;
+pub mod runnables;
 pub mod stack_trie;
 
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
+pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use stack_trie::{StackTrie, TrieCompile, TrieNode};
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
@@ -55,10 +59,20 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/compilation_metrics.schema.json", generator().into_root_schema_for::<CompilationMetrics>()),
         ("tables/recompiles.schema.json", generator().into_root_schema_for::<Recompiles>()),
         ("tables/graph_breaks.schema.json", generator().into_root_schema_for::<GraphBreaks>()),
+        ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
+        ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
     ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] =
-    &["compile_directory", "stack_trie", "failures", "compilation_metrics", "recompiles", "graph_breaks"];
+pub const NAMES: &[&str] = &[
+    "compile_directory",
+    "stack_trie",
+    "failures",
+    "compilation_metrics",
+    "recompiles",
+    "graph_breaks",
+    "provenance",
+    "runnables",
+];

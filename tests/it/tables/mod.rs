@@ -6,7 +6,9 @@ mod compilation_metrics;
 mod compile_directory;
 mod failures;
 mod graph_breaks;
+mod provenance;
 mod recompiles;
+mod runnables;
 mod stack_trie;
 
 use serde_json::Value;

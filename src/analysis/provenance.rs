@@ -1,0 +1,464 @@
+//! Inductor provenance: for each compile id with provenance node mappings, the line maps between
+//! its pre-grad graph, post-grad graph and generated code, computed exactly as tlparse's
+//! `convert_node_mappings_to_line_numbers` does (its tests pin the maps); and the kernels' stack
+//! traces.
+//!
+//! The panes' texts are held from `observe` to `finish` (a later artifact of the same pane replaces
+//! the earlier one, as tlparse takes the last). Until the stream has shown a node mappings payload,
+//! only the panes of the compile id that logged one most recently are held, so a log without
+//! provenance tracking does not keep every compile's code in memory.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Compiles, Diagnostics, Event, Finish, Table, compiles};
+use crate::parse::display_compile_id;
+use crate::schema::CompileId;
+use crate::schema::tables::{
+    ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane,
+};
+
+/// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
+/// a pane takes the last artifact of the first name that was logged at all.
+const PANES: [&[&str]; 4] = [
+    &["before_pre_grad_graph", "inductor_pre_grad_graph"],
+    &["after_post_grad_graph", "inductor_post_grad_graph"],
+    &["inductor_output_code"],
+    &["inductor_aot_wrapper_code"],
+];
+const PRE_GRAD: usize = 0;
+const POST_GRAD: usize = 1;
+const PYTHON_CODE: usize = 2;
+const CPP_CODE: usize = 3;
+
+const NODE_MAPPINGS: &str = "inductor_provenance_tracking_node_mappings";
+const KERNEL_STACK_TRACES: &str = "inductor_provenance_tracking_kernel_stack_traces";
+
+/// A pane's latest text.
+struct HeldPane {
+    seq: u64,
+    /// Which of the pane's names it has (0 is the most wanted).
+    precedence: usize,
+    text: String,
+}
+
+/// What is held for one compile id (`None`: entries without one).
+struct HeldCompile {
+    key: Option<CompileId>,
+    panes: [Option<HeldPane>; 4],
+    /// `seq` and value of the latest usable node mappings.
+    mappings: Option<(u64, Value)>,
+}
+
+#[derive(Default)]
+pub struct ProvenanceTable {
+    /// In order of first provenance artifact.
+    compiles: Vec<HeldCompile>,
+    by_key: HashMap<Option<CompileId>, usize>,
+    /// Whether a node mappings payload was seen (provenance tracking is on).
+    tracking_seen: bool,
+    /// The compile whose panes were stored last (the only one holding any before tracking is seen).
+    last_pane_compile: Option<usize>,
+    stack_traces: Vec<KernelStackTraces>,
+}
+
+impl ProvenanceTable {
+    fn compile_index(&mut self, key: Option<CompileId>) -> usize {
+        *self.by_key.entry(key).or_insert_with(|| {
+            self.compiles.push(HeldCompile { key, panes: Default::default(), mappings: None });
+            self.compiles.len() - 1
+        })
+    }
+
+    fn observe_stack_traces(&mut self, ev: &Event, key: Option<CompileId>, diags: &mut Diagnostics) {
+        let (Some(Value::Object(kernels)), Some(payload)) = (ev.payload_json(), ev.payload) else {
+            diags.unusable(Self::NAME, ev, "the kernel stack traces are not a JSON object");
+            return;
+        };
+        let (compile_id, dir) = compile_names(key);
+        for (kernel, traces) in kernels {
+            let traces = traces
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|t| t.replace("\\n", "\n").trim_end_matches('\n').to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.stack_traces.push(KernelStackTraces {
+                compile_id: compile_id.clone(),
+                dir: dir.clone(),
+                seq: ev.seq,
+                blob: payload.hash.to_string(),
+                kernel: kernel.clone(),
+                traces,
+            });
+        }
+    }
+}
+
+impl Table for ProvenanceTable {
+    const NAME: &'static str = "provenance";
+    type Output = Provenance;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        // Payload-less entries (torch logs the provenance artifacts without one on a cache hit
+        // when tracking is off) have nothing to show; tlparse would let them blank the pane.
+        let Some(payload) = ev.payload else { return };
+        if ev.kind == "chromium_event" {
+            return;
+        }
+        // The name tlparse's file name starts with (it adds a suffix to `inductor_output_code`).
+        let name = ev.name.unwrap_or(ev.kind);
+        let key = ev.compile_id.map(compiles::normalize);
+        if name.starts_with(KERNEL_STACK_TRACES) {
+            self.observe_stack_traces(ev, key, diags);
+        } else if name.starts_with(NODE_MAPPINGS) {
+            match ev.payload_json() {
+                Some(value @ Value::Object(_)) => {
+                    let index = self.compile_index(key);
+                    self.compiles[index].mappings = Some((ev.seq, value.clone()));
+                    self.tracking_seen = true;
+                }
+                _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
+            }
+        } else if let Some((pane, precedence)) = PANES
+            .iter()
+            .enumerate()
+            .find_map(|(pane, names)| Some((pane, names.iter().position(|n| name.starts_with(n))?)))
+        {
+            let index = self.compile_index(key);
+            if !self.tracking_seen {
+                if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
+                    self.compiles[previous].panes = Default::default();
+                }
+            }
+            self.last_pane_compile = Some(index);
+            let held = &mut self.compiles[index].panes[pane];
+            if held.as_ref().is_none_or(|h| precedence <= h.precedence) {
+                let text = String::from_utf8_lossy(payload.bytes).into_owned();
+                *held = Some(HeldPane { seq: ev.seq, precedence, text });
+            }
+        }
+    }
+
+    fn finish(self, ctx: &Finish) -> Option<(Provenance, u64)> {
+        let compiles: Vec<ProvenanceCompile> = self
+            .compiles
+            .iter()
+            .filter_map(|held| {
+                let (mappings_seq, mappings) = held.mappings.as_ref()?;
+                let text = |pane: usize| held.panes[pane].as_ref().map_or("", |p| p.text.as_str());
+                let python = CodeLines::new(text(PYTHON_CODE));
+                let cpp = CodeLines::new(text(CPP_CODE));
+                let offsets = [0, 0, python.python_offset(), cpp.leading_empty as u64];
+                let pane = |pane: usize| {
+                    let p = held.panes[pane].as_ref()?;
+                    Some(ProvenancePane {
+                        artifact: artifact_at(ctx.compiles, held.key.as_ref(), p.seq)?,
+                        line_offset: offsets[pane],
+                    })
+                };
+                let (compile_id, dir) = compile_names(held.key);
+                Some(ProvenanceCompile {
+                    compile_id,
+                    cid: held.key,
+                    dir,
+                    pre_grad: pane(PRE_GRAD),
+                    post_grad: pane(POST_GRAD),
+                    python_code: pane(PYTHON_CODE),
+                    cpp_code: pane(CPP_CODE),
+                    node_mappings: artifact_at(ctx.compiles, held.key.as_ref(), *mappings_seq)?,
+                    line_mappings: line_mappings(mappings, text(PRE_GRAD), text(POST_GRAD), &python, &cpp),
+                    raw_node_mappings: mappings.clone(),
+                })
+            })
+            .collect();
+        if compiles.is_empty() && self.stack_traces.is_empty() {
+            return None;
+        }
+        let rows = compiles.len() as u64;
+        Some((Provenance { compiles, kernel_stack_traces: self.stack_traces }, rows))
+    }
+}
+
+/// The displayed compile id (null without one) and tlparse's directory name.
+pub(super) fn compile_names(key: Option<CompileId>) -> (Option<String>, String) {
+    let id =
+        key.unwrap_or(CompileId { compiled_autograd_id: None, frame_id: None, frame_compile_id: None, attempt: None });
+    (key.as_ref().map(display_compile_id), compiles::dir_name(&id))
+}
+
+/// The artifact logged at `seq` under a compile id (or without one), as the compile directory
+/// lists it.
+pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Option<ArtifactRef> {
+    let list = match key {
+        Some(id) => &c.get(id)?.artifacts,
+        None => &c.unattributed,
+    };
+    list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| list[i].clone())
+}
+
+/// Code as tlparse numbers it: leading empty lines dropped.
+struct CodeLines<'a> {
+    lines: Vec<&'a str>,
+    leading_empty: usize,
+}
+
+impl<'a> CodeLines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut lines: Vec<&str> = text.lines().collect();
+        let leading_empty = lines.iter().take_while(|l| l.is_empty()).count();
+        lines.drain(..leading_empty);
+        CodeLines { lines, leading_empty }
+    }
+
+    /// Index of the first line containing all of `needles`, else 0 (tlparse searches from there).
+    fn first_with(&self, needles: &[&str]) -> usize {
+        self.lines.iter().position(|l| needles.iter().all(|n| l.contains(n))).unwrap_or(0)
+    }
+
+    /// Index of the `# AOT ID:` line, which tlparse numbers 1 in the Python code (it numbers the
+    /// lines of its syntax-highlighted HTML, whose first line is the `<pre>` tag).
+    fn aot_id_line(&self) -> usize {
+        self.first_with(&["# AOT ID:"])
+    }
+
+    /// What to add to a Python map line to get the blob's 1-based line.
+    fn python_offset(&self) -> u64 {
+        (self.leading_empty + self.aot_id_line()) as u64
+    }
+}
+
+/// Kernel name → its lines in the Python code, tlparse's `build_python_kernel_to_lines_map`.
+/// Searches from the `def call(args)` line. A kernel with a debug handle (`name:N`) maps to the
+/// first line after the first line naming it exactly that mentions its plain name; otherwise (or
+/// when that fails) to every line mentioning the plain name.
+fn python_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Vec<u64>> {
+    let lines = &code.lines;
+    let start = code.first_with(&["def", "call", "(args)"]);
+    let first = code.aot_id_line();
+    // tlparse subtracts in unsigned arithmetic; lines before the `# AOT ID:` line have no number.
+    let number = |i: usize| (i + 1).checked_sub(first).filter(|&n| n > 0).map(|n| n as u64);
+    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    for &kernel in kernels {
+        let plain = kernel.find(':').map_or(kernel, |at| &kernel[..at]);
+        let mut found = false;
+        if kernel.contains(':') {
+            if let Some(i) = (start..lines.len()).find(|&i| lines[i].contains(kernel)) {
+                if let Some(j) = (i + 1..lines.len()).find(|&j| lines[j].contains(plain)) {
+                    out.entry(kernel.to_string()).or_default().extend(number(j));
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            for i in (start..lines.len()).filter(|&i| lines[i].contains(plain)) {
+                out.entry(kernel.to_string()).or_default().extend(number(i));
+            }
+        }
+    }
+    out
+}
+
+/// Kernel name → its lines in the C++ code, tlparse's `build_cpp_kernel_to_lines_map`. Searches
+/// from the `::run_impl(` line; the debug handle is after the last `:`; a line naming the kernel
+/// exactly must not start with `def` or `static inline void`, and the line it maps to must not
+/// declare an `_xnumel` variable. Falls back to every line mentioning the plain name.
+fn cpp_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Vec<u64>> {
+    let lines = &code.lines;
+    let start = code.first_with(&["::run_impl("]);
+    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    for &kernel in kernels {
+        let plain = kernel.rfind(':').map_or(kernel, |at| &kernel[..at]);
+        let mut found = false;
+        if kernel.contains(':') {
+            for i in start..lines.len() {
+                let line = lines[i];
+                if !(valid_line(line, "def") && valid_line(line, "static inline void") && line.contains(kernel)) {
+                    continue;
+                }
+                let next = lines[i + 1..]
+                    .iter()
+                    .position(|l| l.contains(plain) && !l.contains("_xnumel = ") && !declares_xnumel(l));
+                if let Some(pos) = next {
+                    out.entry(kernel.to_string()).or_default().push((i + pos + 2) as u64);
+                    found = true;
+                    break;
+                }
+            }
+        }
+        if !found {
+            for i in (start..lines.len()).filter(|&i| lines[i].contains(plain)) {
+                out.entry(kernel.to_string()).or_default().push(i as u64 + 1);
+            }
+        }
+    }
+    out
+}
+
+/// tlparse's regex `^\s*\w+\s+.*_xnumel(?:_\d+)?\s*=`: a declaration like
+/// `int64_t kernel_xnumel_1 = ...;`.
+fn declares_xnumel(line: &str) -> bool {
+    let rest = line.trim_start();
+    let word = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    if word == 0 {
+        return false;
+    }
+    let Some(space) = rest[word..].chars().next().filter(|c| c.is_whitespace()) else { return false };
+    let tail = &rest[word + space.len_utf8()..];
+    let assigns = |s: &str| s.trim_start().starts_with('=');
+    tail.match_indices("_xnumel").any(|(at, m)| {
+        let after = &tail[at + m.len()..];
+        assigns(after)
+            || after.strip_prefix('_').is_some_and(|d| {
+                let digits = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+                digits > 0 && assigns(&d[digits..])
+            })
+    })
+}
+
+/// Not blank and not starting with `prefix` once trimmed.
+fn valid_line(line: &str, prefix: &str) -> bool {
+    let trimmed = line.trim();
+    !trimmed.is_empty() && !trimmed.starts_with(prefix)
+}
+
+/// An FX node's name on a graph line: the text before the first `=`, then before the first `:`,
+/// trimmed (`mul: "f32[4]" = ...` → `mul`); comment and blank lines name none.
+fn node_name(line: &str) -> Option<&str> {
+    let trimmed = line.trim();
+    if !valid_line(trimmed, "#") {
+        return None;
+    }
+    let name = trimmed.split('=').next()?.split(':').next()?.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Node name → its (last) line in a graph, 1-based.
+fn node_lines(text: &str) -> HashMap<&str, u64> {
+    let mut out = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(name) = node_name(line) {
+            out.insert(name, i as u64 + 1);
+        }
+    }
+    out
+}
+
+/// A field of the node mappings as (key, value) pairs in key order: tlparse reads the JSON into
+/// a sorted map, and when two keys land on the same line, the later key's entry wins.
+fn sorted_entries<'v>(mappings: &'v Value, field: &str) -> Vec<(&'v str, &'v Value)> {
+    let mut entries: Vec<(&str, &Value)> = mappings
+        .get(field)
+        .and_then(Value::as_object)
+        .map(|o| o.iter().map(|(k, v)| (k.as_str(), v)).collect())
+        .unwrap_or_default();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+/// The strings of a JSON list (other items and non-lists give none).
+fn strs(v: &Value) -> impl Iterator<Item = &str> {
+    v.as_array().into_iter().flatten().filter_map(Value::as_str)
+}
+
+/// Node → nodes as line → lines.
+fn node_map(entries: &[(&str, &Value)], from: &HashMap<&str, u64>, to: &HashMap<&str, u64>) -> LineMap {
+    let mut out = LineMap::new();
+    for &(node, targets) in entries {
+        let Some(&line) = from.get(node) else { continue };
+        let lines: Vec<u64> = strs(targets).filter_map(|t| to.get(t).copied()).collect();
+        if !lines.is_empty() {
+            out.insert(line, lines);
+        }
+    }
+    out
+}
+
+/// Kernel → post-grad nodes as code line → graph lines (each line of the kernel gets them).
+fn kernel_map(entries: &[(&str, &Value)], kernels: &HashMap<String, Vec<u64>>, post: &HashMap<&str, u64>) -> LineMap {
+    let mut out = LineMap::new();
+    for &(kernel, nodes) in entries {
+        for &code_line in kernels.get(kernel).into_iter().flatten() {
+            let lines: Vec<u64> = strs(nodes).filter_map(|n| post.get(n).copied()).collect();
+            if !lines.is_empty() {
+                out.insert(code_line, lines);
+            }
+        }
+    }
+    out
+}
+
+/// Post-grad node → kernels as graph line → code lines (every line of every kernel, in order).
+fn post_to_kernel_map(
+    entries: &[(&str, &Value)],
+    post: &HashMap<&str, u64>,
+    kernels: &HashMap<String, Vec<u64>>,
+) -> LineMap {
+    let mut out = LineMap::new();
+    for &(node, names) in entries {
+        let Some(&line) = post.get(node) else { continue };
+        let lines: Vec<u64> = strs(names).filter_map(|k| kernels.get(k)).flatten().copied().collect();
+        if !lines.is_empty() {
+            out.insert(line, lines);
+        }
+    }
+    out
+}
+
+/// tlparse's `convert_node_mappings_to_line_numbers`. The kernel names are `cppCodeToPost`'s keys,
+/// for the Python code too.
+fn line_mappings(mappings: &Value, pre: &str, post: &str, python: &CodeLines, cpp: &CodeLines) -> LineMappings {
+    let pre_lines = node_lines(pre);
+    let post_lines = node_lines(post);
+    let code_to_post = sorted_entries(mappings, "cppCodeToPost");
+    let post_to_code = sorted_entries(mappings, "postToCppCode");
+    let kernels: Vec<&str> = code_to_post.iter().map(|&(k, _)| k).collect();
+    let python_kernels = python_kernel_lines(python, &kernels);
+    let cpp_kernels = cpp_kernel_lines(cpp, &kernels);
+    LineMappings {
+        pre_to_post: node_map(&sorted_entries(mappings, "preToPost"), &pre_lines, &post_lines),
+        post_to_pre: node_map(&sorted_entries(mappings, "postToPre"), &post_lines, &pre_lines),
+        py_code_to_post: kernel_map(&code_to_post, &python_kernels, &post_lines),
+        post_to_py_code: post_to_kernel_map(&post_to_code, &post_lines, &python_kernels),
+        cpp_code_to_post: kernel_map(&code_to_post, &cpp_kernels, &post_lines),
+        post_to_cpp_code: post_to_kernel_map(&post_to_code, &post_lines, &cpp_kernels),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xnumel_declarations_are_recognised_like_tlparses_regex() {
+        assert!(declares_xnumel("    int64_t triton_poi_fused_0_xnumel = 17;"));
+        assert!(declares_xnumel("  const int64_t k_xnumel_12 =5;"));
+        assert!(!declares_xnumel("    triton_poi_fused_0_xnumel = 17"), "no type before the name");
+        assert!(!declares_xnumel("    launch(k_xnumel, stream);"));
+        assert!(!declares_xnumel("int64_t k_xnumel_ = 1;"), "`_` must be followed by digits");
+    }
+
+    #[test]
+    fn graph_lines_name_their_nodes() {
+        assert_eq!(node_name("    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(x, y)"), Some("mul"));
+        assert_eq!(node_name("    x_1 = self.relu(x);  x = None"), Some("x_1"));
+        assert_eq!(node_name("  # File: model.py:3"), None);
+        assert_eq!(node_name("   "), None);
+    }
+
+    #[test]
+    fn a_debug_handle_maps_to_the_next_call_of_the_kernel() {
+        // The debug handle is in a comment; the next line mentioning the kernel wins, even an
+        // `_xnumel` assignment (only the C++ search skips those).
+        let text = "# AOT ID: ['0_inference']\nk_0 = async_compile.triton('k_0')\ndef call(args):\n    # [Provenance debug handles] k_0:1\n    k_0_xnumel = 4\n    k_0.run(buf0)\n    k_0.run(buf1)\n";
+        let code = CodeLines::new(text);
+        let lines = python_kernel_lines(&code, &["k_0:1", "k_0"]);
+        assert_eq!(lines["k_0:1"], [5]);
+        assert_eq!(lines["k_0"], [4, 5, 6, 7]);
+    }
+}
