@@ -7,7 +7,10 @@
 
 pub mod compile_directory;
 pub mod compiles;
+pub mod export_report;
 pub mod graph_breaks;
+pub mod guards;
+pub mod inputs;
 
 use std::cell::OnceCell;
 
@@ -236,4 +239,7 @@ macro_rules! tables {
 
 tables! {
     compile_directory: compile_directory::CompileDirectoryTable,
+    guards: guards::GuardsTable,
+    inputs: inputs::InputsTable,
+    export_report: export_report::ExportReportTable,
 }

@@ -7,8 +7,14 @@ use serde::{Deserialize, Serialize};
 use super::PayloadFormat;
 
 pub mod compile_directory;
+pub mod export_report;
+pub mod guards;
+pub mod inputs;
 
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use export_report::ExportReport;
+pub use guards::Guards;
+pub use inputs::Inputs;
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -38,9 +44,14 @@ pub struct ArtifactRef {
 
 /// Every table's schema, with its file name under the bundle's `schema/` directory.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>())]
+    vec![
+        ("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>()),
+        ("tables/guards.schema.json", generator().into_root_schema_for::<Guards>()),
+        ("tables/inputs.schema.json", generator().into_root_schema_for::<Inputs>()),
+        ("tables/export_report.schema.json", generator().into_root_schema_for::<ExportReport>()),
+    ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] = &["compile_directory"];
+pub const NAMES: &[&str] = &["compile_directory", "guards", "inputs", "export_report"];
