@@ -375,11 +375,15 @@ pub fn parse_tree(text: &str) -> (u64, Vec<TreeGuard>, Option<f64>) {
             continue;
         }
         let source = open.iter().rev().find_map(|(_, s)| s.clone());
-        let (code, comment) = match rest.find("  #") {
-            Some(at) => (rest[..at].trim_end(), Some(rest[at..].trim_start().trim_start_matches('#').trim())),
-            None => (rest.trim_end(), None),
+        // `code  # user code  # file.py:12 in f (framework.py:3 in g)`; the user code may be
+        // empty (`code  #   # <string>:1 in <lambda>`) or hold `  # ` itself.
+        let (code, segments) = match rest.find("  #") {
+            Some(at) => {
+                (rest[..at].trim_end(), rest[at..].split("  #").map(str::trim).filter(|s| !s.is_empty()).collect())
+            }
+            None => (rest.trim_end(), Vec::new()),
         };
-        let (user_code, location, framework_location) = comment.map(parse_comment).unwrap_or_default();
+        let (user_code, location, framework_location) = parse_comment(&segments);
         guards.push(TreeGuard {
             depth,
             kind: kind.to_string(),
@@ -401,10 +405,9 @@ fn manager_source(rest: &str) -> Option<String> {
     Some(source[..end].trim().to_string())
 }
 
-/// Splits a guard comment (`user code  # file.py:12 in f (framework.py:3 in g)`) into the user
-/// code, the location and the framework location.
-fn parse_comment(comment: &str) -> (Option<String>, Option<String>, Option<String>) {
-    let segments: Vec<&str> = comment.split("  # ").map(str::trim).collect();
+/// Splits the `  # `-separated parts of a guard comment into the user code, the location and
+/// the framework location.
+fn parse_comment(segments: &[&str]) -> (Option<String>, Option<String>, Option<String>) {
     let mut framework = None;
     let (code_segments, location) = match segments.iter().rposition(|s| location_prefix(s).is_some()) {
         Some(i) => {
@@ -417,7 +420,7 @@ fn parse_comment(comment: &str) -> (Option<String>, Option<String>, Option<Strin
                 framework = parenthesised_location(last);
                 (before, None)
             }
-            _ => (&segments[..], None),
+            _ => (segments, None),
         },
     };
     let user_code = code_segments.join("  # ");
@@ -428,7 +431,12 @@ fn parse_comment(comment: &str) -> (Option<String>, Option<String>, Option<Strin
 fn location_prefix(s: &str) -> Option<(String, &str)> {
     let (file_line, after) = s.split_once(" in ")?;
     let (file, line) = file_line.rsplit_once(':')?;
-    if file.is_empty() || file.contains(' ') || line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
+    if file.is_empty()
+        || file.starts_with('(')
+        || file.contains(' ')
+        || line.is_empty()
+        || !line.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let function_len = after.find(' ').unwrap_or(after.len());
@@ -455,13 +463,14 @@ mod tests {
             | +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x', framelocals_idx=0), type=<class 'torch.Tensor'>\n\
             | | +- TYPE_MATCH: ___check_type_id(L['x'], 94197043380640), type=<class 'torch.Tensor'>  # n = x.shape[0]  # gen/f.py:15 in f (HINT: type Tensor)\n\
             | | +- NO_TENSOR_ALIASING\n\
+            | | +- ID_MATCH: ___check_obj_id(G['g'], 1407), type=<class 'tuple'>  #   # <string>:1 in <lambda>\n\
             +- LAMBDA_GUARD: 5 <= L['x'].size()[0]  # if n > 4:  # symbolic guard on s0  # gen/f.py:16 in f (_dynamo/variables/tensor.py:3083 in evaluate_expr)\n\
             +- LAMBDA_GUARD: (L['y'].size()[0] // 4) != 1  # (_prims_common/__init__.py:285 in check_contiguous_sizes_strides)\n\
             \nGuard latency = 72.97 us";
-        let (managers, guards, latency) = parse_tree(text);
+        let (managers, mut guards, latency) = parse_tree(text);
         assert_eq!(managers, 2);
         assert_eq!(latency, Some(72.97));
-        assert_eq!(guards.len(), 5);
+        assert_eq!(guards.len(), 6);
         assert_eq!(guards[0].kind, "DEFAULT_DEVICE");
         assert_eq!(guards[0].depth, 1);
         assert_eq!(guards[0].source, None);
@@ -473,6 +482,8 @@ mod tests {
         assert_eq!(guards[1].location.as_deref(), Some("gen/f.py:15 in f"));
         assert_eq!(guards[1].framework_location, None);
         assert_eq!((guards[2].kind.as_str(), guards[2].code.as_str()), ("NO_TENSOR_ALIASING", ""));
+        let lambda = guards.remove(3);
+        assert_eq!((lambda.user_code, lambda.location.as_deref()), (None, Some("<string>:1 in <lambda>")));
         assert_eq!(guards[3].depth, 0);
         assert_eq!(guards[3].source, None);
         assert_eq!(guards[3].user_code.as_deref(), Some("if n > 4:  # symbolic guard on s0"));

@@ -2,6 +2,9 @@
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
 mod compile_directory;
+mod export_report;
+mod guards;
+mod inputs;
 
 use serde_json::Value;
 use tlparse_build::bundle::reader::Bundle;
