@@ -116,7 +116,8 @@ pub struct GuardTree {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TreeGuard {
-    /// Nesting depth in the tree (the root manager is 0, its guards 1).
+    /// Nesting depth as printed (the number of `| ` before `+- `): guards of the root manager
+    /// are at 1, and shape guards (`LAMBDA_GUARD`) printed after the root's subtree at 0.
     pub depth: u64,
     /// The guard type as printed: `TENSOR_MATCH`, `TYPE_MATCH`, `ID_MATCH`, `LAMBDA_GUARD`
     /// (shape guards), `DIMENSION_DYNAMIC_MARKING_GUARD`, `NO_TENSOR_ALIASING`, ...
@@ -127,7 +128,9 @@ pub struct TreeGuard {
     /// The guard's check, e.g. `___check_type_id(L['x'], 94197043380640)`; empty when the line
     /// has none (e.g. a repeated `NO_TENSOR_ALIASING`).
     pub code: String,
-    /// The user source line(s) quoted in the guard's comment, e.g. `n = x.shape[0]`.
+    /// The comment's text before its location: usually the user source line that caused the
+    /// guard, e.g. `n = x.shape[0]` (its own `  # ` comments kept), sometimes a note such as
+    /// `(unknown source ..., please file a bug)`.
     pub user_code: Option<String>,
     /// The code location in the comment, `file.py:LINE in function` (user code when there is
     /// user code, else where torch installed the guard).

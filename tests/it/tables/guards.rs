@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{built, rows, snapshot};
 
-fn find<'a>(list: &'a [Value], what: impl Fn(&Value) -> bool) -> &'a Value {
+fn find(list: &[Value], what: impl Fn(&Value) -> bool) -> &Value {
     list.iter().find(|r| what(r)).expect("no such row")
 }
 
