@@ -8,8 +8,11 @@
 pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod compiles;
+pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod guards;
+pub mod inputs;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
@@ -249,4 +252,7 @@ tables! {
     graph_breaks: graph_breaks::GraphBreaksTable,
     provenance: provenance::ProvenanceTable,
     runnables: runnables::RunnablesTable,
+    guards: guards::GuardsTable,
+    inputs: inputs::InputsTable,
+    export_report: export_report::ExportReportTable,
 }

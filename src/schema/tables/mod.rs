@@ -8,8 +8,11 @@ use super::PayloadFormat;
 
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod guards;
+pub mod inputs;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
@@ -17,8 +20,11 @@ pub mod stack_trie;
 
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use guards::Guards;
+pub use inputs::Inputs;
 pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
@@ -61,6 +67,9 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/graph_breaks.schema.json", generator().into_root_schema_for::<GraphBreaks>()),
         ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
         ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
+        ("tables/guards.schema.json", generator().into_root_schema_for::<Guards>()),
+        ("tables/inputs.schema.json", generator().into_root_schema_for::<Inputs>()),
+        ("tables/export_report.schema.json", generator().into_root_schema_for::<ExportReport>()),
     ]
 }
 
@@ -75,4 +84,7 @@ pub const NAMES: &[&str] = &[
     "graph_breaks",
     "provenance",
     "runnables",
+    "guards",
+    "inputs",
+    "export_report",
 ];

@@ -4,8 +4,11 @@
 mod chrome_trace;
 mod compilation_metrics;
 mod compile_directory;
+mod export_report;
 mod failures;
 mod graph_breaks;
+mod guards;
+mod inputs;
 mod provenance;
 mod recompiles;
 mod runnables;

@@ -1,0 +1,498 @@
+//! Guards and shapes: Dynamo guards (structured and C++ trees), shape guards, specializations,
+//! symbols and data-dependent guards, each row tied to its compile id and user location.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::{Diagnostics, Event, Finish, Table};
+use crate::schema::tables::guards::{
+    DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardTree, Guards, GuardsCompile, ShapeGuard,
+    ShapeGuardKind, Specialization, SymbolCreated, TreeGuard,
+};
+use crate::schema::{Frame, StackTable};
+
+#[derive(Default)]
+pub struct GuardsTable {
+    /// The process's string table as seen in `str` entries: `dynamo_guards` payloads carry
+    /// stacks whose file names are string-table indices, which the stream's stack table does not
+    /// cover.
+    strings: HashMap<u64, String>,
+    dynamo_guards: Vec<DynamoGuard>,
+    guard_trees: Vec<GuardTree>,
+    shape_guards: Vec<ShapeGuard>,
+    specializations: Vec<Specialization>,
+    symbols: Vec<SymbolCreated>,
+    data_dependent: Vec<DataDependent>,
+}
+
+/// A metadata field as text: strings as they are, numbers and booleans written out; null when
+/// absent or null.
+pub fn text(meta: &Value, key: &str) -> Option<String> {
+    match meta.get(key)? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// A metadata field as an unsigned integer.
+pub fn uint(meta: &Value, key: &str) -> Option<u64> {
+    meta.get(key)?.as_u64()
+}
+
+/// A metadata field that is an object (empty when absent or not an object).
+pub fn object(meta: &Value, key: &str) -> Map<String, Value> {
+    meta.get(key).and_then(Value::as_object).cloned().unwrap_or_default()
+}
+
+/// The `frame_locals` of a guard: `{loc, locals, symbols}`.
+pub fn frame_locals(meta: &Value) -> Option<FrameLocals> {
+    let v = meta.get("frame_locals").filter(|v| v.is_object())?;
+    Some(FrameLocals { loc: text(v, "loc"), locals: object(v, "locals"), symbols: object(v, "symbols") })
+}
+
+/// The innermost (last logged) frame of a stack in the stream's stack table.
+pub fn innermost(stacks: &StackTable, id: Option<u32>) -> Option<Frame> {
+    let frames = stacks.stacks.get(id? as usize)?;
+    stacks.frames.get(*frames.last()? as usize).cloned()
+}
+
+/// The compile id of an entry, as displayed.
+pub fn compile_id(ev: &Event) -> Option<String> {
+    ev.display_id.map(str::to_string)
+}
+
+impl GuardsTable {
+    fn observe_dynamo_guards(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        let Some(payload) = ev.payload else {
+            diags.unusable(Self::NAME, ev, "no payload");
+            return;
+        };
+        let Some(list) = ev.payload_json().and_then(Value::as_array) else {
+            diags.unusable(Self::NAME, ev, "payload is not a JSON list");
+            return;
+        };
+        for (index, guard) in list.iter().enumerate() {
+            let Some(code) = guard.get("code").and_then(Value::as_str) else {
+                diags.unusable(Self::NAME, ev, format!("guard {index} has no code"));
+                continue;
+            };
+            self.dynamo_guards.push(DynamoGuard {
+                compile_id: compile_id(ev),
+                seq: ev.seq,
+                line: ev.line,
+                blob: payload.hash.to_string(),
+                index: index as u64,
+                code: code.to_string(),
+                user_frame: self.payload_innermost(guard.get("user_stack")),
+                frame: self.payload_innermost(guard.get("stack")),
+            });
+        }
+    }
+
+    /// The innermost frame of a stack logged inside a payload (`{line, name, filename}` with
+    /// `filename` a string-table index).
+    fn payload_innermost(&self, stack: Option<&Value>) -> Option<Frame> {
+        let frame = stack?.as_array()?.last()?;
+        let file = match frame.get("filename")? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => n.as_u64().and_then(|i| self.strings.get(&i).cloned()),
+            _ => None,
+        };
+        Some(Frame {
+            file,
+            line: frame.get("line").and_then(Value::as_i64).unwrap_or(-1),
+            name: text(frame, "name").unwrap_or_default(),
+            loc: text(frame, "loc"),
+        })
+    }
+
+    fn observe_meta(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        let meta = ev.meta();
+        if !meta.is_object() {
+            diags.unusable(Self::NAME, ev, "metadata is not an object");
+            return;
+        }
+        let compile_id = compile_id(ev);
+        let (seq, line) = (ev.seq, ev.line);
+        let user_stack = ev.meta_stack("user_stack");
+        let stack = ev.meta_stack("stack");
+        match ev.kind {
+            "guard_added_fast" | "guard_added" => self.shape_guards.push(ShapeGuard {
+                compile_id,
+                seq,
+                line,
+                kind: if ev.kind == "guard_added" {
+                    ShapeGuardKind::GuardAdded
+                } else {
+                    ShapeGuardKind::GuardAddedFast
+                },
+                expr: text(meta, "expr"),
+                prefix: text(meta, "prefix"),
+                expr_node_id: uint(meta, "expr_node_id"),
+                user_stack,
+                stack,
+                user_frame: None,
+                symbol_to_sources: object(meta, "symbol_to_sources"),
+                frame_locals: frame_locals(meta),
+            }),
+            "symbolic_shape_specialization" => self.specializations.push(Specialization {
+                compile_id,
+                seq,
+                line,
+                symbol: text(meta, "symbol"),
+                sources: super::compiles::strings(meta.get("sources")),
+                value: text(meta, "value"),
+                reason: text(meta, "reason"),
+                user_stack,
+                stack,
+                user_frame: None,
+            }),
+            "create_symbol" | "create_unbacked_symbol" => self.symbols.push(SymbolCreated {
+                compile_id,
+                seq,
+                line,
+                symbol: text(meta, "symbol"),
+                unbacked: ev.kind == "create_unbacked_symbol",
+                hint: text(meta, "val"),
+                range: text(meta, "vr"),
+                source: text(meta, "source"),
+                node_id: uint(meta, "node_id"),
+                user_stack,
+                stack,
+                user_frame: None,
+            }),
+            _ => {
+                let kind = match ev.kind {
+                    "guard_on_data_dependent_error" => DataDependentKind::GuardOnDataDependentError,
+                    "propagate_real_tensors_provenance" => DataDependentKind::PropagateRealTensorsProvenance,
+                    _ => DataDependentKind::PropagateRealTensors,
+                };
+                self.data_dependent.push(DataDependent {
+                    compile_id,
+                    seq,
+                    line,
+                    kind,
+                    expr: text(meta, "expr"),
+                    unhinted_expr: text(meta, "unhinted_expr"),
+                    result: text(meta, "result"),
+                    expr_id: uint(meta, "expr_id").or_else(|| uint(meta, "expr_node_id")),
+                    user_stack,
+                    stack,
+                    user_frame: None,
+                    frame_locals: frame_locals(meta),
+                })
+            }
+        }
+    }
+}
+
+impl Table for GuardsTable {
+    const NAME: &'static str = "guards";
+    type Output = Guards;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        match ev.kind {
+            "str" => {
+                if let Some([Value::String(s), Value::Number(i)]) = ev.meta().as_array().map(Vec::as_slice) {
+                    if let Some(i) = i.as_u64() {
+                        self.strings.insert(i, s.clone());
+                    }
+                }
+            }
+            "dynamo_guards" => self.observe_dynamo_guards(ev, diags),
+            "dynamo_cpp_guards_str" => match (ev.payload, ev.payload_text()) {
+                (Some(payload), Some(text)) => {
+                    let (managers, guards, latency_us) = parse_tree(&text);
+                    self.guard_trees.push(GuardTree {
+                        compile_id: compile_id(ev),
+                        seq: ev.seq,
+                        line: ev.line,
+                        blob: payload.hash.to_string(),
+                        lines: payload.lines,
+                        latency_us,
+                        managers,
+                        guards,
+                    });
+                }
+                _ => diags.unusable(Self::NAME, ev, "no payload"),
+            },
+            "guard_added_fast"
+            | "guard_added"
+            | "symbolic_shape_specialization"
+            | "create_symbol"
+            | "create_unbacked_symbol"
+            | "guard_on_data_dependent_error"
+            | "propagate_real_tensors_provenance"
+            | "propagate_real_tensors" => self.observe_meta(ev, diags),
+            _ => {}
+        }
+    }
+
+    fn finish(mut self, ctx: &Finish) -> Option<(Guards, u64)> {
+        let rows = self.dynamo_guards.len()
+            + self.guard_trees.len()
+            + self.shape_guards.len()
+            + self.specializations.len()
+            + self.symbols.len()
+            + self.data_dependent.len();
+        if rows == 0 {
+            return None;
+        }
+        let stacks = ctx.stacks;
+        for g in &mut self.shape_guards {
+            g.user_frame = innermost(stacks, g.user_stack);
+        }
+        for s in &mut self.specializations {
+            s.user_frame = innermost(stacks, s.user_stack);
+        }
+        for s in &mut self.symbols {
+            s.user_frame = innermost(stacks, s.user_stack);
+        }
+        for d in &mut self.data_dependent {
+            d.user_frame = innermost(stacks, d.user_stack);
+        }
+        let compiles = self.summaries(ctx);
+        let table = Guards {
+            compiles,
+            dynamo_guards: self.dynamo_guards,
+            guard_trees: self.guard_trees,
+            shape_guards: self.shape_guards,
+            specializations: self.specializations,
+            symbols: self.symbols,
+            data_dependent: self.data_dependent,
+        };
+        Some((table, rows as u64))
+    }
+}
+
+impl GuardsTable {
+    /// One summary per compile id, ordered by the first `seq` of its rows.
+    fn summaries(&self, ctx: &Finish) -> Vec<GuardsCompile> {
+        let mut by_id: HashMap<Option<String>, (u64, GuardsCompile)> = HashMap::new();
+        for g in &self.dynamo_guards {
+            summary(&mut by_id, &g.compile_id, g.seq).dynamo_guards += 1;
+        }
+        for t in &self.guard_trees {
+            let s = summary(&mut by_id, &t.compile_id, t.seq);
+            s.tree_guards += t.guards.len() as u64;
+            if t.latency_us.is_some() {
+                s.latency_us = t.latency_us;
+            }
+        }
+        for g in &self.shape_guards {
+            summary(&mut by_id, &g.compile_id, g.seq).shape_guards += 1;
+        }
+        for g in &self.specializations {
+            summary(&mut by_id, &g.compile_id, g.seq).specializations += 1;
+        }
+        for g in &self.symbols {
+            let s = summary(&mut by_id, &g.compile_id, g.seq);
+            if g.unbacked {
+                s.unbacked_symbols += 1;
+            } else {
+                s.backed_symbols += 1;
+            }
+        }
+        for g in &self.data_dependent {
+            summary(&mut by_id, &g.compile_id, g.seq).data_dependent += 1;
+        }
+        let records: HashMap<&str, &super::CompileRecord> =
+            ctx.compiles.records.iter().map(|r| (r.display.as_str(), r)).collect();
+        let mut out: Vec<(u64, GuardsCompile)> = by_id.into_values().collect();
+        out.sort_by_key(|(first, _)| *first);
+        out.into_iter()
+            .map(|(_, mut s)| {
+                if let Some(r) = s.compile_id.as_deref().and_then(|id| records.get(id)) {
+                    let metric = |key| r.metrics.as_ref()?.get(key)?.as_u64();
+                    s.guard_count = metric("guard_count");
+                    s.shape_env_guard_count = metric("shape_env_guard_count");
+                }
+                s
+            })
+            .collect()
+    }
+}
+
+/// The summary of a compile id, created if new; keeps the smallest `seq` seen.
+fn summary<'m>(
+    by_id: &'m mut HashMap<Option<String>, (u64, GuardsCompile)>,
+    id: &Option<String>,
+    seq: u64,
+) -> &'m mut GuardsCompile {
+    let (first, summary) = by_id.entry(id.clone()).or_insert_with(|| {
+        (
+            seq,
+            GuardsCompile {
+                compile_id: id.clone(),
+                guard_count: None,
+                shape_env_guard_count: None,
+                dynamo_guards: 0,
+                tree_guards: 0,
+                latency_us: None,
+                shape_guards: 0,
+                specializations: 0,
+                backed_symbols: 0,
+                unbacked_symbols: 0,
+                data_dependent: 0,
+            },
+        )
+    });
+    *first = (*first).min(seq);
+    summary
+}
+
+/// Reads a C++ guard tree: the number of manager nodes, the leaf guards, and the
+/// `Guard latency = N us` figure.
+pub fn parse_tree(text: &str) -> (u64, Vec<TreeGuard>, Option<f64>) {
+    let mut managers = 0;
+    let mut guards = Vec::new();
+    let mut latency = None;
+    // Enclosing managers: (depth, source).
+    let mut open: Vec<(u64, Option<String>)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end();
+        if let Some(rest) = line.strip_prefix("Guard latency = ") {
+            latency = rest.trim_end_matches("us").trim().parse().ok();
+            continue;
+        }
+        let Some(at) = line.find("+- ") else { continue };
+        let (indent, body) = (&line[..at], &line[at + 3..]);
+        if !indent.chars().all(|c| c == '|' || c == ' ') {
+            continue;
+        }
+        let depth = indent.matches('|').count() as u64;
+        let kind_len = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
+        let (kind, rest) = body.split_at(kind_len);
+        let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
+        while open.last().is_some_and(|(d, _)| *d >= depth) {
+            open.pop();
+        }
+        if kind.ends_with("Manager") {
+            managers += 1;
+            open.push((depth, manager_source(rest)));
+            continue;
+        }
+        let source = open.iter().rev().find_map(|(_, s)| s.clone());
+        // `code  # user code  # file.py:12 in f (framework.py:3 in g)`; the user code may be
+        // empty (`code  #   # <string>:1 in <lambda>`) or hold `  # ` itself.
+        let (code, segments) = match rest.find("  #") {
+            Some(at) => {
+                (rest[..at].trim_end(), rest[at..].split("  #").map(str::trim).filter(|s| !s.is_empty()).collect())
+            }
+            None => (rest.trim_end(), Vec::new()),
+        };
+        let (user_code, location, framework_location) = parse_comment(&segments);
+        guards.push(TreeGuard {
+            depth,
+            kind: kind.to_string(),
+            source,
+            code: code.to_string(),
+            user_code,
+            location,
+            framework_location,
+        });
+    }
+    (managers, guards, latency)
+}
+
+/// `source=` of a manager line (`GuardManager: source=L['x'], accessed_by=...`).
+fn manager_source(rest: &str) -> Option<String> {
+    let at = rest.find("source=")?;
+    let source = &rest[at + "source=".len()..];
+    let end = source.find(", accessed_by=").unwrap_or(source.len());
+    Some(source[..end].trim().to_string())
+}
+
+/// Splits the `  # `-separated parts of a guard comment into the user code, the location and
+/// the framework location.
+fn parse_comment(segments: &[&str]) -> (Option<String>, Option<String>, Option<String>) {
+    let mut framework = None;
+    let (code_segments, location) = match segments.iter().rposition(|s| location_prefix(s).is_some()) {
+        Some(i) => {
+            let (loc, remainder) = location_prefix(segments[i]).unwrap_or_default();
+            framework = parenthesised_location(remainder);
+            (&segments[..i], Some(loc))
+        }
+        None => match segments.split_last() {
+            Some((last, before)) if parenthesised_location(last).is_some() => {
+                framework = parenthesised_location(last);
+                (before, None)
+            }
+            _ => (segments, None),
+        },
+    };
+    let user_code = code_segments.join("  # ");
+    ((!user_code.is_empty()).then_some(user_code), location, framework)
+}
+
+/// `file.py:LINE in function` at the start of `s`, and what follows it.
+fn location_prefix(s: &str) -> Option<(String, &str)> {
+    let (file_line, after) = s.split_once(" in ")?;
+    let (file, line) = file_line.rsplit_once(':')?;
+    if file.is_empty()
+        || file.starts_with('(')
+        || file.contains(' ')
+        || line.is_empty()
+        || !line.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let function_len = after.find(' ').unwrap_or(after.len());
+    if function_len == 0 {
+        return None;
+    }
+    Some((format!("{file_line} in {}", &after[..function_len]), after[function_len..].trim()))
+}
+
+/// The location in `(file.py:LINE in function)`.
+fn parenthesised_location(s: &str) -> Option<String> {
+    let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+    location_prefix(inner).filter(|(_, rest)| rest.is_empty()).map(|(loc, _)| loc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_lines_are_split_into_kind_source_code_and_locations() {
+        let text = "\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n\
+            | +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None                           # _dynamo/output_graph.py:1222 in init_ambient_guards\n\
+            | +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor(key='x', framelocals_idx=0), type=<class 'torch.Tensor'>\n\
+            | | +- TYPE_MATCH: ___check_type_id(L['x'], 94197043380640), type=<class 'torch.Tensor'>  # n = x.shape[0]  # gen/f.py:15 in f (HINT: type Tensor)\n\
+            | | +- NO_TENSOR_ALIASING\n\
+            | | +- ID_MATCH: ___check_obj_id(G['g'], 1407), type=<class 'tuple'>  #   # <string>:1 in <lambda>\n\
+            +- LAMBDA_GUARD: 5 <= L['x'].size()[0]  # if n > 4:  # symbolic guard on s0  # gen/f.py:16 in f (_dynamo/variables/tensor.py:3083 in evaluate_expr)\n\
+            +- LAMBDA_GUARD: (L['y'].size()[0] // 4) != 1  # (_prims_common/__init__.py:285 in check_contiguous_sizes_strides)\n\
+            \nGuard latency = 72.97 us";
+        let (managers, mut guards, latency) = parse_tree(text);
+        assert_eq!(managers, 2);
+        assert_eq!(latency, Some(72.97));
+        assert_eq!(guards.len(), 6);
+        assert_eq!(guards[0].kind, "DEFAULT_DEVICE");
+        assert_eq!(guards[0].depth, 1);
+        assert_eq!(guards[0].source, None);
+        assert_eq!(guards[0].code, "utils_device.CURRENT_DEVICE == None");
+        assert_eq!(guards[0].user_code, None);
+        assert_eq!(guards[0].location.as_deref(), Some("_dynamo/output_graph.py:1222 in init_ambient_guards"));
+        assert_eq!(guards[1].source.as_deref(), Some("L['x']"));
+        assert_eq!(guards[1].user_code.as_deref(), Some("n = x.shape[0]"));
+        assert_eq!(guards[1].location.as_deref(), Some("gen/f.py:15 in f"));
+        assert_eq!(guards[1].framework_location, None);
+        assert_eq!((guards[2].kind.as_str(), guards[2].code.as_str()), ("NO_TENSOR_ALIASING", ""));
+        let lambda = guards.remove(3);
+        assert_eq!((lambda.user_code, lambda.location.as_deref()), (None, Some("<string>:1 in <lambda>")));
+        assert_eq!(guards[3].depth, 0);
+        assert_eq!(guards[3].source, None);
+        assert_eq!(guards[3].user_code.as_deref(), Some("if n > 4:  # symbolic guard on s0"));
+        assert_eq!(guards[3].framework_location.as_deref(), Some("_dynamo/variables/tensor.py:3083 in evaluate_expr"));
+        assert_eq!(guards[4].user_code, None);
+        assert_eq!(guards[4].location, None);
+        assert_eq!(
+            guards[4].framework_location.as_deref(),
+            Some("_prims_common/__init__.py:285 in check_contiguous_sizes_strides")
+        );
+    }
+}
