@@ -19,6 +19,33 @@ pub const METRICS_KINDS: [&str; 5] = [
 #[derive(Default)]
 pub struct CompilationMetricsTable {
     rows: Vec<MetricsRow>,
+    /// Distinct large values, and where each is in `shared`.
+    shared: Vec<Value>,
+    shared_index: std::collections::HashMap<String, usize>,
+}
+
+/// Values over this many bytes of JSON are stored once per table (torch repeats its whole
+/// `dynamo_config` in every compile's metrics).
+const SHARED_OVER: usize = 1024;
+
+impl CompilationMetricsTable {
+    /// A field's value, or `{"shared": i}` for a large one.
+    fn share(&mut self, value: &Value) -> Value {
+        let big = match value {
+            Value::String(s) => s.len() > SHARED_OVER,
+            Value::Array(_) | Value::Object(_) => value.to_string().len() > SHARED_OVER,
+            _ => false,
+        };
+        if !big {
+            return value.clone();
+        }
+        let key = value.to_string();
+        let i = *self.shared_index.entry(key).or_insert_with(|| {
+            self.shared.push(value.clone());
+            self.shared.len() - 1
+        });
+        serde_json::json!({ "shared": i })
+    }
 }
 
 impl Table for CompilationMetricsTable {
@@ -39,6 +66,7 @@ impl Table for CompilationMetricsTable {
             .filter(|(k, _)| k.ends_with("_time_s") || *k == "elapsed_time")
             .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
             .collect();
+        let metrics: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), self.share(v))).collect();
         self.rows.push(MetricsRow {
             compile_id: ev.display_id.map(str::to_string),
             kind: ev.kind.to_string(),
@@ -46,12 +74,12 @@ impl Table for CompilationMetricsTable {
             seq: ev.seq,
             line: ev.line,
             times_s,
-            metrics: Value::Object(fields.clone()),
+            metrics: Value::Object(metrics),
         });
     }
 
     fn finish(self, _ctx: &Finish) -> Option<(CompilationMetrics, u64)> {
         let rows = self.rows.len() as u64;
-        (rows > 0).then_some((CompilationMetrics { metrics: self.rows }, rows))
+        (rows > 0).then_some((CompilationMetrics { metrics: self.rows, shared: self.shared }, rows))
     }
 }

@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 pub struct CompilationMetrics {
     /// Metrics entries in log order.
     pub metrics: Vec<MetricsRow>,
+    /// Distinct large field values (over 1 KiB of JSON, such as `dynamo_config`), stored once:
+    /// in `metrics`, such a field holds `{"shared": i}`, meaning `shared[i]`.
+    pub shared: Vec<serde_json::Value>,
 }
 
 /// One metrics entry.
@@ -33,6 +36,8 @@ pub struct MetricsRow {
     /// `dynamo_time_before_restart_s`, `elapsed_time`, ...): every field ending in `_time_s` or
     /// named `elapsed_time` whose value is a number.
     pub times_s: std::collections::BTreeMap<String, f64>,
-    /// The metrics object exactly as logged (fields vary with the torch version).
+    /// The metrics object as logged (fields vary with the torch version), except that a field
+    /// whose value is over 1 KiB of JSON holds `{"shared": i}`, an index into the table's
+    /// `shared` list.
     pub metrics: serde_json::Value,
 }

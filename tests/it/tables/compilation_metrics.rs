@@ -26,3 +26,21 @@ fn runtime_metrics_are_recognised() {
     let kinds: Vec<(&str, bool)> = m.iter().map(|r| (r["kind"].as_str().unwrap(), r["runtime"] == true)).collect();
     assert_eq!(kinds, [("compilation_metrics", false), ("compilation_metrics_runtime", true)]);
 }
+
+#[test]
+fn large_values_are_stored_once() {
+    // graph_breaks: each of the 17 compilation_metrics entries logs the whole dynamo_config (a
+    // ~17 KB JSON string, identical in all of them).
+    let b = built("torch-2.15/graph_breaks");
+    let t = b.table("compilation_metrics");
+    let m = rows(&t, "metrics");
+    assert_eq!(m.len(), 17);
+    let shared = rows(&t, "shared");
+    let refs: Vec<usize> =
+        m.iter().map(|r| r["metrics"]["dynamo_config"]["shared"].as_u64().unwrap() as usize).collect();
+    assert!(refs.iter().all(|&i| i == refs[0]));
+    let config = shared[refs[0]].as_str().unwrap();
+    assert!(config.len() > 1024 && config.contains("accumulated_recompile_limit"));
+    // Small fields stay inline.
+    assert!(m.iter().all(|r| r["metrics"]["co_name"].is_string()));
+}
