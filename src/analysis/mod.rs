@@ -27,6 +27,8 @@ pub struct Event<'a> {
     pub line: u64,
     /// Last line of the entry.
     pub end_line: u64,
+    /// Length of the header line in bytes, without its line ending (0 unless the writer sets it).
+    pub header_bytes: u64,
     /// Glog timestamp.
     pub ts: &'a str,
     /// Logging call site, `path/file.py:LINE`.
@@ -81,6 +83,7 @@ impl<'a> Event<'a> {
             seq,
             line,
             end_line,
+            header_bytes: 0,
             ts,
             src,
             kind,
