@@ -6,6 +6,9 @@
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
 pub mod compile_directory;
+pub mod compile_time;
+pub mod graph_sizes;
+pub mod log_volume;
 pub mod compiles;
 pub mod graph_breaks;
 
@@ -239,4 +242,7 @@ macro_rules! tables {
 
 tables! {
     compile_directory: compile_directory::CompileDirectoryTable,
+    compile_time: compile_time::CompileTimeTable,
+    log_volume: log_volume::LogVolumeTable,
+    graph_sizes: graph_sizes::GraphSizesTable,
 }

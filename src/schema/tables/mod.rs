@@ -7,8 +7,16 @@ use serde::{Deserialize, Serialize};
 use super::PayloadFormat;
 
 pub mod compile_directory;
+pub mod compile_time;
+pub mod graph_sizes;
+pub mod log_volume;
 
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use compile_time::{
+    CompileTime, CompileTiming, InstantCount, Phase, PhCount, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+};
+pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
+pub use log_volume::{LogVolume, Volume, VolumeRow};
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -38,9 +46,14 @@ pub struct ArtifactRef {
 
 /// Every table's schema, with its file name under the bundle's `schema/` directory.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>())]
+    vec![
+        ("tables/compile_directory.schema.json", generator().into_root_schema_for::<CompileDirectory>()),
+        ("tables/compile_time.schema.json", generator().into_root_schema_for::<CompileTime>()),
+        ("tables/log_volume.schema.json", generator().into_root_schema_for::<LogVolume>()),
+        ("tables/graph_sizes.schema.json", generator().into_root_schema_for::<GraphSizes>()),
+    ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] = &["compile_directory"];
+pub const NAMES: &[&str] = &["compile_directory", "compile_time", "log_volume", "graph_sizes"];
