@@ -12,7 +12,7 @@ use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    CompileTime, CompileTiming, InstantCount, Phase, PhCount, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
 
 /// The fields of a trace event the tables read; everything else (big `args`) is skipped unparsed.
@@ -206,7 +206,10 @@ impl Table for CompileTimeTable {
             return;
         };
         self.events += 1;
-        let thread = (te.pid.map_or_else(String::new, |r| r.get().to_string()), te.tid.map_or_else(String::new, |r| r.get().to_string()));
+        let thread = (
+            te.pid.map_or_else(String::new, |r| r.get().to_string()),
+            te.tid.map_or_else(String::new, |r| r.get().to_string()),
+        );
         let stack = self.stacks.entry(thread.clone()).or_default();
         let top = stack.last().map(|o| o.node);
         // The envelope's id has the attempt; `args.compile_id` does not. Events with neither
@@ -398,7 +401,8 @@ mod tests {
         let id = |ca, f, c| CompileId { compiled_autograd_id: ca, frame_id: f, frame_compile_id: c, attempt: Some(0) };
         assert_eq!(parse_compile_id("0/1"), Some(id(None, Some(0), Some(1))));
         assert_eq!(parse_compile_id("!2/0/1"), Some(id(Some(2), Some(0), Some(1))));
-        let ca_only = CompileId { compiled_autograd_id: Some(3), frame_id: None, frame_compile_id: None, attempt: None };
+        let ca_only =
+            CompileId { compiled_autograd_id: Some(3), frame_id: None, frame_compile_id: None, attempt: None };
         assert_eq!(parse_compile_id("!3"), Some(ca_only));
         assert_eq!(parse_compile_id("None"), None);
         assert_eq!(parse_compile_id("0"), None);

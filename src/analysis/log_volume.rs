@@ -48,7 +48,9 @@ fn row(key: String, kind: Option<String>, v: Volume) -> VolumeRow {
 
 /// Biggest first; ties by key, then kind.
 fn sorted(mut rows: Vec<VolumeRow>) -> Vec<VolumeRow> {
-    rows.sort_by(|a, b| b.log_bytes.cmp(&a.log_bytes).then_with(|| a.key.cmp(&b.key)).then_with(|| a.kind.cmp(&b.kind)));
+    rows.sort_by(|a, b| {
+        b.log_bytes.cmp(&a.log_bytes).then_with(|| a.key.cmp(&b.key)).then_with(|| a.kind.cmp(&b.kind))
+    });
     rows
 }
 

@@ -5,12 +5,13 @@
 //! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
+pub mod cache_outcomes;
 pub mod compile_directory;
 pub mod compile_time;
-pub mod graph_sizes;
-pub mod log_volume;
 pub mod compiles;
 pub mod graph_breaks;
+pub mod graph_sizes;
+pub mod log_volume;
 
 use std::cell::OnceCell;
 
@@ -245,4 +246,5 @@ tables! {
     compile_time: compile_time::CompileTimeTable,
     log_volume: log_volume::LogVolumeTable,
     graph_sizes: graph_sizes::GraphSizesTable,
+    cache_outcomes: cache_outcomes::CacheOutcomesTable,
 }

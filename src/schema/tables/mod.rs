@@ -6,14 +6,19 @@ use serde::{Deserialize, Serialize};
 
 use super::PayloadFormat;
 
+pub mod cache_outcomes;
 pub mod compile_directory;
 pub mod compile_time;
 pub mod graph_sizes;
 pub mod log_volume;
 
+pub use cache_outcomes::{
+    CacheLookup, CacheLookupSource, CacheOutcomes, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
+    CompileCaches,
+};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
 pub use compile_time::{
-    CompileTime, CompileTiming, InstantCount, Phase, PhCount, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
 pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use log_volume::{LogVolume, Volume, VolumeRow};
@@ -51,9 +56,10 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/compile_time.schema.json", generator().into_root_schema_for::<CompileTime>()),
         ("tables/log_volume.schema.json", generator().into_root_schema_for::<LogVolume>()),
         ("tables/graph_sizes.schema.json", generator().into_root_schema_for::<GraphSizes>()),
+        ("tables/cache_outcomes.schema.json", generator().into_root_schema_for::<CacheOutcomes>()),
     ]
 }
 
 /// The names of every table (`tables/<stream>/<name>.json.zst`, schema
 /// `schema/tables/<name>.schema.json`).
-pub const NAMES: &[&str] = &["compile_directory", "compile_time", "log_volume", "graph_sizes"];
+pub const NAMES: &[&str] = &["compile_directory", "compile_time", "log_volume", "graph_sizes", "cache_outcomes"];
