@@ -1,7 +1,11 @@
 //! The analysis tables on real fixtures: a whole-table insta snapshot per table and fixture, plus
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
+mod cache_outcomes;
 mod compile_directory;
+mod compile_time;
+mod graph_sizes;
+mod log_volume;
 
 use serde_json::Value;
 use tlparse_build::bundle::reader::Bundle;
