@@ -5,14 +5,18 @@
 //! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
+pub mod cache_outcomes;
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod compile_time;
 pub mod compiles;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
+pub mod log_volume;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
@@ -36,6 +40,8 @@ pub struct Event<'a> {
     pub line: u64,
     /// Last line of the entry.
     pub end_line: u64,
+    /// Length of the header line in bytes, without its line ending (0 unless the writer sets it).
+    pub header_bytes: u64,
     /// Glog timestamp.
     pub ts: &'a str,
     /// Logging call site, `path/file.py:LINE`.
@@ -90,6 +96,7 @@ impl<'a> Event<'a> {
             seq,
             line,
             end_line,
+            header_bytes: 0,
             ts,
             src,
             kind,
@@ -248,11 +255,15 @@ tables! {
     stack_trie: stack_trie::StackTrieTable,
     failures: failures::FailuresTable,
     compilation_metrics: compilation_metrics::CompilationMetricsTable,
-    recompiles: recompiles::RecompilesTable,
-    graph_breaks: graph_breaks::GraphBreaksTable,
-    provenance: provenance::ProvenanceTable,
-    runnables: runnables::RunnablesTable,
     guards: guards::GuardsTable,
     inputs: inputs::InputsTable,
+    recompiles: recompiles::RecompilesTable,
+    graph_breaks: graph_breaks::GraphBreaksTable,
+    graph_sizes: graph_sizes::GraphSizesTable,
+    cache_outcomes: cache_outcomes::CacheOutcomesTable,
+    compile_time: compile_time::CompileTimeTable,
+    log_volume: log_volume::LogVolumeTable,
     export_report: export_report::ExportReportTable,
+    provenance: provenance::ProvenanceTable,
+    runnables: runnables::RunnablesTable,
 }

@@ -190,6 +190,7 @@ impl StreamWriter {
     /// Appends one entry's row.
     pub fn write(&mut self, routed: Routed) -> io::Result<()> {
         let Routed { entry, stacks, .. } = routed;
+        let header_bytes = entry.header_bytes;
         let mut meta = entry.meta;
         let mut envelope_stack = None;
         let mut meta_stacks = Vec::new();
@@ -248,7 +249,7 @@ impl StreamWriter {
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };
-        let ev = Event::new(
+        let mut ev = Event::new(
             row.seq,
             row.line,
             entry.end_line,
@@ -269,6 +270,7 @@ impl StreamWriter {
             }),
             self.interner.table(),
         );
+        ev.header_bytes = header_bytes;
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload_bytes, &row.payload) {

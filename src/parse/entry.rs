@@ -43,6 +43,8 @@ pub struct Entry {
     pub line: u64,
     /// Last line of the entry (the header's line when there is no payload).
     pub end_line: u64,
+    /// Length of the header line in bytes, without its line ending.
+    pub header_bytes: u64,
     pub level: char,
     pub timestamp: String,
     pub pid: u64,
@@ -305,6 +307,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     Parsed::Entry(Box::new(Entry {
         line,
         end_line,
+        header_bytes: header.len() as u64,
         level: prefix.level as char,
         timestamp: prefix.timestamp.to_string(),
         pid: prefix.pid,

@@ -68,9 +68,13 @@ fn corrupted_json_yields_exactly_its_bad_line_and_keeps_everything_else() {
     let (_g, good_out, good) = build(&fixture("tlparse-tests/simple.log"));
     let (_b, bad_out, bad) = build(&fixture("tlparse-tests/simple_corrupted_json.log"));
     let diags = Bundle::open(&bad_out).unwrap().diagnostics().unwrap();
-    assert_eq!(diags.len(), 1, "{diags:#?}");
+    // The md5 check flags the entry, and compile_time, which needs the trace event, says it
+    // could not use it (tlparse dropped such events silently).
+    assert_eq!(diags.len(), 2, "{diags:#?}");
     assert_eq!((diags[0].kind, diags[0].line), (DiagnosticKind::Md5Mismatch, header_of_diff));
-    assert!(diags[0].file.ends_with("simple_corrupted_json.log"));
+    assert_eq!((diags[1].kind, diags[1].line), (DiagnosticKind::UnusableEntry, header_of_diff));
+    assert!(diags[1].message.starts_with("compile_time:"), "{}", diags[1].message);
+    assert!(diags.iter().all(|d| d.file.ends_with("simple_corrupted_json.log")));
     assert_eq!(good.diagnostics.total, 0);
 
     // Every entry is still there, and all but the corrupted one are identical to simple.log's.

@@ -6,13 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use super::PayloadFormat;
 
+pub mod cache_outcomes;
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod compile_time;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
+pub mod log_volume;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
@@ -23,12 +27,22 @@ pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, Compil
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
 pub use inputs::Inputs;
+pub use log_volume::{LogVolume, Volume, VolumeRow};
 pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use stack_trie::{StackTrie, TrieCompile, TrieNode};
+
+pub use cache_outcomes::{
+    CacheLookup, CacheLookupSource, CacheOutcomes, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
+    CompileCaches,
+};
+pub use compile_time::{
+    CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+};
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -63,13 +77,17 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/stack_trie.schema.json", generator().into_root_schema_for::<StackTrie>()),
         ("tables/failures.schema.json", generator().into_root_schema_for::<Failures>()),
         ("tables/compilation_metrics.schema.json", generator().into_root_schema_for::<CompilationMetrics>()),
-        ("tables/recompiles.schema.json", generator().into_root_schema_for::<Recompiles>()),
-        ("tables/graph_breaks.schema.json", generator().into_root_schema_for::<GraphBreaks>()),
-        ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
-        ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
         ("tables/guards.schema.json", generator().into_root_schema_for::<Guards>()),
         ("tables/inputs.schema.json", generator().into_root_schema_for::<Inputs>()),
+        ("tables/recompiles.schema.json", generator().into_root_schema_for::<Recompiles>()),
+        ("tables/graph_breaks.schema.json", generator().into_root_schema_for::<GraphBreaks>()),
+        ("tables/graph_sizes.schema.json", generator().into_root_schema_for::<GraphSizes>()),
+        ("tables/cache_outcomes.schema.json", generator().into_root_schema_for::<CacheOutcomes>()),
+        ("tables/compile_time.schema.json", generator().into_root_schema_for::<CompileTime>()),
+        ("tables/log_volume.schema.json", generator().into_root_schema_for::<LogVolume>()),
         ("tables/export_report.schema.json", generator().into_root_schema_for::<ExportReport>()),
+        ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
+        ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
     ]
 }
 
@@ -80,11 +98,15 @@ pub const NAMES: &[&str] = &[
     "stack_trie",
     "failures",
     "compilation_metrics",
-    "recompiles",
-    "graph_breaks",
-    "provenance",
-    "runnables",
     "guards",
     "inputs",
+    "recompiles",
+    "graph_breaks",
+    "graph_sizes",
+    "cache_outcomes",
+    "compile_time",
+    "log_volume",
     "export_report",
+    "provenance",
+    "runnables",
 ];

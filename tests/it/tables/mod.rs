@@ -1,14 +1,18 @@
 //! The analysis tables on real fixtures: a whole-table insta snapshot per table and fixture, plus
 //! facts cross-checked by hand against the raw log (each test says what was checked).
 
+mod cache_outcomes;
 mod chrome_trace;
 mod compilation_metrics;
 mod compile_directory;
+mod compile_time;
 mod export_report;
 mod failures;
 mod graph_breaks;
+mod graph_sizes;
 mod guards;
 mod inputs;
+mod log_volume;
 mod provenance;
 mod recompiles;
 mod runnables;

@@ -1,0 +1,320 @@
+//! Cache outcomes per compile: every FX graph cache / AOTAutograd cache / other cache lookup with
+//! the reason and details from its payload, a verdict per cache and compile, and stream totals.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+use super::compile_time::parse_trace_event;
+use super::compiles::{cache_outcome, normalize};
+use super::{Diagnostics, Event, Finish, Table};
+use crate::parse::display_compile_id;
+use crate::schema::CompileId;
+use crate::schema::tables::{
+    CacheLookup, CacheLookupSource, CacheOutcomes, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
+    CompileCaches,
+};
+
+/// Payload fields that have their own column (or are the attribution), not repeated in `details`.
+const PROMOTED: [&str; 9] = [
+    "key",
+    "cache_status_detailed",
+    "cache_bypass_reason",
+    "reason",
+    "_reason",
+    "time_saved_ms",
+    "time_saved_ns",
+    "time_taken_ns",
+    "cache_status_guard_expr",
+];
+
+/// The cache and outcome an artifact stands for, if it is a lookup.
+fn classify(name: &str, payload: impl FnOnce() -> Option<String>) -> Option<(String, CacheResult)> {
+    if let Some((cache, outcome)) = cache_outcome(name) {
+        let outcome = match outcome {
+            "hit" => CacheResult::Hit,
+            "miss" => CacheResult::Miss,
+            _ => CacheResult::Bypass,
+        };
+        return Some((cache, outcome));
+    }
+    let at = name.find("cache_")?;
+    let cache = name[..at + "cache".len()].to_string();
+    if name[at..].starts_with("cache_disabled") {
+        return Some((cache, CacheResult::Disabled));
+    }
+    // Older torch logged e.g. `aotautograd_cache_hash` with the outcome only in `cache_state`.
+    let outcome = match payload()?.as_str() {
+        "hit" => CacheResult::Hit,
+        "miss" => CacheResult::Miss,
+        "bypass" => CacheResult::Bypass,
+        _ => return None,
+    };
+    Some((cache, outcome))
+}
+
+/// Whether a `components` line starts a component: `[hash] name: value`.
+fn is_component(line: &str) -> bool {
+    line.strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+        .is_some_and(|(hash, _)| !hash.is_empty() && hash.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+fn first_line(text: &str) -> Option<String> {
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+}
+
+fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A lookup's details from its artifact payload.
+fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event) {
+    match ev.payload_json() {
+        Some(Value::Object(obj)) => {
+            lookup.key = str_field(obj, "key");
+            lookup.status = str_field(obj, "cache_status_detailed");
+            lookup.reason = ["cache_bypass_reason", "reason", "_reason"].iter().find_map(|k| str_field(obj, k));
+            lookup.time_saved_ms = obj
+                .get("time_saved_ms")
+                .and_then(Value::as_f64)
+                .or_else(|| obj.get("time_saved_ns").and_then(Value::as_f64).map(|ns| ns / 1e6));
+            lookup.time_taken_ms = obj.get("time_taken_ns").and_then(Value::as_f64).map(|ns| ns / 1e6);
+            lookup.guard_expr = str_field(obj, "cache_status_guard_expr");
+            // Older torch split components into their lines; count only `[hash] name: ...` ones.
+            if let Some(Value::Array(items)) = obj.get("components") {
+                lookup.components = items.iter().filter_map(Value::as_str).filter(|s| is_component(s)).count() as u64;
+            }
+            lookup.details = obj
+                .iter()
+                .filter(|(k, v)| {
+                    !PROMOTED.contains(&k.as_str())
+                        && k.as_str() != "components"
+                        && k.as_str() != "compile_id"
+                        && matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+        }
+        Some(Value::String(s)) => lookup.reason = first_line(s),
+        Some(_) => {}
+        None => lookup.reason = ev.payload_text().and_then(|t| first_line(&t)),
+    }
+}
+
+#[derive(Default)]
+pub struct CacheOutcomesTable {
+    lookups: HashMap<Option<CompileId>, Vec<CacheLookup>>,
+}
+
+impl CacheOutcomesTable {
+    fn artifact(&mut self, ev: &Event) {
+        let Some(name) = ev.name else { return };
+        let Some((cache, outcome)) =
+            classify(name, || ev.payload_json()?.get("cache_state")?.as_str().map(str::to_string))
+        else {
+            return;
+        };
+        let mut lookup = CacheLookup {
+            cache,
+            outcome,
+            name: name.to_string(),
+            source: CacheLookupSource::Artifact,
+            seq: ev.seq,
+            blob: ev.payload.map(|p| p.hash.to_string()),
+            key: None,
+            status: None,
+            reason: None,
+            time_saved_ms: None,
+            time_taken_ms: None,
+            guard_expr: None,
+            components: 0,
+            details: BTreeMap::new(),
+        };
+        if ev.payload.is_some() {
+            lookup_from_payload(&mut lookup, ev);
+        }
+        // Cache payloads name their compile (`0/1`) even when the envelope does not.
+        let id = ev
+            .compile_id
+            .map(normalize)
+            .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::compile_time::parse_compile_id));
+        self.lookups.entry(id).or_default().push(lookup);
+    }
+
+    fn chromium_event(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        let Some(payload) = ev.payload else { return };
+        const MARKER: &[u8] = b"_cache_disabled";
+        if !payload.bytes.windows(MARKER.len()).any(|w| w == MARKER) {
+            return;
+        }
+        let Some(te) = parse_trace_event(payload.bytes) else {
+            diags.unusable(Self::NAME, ev, "payload is not a trace-event JSON object");
+            return;
+        };
+        let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
+        let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
+        let id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
+        self.lookups.entry(id).or_default().push(CacheLookup {
+            cache: cache.to_string(),
+            outcome: CacheResult::Disabled,
+            name: name.to_string(),
+            source: CacheLookupSource::ChromiumEvent,
+            seq: ev.seq,
+            blob: Some(payload.hash.to_string()),
+            key: None,
+            status: None,
+            reason: None,
+            time_saved_ms: None,
+            time_taken_ms: None,
+            guard_expr: None,
+            components: 0,
+            details: BTreeMap::new(),
+        });
+    }
+}
+
+/// Counts per outcome: hit, miss, bypass, disabled (the order of `CacheResult`).
+fn counts<'a>(lookups: impl Iterator<Item = &'a CacheLookup>) -> [u64; 4] {
+    let mut n = [0; 4];
+    for l in lookups {
+        n[l.outcome as usize] += 1;
+    }
+    n
+}
+
+fn verdict(n: [u64; 4]) -> CacheVerdictKind {
+    let kinds = [CacheVerdictKind::Hit, CacheVerdictKind::Miss, CacheVerdictKind::Bypass, CacheVerdictKind::Disabled];
+    let present: Vec<usize> = (0..4).filter(|&i| n[i] > 0).collect();
+    match present.as_slice() {
+        [one] => kinds[*one],
+        _ => CacheVerdictKind::Mixed,
+    }
+}
+
+/// The cache counters of a compile's metrics.
+fn cache_metrics(metrics: Option<&Value>) -> BTreeMap<String, f64> {
+    let Some(Value::Object(m)) = metrics else { return BTreeMap::new() };
+    m.iter()
+        .filter(|(k, _)| k.contains("cache") && k.as_str() != "cache_size" && k.as_str() != "accumulated_cache_size")
+        .filter_map(|(k, v)| v.as_f64().filter(|&x| x != 0.0).map(|x| (k.clone(), x)))
+        .collect()
+}
+
+impl Table for CacheOutcomesTable {
+    const NAME: &'static str = "cache_outcomes";
+    type Output = CacheOutcomes;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        match ev.kind {
+            "artifact" => self.artifact(ev),
+            "chromium_event" => self.chromium_event(ev, diags),
+            _ => {}
+        }
+    }
+
+    fn finish(mut self, ctx: &Finish) -> Option<(CacheOutcomes, u64)> {
+        let row = |compile_id, lookups, metrics| CompileCaches { compile_id, caches: Vec::new(), lookups, metrics };
+        let mut compiles = Vec::new();
+        for r in &ctx.compiles.records {
+            let lookups = self.lookups.remove(&Some(r.id)).unwrap_or_default();
+            let metrics = cache_metrics(r.metrics.as_ref());
+            if !lookups.is_empty() || !metrics.is_empty() {
+                compiles.push(row(Some(r.display.clone()), lookups, metrics));
+            }
+        }
+        // Ids known only from payloads, then lookups outside any compile.
+        let mut rest: Vec<(Option<CompileId>, Vec<CacheLookup>)> = self.lookups.into_iter().collect();
+        rest.sort_by_key(|(id, lookups)| (id.is_none(), lookups.first().map(|l| l.seq)));
+        for (id, lookups) in rest {
+            compiles.push(row(id.as_ref().map(display_compile_id), lookups, BTreeMap::new()));
+        }
+        if compiles.is_empty() {
+            return None;
+        }
+
+        let mut summary: BTreeMap<String, CacheSummary> = BTreeMap::new();
+        for c in &mut compiles {
+            // A disabled cache may be logged both as an artifact and as a trace event.
+            let artifact_disabled: Vec<String> = c
+                .lookups
+                .iter()
+                .filter(|l| l.outcome == CacheResult::Disabled && l.source == CacheLookupSource::Artifact)
+                .map(|l| l.cache.clone())
+                .collect();
+            c.lookups.retain(|l| l.source == CacheLookupSource::Artifact || !artifact_disabled.contains(&l.cache));
+            let mut caches: Vec<&str> = Vec::new();
+            for l in &c.lookups {
+                if !caches.contains(&l.cache.as_str()) {
+                    caches.push(&l.cache);
+                }
+            }
+            let mut verdicts = Vec::new();
+            for cache in caches {
+                let of_cache = || c.lookups.iter().filter(move |l| l.cache == cache);
+                let n = counts(of_cache());
+                let s = summary.entry(cache.to_string()).or_insert_with(|| CacheSummary {
+                    cache: cache.to_string(),
+                    hit: 0,
+                    miss: 0,
+                    bypass: 0,
+                    disabled: 0,
+                    compiles: 0,
+                    time_saved_ms: 0.0,
+                });
+                s.hit += n[0];
+                s.miss += n[1];
+                s.bypass += n[2];
+                s.disabled += n[3];
+                s.compiles += 1;
+                s.time_saved_ms +=
+                    of_cache().filter(|l| l.outcome == CacheResult::Hit).filter_map(|l| l.time_saved_ms).sum::<f64>();
+                verdicts.push(CacheVerdict {
+                    cache: cache.to_string(),
+                    outcome: verdict(n),
+                    hit: n[0],
+                    miss: n[1],
+                    bypass: n[2],
+                    disabled: n[3],
+                });
+            }
+            c.caches = verdicts;
+        }
+        let rows = compiles.len() as u64;
+        Some((CacheOutcomes { compiles, summary: summary.into_values().collect() }, rows))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_are_classified_by_name_then_cache_state() {
+        let none = || None;
+        assert_eq!(classify("fx_graph_cache_hit", none), Some(("fx_graph_cache".into(), CacheResult::Hit)));
+        assert_eq!(classify("aotautograd_cache_bypass", none), Some(("aotautograd_cache".into(), CacheResult::Bypass)));
+        assert_eq!(classify("fx_graph_cache_disabled", none), Some(("fx_graph_cache".into(), CacheResult::Disabled)));
+        assert_eq!(
+            classify("aotautograd_cache_hash", || Some("miss".into())),
+            Some(("aotautograd_cache".into(), CacheResult::Miss))
+        );
+        assert_eq!(classify("fx_graph_cache_hash", none), None);
+        assert_eq!(classify("torch._functorch.config", || Some("hit".into())), None);
+    }
+
+    #[test]
+    fn key_components_are_recognised_by_their_hash_prefix() {
+        assert!(is_component("[ryphp53jheyimqwxz3d3u] example_inputs[0]: TensorMetadata(dtype=torch.float32)"));
+        assert!(!is_component("def forward(self, arg0_1):"));
+        assert!(!is_component("[] x: 1"));
+        assert!(!is_component(""));
+    }
+
+    #[test]
+    fn verdict_is_mixed_only_when_outcomes_differ() {
+        assert_eq!(verdict([2, 0, 0, 0]), CacheVerdictKind::Hit);
+        assert_eq!(verdict([0, 0, 1, 0]), CacheVerdictKind::Bypass);
+        assert_eq!(verdict([1, 1, 0, 0]), CacheVerdictKind::Mixed);
+    }
+}

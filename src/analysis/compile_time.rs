@@ -1,0 +1,421 @@
+//! Compile time by phase: `chromium_event` begin/end pairs (one stack per pid/tid, paired by
+//! name), summed per compile id and enclosing phase.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::compiles::normalize;
+use super::{Diagnostics, Event, Finish, Table};
+use crate::parse::display_compile_id;
+use crate::schema::CompileId;
+use crate::schema::tables::{
+    CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+};
+
+/// The fields of a trace event the tables read; everything else (big `args`) is skipped unparsed.
+#[derive(Deserialize)]
+pub struct TraceEvent<'a> {
+    #[serde(borrow)]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub ph: Option<Cow<'a, str>>,
+    pub ts: Option<f64>,
+    pub dur: Option<f64>,
+    #[serde(borrow)]
+    pub pid: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub tid: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub args: Option<TraceArgs<'a>>,
+}
+
+/// The one `args` field the tables read.
+#[derive(Deserialize)]
+pub struct TraceArgs<'a> {
+    #[serde(borrow)]
+    pub compile_id: Option<&'a RawValue>,
+}
+
+impl TraceEvent<'_> {
+    /// `args.compile_id` as a compile id, when it is a string torch would write (`0/1`, `!0/1/2`).
+    pub fn compile_id(&self) -> Option<CompileId> {
+        let raw = self.args.as_ref()?.compile_id?;
+        let text: Cow<str> = serde_json::from_str(raw.get()).ok()?;
+        parse_compile_id(&text)
+    }
+}
+
+/// Parses a chromium event payload; `None` when it is not a JSON object of the expected shape.
+pub fn parse_trace_event(bytes: &[u8]) -> Option<TraceEvent<'_>> {
+    serde_json::from_slice(bytes).ok()
+}
+
+/// Reads torch's `str(CompileId)`: `frame/frame_compile`, `!ca`, or `!ca/frame/frame_compile`
+/// (no attempt; it is read as 0 like an attempt-less envelope id). `None` for anything else,
+/// including the `"None"` logged outside a compile.
+pub fn parse_compile_id(text: &str) -> Option<CompileId> {
+    let (ca, rest) = match text.strip_prefix('!') {
+        Some(rest) => {
+            let (ca, rest) = rest.split_once('/').map_or((rest, None), |(a, r)| (a, Some(r)));
+            (Some(ca.parse().ok()?), rest)
+        }
+        None => (None, Some(text)),
+    };
+    let (frame_id, frame_compile_id) = match rest {
+        Some(rest) => {
+            let (f, c) = rest.split_once('/')?;
+            (Some(f.parse().ok()?), Some(c.parse().ok()?))
+        }
+        None => (None, None),
+    };
+    Some(normalize(&CompileId { compiled_autograd_id: ca, frame_id, frame_compile_id, attempt: None }))
+}
+
+/// Microseconds rounded to a nanosecond, so sums print without float noise.
+fn us(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// A phase node: one (compile, enclosing node, name).
+struct Node {
+    compile: usize,
+    parent: Option<usize>,
+    name: String,
+    count: u64,
+    unfinished: u64,
+    total: f64,
+    self_time: f64,
+    first_ts: f64,
+    first_seq: u64,
+}
+
+/// An open begin on a thread's stack.
+struct Open {
+    node: usize,
+    begin: f64,
+    /// Time in phases nested directly inside.
+    children: f64,
+    /// A phase of the same name is open below it (its time is already in that one's total).
+    same_name_below: bool,
+    seq: u64,
+    line: u64,
+}
+
+#[derive(Default)]
+struct CompileState {
+    start: Option<f64>,
+    end: f64,
+    instants: Vec<(String, u64, u64)>,
+}
+
+#[derive(Default)]
+pub struct CompileTimeTable {
+    compiles: Vec<Option<CompileId>>,
+    compile_index: HashMap<Option<CompileId>, usize>,
+    states: Vec<CompileState>,
+    nodes: Vec<Node>,
+    node_index: HashMap<(usize, Option<usize>, String), usize>,
+    stacks: BTreeMap<(String, String), Vec<Open>>,
+    /// Per phase name: (count, total counting outermost same-name only, self).
+    name_totals: HashMap<String, (u64, f64, f64)>,
+    total: f64,
+    unmatched: Vec<(UnmatchedSide, String, Option<CompileId>, u64, u64, f64)>,
+    events: u64,
+    other: BTreeMap<Option<String>, u64>,
+}
+
+impl CompileTimeTable {
+    fn compile(&mut self, id: Option<CompileId>) -> usize {
+        *self.compile_index.entry(id).or_insert_with(|| {
+            self.compiles.push(id);
+            self.states.push(CompileState::default());
+            self.compiles.len() - 1
+        })
+    }
+
+    fn touch(&mut self, compile: usize, start: f64, end: f64) {
+        let s = &mut self.states[compile];
+        s.start = Some(s.start.map_or(start, |v| v.min(start)));
+        s.end = s.end.max(end);
+    }
+
+    fn node(&mut self, compile: usize, parent: Option<usize>, name: &str, ts: f64, seq: u64) -> usize {
+        let key = (compile, parent, name.to_string());
+        if let Some(&n) = self.node_index.get(&key) {
+            return n;
+        }
+        self.nodes.push(Node {
+            compile,
+            parent,
+            name: name.to_string(),
+            count: 0,
+            unfinished: 0,
+            total: 0.0,
+            self_time: 0.0,
+            first_ts: ts,
+            first_seq: seq,
+        });
+        self.node_index.insert(key, self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
+
+    /// Books a begin that was never ended.
+    fn unfinished(&mut self, open: Open) {
+        let n = &mut self.nodes[open.node];
+        n.unfinished += 1;
+        let id = self.compiles[n.compile];
+        self.unmatched.push((UnmatchedSide::Begin, n.name.clone(), id, open.seq, open.line, open.begin));
+    }
+
+    /// Books a finished occurrence of `node`.
+    fn close(&mut self, node: usize, dur: f64, children: f64, outermost: bool, same_name_below: bool) {
+        let n = &mut self.nodes[node];
+        n.count += 1;
+        n.total += dur;
+        n.self_time += dur - children;
+        let t = self.name_totals.entry(n.name.clone()).or_default();
+        t.0 += 1;
+        if !same_name_below {
+            t.1 += dur;
+        }
+        t.2 += dur - children;
+        if outermost {
+            self.total += dur;
+        }
+    }
+}
+
+impl Table for CompileTimeTable {
+    const NAME: &'static str = "compile_time";
+    type Output = CompileTime;
+
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        if ev.kind != "chromium_event" {
+            return;
+        }
+        let Some(payload) = ev.payload else { return };
+        let Some(te) = parse_trace_event(payload.bytes) else {
+            diags.unusable(Self::NAME, ev, "payload is not a trace-event JSON object");
+            return;
+        };
+        let (Some(name), Some(ts)) = (te.name.as_deref(), te.ts) else {
+            diags.unusable(Self::NAME, ev, "trace event has no name or ts");
+            return;
+        };
+        self.events += 1;
+        let thread = (
+            te.pid.map_or_else(String::new, |r| r.get().to_string()),
+            te.tid.map_or_else(String::new, |r| r.get().to_string()),
+        );
+        let stack = self.stacks.entry(thread.clone()).or_default();
+        let top = stack.last().map(|o| o.node);
+        // The envelope's id has the attempt; `args.compile_id` does not. Events with neither
+        // belong to the phase they run inside.
+        let own_id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
+        let compile_of = |this: &Self| match own_id {
+            Some(id) => Some(id),
+            None => top.and_then(|n| this.compiles[this.nodes[n].compile]),
+        };
+        match te.ph.as_deref() {
+            Some("B") => {
+                let id = compile_of(self);
+                let c = self.compile(id);
+                self.touch(c, ts, ts);
+                let node = self.node(c, top, name, ts, ev.seq);
+                let stack = self.stacks.get_mut(&thread).expect("stack exists");
+                let same_name_below = stack.iter().any(|o| self.nodes[o.node].name == name);
+                stack.push(Open { node, begin: ts, children: 0.0, same_name_below, seq: ev.seq, line: ev.line });
+            }
+            Some("E") => {
+                let stack = self.stacks.get_mut(&thread).expect("stack exists");
+                let Some(at) = stack.iter().rposition(|o| self.nodes[o.node].name == name) else {
+                    let id = compile_of(self);
+                    self.unmatched.push((UnmatchedSide::End, name.to_string(), id, ev.seq, ev.line, ts));
+                    return;
+                };
+                // Begins above the match were never ended: report them, don't time them.
+                let mut popped: Vec<Open> = stack.drain(at..).collect();
+                let open = popped.remove(0);
+                let outermost = stack.is_empty();
+                let dur = (ts - open.begin).max(0.0);
+                if let Some(parent) = stack.last_mut() {
+                    parent.children += dur;
+                }
+                for o in popped {
+                    self.unfinished(o);
+                }
+                let compile = self.nodes[open.node].compile;
+                self.touch(compile, open.begin, ts);
+                self.close(open.node, dur, open.children, outermost, open.same_name_below);
+            }
+            Some("X") => {
+                let id = compile_of(self);
+                let c = self.compile(id);
+                let dur = te.dur.unwrap_or(0.0).max(0.0);
+                self.touch(c, ts, ts + dur);
+                let node = self.node(c, top, name, ts, ev.seq);
+                let stack = self.stacks.get_mut(&thread).expect("stack exists");
+                let outermost = stack.is_empty();
+                let same_name_below = stack.iter().any(|o| self.nodes[o.node].name == name);
+                if let Some(parent) = stack.last_mut() {
+                    parent.children += dur;
+                }
+                self.close(node, dur, 0.0, outermost, same_name_below);
+            }
+            Some("i" | "I" | "n") => {
+                let id = compile_of(self);
+                let c = self.compile(id);
+                self.touch(c, ts, ts);
+                let instants = &mut self.states[c].instants;
+                match instants.iter_mut().find(|(n, _, _)| n == name) {
+                    Some(entry) => entry.1 += 1,
+                    None => instants.push((name.to_string(), 1, ev.seq)),
+                }
+            }
+            other => *self.other.entry(other.map(str::to_string)).or_default() += 1,
+        }
+    }
+
+    fn finish(mut self, _ctx: &Finish) -> Option<(CompileTime, u64)> {
+        if self.events == 0 {
+            return None;
+        }
+        // Begins still open at the end of the log.
+        for (_, stack) in std::mem::take(&mut self.stacks) {
+            for o in stack {
+                self.unfinished(o);
+            }
+        }
+        self.unmatched.sort_by_key(|u| u.3);
+        let display = |c: usize| self.compiles[c].as_ref().map(display_compile_id);
+
+        // Each compile's phases in order of first begin (node creation order), parents local.
+        let mut local = vec![0u32; self.nodes.len()];
+        let mut phases: Vec<Vec<Phase>> = (0..self.compiles.len()).map(|_| Vec::new()).collect();
+        let mut totals = vec![0.0; self.compiles.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            let start = self.states[n.compile].start.unwrap_or(n.first_ts);
+            let parent = n.parent.filter(|&p| self.nodes[p].compile == n.compile).map(|p| local[p]);
+            if parent.is_none() {
+                totals[n.compile] += n.total;
+            }
+            let mut ancestors = Vec::new();
+            let mut up = n.parent;
+            while let Some(p) = up {
+                ancestors.push(self.nodes[p].name.clone());
+                up = self.nodes[p].parent;
+            }
+            ancestors.reverse();
+            let list = &mut phases[n.compile];
+            local[i] = list.len() as u32;
+            list.push(Phase {
+                name: n.name.clone(),
+                parent,
+                ancestors,
+                count: n.count,
+                unfinished: n.unfinished,
+                total_us: us(n.total),
+                self_us: us(n.self_time),
+                offset_us: us(n.first_ts - start),
+                first_seq: n.first_seq,
+            });
+        }
+        let mut phase_compiles: HashMap<&str, u64> = HashMap::new();
+        for list in &phases {
+            let mut names: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            for n in names {
+                *phase_compiles.entry(n).or_default() += 1;
+            }
+        }
+        let mut phase_totals: Vec<PhaseTotal> = self
+            .name_totals
+            .iter()
+            .map(|(name, &(count, total, self_time))| PhaseTotal {
+                name: name.clone(),
+                count,
+                total_us: us(total),
+                self_us: us(self_time),
+                compiles: phase_compiles.get(name.as_str()).copied().unwrap_or(0),
+            })
+            .collect();
+        phase_totals.sort_by(|a, b| b.total_us.total_cmp(&a.total_us).then_with(|| a.name.cmp(&b.name)));
+
+        let unmatched = self
+            .unmatched
+            .iter()
+            .map(|(side, name, c, seq, line, ts)| UnmatchedEvent {
+                side: *side,
+                name: name.clone(),
+                compile_id: c.as_ref().map(display_compile_id),
+                seq: *seq,
+                line: *line,
+                ts_us: *ts,
+            })
+            .collect();
+        let compiles: Vec<CompileTiming> = phases
+            .into_iter()
+            .enumerate()
+            .map(|(c, phases)| {
+                let s = &self.states[c];
+                let start = s.start.unwrap_or(0.0);
+                CompileTiming {
+                    compile_id: display(c),
+                    start_us: start,
+                    span_us: us(s.end - start),
+                    total_us: us(totals[c]),
+                    phases,
+                    instants: s
+                        .instants
+                        .iter()
+                        .map(|(name, count, seq)| InstantCount { name: name.clone(), count: *count, first_seq: *seq })
+                        .collect(),
+                }
+            })
+            .collect();
+        let rows = compiles.len() as u64;
+        Some((
+            CompileTime {
+                compiles,
+                phases: phase_totals,
+                total_us: us(self.total),
+                unmatched,
+                events: self.events,
+                other_events: self.other.into_iter().map(|(ph, count)| PhCount { ph, count }).collect(),
+            },
+            rows,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_id_strings_are_read_like_torch_writes_them() {
+        let id = |ca, f, c| CompileId { compiled_autograd_id: ca, frame_id: f, frame_compile_id: c, attempt: Some(0) };
+        assert_eq!(parse_compile_id("0/1"), Some(id(None, Some(0), Some(1))));
+        assert_eq!(parse_compile_id("!2/0/1"), Some(id(Some(2), Some(0), Some(1))));
+        let ca_only =
+            CompileId { compiled_autograd_id: Some(3), frame_id: None, frame_compile_id: None, attempt: None };
+        assert_eq!(parse_compile_id("!3"), Some(ca_only));
+        assert_eq!(parse_compile_id("None"), None);
+        assert_eq!(parse_compile_id("0"), None);
+        assert_eq!(parse_compile_id("a/b"), None);
+    }
+
+    #[test]
+    fn trace_events_are_read_without_their_args() {
+        let te = parse_trace_event(br#"{"name": "dynamo", "ts": 1.5, "args": {"compile_id": "0/0", "big": [1, {"x": 2}]}, "ph": "B", "pid": 0, "tid": "t"}"#).unwrap();
+        assert_eq!(te.name.as_deref(), Some("dynamo"));
+        assert_eq!(te.ph.as_deref(), Some("B"));
+        assert_eq!(te.tid.unwrap().get(), "\"t\"");
+        assert_eq!(te.compile_id().and_then(|c| c.frame_id), Some(0));
+        assert!(parse_trace_event(b"[1, 2]").is_none());
+    }
+}

@@ -1,0 +1,208 @@
+//! Graph sizes: FX node counts, lines and bytes of every IR of each compile.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::compiles::normalize;
+use super::{Diagnostics, Event, Finish, Table};
+use crate::schema::CompileId;
+use crate::schema::tables::{CompileGraphs, GraphSize, GraphSizes};
+
+/// Kinds that are graphs or generated code besides those ending in `_graph`.
+const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
+
+/// FX node counts of a readable GraphModule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FxCount {
+    /// Call and `get_attr` nodes.
+    pub nodes: u64,
+    /// Call nodes.
+    pub ops: u64,
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The right-hand side of a node line `name = rhs` / `name: "type" = rhs`, without the trailing
+/// `;  x = None` deletions; `None` for any other line.
+fn assignment_rhs(line: &str) -> Option<&str> {
+    let end = line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(line.len());
+    if end == 0 || !is_identifier(&line[..end]) {
+        return None;
+    }
+    let mut rest = &line[end..];
+    if let Some(annotated) = rest.strip_prefix(": \"") {
+        let close = annotated.find('"')?;
+        rest = &annotated[close + 1..];
+    }
+    let rhs = rest.strip_prefix(" = ")?;
+    Some(rhs.split(';').next().unwrap_or(rhs).trim())
+}
+
+/// Counts the nodes of a payload printed by `GraphModule.print_readable` (see `GraphSize::fx_nodes`
+/// for the rule); `None` when the payload is not one.
+pub fn count_fx_nodes(text: &str) -> Option<FxCount> {
+    let mut lines = text.lines();
+    let mut header = lines.by_ref().filter(|l| !l.trim().is_empty());
+    let mut class = header.next()?;
+    if class.trim() == "ExportedProgram:" {
+        class = header.next()?;
+    }
+    let class_trimmed = class.trim();
+    if !(class_trimmed.starts_with("class ") && class_trimmed.ends_with("(torch.nn.Module):")) {
+        return None;
+    }
+    let def_indent = indent(class) + 4;
+    // `def forward(` directly inside the class; its signature may span lines up to `):` at the
+    // def's own indentation.
+    let mut def_line = None;
+    for line in lines.by_ref() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if indent(line) == def_indent && line.trim_start().starts_with("def forward(") {
+            def_line = Some(line);
+            break;
+        }
+        if indent(line) < def_indent {
+            return None;
+        }
+    }
+    let def_line = def_line?;
+    if !def_line.trim_end().ends_with(':') {
+        lines.by_ref().find(|l| indent(l) == def_indent && l.trim_end().ends_with(':'))?;
+    }
+    let body_indent = def_indent + 4;
+    let mut count = FxCount { nodes: 0, ops: 0 };
+    for line in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = indent(line);
+        if at < body_indent {
+            break;
+        }
+        if at > body_indent {
+            continue;
+        }
+        let Some(rhs) = assignment_rhs(&line[at..]) else { continue };
+        if is_identifier(rhs) {
+            continue; // a placeholder renamed: `l_x_ = L_x_`
+        }
+        count.nodes += 1;
+        let get_attr = rhs.strip_prefix("self.").is_some_and(|path| path.split('.').all(is_identifier));
+        if !get_attr {
+            count.ops += 1;
+        }
+    }
+    Some(count)
+}
+
+/// Whether the payload could be a printed GraphModule, from its first bytes (cheap; most
+/// artifacts are not).
+fn may_be_fx(bytes: &[u8]) -> bool {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
+    let head = &bytes[start..];
+    head.starts_with(b"class ") || head.starts_with(b"ExportedProgram:")
+}
+
+#[derive(Default)]
+pub struct GraphSizesTable {
+    graphs: HashMap<Option<CompileId>, Vec<GraphSize>>,
+}
+
+impl Table for GraphSizesTable {
+    const NAME: &'static str = "graph_sizes";
+    type Output = GraphSizes;
+
+    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+        let Some(payload) = ev.payload else { return };
+        let graph_kind = ev.kind.ends_with("_graph") || GRAPH_KINDS.contains(&ev.kind);
+        let named_graph = ev.kind == "artifact" && ev.name.is_some_and(|n| n.ends_with("_graph"));
+        let fx = if may_be_fx(payload.bytes) { count_fx_nodes(&String::from_utf8_lossy(payload.bytes)) } else { None };
+        let fx_artifact = ev.kind == "artifact" && fx.is_some();
+        if !(graph_kind || named_graph || fx_artifact) {
+            return;
+        }
+        self.graphs.entry(ev.compile_id.map(normalize)).or_default().push(GraphSize {
+            name: ev.display_name(),
+            kind: ev.kind.to_string(),
+            seq: ev.seq,
+            blob: payload.hash.to_string(),
+            bytes: payload.bytes.len() as u64,
+            lines: payload.lines,
+            fx_nodes: fx.map(|c| c.nodes),
+            fx_ops: fx.map(|c| c.ops),
+        });
+    }
+
+    fn finish(mut self, ctx: &Finish) -> Option<(GraphSizes, u64)> {
+        let mut compiles = Vec::new();
+        for r in &ctx.compiles.records {
+            let graphs = self.graphs.remove(&Some(r.id)).unwrap_or_default();
+            let count = |key: &str| r.metrics.as_ref().and_then(|m| m.get(key)).and_then(Value::as_u64);
+            let (ops, nodes, inputs) = (count("graph_op_count"), count("graph_node_count"), count("graph_input_count"));
+            if graphs.is_empty() && ops.is_none() && nodes.is_none() && inputs.is_none() {
+                continue;
+            }
+            compiles.push(CompileGraphs {
+                compile_id: Some(r.display.clone()),
+                graph_op_count: ops,
+                graph_node_count: nodes,
+                graph_input_count: inputs,
+                graphs,
+            });
+        }
+        // Every compile id is in `ctx.compiles`, so only graphs outside any compile are left.
+        let mut rest: Vec<(Option<CompileId>, Vec<GraphSize>)> = self.graphs.into_iter().collect();
+        rest.sort_by_key(|(id, graphs)| (id.is_none(), graphs.first().map(|g| g.seq)));
+        for (id, graphs) in rest {
+            compiles.push(CompileGraphs {
+                compile_id: id.as_ref().map(crate::parse::display_compile_id),
+                graph_op_count: None,
+                graph_node_count: None,
+                graph_input_count: None,
+                graphs,
+            });
+        }
+        if compiles.is_empty() {
+            return None;
+        }
+        let rows = compiles.len() as u64;
+        Some((GraphSizes { compiles }, rows))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_nodes_of_a_dynamo_graph_without_renamed_placeholders() {
+        let g = "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: \"f32[8]\"):\n        l_x_ = L_x_\n        \n         # File: a.py:5 in f, code: y = x.sin()\n        sin: \"f32[8]\" = torch.sin(l_x_);  l_x_ = None\n        w = self.w\n        add: \"f32[8]\" = sin + w;  sin = w = None\n        return (add,)\n        \n    class sub(torch.nn.Module):\n        def forward(self, a):\n            b = a + 1\n            return b\n";
+        assert_eq!(count_fx_nodes(g), Some(FxCount { nodes: 3, ops: 2 }));
+    }
+
+    #[test]
+    fn multi_line_signatures_and_exported_programs_are_read() {
+        let joint = "class inner_f(torch.nn.Module):\n    def forward(\n        self,\n        primals,\n    ):\n        primals_1: \"f32[4]\"  # PlainAOTInput(idx=0)\n        primals_1, = fx_pytree.tree_flatten_spec([primals], self._in_spec)\n        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(primals_1, 2)\n        return pytree.tree_unflatten([mul], self._out_spec)\n";
+        assert_eq!(count_fx_nodes(joint), Some(FxCount { nodes: 1, ops: 1 }));
+        let ep = "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self, x: \"f32[4]\"):\n            relu: \"f32[4]\" = torch.ops.aten.relu.default(x);  x = None\n            return (relu,)\n    \nGraph signature:\n    x: USER_INPUT\n";
+        assert_eq!(count_fx_nodes(ep), Some(FxCount { nodes: 1, ops: 1 }));
+    }
+
+    #[test]
+    fn other_payloads_are_not_graphs() {
+        assert_eq!(count_fx_nodes("# AOT ID: ['0_inference']\nfrom ctypes import c_void_p\n"), None);
+        assert_eq!(count_fx_nodes("class Foo:\n    pass\n"), None);
+        assert_eq!(count_fx_nodes(""), None);
+    }
+}

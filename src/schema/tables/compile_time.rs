@@ -1,0 +1,145 @@
+//! `compile_time`: where each compile spent its time, from the `chromium_event` begin/end pairs.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `tables/<stream>/compile_time.json.zst`: the stream's `chromium_event` trace events paired into
+/// timed phases and summed per compile id, keeping their nesting. Times are microseconds on the
+/// trace's clock (the events' `ts`). The events themselves are in `tables/<stream>/chrome_trace.json.gz`.
+/// `rows` counts `compiles`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompileTime {
+    /// One row per compile id that has timed events, in order of first appearance among the
+    /// trace events; a row with a null `compile_id` holds the events outside any compile.
+    pub compiles: Vec<CompileTiming>,
+    /// Every phase name over the whole stream, by `total_us` descending (ties by name).
+    pub phases: Vec<PhaseTotal>,
+    /// Wall time in phases over the whole stream: the summed durations of the outermost phases
+    /// (those that began with no other phase open on their thread).
+    pub total_us: f64,
+    /// Begin events never ended and end events with no open begin of the same name, in log order.
+    pub unmatched: Vec<UnmatchedEvent>,
+    /// Number of `chromium_event` entries read as trace events.
+    pub events: u64,
+    /// Trace events whose phase type (`ph`) is none of `B`, `E`, `X`, `i`, `I`, `n`, counted by
+    /// `ph` (they are in the Chrome trace but not timed here).
+    pub other_events: Vec<PhCount>,
+}
+
+/// The timed phases of one compile id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompileTiming {
+    /// The compile id as displayed (`[0/1]`, as in `compile_directory`); null for events outside
+    /// any compile.
+    pub compile_id: Option<String>,
+    /// `ts` of the compile's first event (µs, trace clock); phases' `offset_us` count from it.
+    pub start_us: f64,
+    /// Time from `start_us` to the end of the compile's last phase or instant (µs).
+    pub span_us: f64,
+    /// Summed durations of the compile's top phases: those whose enclosing phase is not the
+    /// compile's own (µs). Nested phases are not added again. A restarted attempt's phases nest
+    /// in the first attempt's `entire_frame_compile`, so they count in both compiles' totals.
+    pub total_us: f64,
+    /// The compile's phases, one per distinct (enclosing phase, name), in order of first begin.
+    pub phases: Vec<Phase>,
+    /// Instant events (`ph` `i`, `I`, `n`: cache hits and misses, ...) by name, in order of first
+    /// appearance.
+    pub instants: Vec<InstantCount>,
+}
+
+/// A phase of a compile: every begin/end pair (or complete `X` event) with this name under the
+/// same enclosing phase, summed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Phase {
+    /// The trace event's `name` (`dynamo`, `entire_frame_compile`, `backend_compile`,
+    /// `inductor_compile`, ...: whatever the log has).
+    pub name: String,
+    /// Index in this compile's `phases` of the enclosing phase; null when the phase began with no
+    /// phase open, or inside a phase of another compile (see `ancestors`).
+    pub parent: Option<u32>,
+    /// Names of the phases open around it when it began, outermost first (they may belong to
+    /// other compiles, e.g. a restarted attempt's phases sit inside the first attempt's).
+    pub ancestors: Vec<String>,
+    /// Completed occurrences.
+    pub count: u64,
+    /// Occurrences that began and never ended (also listed in `unmatched`).
+    pub unfinished: u64,
+    /// Summed duration of the completed occurrences (µs).
+    pub total_us: f64,
+    /// `total_us` minus the time spent in phases nested directly inside it (µs).
+    pub self_us: f64,
+    /// Start of the first occurrence, relative to the compile's `start_us` (µs).
+    pub offset_us: f64,
+    /// `seq` of the first occurrence's begin entry in the stream's index.
+    pub first_seq: u64,
+}
+
+/// An instant event name and how often it occurred.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstantCount {
+    /// The event's `name` (e.g. `fx_graph_cache_miss`).
+    pub name: String,
+    /// Occurrences.
+    pub count: u64,
+    /// `seq` of the first occurrence's entry.
+    pub first_seq: u64,
+}
+
+/// One phase name over the whole stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseTotal {
+    /// The phase name.
+    pub name: String,
+    /// Completed occurrences.
+    pub count: u64,
+    /// Summed duration (µs); an occurrence nested in another of the same name is not added again.
+    pub total_us: f64,
+    /// Summed self time (µs): duration minus directly nested phases.
+    pub self_us: f64,
+    /// Number of rows of `compiles` that have the phase.
+    pub compiles: u64,
+}
+
+/// A begin or end event that could not be paired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnmatchedEvent {
+    /// Which side is missing its partner.
+    pub side: UnmatchedSide,
+    /// The event's `name`.
+    pub name: String,
+    /// The compile id it was attributed to, if any.
+    pub compile_id: Option<String>,
+    /// `seq` of its entry.
+    pub seq: u64,
+    /// Header line of its entry in the input file.
+    pub line: u64,
+    /// The event's `ts` (µs).
+    pub ts_us: f64,
+}
+
+/// Which half of a pair an unmatched event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UnmatchedSide {
+    /// A `B` event with no `E` of the same name on its thread before the log ended, or before an
+    /// enclosing phase ended.
+    Begin,
+    /// An `E` event with no open `B` of the same name on its thread.
+    End,
+}
+
+/// A count of trace events of one `ph`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhCount {
+    /// The event's `ph` (null when absent).
+    pub ph: Option<String>,
+    /// Events.
+    pub count: u64,
+}

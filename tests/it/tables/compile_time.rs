@@ -1,0 +1,168 @@
+//! Compile time by phase, from the chromium events.
+
+use camino::Utf8PathBuf;
+use md5::{Digest, Md5};
+use tlparse_build::bundle::reader::Bundle;
+use tlparse_build::schema::tables::{CompileTime, CompileTiming, UnmatchedSide};
+
+use super::{Built, built, snapshot};
+use crate::util::build_to;
+
+fn compile_time(b: &Built) -> CompileTime {
+    serde_json::from_value(b.table("compile_time")).unwrap()
+}
+
+fn compile<'a>(t: &'a CompileTime, id: &str) -> &'a CompileTiming {
+    t.compiles.iter().find(|c| c.compile_id.as_deref() == Some(id)).unwrap_or_else(|| panic!("no {id}"))
+}
+
+/// Total of the phase `name` directly under a compile (no enclosing phase of the same compile).
+fn phase_s(c: &CompileTiming, name: &str) -> f64 {
+    let p = c.phases.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no phase {name}"));
+    p.total_us / 1e6
+}
+
+/// A bundle of a log of `chromium_event` entries: `(envelope context keys, payload)` pairs, each
+/// payload logged on one line with its correct md5.
+pub fn synthetic_log(entries: &[(&str, &str)]) -> Built {
+    let mut text = String::new();
+    for (i, (context, payload)) in entries.iter().enumerate() {
+        let context = if context.is_empty() { String::new() } else { format!(", {context}") };
+        let md5: String = Md5::digest(payload.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        text.push_str(&format!(
+            "V0101 00:00:{i:02}.000000 7 torch/_dynamo/utils.py:1] {{\"chromium_event\": {{}}{context}, \"has_payload\": \"{md5}\"}}\n\t{payload}\n"
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("synthetic.log");
+    std::fs::write(&log, text).unwrap();
+    let out = dir.path().join("bundle");
+    build_to(&Utf8PathBuf::from_path_buf(log).unwrap(), &out);
+    Built { bundle: Bundle::open(&out).unwrap(), _dir: dir }
+}
+
+#[test]
+fn phases_match_the_compilation_metrics_times() {
+    // Checked by hand (python over the raw log): graph_breaks pairs 586 B with 586 E events, all
+    // properly nested on one (pid 0, tid 0) stack, plus 21 instants. Each frame's
+    // entire_frame_compile begins under attempt 0 (e.g. [2/0]) and ends under attempt 1; its
+    // duration equals compilation_metrics' entire_frame_compile_time_s to the microsecond, and
+    // backend_compile / inductor_compile (begun under [2/0_1]) equal backend_compile_time_s /
+    // inductor_compile_time_s: 10.647143, 10.594137 and 10.566818 s for frame 2.
+    let b = built("torch-2.15/graph_breaks");
+    let t = compile_time(&b);
+    assert_eq!(t.events, 586 * 2 + 21);
+    assert!(t.unmatched.is_empty(), "{:?}", t.unmatched);
+    assert!(t.other_events.is_empty());
+    let close = |a: f64, b: f64| assert!((a - b).abs() < 2e-6, "{a} != {b}");
+    close(phase_s(compile(&t, "[2/0]"), "entire_frame_compile"), 10.647143);
+    close(phase_s(compile(&t, "[2/0_1]"), "backend_compile"), 10.594137);
+    close(phase_s(compile(&t, "[2/0_1]"), "inductor_compile"), 10.566818);
+    close(phase_s(compile(&t, "[12/0]"), "entire_frame_compile"), 0.713083);
+    close(phase_s(compile(&t, "[12/0]"), "inductor_compile"), 0.660182);
+
+    // Nesting: in [2/0_1], compile_attempt_1 sits in [2/0]'s entire_frame_compile, so it has no
+    // parent in its own compile but keeps its ancestors; backend_compile nests in it.
+    let c = compile(&t, "[2/0_1]");
+    let attempt = c.phases.iter().position(|p| p.name == "compile_attempt_1").unwrap();
+    assert_eq!(c.phases[attempt].parent, None);
+    assert_eq!(c.phases[attempt].ancestors, ["dynamo", "entire_frame_compile"]);
+    let backend = c.phases.iter().find(|p| p.name == "backend_compile").unwrap();
+    assert_eq!(backend.parent, Some(attempt as u32));
+    // Self time never exceeds the total, and children add up to total minus self.
+    for c in &t.compiles {
+        for (i, p) in c.phases.iter().enumerate() {
+            assert!(p.self_us <= p.total_us + 1e-6, "{} {}", p.name, p.self_us);
+            let children: f64 = c.phases.iter().filter(|q| q.parent == Some(i as u32)).map(|q| q.total_us).sum();
+            assert!(children <= p.total_us - p.self_us + 1e-3, "{:?} {}", c.compile_id, p.name);
+        }
+    }
+    // 16 compile_file events carry no compile id anywhere (args.compile_id is null); they run
+    // inside inductor phases and are attributed to the enclosing compile, so no row has a null id.
+    assert!(t.compiles.iter().all(|c| c.compile_id.is_some()));
+    let compile_file = t.phases.iter().find(|p| p.name == "compile_file").unwrap();
+    assert_eq!(compile_file.count, 19);
+    // The two instants of frame 6's recompile: automatic_dynamic, then the AOTAutograd cache hit.
+    let names: Vec<&str> = compile(&t, "[6/1]").instants.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["automatic_dynamic", "autograd_cache_hit"]);
+    // The stream total is the 17 outermost `dynamo` phases.
+    let dynamo = t.phases.iter().find(|p| p.name == "dynamo").unwrap();
+    assert_eq!(dynamo.count, 17);
+    assert_eq!(t.total_us, dynamo.total_us);
+}
+
+#[test]
+fn warm_cache_compile_is_snapshotted() {
+    // cache_warm: 30 B/E pairs and 2 instants (autograd_cache_hit in [0/0] and [1/0]).
+    let b = built("torch-2.15/cache_warm");
+    let t = compile_time(&b);
+    assert_eq!(t.events, 62);
+    assert_eq!(compile(&t, "[1/0]").instants[0].name, "autograd_cache_hit");
+    snapshot("compile_time__cache_warm", &b.table("compile_time"));
+}
+
+#[test]
+fn events_outside_a_compile_form_a_null_row() {
+    // aot_inductor: AOT Inductor runs outside torch.compile; its 133 chromium events have no
+    // envelope compile id and args.compile_id "None".
+    let b = built("torch-2.15/aot_inductor");
+    let t = compile_time(&b);
+    assert_eq!(t.events, 133);
+    assert_eq!(t.compiles.len(), 1);
+    assert_eq!(t.compiles[0].compile_id, None);
+}
+
+#[test]
+fn logs_without_chromium_events_have_no_table() {
+    // comp_metrics.log has no chromium_event entries.
+    assert!(!built("tlparse-tests/comp_metrics.log").has_table("compile_time"));
+}
+
+#[test]
+fn unmatched_events_are_reported_and_threads_have_their_own_stacks() {
+    let ev = |name: &str, ph: &str, ts: u32, tid: u32| {
+        format!(
+            r#"{{"name": "{name}", "ts": {ts}, "args": {{"compile_id": "0/0"}}, "ph": "{ph}", "pid": 0, "tid": {tid}}}"#
+        )
+    };
+    let cid = r#""frame_id": 0, "frame_compile_id": 0, "attempt": 0"#;
+    let events = [
+        ev("outer", "B", 0, 0),
+        ev("inner", "B", 10, 0),
+        ev("outer", "E", 100, 0), // closes outer; inner never ended
+        ev("stray", "E", 150, 0), // nothing open by that name
+        ev("a", "B", 200, 1),     // two threads interleaved
+        ev("b", "B", 210, 2),
+        ev("a", "E", 260, 1),
+        ev("b", "E", 300, 2),
+        r#"{"name": "complete", "ts": 400, "dur": 5, "ph": "X", "pid": 0, "tid": 0}"#.to_string(),
+        ev("open", "B", 500, 0), // still open at the end
+    ];
+    let mut entries: Vec<(&str, &str)> = events.iter().map(|e| (cid, e.as_str())).collect();
+    // No envelope id: args.compile_id names the compile (attempt-less, read as attempt 0).
+    let other = r#"{"name": "elsewhere", "ts": 600, "args": {"compile_id": "1/2"}, "ph": "i", "pid": 0, "tid": 0}"#;
+    entries.push(("", other));
+    entries.push((cid, "not json"));
+    let b = synthetic_log(&entries);
+    let t = compile_time(&b);
+    assert_eq!(t.events, 11);
+    let unmatched: Vec<(UnmatchedSide, &str)> = t.unmatched.iter().map(|u| (u.side, u.name.as_str())).collect();
+    assert_eq!(
+        unmatched,
+        [(UnmatchedSide::Begin, "inner"), (UnmatchedSide::End, "stray"), (UnmatchedSide::Begin, "open")]
+    );
+    let c = compile(&t, "[0/0]");
+    let phase = |n: &str| c.phases.iter().find(|p| p.name == n).unwrap();
+    assert_eq!((phase("outer").total_us, phase("outer").self_us), (100.0, 100.0));
+    assert_eq!((phase("inner").count, phase("inner").unfinished), (0, 1));
+    assert_eq!(phase("inner").parent, Some(0));
+    assert_eq!((phase("a").total_us, phase("b").total_us), (60.0, 90.0));
+    assert_eq!(phase("complete").total_us, 5.0);
+    assert_eq!((phase("open").count, phase("open").unfinished), (0, 1));
+    assert_eq!(t.total_us, 100.0 + 60.0 + 90.0 + 5.0);
+    assert_eq!(compile(&t, "[1/2]").instants[0].name, "elsewhere");
+    // The payload that is not a trace event is a diagnostic, not a silent drop.
+    let diags = b.bundle.diagnostics().unwrap();
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert!(diags[0].message.starts_with("compile_time: chromium_event entry not used"), "{}", diags[0].message);
+}
