@@ -83,7 +83,8 @@ fn us(v: f64) -> f64 {
 struct Node {
     compile: usize,
     parent: Option<usize>,
-    name: String,
+    /// Index in `CompileTimeTable::names`.
+    name: u32,
     count: u64,
     unfinished: u64,
     total: f64,
@@ -95,6 +96,7 @@ struct Node {
 /// An open begin on a thread's stack.
 struct Open {
     node: usize,
+    name: u32,
     begin: f64,
     /// Time in phases nested directly inside.
     children: f64,
@@ -111,16 +113,28 @@ struct CompileState {
     instants: Vec<(String, u64, u64)>,
 }
 
+/// Per phase name over the stream.
+#[derive(Default, Clone, Copy)]
+struct NameTotal {
+    count: u64,
+    /// Leaving out occurrences nested in one of the same name.
+    total: f64,
+    self_time: f64,
+}
+
 #[derive(Default)]
 pub struct CompileTimeTable {
     compiles: Vec<Option<CompileId>>,
     compile_index: HashMap<Option<CompileId>, usize>,
     states: Vec<CompileState>,
+    /// Phase names, interned: events repeat a few dozen names many thousand times.
+    names: Vec<String>,
+    name_ids: HashMap<String, u32>,
+    name_totals: Vec<NameTotal>,
     nodes: Vec<Node>,
-    node_index: HashMap<(usize, Option<usize>, String), usize>,
-    stacks: BTreeMap<(String, String), Vec<Open>>,
-    /// Per phase name: (count, total counting outermost same-name only, self).
-    name_totals: HashMap<String, (u64, f64, f64)>,
+    node_index: HashMap<(usize, Option<usize>, u32), usize>,
+    /// One stack per (pid, tid) as raw JSON text, in order of first appearance (there are few).
+    stacks: Vec<((String, String), Vec<Open>)>,
     total: f64,
     unmatched: Vec<(UnmatchedSide, String, Option<CompileId>, u64, u64, f64)>,
     events: u64,
@@ -136,30 +150,49 @@ impl CompileTimeTable {
         })
     }
 
+    fn name_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.name_ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.name_totals.push(NameTotal::default());
+        self.name_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn stack_index(&mut self, pid: &str, tid: &str) -> usize {
+        match self.stacks.iter().position(|((p, t), _)| p == pid && t == tid) {
+            Some(i) => i,
+            None => {
+                self.stacks.push(((pid.to_string(), tid.to_string()), Vec::new()));
+                self.stacks.len() - 1
+            }
+        }
+    }
+
     fn touch(&mut self, compile: usize, start: f64, end: f64) {
         let s = &mut self.states[compile];
         s.start = Some(s.start.map_or(start, |v| v.min(start)));
         s.end = s.end.max(end);
     }
 
-    fn node(&mut self, compile: usize, parent: Option<usize>, name: &str, ts: f64, seq: u64) -> usize {
-        let key = (compile, parent, name.to_string());
-        if let Some(&n) = self.node_index.get(&key) {
-            return n;
-        }
-        self.nodes.push(Node {
-            compile,
-            parent,
-            name: name.to_string(),
-            count: 0,
-            unfinished: 0,
-            total: 0.0,
-            self_time: 0.0,
-            first_ts: ts,
-            first_seq: seq,
-        });
-        self.node_index.insert(key, self.nodes.len() - 1);
-        self.nodes.len() - 1
+    fn node(&mut self, compile: usize, parent: Option<usize>, name: u32, ts: f64, seq: u64) -> usize {
+        let nodes = &mut self.nodes;
+        *self.node_index.entry((compile, parent, name)).or_insert_with(|| {
+            nodes.push(Node {
+                compile,
+                parent,
+                name,
+                count: 0,
+                unfinished: 0,
+                total: 0.0,
+                self_time: 0.0,
+                first_ts: ts,
+                first_seq: seq,
+            });
+            nodes.len() - 1
+        })
     }
 
     /// Books a begin that was never ended.
@@ -167,7 +200,8 @@ impl CompileTimeTable {
         let n = &mut self.nodes[open.node];
         n.unfinished += 1;
         let id = self.compiles[n.compile];
-        self.unmatched.push((UnmatchedSide::Begin, n.name.clone(), id, open.seq, open.line, open.begin));
+        let name = self.names[n.name as usize].clone();
+        self.unmatched.push((UnmatchedSide::Begin, name, id, open.seq, open.line, open.begin));
     }
 
     /// Books a finished occurrence of `node`.
@@ -176,12 +210,12 @@ impl CompileTimeTable {
         n.count += 1;
         n.total += dur;
         n.self_time += dur - children;
-        let t = self.name_totals.entry(n.name.clone()).or_default();
-        t.0 += 1;
+        let t = &mut self.name_totals[n.name as usize];
+        t.count += 1;
         if !same_name_below {
-            t.1 += dur;
+            t.total += dur;
         }
-        t.2 += dur - children;
+        t.self_time += dur - children;
         if outermost {
             self.total += dur;
         }
@@ -206,33 +240,29 @@ impl Table for CompileTimeTable {
             return;
         };
         self.events += 1;
-        let thread = (
-            te.pid.map_or_else(String::new, |r| r.get().to_string()),
-            te.tid.map_or_else(String::new, |r| r.get().to_string()),
-        );
-        let stack = self.stacks.entry(thread.clone()).or_default();
-        let top = stack.last().map(|o| o.node);
+        let si = self.stack_index(te.pid.map_or("", |r| r.get()), te.tid.map_or("", |r| r.get()));
+        let top = self.stacks[si].1.last().map(|o| o.node);
         // The envelope's id has the attempt; `args.compile_id` does not. Events with neither
         // belong to the phase they run inside.
-        let own_id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
-        let compile_of = |this: &Self| match own_id {
-            Some(id) => Some(id),
-            None => top.and_then(|n| this.compiles[this.nodes[n].compile]),
-        };
+        let id = ev
+            .compile_id
+            .map(normalize)
+            .or_else(|| te.compile_id())
+            .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile]));
         match te.ph.as_deref() {
             Some("B") => {
-                let id = compile_of(self);
                 let c = self.compile(id);
                 self.touch(c, ts, ts);
+                let name = self.name_id(name);
                 let node = self.node(c, top, name, ts, ev.seq);
-                let stack = self.stacks.get_mut(&thread).expect("stack exists");
-                let same_name_below = stack.iter().any(|o| self.nodes[o.node].name == name);
-                stack.push(Open { node, begin: ts, children: 0.0, same_name_below, seq: ev.seq, line: ev.line });
+                let stack = &mut self.stacks[si].1;
+                let same_name_below = stack.iter().any(|o| o.name == name);
+                stack.push(Open { node, name, begin: ts, children: 0.0, same_name_below, seq: ev.seq, line: ev.line });
             }
             Some("E") => {
-                let stack = self.stacks.get_mut(&thread).expect("stack exists");
-                let Some(at) = stack.iter().rposition(|o| self.nodes[o.node].name == name) else {
-                    let id = compile_of(self);
+                let name_id = self.name_ids.get(name).copied();
+                let stack = &mut self.stacks[si].1;
+                let Some(at) = stack.iter().rposition(|o| Some(o.name) == name_id) else {
                     self.unmatched.push((UnmatchedSide::End, name.to_string(), id, ev.seq, ev.line, ts));
                     return;
                 };
@@ -252,21 +282,20 @@ impl Table for CompileTimeTable {
                 self.close(open.node, dur, open.children, outermost, open.same_name_below);
             }
             Some("X") => {
-                let id = compile_of(self);
                 let c = self.compile(id);
                 let dur = te.dur.unwrap_or(0.0).max(0.0);
                 self.touch(c, ts, ts + dur);
+                let name = self.name_id(name);
                 let node = self.node(c, top, name, ts, ev.seq);
-                let stack = self.stacks.get_mut(&thread).expect("stack exists");
+                let stack = &mut self.stacks[si].1;
                 let outermost = stack.is_empty();
-                let same_name_below = stack.iter().any(|o| self.nodes[o.node].name == name);
+                let same_name_below = stack.iter().any(|o| o.name == name);
                 if let Some(parent) = stack.last_mut() {
                     parent.children += dur;
                 }
                 self.close(node, dur, 0.0, outermost, same_name_below);
             }
             Some("i" | "I" | "n") => {
-                let id = compile_of(self);
                 let c = self.compile(id);
                 self.touch(c, ts, ts);
                 let instants = &mut self.states[c].instants;
@@ -305,14 +334,14 @@ impl Table for CompileTimeTable {
             let mut ancestors = Vec::new();
             let mut up = n.parent;
             while let Some(p) = up {
-                ancestors.push(self.nodes[p].name.clone());
+                ancestors.push(self.names[self.nodes[p].name as usize].clone());
                 up = self.nodes[p].parent;
             }
             ancestors.reverse();
             let list = &mut phases[n.compile];
             local[i] = list.len() as u32;
             list.push(Phase {
-                name: n.name.clone(),
+                name: self.names[n.name as usize].clone(),
                 parent,
                 ancestors,
                 count: n.count,
@@ -333,13 +362,15 @@ impl Table for CompileTimeTable {
             }
         }
         let mut phase_totals: Vec<PhaseTotal> = self
-            .name_totals
+            .names
             .iter()
-            .map(|(name, &(count, total, self_time))| PhaseTotal {
+            .zip(&self.name_totals)
+            .filter(|(_, t)| t.count > 0)
+            .map(|(name, t)| PhaseTotal {
                 name: name.clone(),
-                count,
-                total_us: us(total),
-                self_us: us(self_time),
+                count: t.count,
+                total_us: us(t.total),
+                self_us: us(t.self_time),
                 compiles: phase_compiles.get(name.as_str()).copied().unwrap_or(0),
             })
             .collect();
