@@ -24,7 +24,9 @@ pub struct CompileRecord {
     pub end_ts: String,
     /// The `dynamo_start` stack's id in the stream's stack table.
     pub start_stack: Option<u32>,
-    /// The first `compilation_metrics` metadata of the compile.
+    /// The first `compilation_metrics` metadata of the compile, without its big string fields
+    /// (`dynamo_config`, ...), which no shared fact needs and which would make memory grow with
+    /// the number of compiles times 20 KB.
     pub metrics: Option<Value>,
     /// Every artifact, in log order.
     pub artifacts: Vec<ArtifactRef>,
@@ -72,6 +74,20 @@ impl CompileRecord {
     /// The artifacts with a given name, in log order.
     pub fn artifacts_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ArtifactRef> + 'a {
         self.artifacts.iter().filter(move |a| a.name == name)
+    }
+}
+
+/// The fields of a metrics object except strings over 1 KiB (failure fields always stay).
+fn small_fields(meta: &Value) -> Value {
+    match meta {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(k, v)| k.starts_with("fail_") || v.as_str().is_none_or(|s| s.len() <= 1024))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -179,7 +195,7 @@ impl Compiles {
         ev.ts.clone_into(&mut record.end_ts);
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
-            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(ev.meta().clone()),
+            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(small_fields(ev.meta())),
             _ => {}
         }
         if ev.name == Some("dynamo_graph_break_reason") {

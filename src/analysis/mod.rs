@@ -206,7 +206,7 @@ pub trait Table: Default {
 pub struct TableOutput {
     pub name: &'static str,
     pub rows: u64,
-    /// Compact JSON.
+    /// Compact JSON (the bundle writer replaces it with its zstd compression).
     pub json: Vec<u8>,
 }
 
@@ -227,21 +227,26 @@ macro_rules! tables {
                 $(self.$field.observe(ev, &mut self.diagnostics);)*
             }
 
-            /// Finishes every table; tables with no rows are left out.
-            pub fn finish(mut self, stacks: &StackTable) -> (Vec<TableOutput>, Vec<TableDiagnostic>) {
+            /// Finishes every table, handing each one with rows to `sink` as soon as it is
+            /// serialized (so only one table's JSON is in memory at a time); returns the entries
+            /// the tables could not use.
+            pub fn finish<E>(
+                mut self,
+                stacks: &StackTable,
+                mut sink: impl FnMut(TableOutput) -> Result<(), E>,
+            ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
                 let ctx = Finish { stacks, compiles: &self.compiles };
-                let mut out = Vec::new();
                 $(
-                    if let Some((table, rows)) = self.$field.finish(&ctx) {
-                        out.push(TableOutput {
+                    if let Some((table, rows)) = std::mem::take(&mut self.$field).finish(&ctx) {
+                        sink(TableOutput {
                             name: <$ty as Table>::NAME,
                             rows,
                             json: serde_json::to_vec(&table).expect("tables serialize"),
-                        });
+                        })?;
                     }
                 )*
-                (out, self.diagnostics.0)
+                Ok(self.diagnostics.0)
             }
         }
 

@@ -215,8 +215,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             }
             for t in &s.summary.tables {
                 let path = paths::table(&id, t.name);
-                let compressed = zstd::bulk::compress(&t.json, blobs::ZSTD_LEVEL).map_err(io_err)?;
-                fs::write(root.join(&path), compressed).map_err(io_err)?;
+                fs::write(root.join(&path), &t.json).map_err(io_err)?;
                 tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
             }
             let chrome_trace = match &s.summary.chrome_trace_path {

@@ -60,7 +60,8 @@ pub struct StreamSummary {
     pub compile_ids: u64,
     pub index_path: PathBuf,
     pub stacks_path: PathBuf,
-    /// The stream's analysis tables, serialized (written once stream ids are known).
+    /// The stream's analysis tables, serialized and zstd-compressed (written once stream ids
+    /// are known).
     pub tables: Vec<TableOutput>,
     /// Entries the tables could not use.
     pub table_diagnostics: Vec<TableDiagnostic>,
@@ -87,6 +88,10 @@ pub struct StreamWriter {
 
 /// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
 /// Perfetto opens as is (gzip rather than zstd for that reason).
+/// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
+/// pages, so they get a slower, tighter level than packs.
+const TABLE_ZSTD_LEVEL: i32 = 9;
+
 /// Events larger than this get their long arguments elided in the Chrome trace.
 const BIG_EVENT: usize = 2048;
 /// Longest argument value kept as is in a big event (bytes of JSON).
@@ -289,7 +294,12 @@ impl StreamWriter {
     pub fn finish(self) -> io::Result<StreamSummary> {
         self.out.finish()?.flush()?;
         let table = self.interner.into_table();
-        let (tables, table_diagnostics) = self.analysis.finish(&table);
+        let mut tables = Vec::new();
+        let table_diagnostics = self.analysis.finish(&table, |mut t| -> io::Result<()> {
+            t.json = zstd::bulk::compress(&t.json, TABLE_ZSTD_LEVEL)?;
+            tables.push(t);
+            Ok(())
+        })?;
         std::fs::write(&self.stacks_path, serde_json::to_vec(&table)?)?;
         let chrome_trace_path = self.chrome_trace.finish()?;
         Ok(StreamSummary {
