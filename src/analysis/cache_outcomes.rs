@@ -115,22 +115,8 @@ impl CacheOutcomesTable {
         else {
             return;
         };
-        let mut lookup = CacheLookup {
-            cache,
-            outcome,
-            name: name.to_string(),
-            source: CacheLookupSource::Artifact,
-            seq: ev.seq,
-            blob: ev.payload.map(|p| p.hash.to_string()),
-            key: None,
-            status: None,
-            reason: None,
-            time_saved_ms: None,
-            time_taken_ms: None,
-            guard_expr: None,
-            components: 0,
-            details: BTreeMap::new(),
-        };
+        let mut lookup =
+            new_lookup(cache, outcome, name, CacheLookupSource::Artifact, ev.seq, ev.payload.map(|p| p.hash));
         if ev.payload.is_some() {
             lookup_from_payload(&mut lookup, ev);
         }
@@ -155,26 +141,45 @@ impl CacheOutcomesTable {
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
         let id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
-        self.lookups.entry(id).or_default().push(CacheLookup {
-            cache: cache.to_string(),
-            outcome: CacheResult::Disabled,
-            name: name.to_string(),
-            source: CacheLookupSource::ChromiumEvent,
-            seq: ev.seq,
-            blob: Some(payload.hash.to_string()),
-            key: None,
-            status: None,
-            reason: None,
-            time_saved_ms: None,
-            time_taken_ms: None,
-            guard_expr: None,
-            components: 0,
-            details: BTreeMap::new(),
-        });
+        self.lookups.entry(id).or_default().push(new_lookup(
+            cache.to_string(),
+            CacheResult::Disabled,
+            name,
+            CacheLookupSource::ChromiumEvent,
+            ev.seq,
+            Some(payload.hash),
+        ));
     }
 }
 
 /// Counts per outcome: hit, miss, bypass, disabled (the order of `CacheResult`).
+/// A lookup with only what its entry says; payload details are filled in afterwards.
+fn new_lookup(
+    cache: String,
+    outcome: CacheResult,
+    name: &str,
+    source: CacheLookupSource,
+    seq: u64,
+    blob: Option<&str>,
+) -> CacheLookup {
+    CacheLookup {
+        cache,
+        outcome,
+        name: name.to_string(),
+        source,
+        seq,
+        blob: blob.map(str::to_string),
+        key: None,
+        status: None,
+        reason: None,
+        time_saved_ms: None,
+        time_taken_ms: None,
+        guard_expr: None,
+        components: 0,
+        details: BTreeMap::new(),
+    }
+}
+
 fn counts<'a>(lookups: impl Iterator<Item = &'a CacheLookup>) -> [u64; 4] {
     let mut n = [0; 4];
     for l in lookups {
