@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::parse::Meta;
-use crate::schema::{CompileId, PayloadFormat, StackTable};
+use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
 
 /// One log entry as the tables see it: its index row's fields, with stacks already interned in
@@ -40,7 +40,7 @@ pub struct Event<'a> {
     pub line: u64,
     /// Last line of the entry.
     pub end_line: u64,
-    /// Length of the header line in bytes, without its line ending (0 unless the writer sets it).
+    /// Length of the header line in bytes, without its line ending.
     pub header_bytes: u64,
     /// Glog timestamp.
     pub ts: &'a str,
@@ -75,38 +75,35 @@ pub struct EventPayload<'a> {
 }
 
 impl<'a> Event<'a> {
-    #[allow(clippy::too_many_arguments)]
+    /// The event of an index row about to be written: `end_line` and `header_bytes` come from
+    /// the parsed entry, `payload` is the bytes `row.payload` refers to.
     pub fn new(
-        seq: u64,
-        line: u64,
+        row: &'a IndexRow<Meta>,
         end_line: u64,
-        ts: &'a str,
-        src: &'a str,
-        kind: &'a str,
-        name: Option<&'a str>,
-        compile_id: Option<&'a CompileId>,
-        display_id: Option<&'a str>,
-        meta: &'a Meta,
-        meta_stacks: &'a [String],
-        stack: Option<u32>,
-        payload: Option<EventPayload<'a>>,
+        header_bytes: u64,
+        payload: Option<&'a [u8]>,
         stacks: &'a StackTable,
     ) -> Self {
         Event {
-            seq,
-            line,
+            seq: row.seq,
+            line: row.line,
             end_line,
-            header_bytes: 0,
-            ts,
-            src,
-            kind,
-            name,
-            compile_id,
-            display_id,
-            meta,
-            meta_stacks,
-            stack,
-            payload,
+            header_bytes,
+            ts: &row.ts,
+            src: &row.src,
+            kind: &row.kind,
+            name: row.name.as_deref(),
+            compile_id: row.cid.as_ref(),
+            display_id: row.compile_id.as_deref(),
+            meta: &row.meta,
+            meta_stacks: &row.meta_stacks,
+            stack: row.stack,
+            payload: row.payload.as_ref().zip(payload).map(|(p, bytes)| EventPayload {
+                bytes,
+                hash: &p.hash,
+                lines: p.lines,
+                format: p.format,
+            }),
             stacks,
             meta_value: OnceCell::new(),
             payload_json: OnceCell::new(),

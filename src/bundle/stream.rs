@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::blobs::hex;
-use crate::analysis::{Event, EventPayload, StreamAnalysis, TableDiagnostic, TableOutput};
+use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
 use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadRef, StackTable};
 
@@ -254,28 +254,7 @@ impl StreamWriter {
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };
-        let mut ev = Event::new(
-            row.seq,
-            row.line,
-            entry.end_line,
-            &row.ts,
-            &row.src,
-            &row.kind,
-            row.name.as_deref(),
-            row.cid.as_ref(),
-            row.compile_id.as_deref(),
-            &row.meta,
-            &row.meta_stacks,
-            row.stack,
-            row.payload.as_ref().zip(payload_bytes).map(|(p, bytes)| EventPayload {
-                bytes,
-                hash: &p.hash,
-                lines: p.lines,
-                format: p.format,
-            }),
-            self.interner.table(),
-        );
-        ev.header_bytes = header_bytes;
+        let ev = Event::new(&row, entry.end_line, header_bytes, payload_bytes, self.interner.table());
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload_bytes, &row.payload) {
