@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::compile_time::parse_trace_event;
 use super::compiles::{cache_outcome, normalize};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
@@ -124,7 +123,7 @@ impl CacheOutcomesTable {
         let id = ev
             .compile_id
             .map(normalize)
-            .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::compile_time::parse_compile_id));
+            .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id));
         self.lookups.entry(id).or_default().push(lookup);
     }
 
@@ -134,7 +133,7 @@ impl CacheOutcomesTable {
         if !String::from_utf8_lossy(payload.bytes).contains("_cache_disabled") {
             return;
         }
-        let Some(te) = parse_trace_event(payload.bytes) else {
+        let Some(te) = ev.trace_event() else {
             diags.unusable(Self::NAME, ev, "payload is not a trace-event JSON object");
             return;
         };

@@ -1,11 +1,7 @@
 //! Compile time by phase: `chromium_event` begin/end pairs (one stack per pid/tid, paired by
 //! name), summed per compile id and enclosing phase.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, Table};
@@ -14,65 +10,6 @@ use crate::schema::CompileId;
 use crate::schema::tables::{
     CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
-
-/// The fields of a trace event the tables read; everything else (big `args`) is skipped unparsed.
-#[derive(Deserialize)]
-pub struct TraceEvent<'a> {
-    #[serde(borrow)]
-    pub name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub ph: Option<Cow<'a, str>>,
-    pub ts: Option<f64>,
-    pub dur: Option<f64>,
-    #[serde(borrow)]
-    pub pid: Option<&'a RawValue>,
-    #[serde(borrow)]
-    pub tid: Option<&'a RawValue>,
-    #[serde(borrow)]
-    pub args: Option<TraceArgs<'a>>,
-}
-
-/// The one `args` field the tables read.
-#[derive(Deserialize)]
-pub struct TraceArgs<'a> {
-    #[serde(borrow)]
-    pub compile_id: Option<&'a RawValue>,
-}
-
-impl TraceEvent<'_> {
-    /// `args.compile_id` as a compile id, when it is a string torch would write (`0/1`, `!0/1/2`).
-    pub fn compile_id(&self) -> Option<CompileId> {
-        let raw = self.args.as_ref()?.compile_id?;
-        let text: Cow<str> = serde_json::from_str(raw.get()).ok()?;
-        parse_compile_id(&text)
-    }
-}
-
-/// Parses a chromium event payload; `None` when it is not a JSON object of the expected shape.
-pub fn parse_trace_event(bytes: &[u8]) -> Option<TraceEvent<'_>> {
-    serde_json::from_slice(bytes).ok()
-}
-
-/// Reads torch's `str(CompileId)`: `frame/frame_compile`, `!ca`, or `!ca/frame/frame_compile`
-/// (no attempt; it is read as 0 like an attempt-less envelope id). `None` for anything else,
-/// including the `"None"` logged outside a compile.
-pub fn parse_compile_id(text: &str) -> Option<CompileId> {
-    let (ca, rest) = match text.strip_prefix('!') {
-        Some(rest) => {
-            let (ca, rest) = rest.split_once('/').map_or((rest, None), |(a, r)| (a, Some(r)));
-            (Some(ca.parse().ok()?), rest)
-        }
-        None => (None, Some(text)),
-    };
-    let (frame_id, frame_compile_id) = match rest {
-        Some(rest) => {
-            let (f, c) = rest.split_once('/')?;
-            (Some(f.parse().ok()?), Some(c.parse().ok()?))
-        }
-        None => (None, None),
-    };
-    Some(normalize(&CompileId { compiled_autograd_id: ca, frame_id, frame_compile_id, attempt: None }))
-}
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -230,8 +167,10 @@ impl Table for CompileTimeTable {
         if ev.kind != "chromium_event" {
             return;
         }
-        let Some(payload) = ev.payload else { return };
-        let Some(te) = parse_trace_event(payload.bytes) else {
+        if ev.payload.is_none() {
+            return;
+        }
+        let Some(te) = ev.trace_event() else {
             diags.unusable(Self::NAME, ev, "payload is not a trace-event JSON object");
             return;
         };
@@ -420,33 +359,5 @@ impl Table for CompileTimeTable {
             },
             rows,
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn compile_id_strings_are_read_like_torch_writes_them() {
-        let id = |ca, f, c| CompileId { compiled_autograd_id: ca, frame_id: f, frame_compile_id: c, attempt: Some(0) };
-        assert_eq!(parse_compile_id("0/1"), Some(id(None, Some(0), Some(1))));
-        assert_eq!(parse_compile_id("!2/0/1"), Some(id(Some(2), Some(0), Some(1))));
-        let ca_only =
-            CompileId { compiled_autograd_id: Some(3), frame_id: None, frame_compile_id: None, attempt: None };
-        assert_eq!(parse_compile_id("!3"), Some(ca_only));
-        assert_eq!(parse_compile_id("None"), None);
-        assert_eq!(parse_compile_id("0"), None);
-        assert_eq!(parse_compile_id("a/b"), None);
-    }
-
-    #[test]
-    fn trace_events_are_read_without_their_args() {
-        let te = parse_trace_event(br#"{"name": "dynamo", "ts": 1.5, "args": {"compile_id": "0/0", "big": [1, {"x": 2}]}, "ph": "B", "pid": 0, "tid": "t"}"#).unwrap();
-        assert_eq!(te.name.as_deref(), Some("dynamo"));
-        assert_eq!(te.ph.as_deref(), Some("B"));
-        assert_eq!(te.tid.unwrap().get(), "\"t\"");
-        assert_eq!(te.compile_id().and_then(|c| c.frame_id), Some(0));
-        assert!(parse_trace_event(b"[1, 2]").is_none());
     }
 }

@@ -21,6 +21,7 @@ pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
 pub mod stack_trie;
+pub mod trace_event;
 
 use std::cell::OnceCell;
 
@@ -30,6 +31,7 @@ use serde_json::Value;
 use crate::parse::Meta;
 use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
+use trace_event::TraceEvent;
 
 /// One log entry as the tables see it: its index row's fields, with stacks already interned in
 /// the stream's stack table, and the payload bytes.
@@ -62,6 +64,7 @@ pub struct Event<'a> {
     pub stacks: &'a StackTable,
     meta_value: OnceCell<Value>,
     payload_json: OnceCell<Option<Value>>,
+    trace_event: OnceCell<Option<TraceEvent<'a>>>,
 }
 
 /// A payload as the tables see it.
@@ -107,6 +110,7 @@ impl<'a> Event<'a> {
             stacks,
             meta_value: OnceCell::new(),
             payload_json: OnceCell::new(),
+            trace_event: OnceCell::new(),
         }
     }
 
@@ -134,6 +138,17 @@ impl<'a> Event<'a> {
     /// The payload parsed as JSON, once; `None` without a payload or when it is not JSON.
     pub fn payload_json(&self) -> Option<&Value> {
         self.payload_json.get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(p.bytes).ok())).as_ref()
+    }
+
+    /// A `chromium_event` payload read as a trace event, once (several tables and the Chrome
+    /// trace writer want it); `None` for other kinds and for payloads of another shape.
+    pub fn trace_event(&self) -> Option<&TraceEvent<'a>> {
+        self.trace_event
+            .get_or_init(|| match self.payload {
+                Some(p) if self.kind == "chromium_event" => trace_event::parse_trace_event(p.bytes),
+                _ => None,
+            })
+            .as_ref()
     }
 
     /// What to call the entry: its name for named kinds, else its kind; `inductor_output_code`

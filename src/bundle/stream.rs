@@ -107,13 +107,15 @@ impl ChromeTraceWriter {
     /// stay in the index and blob store). Big events (torch attaches whole configs and cache
     /// keys to some) have their long `args` values elided: the trace is for the timeline, and
     /// the full event stays in the blob store under `hash`.
-    fn add(&mut self, payload: &[u8], hash: &str) -> io::Result<()> {
-        let is_object = payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    /// `known_object` says the analysis already read the payload as a JSON object, so it need
+    /// not be checked again.
+    fn add(&mut self, payload: &[u8], hash: &str, known_object: bool) -> io::Result<()> {
+        let is_object = known_object || payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let slimmed;
         let payload = if !is_object {
             return Ok(());
         } else if payload.len() <= BIG_EVENT {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_err() {
+            if !known_object && serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_err() {
                 return Ok(());
             }
             payload
@@ -258,7 +260,7 @@ impl StreamWriter {
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload_bytes, &row.payload) {
-                self.chrome_trace.add(bytes, &p.hash)?;
+                self.chrome_trace.add(bytes, &p.hash, ev.trace_event().is_some())?;
             }
         }
         self.line.clear();
