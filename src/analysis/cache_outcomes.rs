@@ -151,7 +151,6 @@ impl CacheOutcomesTable {
     }
 }
 
-/// Counts per outcome: hit, miss, bypass, disabled (the order of `CacheResult`).
 /// A lookup with only what its entry says; payload details are filled in afterwards.
 fn new_lookup(
     cache: String,
@@ -179,6 +178,7 @@ fn new_lookup(
     }
 }
 
+/// Counts per outcome: hit, miss, bypass, disabled (the order of `CacheResult`).
 fn counts<'a>(lookups: impl Iterator<Item = &'a CacheLookup>) -> [u64; 4] {
     let mut n = [0; 4];
     for l in lookups {

@@ -29,7 +29,7 @@ impl Table for CompileDirectoryTable {
                 restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
                 co_name: r.metric_str("co_name").map(str::to_string),
                 co_filename: r.metric_str("co_filename").map(str::to_string),
-                co_firstlineno: r.metrics.as_ref().and_then(|m| m.get("co_firstlineno")?.as_i64()),
+                co_firstlineno: r.metric_i64("co_firstlineno"),
                 stack: r.start_stack,
                 first_seq: r.first_seq,
                 last_seq: r.last_seq,

@@ -44,6 +44,11 @@ impl CompileRecord {
         self.metrics.as_ref()?.get(key)?.as_str()
     }
 
+    /// An integer field of the metrics.
+    pub fn metric_i64(&self, key: &str) -> Option<i64> {
+        self.metrics.as_ref()?.get(key)?.as_i64()
+    }
+
     /// A numeric field of the metrics.
     pub fn metric_f64(&self, key: &str) -> Option<f64> {
         self.metrics.as_ref()?.get(key)?.as_f64()
@@ -119,8 +124,17 @@ pub fn dir_name(id: &CompileId) -> String {
 pub struct Compiles {
     pub records: Vec<CompileRecord>,
     by_id: HashMap<CompileId, usize>,
+    /// Records of each frame compile (all its attempts), filled by `settle`.
+    by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
     /// Artifacts logged outside any compile.
     pub unattributed: Vec<ArtifactRef>,
+}
+
+/// A frame compile: a compile id without its attempt.
+type FrameCompile = (Option<u64>, Option<u64>, Option<u64>);
+
+fn frame_compile(id: &CompileId) -> FrameCompile {
+    (id.compiled_autograd_id, id.frame_id, id.frame_compile_id)
 }
 
 /// The key a compile id is filed under (attempt-less ids join attempt 0).
@@ -147,16 +161,13 @@ impl Compiles {
     /// The `dynamo_start` stack of a compile, or of the first attempt of its frame compile that
     /// logged one (restarted attempts often log `dynamo_start` only once).
     pub fn start_stack(&self, id: &CompileId) -> Option<u32> {
-        let id = normalize(id);
-        self.get(&id).and_then(|r| r.start_stack).or_else(|| {
-            self.records
-                .iter()
-                .filter(|r| {
-                    (r.id.compiled_autograd_id, r.id.frame_id, r.id.frame_compile_id)
-                        == (id.compiled_autograd_id, id.frame_id, id.frame_compile_id)
-                })
-                .find_map(|r| r.start_stack)
-        })
+        self.get(id).and_then(|r| r.start_stack).or_else(|| self.attempts(id).find_map(|r| r.start_stack))
+    }
+
+    /// Every attempt of the frame compile `id` belongs to (`[0/0]`, `[0/0_1]`, ...), in order of
+    /// first appearance. Only after [`Compiles::settle`].
+    pub fn attempts<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = &'a CompileRecord> + 'a {
+        self.by_frame_compile.get(&frame_compile(id)).into_iter().flatten().map(|&i| &self.records[i])
     }
 
     /// The record of a compile id, if the stream has it.
@@ -211,9 +222,12 @@ impl Compiles {
         }
     }
 
-    /// Called once after the last entry: links each attempt to the next one of the same frame
-    /// compile.
+    /// Called once after the last entry: groups the attempts of each frame compile and links
+    /// each attempt to the next one.
     pub fn settle(&mut self) {
+        for (i, r) in self.records.iter().enumerate() {
+            self.by_frame_compile.entry(frame_compile(&r.id)).or_default().push(i);
+        }
         for i in 0..self.records.len() {
             let id = self.records[i].id;
             let Some(attempt) = id.attempt else { continue };

@@ -92,14 +92,9 @@ impl Table for GraphBreaksTable {
     fn finish(mut self, ctx: &Finish) -> Option<(GraphBreaks, u64)> {
         // Logs without the artifact (older torch) still name the break in the metrics'
         // `restart_reasons`; use those for frame compiles that logged no artifact in any attempt.
-        let records = &ctx.compiles.records;
-        let frame_compile =
-            |r: &super::CompileRecord| (r.id.compiled_autograd_id, r.id.frame_id, r.id.frame_compile_id);
-        for r in records {
+        for r in &ctx.compiles.records {
             let reasons = r.restart_reasons();
-            if reasons.is_empty()
-                || records.iter().any(|o| frame_compile(o) == frame_compile(r) && !o.graph_breaks.is_empty())
-            {
+            if reasons.is_empty() || ctx.compiles.attempts(&r.id).any(|o| !o.graph_breaks.is_empty()) {
                 continue;
             }
             for reason in reasons {

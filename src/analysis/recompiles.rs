@@ -97,7 +97,7 @@ impl Table for RecompilesTable {
                     co_name: named.and_then(|r| r.metric_str("co_name")).map(str::to_string),
                     location: named.and_then(|r| {
                         let file = r.metric_str("co_filename")?;
-                        let line = r.metrics.as_ref()?.get("co_firstlineno")?.as_i64()?;
+                        let line = r.metric_i64("co_firstlineno")?;
                         Some(format!("{file}:{line}"))
                     }),
                     compiles: steps,
@@ -116,16 +116,7 @@ impl Table for RecompilesTable {
 impl RecompilesTable {
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
-        let mut reasons = Vec::new();
-        for other in &ctx.compiles.records {
-            let same = other.id.compiled_autograd_id == r.id.compiled_autograd_id
-                && other.id.frame_id == r.id.frame_id
-                && other.id.frame_compile_id == r.id.frame_compile_id;
-            if same {
-                reasons.extend(self.reasons.get(&other.id).cloned().unwrap_or_default());
-            }
-        }
-        reasons
+        ctx.compiles.attempts(&r.id).flat_map(|o| self.reasons.get(&o.id).into_iter().flatten().cloned()).collect()
     }
 
     fn changes(&self, before: &CompileRecord, after: &CompileRecord) -> Changes {
