@@ -127,16 +127,10 @@ impl CacheOutcomesTable {
         self.lookups.entry(id).or_default().push(lookup);
     }
 
-    fn chromium_event(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn chromium_event(&mut self, ev: &Event) {
         let Some(payload) = ev.payload else { return };
-        // Most trace events are not about caches: a substring search is far cheaper than parsing.
-        if !String::from_utf8_lossy(payload.bytes).contains("_cache_disabled") {
-            return;
-        }
-        let Some(te) = ev.trace_event() else {
-            diags.unusable(Self::NAME, ev, "payload is not a trace-event JSON object");
-            return;
-        };
+        // The event is parsed once for every table (compile_time reports the unreadable ones).
+        let Some(te) = ev.trace_event() else { return };
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
         let id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
@@ -209,10 +203,10 @@ impl Table for CacheOutcomesTable {
     const NAME: &'static str = "cache_outcomes";
     type Output = CacheOutcomes;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         match ev.kind {
             "artifact" => self.artifact(ev),
-            "chromium_event" => self.chromium_event(ev, diags),
+            "chromium_event" => self.chromium_event(ev),
             _ => {}
         }
     }

@@ -1,17 +1,18 @@
 //! Reading one input file into the staging directory: a reader thread splits records, the rayon
-//! pool parses and hashes them in batches, and this thread applies process context in log order
-//! and writes index rows and blob chunks.
+//! pool parses and hashes them in batches, this thread applies process context in log order and
+//! writes index rows and blob chunks, and an analysis thread feeds each entry to its stream's
+//! tables and Chrome trace.
 
 use std::collections::HashMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 use rayon::prelude::*;
 
 use super::blobs::{Chunk, ChunkWriter, Hash};
 use super::inputs::{HashingReader, InputFile, open_reader};
-use super::stream::{StreamSummary, StreamWriter};
+use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
 
@@ -59,10 +60,37 @@ struct FileState<'a> {
     work: &'a Path,
     chunks: ChunkWriter,
     demux: Demux,
-    writers: HashMap<StreamKey, StreamWriter>,
+    /// Each stream's position in `order` and its writer.
+    writers: HashMap<StreamKey, (usize, StreamWriter)>,
     /// Stream keys in order of first appearance.
     order: Vec<StreamKey>,
     diagnostics: Vec<FileDiagnostic>,
+    /// This batch's entries for the analysis thread, with their stream's position in `order`.
+    observed: Vec<(usize, Observed)>,
+}
+
+/// Where the temporary files of the `stream`th stream of the `file`th input go (without
+/// extension; renamed once stream ids are known).
+fn stream_base(work: &Path, file: usize, stream: usize) -> PathBuf {
+    work.join(format!("f{file}-s{stream}"))
+}
+
+/// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
+fn analyze(
+    work: PathBuf,
+    file: usize,
+    batches: mpsc::Receiver<Vec<(usize, Observed)>>,
+) -> io::Result<Vec<AnalysisSummary>> {
+    let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
+    for batch in batches {
+        for (stream, observed) in batch {
+            if stream == analyzers.len() {
+                analyzers.push(StreamAnalyzer::new(&stream_base(&work, file, stream)));
+            }
+            analyzers[stream].observe(observed)?;
+        }
+    }
+    analyzers.into_iter().map(StreamAnalyzer::finish).collect()
 }
 
 /// Which pack class a payload goes to: like with like compresses best.
@@ -113,15 +141,15 @@ impl FileState<'_> {
                     if let Some(p) = &routed.entry.payload {
                         self.chunks.add(blob_class(&routed.entry.kind, p.format), p.hash, &p.bytes)?;
                     }
-                    let writer = match self.writers.entry(key) {
+                    let (stream, writer) = match self.writers.entry(key) {
                         std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
                         std::collections::hash_map::Entry::Vacant(v) => {
+                            let stream = self.order.len();
                             self.order.push(key);
-                            let base = self.work.join(format!("f{}-s{}", self.index, self.order.len() - 1));
-                            v.insert(StreamWriter::create(&base)?)
+                            v.insert((stream, StreamWriter::create(&stream_base(self.work, self.index, stream))?))
                         }
                     };
-                    writer.write(routed)?;
+                    self.observed.push((*stream, writer.write(routed)?));
                 }
             }
         }
@@ -160,6 +188,10 @@ pub fn process_file(
         Ok((records.lines_read(), records.bytes_read))
     });
 
+    let (analysis_tx, analysis_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(2);
+    let analysis_work = work.to_path_buf();
+    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, analysis_rx));
+
     let mut state = FileState {
         index,
         work,
@@ -168,6 +200,7 @@ pub fn process_file(
         writers: HashMap::new(),
         order: Vec::new(),
         diagnostics: Vec::new(),
+        observed: Vec::new(),
     };
     // Parse batch k+1 on the pool while this thread files batch k in log order.
     let parse = |batch: Vec<RawRecord>| batch.into_par_iter().map(parse_record).collect::<Vec<Parsed>>();
@@ -181,18 +214,27 @@ pub fn process_file(
             result = Err(e);
             break;
         }
+        // A closed channel means the analysis thread failed: its error is reported below.
+        if analysis_tx.send(std::mem::take(&mut state.observed)).is_err() {
+            break;
+        }
         current = next_parsed;
     }
     drop(batches);
+    drop(analysis_tx);
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
+    let analyzed = analysis_thread.join().map_err(|_| io::Error::other("analysis thread panicked"))?;
     result?;
+    let mut analyzed = analyzed?.into_iter();
     let (lines, bytes) = read?;
     let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
 
     let mut streams = Vec::new();
     for key in order {
-        let mut summary = writers.remove(&key).expect("writer for every key").finish()?;
-        for d in summary.table_diagnostics.drain(..) {
+        let analysis = analyzed.next().unwrap_or_default();
+        let (_, writer) = writers.remove(&key).expect("writer for every key");
+        let mut summary = writer.finish(analysis)?;
+        for d in summary.analysis.table_diagnostics.drain(..) {
             diagnostics.push(FileDiagnostic {
                 kind: DiagnosticKind::UnusableEntry,
                 line: d.line,

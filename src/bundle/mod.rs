@@ -210,15 +210,15 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             fs::rename(&s.summary.index_path, root.join(paths::index(&id))).map_err(io_err)?;
             fs::rename(&s.summary.stacks_path, root.join(paths::stacks(&id))).map_err(io_err)?;
             let mut tables = BTreeMap::new();
-            if !s.summary.tables.is_empty() || s.summary.chrome_trace_path.is_some() {
+            if !s.summary.analysis.tables.is_empty() || s.summary.analysis.chrome_trace_path.is_some() {
                 fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
             }
-            for t in &s.summary.tables {
+            for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
                 fs::write(root.join(&path), &t.json).map_err(io_err)?;
                 tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
             }
-            let chrome_trace = match &s.summary.chrome_trace_path {
+            let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {
                     let path = paths::chrome_trace(&id);
                     fs::rename(p, root.join(&path)).map_err(io_err)?;

@@ -19,6 +19,8 @@ pub struct StackInterner {
     table: StackTable,
     frames: HashMap<Frame, u32>,
     stacks: HashMap<Vec<u32>, u32>,
+    /// How many frames and stacks [`StackInterner::take_new`] has already handed out.
+    handed_out: (usize, usize),
 }
 
 impl StackInterner {
@@ -43,9 +45,12 @@ impl StackInterner {
         self.table
     }
 
-    /// The stacks so far.
-    pub fn table(&self) -> &StackTable {
-        &self.table
+    /// The frames and stacks added since the last call (so the analysis thread can keep its copy
+    /// of the table in step).
+    fn take_new(&mut self) -> StackTable {
+        let (frames, stacks) = self.handed_out;
+        self.handed_out = (self.table.frames.len(), self.table.stacks.len());
+        StackTable { frames: self.table.frames[frames..].to_vec(), stacks: self.table.stacks[stacks..].to_vec() }
     }
 }
 
@@ -60,6 +65,13 @@ pub struct StreamSummary {
     pub compile_ids: u64,
     pub index_path: PathBuf,
     pub stacks_path: PathBuf,
+    /// What the analysis thread made of the stream.
+    pub analysis: AnalysisSummary,
+}
+
+/// A stream's analysis tables and Chrome trace.
+#[derive(Debug, Default)]
+pub struct AnalysisSummary {
     /// The stream's analysis tables, serialized and zstd-compressed (written once stream ids
     /// are known).
     pub tables: Vec<TableOutput>,
@@ -67,6 +79,16 @@ pub struct StreamSummary {
     pub table_diagnostics: Vec<TableDiagnostic>,
     /// The Chrome trace file, when the stream logged chromium events.
     pub chrome_trace_path: Option<PathBuf>,
+}
+
+/// One entry handed from the filing thread to the analysis thread: its index row, the payload
+/// bytes, and the stacks the row's ids may refer to that the analysis has not seen yet.
+pub struct Observed {
+    row: IndexRow<Meta>,
+    end_line: u64,
+    header_bytes: u64,
+    payload: Option<Vec<u8>>,
+    new_stacks: StackTable,
 }
 
 /// Writes one stream's index rows as they come, in log order.
@@ -82,6 +104,13 @@ pub struct StreamWriter {
     last_timestamp: String,
     kinds: BTreeMap<String, u64>,
     compile_ids: HashSet<CompileId>,
+}
+
+/// Runs one stream's analysis tables and writes its Chrome trace, on the analysis thread (off
+/// the filing thread, which would otherwise be the build's bottleneck).
+pub struct StreamAnalyzer {
+    /// A copy of the filing thread's stack table, extended entry by entry.
+    stacks: StackTable,
     analysis: StreamAnalysis,
     chrome_trace: ChromeTraceWriter,
 }
@@ -189,13 +218,11 @@ impl StreamWriter {
             last_timestamp: String::new(),
             kinds: BTreeMap::new(),
             compile_ids: HashSet::new(),
-            analysis: StreamAnalysis::default(),
-            chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
         })
     }
 
-    /// Appends one entry's row.
-    pub fn write(&mut self, routed: Routed) -> io::Result<()> {
+    /// Appends one entry's row; returns what the entry's analysis needs.
+    pub fn write(&mut self, routed: Routed) -> io::Result<Observed> {
         let Routed { entry, stacks, .. } = routed;
         let header_bytes = entry.header_bytes;
         let mut meta = entry.meta;
@@ -228,7 +255,6 @@ impl StreamWriter {
             self.first_timestamp = Some(entry.timestamp.clone());
         }
         self.last_timestamp.clone_from(&entry.timestamp);
-        let payload_bytes = entry.payload.as_ref().map(|p| p.bytes.as_slice());
         let payload = entry.payload.as_ref().map(|p| {
             self.payload_bytes += p.bytes.len() as u64;
             PayloadRef {
@@ -256,33 +282,26 @@ impl StreamWriter {
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };
-        let ev = Event::new(&row, entry.end_line, header_bytes, payload_bytes, self.interner.table());
-        self.analysis.observe(&ev);
-        if row.kind == "chromium_event" {
-            if let (Some(bytes), Some(p)) = (payload_bytes, &row.payload) {
-                self.chrome_trace.add(bytes, &p.hash, ev.trace_event().is_some())?;
-            }
-        }
         self.line.clear();
         serde_json::to_writer(&mut self.line, &row)?;
         self.line.push(b'\n');
         self.out.write_all(&self.line)?;
         self.entries += 1;
-        Ok(())
+        Ok(Observed {
+            row,
+            end_line: entry.end_line,
+            header_bytes,
+            payload: entry.payload.map(|p| p.bytes),
+            new_stacks: self.interner.take_new(),
+        })
     }
 
-    /// Finishes the index file and writes the stack table.
-    pub fn finish(self) -> io::Result<StreamSummary> {
+    /// Finishes the index file and writes the stack table; `analysis` is what the stream's
+    /// [`StreamAnalyzer`] made of it.
+    pub fn finish(self, analysis: AnalysisSummary) -> io::Result<StreamSummary> {
         self.out.finish()?.flush()?;
         let table = self.interner.into_table();
-        let mut tables = Vec::new();
-        let table_diagnostics = self.analysis.finish(&table, |mut t| -> io::Result<()> {
-            t.json = zstd::bulk::compress(&t.json, TABLE_ZSTD_LEVEL)?;
-            tables.push(t);
-            Ok(())
-        })?;
         std::fs::write(&self.stacks_path, serde_json::to_vec(&table)?)?;
-        let chrome_trace_path = self.chrome_trace.finish()?;
         Ok(StreamSummary {
             entries: self.entries,
             payload_bytes: self.payload_bytes,
@@ -292,9 +311,44 @@ impl StreamWriter {
             compile_ids: self.compile_ids.len() as u64,
             index_path: self.index_path,
             stacks_path: self.stacks_path,
-            tables,
-            table_diagnostics,
-            chrome_trace_path,
+            analysis,
         })
+    }
+}
+
+impl StreamAnalyzer {
+    /// An analyzer whose Chrome trace goes to `{base}.trace.json.gz` (renamed later).
+    pub fn new(base: &Path) -> Self {
+        StreamAnalyzer {
+            stacks: StackTable::default(),
+            analysis: StreamAnalysis::default(),
+            chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
+        }
+    }
+
+    /// Shows one entry to every table, and adds it to the Chrome trace if it is a trace event.
+    pub fn observe(&mut self, observed: Observed) -> io::Result<()> {
+        let Observed { row, end_line, header_bytes, payload, new_stacks } = observed;
+        self.stacks.frames.extend(new_stacks.frames);
+        self.stacks.stacks.extend(new_stacks.stacks);
+        let ev = Event::new(&row, end_line, header_bytes, payload.as_deref(), &self.stacks);
+        self.analysis.observe(&ev);
+        if row.kind == "chromium_event" {
+            if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {
+                self.chrome_trace.add(bytes, &p.hash, ev.trace_event().is_some())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes every table (serialized and compressed) and the Chrome trace.
+    pub fn finish(self) -> io::Result<AnalysisSummary> {
+        let mut tables = Vec::new();
+        let table_diagnostics = self.analysis.finish(&self.stacks, |mut t| -> io::Result<()> {
+            t.json = zstd::bulk::compress(&t.json, TABLE_ZSTD_LEVEL)?;
+            tables.push(t);
+            Ok(())
+        })?;
+        Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()? })
     }
 }
