@@ -10,6 +10,7 @@ pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod compile_time;
 pub mod compiles;
+pub mod cross_rank;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;

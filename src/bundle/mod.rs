@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
+use crate::analysis::cross_rank::{self, StreamTables};
+use crate::schema::cross_rank::{CrossRank, RankMember};
 use crate::schema::{
     self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream, TableRef,
 };
@@ -175,6 +177,9 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         *per_rank.entry(r).or_default() += 1;
     }
     let mut seen_rank: BTreeMap<u32, usize> = BTreeMap::new();
+    // Cross-rank tables need every stream's tables; a single stream has nothing to compare.
+    let compare = results.iter().map(|f| f.streams.len()).sum::<usize>() >= 2;
+    let mut compared: Vec<StreamTables> = Vec::new();
     let mut unranked = 0;
     let mut streams = Vec::new();
     let mut manifest_inputs = Vec::new();
@@ -190,7 +195,10 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         unique_blob_bytes: 0,
         packed_bytes: 0,
         dedup_saved_bytes: 0,
+        cross_input_saved_bytes: 0,
     };
+    // Each input's distinct blob bytes (its chunks hold each of its blobs once).
+    let per_input_unique: u64 = results.iter().flat_map(|f| &f.chunks).flat_map(|c| &c.slots).map(|s| s.size).sum();
     for (input_idx, (input, result)) in found.inputs.iter().zip(results).enumerate() {
         let mut ids = BTreeMap::new();
         let mut input_streams = Vec::new();
@@ -213,10 +221,23 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             if !s.summary.analysis.tables.is_empty() || s.summary.analysis.chrome_trace_path.is_some() {
                 fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
             }
+            let mut member_tables = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
                 fs::write(root.join(&path), &t.json).map_err(io_err)?;
                 tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+                if compare {
+                    member_tables.insert(t.name, zstd::decode_all(t.json.as_slice()).map_err(io_err)?);
+                }
+            }
+            if compare {
+                let member = RankMember {
+                    stream: id.clone(),
+                    rank: s.rank,
+                    file_rank: input.rank_from_name,
+                    label: String::new(),
+                };
+                compared.push(StreamTables { member, tables: member_tables });
             }
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {
@@ -280,6 +301,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     counts.unique_blob_bytes = store.locations.iter().map(|(_, l)| l.size).sum();
     counts.packed_bytes = store.packs.iter().map(|p| p.size).sum();
     counts.dedup_saved_bytes = (counts.payload_bytes + raw_bytes).saturating_sub(counts.unique_blob_bytes);
+    counts.cross_input_saved_bytes = per_input_unique.saturating_sub(counts.unique_blob_bytes);
+    let cross_rank = if compare { Some(write_cross_rank(root, compared).map_err(io_err)?) } else { None };
 
     let mut by_kind = BTreeMap::new();
     for d in &diagnostics {
@@ -291,9 +314,10 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         jsonl.push(b'\n');
     }
     fs::write(root.join(paths::DIAGNOSTICS), jsonl).map_err(io_err)?;
-    fs::create_dir_all(root.join(paths::SCHEMA_DIR).join("tables")).map_err(io_err)?;
     for (name, schema) in schema::schemas() {
-        write_json(&root.join(paths::SCHEMA_DIR).join(name), &schema, true).map_err(io_err)?;
+        let path = root.join(paths::SCHEMA_DIR).join(name);
+        fs::create_dir_all(path.parent().expect("schema files are in schema/")).map_err(io_err)?;
+        write_json(&path, &schema, true).map_err(io_err)?;
     }
     fs::remove_dir_all(&work).map_err(io_err)?;
 
@@ -305,6 +329,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         inputs: manifest_inputs,
         skipped: found.skipped.clone(),
         streams,
+        cross_rank,
         counts,
         diagnostics: DiagnosticsSummary { total: diagnostics.len() as u64, by_kind, path: paths::DIAGNOSTICS.into() },
         blobs: BlobStore {
@@ -321,6 +346,26 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     Ok(manifest)
 }
 
+/// Computes and writes the cross-rank tables of the compared streams.
+fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<CrossRank> {
+    let mut members: Vec<RankMember> = compared.iter().map(|s| s.member.clone()).collect();
+    cross_rank::labels(&mut members);
+    for (s, m) in compared.iter_mut().zip(&members) {
+        s.member.label.clone_from(&m.label);
+    }
+    let mut tables = BTreeMap::new();
+    let outputs = cross_rank::build(&compared);
+    if !outputs.is_empty() {
+        fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
+    }
+    for t in outputs {
+        let path = paths::table(schema::cross_rank::DIR, t.name);
+        fs::write(root.join(&path), zstd::bulk::compress(&t.json, stream::TABLE_ZSTD_LEVEL)?)?;
+        tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+    }
+    Ok(CrossRank { members, tables, chrome_trace: None })
+}
+
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.
 pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> io::Result<()> {
     let mut bytes = if pretty { serde_json::to_vec_pretty(value)? } else { serde_json::to_vec(value)? };
@@ -332,6 +377,13 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> i
 pub fn schema_for(path: &str) -> Option<String> {
     let fixed = if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
         "schema/index-row.schema.json"
+    } else if let Some(name) = path
+        .strip_prefix("tables/")
+        .and_then(|r| r.strip_prefix(schema::cross_rank::DIR))
+        .and_then(|r| r.strip_prefix('/'))
+        .and_then(|r| r.strip_suffix(".json.zst"))
+    {
+        return schema::cross_rank::NAMES.contains(&name).then(|| format!("schema/cross_rank/{name}.schema.json"));
     } else if let Some(rest) = path.strip_prefix("tables/").and_then(|r| r.strip_suffix(".json.zst")) {
         let name = rest.rsplit('/').next()?;
         return schema::tables::NAMES.contains(&name).then(|| format!("schema/tables/{name}.schema.json"));

@@ -92,6 +92,14 @@ impl Bundle {
         }
     }
 
+    /// A cross-rank table (`None` when the bundle has one stream, or the table has no rows).
+    pub fn cross_rank_table<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, ReadError> {
+        match self.manifest.cross_rank.as_ref().and_then(|c| c.tables.get(name)) {
+            Some(t) => read_json_zst(&self.path(&t.path)).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The Chrome trace of a stream (`None` when it logged no chromium events).
     pub fn chrome_trace(&self, stream: &str) -> Result<Option<Value>, ReadError> {
         let s = self.stream(stream)?;

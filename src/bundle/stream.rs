@@ -119,7 +119,7 @@ pub struct StreamAnalyzer {
 /// Perfetto opens as is (gzip rather than zstd for that reason).
 /// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
 /// pages, so they get a slower, tighter level than packs.
-const TABLE_ZSTD_LEVEL: i32 = 9;
+pub const TABLE_ZSTD_LEVEL: i32 = 9;
 
 /// Events larger than this get their long arguments elided in the Chrome trace.
 const BIG_EVENT: usize = 2048;

@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod cross_rank;
 pub mod tables;
 
 /// The bundle format's name, written in every manifest.
 pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes. Bumped on every change to any bundle file's shape.
 /// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest reader version that can read what this code writes.
 pub const MIN_READER_VERSION: u32 = 1;
 
@@ -38,6 +39,8 @@ pub struct Manifest {
     pub skipped: Vec<Skipped>,
     /// The streams of log entries: one per (input file, process, rank). Usually one per rank.
     pub streams: Vec<Stream>,
+    /// What differs between the streams: present when there are two streams or more.
+    pub cross_rank: Option<cross_rank::CrossRank>,
     /// Totals over all streams.
     pub counts: Counts,
     /// Summary of the problems found while reading the inputs.
@@ -174,6 +177,9 @@ pub struct Counts {
     /// of a diagnostic) were already stored: payload and raw diagnostic bytes minus
     /// `unique_blob_bytes`.
     pub dedup_saved_bytes: u64,
+    /// The part of `dedup_saved_bytes` saved across input files (ranks): what storing each
+    /// input's distinct payloads separately would cost, minus `unique_blob_bytes`.
+    pub cross_input_saved_bytes: u64,
 }
 
 /// Problems found while reading; details are in the diagnostics file.
@@ -462,6 +468,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("diagnostic.schema.json", generator().into_root_schema_for::<Diagnostic>()),
         ("blob-index-shard.schema.json", generator().into_root_schema_for::<BlobIndexShard>()),
     ];
-    list.extend(tables::schemas(generator));
+    list.extend(tables::schemas(&generator));
+    list.extend(cross_rank::schemas(generator));
     list
 }

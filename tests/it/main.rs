@@ -2,6 +2,7 @@
 
 mod build;
 mod cli;
+mod cross_rank;
 mod fixtures;
 mod properties;
 mod schema_drift;

@@ -1,0 +1,100 @@
+//! Cross-rank tables: computed after every stream is read, from the streams' own tables (as a
+//! viewer would read them), aligned by compile id. Pure like the per-stream tables: tables in,
+//! tables out; the bundle writer hands each stream's tables over and writes what comes back.
+
+pub mod compile_ids;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::TableOutput;
+use crate::schema::cross_rank::{RankMember, StreamGroup};
+
+/// One stream as the cross-rank tables see it: who it is and its per-stream tables.
+pub struct StreamTables {
+    pub member: RankMember,
+    /// Each per-stream table the stream has, by name, as uncompressed JSON.
+    pub tables: BTreeMap<&'static str, Vec<u8>>,
+}
+
+impl StreamTables {
+    /// A per-stream table, when the stream has it.
+    pub fn table<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
+        // The bundle wrote these bytes from the same types a moment ago, so they always read back.
+        self.tables.get(name).map(|json| serde_json::from_slice(json).expect("per-stream tables read back"))
+    }
+}
+
+/// One cross-rank table: built from every stream's tables at once.
+pub trait CrossRankTable {
+    /// The table's name: its file is `tables/cross_rank/<NAME>.json.zst`.
+    const NAME: &'static str;
+    /// The table file's type (in `schema::cross_rank`).
+    type Output: Serialize;
+    /// The table and its number of rows; `None` when no stream has data for it.
+    fn build(streams: &[StreamTables]) -> Option<(Self::Output, u64)>;
+}
+
+/// Groups streams by a key: streams with equal keys form a group; groups come in order of their
+/// first stream, streams in `streams` order. Streams whose key is `None` belong to no group.
+pub fn group_streams<K: PartialEq>(
+    streams: &[StreamTables],
+    key: impl Fn(&StreamTables) -> Option<K>,
+) -> Vec<(StreamGroup, K)> {
+    let mut groups: Vec<(StreamGroup, K)> = Vec::new();
+    for s in streams {
+        let Some(k) = key(s) else { continue };
+        match groups.iter_mut().find(|(_, gk)| *gk == k) {
+            Some((g, _)) => g.streams.push(s.member.stream.clone()),
+            None => groups.push((StreamGroup { streams: vec![s.member.stream.clone()] }, k)),
+        }
+    }
+    groups
+}
+
+/// The label of each stream: `rank N` when N (its rank, else its file rank) is unique among the
+/// streams, its id otherwise.
+pub fn labels(members: &mut [RankMember]) {
+    let count = |f: fn(&RankMember) -> Option<u32>, r: u32| members.iter().filter(|m| f(m) == Some(r)).count();
+    let labels: Vec<String> = members
+        .iter()
+        .map(|m| {
+            let unique = |f: fn(&RankMember) -> Option<u32>| f(m).filter(|&r| count(f, r) == 1);
+            match unique(|m| m.rank).or_else(|| unique(|m| m.file_rank)) {
+                Some(r) => format!("rank {r}"),
+                None => m.stream.clone(),
+            }
+        })
+        .collect();
+    for (m, l) in members.iter_mut().zip(labels) {
+        m.label = l;
+    }
+}
+
+macro_rules! cross_rank_tables {
+    ($($ty:ty),* $(,)?) => {
+        /// Builds every cross-rank table that has rows, serialized.
+        pub fn build(streams: &[StreamTables]) -> Vec<TableOutput> {
+            let mut out = Vec::new();
+            $(
+                if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams) {
+                    out.push(TableOutput {
+                        name: <$ty as CrossRankTable>::NAME,
+                        rows,
+                        json: serde_json::to_vec(&table).expect("tables serialize"),
+                    });
+                }
+            )*
+            out
+        }
+
+        /// The names of every cross-rank table, in the order they are computed.
+        pub const CROSS_RANK_TABLE_NAMES: &[&str] = &[$(<$ty as CrossRankTable>::NAME),*];
+    };
+}
+
+cross_rank_tables! {
+    compile_ids::CompileIdsTable,
+}

@@ -1,0 +1,65 @@
+//! The cross-rank tables' types: what differs between the streams (ranks) of one bundle. Each
+//! table is `tables/cross_rank/<name>.json.zst` with its schema
+//! `schema/cross_rank/<name>.schema.json`; the manifest's `cross_rank` section lists them.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::TableRef;
+
+pub mod compile_ids;
+
+pub use compile_ids::{CompileIdPresence, CompileIds};
+
+/// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
+/// `rank{N}-{k}` and `log{k}`).
+pub const DIR: &str = "cross_rank";
+
+/// The manifest's `cross_rank` section, present when the bundle has two streams or more.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CrossRank {
+    /// The streams compared, in the order of the manifest's `streams`. Every cross-rank table
+    /// names streams by `stream` id; show them by `label`.
+    pub members: Vec<RankMember>,
+    /// The cross-rank tables with at least one row, by name. Each file is zstd-compressed JSON
+    /// following `schema/cross_rank/<name>.schema.json`.
+    pub tables: BTreeMap<String, TableRef>,
+    /// Path of a Chrome trace-event file (gzip-compressed JSON) merging every stream's
+    /// `chromium_event`s, one process per member; null when no stream logged any.
+    pub chrome_trace: Option<String>,
+}
+
+/// One stream, as the cross-rank tables know it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RankMember {
+    /// The stream id (as in the manifest's `streams`).
+    pub stream: String,
+    /// The stream's rank (from its envelopes, else its file name); null when neither has one.
+    pub rank: Option<u32>,
+    /// The rank in the stream's file name (`..._rank_N...`), when it has one. It can differ from
+    /// `rank` when a file's entries name another rank; tlparse only knows this one.
+    pub file_rank: Option<u32>,
+    /// What to call the stream: `rank N` when N (the stream's rank, else its file rank) names
+    /// no other stream, the stream id otherwise.
+    pub label: String,
+}
+
+/// Streams that agree on something, named by stream id in `members` order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamGroup {
+    /// The streams of the group, in `members` order.
+    pub streams: Vec<String>,
+}
+
+/// The names of the cross-rank tables, in the order they are computed.
+pub const NAMES: &[&str] = &["compile_ids"];
+
+/// Every cross-rank table's schema, as `(path under schema/, schema)`.
+pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
+    vec![("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>())]
+}

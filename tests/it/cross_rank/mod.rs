@@ -1,0 +1,27 @@
+//! The cross-rank tables on the multi-rank fixtures: whole-table snapshots plus the divergences
+//! tlparse reports, cross-checked by hand against the raw logs (each test says what was checked;
+//! /work notes: the expected findings were computed with a separate Python reader of the logs).
+
+mod compile_ids;
+mod members;
+
+use serde_json::Value;
+
+use crate::tables::{Built, built};
+
+/// Builds a multi-rank fixture directory of `tlparse-tests/`.
+pub fn built_ranks(dir: &str) -> Built {
+    built(&format!("tlparse-tests/{dir}"))
+}
+
+impl Built {
+    /// A cross-rank table, which must exist.
+    pub fn cross(&self, name: &str) -> Value {
+        self.bundle.cross_rank_table(name).unwrap().unwrap_or_else(|| panic!("no cross-rank table {name}"))
+    }
+}
+
+/// The stream ids of a group or list, as strings.
+pub fn ids(list: &Value) -> Vec<&str> {
+    list.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect()
+}
