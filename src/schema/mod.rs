@@ -468,7 +468,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("diagnostic.schema.json", generator().into_root_schema_for::<Diagnostic>()),
         ("blob-index-shard.schema.json", generator().into_root_schema_for::<BlobIndexShard>()),
     ];
-    list.extend(tables::schemas(&generator));
+    list.extend(tables::schemas(generator));
     list.extend(cross_rank::schemas(generator));
     list
 }
