@@ -18,7 +18,9 @@ pub const METRICS_KINDS: [&str; 5] = [
 
 #[derive(Default)]
 pub struct CompilationMetricsTable {
-    rows: Vec<MetricsRow>,
+    /// Each row, with its `metrics` held as compact JSON until `finish`: a parsed metrics object
+    /// takes several times the memory of its text, and a long log has thousands.
+    rows: Vec<(MetricsRow, String)>,
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
     shared_index: std::collections::HashMap<String, usize>,
@@ -67,19 +69,25 @@ impl Table for CompilationMetricsTable {
             .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
             .collect();
         let metrics: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), self.share(v))).collect();
-        self.rows.push(MetricsRow {
+        let row = MetricsRow {
             compile_id: ev.display_id.map(str::to_string),
             kind: ev.kind.to_string(),
             runtime: ev.kind.ends_with("_runtime"),
             seq: ev.seq,
             line: ev.line,
             times_s,
-            metrics: Value::Object(metrics),
-        });
+            metrics: Value::Null,
+        };
+        self.rows.push((row, Value::Object(metrics).to_string()));
     }
 
     fn finish(self, _ctx: &Finish) -> Option<(CompilationMetrics, u64)> {
         let rows = self.rows.len() as u64;
-        (rows > 0).then_some((CompilationMetrics { metrics: self.rows, shared: self.shared }, rows))
+        let metrics = self
+            .rows
+            .into_iter()
+            .map(|(row, metrics)| MetricsRow { metrics: serde_json::from_str(&metrics).expect("written above"), ..row })
+            .collect();
+        (rows > 0).then_some((CompilationMetrics { metrics, shared: self.shared }, rows))
     }
 }

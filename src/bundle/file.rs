@@ -18,7 +18,7 @@ use crate::schema::{DiagnosticKind, PayloadFormat};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
-const BATCH_BYTES: usize = 2 << 20;
+const BATCH_BYTES: usize = 1 << 20;
 
 /// A diagnostic found in a file, before stream ids exist.
 #[derive(Debug)]
@@ -188,7 +188,7 @@ pub fn process_file(
         Ok((records.lines_read(), records.bytes_read))
     });
 
-    let (analysis_tx, analysis_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(2);
+    let (analysis_tx, analysis_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
     let analysis_work = work.to_path_buf();
     let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, analysis_rx));
 
