@@ -6,6 +6,7 @@
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
 pub mod cache_outcomes;
+pub mod collectives;
 pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod compile_time;
@@ -284,4 +285,5 @@ tables! {
     export_report: export_report::ExportReportTable,
     provenance: provenance::ProvenanceTable,
     runnables: runnables::RunnablesTable,
+    collectives: collectives::CollectivesTable,
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::PayloadFormat;
 
 pub mod cache_outcomes;
+pub mod collectives;
 pub mod compilation_metrics;
 pub mod compile_directory;
 pub mod compile_time;
@@ -22,6 +23,10 @@ pub mod recompiles;
 pub mod runnables;
 pub mod stack_trie;
 
+pub use collectives::{
+    CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
+    UnmatchedCall,
+};
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
 pub use export_report::ExportReport;
@@ -88,6 +93,7 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/export_report.schema.json", generator().into_root_schema_for::<ExportReport>()),
         ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
         ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
+        ("tables/collectives.schema.json", generator().into_root_schema_for::<Collectives>()),
     ]
 }
 
@@ -109,4 +115,5 @@ pub const NAMES: &[&str] = &[
     "export_report",
     "provenance",
     "runnables",
+    "collectives",
 ];

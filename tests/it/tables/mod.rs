@@ -3,6 +3,7 @@
 
 mod cache_outcomes;
 mod chrome_trace;
+mod collectives;
 mod compilation_metrics;
 mod compile_directory;
 mod compile_time;
@@ -67,4 +68,21 @@ pub fn snapshot(snapshot_name: &str, table: &Value) {
 /// The rows of a list field, as objects.
 pub fn rows<'a>(table: &'a Value, field: &str) -> &'a Vec<Value> {
     table[field].as_array().unwrap_or_else(|| panic!("table has no list {field}"))
+}
+
+/// Builds a directory of rank logs (validated) and returns it with the stream id of each file,
+/// by the rank in its file name (each file must make one stream).
+pub fn built_dir(rel: &str) -> (Built, std::collections::BTreeMap<u32, String>) {
+    let b = built(rel);
+    let streams = b
+        .bundle
+        .manifest
+        .inputs
+        .iter()
+        .map(|input| {
+            assert_eq!(input.streams.len(), 1, "{} makes several streams", input.path);
+            (input.rank_from_name.expect("a rank log"), input.streams[0].clone())
+        })
+        .collect();
+    (b, streams)
 }
