@@ -13,6 +13,7 @@ pub mod compiles;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod graph_execution;
 pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
@@ -20,6 +21,7 @@ pub mod log_volume;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
+pub mod runtime_estimates;
 pub mod stack_trie;
 pub mod trace_event;
 
@@ -283,4 +285,6 @@ tables! {
     export_report: export_report::ExportReportTable,
     provenance: provenance::ProvenanceTable,
     runnables: runnables::RunnablesTable,
+    runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
+    graph_execution: graph_execution::GraphExecutionTable,
 }

@@ -16,6 +16,7 @@ mod log_volume;
 mod provenance;
 mod recompiles;
 mod runnables;
+mod runtime_estimates;
 mod stack_trie;
 
 use serde_json::Value;
