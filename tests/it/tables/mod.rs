@@ -9,6 +9,7 @@ mod compile_time;
 mod export_report;
 mod failures;
 mod graph_breaks;
+mod graph_execution;
 mod graph_sizes;
 mod guards;
 mod inputs;
