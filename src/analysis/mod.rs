@@ -15,6 +15,7 @@ pub mod cross_rank;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod graph_execution;
 pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
@@ -22,6 +23,7 @@ pub mod log_volume;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
+pub mod runtime_estimates;
 pub mod stack_trie;
 pub mod trace_event;
 
@@ -286,4 +288,6 @@ tables! {
     provenance: provenance::ProvenanceTable,
     runnables: runnables::RunnablesTable,
     collectives: collectives::CollectivesTable,
+    runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
+    graph_execution: graph_execution::GraphExecutionTable,
 }

@@ -14,6 +14,7 @@ pub mod compile_time;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
+pub mod graph_execution;
 pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
@@ -21,6 +22,7 @@ pub mod log_volume;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
+pub mod runtime_estimates;
 pub mod stack_trie;
 
 pub use collectives::{
@@ -32,6 +34,7 @@ pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, Compil
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use graph_execution::{ExecutionRecording, GraphExecution, GraphRun, LegacyExecution};
 pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
 pub use inputs::Inputs;
@@ -39,6 +42,7 @@ pub use log_volume::{LogVolume, Volume, VolumeRow};
 pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
+pub use runtime_estimates::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
 pub use stack_trie::{StackTrie, TrieCompile, TrieNode};
 
 pub use cache_outcomes::{
@@ -94,6 +98,8 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("tables/provenance.schema.json", generator().into_root_schema_for::<Provenance>()),
         ("tables/runnables.schema.json", generator().into_root_schema_for::<Runnables>()),
         ("tables/collectives.schema.json", generator().into_root_schema_for::<Collectives>()),
+        ("tables/runtime_estimates.schema.json", generator().into_root_schema_for::<RuntimeEstimates>()),
+        ("tables/graph_execution.schema.json", generator().into_root_schema_for::<GraphExecution>()),
     ]
 }
 
@@ -116,4 +122,6 @@ pub const NAMES: &[&str] = &[
     "provenance",
     "runnables",
     "collectives",
+    "runtime_estimates",
+    "graph_execution",
 ];

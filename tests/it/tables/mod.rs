@@ -10,6 +10,7 @@ mod compile_time;
 mod export_report;
 mod failures;
 mod graph_breaks;
+mod graph_execution;
 mod graph_sizes;
 mod guards;
 mod inputs;
@@ -17,6 +18,7 @@ mod log_volume;
 mod provenance;
 mod recompiles;
 mod runnables;
+mod runtime_estimates;
 mod stack_trie;
 
 use serde_json::Value;
