@@ -82,12 +82,24 @@ function inspect(dir) {
     const chromiumEvents = s.kinds.chromium_event ?? 0;
     streams[s.id] = { rows, digest: bytesToHex(h.digest()), tables, traceEvents, chromiumEvents };
   }
+  const crossRank = {};
+  for (const [name, t] of Object.entries(manifest.cross_rank?.tables ?? {})) {
+    const value = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, t.path)))).toString('utf8'));
+    crossRank[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(value))));
+  }
+  const crossTraces = {};
+  for (const field of ['chrome_trace', 'runtime_estimates_trace']) {
+    const p = manifest.cross_rank?.[field];
+    crossTraces[field] = typeof p === 'string'
+      ? JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, p))).toString('utf8')).traceEvents.length
+      : null;
+  }
   const shards = manifest.files.filter((f) => f.path.startsWith('blobs/index/')).length;
   const locations = {};
   for (const f of manifest.files.filter((f) => f.path.startsWith('blobs/index/'))) {
     Object.assign(locations, JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, f.path)))).toString('utf8')));
   }
-  return { dir, manifest, streams, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
+  return { dir, manifest, streams, crossRank, crossTraces, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
 }
 
 const cat = (dir, hash) => execFileSync(BIN, ['cat', dir, hash], { maxBuffer: 1 << 28 });
@@ -180,6 +192,14 @@ for (const mode of ['plain', 'ghpages']) {
           // Every chromium event whose payload is a JSON object is in the trace.
           const expected = name === 'simple_corrupted_json' ? b.streams[s.id].chromiumEvents - 1 : b.streams[s.id].chromiumEvents;
           assert.equal(s.traceEvents ?? 0, expected, `stream ${s.id}: trace events vs chromium_event entries`);
+        }
+        assert.deepEqual(r.crossRank, b.crossRank, 'cross-rank tables read in the browser vs Node');
+        assert.deepEqual(r.crossTraces, b.crossTraces, 'cross-rank traces read in the browser vs Node');
+        assert.equal(r.absentCrossRank, null);
+        if (name === 'multi_rank_runtime') {
+          assert.ok(r.crossRank.compile_ids, 'seven ranks have a compile_ids table');
+        } else if (name !== 'sharded') {
+          assert.deepEqual(r.crossRank, {}, 'a single stream has no cross-rank tables');
         }
         if (name === 'graph_breaks') {
           assert.deepEqual(Object.keys(r.streams[0].tables), Object.keys(m.streams[0].tables).sort());

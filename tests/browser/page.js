@@ -59,6 +59,18 @@ window.checkBundle = async (name, url) => {
       badFrameRefs, badSeq, stacks: table.stacks.length, frames: table.frames.length, tables, absentTable, traceEvents });
   }
 
+  // Every cross-rank table and trace, digested like the per-stream ones.
+  const crossRank = {};
+  for (const name of Object.keys(m.cross_rank?.tables ?? {}).sort()) {
+    crossRank[name] = bytesToHex(blake3(enc.encode(JSON.stringify(await b.crossRankTable(name)))));
+  }
+  const absentCrossRank = await b.crossRankTable('no_such_table');
+  const crossTraces = {};
+  for (const field of ['chrome_trace', 'runtime_estimates_trace']) {
+    const t = await b.crossRankTrace(field);
+    crossTraces[field] = t ? JSON.parse(new TextDecoder().decode(t)).traceEvents.length : null;
+  }
+
   // Every blob of every shard (shards listed in manifest.files), in pack order.
   const shardFiles = m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
   const all = [];
@@ -99,7 +111,7 @@ window.checkBundle = async (name, url) => {
   const sample = [...all].reverse().find((x) => referenced.has(x.hash))?.hash;
   const ms = Math.round(performance.now() - t0);
   const result = {
-    name, streams, blobs: all.length, distinctBlobs: stored.size, referenced: referenced.size, blobBytes,
+    name, streams, crossRank, absentCrossRank, crossTraces, blobs: all.length, distinctBlobs: stored.size, referenced: referenced.size, blobBytes,
     shards: shardFiles.length, packs: m.blobs.packs.length, problems, absentLocate: missing,
     diagnostics: diagnostics.length, byKind, firstDiagnostic: diagnostics[0] ?? null,
     sample: sample ? { hash: sample, text: await b.text(sample) } : null, ms,

@@ -97,7 +97,34 @@ export class Bundle {
    */
   async chromeTrace(streamId) {
     const path = this._stream(streamId).chrome_trace;
-    if (!path) return null;
+    return path ? this._gunzipped(path) : null;
+  }
+
+  /**
+   * One cross-rank table (see docs/cross_rank/), parsed; null when the bundle has a single stream
+   * or the table has no rows (`manifest.cross_rank.tables` lists the ones that exist). Tables name
+   * streams by id; `manifest.cross_rank.members` gives each one's label (`rank 3`).
+   * @param {string} name e.g. 'compile_ids' @returns {Promise<any | null>}
+   */
+  async crossRankTable(name) {
+    const t = this.manifest.cross_rank?.tables?.[name];
+    if (!t) return null;
+    return JSON.parse(new TextDecoder().decode(await this.bytes(t.path)));
+  }
+
+  /**
+   * A cross-rank Chrome trace as the bytes of a JSON file (one process per stream): `field` is its
+   * field in `manifest.cross_rank`, `chrome_trace` (every stream's chromium events) by default.
+   * Null when the bundle has none.
+   * @param {string} [field] @returns {Promise<Uint8Array | null>}
+   */
+  async crossRankTrace(field = 'chrome_trace') {
+    const path = this.manifest.cross_rank?.[field];
+    return typeof path === 'string' ? this._gunzipped(path) : null;
+  }
+
+  /** A gzip file's bytes, decoded unless the host already decoded them. */
+  async _gunzipped(path) {
     const data = new Uint8Array(await (await this._get(path)).arrayBuffer());
     if (!(data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b)) return data;
     const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('gzip'));
