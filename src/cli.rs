@@ -218,5 +218,36 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
     if manifest.streams.len() > 8 {
         println!("  ... and {} more stream(s)", manifest.streams.len() - 8);
     }
+    if let Some(cross) = &manifest.cross_rank {
+        let names = |streams: &[String]| group_label(cross, streams);
+        let mut parts = Vec::new();
+        if let Some(t) = b.cross_rank_table::<crate::schema::cross_rank::CompileIds>("compile_ids")? {
+            if t.diverges {
+                let groups: Vec<String> = t
+                    .groups
+                    .iter()
+                    .map(|g| format!("{} [{} ids]", names(&g.group.streams), g.compile_ids.len()))
+                    .collect();
+                parts.push(format!("compile ids DIVERGE: {}", groups.join(" vs ")));
+            } else {
+                parts.push("same compile ids".to_string());
+            }
+        }
+        if !parts.is_empty() {
+            println!("  across {} streams: {}", cross.members.len(), parts.join("; "));
+        }
+    }
     Ok(())
+}
+
+/// A group of streams by label, shortened for a terminal: `rank 0, rank 2` or `rank 0, rank 1, rank 2 +61 more`.
+fn group_label(cross: &crate::schema::cross_rank::CrossRank, streams: &[String]) -> String {
+    let label = |id: &String| -> String {
+        cross.members.iter().find(|m| &m.stream == id).map_or_else(|| id.clone(), |m| m.label.clone())
+    };
+    let shown: Vec<String> = streams.iter().take(3).map(label).collect();
+    match streams.len() {
+        n if n > 3 => format!("{} +{} more", shown.join(", "), n - 3),
+        _ => shown.join(", "),
+    }
 }

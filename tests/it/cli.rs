@@ -219,3 +219,19 @@ fn a_build_prints_what_the_tables_found() {
     let quiet = run(&[fixture("torch-2.15/graph_breaks").as_str(), "-o", &out, "--overwrite", "-q"]);
     assert!(quiet.stdout.is_empty());
 }
+
+#[test]
+fn a_build_of_many_ranks_prints_how_they_diverge() {
+    // multi_rank_logs: ranks 0 and 2 compiled `[0/0]` only, rank 1 15 compile ids, rank 3 7
+    // (see cross_rank::compile_ids).
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("tlparse-tests/multi_rank_logs").as_str(), "-o", &out]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("  across 4 streams: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("compile ids DIVERGE: rank 0, rank 2 [1 ids] vs rank 1 [15 ids] vs rank 3 [7 ids]"),
+        "{line}"
+    );
+}
