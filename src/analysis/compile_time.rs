@@ -8,7 +8,7 @@ use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    CompileTime, CompileTiming, InstantCount, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTime, CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
@@ -270,19 +270,17 @@ impl Table for CompileTimeTable {
             if parent.is_none() {
                 totals[n.compile] += n.total;
             }
-            let mut ancestors = Vec::new();
-            let mut up = n.parent;
-            while let Some(p) = up {
-                ancestors.push(self.names[self.nodes[p].name as usize].clone());
-                up = self.nodes[p].parent;
-            }
-            ancestors.reverse();
+            // Parents come before their children, so `local[p]` is already set.
+            let outer = n
+                .parent
+                .filter(|&p| self.nodes[p].compile != n.compile)
+                .map(|p| OuterPhase { compile_id: display(self.nodes[p].compile), phase: local[p] });
             let list = &mut phases[n.compile];
             local[i] = list.len() as u32;
             list.push(Phase {
                 name: self.names[n.name as usize].clone(),
                 parent,
-                ancestors,
+                outer,
                 count: n.count,
                 unfinished: n.unfinished,
                 total_us: us(n.total),

@@ -49,6 +49,16 @@ pub struct CompileTiming {
     pub instants: Vec<InstantCount>,
 }
 
+/// A phase of another compile, as the enclosing phase of a phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OuterPhase {
+    /// That compile's id as displayed (`[0/0]`); null for phases logged outside any compile.
+    pub compile_id: Option<String>,
+    /// Index of the phase in that compile's `phases`.
+    pub phase: u32,
+}
+
 /// A phase of a compile: every begin/end pair (or complete `X` event) with this name under the
 /// same enclosing phase, summed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -58,11 +68,12 @@ pub struct Phase {
     /// `inductor_compile`, ...: whatever the log has).
     pub name: String,
     /// Index in this compile's `phases` of the enclosing phase; null when the phase began with no
-    /// phase open, or inside a phase of another compile (see `ancestors`).
+    /// phase open, or inside a phase of another compile (see `outer`).
     pub parent: Option<u32>,
-    /// Names of the phases open around it when it began, outermost first (they may belong to
-    /// other compiles, e.g. a restarted attempt's phases sit inside the first attempt's).
-    pub ancestors: Vec<String>,
+    /// The enclosing phase when it belongs to another compile (a restarted attempt's phases sit
+    /// inside the first attempt's `entire_frame_compile`); null otherwise. Following `parent` and
+    /// `outer` gives every phase that was open around this one.
+    pub outer: Option<OuterPhase>,
     /// Completed occurrences.
     pub count: u64,
     /// Occurrences that began and never ended (also listed in `unmatched`).

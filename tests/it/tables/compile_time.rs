@@ -62,11 +62,16 @@ fn phases_match_the_compilation_metrics_times() {
     close(phase_s(compile(&t, "[12/0]"), "inductor_compile"), 0.660182);
 
     // Nesting: in [2/0_1], compile_attempt_1 sits in [2/0]'s entire_frame_compile, so it has no
-    // parent in its own compile but keeps its ancestors; backend_compile nests in it.
+    // parent in its own compile but points to that outer phase; backend_compile nests in it.
     let c = compile(&t, "[2/0_1]");
     let attempt = c.phases.iter().position(|p| p.name == "compile_attempt_1").unwrap();
     assert_eq!(c.phases[attempt].parent, None);
-    assert_eq!(c.phases[attempt].ancestors, ["dynamo", "entire_frame_compile"]);
+    let outer = c.phases[attempt].outer.as_ref().expect("compile_attempt_1 sits in [2/0]'s phases");
+    assert_eq!(outer.compile_id.as_deref(), Some("[2/0]"));
+    let first = compile(&t, "[2/0]");
+    let frame = &first.phases[outer.phase as usize];
+    assert_eq!(frame.name, "entire_frame_compile");
+    assert_eq!(first.phases[frame.parent.unwrap() as usize].name, "dynamo");
     let backend = c.phases.iter().find(|p| p.name == "backend_compile").unwrap();
     assert_eq!(backend.parent, Some(attempt as u32));
     // Self time never exceeds the total, and children add up to total minus self.
