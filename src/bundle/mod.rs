@@ -4,6 +4,7 @@
 pub mod blobs;
 pub mod file;
 pub mod inputs;
+pub mod merged_trace;
 pub mod reader;
 pub mod stream;
 
@@ -355,15 +356,24 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
     }
     let mut tables = BTreeMap::new();
     let outputs = cross_rank::build(&compared);
-    if !outputs.is_empty() {
-        fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
-    }
+    drop(compared);
+    fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
     for t in outputs {
         let path = paths::table(schema::cross_rank::DIR, t.name);
         fs::write(root.join(&path), zstd::bulk::compress(&t.json, stream::TABLE_ZSTD_LEVEL)?)?;
         tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
     }
-    Ok(CrossRank { members, tables, chrome_trace: None })
+    // The streams' traces were renamed into place already; the merge reads them back one event
+    // at a time.
+    let traces: Vec<(&RankMember, Option<PathBuf>)> =
+        members.iter().map(|m| (m, Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file()))).collect();
+    let traces: Vec<(&RankMember, Option<&Path>)> = traces.iter().map(|(m, p)| (*m, p.as_deref())).collect();
+    let merged = paths::chrome_trace(schema::cross_rank::DIR);
+    let chrome_trace = merged_trace::merge(&root.join(&merged), &traces)?.then_some(merged);
+    if tables.is_empty() && chrome_trace.is_none() {
+        fs::remove_dir(root.join("tables").join(schema::cross_rank::DIR))?;
+    }
+    Ok(CrossRank { members, tables, chrome_trace })
 }
 
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.
