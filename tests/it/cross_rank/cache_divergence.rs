@@ -8,13 +8,16 @@ use super::{built_ranks, ids};
 use crate::tables::{rows, snapshot};
 use crate::util::{build, fixture};
 
+/// A `(cache, outcome)` pair.
+type Outcome<'a> = (&'a str, &'a str);
+
 /// `(cache, outcome)` pairs of an outcome list.
-fn outcomes(list: &Value) -> Vec<(&str, &str)> {
+fn outcomes(list: &Value) -> Vec<Outcome<'_>> {
     list.as_array().unwrap().iter().map(|o| (o["cache"].as_str().unwrap(), o["outcome"].as_str().unwrap())).collect()
 }
 
-const HIT_HIT: [(&str, &str); 2] = [("aotautograd_cache", "hit"), ("fx_graph_cache", "hit")];
-const MISS_MISS: [(&str, &str); 2] = [("aotautograd_cache", "miss"), ("fx_graph_cache", "miss")];
+const HIT_HIT: [Outcome; 2] = [("aotautograd_cache", "hit"), ("fx_graph_cache", "hit")];
+const MISS_MISS: [Outcome; 2] = [("aotautograd_cache", "miss"), ("fx_graph_cache", "miss")];
 
 /// multi_rank_logs, checked in the raw logs (artifacts named `*cache_hit*`/`*cache_miss*` per
 /// compile id): rank 1 has (fx_graph_cache_hit, aotautograd_cache_hit) for `[0/0]`..`[0/9]` and
@@ -166,7 +169,7 @@ fn a_changed_outcome_on_a_shared_compile_differs() {
     assert_eq!(t["differing_compile_ids"], 1);
     let row = &rows(&t, "compile_ids")[0];
     assert_eq!(row["differs"], true);
-    let groups: Vec<(Vec<&str>, Vec<(&str, &str)>)> =
+    let groups: Vec<(Vec<&str>, Vec<Outcome>)> =
         rows(row, "groups").iter().map(|g| (ids(&g["streams"]), outcomes(&g["outcomes"]))).collect();
     assert_eq!(
         groups,

@@ -7,9 +7,12 @@ use serde_json::Value;
 use super::built_ranks;
 use crate::tables::Built;
 
+/// A metadata event's `(pid, name, args)`.
+type Metadata = (u64, String, Value);
+
 /// The merged trace's events that are not process metadata, counted per pid; and the metadata
-/// `(pid, name, args)` in order.
-fn split(trace: &Value) -> (BTreeMap<u64, usize>, Vec<(u64, String, Value)>) {
+/// events in order.
+fn split(trace: &Value) -> (BTreeMap<u64, usize>, Vec<Metadata>) {
     let mut counts = BTreeMap::new();
     let mut meta = Vec::new();
     for e in trace["traceEvents"].as_array().unwrap() {
