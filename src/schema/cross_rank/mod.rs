@@ -33,8 +33,9 @@ pub struct CrossRank {
     /// The cross-rank tables with at least one row, by name. Each file is zstd-compressed JSON
     /// following `schema/cross_rank/<name>.schema.json`.
     pub tables: BTreeMap<String, TableRef>,
-    /// Path of a Chrome trace-event file (gzip-compressed JSON) merging every stream's
-    /// `chromium_event`s, one process per member; null when no stream logged any.
+    /// Path of a Chrome trace-event file (gzip-compressed JSON, `tables/cross_rank/chrome_trace.json.gz`)
+    /// merging every stream's `chromium_event`s: `members[i]`'s events are process `pid` i, named
+    /// by its `label`; null when no stream logged any.
     pub chrome_trace: Option<String>,
 }
 
