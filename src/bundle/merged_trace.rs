@@ -4,7 +4,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -13,10 +13,10 @@ use super::stream::{TRACE_FOOTER, TRACE_GZIP_LEVEL, TRACE_HEADER};
 use crate::analysis::cross_rank::chrome_trace::{into_process, process_metadata};
 use crate::schema::cross_rank::RankMember;
 
-/// Writes `out` from the members' trace files (`None` for a member without one), the member at
-/// index i as process i. Returns false, writing nothing, when no member has a trace.
-pub fn merge(out: &Path, traces: &[(&RankMember, Option<&Path>)]) -> io::Result<bool> {
-    if traces.iter().all(|(_, t)| t.is_none()) {
+/// Writes `out` from the members' trace files (`traces[i]` is `members[i]`'s, `None` for a member
+/// without one), member i as process i. Returns false, writing nothing, when no member has a trace.
+pub fn merge(out: &Path, members: &[RankMember], traces: &[Option<PathBuf>]) -> io::Result<bool> {
+    if traces.iter().all(Option::is_none) {
         return Ok(false);
     }
     let file = BufWriter::new(File::create(out)?);
@@ -25,12 +25,12 @@ pub fn merge(out: &Path, traces: &[(&RankMember, Option<&Path>)]) -> io::Result<
         first: true,
     };
     w.out.write_all(TRACE_HEADER)?;
-    for (pid, (member, _)) in traces.iter().enumerate() {
+    for (pid, member) in members.iter().enumerate() {
         for event in process_metadata(pid, &member.label) {
             w.write(&event)?;
         }
     }
-    for (pid, (_, trace)) in traces.iter().enumerate() {
+    for (pid, trace) in traces.iter().enumerate() {
         let Some(trace) = trace else { continue };
         let reader = BufReader::new(flate2::read::GzDecoder::new(File::open(trace)?));
         let mut de = serde_json::Deserializer::from_reader(reader);

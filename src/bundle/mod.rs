@@ -357,22 +357,19 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
     let mut tables = BTreeMap::new();
     let outputs = cross_rank::build(&compared);
     drop(compared);
-    fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
+    // The streams' traces are in place already; the merge reads them back one event at a time.
+    let traces: Vec<Option<PathBuf>> =
+        members.iter().map(|m| Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file())).collect();
+    if !outputs.is_empty() || traces.iter().any(Option::is_some) {
+        fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
+    }
     for t in outputs {
         let path = paths::table(schema::cross_rank::DIR, t.name);
         fs::write(root.join(&path), zstd::bulk::compress(&t.json, stream::TABLE_ZSTD_LEVEL)?)?;
         tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
     }
-    // The streams' traces were renamed into place already; the merge reads them back one event
-    // at a time.
-    let traces: Vec<(&RankMember, Option<PathBuf>)> =
-        members.iter().map(|m| (m, Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file()))).collect();
-    let traces: Vec<(&RankMember, Option<&Path>)> = traces.iter().map(|(m, p)| (*m, p.as_deref())).collect();
     let merged = paths::chrome_trace(schema::cross_rank::DIR);
-    let chrome_trace = merged_trace::merge(&root.join(&merged), &traces)?.then_some(merged);
-    if tables.is_empty() && chrome_trace.is_none() {
-        fs::remove_dir(root.join("tables").join(schema::cross_rank::DIR))?;
-    }
+    let chrome_trace = merged_trace::merge(&root.join(&merged), &members, &traces)?.then_some(merged);
     Ok(CrossRank { members, tables, chrome_trace })
 }
 
