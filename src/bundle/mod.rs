@@ -4,6 +4,7 @@
 pub mod blobs;
 pub mod file;
 pub mod inputs;
+pub mod merged_trace;
 pub mod reader;
 pub mod stream;
 
@@ -355,7 +356,11 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
     }
     let mut tables = BTreeMap::new();
     let outputs = cross_rank::build(&compared);
-    if !outputs.is_empty() {
+    drop(compared);
+    // The streams' traces are in place already; the merge reads them back one event at a time.
+    let traces: Vec<Option<PathBuf>> =
+        members.iter().map(|m| Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file())).collect();
+    if !outputs.is_empty() || traces.iter().any(Option::is_some) {
         fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
     }
     for t in outputs {
@@ -363,7 +368,9 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
         fs::write(root.join(&path), zstd::bulk::compress(&t.json, stream::TABLE_ZSTD_LEVEL)?)?;
         tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
     }
-    Ok(CrossRank { members, tables, chrome_trace: None })
+    let merged = paths::chrome_trace(schema::cross_rank::DIR);
+    let chrome_trace = merged_trace::merge(&root.join(&merged), &members, &traces)?.then_some(merged);
+    Ok(CrossRank { members, tables, chrome_trace })
 }
 
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.

@@ -103,12 +103,27 @@ impl Bundle {
     /// The Chrome trace of a stream (`None` when it logged no chromium events).
     pub fn chrome_trace(&self, stream: &str) -> Result<Option<Value>, ReadError> {
         let s = self.stream(stream)?;
-        let Some(path) = &s.chrome_trace else { return Ok(None) };
+        match &s.chrome_trace {
+            Some(path) => self.read_trace(path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The Chrome trace merging every stream's, one process per cross-rank member (`None` for a
+    /// single stream, or when no stream logged chromium events).
+    pub fn cross_rank_chrome_trace(&self) -> Result<Option<Value>, ReadError> {
+        match self.manifest.cross_rank.as_ref().and_then(|c| c.chrome_trace.as_ref()) {
+            Some(path) => self.read_trace(path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn read_trace(&self, path: &str) -> Result<Value, ReadError> {
         let path = self.path(path);
         let mut text = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&read_bytes(&path)?[..]), &mut text)
             .map_err(|e| invalid(path.display(), e.to_string()))?;
-        serde_json::from_slice(&text).map(Some).map_err(|e| invalid(path.display(), e.to_string()))
+        serde_json::from_slice(&text).map_err(|e| invalid(path.display(), e.to_string()))
     }
 
     /// The diagnostics, in input order.
@@ -400,6 +415,28 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
             match bundle.chrome_trace(&s.id) {
                 Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
                 Ok(_) => problems.push(format!("stream {}: chrome trace has no traceEvents list", s.id)),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+    }
+    // Cross-rank tables: where they should be and valid; the merged trace readable.
+    if let Some(c) = &m.cross_rank {
+        for (name, t) in &c.tables {
+            if !schema::cross_rank::NAMES.contains(&name.as_str()) {
+                problems.push(format!("cross-rank table {name} is not a table of this format"));
+                continue;
+            }
+            if !listed.contains_key(t.path.as_str()) || t.path != paths::table(schema::cross_rank::DIR, name) {
+                problems.push(format!("cross-rank table {name} at {} is not where it should be", t.path));
+                continue;
+            }
+            let value: Value = read_json_zst(&root.join(&t.path))?;
+            check(&t.path, "", &value, &format!("schema/cross_rank/{name}.schema.json"), &mut problems);
+        }
+        if c.chrome_trace.is_some() {
+            match bundle.cross_rank_chrome_trace() {
+                Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
+                Ok(_) => problems.push("the cross-rank chrome trace has no traceEvents list".to_string()),
                 Err(e) => problems.push(e.to_string()),
             }
         }

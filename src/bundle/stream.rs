@@ -115,8 +115,6 @@ pub struct StreamAnalyzer {
     chrome_trace: ChromeTraceWriter,
 }
 
-/// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
-/// Perfetto opens as is (gzip rather than zstd for that reason).
 /// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
 /// pages, so they get a slower, tighter level than packs.
 pub const TABLE_ZSTD_LEVEL: i32 = 9;
@@ -126,6 +124,16 @@ const BIG_EVENT: usize = 2048;
 /// Longest argument value kept as is in a big event (bytes of JSON).
 const BIG_ARG: usize = 256;
 
+/// How a Chrome trace file starts: displayTimeUnit first, as Perfetto's streaming JSON reader
+/// wants it early.
+pub const TRACE_HEADER: &[u8] = b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+/// How a Chrome trace file ends.
+pub const TRACE_FOOTER: &[u8] = b"\n]}\n";
+/// gzip level of the Chrome traces.
+pub const TRACE_GZIP_LEVEL: u32 = 6;
+
+/// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
+/// Perfetto opens as is (gzip rather than zstd for that reason).
 struct ChromeTraceWriter {
     path: PathBuf,
     out: Option<flate2::write::GzEncoder<BufWriter<File>>>,
@@ -174,9 +182,9 @@ impl ChromeTraceWriter {
             }
             None => {
                 let file = BufWriter::new(File::create(&self.path)?);
-                let out = self.out.insert(flate2::write::GzEncoder::new(file, flate2::Compression::new(6)));
-                // displayTimeUnit first: Perfetto's streaming JSON reader wants it early.
-                out.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")?;
+                let out =
+                    self.out.insert(flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL)));
+                out.write_all(TRACE_HEADER)?;
                 out
             }
         };
@@ -187,7 +195,7 @@ impl ChromeTraceWriter {
         match self.out {
             None => Ok(None),
             Some(mut out) => {
-                out.write_all(b"\n]}\n")?;
+                out.write_all(TRACE_FOOTER)?;
                 out.finish()?.flush()?;
                 Ok(Some(self.path))
             }

@@ -2,15 +2,21 @@
 //! viewer would read them), aligned by compile id. Pure like the per-stream tables: tables in,
 //! tables out; the bundle writer hands each stream's tables over and writes what comes back.
 
+pub mod cache_divergence;
+pub mod chrome_trace;
 pub mod compile_ids;
+pub mod compile_time_imbalance;
+pub mod rank_differ;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::TableOutput;
+use crate::schema::CompileId;
 use crate::schema::cross_rank::{RankMember, StreamGroup};
+use crate::schema::tables::CompileDirectory;
 
 /// One stream as the cross-rank tables see it: who it is and its per-stream tables.
 pub struct StreamTables {
@@ -43,15 +49,46 @@ pub fn group_streams<K: PartialEq>(
     streams: &[StreamTables],
     key: impl Fn(&StreamTables) -> Option<K>,
 ) -> Vec<(StreamGroup, K)> {
+    group_by(streams.iter().filter_map(|s| key(s).map(|k| (s.member.stream.as_str(), k))))
+}
+
+/// Groups (stream id, key) pairs by key: pairs with equal keys form a group; groups come in
+/// order of their first pair, streams in the order given.
+pub fn group_by<'a, K: PartialEq>(items: impl IntoIterator<Item = (&'a str, K)>) -> Vec<(StreamGroup, K)> {
     let mut groups: Vec<(StreamGroup, K)> = Vec::new();
-    for s in streams {
-        let Some(k) = key(s) else { continue };
+    for (stream, k) in items {
         match groups.iter_mut().find(|(_, gk)| *gk == k) {
-            Some((g, _)) => g.streams.push(s.member.stream.clone()),
-            None => groups.push((StreamGroup { streams: vec![s.member.stream.clone()] }, k)),
+            Some((g, _)) => g.streams.push(stream.to_string()),
+            None => groups.push((StreamGroup { streams: vec![stream.to_string()] }, k)),
         }
     }
     groups
+}
+
+/// Orders compile ids, which the per-stream tables give in their display form (`[0/1]`, the same
+/// in every table), by their parts as the streams' `compile_directory` tables give them.
+pub struct CompileOrder(HashMap<String, CompileId>);
+
+/// Sort key of a displayed compile id (see `CompileOrder::key`).
+pub type CompileSortKey = (u8, Option<CompileId>, String);
+
+impl CompileOrder {
+    pub fn new<'a>(directories: impl IntoIterator<Item = &'a CompileDirectory>) -> Self {
+        let parts = directories.into_iter().flat_map(|d| &d.compiles).map(|c| (c.compile_id.clone(), c.cid));
+        CompileOrder(parts.collect())
+    }
+
+    /// Known compile ids by their parts; then any other by its display form; then `None` (no
+    /// compile id) last.
+    pub fn key(&self, display: Option<&str>) -> CompileSortKey {
+        match display {
+            Some(d) => match self.0.get(d) {
+                Some(cid) => (0, Some(*cid), d.to_string()),
+                None => (1, None, d.to_string()),
+            },
+            None => (2, None, String::new()),
+        }
+    }
 }
 
 /// The label of each stream: `rank N` when N (its rank, else its file rank) is unique among the
@@ -97,4 +134,7 @@ macro_rules! cross_rank_tables {
 
 cross_rank_tables! {
     compile_ids::CompileIdsTable,
+    cache_divergence::CacheDivergenceTable,
+    compile_time_imbalance::CompileTimeImbalanceTable,
+    rank_differ::RankDifferTable,
 }

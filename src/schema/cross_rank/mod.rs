@@ -9,9 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use super::TableRef;
 
+pub mod cache_divergence;
 pub mod compile_ids;
+pub mod compile_time_imbalance;
+pub mod rank_differ;
 
+pub use cache_divergence::CacheDivergence;
 pub use compile_ids::{CompileIdPresence, CompileIds};
+pub use compile_time_imbalance::CompileTimeImbalance;
+pub use rank_differ::RankDiffer;
 
 /// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
 /// `rank{N}-{k}` and `log{k}`).
@@ -27,8 +33,9 @@ pub struct CrossRank {
     /// The cross-rank tables with at least one row, by name. Each file is zstd-compressed JSON
     /// following `schema/cross_rank/<name>.schema.json`.
     pub tables: BTreeMap<String, TableRef>,
-    /// Path of a Chrome trace-event file (gzip-compressed JSON) merging every stream's
-    /// `chromium_event`s, one process per member; null when no stream logged any.
+    /// Path of a Chrome trace-event file (gzip-compressed JSON, `tables/cross_rank/chrome_trace.json.gz`)
+    /// merging every stream's `chromium_event`s: `members[i]`'s events are process `pid` i, named
+    /// by its `label`; null when no stream logged any.
     pub chrome_trace: Option<String>,
 }
 
@@ -57,9 +64,14 @@ pub struct StreamGroup {
 }
 
 /// The names of the cross-rank tables, in the order they are computed.
-pub const NAMES: &[&str] = &["compile_ids"];
+pub const NAMES: &[&str] = &["compile_ids", "cache_divergence", "compile_time_imbalance", "rank_differ"];
 
 /// Every cross-rank table's schema, as `(path under schema/, schema)`.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>())]
+    vec![
+        ("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>()),
+        ("cross_rank/cache_divergence.schema.json", generator().into_root_schema_for::<CacheDivergence>()),
+        ("cross_rank/compile_time_imbalance.schema.json", generator().into_root_schema_for::<CompileTimeImbalance>()),
+        ("cross_rank/rank_differ.schema.json", generator().into_root_schema_for::<RankDiffer>()),
+    ]
 }

@@ -2,8 +2,12 @@
 //! tlparse reports, cross-checked by hand against the raw logs (each test says what was checked;
 //! /work notes: the expected findings were computed with a separate Python reader of the logs).
 
+mod cache_divergence;
+mod chrome_trace;
 mod compile_ids;
+mod compile_time_imbalance;
 mod members;
+mod rank_differ;
 
 use serde_json::Value;
 

@@ -1,0 +1,224 @@
+//! `compile_time_imbalance`: compile time per stream, phase and compile id, from each stream's
+//! `compilation_metrics` (totals, metrics phases), `compile_time` (trace phases) and
+//! `compile_directory` (who has which compile id).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{CompileOrder, CrossRankTable, StreamTables};
+use crate::schema::cross_rank::compile_time_imbalance::{
+    CompileIdSpread, CompileTimeImbalance, PhaseSource, PhaseSpread, StreamCompileTime, StreamTime,
+};
+use crate::schema::tables::{CompilationMetrics, CompileDirectory, CompileTime, MetricsRow};
+
+pub struct CompileTimeImbalanceTable;
+
+/// What one stream contributes.
+#[derive(Default)]
+struct StreamTimes {
+    total_us: Option<f64>,
+    compiles: u64,
+    untimed: u64,
+    runtime_us: Option<f64>,
+    /// Compile id (display) → summed time.
+    by_compile: BTreeMap<String, f64>,
+    /// (source, phase name) → summed time.
+    phases: BTreeMap<(PhaseSource, String), f64>,
+    /// Compile ids the stream has at all.
+    compile_ids: BTreeSet<String>,
+}
+
+/// Microseconds from seconds, to the nanosecond (torch's `*_time_s` fields are floats).
+fn us_from_s(s: f64) -> f64 {
+    round_ns(s * 1e6)
+}
+
+/// Rounds µs to the nanosecond, so sums of logged values do not print float noise.
+fn round_ns(us: f64) -> f64 {
+    (us * 1e3).round() / 1e3
+}
+
+/// A compile's time (µs): `dynamo_cumulative_compile_time_us`, else `entire_frame_compile_time_s`.
+fn compile_time_us(row: &MetricsRow) -> Option<f64> {
+    row.metrics
+        .get("dynamo_cumulative_compile_time_us")
+        .and_then(Value::as_f64)
+        .or_else(|| row.times_s.get("entire_frame_compile_time_s").map(|&s| us_from_s(s)))
+}
+
+impl StreamTimes {
+    fn read(s: &StreamTables, dir: Option<&CompileDirectory>) -> StreamTimes {
+        let mut t = StreamTimes {
+            compile_ids: dir.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect(),
+            ..StreamTimes::default()
+        };
+        for row in s.table::<CompilationMetrics>("compilation_metrics").into_iter().flat_map(|m| m.metrics) {
+            let fields = row.metrics.as_object();
+            if row.runtime {
+                let runtime =
+                    fields.into_iter().flatten().filter(|(k, _)| k.starts_with("runtime_") && k.ends_with("_time_us"));
+                for v in runtime.filter_map(|(_, v)| v.as_f64()) {
+                    *t.runtime_us.get_or_insert(0.0) += v;
+                }
+                continue;
+            }
+            if row.kind != "compilation_metrics" {
+                continue;
+            }
+            let Some(us) = compile_time_us(&row) else {
+                t.untimed += 1;
+                continue;
+            };
+            t.compiles += 1;
+            *t.total_us.get_or_insert(0.0) += us;
+            if let Some(cid) = &row.compile_id {
+                *t.by_compile.entry(cid.clone()).or_default() += us;
+                t.compile_ids.insert(cid.clone());
+            }
+            let seconds = row.times_s.iter().map(|(k, &v)| (k.clone(), us_from_s(v)));
+            let cumulative = fields
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| k.ends_with("_cumulative_compile_time_us"))
+                .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)));
+            for (name, us) in seconds.chain(cumulative) {
+                *t.phases.entry((PhaseSource::Metrics, name)).or_default() += us;
+            }
+        }
+        for p in s.table::<CompileTime>("compile_time").into_iter().flat_map(|c| c.phases) {
+            *t.phases.entry((PhaseSource::Trace, p.name)).or_default() += p.total_us;
+        }
+        t.total_us = t.total_us.map(round_ns);
+        t.runtime_us = t.runtime_us.map(round_ns);
+        t.phases.values_mut().for_each(|v| *v = round_ns(*v));
+        t.by_compile.values_mut().for_each(|v| *v = round_ns(*v));
+        t
+    }
+}
+
+/// The streams with the largest and the smallest time, and those times.
+fn extremes(times: &[StreamTime]) -> (Vec<String>, Vec<String>, f64, f64) {
+    let max = times.iter().map(|t| t.us).fold(f64::NEG_INFINITY, f64::max);
+    let min = times.iter().map(|t| t.us).fold(f64::INFINITY, f64::min);
+    let at = |v: f64| times.iter().filter(|t| t.us == v).map(|t| t.stream.clone()).collect();
+    (at(max), at(min), max, min)
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b != 0.0).then(|| a / b)
+}
+
+impl CrossRankTable for CompileTimeImbalanceTable {
+    const NAME: &'static str = "compile_time_imbalance";
+    type Output = CompileTimeImbalance;
+
+    fn build(streams: &[StreamTables]) -> Option<(CompileTimeImbalance, u64)> {
+        let directories: Vec<Option<CompileDirectory>> =
+            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
+        let per_stream: Vec<StreamTimes> =
+            streams.iter().zip(&directories).map(|(s, d)| StreamTimes::read(s, d.as_ref())).collect();
+        let ids = |f: &dyn Fn(&StreamTimes) -> bool| -> Vec<String> {
+            streams.iter().zip(&per_stream).filter(|(_, p)| f(p)).map(|(s, _)| s.member.stream.clone()).collect()
+        };
+
+        let totals: Vec<StreamTime> = streams
+            .iter()
+            .zip(&per_stream)
+            .filter_map(|(s, p)| Some(StreamTime { stream: s.member.stream.clone(), us: p.total_us? }))
+            .collect();
+        if totals.is_empty() {
+            return None;
+        }
+        let (slowest, fastest, max_us, min_us) = extremes(&totals);
+        let mut sorted: Vec<f64> = totals.iter().map(|t| t.us).collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median_us = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+
+        let stream_rows = streams
+            .iter()
+            .zip(&per_stream)
+            .map(|(s, p)| StreamCompileTime {
+                stream: s.member.stream.clone(),
+                total_us: p.total_us,
+                compiles: p.compiles,
+                untimed: p.untimed,
+                over_fastest: p.total_us.and_then(|t| ratio(t, min_us)),
+                over_median: p.total_us.and_then(|t| ratio(t, median_us)),
+                runtime_us: p.runtime_us,
+            })
+            .collect();
+
+        let phase_names: BTreeSet<&(PhaseSource, String)> = per_stream.iter().flat_map(|p| p.phases.keys()).collect();
+        let mut phases: Vec<PhaseSpread> = phase_names
+            .into_iter()
+            .map(|key| {
+                let times: Vec<StreamTime> = streams
+                    .iter()
+                    .zip(&per_stream)
+                    .filter_map(|(s, p)| Some(StreamTime { stream: s.member.stream.clone(), us: *p.phases.get(key)? }))
+                    .collect();
+                let (slowest, fastest, max_us, min_us) = extremes(&times);
+                PhaseSpread {
+                    name: key.1.clone(),
+                    source: key.0,
+                    streams: times,
+                    missing: ids(&|p| !p.phases.contains_key(key)),
+                    slowest,
+                    fastest,
+                    max_us,
+                    min_us,
+                    delta_us: round_ns(max_us - min_us),
+                }
+            })
+            .collect();
+        phases.sort_by(|a, b| a.source.cmp(&b.source).then(b.max_us.total_cmp(&a.max_us)).then(a.name.cmp(&b.name)));
+
+        let order = CompileOrder::new(directories.iter().flatten());
+        let timed: BTreeMap<_, &String> =
+            per_stream.iter().flat_map(|p| p.by_compile.keys()).map(|c| (order.key(Some(c)), c)).collect();
+        let compile_ids: Vec<CompileIdSpread> = timed
+            .into_values()
+            .map(|cid| {
+                let times: Vec<StreamTime> = streams
+                    .iter()
+                    .zip(&per_stream)
+                    .filter_map(|(s, p)| {
+                        Some(StreamTime { stream: s.member.stream.clone(), us: *p.by_compile.get(cid)? })
+                    })
+                    .collect();
+                let (slowest, fastest, max_us, min_us) = extremes(&times);
+                CompileIdSpread {
+                    compile_id: cid.clone(),
+                    streams: times,
+                    missing: ids(&|p| !p.compile_ids.contains(cid)),
+                    untimed: ids(&|p| p.compile_ids.contains(cid) && !p.by_compile.contains_key(cid)),
+                    slowest,
+                    fastest,
+                    max_us,
+                    min_us,
+                    delta_us: round_ns(max_us - min_us),
+                    max_over_min: ratio(max_us, min_us),
+                }
+            })
+            .collect();
+
+        let rows = compile_ids.len() as u64;
+        Some((
+            CompileTimeImbalance {
+                streams: stream_rows,
+                slowest,
+                fastest,
+                max_us,
+                min_us,
+                median_us,
+                max_over_min: ratio(max_us, min_us),
+                max_over_median: ratio(max_us, median_us),
+                phases,
+                compile_ids,
+            },
+            rows,
+        ))
+    }
+}

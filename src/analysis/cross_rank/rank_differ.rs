@@ -1,0 +1,144 @@
+//! `rank_differ`: every artifact key of any stream, with the streams grouped by payload blob,
+//! from the `artifacts` and `unattributed` lists of each stream's `compile_directory`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{CompileOrder, CompileSortKey, CrossRankTable, StreamTables, group_by};
+use crate::schema::cross_rank::rank_differ::{
+    ArtifactComparison, ArtifactStatus, PayloadGroup, RankDiffer, StreamDiffer,
+};
+use crate::schema::tables::{ArtifactRef, CompileDirectory};
+
+pub struct RankDifferTable;
+
+/// One key's payload on each stream (by stream index): blob id and size.
+struct KeyRow {
+    kind: String,
+    name: String,
+    occurrence: u32,
+    payloads: Vec<Option<(String, u64)>>,
+}
+
+/// The rows of one compile id, in order of first appearance, and where each key is.
+#[derive(Default)]
+struct CompileRows {
+    display: Option<String>,
+    rows: Vec<KeyRow>,
+    index: HashMap<(String, String, u32), usize>,
+}
+
+impl CompileRows {
+    /// Files one stream's artifacts of this compile id.
+    fn add(&mut self, stream: usize, streams: usize, artifacts: &[ArtifactRef]) {
+        let mut seen: HashMap<(&str, &str), u32> = HashMap::new();
+        for a in artifacts {
+            let Some(blob) = &a.blob else { continue };
+            if a.kind == "str" || a.kind == "chromium_event" {
+                continue;
+            }
+            // The logged name of output code carries the code's hash: two ranks with different
+            // code would otherwise look like two keys each missing on the other rank.
+            let name = if a.kind == "inductor_output_code" { a.kind.as_str() } else { a.name.as_str() };
+            let n = seen.entry((&a.kind, name)).or_default();
+            let key = (a.kind.clone(), name.to_string(), *n);
+            *n += 1;
+            let i = *self.index.entry(key).or_insert_with(|| {
+                self.rows.push(KeyRow {
+                    kind: a.kind.clone(),
+                    name: name.to_string(),
+                    occurrence: *n - 1,
+                    payloads: vec![None; streams],
+                });
+                self.rows.len() - 1
+            });
+            self.rows[i].payloads[stream] = Some((blob.clone(), a.size));
+        }
+    }
+}
+
+impl CrossRankTable for RankDifferTable {
+    const NAME: &'static str = "rank_differ";
+    type Output = RankDiffer;
+
+    fn build(streams: &[StreamTables]) -> Option<(RankDiffer, u64)> {
+        let directories: Vec<Option<CompileDirectory>> =
+            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
+        let order = CompileOrder::new(directories.iter().flatten());
+        let mut compiles: BTreeMap<CompileSortKey, CompileRows> = BTreeMap::new();
+        for (i, dir) in directories.iter().enumerate() {
+            let Some(dir) = dir else { continue };
+            let lists = dir.compiles.iter().map(|c| (Some(&c.compile_id), &c.artifacts));
+            for (display, artifacts) in lists.chain([(None, &dir.unattributed)]) {
+                let rows = compiles.entry(order.key(display.map(String::as_str))).or_default();
+                rows.display = display.cloned();
+                rows.add(i, streams.len(), artifacts);
+            }
+        }
+
+        let mut stream_rows: Vec<StreamDiffer> = streams
+            .iter()
+            .map(|s| StreamDiffer { stream: s.member.stream.clone(), present: 0, missing: 0, alone: 0 })
+            .collect();
+        let mut artifacts = Vec::new();
+        for compile in compiles.into_values() {
+            for row in compile.rows {
+                let present = streams
+                    .iter()
+                    .zip(&row.payloads)
+                    .filter_map(|(s, p)| Some((s.member.stream.as_str(), p.as_ref()?)));
+                let groups: Vec<PayloadGroup> = group_by(present)
+                    .into_iter()
+                    .map(|(group, (blob, size))| PayloadGroup { group, blob: blob.clone(), size: *size })
+                    .collect();
+                let missing: Vec<String> = streams
+                    .iter()
+                    .zip(&row.payloads)
+                    .filter(|(_, p)| p.is_none())
+                    .map(|(s, _)| s.member.stream.clone())
+                    .collect();
+                for (counts, payload) in stream_rows.iter_mut().zip(&row.payloads) {
+                    match payload {
+                        None => counts.missing += 1,
+                        Some(_) => counts.present += 1,
+                    }
+                }
+                if groups.len() > 1 {
+                    for g in groups.iter().filter(|g| g.group.streams.len() == 1) {
+                        if let Some(counts) = stream_rows.iter_mut().find(|c| c.stream == g.group.streams[0]) {
+                            counts.alone += 1;
+                        }
+                    }
+                }
+                let status = match (groups.len(), missing.is_empty()) {
+                    (1, true) => ArtifactStatus::Identical,
+                    (1, false) => ArtifactStatus::SameWherePresent,
+                    _ => ArtifactStatus::Differs,
+                };
+                artifacts.push(ArtifactComparison {
+                    compile_id: compile.display.clone(),
+                    kind: row.kind,
+                    name: row.name,
+                    occurrence: row.occurrence,
+                    status,
+                    groups,
+                    missing,
+                });
+            }
+        }
+        if artifacts.is_empty() {
+            return None;
+        }
+        let count = |s: ArtifactStatus| artifacts.iter().filter(|a| a.status == s).count() as u64;
+        let table = RankDiffer {
+            keys: artifacts.len() as u64,
+            identical: count(ArtifactStatus::Identical),
+            differs: count(ArtifactStatus::Differs),
+            same_where_present: count(ArtifactStatus::SameWherePresent),
+            with_missing: artifacts.iter().filter(|a| !a.missing.is_empty()).count() as u64,
+            streams: stream_rows,
+            artifacts,
+        };
+        let rows = table.keys;
+        Some((table, rows))
+    }
+}

@@ -1,0 +1,192 @@
+//! `rank_differ`: per artifact key, which streams logged the same payload. The expected keys and
+//! groups were computed from the raw logs with Python (entries with a payload except
+//! `chromium_event` and `str`, keyed by compile id, kind/name and occurrence, payload text
+//! compared), and agree with spec §2.
+
+use serde_json::Value;
+
+use super::{built_ranks, ids};
+use crate::tables::{rows, snapshot};
+
+/// The row of a key (occurrence 0).
+fn key<'a>(t: &'a Value, cid: Option<&str>, name: &str) -> &'a Value {
+    rows(t, "artifacts")
+        .iter()
+        .find(|a| a["compile_id"].as_str() == cid && a["name"] == name && a["occurrence"] == 0)
+        .unwrap_or_else(|| panic!("{cid:?} {name}"))
+}
+
+/// The stream groups of a row.
+fn groups(row: &Value) -> Vec<Vec<&str>> {
+    rows(row, "groups").iter().map(|g| ids(&g["streams"])).collect()
+}
+
+fn counts(t: &Value) -> [u64; 4] {
+    ["keys", "identical", "differs", "same_where_present"].map(|k| t[k].as_u64().unwrap())
+}
+
+/// multi_rank_logs: 190 keys, none identical on all four ranks (ranks 0/2 are one failed compile,
+/// 1 and 3 different runs). `[0/0]` dynamo_output_graph: {0,2} vs {1,3}; fx_graph_cache_hit:
+/// {1}, {3}; dynamo_error only on {0,2}; `[0/10]` keys only on rank 1.
+#[test]
+fn multi_rank_logs_keys_and_groups() {
+    let b = built_ranks("multi_rank_logs");
+    let t = b.cross("rank_differ");
+    assert_eq!(counts(&t), [190, 0, 29, 161]);
+
+    let graph = key(&t, Some("[0/0]"), "dynamo_output_graph");
+    assert_eq!(graph["status"], "differs");
+    assert_eq!(groups(graph), [vec!["rank0", "rank2"], vec!["rank1", "rank3"]]);
+    // The groups' blobs are the streams' own payloads, so a viewer can diff them.
+    let dir: Value = b.bundle.table("rank3", "compile_directory").unwrap().unwrap();
+    let logged = dir["compiles"][0]["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "dynamo_output_graph")
+        .unwrap()["blob"]
+        .clone();
+    assert_eq!(graph["groups"][1]["blob"], logged);
+    let texts: Vec<Vec<u8>> =
+        rows(graph, "groups").iter().map(|g| b.bundle.blob(g["blob"].as_str().unwrap()).unwrap()).collect();
+    assert_ne!(texts[0], texts[1]);
+
+    let hit = key(&t, Some("[0/0]"), "fx_graph_cache_hit");
+    assert_eq!(groups(hit), [vec!["rank1"], vec!["rank3"]]);
+    assert_eq!(ids(&hit["missing"]), ["rank0", "rank2"]);
+    let error = key(&t, Some("[0/0]"), "dynamo_error");
+    assert_eq!(error["status"], "same_where_present");
+    assert_eq!(groups(error), [vec!["rank0", "rank2"]]);
+    assert_eq!(ids(&error["missing"]), ["rank1", "rank3"]);
+    for a in rows(&t, "artifacts").iter().filter(|a| a["compile_id"] == "[0/10]") {
+        assert_eq!(groups(a), [vec!["rank1"]]);
+    }
+}
+
+/// messy_input: two byte-identical copies of simple.log, so all 9 payload keys are identical.
+#[test]
+fn identical_copies_are_identical_everywhere() {
+    let b = built_ranks("multi_rank_messy_input");
+    let t = b.cross("rank_differ");
+    assert_eq!(counts(&t), [9, 9, 0, 0]);
+    assert_eq!(t["with_missing"], 0);
+    let kinds: Vec<&str> = rows(&t, "artifacts").iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"inductor_output_code") && kinds.contains(&"dynamo_output_graph"), "{kinds:?}");
+}
+
+/// multi_rank_runtime: 81 keys, 6 of them the legacy `inductor_graph_execution` artifacts with no
+/// compile id (files 5 and 6 only). Only 6 keys are identical on all 7 files:
+/// inductor_collective_schedule, inductor_provenance_tracking_node_mappings and
+/// aot_forward_graph_fw_metadata, each of `[0/0]` and `[0/1]`. A typical graph splits {0},
+/// {1,2,3,4}, {5,6}, and rank 0 vs rank 1 differ only in the device (`cuda:0` vs `cuda:1`).
+#[test]
+fn multi_rank_runtime_keys_and_groups() {
+    let b = built_ranks("multi_rank_runtime");
+    let t = b.cross("rank_differ");
+    assert_eq!(t["keys"], 81);
+    let identical: Vec<(&str, &str)> = rows(&t, "artifacts")
+        .iter()
+        .filter(|a| a["status"] == "identical")
+        .map(|a| (a["compile_id"].as_str().unwrap(), a["name"].as_str().unwrap()))
+        .collect();
+    let mut expected = Vec::new();
+    for cid in ["[0/0]", "[0/1]"] {
+        for name in [
+            "aot_forward_graph_fw_metadata",
+            "inductor_collective_schedule",
+            "inductor_provenance_tracking_node_mappings",
+        ] {
+            expected.push((cid, name));
+        }
+    }
+    let mut sorted = identical.clone();
+    sorted.sort();
+    assert_eq!(sorted, expected);
+
+    let graph = key(&t, Some("[0/0]"), "dynamo_output_graph");
+    assert_eq!(groups(graph), [vec!["rank0"], vec!["rank1-0", "rank2", "rank3", "rank4"], vec!["rank1-1", "rank1-2"]]);
+    let text =
+        |i: usize| String::from_utf8(b.bundle.blob(graph["groups"][i]["blob"].as_str().unwrap()).unwrap()).unwrap();
+    assert_ne!(text(0), text(1));
+    assert_eq!(text(0).replace("cuda:0", "cuda:1"), text(1));
+
+    let meta = key(&t, Some("[0/0]"), "inductor_runtime_and_tensor_meta");
+    assert_eq!(
+        groups(meta),
+        [vec!["rank0"], vec!["rank1-0"], vec!["rank2"], vec!["rank3"], vec!["rank1-1", "rank1-2"]]
+    );
+    assert_eq!(ids(&meta["missing"]), ["rank4"]);
+    let config = key(&t, Some("[0/0]"), "torch._functorch.config");
+    assert_eq!(groups(config), [vec!["rank0", "rank1-0", "rank2", "rank3", "rank4"], vec!["rank1-1", "rank1-2"]]);
+    for a in rows(&t, "artifacts").iter().filter(|a| a["compile_id"] == "[0/2]" || a["compile_id"] == "[0/3]") {
+        assert_eq!(ids(&a["missing"]), ["rank1-1", "rank1-2"], "{} {}", a["compile_id"], a["name"]);
+    }
+    let legacy: Vec<&Value> = rows(&t, "artifacts").iter().filter(|a| a["compile_id"].is_null()).collect();
+    assert_eq!(legacy.len(), 6);
+    for (i, a) in legacy.iter().enumerate() {
+        assert_eq!(
+            (a["name"].as_str().unwrap(), a["occurrence"].as_u64().unwrap()),
+            ("inductor_graph_execution", i as u64)
+        );
+        assert_eq!(groups(a), [vec!["rank1-1", "rank1-2"]]);
+    }
+    // Files 5 and 6 are byte copies: neither is ever alone.
+    let alone: Vec<u64> = rows(&t, "streams").iter().map(|s| s["alone"].as_u64().unwrap()).collect();
+    assert_eq!(&alone[5..], [0, 0]);
+}
+
+/// multi_rank_schedule: 28 keys, 17 identical on the 3 files; the other 11 split {0,2} vs {1}:
+/// five graphs/metadata of each compile id and file 1's edited `[0/0]` schedule. The output code
+/// and the Dynamo graph are identical on all three.
+#[test]
+fn multi_rank_schedule_file_1_differs() {
+    let b = built_ranks("multi_rank_schedule");
+    let t = b.cross("rank_differ");
+    snapshot("cross_rank_rank_differ__multi_rank_schedule", &t);
+    assert_eq!(counts(&t), [28, 17, 11, 0]);
+    let mut differing: Vec<(&str, &str)> = rows(&t, "artifacts")
+        .iter()
+        .filter(|a| a["status"] == "differs")
+        .map(|a| {
+            assert_eq!(groups(a), [vec!["rank0-0", "rank0-2"], vec!["rank0-1"]]);
+            (a["compile_id"].as_str().unwrap(), a["name"].as_str().unwrap())
+        })
+        .collect();
+    differing.sort();
+    let mut expected = vec![("[0/0]", "inductor_collective_schedule")];
+    for cid in ["[0/0]", "[1/0]"] {
+        for name in [
+            "after_pre_grad_graph",
+            "before_pre_grad_graph",
+            "dynamo_cpp_guards_str",
+            "fx_graph_runnable",
+            "inductor_post_to_pre_grad_nodes",
+        ] {
+            expected.push((cid, name));
+        }
+    }
+    expected.sort();
+    assert_eq!(differing, expected);
+    for name in ["inductor_output_code", "dynamo_output_graph"] {
+        assert_eq!(key(&t, Some("[0/0]"), name)["status"], "identical", "{name}");
+    }
+}
+
+/// graph_exec_order: 38 keys, 11 identical, 27 differ {0} vs {1} (the device string in every
+/// graph, code and cache artifact, the edited `[0/1]` schedule, and the `graph_execution` logged
+/// outside any compile).
+#[test]
+fn graph_exec_order_two_ranks() {
+    let b = built_ranks("graph_exec_order");
+    let t = b.cross("rank_differ");
+    assert_eq!(counts(&t), [38, 11, 27, 0]);
+    assert_eq!(groups(key(&t, Some("[0/1]"), "inductor_collective_schedule")), [vec!["rank0"], vec!["rank1"]]);
+    assert_eq!(key(&t, Some("[0/0]"), "inductor_collective_schedule")["status"], "identical");
+    assert_eq!(key(&t, Some("[0/0]"), "inductor_runtime_and_tensor_meta")["status"], "identical");
+    let execution = key(&t, None, "graph_execution");
+    assert_eq!(execution["status"], "differs");
+    // Output code is keyed by kind: its logged name carries the code's hash, which differs here.
+    let code = key(&t, Some("[0/0]"), "inductor_output_code");
+    assert_eq!(groups(code), [vec!["rank0"], vec!["rank1"]]);
+    assert_eq!(t["with_missing"], 0);
+}
