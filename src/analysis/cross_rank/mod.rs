@@ -2,7 +2,9 @@
 //! viewer would read them), aligned by compile id. Pure like the per-stream tables: tables in,
 //! tables out; the bundle writer hands each stream's tables over and writes what comes back.
 
+pub mod collective_schedules;
 pub mod compile_ids;
+pub mod execution_order;
 
 use std::collections::BTreeMap;
 
@@ -97,4 +99,6 @@ macro_rules! cross_rank_tables {
 
 cross_rank_tables! {
     compile_ids::CompileIdsTable,
+    collective_schedules::CollectiveSchedulesTable,
+    execution_order::ExecutionOrderTable,
 }

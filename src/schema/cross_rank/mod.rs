@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 
 use super::TableRef;
 
+pub mod collective_schedules;
 pub mod compile_ids;
+pub mod execution_order;
 
+pub use collective_schedules::CollectiveSchedules;
 pub use compile_ids::{CompileIdPresence, CompileIds};
+pub use execution_order::ExecutionOrder;
 
 /// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
 /// `rank{N}-{k}` and `log{k}`).
@@ -57,9 +61,13 @@ pub struct StreamGroup {
 }
 
 /// The names of the cross-rank tables, in the order they are computed.
-pub const NAMES: &[&str] = &["compile_ids"];
+pub const NAMES: &[&str] = &["compile_ids", "collective_schedules", "execution_order"];
 
 /// Every cross-rank table's schema, as `(path under schema/, schema)`.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>())]
+    vec![
+        ("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>()),
+        ("cross_rank/collective_schedules.schema.json", generator().into_root_schema_for::<CollectiveSchedules>()),
+        ("cross_rank/execution_order.schema.json", generator().into_root_schema_for::<ExecutionOrder>()),
+    ]
 }
