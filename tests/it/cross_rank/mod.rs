@@ -2,7 +2,10 @@
 //! tlparse reports, cross-checked by hand against the raw logs (each test says what was checked;
 //! /work notes: the expected findings were computed with a separate Python reader of the logs).
 
+mod collective_schedules;
 mod compile_ids;
+mod edited;
+mod execution_order;
 mod members;
 
 use serde_json::Value;
