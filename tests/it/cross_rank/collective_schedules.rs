@@ -22,8 +22,11 @@ fn row<'a>(t: &'a Value, compile_id: &str) -> &'a Value {
     rows(t, "compile_ids").iter().find(|c| c["compile_id"] == compile_id).unwrap()
 }
 
+/// Streams and the ops of their single schedule.
+type Variant<'a> = (Vec<&'a str>, Vec<&'a str>);
+
 /// (streams, ops of the single schedule) of each variant of a row.
-fn variants(row: &Value) -> Vec<(Vec<&str>, Vec<&str>)> {
+fn variants(row: &Value) -> Vec<Variant<'_>> {
     rows(row, "variants")
         .iter()
         .map(|v| {
@@ -121,7 +124,7 @@ fn multi_rank_runtime_missing_compiles_are_not_divergence() {
         "wait_tensor",
         "wait_tensor",
     ];
-    let got: Vec<(&str, bool, Vec<(Vec<&str>, Vec<&str>)>, Vec<&str>)> = rows(&t, "compile_ids")
+    let got: Vec<(&str, bool, Vec<Variant>, Vec<&str>)> = rows(&t, "compile_ids")
         .iter()
         .map(|c| (c["compile_id"].as_str().unwrap(), c["differs"].as_bool().unwrap(), variants(c), ids(&c["missing"])))
         .collect();
