@@ -4,8 +4,10 @@
 
 pub mod cache_divergence;
 pub mod chrome_trace;
+pub mod collective_schedules;
 pub mod compile_ids;
 pub mod compile_time_imbalance;
+pub mod execution_order;
 pub mod rank_differ;
 
 use std::collections::{BTreeMap, HashMap};
@@ -137,4 +139,6 @@ cross_rank_tables! {
     cache_divergence::CacheDivergenceTable,
     compile_time_imbalance::CompileTimeImbalanceTable,
     rank_differ::RankDifferTable,
+    collective_schedules::CollectiveSchedulesTable,
+    execution_order::ExecutionOrderTable,
 }

@@ -18,6 +18,10 @@ pub use cache_divergence::CacheDivergence;
 pub use compile_ids::{CompileIdPresence, CompileIds};
 pub use compile_time_imbalance::CompileTimeImbalance;
 pub use rank_differ::RankDiffer;
+pub mod collective_schedules;
+pub mod execution_order;
+pub use collective_schedules::CollectiveSchedules;
+pub use execution_order::ExecutionOrder;
 
 /// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
 /// `rank{N}-{k}` and `log{k}`).
@@ -64,7 +68,14 @@ pub struct StreamGroup {
 }
 
 /// The names of the cross-rank tables, in the order they are computed.
-pub const NAMES: &[&str] = &["compile_ids", "cache_divergence", "compile_time_imbalance", "rank_differ"];
+pub const NAMES: &[&str] = &[
+    "compile_ids",
+    "cache_divergence",
+    "compile_time_imbalance",
+    "rank_differ",
+    "collective_schedules",
+    "execution_order",
+];
 
 /// Every cross-rank table's schema, as `(path under schema/, schema)`.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
@@ -73,5 +84,7 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("cross_rank/cache_divergence.schema.json", generator().into_root_schema_for::<CacheDivergence>()),
         ("cross_rank/compile_time_imbalance.schema.json", generator().into_root_schema_for::<CompileTimeImbalance>()),
         ("cross_rank/rank_differ.schema.json", generator().into_root_schema_for::<RankDiffer>()),
+        ("cross_rank/collective_schedules.schema.json", generator().into_root_schema_for::<CollectiveSchedules>()),
+        ("cross_rank/execution_order.schema.json", generator().into_root_schema_for::<ExecutionOrder>()),
     ]
 }

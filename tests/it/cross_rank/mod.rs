@@ -1,11 +1,14 @@
 //! The cross-rank tables on the multi-rank fixtures: whole-table snapshots plus the divergences
 //! tlparse reports, cross-checked by hand against the raw logs (each test says what was checked;
-//! /work notes: the expected findings were computed with a separate Python reader of the logs).
+//! the expected findings were computed with a separate Python reader of the logs).
 
 mod cache_divergence;
 mod chrome_trace;
+mod collective_schedules;
 mod compile_ids;
 mod compile_time_imbalance;
+mod edited;
+mod execution_order;
 mod members;
 mod rank_differ;
 
