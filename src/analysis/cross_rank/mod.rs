@@ -3,6 +3,9 @@
 //! tables out; the bundle writer hands each stream's tables over and writes what comes back.
 
 pub mod compile_ids;
+pub mod runtime_estimates_trace;
+pub mod runtime_estimations;
+pub mod tensor_meta;
 
 use std::collections::BTreeMap;
 
@@ -97,4 +100,6 @@ macro_rules! cross_rank_tables {
 
 cross_rank_tables! {
     compile_ids::CompileIdsTable,
+    runtime_estimations::RuntimeEstimationsTable,
+    tensor_meta::TensorMetaTable,
 }

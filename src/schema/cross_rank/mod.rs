@@ -10,8 +10,12 @@ use serde::{Deserialize, Serialize};
 use super::TableRef;
 
 pub mod compile_ids;
+pub mod runtime_estimations;
+pub mod tensor_meta;
 
 pub use compile_ids::{CompileIdPresence, CompileIds};
+pub use runtime_estimations::RuntimeEstimations;
+pub use tensor_meta::CrossRankTensorMeta;
 
 /// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
 /// `rank{N}-{k}` and `log{k}`).
@@ -30,6 +34,10 @@ pub struct CrossRank {
     /// Path of a Chrome trace-event file (gzip-compressed JSON) merging every stream's
     /// `chromium_event`s, one process per member; null when no stream logged any.
     pub chrome_trace: Option<String>,
+    /// Path of a Chrome trace-event file (gzip-compressed JSON) of inductor's runtime
+    /// estimates: one process per member, one thread per graph (compile id), its ops laid end to
+    /// end with their estimated durations; null when no stream has runtime estimates.
+    pub runtime_estimates_trace: Option<String>,
 }
 
 /// One stream, as the cross-rank tables know it.
@@ -57,9 +65,13 @@ pub struct StreamGroup {
 }
 
 /// The names of the cross-rank tables, in the order they are computed.
-pub const NAMES: &[&str] = &["compile_ids"];
+pub const NAMES: &[&str] = &["compile_ids", "runtime_estimations", "tensor_meta"];
 
 /// Every cross-rank table's schema, as `(path under schema/, schema)`.
 pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>())]
+    vec![
+        ("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>()),
+        ("cross_rank/runtime_estimations.schema.json", generator().into_root_schema_for::<RuntimeEstimations>()),
+        ("cross_rank/tensor_meta.schema.json", generator().into_root_schema_for::<CrossRankTensorMeta>()),
+    ]
 }
