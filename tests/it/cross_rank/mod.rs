@@ -4,6 +4,9 @@
 
 mod compile_ids;
 mod members;
+mod runtime_estimates_trace;
+mod runtime_estimations;
+mod tensor_meta;
 
 use serde_json::Value;
 
