@@ -264,7 +264,7 @@ mod tests {
             let order = parse_compile_id(id).map_or((1, None), |p| (0, Some(p)));
             GraphKey { order, compile_id: Some(id.into()), occurrence: 0 }
         };
-        let mut keys = vec![key("[0/10]"), key("[1/0]"), key("[0/2]"), key("[0/2_1]"), key("weird")];
+        let mut keys = [key("[0/10]"), key("[1/0]"), key("[0/2]"), key("[0/2_1]"), key("weird")];
         keys.sort();
         let sorted: Vec<&str> = keys.iter().map(|k| k.compile_id.as_deref().unwrap()).collect();
         assert_eq!(sorted, ["[0/2]", "[0/2_1]", "[0/10]", "[1/0]", "weird"]);
