@@ -110,8 +110,8 @@ impl AlignedGraphs {
         self.tables.iter().enumerate().filter(|(_, t)| t.is_none()).map(|(i, _)| i).collect()
     }
 
-    /// The streams (by index) without the graph `key`, and those of them that compiled its
-    /// compile id all the same (from their `compile_directory`).
+    /// The ids of the streams without the graph `key`, and of those of them that compiled its
+    /// compile id all the same (it is in their `compile_directory`), in `streams` order.
     pub fn missing(
         &self,
         streams: &[StreamTables],
