@@ -81,6 +81,8 @@ pub mod paths {
     pub fn chrome_trace(stream: &str) -> String {
         format!("tables/{stream}/chrome_trace.json.gz")
     }
+    /// The Chrome trace of the runtime estimates, across ranks.
+    pub const RUNTIME_ESTIMATES_TRACE: &str = "tables/cross_rank/runtime_estimates_trace.json.gz";
     pub fn blob_index(shard: &str) -> String {
         BLOB_INDEX_TEMPLATE.replace("{prefix}", shard)
     }
@@ -356,6 +358,7 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
     }
     let mut tables = BTreeMap::new();
     let outputs = cross_rank::build(&compared);
+    let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared)?;
     drop(compared);
     // The streams' traces are in place already; the merge reads them back one event at a time.
     let traces: Vec<Option<PathBuf>> =
@@ -370,7 +373,34 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
     }
     let merged = paths::chrome_trace(schema::cross_rank::DIR);
     let chrome_trace = merged_trace::merge(&root.join(&merged), &members, &traces)?.then_some(merged);
-    Ok(CrossRank { members, tables, chrome_trace })
+    Ok(CrossRank { members, tables, chrome_trace, runtime_estimates_trace })
+}
+
+/// Writes the Chrome trace of the runtime estimates (gzip, like the streams' traces, so Perfetto
+/// opens it as is), one member's events at a time; `None` when no stream has estimates.
+fn write_runtime_estimates_trace(root: &Path, compared: &[StreamTables]) -> io::Result<Option<String>> {
+    use std::io::Write;
+    let Some(trace) = cross_rank::runtime_estimates_trace::RuntimeEstimatesTrace::new(compared) else {
+        return Ok(None);
+    };
+    let path = paths::RUNTIME_ESTIMATES_TRACE;
+    fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
+    let file = io::BufWriter::new(fs::File::create(root.join(path))?);
+    let mut out = flate2::write::GzEncoder::new(file, flate2::Compression::new(stream::TRACE_GZIP_LEVEL));
+    out.write_all(stream::TRACE_HEADER)?;
+    let mut first = true;
+    for (i, stream) in compared.iter().enumerate() {
+        for event in trace.member_events(i, stream) {
+            if !first {
+                out.write_all(b",\n")?;
+            }
+            first = false;
+            serde_json::to_writer(&mut out, &event)?;
+        }
+    }
+    out.write_all(stream::TRACE_FOOTER)?;
+    out.finish()?.flush()?;
+    Ok(Some(path.to_string()))
 }
 
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.

@@ -100,6 +100,19 @@ impl Bundle {
         }
     }
 
+    /// The Chrome trace of the runtime estimates across ranks (`None` for a single stream, or when
+    /// no stream has runtime estimates).
+    pub fn cross_rank_runtime_estimates_trace(&self) -> Result<Option<Value>, ReadError> {
+        let Some(path) = self.manifest.cross_rank.as_ref().and_then(|c| c.runtime_estimates_trace.as_ref()) else {
+            return Ok(None);
+        };
+        let path = self.path(path);
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&read_bytes(&path)?[..]), &mut text)
+            .map_err(|e| invalid(path.display(), e.to_string()))?;
+        serde_json::from_slice(&text).map(Some).map_err(|e| invalid(path.display(), e.to_string()))
+    }
+
     /// The Chrome trace of a stream (`None` when it logged no chromium events).
     pub fn chrome_trace(&self, stream: &str) -> Result<Option<Value>, ReadError> {
         let s = self.stream(stream)?;
@@ -437,6 +450,13 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
             match bundle.cross_rank_chrome_trace() {
                 Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
                 Ok(_) => problems.push("the cross-rank chrome trace has no traceEvents list".to_string()),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if c.runtime_estimates_trace.is_some() {
+            match bundle.cross_rank_runtime_estimates_trace() {
+                Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
+                Ok(_) => problems.push("the runtime estimates trace has no traceEvents list".to_string()),
                 Err(e) => problems.push(e.to_string()),
             }
         }

@@ -9,6 +9,9 @@ pub mod compile_ids;
 pub mod compile_time_imbalance;
 pub mod execution_order;
 pub mod rank_differ;
+pub mod runtime_estimates_trace;
+pub mod runtime_estimations;
+pub mod tensor_meta;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -141,4 +144,6 @@ cross_rank_tables! {
     rank_differ::RankDifferTable,
     collective_schedules::CollectiveSchedulesTable,
     execution_order::ExecutionOrderTable,
+    runtime_estimations::RuntimeEstimationsTable,
+    tensor_meta::TensorMetaTable,
 }

@@ -13,6 +13,8 @@ pub mod cache_divergence;
 pub mod compile_ids;
 pub mod compile_time_imbalance;
 pub mod rank_differ;
+pub mod runtime_estimations;
+pub mod tensor_meta;
 
 pub use cache_divergence::CacheDivergence;
 pub use compile_ids::{CompileIdPresence, CompileIds};
@@ -22,6 +24,8 @@ pub mod collective_schedules;
 pub mod execution_order;
 pub use collective_schedules::CollectiveSchedules;
 pub use execution_order::ExecutionOrder;
+pub use runtime_estimations::RuntimeEstimations;
+pub use tensor_meta::CrossRankTensorMeta;
 
 /// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
 /// `rank{N}-{k}` and `log{k}`).
@@ -41,6 +45,10 @@ pub struct CrossRank {
     /// merging every stream's `chromium_event`s: `members[i]`'s events are process `pid` i, named
     /// by its `label`; null when no stream logged any.
     pub chrome_trace: Option<String>,
+    /// Path of a Chrome trace-event file (gzip-compressed JSON) of inductor's runtime
+    /// estimates: one process per member, one thread per graph (compile id), its ops laid end to
+    /// end with their estimated durations; null when no stream has runtime estimates.
+    pub runtime_estimates_trace: Option<String>,
 }
 
 /// One stream, as the cross-rank tables know it.
@@ -75,6 +83,8 @@ pub const NAMES: &[&str] = &[
     "rank_differ",
     "collective_schedules",
     "execution_order",
+    "runtime_estimations",
+    "tensor_meta",
 ];
 
 /// Every cross-rank table's schema, as `(path under schema/, schema)`.
@@ -86,5 +96,7 @@ pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'stat
         ("cross_rank/rank_differ.schema.json", generator().into_root_schema_for::<RankDiffer>()),
         ("cross_rank/collective_schedules.schema.json", generator().into_root_schema_for::<CollectiveSchedules>()),
         ("cross_rank/execution_order.schema.json", generator().into_root_schema_for::<ExecutionOrder>()),
+        ("cross_rank/runtime_estimations.schema.json", generator().into_root_schema_for::<RuntimeEstimations>()),
+        ("cross_rank/tensor_meta.schema.json", generator().into_root_schema_for::<CrossRankTensorMeta>()),
     ]
 }

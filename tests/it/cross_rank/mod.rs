@@ -11,6 +11,9 @@ mod edited;
 mod execution_order;
 mod members;
 mod rank_differ;
+mod runtime_estimates_trace;
+mod runtime_estimations;
+mod tensor_meta;
 
 use serde_json::Value;
 
