@@ -219,25 +219,94 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
         println!("  ... and {} more stream(s)", manifest.streams.len() - 8);
     }
     if let Some(cross) = &manifest.cross_rank {
-        let names = |streams: &[String]| group_label(cross, streams);
-        let mut parts = Vec::new();
-        if let Some(t) = b.cross_rank_table::<crate::schema::cross_rank::CompileIds>("compile_ids")? {
-            if t.diverges {
-                let groups: Vec<String> = t
-                    .groups
-                    .iter()
-                    .map(|g| format!("{} [{} ids]", names(&g.group.streams), g.compile_ids.len()))
-                    .collect();
-                parts.push(format!("compile ids DIVERGE: {}", groups.join(" vs ")));
-            } else {
-                parts.push("same compile ids".to_string());
-            }
-        }
-        if !parts.is_empty() {
-            println!("  across {} streams: {}", cross.members.len(), parts.join("; "));
+        for line in cross_rank_findings(&b, cross)? {
+            println!("  across {} streams: {line}", cross.members.len());
         }
     }
     Ok(())
+}
+
+/// One line per cross-rank table that found something worth a look.
+fn cross_rank_findings(
+    b: &reader::Bundle,
+    cross: &crate::schema::cross_rank::CrossRank,
+) -> Result<Vec<String>, reader::ReadError> {
+    use crate::schema::cross_rank::cache_divergence::CacheDivergenceKind;
+    use crate::schema::cross_rank::{
+        CacheDivergence, CollectiveSchedules, CompileIds, CompileTimeImbalance, CrossRankTensorMeta, ExecutionOrder,
+        RankDiffer, RuntimeEstimations,
+    };
+    let names = |streams: &[String]| group_label(cross, streams);
+    let mut lines = Vec::new();
+    if let Some(t) = b.cross_rank_table::<CompileIds>("compile_ids")? {
+        if t.diverges {
+            let groups: Vec<String> =
+                t.groups.iter().map(|g| format!("{} [{} ids]", names(&g.group.streams), g.compile_ids.len())).collect();
+            lines.push(format!("compile ids DIVERGE: {}", groups.join(" vs ")));
+        } else {
+            lines.push(format!("same {} compile id(s) everywhere", t.compile_ids.len()));
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<CollectiveSchedules>("collective_schedules")? {
+        if t.diverges {
+            let differing: Vec<String> = t
+                .compile_ids
+                .iter()
+                .filter(|c| c.differs)
+                .map(|c| {
+                    let variants: Vec<String> = c.variants.iter().map(|v| names(&v.streams)).collect();
+                    format!("{}: {}", c.compile_id, variants.join(" vs "))
+                })
+                .collect();
+            lines.push(format!("collective schedules DIFFER on {}", differing.join("; ")));
+        }
+        let mismatched: Vec<String> =
+            t.streams.iter().filter(|s| !s.parity_mismatches.is_empty()).map(|s| s.stream.clone()).collect();
+        if !mismatched.is_empty() {
+            lines.push(format!("scheduler/output-code collective parity fails on {}", names(&mismatched)));
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<CrossRankTensorMeta>("tensor_meta")? {
+        if t.diverges {
+            let groups: Vec<String> = t.groups.iter().map(|g| names(&g.group.streams)).collect();
+            lines.push(format!("tensor metadata groups: {}", groups.join(" | ")));
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<RuntimeEstimations>("runtime_estimations")? {
+        if t.differs {
+            lines.push(format!("estimated runtimes differ on {} graph(s)", t.differing_compile_ids.len()));
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<CacheDivergence>("cache_divergence")? {
+        match t.divergence {
+            CacheDivergenceKind::Outcomes => {
+                lines.push(format!("cache outcomes DIFFER on {} compile id(s)", t.differing_compile_ids))
+            }
+            CacheDivergenceKind::MissingCompiles | CacheDivergenceKind::None => {}
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<ExecutionOrder>("execution_order")? {
+        if t.diverges {
+            lines.push("graphs ran in a different order on some ranks".to_string());
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<CompileTimeImbalance>("compile_time_imbalance")? {
+        if let Some(r) = t.max_over_min.filter(|&r| r >= 1.2) {
+            lines.push(format!(
+                "slowest compile: {} ({:.1}x the fastest, {:.2} s)",
+                names(&t.slowest),
+                r,
+                t.max_us / 1e6
+            ));
+        }
+    }
+    if let Some(t) = b.cross_rank_table::<RankDiffer>("rank_differ")? {
+        lines.push(format!(
+            "artifacts: {} identical on every rank, {} differ, {} missing somewhere (rank_differ)",
+            t.identical, t.differs, t.with_missing
+        ));
+    }
+    Ok(lines)
 }
 
 /// A group of streams by label, shortened for a terminal: `rank 0, rank 2` or `rank 0, rank 1, rank 2 +61 more`.

@@ -235,3 +235,25 @@ fn a_build_of_many_ranks_prints_how_they_diverge() {
         "{line}"
     );
 }
+
+#[test]
+fn a_build_prints_diverging_collective_schedules() {
+    // multi_rank_schedule (see cross_rank::collective_schedules): file ranks 0 and 2 schedule six
+    // collectives for [0/0], file rank 1 four, and its output code has a reduce_scatter its
+    // schedule lacks. All three files say rank 0 inside, so the labels come from the file names.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("tlparse-tests/multi_rank_schedule").as_str(), "-o", &out]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let across: Vec<&str> = stdout.lines().filter(|l| l.starts_with("  across 3 streams: ")).collect();
+    assert!(
+        across.contains(&"  across 3 streams: collective schedules DIFFER on [0/0]: rank 0, rank 2 vs rank 1"),
+        "{stdout}"
+    );
+    assert!(
+        across.contains(&"  across 3 streams: scheduler/output-code collective parity fails on rank 1"),
+        "{stdout}"
+    );
+    assert!(across.contains(&"  across 3 streams: same 2 compile id(s) everywhere"), "{stdout}");
+}
