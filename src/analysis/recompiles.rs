@@ -13,8 +13,12 @@ use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFr
 pub struct RecompilesTable {
     /// Recompile reasons per (normalized) compile id.
     reasons: HashMap<CompileId, Vec<String>>,
-    /// Guards per compile id: normalized guard lines, in log order.
-    guards: HashMap<CompileId, Vec<String>>,
+    /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order.
+    guards: HashMap<CompileId, Vec<u32>>,
+    /// Each distinct guard line once: the same guards repeat across a frame's compiles, and a
+    /// long log has thousands of compiles with hundreds of guards each.
+    lines: Vec<String>,
+    line_ids: HashMap<String, u32>,
 }
 
 /// One guard of a `dynamo_cpp_guards_str` tree line, without the tree drawing and the source
@@ -35,6 +39,19 @@ fn cpp_guard(line: &str) -> Option<String> {
     Some(guard.to_string())
 }
 
+impl RecompilesTable {
+    /// The id of a guard line, adding it if new.
+    fn intern(&mut self, line: String) -> u32 {
+        if let Some(&id) = self.line_ids.get(&line) {
+            return id;
+        }
+        let id = self.lines.len() as u32;
+        self.lines.push(line.clone());
+        self.line_ids.insert(line, id);
+        id
+    }
+}
+
 impl Table for RecompilesTable {
     const NAME: &'static str = "recompiles";
     type Output = Recompiles;
@@ -52,13 +69,20 @@ impl Table for RecompilesTable {
             }
             ("dynamo_cpp_guards_str", _) => {
                 let Some(text) = ev.payload_text() else { return };
-                self.guards.insert(id, text.lines().filter_map(cpp_guard).collect());
+                let ids = text.lines().filter_map(cpp_guard).map(|g| self.intern(g)).collect();
+                self.guards.insert(id, ids);
             }
             ("dynamo_guards", _) => match ev.payload_json().and_then(Value::as_array) {
                 Some(list) => {
-                    let codes = list.iter().filter_map(|g| g.get("code").and_then(Value::as_str).map(str::to_string));
                     // The C++ tree, when also logged, is the fuller picture; keep it.
-                    self.guards.entry(id).or_insert_with(|| codes.collect());
+                    if !self.guards.contains_key(&id) {
+                        let codes: Vec<String> = list
+                            .iter()
+                            .filter_map(|g| g.get("code").and_then(Value::as_str).map(str::to_string))
+                            .collect();
+                        let ids = codes.into_iter().map(|g| self.intern(g)).collect();
+                        self.guards.insert(id, ids);
+                    }
                 }
                 None => diags.unusable(Self::NAME, ev, "payload is not a JSON list of guards"),
             },
@@ -162,20 +186,20 @@ impl RecompilesTable {
             added,
             removed,
             unchanged,
-            guards_added: multiset_minus(g_new, g_old),
-            guards_removed: multiset_minus(g_old, g_new),
+            guards_added: multiset_minus(g_new, g_old).into_iter().map(|i| self.lines[i as usize].clone()).collect(),
+            guards_removed: multiset_minus(g_old, g_new).into_iter().map(|i| self.lines[i as usize].clone()).collect(),
         }
     }
 }
 
 /// The items of `a` not matched by an equal item of `b` (counting repeats), in `a`'s order.
-fn multiset_minus(a: &[String], b: &[String]) -> Vec<String> {
-    let mut left: HashMap<&str, usize> = HashMap::new();
+fn multiset_minus<T: Eq + std::hash::Hash + Clone>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut left: HashMap<&T, usize> = HashMap::new();
     for s in b {
         *left.entry(s).or_default() += 1;
     }
     a.iter()
-        .filter(|s| match left.get_mut(s.as_str()) {
+        .filter(|s| match left.get_mut(s) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 false
