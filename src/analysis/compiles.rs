@@ -24,9 +24,9 @@ pub struct CompileRecord {
     pub end_ts: String,
     /// The `dynamo_start` stack's id in the stream's stack table.
     pub start_stack: Option<u32>,
-    /// The first `compilation_metrics` metadata of the compile, without its big string fields
-    /// (`dynamo_config`, ...), which no shared fact needs and which would make memory grow with
-    /// the number of compiles times 20 KB.
+    /// The fields of the compile's first `compilation_metrics` that the shared facts read (see
+    /// `SHARED_METRICS`): the others, some of them whole configs, would make memory grow with
+    /// the number of compiles times several KB.
     pub metrics: Option<Value>,
     /// Every artifact, in log order.
     pub artifacts: Vec<ArtifactRef>,
@@ -82,13 +82,36 @@ impl CompileRecord {
     }
 }
 
-/// The fields of a metrics object except strings over 1 KiB (failure fields always stay).
-fn small_fields(meta: &Value) -> Value {
+/// The metrics fields the shared facts read (the `compilation_metrics` table keeps every field).
+const SHARED_METRICS: &[&str] = &[
+    "co_name",
+    "co_filename",
+    "co_firstlineno",
+    "start_time",
+    "entire_frame_compile_time_s",
+    "fail_type",
+    "fail_reason",
+    "restart_reasons",
+    "graph_op_count",
+    "graph_node_count",
+    "graph_input_count",
+    "guard_count",
+    "shape_env_guard_count",
+];
+
+/// The fields of a metrics object the shared facts read: `SHARED_METRICS` and the non-zero cache
+/// counters, when not null. A metrics object has dozens of fields, some of them whole configs;
+/// held for every compile of a long log, they were tens of MiB.
+fn shared_fields(meta: &Value) -> Value {
     match meta {
         Value::Object(fields) => Value::Object(
             fields
                 .iter()
-                .filter(|(k, v)| k.starts_with("fail_") || v.as_str().is_none_or(|s| s.len() <= 1024))
+                .filter(|(k, v)| {
+                    !v.is_null()
+                        && (SHARED_METRICS.contains(&k.as_str())
+                            || (k.contains("cache") && v.as_f64().is_some_and(|x| x != 0.0)))
+                })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         ),
@@ -206,7 +229,7 @@ impl Compiles {
         ev.ts.clone_into(&mut record.end_ts);
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
-            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(small_fields(ev.meta())),
+            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(shared_fields(ev.meta())),
             _ => {}
         }
         if ev.name == Some("dynamo_graph_break_reason") {
