@@ -222,7 +222,7 @@ pub trait Table: Default {
 pub struct TableOutput {
     pub name: &'static str,
     pub rows: u64,
-    /// The table as compact JSON; zstd-compressed once the bundle writer has it.
+    /// Compact JSON (the bundle writer replaces it with its zstd compression).
     pub json: Vec<u8>,
 }
 
@@ -243,24 +243,23 @@ macro_rules! tables {
                 $(self.$field.observe(ev, &mut self.diagnostics);)*
             }
 
-            /// Finishes every table, serializing each one with rows straight into a writer from
-            /// `open` (so no table's JSON is ever whole in memory: the bundle's writer compresses
-            /// as it goes) and handing that writer to `done`; returns the entries the tables
-            /// could not use.
-            pub fn finish<W: std::io::Write>(
+            /// Finishes every table, handing each one with rows to `sink` as soon as it is
+            /// serialized (so only one table's JSON is in memory at a time); returns the entries
+            /// the tables could not use.
+            pub fn finish<E>(
                 mut self,
                 stacks: &StackTable,
-                mut open: impl FnMut() -> std::io::Result<W>,
-                mut done: impl FnMut(&'static str, u64, W) -> std::io::Result<()>,
-            ) -> std::io::Result<Vec<TableDiagnostic>> {
+                mut sink: impl FnMut(TableOutput) -> Result<(), E>,
+            ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
                 let ctx = Finish { stacks, compiles: &self.compiles };
                 $(
                     if let Some((table, rows)) = std::mem::take(&mut self.$field).finish(&ctx) {
-                        let mut out = open()?;
-                        serde_json::to_writer(&mut out, &table)?;
-                        drop(table);
-                        done(<$ty as Table>::NAME, rows, out)?;
+                        sink(TableOutput {
+                            name: <$ty as Table>::NAME,
+                            rows,
+                            json: serde_json::to_vec(&table).expect("tables serialize"),
+                        })?;
                     }
                 )*
                 Ok(self.diagnostics.0)

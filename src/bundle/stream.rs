@@ -352,14 +352,11 @@ impl StreamAnalyzer {
     /// Finishes every table (serialized and compressed) and the Chrome trace.
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
-        let table_diagnostics = self.analysis.finish(
-            &self.stacks,
-            || zstd::Encoder::new(Vec::new(), TABLE_ZSTD_LEVEL),
-            |name, rows, out| {
-                tables.push(TableOutput { name, rows, json: out.finish()? });
-                Ok(())
-            },
-        )?;
+        let table_diagnostics = self.analysis.finish(&self.stacks, |mut t| -> io::Result<()> {
+            t.json = zstd::bulk::compress(&t.json, TABLE_ZSTD_LEVEL)?;
+            tables.push(t);
+            Ok(())
+        })?;
         Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()? })
     }
 }
