@@ -240,7 +240,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
                     file_rank: input.rank_from_name,
                     label: String::new(),
                 };
-                compared.push(StreamTables { member, tables: member_tables });
+                compared.push(StreamTables::new(member, member_tables));
             }
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {

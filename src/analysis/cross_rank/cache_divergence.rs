@@ -24,9 +24,9 @@ impl CrossRankTable for CacheDivergenceTable {
     type Output = CacheDivergence;
 
     fn build(streams: &[StreamTables]) -> Option<(CacheDivergence, u64)> {
-        let directories: Vec<Option<CompileDirectory>> =
-            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
-        let order = CompileOrder::new(directories.iter().flatten());
+        let directories: Vec<Option<&CompileDirectory>> =
+            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
+        let order = CompileOrder::new(directories.iter().flatten().copied());
         let per_stream: Vec<StreamCaches> = streams
             .iter()
             .zip(&directories)

@@ -11,7 +11,7 @@ use crate::schema::cross_rank::StreamGroup;
 use crate::schema::cross_rank::collective_schedules::{
     CollectiveSchedules, CompileIdSchedules, ParityMismatch, ScheduleVariant, StreamParity, UnmatchedCollective,
 };
-use crate::schema::tables::{Collectives, CompileCollectives, CompileDirectory, UnmatchedCall};
+use crate::schema::tables::{Collectives, CompileCollectives, UnmatchedCall};
 
 pub struct CollectiveSchedulesTable;
 
@@ -69,7 +69,7 @@ impl CrossRankTable for CollectiveSchedulesTable {
             .map(|s| {
                 let collectives = s.table::<Collectives>("collectives");
                 let mut compile_ids = BTreeSet::new();
-                for c in s.table::<CompileDirectory>("compile_directory").iter().flat_map(|d| d.compiles.iter()) {
+                for c in s.compile_directory.iter().flat_map(|d| d.compiles.iter()) {
                     order.insert(c.compile_id.clone(), Some(c.cid));
                     compile_ids.insert(c.compile_id.clone());
                 }

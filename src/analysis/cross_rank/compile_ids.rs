@@ -15,8 +15,8 @@ impl CrossRankTable for CompileIdsTable {
     type Output = CompileIds;
 
     fn build(streams: &[StreamTables]) -> Option<(CompileIds, u64)> {
-        let directories: Vec<Option<CompileDirectory>> =
-            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
+        let directories: Vec<Option<&CompileDirectory>> =
+            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
         // Compile id → (display, status per stream index).
         let mut all: BTreeMap<CompileId, (String, BTreeMap<usize, CompileStatus>)> = BTreeMap::new();
         for (i, dir) in directories.iter().enumerate() {

@@ -114,10 +114,10 @@ impl CrossRankTable for CompileTimeImbalanceTable {
     type Output = CompileTimeImbalance;
 
     fn build(streams: &[StreamTables]) -> Option<(CompileTimeImbalance, u64)> {
-        let directories: Vec<Option<CompileDirectory>> =
-            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
+        let directories: Vec<Option<&CompileDirectory>> =
+            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
         let per_stream: Vec<StreamTimes> =
-            streams.iter().zip(&directories).map(|(s, d)| StreamTimes::read(s, d.as_ref())).collect();
+            streams.iter().zip(&directories).map(|(s, d)| StreamTimes::read(s, *d)).collect();
         let ids = |f: &dyn Fn(&StreamTimes) -> bool| -> Vec<String> {
             streams.iter().zip(&per_stream).filter(|(_, p)| f(p)).map(|(s, _)| s.member.stream.clone()).collect()
         };
@@ -175,7 +175,7 @@ impl CrossRankTable for CompileTimeImbalanceTable {
             .collect();
         phases.sort_by(|a, b| a.source.cmp(&b.source).then(b.max_us.total_cmp(&a.max_us)).then(a.name.cmp(&b.name)));
 
-        let order = CompileOrder::new(directories.iter().flatten());
+        let order = CompileOrder::new(directories.iter().flatten().copied());
         let timed: BTreeMap<_, &String> =
             per_stream.iter().flat_map(|p| p.by_compile.keys()).map(|c| (order.key(Some(c)), c)).collect();
         let compile_ids: Vec<CompileIdSpread> = timed

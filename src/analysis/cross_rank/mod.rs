@@ -28,9 +28,18 @@ pub struct StreamTables {
     pub member: RankMember,
     /// Each per-stream table the stream has, by name, as uncompressed JSON.
     pub tables: BTreeMap<&'static str, Vec<u8>>,
+    /// The stream's `compile_directory`, read once: nearly every cross-rank table needs it.
+    pub compile_directory: Option<CompileDirectory>,
 }
 
 impl StreamTables {
+    /// A stream's tables, its compile directory read.
+    pub fn new(member: RankMember, tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
+        let mut s = StreamTables { member, tables, compile_directory: None };
+        s.compile_directory = s.table("compile_directory");
+        s
+    }
+
     /// A per-stream table, when the stream has it.
     pub fn table<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
         // The bundle wrote these bytes from the same types a moment ago, so they always read back.

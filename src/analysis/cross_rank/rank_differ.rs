@@ -61,9 +61,9 @@ impl CrossRankTable for RankDifferTable {
     type Output = RankDiffer;
 
     fn build(streams: &[StreamTables]) -> Option<(RankDiffer, u64)> {
-        let directories: Vec<Option<CompileDirectory>> =
-            streams.iter().map(|s| s.table::<CompileDirectory>("compile_directory")).collect();
-        let order = CompileOrder::new(directories.iter().flatten());
+        let directories: Vec<Option<&CompileDirectory>> =
+            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
+        let order = CompileOrder::new(directories.iter().flatten().copied());
         let mut compiles: BTreeMap<CompileSortKey, CompileRows> = BTreeMap::new();
         for (i, dir) in directories.iter().enumerate() {
             let Some(dir) = dir else { continue };

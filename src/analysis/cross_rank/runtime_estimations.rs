@@ -8,7 +8,7 @@ use super::{CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::runtime_estimations::{
     GraphRuntimes, RuntimeEstimations, StreamGraphRuntime, StreamRuntime,
 };
-use crate::schema::tables::{CompileDirectory, RuntimeEstimates, RuntimeGraph};
+use crate::schema::tables::{RuntimeEstimates, RuntimeGraph};
 
 /// Totals within this relative distance of each other are equal (see
 /// `RuntimeEstimations::relative_tolerance`).
@@ -92,10 +92,7 @@ impl AlignedGraphs {
         }
         let compiled = streams
             .iter()
-            .map(|s| {
-                let directory = s.table::<CompileDirectory>("compile_directory");
-                directory.into_iter().flat_map(|d| d.compiles).map(|c| c.compile_id).collect()
-            })
+            .map(|s| s.compile_directory.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect())
             .collect();
         Some(AlignedGraphs { tables, graphs, compiled })
     }
