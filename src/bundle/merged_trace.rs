@@ -3,13 +3,13 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::stream::{TRACE_FOOTER, TRACE_GZIP_LEVEL, TRACE_HEADER};
+use super::stream::TraceFileWriter;
 use crate::analysis::cross_rank::chrome_trace::{into_process, process_metadata};
 use crate::schema::cross_rank::RankMember;
 
@@ -19,15 +19,10 @@ pub fn merge(out: &Path, members: &[RankMember], traces: &[Option<PathBuf>]) -> 
     if traces.iter().all(Option::is_none) {
         return Ok(false);
     }
-    let file = BufWriter::new(File::create(out)?);
-    let mut w = EventWriter {
-        out: flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL)),
-        first: true,
-    };
-    w.out.write_all(TRACE_HEADER)?;
+    let mut w = TraceFileWriter::create(out)?;
     for (pid, member) in members.iter().enumerate() {
         for event in process_metadata(pid, &member.label) {
-            w.write(&event)?;
+            w.event(&event)?;
         }
     }
     for (pid, trace) in traces.iter().enumerate() {
@@ -36,28 +31,13 @@ pub fn merge(out: &Path, members: &[RankMember], traces: &[Option<PathBuf>]) -> 
         let mut de = serde_json::Deserializer::from_reader(reader);
         TraceFile { w: &mut w, pid }.deserialize(&mut de).map_err(io::Error::other)?;
     }
-    w.out.write_all(TRACE_FOOTER)?;
-    w.out.finish()?.flush()?;
+    w.finish()?;
     Ok(true)
-}
-
-struct EventWriter {
-    out: flate2::write::GzEncoder<BufWriter<File>>,
-    first: bool,
-}
-
-impl EventWriter {
-    fn write(&mut self, event: &impl serde::Serialize) -> io::Result<()> {
-        if !std::mem::take(&mut self.first) {
-            self.out.write_all(b",\n")?;
-        }
-        serde_json::to_writer(&mut self.out, event).map_err(io::Error::other)
-    }
 }
 
 /// Visits one trace file's top-level object, streaming its `traceEvents`.
 struct TraceFile<'a> {
-    w: &'a mut EventWriter,
+    w: &'a mut TraceFileWriter,
     pid: usize,
 }
 
@@ -87,7 +67,7 @@ impl<'de> Visitor<'de> for TraceFile<'_> {
 
 /// Visits a `traceEvents` list, writing each event as it is read.
 struct TraceEvents<'a> {
-    w: &'a mut EventWriter,
+    w: &'a mut TraceFileWriter,
     pid: usize,
 }
 
@@ -106,7 +86,7 @@ impl<'de> Visitor<'de> for TraceEvents<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(event) = seq.next_element::<Map<String, Value>>()? {
             if let Some(event) = into_process(event, self.pid) {
-                self.w.write(&event).map_err(A::Error::custom)?;
+                self.w.event(&event).map_err(A::Error::custom)?;
             }
         }
         Ok(())

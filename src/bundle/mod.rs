@@ -379,27 +379,18 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
 /// Writes the Chrome trace of the runtime estimates (gzip, like the streams' traces, so Perfetto
 /// opens it as is), one member's events at a time; `None` when no stream has estimates.
 fn write_runtime_estimates_trace(root: &Path, compared: &[StreamTables]) -> io::Result<Option<String>> {
-    use std::io::Write;
     let Some(trace) = cross_rank::runtime_estimates_trace::RuntimeEstimatesTrace::new(compared) else {
         return Ok(None);
     };
     let path = paths::RUNTIME_ESTIMATES_TRACE;
     fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
-    let file = io::BufWriter::new(fs::File::create(root.join(path))?);
-    let mut out = flate2::write::GzEncoder::new(file, flate2::Compression::new(stream::TRACE_GZIP_LEVEL));
-    out.write_all(stream::TRACE_HEADER)?;
-    let mut first = true;
+    let mut out = stream::TraceFileWriter::create(&root.join(path))?;
     for (i, stream) in compared.iter().enumerate() {
         for event in trace.member_events(i, stream) {
-            if !first {
-                out.write_all(b",\n")?;
-            }
-            first = false;
-            serde_json::to_writer(&mut out, &event)?;
+            out.event(&event)?;
         }
     }
-    out.write_all(stream::TRACE_FOOTER)?;
-    out.finish()?.flush()?;
+    out.finish()?;
     Ok(Some(path.to_string()))
 }
 

@@ -126,17 +126,54 @@ const BIG_ARG: usize = 256;
 
 /// How a Chrome trace file starts: displayTimeUnit first, as Perfetto's streaming JSON reader
 /// wants it early.
-pub const TRACE_HEADER: &[u8] = b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+const TRACE_HEADER: &[u8] = b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
 /// How a Chrome trace file ends.
-pub const TRACE_FOOTER: &[u8] = b"\n]}\n";
+const TRACE_FOOTER: &[u8] = b"\n]}\n";
 /// gzip level of the Chrome traces.
-pub const TRACE_GZIP_LEVEL: u32 = 6;
+const TRACE_GZIP_LEVEL: u32 = 6;
 
-/// Streams `chromium_event` payloads into a gzip-compressed Chrome trace-event file, which
-/// Perfetto opens as is (gzip rather than zstd for that reason).
+/// A gzip-compressed Chrome trace-event file (`{"traceEvents": [...]}`) written one event at a
+/// time; Perfetto opens it as is (gzip rather than zstd for that reason). Every trace of a bundle
+/// is written with it.
+pub struct TraceFileWriter {
+    out: flate2::write::GzEncoder<BufWriter<File>>,
+    first: bool,
+}
+
+impl TraceFileWriter {
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let file = BufWriter::new(File::create(path)?);
+        let mut out = flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL));
+        out.write_all(TRACE_HEADER)?;
+        Ok(TraceFileWriter { out, first: true })
+    }
+
+    /// Appends one event given as JSON text.
+    pub fn raw(&mut self, event: &[u8]) -> io::Result<()> {
+        self.separate()?;
+        self.out.write_all(event)
+    }
+
+    /// Appends one event.
+    pub fn event(&mut self, event: &impl serde::Serialize) -> io::Result<()> {
+        self.separate()?;
+        serde_json::to_writer(&mut self.out, event).map_err(io::Error::from)
+    }
+
+    fn separate(&mut self) -> io::Result<()> {
+        if std::mem::take(&mut self.first) { Ok(()) } else { self.out.write_all(b",\n") }
+    }
+
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(TRACE_FOOTER)?;
+        self.out.finish()?.flush()
+    }
+}
+
+/// Streams `chromium_event` payloads into the stream's Chrome trace, created with its first event.
 struct ChromeTraceWriter {
     path: PathBuf,
-    out: Option<flate2::write::GzEncoder<BufWriter<File>>>,
+    out: Option<TraceFileWriter>,
 }
 
 impl ChromeTraceWriter {
@@ -176,27 +213,17 @@ impl ChromeTraceWriter {
             &slimmed
         };
         let out = match &mut self.out {
-            Some(out) => {
-                out.write_all(b",\n")?;
-                out
-            }
-            None => {
-                let file = BufWriter::new(File::create(&self.path)?);
-                let out =
-                    self.out.insert(flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL)));
-                out.write_all(TRACE_HEADER)?;
-                out
-            }
+            Some(out) => out,
+            None => self.out.insert(TraceFileWriter::create(&self.path)?),
         };
-        out.write_all(payload)
+        out.raw(payload)
     }
 
     fn finish(self) -> io::Result<Option<PathBuf>> {
         match self.out {
             None => Ok(None),
-            Some(mut out) => {
-                out.write_all(TRACE_FOOTER)?;
-                out.finish()?.flush()?;
+            Some(out) => {
+                out.finish()?;
                 Ok(Some(self.path))
             }
         }
