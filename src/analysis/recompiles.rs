@@ -15,10 +15,9 @@ pub struct RecompilesTable {
     reasons: HashMap<CompileId, Vec<String>>,
     /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order.
     guards: HashMap<CompileId, Vec<u32>>,
-    /// Each distinct guard line once: the same guards repeat across a frame's compiles, and a
-    /// long log has thousands of compiles with hundreds of guards each.
-    lines: Vec<String>,
-    line_ids: HashMap<String, u32>,
+    /// Each distinct guard line once, its index its id: the same guards repeat across a frame's
+    /// compiles, and a long log has thousands of compiles with hundreds of guards each.
+    lines: indexmap::IndexSet<String>,
 }
 
 /// One guard of a `dynamo_cpp_guards_str` tree line, without the tree drawing and the source
@@ -42,13 +41,12 @@ fn cpp_guard(line: &str) -> Option<String> {
 impl RecompilesTable {
     /// The id of a guard line, adding it if new.
     fn intern(&mut self, line: String) -> u32 {
-        if let Some(&id) = self.line_ids.get(&line) {
-            return id;
-        }
-        let id = self.lines.len() as u32;
-        self.lines.push(line.clone());
-        self.line_ids.insert(line, id);
-        id
+        self.lines.insert_full(line).0 as u32
+    }
+
+    /// The guard lines of ids.
+    fn texts(&self, ids: Vec<u32>) -> Vec<String> {
+        ids.into_iter().map(|i| self.lines[i as usize].clone()).collect()
     }
 }
 
@@ -186,8 +184,8 @@ impl RecompilesTable {
             added,
             removed,
             unchanged,
-            guards_added: multiset_minus(g_new, g_old).into_iter().map(|i| self.lines[i as usize].clone()).collect(),
-            guards_removed: multiset_minus(g_old, g_new).into_iter().map(|i| self.lines[i as usize].clone()).collect(),
+            guards_added: self.texts(multiset_minus(g_new, g_old)),
+            guards_removed: self.texts(multiset_minus(g_old, g_new)),
         }
     }
 }
