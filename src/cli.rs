@@ -67,6 +67,9 @@ struct BuildArgs {
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+    /// Don't ship the reference viewer (`index.html` and `viewer/`) in the bundle.
+    #[arg(long)]
+    no_viewer: bool,
 }
 
 /// Runs the command line; the exit code is 0 on success, 1 when validation or `--strict` found
@@ -98,6 +101,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         overwrite: args.overwrite,
         latest: args.latest,
         progress: !args.quiet && std::io::stderr().is_terminal(),
+        viewer: !args.no_viewer,
     };
     let manifest = bundle::build(&options).map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;

@@ -10,3 +10,4 @@ pub mod bundle;
 pub mod cli;
 pub mod parse;
 pub mod schema;
+pub mod viewer;

@@ -17,6 +17,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::analysis::cross_rank::{self, StreamTables};
+use crate::viewer;
 use crate::schema::cross_rank::{CrossRank, RankMember};
 use crate::schema::{
     self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream, TableRef,
@@ -60,6 +61,8 @@ pub struct BuildOptions {
     pub latest: bool,
     /// Show a progress bar (it stays hidden anyway when stderr is not a terminal).
     pub progress: bool,
+    /// Ship the reference viewer in the bundle (`index.html` and `viewer/`).
+    pub viewer: bool,
 }
 
 /// Where the bundle keeps its files.
@@ -102,7 +105,12 @@ pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "bundle".into());
     let staging = parent.join(format!(".{name}.tlparse-build-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
-    let result = build_into(&staging, &found, options);
+    let result = build_into(&staging, &found, options).and_then(|manifest| {
+        if options.viewer {
+            write_viewer(&staging).map_err(|e| BuildError::io(staging.display(), e))?;
+        }
+        Ok(manifest)
+    });
     match result {
         Ok(manifest) => {
             replace_output(&staging, out, &parent, &name).map_err(|e| BuildError::io(&options.output, e))?;
@@ -113,6 +121,17 @@ pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
             Err(e)
         }
     }
+}
+
+/// Writes the embedded reference viewer into the bundle. It is not listed in the manifest: it
+/// is a reader of the format, not part of it.
+fn write_viewer(root: &Path) -> io::Result<()> {
+    for (path, bytes) in viewer::FILES {
+        let file = root.join(path);
+        fs::create_dir_all(file.parent().expect("viewer files are under the root"))?;
+        fs::write(file, bytes)?;
+    }
+    Ok(())
 }
 
 /// Refuses to build over something that should not be replaced.

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::blobs::{hex, shard_name};
 use super::paths;
+use crate::viewer;
 use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, Manifest, StackTable};
 
 /// Why a bundle could not be read.
@@ -272,13 +273,14 @@ pub fn validate(root: &Path) -> Result<Vec<String>, ReadError> {
     let bundle = Bundle::open(root)?;
     let m = &bundle.manifest;
 
-    // Files: listed ones exist with their size and hash; nothing unlisted; schemas as written.
+    // Files: listed ones exist with their size and hash; nothing unlisted (but the shipped
+    // viewer, which is not part of the format); schemas as written.
     let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
     for item in walkdir::WalkDir::new(root).sort_by_file_name() {
         let item = item.map_err(|e| ReadError::Io { path: root.display().to_string(), source: e.into() })?;
         if item.file_type().is_file() {
             let rel = item.path().strip_prefix(root).expect("under root").to_string_lossy().replace('\\', "/");
-            if rel != paths::MANIFEST && !listed.contains_key(rel.as_str()) {
+            if rel != paths::MANIFEST && !listed.contains_key(rel.as_str()) && !viewer::is_viewer_path(&rel) {
                 problems.push(format!("{rel}: file is not listed in manifest.json"));
             }
         }

@@ -1,4 +1,4 @@
-// Real-browser tests of viewers/reference-html/bundle-loader.js: bundles built by the release
+// Real-browser tests of viewers/reference-html/viewer/bundle-loader.js: bundles built by the release
 // tlparse-build from fixture logs, served by server.js in two modes (plain / ghpages), read by
 // Debian's Chromium through playwright-core. Run with ./run.sh (or `node --test` here).
 import { test, describe, before, after } from 'node:test';
@@ -164,7 +164,7 @@ for (const mode of ['plain', 'ghpages']) {
     before(async () => {
       srv = await startServer(mode, {
         '/bundles/': path.join(tmp, 'bundles'),
-        '/loader/': path.join(REPO, 'viewers/reference-html'),
+        '/loader/': path.join(REPO, 'viewers/reference-html/viewer'),
         '/node_modules/': path.join(HERE, 'node_modules'),
         '/': HERE,
       });

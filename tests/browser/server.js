@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json',
-  '.gz': 'application/gzip', '.png': 'image/png', '.css': 'text/css',
+  '.gz': 'application/gzip', '.png': 'image/png', '.css': 'text/css', '.wasm': 'application/wasm',
 };
 const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
 

@@ -38,6 +38,7 @@ pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
         overwrite: true,
         latest: false,
         progress: false,
+        viewer: true,
     };
     let manifest = bundle::build(&options).unwrap_or_else(|e| panic!("building {input}: {e}"));
     assert_valid(out);

@@ -1,0 +1,110 @@
+// Shared setup for the viewer's real-browser tests: builds fixture bundles with the release
+// tlparse-build (each with the viewer it ships), serves them, drives Debian's Chromium through
+// playwright-core, and saves screenshots to tests/browser/screenshots/ for people to look at.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from './server.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, '../..');
+export const BIN = process.env.TLPARSE_BUILD ?? path.join(REPO, 'target/release/tlparse-build');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const SHOTS = path.join(HERE, 'screenshots');
+export const TIMEOUT = 120_000;
+
+/** A fixture path under fixtures-repo/. */
+export function fixture(sub) {
+  return path.join(REPO, 'fixtures-repo', sub);
+}
+
+/**
+ * Builds bundles and serves them. `inputs`: {name: fixture path or a function(tmpDir) → path}.
+ * Returns {url(name, hash), dir(name), browser, server, close()}; bundles are at /b/<name>/.
+ */
+export async function setup(inputs, { mode = 'plain' } = {}) {
+  assert.ok(fs.existsSync(BIN), `${BIN} is missing: run \`cargo build --release\` (run.sh does)`);
+  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (run.sh does)`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tlparse-viewer-'));
+  const dirs = {};
+  for (const [name, src] of Object.entries(inputs)) {
+    const input = typeof src === 'function' ? src(tmp) : src;
+    const out = path.join(tmp, 'b', name);
+    execFileSync(BIN, [input, '-o', out, '--overwrite', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    assert.ok(fs.existsSync(path.join(out, 'index.html')), `${name}: the bundle ships no viewer`);
+    // While editing the viewer: VIEWER_FROM_REPO=1 overlays viewers/reference-html/ on the shipped
+    // copy, so JS/CSS changes need no rebuild of the binary. CI never sets it.
+    if (process.env.VIEWER_FROM_REPO) fs.cpSync(path.join(REPO, 'viewers/reference-html'), out, { recursive: true });
+    dirs[name] = out;
+  }
+  const server = await startServer(mode, { '/b/': path.join(tmp, 'b') });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  fs.mkdirSync(SHOTS, { recursive: true });
+  return {
+    tmp, server, browser,
+    dir: (name) => dirs[name],
+    url: (name, hash = '') => `${server.url}/b/${name}/index.html${hash}`,
+    async close() {
+      await browser.close();
+      await server.close();
+      if (!process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Opens a viewer URL in a fresh context and waits until its page is rendered. Returns
+ * {page, viewer (window.__viewer without the bundle object), errors, requests, close()}.
+ * `errors` collects console errors, page errors and failed requests; tests assert it is empty.
+ */
+export async function open(env, url, { theme = 'light', width = 1280, height = 860 } = {}) {
+  const context = await env.browser.newContext({ viewport: { width, height }, colorScheme: theme });
+  const page = await context.newPage();
+  const errors = [];
+  const requests = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('requestfailed', (r) => errors.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', async (r) => {
+    const body = await r.body().catch(() => null);
+    requests.push({ url: r.url(), status: r.status(), bytes: body?.length ?? 0 });
+  });
+  await page.goto(url);
+  await settle(page);
+  return { page, errors, requests, viewer: await state(page), close: () => context.close() };
+}
+
+/** Waits until the viewer has rendered a page and is not loading. */
+export async function settle(page, after = 0) {
+  await page.waitForFunction((n) => window.__viewer && window.__viewer.renders > n && window.__viewer.state !== 'loading',
+    after, { timeout: 60_000 });
+  return state(page);
+}
+
+/** Navigates within the viewer (hash change) and waits for the new page. */
+export async function go(page, hash) {
+  const before = await page.evaluate(() => window.__viewer.renders);
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  return settle(page, before);
+}
+
+/** window.__viewer as plain data. */
+export function state(page) {
+  return page.evaluate(() => {
+    const { bundle, ...rest } = window.__viewer;
+    return JSON.parse(JSON.stringify(rest));
+  });
+}
+
+/** Saves a full-page screenshot as screenshots/<name>.png. */
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,83 @@
+// Real-browser tests of the shipped viewer's shell and overview page, on bundles built from
+// fixtures. Run with ./run.sh.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup, open, go, shot, fixture, TIMEOUT } from './viewer-harness.js';
+
+let env;
+before(async () => {
+  env = await setup({
+    comp_failure: fixture('tlparse-tests/comp_failure.log'),
+    corrupted: fixture('tlparse-tests/simple_corrupted_json.log'),
+    multi_rank_logs: fixture('tlparse-tests/multi_rank_logs'),
+    recompiles: fixture('torch-2.15/recompiles'),
+  });
+});
+after(() => env?.close());
+
+test('overview of a failed compile: the failure is the first warning', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('comp_failure'));
+  assert.deepEqual(errors, []);
+  assert.equal(viewer.state, 'ready');
+  assert.equal(viewer.page, 'overview');
+  assert.equal(viewer.decoder, 'wasm', 'Chromium has no zstd DecompressionStream: zstd.wasm decodes');
+  // comp_failure.log: one compile, [0/0], whose compilation_metrics has fail_type set.
+  assert.match(viewer.data.warnings[0], /^1 compile failed$/);
+  assert.equal(await page.locator('.warning.sev-error').count(), 1);
+  await shot(page, 'overview-comp_failure-light');
+  await close();
+});
+
+test('overview in the dark theme, and the theme toggle', { timeout: TIMEOUT }, async () => {
+  const { page, errors, close } = await open(env, env.url('recompiles'), { theme: 'dark' });
+  assert.deepEqual(errors, []);
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await bg(), 'rgb(15, 17, 21)');
+  await shot(page, 'overview-recompiles-dark');
+  await page.click('.theme-toggle');
+  assert.equal(await bg(), 'rgb(246, 247, 249)');
+  assert.equal(await page.evaluate(() => localStorage.getItem('tlparse-theme')), 'light');
+  await close();
+});
+
+test('overview lists log problems of a corrupted log', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('corrupted'));
+  assert.deepEqual(errors, []);
+  // simple_corrupted_json.log has one chromium_event line whose JSON is cut short.
+  assert.ok(viewer.data.warnings.some((w) => /log problem/.test(w)), JSON.stringify(viewer.data.warnings));
+  await page.waitForSelector('[data-table="diagnostics"] .vt-body .vt-row');
+  assert.equal(await page.locator('[data-table="diagnostics"] .vt-body .vt-row').count(), viewer.manifest.diagnostics.total);
+  await close();
+});
+
+test('multi-rank overview: divergence warnings and a stream picker', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('multi_rank_logs'));
+  assert.deepEqual(errors, []);
+  // multi_rank_logs: ranks 0 and 2 compiled only [0/0] (failed), rank 1 15 ids, rank 3 7 ids.
+  assert.ok(viewer.data.warnings.some((w) => /^Ranks compiled different graphs: rank 0, rank 2 vs rank 1 vs rank 3$/.test(w)),
+    JSON.stringify(viewer.data.warnings));
+  assert.equal(await page.locator('select.stream-select option').count(), 4);
+  await shot(page, 'overview-multi_rank_logs');
+  await close();
+});
+
+test('?bundle= loads another bundle; a missing one says what to do', { timeout: TIMEOUT }, async () => {
+  const other = `${env.server.url}/b/recompiles/`;
+  const a = await open(env, `${env.url('comp_failure')}?bundle=${encodeURIComponent(other)}`);
+  assert.deepEqual(a.errors, []);
+  assert.match(a.viewer.manifest.inputs[0].path, /recompiles/);
+  await a.close();
+  const b = await open(env, `${env.url('comp_failure')}?bundle=/nowhere/`);
+  assert.equal(b.viewer.state, 'error');
+  assert.match(await b.page.locator('.error-box').innerText(), /Could not open the bundle[\s\S]*tlparse-build serve/);
+  await b.close();
+});
+
+test('unknown routes fall back to the overview; hash navigation re-renders', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('comp_failure', '#/no-such-page'));
+  assert.deepEqual(errors, []);
+  assert.equal(viewer.page, 'overview');
+  const again = await go(page, '#/overview?x=1');
+  assert.equal(again.params.x, '1');
+  await close();
+});

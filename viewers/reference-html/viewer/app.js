@@ -1,0 +1,189 @@
+// app.js: the viewer's shell. Opens the bundle (this page's directory, or `?bundle=URL`), draws
+// the header and navigation, and routes `#/<page>?<params>` to a module in pages/. The URL holds
+// all state, so every view can be linked to.
+//
+// Test hook: `window.__viewer` exposes what is loaded and shown (see `viewer` below), so
+// browser tests assert on data rather than pixels.
+
+import { openBundle } from './bundle-loader.js';
+import { decompress, decoder } from './zstd.js';
+import { h, replace, plural } from './dom.js';
+import { PAGES, NAV } from './pages/index.js';
+
+const viewer = {
+  /** 'loading' | 'ready' | 'error': the state of the current page. */
+  state: 'loading',
+  /** The current page name and its URL params (as a plain object). */
+  page: null,
+  params: {},
+  /** The open Bundle (see bundle-loader.js), its manifest, and the zstd decoder in use. */
+  bundle: null,
+  manifest: null,
+  decoder,
+  /** What the current page loaded and shows, set by the page (`ctx.expose`). */
+  data: {},
+  /** The error message, when state is 'error'. */
+  error: null,
+  /** Pages rendered so far; tests wait for it to change. */
+  renders: 0,
+};
+window.__viewer = viewer;
+
+const app = document.getElementById('app');
+let main;
+let navEl;
+let streamSelect;
+
+/** The current route: `#/compile?s=rank0&id=[0/1]` → {page: 'compile', params}. */
+function route() {
+  const m = /^#\/([\w-]*)(?:\?(.*))?$/.exec(location.hash);
+  const page = m?.[1] && PAGES[m[1]] ? m[1] : 'overview';
+  return { page, params: new URLSearchParams(m?.[2] ?? '') };
+}
+
+/** A link to a page: keeps the selected stream unless `params` sets `s`. */
+export function href(page, params = {}) {
+  const p = new URLSearchParams();
+  const current = route().params.get('s');
+  if (current && !('s' in params)) p.set('s', current);
+  for (const [k, v] of Object.entries(params)) if (v != null) p.set(k, v);
+  const q = p.toString();
+  return `#/${page}${q ? `?${q}` : ''}`;
+}
+
+function bundleUrl() {
+  const given = new URLSearchParams(location.search).get('bundle');
+  return given ? new URL(given, location.href) : new URL('./', location.href);
+}
+
+async function start() {
+  let bundle;
+  try {
+    bundle = await openBundle(bundleUrl(), { zstdDecompress: decompress });
+  } catch (e) {
+    fail(app, `Could not open the bundle at ${bundleUrl()}`, e, [
+      'Serve the bundle directory over HTTP (tlparse-build serve BUNDLE) and open its address, or pass ',
+      h('code', null, '?bundle=URL'), ' pointing at a directory that holds manifest.json.']);
+    viewer.renders++;
+    return;
+  }
+  viewer.bundle = bundle;
+  viewer.manifest = bundle.manifest;
+  const m = bundle.manifest;
+  const inputs = m.inputs.map((i) => i.path.split('/').pop());
+  document.title = `${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`} · torch.compile trace`;
+
+  streamSelect = m.streams.length > 1
+    ? h('select', { class: 'stream-select', 'aria-label': 'Stream (rank)', on: { change: (e) => { location.hash = href(route().page, { s: e.target.value }); } } },
+      m.streams.map((s) => h('option', { value: s.id }, streamLabel(m, s))))
+    : null;
+  navEl = h('nav', { class: 'tabs', 'aria-label': 'Pages' });
+  main = h('main', { id: 'main' });
+  replace(app,
+    h('header', { class: 'top' },
+      h('a', { class: 'brand', href: '#/overview' }, 'tlparse'),
+      h('span', { class: 'title', title: m.inputs.map((i) => i.path).join('\n') },
+        inputs.length === 1 ? inputs[0] : `${inputs.length} logs`, ' · ', plural(m.streams.length, 'stream')),
+      h('span', { class: 'spacer' }),
+      streamSelect,
+      themeToggle()),
+    navEl,
+    main);
+  window.addEventListener('hashchange', show);
+  await show();
+}
+
+/** "rank 3" from the cross-rank labels when there are any, else the stream id. */
+export function streamLabel(m, s) {
+  const member = m.cross_rank?.members?.find((x) => x.stream === s.id);
+  return member?.label ?? (s.rank != null ? `rank ${s.rank}` : s.id);
+}
+
+let showing = 0;
+async function show() {
+  const { page, params } = route();
+  const m = viewer.manifest;
+  const stream = m.streams.find((s) => s.id === params.get('s')) ?? m.streams[0];
+  if (streamSelect) streamSelect.value = stream?.id;
+  replace(navEl, NAV.filter((n) => !n.when || n.when(m, stream)).map((n) =>
+    h('a', { href: href(n.page), class: n.page === page || n.also?.includes(page) ? 'active' : null }, n.label)));
+
+  const ticket = ++showing;
+  Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null });
+  const ctx = context(page, params, stream);
+  const container = h('div', { class: 'page', dataset: { page } }, h('p', { class: 'loading' }, 'Loading…'));
+  replace(main, container);
+  try {
+    const node = await PAGES[page].render(ctx);
+    if (ticket !== showing) return; // a newer navigation won
+    replace(container, node);
+    viewer.state = 'ready';
+  } catch (e) {
+    if (ticket !== showing) return;
+    console.error(e);
+    fail(container, `This page could not be shown`, e);
+    viewer.state = 'error';
+    viewer.error = String(e?.message ?? e);
+  }
+  viewer.renders++;
+  window.scrollTo(0, 0);
+}
+
+/** What a page gets: the bundle, the route, the selected stream, cached table loads. */
+function context(page, params, stream) {
+  const b = viewer.bundle;
+  return {
+    bundle: b,
+    manifest: b.manifest,
+    page,
+    params,
+    stream,
+    href,
+    streamLabel: (s) => streamLabel(b.manifest, s),
+    /** A stream table (null when the stream has none). */
+    table: (name, streamId = stream?.id) => cached(`t:${streamId}:${name}`, () => b.table(streamId, name)),
+    /** A cross-rank table (null when absent). */
+    crossTable: (name) => cached(`x:${name}`, () => b.crossRankTable(name)),
+    /** The stream's stack table. */
+    stacks: (streamId = stream?.id) => b.stacks(streamId),
+    /** Puts `value` in `window.__viewer.data[key]` for tests. */
+    expose: (key, value) => { viewer.data[key] = value; },
+  };
+}
+
+// Tables are immutable: keep the last few parsed ones (they can be several MB).
+const cache = new Map();
+function cached(key, load) {
+  if (!cache.has(key)) {
+    const p = load();
+    p.catch(() => cache.delete(key));
+    cache.set(key, p);
+    if (cache.size > 24) cache.delete(cache.keys().next().value);
+  }
+  return cache.get(key);
+}
+
+function fail(container, title, error, help) {
+  replace(container, h('div', { class: 'error-box', role: 'alert' },
+    h('h2', null, title),
+    h('pre', null, String(error?.message ?? error)),
+    help ? h('p', null, help) : null));
+  viewer.state = 'error';
+  viewer.error = String(error?.message ?? error);
+}
+
+function themeToggle() {
+  const root = document.documentElement;
+  const current = () => root.dataset.theme ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  const button = h('button', { class: 'theme-toggle', type: 'button', title: 'Switch light/dark theme', 'aria-label': 'Switch theme' });
+  const label = () => { button.textContent = current() === 'dark' ? '☀' : '☾'; };
+  button.addEventListener('click', () => {
+    root.dataset.theme = current() === 'dark' ? 'light' : 'dark';
+    try { localStorage.setItem('tlparse-theme', root.dataset.theme); } catch { /* storage disabled */ }
+    label();
+  });
+  label();
+  return button;
+}
+
+start();

@@ -1,0 +1,233 @@
+// dom.js: building DOM safely. Every string from a trace is user code and hostile: it only ever
+// becomes a Text node or an attribute value set by setAttribute, never HTML. Nothing in the
+// viewer uses innerHTML, insertAdjacentHTML or document.write.
+
+/**
+ * Creates an element. `props`: `class`, `style` (object), `dataset` (object), `on` (object of
+ * event handlers), anything else is set with setAttribute (booleans: present when true).
+ * Children: nodes, strings (as text), numbers, arrays, null/undefined/false (skipped).
+ * @returns {HTMLElement}
+ */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value == null || value === false) continue;
+    if (key === 'class') el.className = Array.isArray(value) ? value.filter(Boolean).join(' ') : value;
+    else if (key === 'style') Object.assign(el.style, value);
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key === 'on') for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
+    else if (key === 'href' && !safeHref(String(value))) throw new Error(`refusing href ${value}`);
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+/** Appends children (see {@link h}) to a node. */
+export function append(parent, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child == null || child === false) continue;
+    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return parent;
+}
+
+/** Links the viewer makes: in-page routes, blob: downloads, and http(s) URLs. */
+function safeHref(href) {
+  return href.startsWith('#') || href.startsWith('blob:') || /^https?:\/\//i.test(href) || href.startsWith('?');
+}
+
+/** Removes every child of `el` and appends `children`. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+// ---- formatting ------------------------------------------------------------------------------
+
+const nf = new Intl.NumberFormat('en-US');
+
+/** 1234567 → "1,234,567". */
+export function count(n) {
+  return n == null ? '–' : nf.format(n);
+}
+
+/** Bytes in binary units: 1536 → "1.5 KiB". */
+export function bytes(n) {
+  if (n == null) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return i === 0 ? `${n} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** Seconds, readable at any scale: 0.0123 → "12.3 ms", 75 → "1m 15s". */
+export function seconds(s) {
+  if (s == null || Number.isNaN(s)) return '–';
+  if (s < 1e-3) return `${(s * 1e6).toFixed(s < 1e-5 ? 1 : 0)} µs`;
+  if (s < 1) return `${(s * 1e3).toFixed(s < 0.01 ? 2 : 1)} ms`;
+  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
+  return `${Math.floor(s / 60)}m ${Math.round(s % 60)}s`;
+}
+
+/** "3 compiles" / "1 compile". */
+export function plural(n, word, many = `${word}s`) {
+  return `${count(n)} ${n === 1 ? word : many}`;
+}
+
+// ---- small components ------------------------------------------------------------------------
+
+/** Compile status → [label, css class]. Colours follow tlparse's stack trie. */
+export const STATUS = {
+  ok: ['ok', 'st-ok'],
+  ok_with_restart: ['ok, restarted', 'st-restart'],
+  restarted: ['restarted', 'st-restart'],
+  empty_graph: ['empty graph', 'st-empty'],
+  failed: ['failed', 'st-failed'],
+  metrics_missing: ['metrics missing', 'st-missing'],
+};
+
+/** A coloured status pill. */
+export function statusBadge(status) {
+  const [label, cls] = STATUS[status] ?? [String(status), 'st-missing'];
+  return h('span', { class: ['badge', cls], title: label }, label);
+}
+
+/** A page section with a heading and optional note. */
+export function section(title, ...children) {
+  return h('section', { class: 'card' }, h('h2', null, title), ...children);
+}
+
+/** A muted explanation paragraph. */
+export function note(...children) {
+  return h('p', { class: 'note' }, ...children);
+}
+
+/** An empty state: "nothing here" with why. */
+export function empty(message) {
+  return h('p', { class: 'empty' }, message);
+}
+
+/** A key/value list. `pairs`: [[label, value], ...]; null values are skipped. */
+export function facts(pairs) {
+  return h('dl', { class: 'facts' }, pairs.filter(([, v]) => v != null && v !== '').map(([k, v]) =>
+    [h('dt', null, k), h('dd', null, v)]));
+}
+
+/** `<code>` text. */
+export function code(text) {
+  return h('code', null, text);
+}
+
+/** Offers bytes as a file download (the browser saves it; nothing is rendered). */
+export function download(filename, data, type = 'application/octet-stream') {
+  const url = URL.createObjectURL(new Blob([data], { type }));
+  const a = h('a', { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// ---- virtualized table -----------------------------------------------------------------------
+
+/**
+ * A sortable, filterable table that renders only the rows in view, so tens of thousands of rows
+ * stay smooth. Rows have a fixed height.
+ *
+ * @param {object} o
+ * @param {{key: string, label: string, render?: (row) => any, value?: (row) => any,
+ *   align?: 'left'|'right', width?: string, title?: string}[]} o.columns
+ *   `value` gives what sorting and filtering use (default `row[key]`); `render` what is shown.
+ * @param {any[]} o.rows
+ * @param {number} [o.rowHeight] px (default 30)
+ * @param {number} [o.maxRows] rows visible before scrolling (default 20)
+ * @param {boolean} [o.filter] show a filter box (default: when more than 10 rows)
+ * @param {string} [o.sort] initial sort column key; prefix '-' for descending
+ * @param {(row) => void} [o.onRowClick]
+ * @param {string} [o.name] test id (data-table attribute)
+ */
+export function dataTable(o) {
+  const rowHeight = o.rowHeight ?? 30;
+  const maxRows = o.maxRows ?? 20;
+  const cols = o.columns;
+  const valueOf = (c, r) => (c.value ? c.value(r) : r[c.key]);
+  const template = cols.map((c) => c.width ?? 'minmax(6em, 1fr)').join(' ');
+  // Every row is its own grid: one min-width for all keeps the columns aligned; narrower
+  // screens scroll sideways.
+  const minWidth = `${cols.reduce((sum, c) => sum + minEm(c.width), 0) + 2}em`;
+  let sortKey = o.sort?.replace(/^-/, '') ?? null;
+  let sortDesc = o.sort?.startsWith('-') ?? false;
+  let query = '';
+  let view = o.rows;
+
+  const body = h('div', { class: 'vt-body', role: 'rowgroup' });
+  const spacer = h('div', { class: 'vt-spacer' });
+  const viewport = h('div', { class: 'vt-viewport', style: { minWidth } }, spacer, body);
+  const header = h('div', { class: 'vt-row vt-head', role: 'row', style: { gridTemplateColumns: template, minWidth } },
+    cols.map((c) => h('div', {
+      class: ['vt-cell', c.align === 'right' && 'num', 'sortable'], role: 'columnheader', title: c.title ?? 'Sort',
+      on: { click: () => { sortDesc = sortKey === c.key ? !sortDesc : false; sortKey = c.key; refresh(); } },
+    }, c.label, h('span', { class: 'sort-mark' }))));
+  const counter = h('span', { class: 'vt-count' });
+  const filterBox = (o.filter ?? o.rows.length > 10)
+    ? h('input', { type: 'search', class: 'vt-filter', placeholder: 'Filter…', 'aria-label': 'Filter rows',
+      on: { input: (e) => { query = e.target.value.toLowerCase(); refresh(); } } })
+    : null;
+  const root = h('div', { class: 'vt', role: 'table', dataset: { table: o.name ?? '' } },
+    filterBox || o.rows.length > maxRows ? h('div', { class: 'vt-tools' }, filterBox, counter) : null,
+    h('div', { class: 'vt-scroll' }, header, viewport));
+
+  function refresh() {
+    view = o.rows;
+    if (query) {
+      view = view.filter((r) => cols.some((c) => String(valueOf(c, r) ?? '').toLowerCase().includes(query)));
+    }
+    if (sortKey) {
+      const c = cols.find((x) => x.key === sortKey);
+      const dir = sortDesc ? -1 : 1;
+      view = [...view].sort((a, b) => dir * compare(valueOf(c, a), valueOf(c, b)));
+    }
+    for (const [i, el] of [...header.children].entries()) {
+      el.lastChild.textContent = cols[i].key === sortKey ? (sortDesc ? ' ▾' : ' ▴') : '';
+    }
+    counter.textContent = view.length === o.rows.length ? plural(o.rows.length, 'row') : `${count(view.length)} of ${plural(o.rows.length, 'row')}`;
+    spacer.style.height = `${view.length * rowHeight}px`;
+    viewport.style.height = `${Math.min(view.length, maxRows) * rowHeight}px`;
+    draw();
+  }
+
+  let drawn = '';
+  function draw() {
+    const first = Math.max(0, Math.floor(viewport.scrollTop / rowHeight) - 5);
+    const last = Math.min(view.length, first + maxRows + 10);
+    const key = `${first}:${last}:${view.length}:${sortKey}:${sortDesc}:${query}`;
+    if (key === drawn) return;
+    drawn = key;
+    body.style.transform = `translateY(${first * rowHeight}px)`;
+    body.replaceChildren(...view.slice(first, last).map((r) => h('div', {
+      class: ['vt-row', o.onRowClick && 'clickable'], role: 'row',
+      style: { gridTemplateColumns: template, minWidth, height: `${rowHeight}px` },
+      on: o.onRowClick ? { click: () => o.onRowClick(r) } : undefined,
+    }, cols.map((c) => h('div', { class: ['vt-cell', c.align === 'right' && 'num'], role: 'cell' },
+      c.render ? c.render(r) : valueOf(c, r))))));
+  }
+  viewport.addEventListener('scroll', () => requestAnimationFrame(draw), { passive: true });
+  refresh();
+  return root;
+}
+
+/** The smallest width of a column track in em ('10em', 'minmax(12em, 3fr)'; 6 when unknown). */
+function minEm(width) {
+  const m = /^(?:minmax\()?([\d.]+)em/.exec(width ?? '');
+  return m ? Number(m[1]) : 6;
+}
+
+/** Sort order: numbers numerically, null last, strings naturally ("[0/10]" after "[0/9]"). */
+function compare(a, b) {
+  if (a == null || a === '') return b == null || b === '' ? 0 : 1;
+  if (b == null || b === '') return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
