@@ -1,0 +1,7 @@
+// pages/artifact.js: Artifact (not written yet).
+
+import { h, empty } from '../dom.js';
+
+export async function render() {
+  return h('div', null, h('h1', null, 'Artifact'), empty('This page is not written yet.'));
+}

@@ -1,0 +1,7 @@
+// pages/failures.js: Failures (not written yet).
+
+import { h, empty } from '../dom.js';
+
+export async function render() {
+  return h('div', null, h('h1', null, 'Failures'), empty('This page is not written yet.'));
+}

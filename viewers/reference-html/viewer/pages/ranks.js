@@ -1,0 +1,7 @@
+// pages/ranks.js: Ranks (not written yet).
+
+import { h, empty } from '../dom.js';
+
+export async function render() {
+  return h('div', null, h('h1', null, 'Ranks'), empty('This page is not written yet.'));
+}

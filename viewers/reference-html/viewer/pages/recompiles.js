@@ -1,0 +1,7 @@
+// pages/recompiles.js: Recompiles (not written yet).
+
+import { h, empty } from '../dom.js';
+
+export async function render() {
+  return h('div', null, h('h1', null, 'Recompiles'), empty('This page is not written yet.'));
+}

@@ -1,0 +1,7 @@
+// pages/sizes.js: Graph sizes (not written yet).
+
+import { h, empty } from '../dom.js';
+
+export async function render() {
+  return h('div', null, h('h1', null, 'Graph sizes'), empty('This page is not written yet.'));
+}
