@@ -17,11 +17,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::analysis::cross_rank::{self, StreamTables};
-use crate::viewer;
 use crate::schema::cross_rank::{CrossRank, RankMember};
 use crate::schema::{
     self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream, TableRef,
 };
+use crate::viewer;
 use file::FileResult;
 
 /// Why a build could not be done at all. Problems inside logs are never errors: they become

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::blobs::{hex, shard_name};
 use super::paths;
-use crate::viewer;
 use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, Manifest, StackTable};
+use crate::viewer;
 
 /// Why a bundle could not be read.
 #[derive(Debug, thiserror::Error)]

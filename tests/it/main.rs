@@ -9,3 +9,4 @@ mod schema_drift;
 mod snapshots;
 mod tables;
 mod util;
+mod viewer;
