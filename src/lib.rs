@@ -3,10 +3,12 @@
 //!
 //! The modules read as the pipeline: [`parse`] (log text → entries and diagnostics),
 //! [`analysis`] (entries → tables), [`bundle`] (the only code that writes, plus a strict
-//! reader), with [`schema`] holding the bundle's types and [`cli`] the command line.
+//! reader), with [`schema`] holding the bundle's types, [`cli`] the command line and [`serve`]
+//! the local server that shows a bundle in its viewer.
 
 pub mod analysis;
 pub mod bundle;
 pub mod cli;
 pub mod parse;
 pub mod schema;
+pub mod serve;
