@@ -59,7 +59,6 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
         listener.local_addr().map_err(|source| ServeError::Listen { port: options.port.unwrap_or(0), source })?;
     let server = Arc::new(Server::from_listener(listener, None).map_err(|e| ServeError::Server(e.to_string()))?);
     let url = format!("http://{addr}/");
-    println!("Serving {} at {url} (Ctrl-C to stop)", root.display());
     let has_viewer = root.join("index.html").is_file();
     if !has_viewer {
         println!(
@@ -67,6 +66,7 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
              its files are served as they are. Rebuild it without --no-viewer to get one."
         );
     }
+    println!("Serving {} at {url} (Ctrl-C to stop)", root.display());
 
     let root = Arc::new(root);
     let workers: Vec<_> = (0..WORKERS)
