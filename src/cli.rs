@@ -1,4 +1,4 @@
-//! The command line: a thin clap layer over [`crate::bundle`].
+//! The command line: a thin clap layer over [`crate::bundle`] and [`crate::serve`].
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bundle::{self, BuildOptions, reader};
 use crate::parse::display_compile_id;
+use crate::serve::{self, ServeOptions};
 
 /// Compile PyTorch TORCH_TRACE logs into a bundle that static viewers read.
 ///
@@ -45,6 +46,18 @@ enum Command {
         #[arg(long)]
         stream: Option<String>,
     },
+    /// Serve a bundle on 127.0.0.1 and open its viewer in a browser. Runs until stopped (Ctrl-C).
+    Serve {
+        /// The bundle directory.
+        bundle: Utf8PathBuf,
+        /// The port to listen on (0: any free port). Without it: 8000, or the next free one up
+        /// to 8020, else any free port.
+        #[arg(long)]
+        port: Option<u16>,
+        /// Only print the URL; do not open a browser.
+        #[arg(long)]
+        no_open: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -70,6 +83,12 @@ struct BuildArgs {
     /// Don't ship the reference viewer (`index.html` and `viewer/`) in the bundle.
     #[arg(long)]
     no_viewer: bool,
+    /// After building, serve OUT and open its viewer in a browser, as `serve OUT` does.
+    #[arg(long)]
+    open: bool,
+    /// With --open: the port to listen on (0: any free port).
+    #[arg(long, requires = "open")]
+    port: Option<u16>,
 }
 
 /// Runs the command line; the exit code is 0 on success, 1 when validation or `--strict` found
@@ -81,6 +100,9 @@ pub fn main() -> ExitCode {
         None => run_build(cli.build),
         Some(Command::Validate { bundle }) => run_validate(&bundle),
         Some(Command::Cat { bundle, what, stream }) => run_cat(&bundle, &what, stream.as_deref()),
+        Some(Command::Serve { bundle, port, no_open }) => {
+            run_serve(&bundle, &ServeOptions { port, open_browser: !no_open })
+        }
     };
     match result {
         Ok(code) => code,
@@ -138,6 +160,14 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
         return Ok(ExitCode::from(1));
     }
+    if args.open {
+        return run_serve(&out, &ServeOptions { port: args.port, open_browser: true });
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, String> {
+    serve::serve(bundle, options).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,7 @@ mod cross_rank;
 mod fixtures;
 mod properties;
 mod schema_drift;
+mod serve;
 mod snapshots;
 mod tables;
 mod util;
