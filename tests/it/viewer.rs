@@ -39,7 +39,7 @@ fn every_bundle_ships_the_viewer_byte_for_byte_and_validate_accepts_it() {
     expected.sort();
     assert_eq!(shipped, expected);
     for f in expected.iter().filter(|f| f.as_str() != "viewer/zstd.wasm") {
-        assert_eq!(std::fs::read(out.join(&f)).unwrap(), std::fs::read(source.join(&f)).unwrap(), "{f} differs");
+        assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(source.join(f)).unwrap(), "{f} differs");
     }
     // The decoder is a real WebAssembly module that exports the ABI zstd.js calls.
     let wasm = std::fs::read(out.join("viewer/zstd.wasm")).unwrap();
