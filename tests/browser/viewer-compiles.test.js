@@ -300,6 +300,12 @@ test('artifact: a 20,000-line output code renders only the lines in view', { tim
   await page.locator('.cv-viewport').evaluate((el) => { el.scrollTop = 0; });
   await page.waitForSelector('.cv-line[data-line="1"]');
   assert.equal(await page.locator('.cv-line[data-line="1"] .tk-fn').innerText(), 'kernel_0');
+  // Find reaches lines that are not drawn: "step 5000" is on line 3 * 5000 + 2.
+  await page.fill('.code-find', 'step 5000');
+  await page.press('.code-find', 'Enter');
+  await page.waitForSelector('.cv-line.cv-hl[data-line="15002"] mark');
+  assert.equal(await page.locator('.find-result').innerText(), 'line 15,002');
+  assert.match(await page.evaluate(() => location.hash), /&line=15002$/);
   await page.click('text=Fold all');
   // 6,667 defs, each folded to its first line.
   await page.waitForFunction(() => document.querySelectorAll('.cv-folded').length > 10);

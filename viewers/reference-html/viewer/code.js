@@ -253,6 +253,7 @@ export function codeView(text, o = {}) {
     return [[null, lines[i]]];
   };
 
+  let findQuery = ''; // lower-cased text marked in the drawn lines
   let visible = []; // line indices shown, in order
   const recompute = () => {
     visible = [];
@@ -268,10 +269,8 @@ export function codeView(text, o = {}) {
   const digits = String(n).length;
   const body = h('div', { class: 'cv-body' });
   const sizer = h('div', { class: 'cv-sizer', style: { width: `calc(${maxChars + 12}ch + ${digits + 4}ch)` } }, body);
-  const viewport = h('div', {
-    class: 'cv-viewport', tabindex: '0', role: 'region', 'aria-label': 'Code',
-    style: { '--cv-gutter': `${digits + 1}ch` },
-  }, sizer);
+  const viewport = h('div', { class: 'cv-viewport', tabindex: '0', role: 'region', 'aria-label': 'Code' }, sizer);
+  viewport.style.setProperty('--cv-gutter', `${digits + 1}ch`); // custom properties need setProperty
   const root = h('div', { class: ['cv', `cv-${language}`], dataset: { code: o.name ?? '' } }, viewport);
 
   let drawn = '';
@@ -298,7 +297,10 @@ export function codeView(text, o = {}) {
         }, isFolded ? '▸' : '▾')
         : h('span', { class: 'cv-fold' }),
       h('span', { class: 'cv-text' },
-        tokensOf(i).map(([cls, t]) => (cls ? h('span', { class: `tk-${cls}` }, t) : t)),
+        tokensOf(i).map(([cls, t]) => {
+          const text = findQuery ? markText(t, findQuery) : t;
+          return cls ? h('span', { class: `tk-${cls}` }, text) : text;
+        }),
         isFolded ? h('button', { type: 'button', class: 'cv-folded', on: { click: () => toggle(i) } },
           `⋯ ${blockEnd[i] - i} lines`) : null));
   }
@@ -360,10 +362,39 @@ export function codeView(text, o = {}) {
       draw(true);
     },
     visibleLines: () => visible.map((i) => i + 1),
+    /**
+     * Marks `query` in the lines and goes to the next line holding it after the selected one
+     * (wrapping); returns its number, or 0 when no line has it.
+     */
+    find(query, backwards = false) {
+      findQuery = query.toLowerCase();
+      if (!findQuery) { draw(true); return 0; }
+      for (let k = 1; k <= n; k++) {
+        const i = ((selected < 0 ? (backwards ? 0 : -1) : selected) + (backwards ? -k : k) + n * 2) % n;
+        if (lines[i].toLowerCase().includes(findQuery)) { goTo(i + 1); o.onLine?.(i + 1); return i + 1; }
+      }
+      draw(true);
+      return 0;
+    },
   };
 }
 
 /** Cheap pre-check: can this line change the open-string state (has a quote or is inside one)? */
 function lineOpensString(line, state) {
   return state != null || line.includes('"""') || line.includes("'''");
+}
+
+/** A token's text with the occurrences of `query` (lower-cased) in <mark>. */
+function markText(text, query) {
+  const lower = text.toLowerCase();
+  let at = lower.indexOf(query);
+  if (at < 0) return text;
+  const out = [];
+  let from = 0;
+  for (; at >= 0; at = lower.indexOf(query, at + query.length)) {
+    out.push(text.slice(from, at), h('mark', null, text.slice(at, at + query.length)));
+    from = at + query.length;
+  }
+  out.push(text.slice(from));
+  return out;
 }

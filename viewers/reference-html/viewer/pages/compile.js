@@ -68,10 +68,10 @@ export async function render(ctx) {
     crumbs(ctx, id),
     h('div', { class: 'compile-head' },
       h('h1', null, 'Compile ', h('span', { class: 'mono' }, id), ' ', statusBadge(c.status)),
-      h('nav', { class: 'frame-nav', 'aria-label': 'Compiles of this frame' },
-        prev ? h('a', { href: ctx.href('compile', { id: prev.compile_id }), rel: 'prev' }, `← ${prev.compile_id}`) : h('span', { class: 'muted' }, '← first'),
-        h('span', { class: 'muted' }, ` ${at + 1} of ${siblings.length} of this frame `),
-        next ? h('a', { href: ctx.href('compile', { id: next.compile_id }), rel: 'next' }, `${next.compile_id} →`) : h('span', { class: 'muted' }, 'last →'))),
+      siblings.length > 1 ? h('nav', { class: 'frame-nav', 'aria-label': 'Compiles of this frame' },
+        prev ? h('a', { href: ctx.href('compile', { id: prev.compile_id }), rel: 'prev' }, `← ${prev.compile_id}`) : h('span', { class: 'muted' }, '← (first)'),
+        h('span', { class: 'muted' }, ` · ${at + 1} of ${siblings.length} compiles of this frame · `),
+        next ? h('a', { href: ctx.href('compile', { id: next.compile_id }), rel: 'next' }, `${next.compile_id} →`) : h('span', { class: 'muted' }, '(last) →')) : null),
     frame ? h('p', { class: 'compile-frame' }, h('b', null, frame.name ?? '?'), ' in ', fileLine(frame.file, frame.line, 3),
       frame.inherited ? h('span', { class: 'muted' }, ' (from the attempt that replaced this one)') : null) : null,
     verdict(ctx, c, byId, replaced),
@@ -108,10 +108,12 @@ function crumbs(ctx, id) {
 function verdict(ctx, c, byId, replaced) {
   const parts = [];
   const replacement = c.restarted_as ? byId.get(c.restarted_as) : null;
+  const errorArtifacts = c.artifacts.filter((a) => a.blob && /error|exception|traceback/i.test(a.name));
   if (c.status === 'failed') {
     parts.push(h('div', { class: 'verdict-error', role: 'alert' },
       h('h2', null, `Failed: ${c.fail_type ?? 'unknown error'}`),
-      c.fail_reason ? reasonText(c.fail_reason) : note('No failure reason was logged.')));
+      c.fail_reason ? reasonText(c.fail_reason) : note('No failure reason was logged.'),
+      errorArtifacts.length ? note('Traceback: ', errorArtifacts.map((a, i) => [i ? ', ' : '', h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name)]), '.') : null));
   } else if (c.status === 'restarted') {
     parts.push(h('p', { class: 'verdict-line' }, 'Dynamo restarted this attempt',
       c.graph_breaks.length ? ` at a graph break (${c.graph_breaks.join('; ')})` : '', '; it was compiled again as ',
