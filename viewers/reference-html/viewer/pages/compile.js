@@ -1,7 +1,394 @@
-// pages/compile.js: Compile (not written yet).
+// pages/compile.js: one compile (`#/compile?s=&id=[0/1]`). First what happened (status, failure
+// or restart reasons, graph breaks), then its facts and key metrics, phase timeline, cache
+// lookups, guards, inputs, the user stack that triggered it, and its artifacts. Reads the
+// per-compile rows of compile_directory, compilation_metrics, compile_time, cache_outcomes,
+// guards, inputs and runnables, and the stream's stack table.
 
-import { h, empty } from '../dom.js';
+import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code } from '../dom.js';
+import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, sameFrame } from '../compile-data.js';
 
-export async function render() {
-  return h('div', null, h('h1', null, 'Compile'), empty('This page is not written yet.'));
+const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
+
+/** compilation_metrics fields worth seeing first, with labels. The rest go in a folded list. */
+const KEY_METRICS = [
+  ['graph_op_count', 'graph ops'], ['graph_node_count', 'graph nodes'], ['graph_input_count', 'graph inputs'],
+  ['guard_count', 'guards'], ['shape_env_guard_count', 'shape-env guards'], ['guard_latency_us', 'guard latency (µs)'],
+  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks'], ['has_guarded_code', 'has guarded code'],
+  ['is_forward', 'forward'], ['cuda_version', 'CUDA'], ['triton_version', 'Triton'],
+];
+
+export async function render(ctx) {
+  const id = ctx.params.get('id');
+  const dir = await loadDirectory(ctx);
+  const c = id && dir ? dir.byId.get(id) : null;
+  if (!c) {
+    return h('div', null, crumbs(ctx, id), h('h1', null, `Compile ${id ?? ''}`),
+      section('Not found', empty(id ? `This stream has no compile ${id}. Pick one on the Compiles tab (or another stream).`
+        : 'No compile id in the link: pick a compile on the Compiles tab.')));
+  }
+  const t = (name) => (ctx.stream?.tables?.[name] ? ctx.table(name) : Promise.resolve(null));
+  const [metrics, compileTime, caches, guards, inputs, runnables, stacks] = await Promise.all([
+    t('compilation_metrics'), t('compile_time'), t('cache_outcomes'), t('guards'), t('inputs'), t('runnables'),
+    ctx.stacks().catch(() => null)]);
+  const { byId, compiles } = dir;
+  const frame = frameOf(c, byId);
+  const replaced = compiles.find((x) => x.restarted_as === id) ?? null; // the attempt this one restarted
+  const siblings = sameFrame(c, compiles);
+  const at = siblings.indexOf(c);
+  const prev = siblings[at - 1] ?? null;
+  const next = siblings[at + 1] ?? null;
+
+  const metricRows = (metrics?.metrics ?? []).filter((m) => m.compile_id === id);
+  const timing = compileTime?.compiles.find((x) => x.compile_id === id) ?? null;
+  const cacheRow = caches?.compiles.find((x) => x.compile_id === id) ?? null;
+  const mine = (list) => (list ?? []).filter((r) => r.compile_id === id);
+  const g = guards ? {
+    summary: guards.compiles.find((x) => x.compile_id === id) ?? null,
+    trees: mine(guards.guard_trees), shape: mine(guards.shape_guards), specializations: mine(guards.specializations),
+    symbols: mine(guards.symbols), dataDependent: mine(guards.data_dependent), dynamo: mine(guards.dynamo_guards),
+  } : null;
+  const myInputs = mine(inputs?.inputs);
+  const stackId = c.stack ?? replaced?.stack ?? null;
+  const stack = stackId != null && stacks?.stacks?.[stackId] ? stacks.stacks[stackId].map((f) => stacks.frames[f]) : null;
+
+  ctx.expose('compile', {
+    id, status: c.status, frame: frame?.name ?? null,
+    artifacts: c.artifacts.map((a) => a.name),
+    guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
+    shapeGuards: (g?.shape ?? []).map((x) => x.expr),
+    inputs: myInputs.map((x) => x.sources.join(', ')),
+    phases: timing?.phases.map((p) => p.name) ?? [],
+    caches: cacheRow?.caches.map((v) => `${v.cache}:${v.outcome}`) ?? [],
+    metricsKinds: metricRows.map((m) => m.kind),
+    stackFrames: stack?.length ?? 0,
+    prev: prev?.compile_id ?? null, next: next?.compile_id ?? null,
+  });
+
+  return h('div', { class: 'compile-page' },
+    crumbs(ctx, id),
+    h('div', { class: 'compile-head' },
+      h('h1', null, 'Compile ', h('span', { class: 'mono' }, id), ' ', statusBadge(c.status)),
+      siblings.length > 1 ? h('nav', { class: 'frame-nav', 'aria-label': 'Compiles of this frame' },
+        prev ? h('a', { href: ctx.href('compile', { id: prev.compile_id }), rel: 'prev' }, `← ${prev.compile_id}`) : h('span', { class: 'muted' }, '← (first)'),
+        h('span', { class: 'muted' }, ` · ${at + 1} of ${siblings.length} compiles of this frame · `),
+        next ? h('a', { href: ctx.href('compile', { id: next.compile_id }), rel: 'next' }, `${next.compile_id} →`) : h('span', { class: 'muted' }, '(last) →')) : null),
+    frame ? h('p', { class: 'compile-frame' }, h('b', null, frame.name ?? '?'), ' in ', fileLine(frame.file, frame.line, 3),
+      frame.inherited ? h('span', { class: 'muted' }, ' (from the attempt that replaced this one)') : null) : null,
+    verdict(ctx, c, byId, replaced),
+    h('div', { class: 'grid-2' },
+      section('Facts', facts([
+        ['status', statusBadge(c.status)],
+        ['duration', c.duration_s != null ? seconds(c.duration_s) : null],
+        ['started', c.start_ts ? h('span', { class: 'mono' }, c.start_ts) : null],
+        ['ended', c.end_ts ? h('span', { class: 'mono' }, c.end_ts) : null],
+        ['start time', c.start_time != null ? new Date(c.start_time * 1000).toISOString().replace('T', ' ').replace('Z', ' UTC') : null],
+        ['restart of', replaced ? h('a', { href: ctx.href('compile', { id: replaced.compile_id }) }, replaced.compile_id) : null],
+        ['restarted as', c.restarted_as ? h('a', { href: ctx.href('compile', { id: c.restarted_as }) }, c.restarted_as) : null],
+        ['frame compiles', siblings.length > 1 ? h('span', { class: 'sibling-list' }, siblings.map((s) => (s === c
+          ? h('span', { class: 'badge current' }, s.compile_id)
+          : h('a', { href: ctx.href('compile', { id: s.compile_id }), class: 'mono' }, s.compile_id)))) : null],
+        ['log entries', `seq ${count(c.first_seq)} – ${count(c.last_seq)}`],
+        ['directory', code(c.dir)],
+      ])),
+      metricsSection(metricRows, metrics?.shared ?? [])),
+    phasesSection(timing),
+    cacheSection(ctx, cacheRow, c),
+    guardsSection(ctx, g, c),
+    inputsSection(myInputs),
+    stackSection(stack, stackId, replaced),
+    artifactsSection(ctx, c, runnables));
+}
+
+function crumbs(ctx, id) {
+  return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: ctx.href('compiles') }, 'Compiles'), ' › ',
+    h('span', { class: 'crumb-here' }, id ?? '?'));
+}
+
+/** The answer first: what happened to this compile, in words. */
+function verdict(ctx, c, byId, replaced) {
+  const parts = [];
+  const replacement = c.restarted_as ? byId.get(c.restarted_as) : null;
+  const errorArtifacts = c.artifacts.filter((a) => a.blob && /error|exception|traceback/i.test(a.name));
+  if (c.status === 'failed') {
+    parts.push(h('div', { class: 'verdict-error', role: 'alert' },
+      h('h2', null, `Failed: ${c.fail_type ?? 'unknown error'}`),
+      c.fail_reason ? reasonText(c.fail_reason) : note('No failure reason was logged.'),
+      errorArtifacts.length ? note('Traceback: ', errorArtifacts.map((a, i) => [i ? ', ' : '', h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name)]), '.') : null));
+  } else if (c.status === 'restarted') {
+    parts.push(h('p', { class: 'verdict-line' }, 'Dynamo restarted this attempt',
+      c.graph_breaks.length ? ` at a graph break (${c.graph_breaks.join('; ')})` : '', '; it was compiled again as ',
+      h('a', { href: ctx.href('compile', { id: c.restarted_as }) }, c.restarted_as),
+      replacement ? [' (', statusBadge(replacement.status), ')'] : '', '.'));
+  } else if (c.status === 'empty_graph') {
+    parts.push(h('p', { class: 'verdict-line' }, 'Dynamo captured no operations here (empty graph): the frame runs eagerly, ',
+      'usually because of a graph break right at its start.'));
+  } else if (c.status === 'metrics_missing') {
+    parts.push(h('p', { class: 'verdict-line' }, 'No compilation metrics were logged: the compile crashed, or the log ended before it finished.'));
+  } else {
+    parts.push(h('p', { class: 'verdict-line' }, c.status === 'ok_with_restart' ? 'Compiled after a restart' : 'Compiled',
+      c.duration_s != null ? ` in ${seconds(c.duration_s)}` : '', '.',
+      replaced ? [' It replaces the restarted attempt ', h('a', { href: ctx.href('compile', { id: replaced.compile_id }) }, replaced.compile_id), '.'] : ''));
+  }
+  if (c.restart_reasons?.length) {
+    parts.push(h('h3', null, plural(c.restart_reasons.length, 'restart reason')),
+      c.restart_reasons.map((r) => h('div', { class: 'reason' }, reasonText(r))));
+  }
+  if (c.graph_breaks.length) {
+    parts.push(h('h3', null, plural(c.graph_breaks.length, 'graph break')),
+      h('ul', { class: 'break-list' }, c.graph_breaks.map((b) => h('li', null, b))),
+      note('Full reasons and user stacks: the dynamo_graph_break_reason artifacts below, or the ',
+        h('a', { href: ctx.href('graph-breaks') }, 'Graph breaks'), ' tab.'));
+  }
+  const cls = { failed: 'verdict-failed', restarted: 'verdict-warn', ok_with_restart: 'verdict-warn', empty_graph: 'verdict-empty', metrics_missing: 'verdict-missing' }[c.status] ?? 'verdict-ok';
+  return h('section', { class: ['card', 'verdict', cls], 'aria-label': 'What happened' }, parts);
+}
+
+/** A logged reason: preformatted, its http(s) links clickable. */
+function reasonText(text) {
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(/https?:\/\/[^\s)'"<>]+/g)) {
+    out.push(text.slice(at, m.index), h('a', { href: m[0], target: '_blank', rel: 'noopener noreferrer' }, m[0]));
+    at = m.index + m[0].length;
+  }
+  out.push(text.slice(at));
+  return h('pre', { class: 'reason-text' }, out);
+}
+
+function metricsSection(rows, shared) {
+  if (!rows.length) return section('Metrics', empty('No compilation_metrics entry was logged for this compile.'));
+  const main = rows.find((r) => !r.runtime) ?? rows[0];
+  const m = main.metrics ?? {};
+  const resolve = (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'shared' in v ? shared[v.shared] : v);
+  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '').map(([k, label]) => [label, fmt(m[k])]);
+  const times = Object.entries(main.times_s ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k.replace(/_time_s$/, '').replace(/_/g, ' '), seconds(v)]);
+  return section('Metrics',
+    rows.length > 1 ? note(`${plural(rows.length, 'metrics entry', 'metrics entries')}: ${rows.map((r) => r.kind).join(', ')}; showing ${main.kind}.`) : null,
+    facts([...key, ...times]),
+    rows.map((r) => h('details', { class: 'all-metrics' },
+      h('summary', null, `All ${count(Object.keys(r.metrics ?? {}).length)} fields of ${r.kind}`, r.runtime ? ' (runtime)' : ''),
+      h('dl', { class: 'facts metric-list' }, Object.entries(r.metrics ?? {}).map(([k, v]) => [h('dt', null, k), h('dd', null, valueView(resolve(v)))])))));
+}
+
+function fmt(v) {
+  if (typeof v === 'number') return count(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+}
+
+/** A metrics value: short ones inline, long or structured ones folded. */
+function valueView(v) {
+  if (v == null) return h('span', { class: 'muted' }, 'null');
+  if (typeof v !== 'object' && String(v).length <= 120) return typeof v === 'string' ? v : fmt(v);
+  const text = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+  if (text.length <= 120 && !text.includes('\n')) return h('span', { class: 'mono' }, text);
+  return h('details', null, h('summary', { class: 'muted' }, `${typeof v === 'string' ? 'text' : Array.isArray(v) ? `list of ${v.length}` : 'object'}, ${bytes(text.length)}`),
+    h('pre', { class: 'metric-value' }, text));
+}
+
+/** Phases shown before "show all": the outer levels, and any phase over 2% of the compile. */
+const MAIN_PHASE_DEPTH = 2;
+
+/** The phases as a timeline: each bar from its first begin, as long as its total time. */
+function phasesSection(timing) {
+  if (!timing) return null;
+  const span = timing.span_us || 1;
+  const depth = timing.phases.map(() => 0);
+  timing.phases.forEach((p, i) => { depth[i] = p.parent != null ? depth[p.parent] + 1 : 0; });
+  const main = timing.phases.map((p, i) => depth[i] <= MAIN_PHASE_DEPTH || p.total_us >= span * 0.02 || p.unfinished > 0);
+  const hidden = main.filter((m) => !m).length;
+  const list = h('div', { class: 'phases', role: 'list' });
+  const drawPhases = (all) => {
+    list.replaceChildren(...timing.phases.map((p, i) => (all || main[i] ? phaseRow(p, depth[i], span) : null)).filter(Boolean));
+  };
+  drawPhases(false);
+  let all = false;
+  const more = hidden ? h('button', {
+    type: 'button', class: 'show-more',
+    on: { click: (e) => { all = !all; drawPhases(all); e.target.textContent = all ? 'Show the main phases only' : `Show all ${timing.phases.length} phases`; } },
+  }, `Show all ${timing.phases.length} phases`) : null;
+  return section(`Phases (${seconds(timing.total_us / 1e6)} timed)`,
+    list, more,
+    timing.instants.length ? note('Events: ', timing.instants.map((x, i) => [i ? ', ' : '', code(x.name), x.count > 1 ? ` ×${x.count}` : ''])) : null,
+    note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), '); the darker part is time spent in the phase itself, not in nested phases.',
+      hidden ? ` ${plural(hidden, 'short nested phase')} hidden.` : ''));
+}
+
+function phaseRow(p, depth, span) {
+  return h('div', { class: 'phase', role: 'listitem' },
+    h('span', { class: 'phase-name', style: { paddingLeft: `${depth * 14}px` }, title: p.name },
+      p.name, p.count > 1 ? h('span', { class: 'muted' }, ` ×${p.count}`) : null,
+      p.unfinished ? h('span', { class: 'error', title: 'began and never ended' }, ` (${p.unfinished} unfinished)`) : null,
+      p.outer ? h('span', { class: 'muted', title: `inside phase ${p.outer.phase} of ${p.outer.compile_id}` }, ` ⤴ ${p.outer.compile_id}`) : null),
+    h('span', { class: 'phase-track' },
+      h('span', {
+        class: 'phase-bar',
+        style: { left: `${Math.min(100, (p.offset_us / span) * 100)}%`, width: `max(2px, ${Math.min(100, (p.total_us / span) * 100)}%)` },
+        title: `${p.name}: ${seconds(p.total_us / 1e6)}, self ${seconds(p.self_us / 1e6)}`,
+      }, h('span', { class: 'phase-self', style: { width: `${p.total_us ? (p.self_us / p.total_us) * 100 : 0}%` } }))),
+    h('span', { class: 'phase-time num' }, seconds(p.total_us / 1e6)));
+}
+
+function cacheSection(ctx, row, c) {
+  if (!row) {
+    return c.cache.length ? section('Caches', h('div', { class: 'cache-verdicts' }, cacheVerdicts(c).map((v) => cacheChip(v.cache, v.outcome)))) : null;
+  }
+  const metricPairs = Object.entries(row.metrics ?? {});
+  return section('Caches',
+    h('div', { class: 'cache-verdicts' }, row.caches.map((v) => cacheChip(v.cache, v.outcome,
+      ` (${['hit', 'miss', 'bypass', 'disabled'].filter((k) => v[k]).map((k) => `${v[k]} ${k}`).join(', ')})`))),
+    row.lookups.length ? dataTable({
+      name: 'cache-lookups', maxRows: 10, rows: row.lookups, columns: [
+        { key: 'cache', label: 'cache', width: '9em', render: (l) => cacheLabel(l.cache) },
+        { key: 'outcome', label: 'outcome', width: '7em', render: (l) => h('span', { class: ['badge', OUTCOME_BADGE[l.outcome] ?? 'st-missing'] }, l.outcome) },
+        { key: 'status', label: 'detail', width: '8em' },
+        { key: 'time', label: 'time', align: 'right', width: '10em', value: (l) => l.time_saved_ms ?? l.time_taken_ms,
+          render: (l) => (l.time_saved_ms != null ? `saved ${seconds(l.time_saved_ms / 1e3)}` : l.time_taken_ms != null ? `took ${seconds(l.time_taken_ms / 1e3)}` : '–') },
+        { key: 'reason', label: 'reason / guard', width: 'minmax(12em, 2fr)', value: (l) => l.reason ?? l.guard_expr,
+          render: (l) => h('span', { title: l.reason ?? l.guard_expr ?? '' }, l.reason ?? l.guard_expr ?? '') },
+        { key: 'key', label: 'key', width: 'minmax(8em, 1fr)', render: (l) => (l.key ? h('span', { class: 'mono', title: l.key }, l.key) : '–') },
+        { key: 'components', label: 'key parts', align: 'right', width: '7em', title: 'components of the cache key (in the payload)' },
+        { key: 'blob', label: 'payload', width: '7em', render: (l) => (l.blob ? h('a', { href: artifactHref(ctx, { blob: l.blob, name: l.name }, c.compile_id) }, 'view') : '–') },
+      ],
+    }) : null,
+    metricPairs.length ? h('details', { class: 'all-metrics' }, h('summary', null, `Cache counters from compilation_metrics (${metricPairs.length})`),
+      facts(metricPairs.map(([k, v]) => [k, count(v)]))) : null);
+}
+
+function guardsSection(ctx, g, c) {
+  if (!g || !(g.summary || g.trees.length || g.shape.length || g.symbols.length || g.dynamo.length)) return null;
+  const s = g.summary;
+  const tree = g.trees[g.trees.length - 1] ?? null;
+  const treeArtifact = tree ? c.artifacts.find((a) => a.blob === tree.blob) : null;
+  const userLine = (r) => (r.user_frame
+    ? h('span', { title: `${r.user_frame.file}:${r.user_frame.line} in ${r.user_frame.name}` },
+      r.user_frame.loc ? h('code', null, r.user_frame.loc) : null, ' ', h('span', { class: 'muted' }, `${shortPath(r.user_frame.file, 1)}:${r.user_frame.line}`))
+    : h('span', { class: 'muted' }, '–'));
+  return section('Guards',
+    s ? facts([
+      ['guards (metrics)', s.guard_count != null ? count(s.guard_count) : null],
+      ['shape-env guards', s.shape_env_guard_count != null ? count(s.shape_env_guard_count) : null],
+      ['leaf guards in the tree', s.tree_guards ? count(s.tree_guards) : null],
+      ['guard latency', s.latency_us != null ? `${s.latency_us} µs` : null],
+      ['shape guards added', s.shape_guards ? count(s.shape_guards) : null],
+      ['specializations', s.specializations ? count(s.specializations) : null],
+      ['symbols', s.backed_symbols + s.unbacked_symbols ? `${s.backed_symbols} backed, ${s.unbacked_symbols} unbacked` : null],
+      ['data-dependent', s.data_dependent ? count(s.data_dependent) : null],
+    ]) : null,
+    tree ? [h('h3', null, `Guard tree (${plural(tree.guards.length, 'leaf guard')})`,
+      ' ', h('a', { class: 'small-link', href: artifactHref(ctx, { blob: tree.blob, name: treeArtifact?.name ?? 'dynamo_cpp_guards_str' }, c.compile_id) }, 'raw tree')),
+    dataTable({
+      name: 'guards', maxRows: 12, rows: tree.guards, columns: [
+        { key: 'kind', label: 'kind', width: '13em' },
+        { key: 'source', label: 'value', width: 'minmax(10em, 1.2fr)', render: (r) => (r.source ? h('span', { class: 'mono', title: r.source }, r.source) : '–') },
+        { key: 'code', label: 'check', width: 'minmax(18em, 3fr)', render: (r) => h('span', { class: 'mono', title: r.code }, r.code) },
+        { key: 'user_code', label: 'user code', width: 'minmax(10em, 1.5fr)', render: (r) => (r.user_code ? h('span', { class: 'mono', title: `${r.user_code}\n${r.location ?? ''}` }, r.user_code) : h('span', { class: 'muted' }, r.location ?? '–')) },
+      ],
+    })] : null,
+    g.shape.length ? [h('h3', null, `Shape guards (${g.shape.length})`), dataTable({
+      name: 'shape-guards', maxRows: 10, rows: g.shape, columns: [
+        { key: 'expr', label: 'guard', width: 'minmax(14em, 2fr)', render: (r) => h('span', { class: 'mono', title: r.expr ?? '' }, r.expr ?? '–') },
+        { key: 'user', label: 'added by', width: 'minmax(16em, 3fr)', value: (r) => r.user_frame?.loc ?? '', render: userLine },
+        { key: 'kind', label: 'entry', width: '10em' },
+      ],
+    })] : null,
+    g.specializations.length ? [h('h3', null, `Specializations (${g.specializations.length})`), dataTable({
+      name: 'specializations', maxRows: 8, rows: g.specializations, columns: [
+        { key: 'symbol', label: 'symbol', width: '7em', render: (r) => h('span', { class: 'mono' }, r.symbol ?? '–') },
+        { key: 'value', label: 'value', width: '7em', render: (r) => h('span', { class: 'mono' }, r.value) },
+        { key: 'sources', label: 'sources', width: 'minmax(12em, 2fr)', value: (r) => r.sources.join(', '), render: (r) => h('span', { class: 'mono' }, r.sources.join(', ')) },
+        { key: 'reason', label: 'reason', width: 'minmax(10em, 1.5fr)' },
+        { key: 'user', label: 'where', width: 'minmax(14em, 2fr)', value: (r) => r.user_frame?.loc ?? '', render: userLine },
+      ],
+    })] : null,
+    g.symbols.length ? [h('h3', null, `Symbols (${g.symbols.length})`), dataTable({
+      name: 'symbols', maxRows: 8, rows: g.symbols, columns: [
+        { key: 'symbol', label: 'symbol', width: '7em', render: (r) => h('span', { class: 'mono' }, r.symbol ?? '–') },
+        { key: 'source', label: 'source', width: 'minmax(12em, 2fr)', render: (r) => h('span', { class: 'mono' }, r.source ?? (r.unbacked ? 'unbacked' : '–')) },
+        { key: 'hint', label: 'hint', align: 'right', width: '6em' },
+        { key: 'range', label: 'range', width: '10em', render: (r) => h('span', { class: 'mono' }, r.range ?? '–') },
+        { key: 'user', label: 'where', width: 'minmax(14em, 2fr)', value: (r) => r.user_frame?.loc ?? '', render: userLine },
+      ],
+    })] : null,
+    g.dataDependent.length ? [h('h3', null, `Data-dependent guards (${g.dataDependent.length})`), dataTable({
+      name: 'data-dependent', maxRows: 8, rows: g.dataDependent, columns: [
+        { key: 'kind', label: 'entry', width: '16em' },
+        { key: 'expr', label: 'expression', width: 'minmax(14em, 2fr)', render: (r) => h('span', { class: 'mono', title: r.expr ?? '' }, r.expr ?? '–') },
+        { key: 'result', label: 'result', width: '7em' },
+        { key: 'user', label: 'where', width: 'minmax(14em, 2fr)', value: (r) => r.user_frame?.loc ?? '', render: userLine },
+      ],
+    })] : null,
+    g.dynamo.length ? [h('h3', null, `Dynamo guards (${g.dynamo.length})`), dataTable({
+      name: 'dynamo-guards', maxRows: 10, rows: g.dynamo, columns: [
+        { key: 'code', label: 'guard', width: 'minmax(20em, 3fr)', render: (r) => h('span', { class: 'mono', title: r.code }, r.code) },
+        { key: 'user', label: 'where', width: 'minmax(14em, 2fr)', value: (r) => r.user_frame?.loc ?? '', render: userLine },
+      ],
+    })] : null);
+}
+
+function inputsSection(rows) {
+  if (!rows.length) return null;
+  const dims = (r, key) => {
+    const t = r.tensor;
+    if (!t?.[key]) return '–';
+    return `[${t[key].map((v, i) => (key === 'size' && r.size_symbols[i] ? `${r.size_symbols[i]}=${v}` : v)).join(', ')}]`;
+  };
+  return section(`Inputs (${rows.length})`,
+    dataTable({
+      name: 'inputs', maxRows: 12, rows, columns: [
+        { key: 'sources', label: 'source', width: 'minmax(16em, 3fr)', value: (r) => r.sources.join(', '),
+          render: (r) => (r.sources.length ? h('span', { class: 'mono', title: r.sources.join('\n') }, r.sources.join(', ')) : h('span', { class: 'muted' }, `tensor ${r.id} (no source)`)) },
+        { key: 'size', label: 'size', width: 'minmax(9em, 1.2fr)', value: (r) => dims(r, 'size'),
+          render: (r) => h('span', { class: ['mono', r.size_symbols.some(Boolean) && 'dynamic'], title: r.size_symbols.some(Boolean) ? 'symbolic dimensions as symbol=example' : null }, dims(r, 'size')) },
+        { key: 'stride', label: 'stride', width: 'minmax(8em, 1fr)', value: (r) => dims(r, 'stride'), render: (r) => h('span', { class: 'mono' }, dims(r, 'stride')) },
+        { key: 'dtype', label: 'dtype', width: '9em', value: (r) => r.tensor?.dtype?.replace(/^torch\./, '') },
+        { key: 'device', label: 'device', width: '6em', value: (r) => r.tensor?.device },
+        { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)', value: (r) => inputKind(r) },
+        { key: 'storage', label: 'storage', align: 'right', width: '7em', value: (r) => r.storage?.size, render: (r) => (typeof r.storage?.size === 'number' ? bytes(r.storage.size) : r.storage?.size ?? '–') },
+      ],
+    }),
+    note('Sizes are the example sizes; a symbol (s77=10) marks a dimension that is dynamic in this compile.'));
+}
+
+function inputKind(r) {
+  const t = r.tensor;
+  if (!t) return '';
+  return [t.is_parameter && 'parameter', t.requires_grad && !t.is_parameter && 'requires grad', t.is_view && 'view', ...t.flags]
+    .filter(Boolean).join(', ');
+}
+
+function stackSection(stack, stackId, replaced) {
+  if (!stack) return section('Stack', empty('No dynamo_start stack was logged for this compile.'));
+  const lastUser = stack.map((f) => isFramework(f?.file)).lastIndexOf(false);
+  return section('Stack that triggered the compile',
+    replaced && replaced.stack === stackId ? note(`Logged by ${replaced.compile_id}, the attempt this one restarted.`) : null,
+    h('ol', { class: 'stack' }, stack.map((f, i) => h('li', { class: [isFramework(f?.file) && 'framework', i === lastUser && 'user-frame'] },
+      h('span', { class: 'stack-where' }, h('b', null, f?.name ?? '?'), ' ', fileLine(f?.file, f?.line, 3)),
+      f?.loc ? h('code', { class: 'stack-loc' }, f.loc) : null))),
+    note('Outermost call first. Frames inside torch and site-packages are dimmed; the last user frame is marked.'));
+}
+
+function isFramework(file) {
+  return !file || /\/(site-packages|dist-packages)\/|\/torch\/(_dynamo|nn|_functorch|_inductor)\//.test(file);
+}
+
+function artifactsSection(ctx, c, runnables) {
+  if (!c.artifacts.length) return section('Artifacts', empty('This compile logged no payloads.'));
+  const runnableSeqs = new Set((runnables?.files ?? []).filter((f) => f.compile_id === c.compile_id || f.dir === c.dir).map((f) => f.artifact.seq));
+  const total = c.artifacts.reduce((s, a) => s + (a.size ?? 0), 0);
+  return section(`Artifacts (${c.artifacts.length}, ${bytes(total)})`,
+    dataTable({
+      name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
+        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
+          render: (a) => (a.url
+            ? h('span', null, a.name, ' ', /^https?:\/\//i.test(a.url) ? h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer' }, 'link') : h('span', { class: 'muted' }, a.url))
+            : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null]
+              : a.name) },
+        { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
+        { key: 'format', label: 'format', width: '6em' },
+        { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
+        { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
+        { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
+      ],
+    }));
 }

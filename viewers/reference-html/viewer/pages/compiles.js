@@ -1,7 +1,109 @@
-// pages/compiles.js: Compiles (not written yet).
+// pages/compiles.js: the compile directory (`#/compiles?s=&status=`): every compile id of the
+// stream with its status, frame, duration, graph breaks, cache outcomes and artifacts; status
+// chips filter it, a click opens the compile. Then the artifacts logged outside any compile.
 
-import { h, empty } from '../dom.js';
+import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
+import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactHref } from '../compile-data.js';
 
-export async function render() {
-  return h('div', null, h('h1', null, 'Compiles'), empty('This page is not written yet.'));
+export async function render(ctx) {
+  const dir = await loadDirectory(ctx);
+  if (!dir || !dir.compiles.length && !dir.unattributed.length) {
+    return h('div', null, h('h1', null, 'Compiles'),
+      section('No compiles', empty('This stream logged no compile ids: torch.compile did not run, or the log was ' +
+        'captured without TORCH_TRACE. The overview lists what the log holds.')));
+  }
+  const { compiles, unattributed, byId } = dir;
+  const wanted = ctx.params.get('status');
+
+  const byStatus = new Map();
+  for (const c of compiles) byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1);
+  const frames = new Set(compiles.map((c) => `${c.cid?.compiled_autograd_id}/${c.cid?.frame_id}`));
+  const totalTime = compiles.reduce((s, c) => s + (c.duration_s ?? 0), 0);
+
+  const tableHolder = h('div');
+  const chips = h('div', { class: 'status-chips', role: 'group', 'aria-label': 'Filter by status' });
+  function drawChips(current) {
+    replace(chips,
+      h('button', { type: 'button', class: ['chip', !current && 'active'], 'aria-pressed': String(!current), on: { click: () => choose(null) } },
+        `all ${count(compiles.length)}`),
+      Object.keys(STATUS).filter((s) => byStatus.has(s)).map((s) => h('button', {
+        type: 'button', class: ['chip', current === s && 'active'], 'aria-pressed': String(current === s),
+        dataset: { status: s }, on: { click: () => choose(current === s ? null : s) },
+      }, statusBadge(s), ' ', count(byStatus.get(s)))));
+  }
+  let current = wanted && byStatus.has(wanted) ? wanted : null;
+  function choose(s) {
+    current = s;
+    history.replaceState(null, '', ctx.href('compiles', { status: s ?? undefined }));
+    drawChips(current);
+    drawTable();
+  }
+  function drawTable() {
+    const rows = current ? compiles.filter((c) => c.status === current) : compiles;
+    ctx.expose('compiles', rows.map((c) => c.compile_id));
+    tableHolder.replaceChildren(compileTable(ctx, rows, byId));
+  }
+  drawChips(current);
+  drawTable();
+
+  ctx.expose('unattributed', unattributed.map((a) => a.name));
+  return h('div', null,
+    h('h1', null, 'Compiles'),
+    h('section', { class: 'card' },
+      h('p', { class: 'lead' }, `${plural(compiles.length, 'compile id')} of ${plural(frames.size, 'frame')}, `,
+        `${seconds(totalTime)} compiling in total.`,
+        byStatus.get('failed') ? h('span', { class: 'error' }, ` ${plural(byStatus.get('failed'), 'compile')} failed.`) : null),
+      chips,
+      tableHolder,
+      note('Click a row to open the compile: its metrics, phases, guards, inputs, stack and artifacts. ',
+        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).')),
+    section(`Artifacts outside any compile (${count(unattributed.length)})`,
+      unattributed.length
+        ? dataTable({
+          name: 'unattributed', maxRows: 10, columns: [
+            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => h('a', { href: artifactHref(ctx, a, null) }, a.name) },
+            { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
+            { key: 'format', label: 'format', width: '6em' },
+            { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
+            { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
+            { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
+          ], rows: unattributed,
+        })
+        : empty('Every payload of this stream belongs to a compile.')));
+}
+
+function compileTable(ctx, rows, byId) {
+  if (!rows.length) return empty('No compile has this status.');
+  return dataTable({
+    name: 'compiles', rows, maxRows: 25,
+    onRowClick: (c) => { location.hash = ctx.href('compile', { id: c.compile_id }); },
+    columns: [
+      { key: 'compile_id', label: 'compile id', width: '8em', value: (c) => c.compile_id,
+        render: (c) => h('a', { href: ctx.href('compile', { id: c.compile_id }), class: 'mono' }, c.compile_id) },
+      { key: 'status', label: 'status', width: '10em', render: (c) => statusBadge(c.status) },
+      {
+        key: 'frame', label: 'frame', width: 'minmax(22em, 4fr)',
+        value: (c) => { const f = frameOf(c, byId); return f ? `${f.name ?? ''} ${f.file ?? ''}:${f.line ?? ''}` : ''; },
+        render: (c) => {
+          const f = frameOf(c, byId);
+          if (!f) return h('span', { class: 'muted' }, 'not logged');
+          return h('span', { class: f.inherited ? 'inherited' : null }, h('b', null, f.name ?? '?'), ' ',
+            h('span', { class: 'muted' }, fileLine(f.file, f.line)));
+        },
+      },
+      { key: 'duration_s', label: 'duration', align: 'right', width: '7em', render: (c) => seconds(c.duration_s) },
+      {
+        key: 'graph_breaks', label: 'breaks', align: 'right', width: '6em', value: (c) => c.graph_breaks.length,
+        render: (c) => (c.graph_breaks.length
+          ? h('span', { class: 'warn-text', title: c.graph_breaks.join('\n') }, count(c.graph_breaks.length)) : h('span', { class: 'muted' }, '0')),
+      },
+      {
+        key: 'cache', label: 'caches', width: '11em',
+        value: (c) => cacheVerdicts(c).map((v) => `${v.cache} ${v.outcome}`).join(' '),
+        render: (c) => cacheVerdicts(c).map((v) => cacheChip(v.cache, v.outcome, v.count > 1 ? ` (${v.count} lookups)` : '', true)),
+      },
+      { key: 'artifacts', label: 'artifacts', align: 'right', width: '7em', value: (c) => c.artifacts.length },
+      { key: 'start_ts', label: 'started', width: '13em', render: (c) => h('span', { class: 'mono muted' }, c.start_ts ?? '–') },
+    ],
+  });
 }

@@ -1,0 +1,95 @@
+// compile-data.js: what the compile pages (compiles, trie, compile, artifact) share: the compile
+// directory with lookups by id, frame labels, cache-outcome chips and artifact links.
+
+import { h } from './dom.js';
+
+/**
+ * The stream's compile directory with a map by compile id; null when the stream has none.
+ * @param {object} ctx page context @returns {Promise<{compiles: any[], unattributed: any[], byId: Map<string, any>} | null>}
+ */
+export async function loadDirectory(ctx) {
+  const dir = await ctx.table('compile_directory');
+  if (!dir) return null;
+  const byId = new Map(dir.compiles.map((c) => [c.compile_id, c]));
+  return { compiles: dir.compiles, unattributed: dir.unattributed ?? [], byId };
+}
+
+/**
+ * The compiled frame of a compile: its own metrics, else (a restarted attempt logs none) those
+ * of the attempt that replaced it. {name, file, line, inherited} or null.
+ */
+export function frameOf(c, byId) {
+  let cur = c;
+  for (let hops = 0; cur && hops < 8; hops++) {
+    if (cur.co_name || cur.co_filename) {
+      return { name: cur.co_name, file: cur.co_filename, line: cur.co_firstlineno, inherited: cur !== c };
+    }
+    cur = cur.restarted_as ? byId.get(cur.restarted_as) : null;
+  }
+  return null;
+}
+
+/** The last `parts` components of a path ("…/torch/_dynamo/eval_frame.py"). */
+export function shortPath(file, parts = 2) {
+  if (!file) return '?';
+  const bits = String(file).split('/');
+  return bits.length > parts ? `…/${bits.slice(-parts).join('/')}` : String(file);
+}
+
+/** "file.py:12" with the full path as tooltip. */
+export function fileLine(file, line, parts = 2) {
+  return h('span', { class: 'file-line', title: `${file ?? '?'}${line != null ? `:${line}` : ''}` },
+    shortPath(file, parts), line != null ? `:${line}` : '');
+}
+
+/** "fx_graph_cache" → "FX graph", "aotautograd_cache" → "AOTAutograd". */
+export function cacheLabel(cache) {
+  const known = { fx_graph_cache: 'FX graph', aotautograd_cache: 'AOTAutograd', fx_graph_bundled_cache: 'FX bundled' };
+  return known[cache] ?? cache.replace(/_cache$/, '').replace(/_/g, ' ');
+}
+
+const OUTCOME_CLASS = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty', mixed: 'st-restart' };
+const OUTCOME_MARK = { hit: '✓', miss: '✗', bypass: '↷', disabled: '–', mixed: '±' };
+
+/** One chip for a cache verdict: "FX graph ✓" coloured by outcome (`short`: "FX ✓"). */
+export function cacheChip(cache, outcome, extra = '', short = false) {
+  const label = short ? { fx_graph_cache: 'FX', aotautograd_cache: 'AOT' }[cache] ?? cacheLabel(cache) : cacheLabel(cache);
+  return h('span', { class: ['badge', 'cache-chip', OUTCOME_CLASS[outcome] ?? 'st-missing'], title: `${cache}: ${outcome}${extra}` },
+    `${label} ${OUTCOME_MARK[outcome] ?? outcome}`);
+}
+
+/**
+ * Cache outcomes of a compile_directory row, one verdict per cache (mixed when lookups differ),
+ * as {cache, outcome, count} in order of first lookup.
+ */
+export function cacheVerdicts(c) {
+  const by = new Map();
+  for (const x of c.cache ?? []) {
+    const v = by.get(x.cache);
+    if (!v) by.set(x.cache, { cache: x.cache, outcome: x.outcome, count: 1 });
+    else { v.count++; if (v.outcome !== x.outcome) v.outcome = 'mixed'; }
+  }
+  return [...by.values()];
+}
+
+/** A link to the artifact page of an ArtifactRef of compile `compileId` (null: unattributed). */
+export function artifactHref(ctx, art, compileId) {
+  return ctx.href('artifact', { blob: art.blob, name: art.name, id: compileId ?? undefined });
+}
+
+/** A file name that is safe to save: only [A-Za-z0-9_.-], never starting with '-' or '.'. */
+export function safeFileName(name) {
+  return name.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^[-.]+/, '_');
+}
+
+/** The compile ids of the same frame (same compiled autograd id and frame id), in order. */
+export function sameFrame(c, compiles) {
+  const key = (x) => `${x.cid?.compiled_autograd_id}/${x.cid?.frame_id}`;
+  if (c.cid?.frame_id == null) return [c];
+  const order = (x) => [x.cid.frame_compile_id ?? -1, x.cid.attempt ?? 0];
+  return compiles.filter((x) => key(x) === key(c)).sort((a, b) => {
+    const [a1, a2] = order(a);
+    const [b1, b2] = order(b);
+    return a1 - b1 || a2 - b2;
+  });
+}
