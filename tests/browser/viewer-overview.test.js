@@ -81,3 +81,15 @@ test('unknown routes fall back to the overview; hash navigation re-renders', { t
   assert.equal(again.params.x, '1');
   await close();
 });
+
+test('opened from file://, the page says what to run instead', { timeout: TIMEOUT }, async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`file://${env.dir('comp_failure')}/index.html`);
+  const message = page.locator('#file-protocol');
+  await message.waitFor({ state: 'visible' });
+  assert.match(await message.innerText(), /needs a web server[\s\S]*tlparse-build serve/);
+  assert.equal(await page.locator('#app').isVisible(), false);
+  await shot(page, 'file-protocol');
+  await context.close();
+});
