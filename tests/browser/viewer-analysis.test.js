@@ -46,6 +46,12 @@ function lcsCounts(before, after) {
   return { added: b.length - common, removed: a.length - common };
 }
 
+/** A screenshot from the top of the page (the header is sticky: scrolled, it would float mid-page). */
+async function snap(page, name) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, name);
+}
+
 /** The rendered rows of a dataTable (those in view). */
 function rows(page, name) {
   return page.locator(`[data-table="${name}"] .vt-body .vt-row`);
@@ -100,7 +106,7 @@ test('recompiles: why [0/1] recompiled, its guard changes and artifact diffs', {
   assert.equal(await page.locator('[data-change="[0/1]"] h2 a').first().getAttribute('href'), '#/compile?s=log0&id=%5B0%2F1%5D');
   assert.equal(await first.locator('.an-links a').first().getAttribute('href'),
     '#/artifact?s=log0&blob=2ceb8d84ddcde575cc5852834e5b024f&name=dynamo_output_graph&id=%5B0%2F0%5D');
-  await shot(page, 'recompiles-recompiles-light');
+  await snap(page, 'recompiles-recompiles-light');
 
   // Selecting [0/2] (a dtype change) updates the diff in place and the URL.
   await rows(page, 'recompile-sequence').nth(2).click();
@@ -123,7 +129,7 @@ test('recompiles: deep link to a frame and compile, dark theme', { timeout: TIME
   assert.equal(r.selected, '[1/2]');
   assert.equal(r.previous, '[1/1]');
   await page.waitForFunction(() => Object.keys(window.__viewer.data.diffs ?? {}).length > 0);
-  await shot(page, 'recompiles-recompiles-dark');
+  await snap(page, 'recompiles-recompiles-dark');
   // The first compile has nothing to compare with: an explanation, not an error.
   await go(page, '#/recompiles?frame=1&id=%5B1%2F0%5D');
   assert.match(await page.locator('[data-change="[1/0]"]').innerText(), /first compile/);
@@ -165,7 +171,7 @@ test('graph breaks: deduplicated counts, site link, example text on demand', { t
   await example.locator('summary').click();
   await example.locator('pre').waitFor();
   assert.match(await example.locator('pre').innerText(), /^Graph break in user code at \/home\/user\/scenarios\/graph_breaks\.py:18\n/);
-  await shot(page, 'graph-breaks-graph_breaks-light');
+  await snap(page, 'graph-breaks-graph_breaks-light');
   // Picking another group keeps the choice in the URL.
   await rows(page, 'graph-breaks').nth(3).click();
   assert.match(await page.locator('[data-group="3"] h2').innerText(), /Tensor\.item\(\)/);
@@ -196,7 +202,7 @@ test('failures: the failure of comp_failure.log, with its traceback and start st
   await stack.locator('summary').click();
   await stack.locator('ol li').first().waitFor();
   assert.match(await stack.locator('ol li').first().innerText(), /<module>\s+\/data\/users\/xmfan\/a\/pytorch\/test\/dynamo\/test_misc\.py:12143/);
-  await shot(page, 'failures-comp_failure-light');
+  await snap(page, 'failures-comp_failure-light');
   await close();
 
   // torch-2.15/failures: 6 failed compiles [1/0]..[6/0], no restarts; exception stacks logged.
@@ -209,7 +215,7 @@ test('failures: the failure of comp_failure.log, with its traceback and start st
   await exc.locator('summary').click();
   await exc.locator('pre').waitFor();
   assert.match(await exc.locator('pre').innerText(), /^Traceback \(most recent call last\):/);
-  await shot(f.page, 'failures-failures-light');
+  await snap(f.page, 'failures-failures-light');
   await f.close();
 
   // torch-2.15/graph_breaks: no failures, 10 restarts (one per graph break), listed after failures.
@@ -218,7 +224,7 @@ test('failures: the failure of comp_failure.log, with its traceback and start st
   assert.equal(g.viewer.data.failures.length, 10);
   assert.ok(g.viewer.data.failures.every((x) => x.kind === 'restart' && x.failure_type === 'RestartAnalysis'));
   assert.equal(g.viewer.data.failures[0].compile_id, '[0/0_1]');
-  await shot(g.page, 'failures-graph_breaks-dark');
+  await snap(g.page, 'failures-graph_breaks-dark');
   await g.close();
 });
 
@@ -246,7 +252,7 @@ test('graph sizes: one column per IR, changes against the previous compile highl
   const grew = rows(page, 'graph-sizes').nth(6).locator('.an-grew');
   assert.ok(await grew.count() >= 1);
   assert.match(await grew.first().innerText(), /▲\s*4/);
-  await shot(page, 'sizes-recompiles-light');
+  await snap(page, 'sizes-recompiles-light');
   // The measure is in the URL and survives a reload.
   await page.selectOption('select[aria-label="Measure"]', 'bytes');
   assert.match(await page.evaluate(() => location.hash), /[?&]m=bytes/);
@@ -255,7 +261,7 @@ test('graph sizes: one column per IR, changes against the previous compile highl
   const back = await go(page, '#/sizes?m=lines');
   assert.equal(back.data.sizes.measure, 'lines');
   assert.equal(back.data.sizes.rows[0].cells.inductor_output_code, 109);
-  await shot(page, 'sizes-recompiles-lines-light');
+  await snap(page, 'sizes-recompiles-lines-light');
   assert.deepEqual(errors, []);
   await close();
 });
@@ -279,11 +285,11 @@ test('log volume: by kind, name and call site, totals equal the log size', { tim
   assert.equal(await rows(page, 'volume-name').count(), 4);
   assert.match(await rows(page, 'volume-kind').first().innerText(), /^chromium_event\s+59%/);
   assert.match(await page.locator('.an-lead').innerText(), /^chromium_event entries are 59% of the log/);
-  await shot(page, 'volume-simple-light');
+  await snap(page, 'volume-simple-light');
   await close();
   const d = await open(env, env.url('recompiles', '#/volume'), { theme: 'dark' });
   assert.deepEqual(d.errors, []);
-  await shot(d.page, 'volume-recompiles-dark');
+  await snap(d.page, 'volume-recompiles-dark');
   await d.close();
 });
 
@@ -296,7 +302,7 @@ test('compile time: phases per compile, timeline, totals', { timeout: TIMEOUT },
   assert.equal(await rows(page, 'compile-time').count(), 1);
   assert.equal(await rows(page, 'timeline').count(), 3);
   assert.match(await rows(page, 'timeline').nth(2).innerText(), /backend_compile\s+478 µs/);
-  await shot(page, 'time-chromium_events-light');
+  await snap(page, 'time-chromium_events-light');
   await close();
 
   // torch-2.15/recompiles: slowest first ([0/0], 12.7 s: the cold start); selecting another
@@ -311,11 +317,11 @@ test('compile time: phases per compile, timeline, totals', { timeout: TIMEOUT },
   const t = await r.page.evaluate(() => window.__viewer.data.timeline);
   assert.equal(t.compile_id, ids[1].compile_id);
   assert.equal(await r.page.evaluate(() => location.hash), `#/time?id=${encodeURIComponent(ids[1].compile_id)}`);
-  await shot(r.page, 'time-recompiles-light');
+  await snap(r.page, 'time-recompiles-light');
   await r.close();
   const d = await open(env, env.url('recompiles', '#/time'), { theme: 'dark' });
   assert.deepEqual(d.errors, []);
-  await shot(d.page, 'time-recompiles-dark');
+  await snap(d.page, 'time-recompiles-dark');
   await d.close();
 });
 

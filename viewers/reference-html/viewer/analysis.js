@@ -111,3 +111,27 @@ export function keepInUrl(ctx, params) {
 export function pill(text, tone = null, title = null) {
   return h('span', { class: ['an-pill', tone && `an-pill-${tone}`], title }, text);
 }
+
+/**
+ * A long path (or path:line) shortened from the left, keeping the file name and line, which are
+ * what matter: "/home/user/project/scenarios/model.py:18" → "…/scenarios/model.py:18".
+ * @param {string | null} text @param {number} [max] characters
+ */
+export function shortPath(text, max = 42) {
+  if (text == null || text.length <= max) return text;
+  const parts = text.split('/');
+  let out = parts.pop();
+  while (parts.length && out.length + parts[parts.length - 1].length + 3 <= max) out = `${parts.pop()}/${out}`;
+  return `…/${out}`;
+}
+
+/** A path cell: shortened from the left, the whole path on hover. */
+export function pathCell(text, max) {
+  return text == null ? h('span', { class: 'an-muted' }, '–') : h('span', { class: 'mono', title: text }, shortPath(text, max));
+}
+
+/** Text on one line (whitespace runs collapsed), for table cells; the cell's ellipsis cuts it. */
+export function oneLine(text, max = 400) {
+  const line = String(text ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}

@@ -4,7 +4,7 @@
 // dynamo_error traceback (fetched when opened) and the stack that started the compile.
 
 import { h, section, note, empty, plural, dataTable, facts } from '../dom.js';
-import { blobText, firstLine, keepInUrl, lazyDetails, pill, stackView } from '../analysis.js';
+import { blobText, keepInUrl, lazyDetails, oneLine, pathCell, pill, stackView } from '../analysis.js';
 
 const KIND = { failure: ['failed', 'st-failed'], restart: ['restart', 'st-restart'] };
 
@@ -43,10 +43,10 @@ export async function render(ctx) {
         render: (r) => h('span', { class: r === selected ? 'an-current' : null }, r === selected ? '▸ ' : '',
           h('a', { href: ctx.href('compile', { id: r.compile_id }), on: { click: (e) => e.stopPropagation() } }, r.compile_id)) },
       { key: 'kind', label: 'kind', width: '7em', render: (r) => kindBadge(r.kind) },
-      { key: 'failure_type', label: 'type', width: 'minmax(10em, 1.2fr)', render: (r) => h('span', { class: 'mono', title: r.failure_type ?? '' }, r.failure_type ?? '–') },
-      { key: 'reason', label: 'reason', width: 'minmax(20em, 4fr)', value: (r) => firstLine(r.reason),
-        render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason }, firstLine(r.reason))) },
-      { key: 'user_frame', label: 'user code', width: 'minmax(12em, 2fr)', render: (r) => h('span', { class: 'mono', title: r.user_frame ?? '' }, r.user_frame ?? '–') },
+      { key: 'failure_type', label: 'type', width: 'minmax(13em, 1.2fr)', render: (r) => h('span', { class: 'mono', title: r.failure_type ?? '' }, r.failure_type ?? '–') },
+      { key: 'reason', label: 'reason', width: 'minmax(20em, 4fr)', value: (r) => oneLine(r.reason),
+        render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason }, oneLine(r.reason))) },
+      { key: 'user_frame', label: 'user code', width: 'minmax(12em, 1.5fr)', render: (r) => pathCell(r.user_frame, 30) },
     ],
   }));
   drawTable();

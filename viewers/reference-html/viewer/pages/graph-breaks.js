@@ -5,7 +5,7 @@
 // happened in, and the full text of its first occurrence, fetched when opened.
 
 import { h, section, note, empty, plural, count, dataTable, facts } from '../dom.js';
-import { bar, blobText, httpUrl, keepInUrl, lazyDetails, percent, pill } from '../analysis.js';
+import { bar, blobText, httpUrl, keepInUrl, lazyDetails, pathCell, percent, pill } from '../analysis.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -47,7 +47,7 @@ export async function render(ctx) {
         render: (r) => bar(r.count / total, { title: `${percent(r.count / total)} of ${plural(total, 'break')}` }) },
       { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
       { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
-        render: (r) => h('span', { class: 'mono', title: r.location ?? '' }, r.location ?? '–') },
+        render: (r) => pathCell(r.location) },
       { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
         render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
     ],

@@ -6,7 +6,7 @@
 
 import { h, section, note, empty, plural, count, statusBadge, dataTable, code } from '../dom.js';
 import { diffText, diffView } from '../diff.js';
-import { firstLine, keepInUrl, lazyDetails, pill } from '../analysis.js';
+import { firstLine, keepInUrl, lazyDetails, pathCell, pill } from '../analysis.js';
 
 /** The key of a frame in the URL: its frame id, prefixed by the compiled autograd id if any. */
 function frameKey(f) {
@@ -97,7 +97,7 @@ function framesTable(ctx, frames, current) {
     columns: [
       { key: 'co_name', label: 'function', width: 'minmax(10em, 1.2fr)', value: (f) => f.co_name ?? '',
         render: (f) => h('a', { href: link(f), class: f === current ? 'an-current' : null }, f === current ? '▸ ' : '', f.co_name ?? `frame ${f.frame_id}`) },
-      { key: 'location', label: 'location', width: 'minmax(14em, 2fr)', render: (f) => h('span', { class: 'mono', title: f.location ?? '' }, f.location ?? '–') },
+      { key: 'location', label: 'location', width: 'minmax(14em, 2fr)', render: (f) => pathCell(f.location) },
       { key: 'compiles', label: 'compiles', align: 'right', width: '7em', value: (f) => f.compiles.length },
       { key: 'failed', label: 'failed', align: 'right', width: '6em', value: (f) => f.compiles.filter((c) => c.status === 'failed').length || null },
       { key: 'reason', label: 'last recompile because', width: 'minmax(18em, 3fr)',
@@ -126,12 +126,12 @@ function sequenceTable(ctx, frame, selected, select) {
         render: (r) => (r.reasons.length
           ? h('span', { class: 'mono', title: r.reasons[0] }, firstLine(r.reasons[0]))
           : h('span', { class: 'an-muted' }, 'first compile')) },
-      { key: 'reasons', label: 'reasons', align: 'right', width: '6em', value: (r) => r.reasons.length || null },
+      { key: 'reasons', label: 'reasons', align: 'right', width: '7em', title: 'recompile reasons: one per earlier compile', value: (r) => r.reasons.length || null },
       { key: 'changes', label: 'guards', align: 'right', width: '6em', title: 'guards added / removed against the previous compile',
         value: (r) => (r.changes ? r.changes.guards_added.length + r.changes.guards_removed.length : null),
         render: (r) => (r.changes ? h('span', null, h('span', { class: 'add-count' }, `+${r.changes.guards_added.length}`), ' ',
           h('span', { class: 'del-count' }, `−${r.changes.guards_removed.length}`)) : '') },
-      { key: 'artifacts', label: 'artifacts changed', align: 'right', width: '9em',
+      { key: 'artifacts', label: 'artifacts', align: 'right', width: '7em', title: 'artifacts changed against the previous compile',
         value: (r) => r.changes?.changed.length ?? null },
     ],
   });

@@ -4,7 +4,7 @@
 // FX nodes, lines or bytes) is picked above the table; a cell that differs from the previous
 // compile of the same frame is highlighted with the direction of the change.
 
-import { h, section, note, empty, plural, count, bytes, dataTable } from '../dom.js';
+import { h, replace, section, note, empty, plural, count, bytes, dataTable } from '../dom.js';
 import { frameOf, keepInUrl } from '../analysis.js';
 
 const MEASURES = {
@@ -77,7 +77,7 @@ export async function render(ctx) {
     expose();
     const changed = changes();
     const frames = new Set(changed.map(([id]) => frameOf(id)));
-    summaryBox.replaceChildren(changed.length
+    replace(summaryBox, changed.length
       ? [h('strong', null, plural(changed.length, 'size')), ` changed against the previous compile of the same frame (${plural(frames.size, 'frame')}): `,
         'highlighted cells, ▲ grew, ▼ shrank. Hover a cell for its lines, bytes and call nodes.']
       : 'No size changed between compiles of the same frame. Hover a cell for its lines, bytes and call nodes.');

@@ -1,5 +1,5 @@
 // pages/time.js: where the compile time went (`#/time?s=&id=`). Reads the `compile_time` table
-// (docs/tables/compile_time.md): compiles slowest first with their time in the costliest phases,
+// (docs/tables/compile_time.md): compiles slowest first with their time in the main phases,
 // a timeline of the selected compile's phases (`id`, default the slowest), and the stream's totals
 // per phase. The stream's Chrome trace opens in Perfetto (window.open + the PING/PONG postMessage
 // hand-off of https://perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui) or downloads.
@@ -8,8 +8,15 @@ import { h, section, note, empty, plural, count, seconds, dataTable, facts, down
 import { bar, keepInUrl, percent, pill } from '../analysis.js';
 
 const PERFETTO = 'https://ui.perfetto.dev';
-/** Phase names shown as columns of the compiles table. */
+/** Phase columns of the compiles table: at most this many. */
 const PHASE_COLUMNS = 6;
+/**
+ * The phases compilation_metrics also times (tlparse's columns) plus the usual big steps, shown
+ * first when the stream has them: the outermost phases (dynamo, compile_attempt_0) all last about
+ * as long as the whole compile and tell little. Other phases fill the remaining columns.
+ */
+const PREFERRED_PHASES = ['entire_frame_compile', 'bytecode_tracing', 'backend_compile', 'create_aot_dispatcher_function',
+  'inductor_compile', 'code_gen', 'compile_file', 'async_compile.wait'];
 const us = (t) => seconds(t / 1e6);
 
 /** @param {any} ctx see app.js */
@@ -26,7 +33,7 @@ export async function render(ctx) {
 
   const slowest = [...compiles].sort((a, b) => b.total_us - a.total_us);
   const maxTotal = slowest[0].total_us || 1;
-  const phaseNames = table.phases.slice(0, PHASE_COLUMNS).map((p) => p.name);
+  const phaseNames = phaseColumns(table.phases);
   const perPhase = new Map(compiles.map((c) => [c, phaseTimes(c)]));
   let selected = compiles.find((c) => c.compile_id === ctx.params.get('id')) ?? slowest[0];
   const exposed = {
@@ -72,7 +79,7 @@ export async function render(ctx) {
     section('Where the time went',
       h('p', { class: 'an-lead' }, slowest[0].compile_id ? ['The slowest compile, ', h('strong', null, slowest[0].compile_id), `, took ${us(slowest[0].total_us)}`] : `The slowest events took ${us(slowest[0].total_us)}`,
         ` (${percent(slowest[0].total_us / (table.total_us || 1))} of the time in timed phases). `,
-        `Its costliest phase under the top level: `, h('strong', null, costliestChild(slowest[0]) ?? '–'), '.'),
+        busiest(slowest[0])),
       facts([
         ['in timed phases', us(table.total_us)],
         ['compiles timed', count(compiles.filter((c) => c.compile_id != null).length)],
@@ -100,15 +107,20 @@ function phaseTimes(c) {
   return out;
 }
 
-/** The name of the costliest phase below the outermost ones (the interesting one), if any. */
-function costliestChild(c) {
-  let best = null;
-  for (const p of c.phases) {
-    let depth = 0;
-    for (let up = p.parent; up != null; up = c.phases[up].parent) depth++;
-    if (depth >= 3 && (!best || p.total_us > best.total_us)) best = p;
-  }
-  return best?.name ?? c.phases[0]?.name ?? null;
+/** The phase names shown as columns: the preferred ones present, then the costliest others. */
+function phaseColumns(phases) {
+  const present = new Set(phases.map((p) => p.name));
+  const names = PREFERRED_PHASES.filter((n) => present.has(n)).slice(0, PHASE_COLUMNS);
+  for (const p of phases) if (names.length < PHASE_COLUMNS && !names.includes(p.name)) names.push(p.name);
+  return names;
+}
+
+/** "Most of it is spent in X itself (Y)": the phase of a compile with the largest self time. */
+function busiest(c) {
+  const p = c.phases.reduce((best, x) => (!best || x.self_us > best.self_us ? x : best), null);
+  if (!p) return '';
+  return ['The phase with the most time of its own: ', h('strong', { class: 'mono' }, p.name),
+    ` (${us(p.self_us)}${p.count > 1 ? ` over ${p.count} runs` : ''}, ${percent(p.self_us / (c.total_us || 1))} of the compile).`];
 }
 
 /** The selected compile's phases as a tree with Gantt bars (offset and length over its span). */

@@ -3,7 +3,7 @@
 // call site (file:line), each row with a bar proportional to its share of the log.
 
 import { h, section, note, empty, plural, count, bytes, dataTable, facts } from '../dom.js';
-import { bar, percent } from '../analysis.js';
+import { bar, pathCell, percent } from '../analysis.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -32,7 +32,9 @@ export async function render(ctx) {
         ['headers', `${bytes(total.header_bytes)} (glog prefix and JSON metadata)`],
         ['payloads', `${bytes(total.payload_bytes)} in ${plural(total.payload_lines, 'line')} (${plural(total.payload_entries, 'entry', 'entries')} with a payload)`],
       ])),
-    section(`By entry kind (${t.by_kind.length})`, volumeTable('volume-kind', t.by_kind, total, 'kind')),
+    section(`By entry kind (${t.by_kind.length})`,
+      note('Bars: the share of the log\'s bytes; the dark part is payload (graphs, code, JSON), the light part header lines.'),
+      volumeTable('volume-kind', t.by_kind, total, 'kind')),
     section(`By artifact name (${t.by_name.length})`,
       t.by_name.length
         ? volumeTable('volume-name', t.by_name, total, 'name', true)
@@ -51,7 +53,7 @@ function volumeTable(name, rows, total, keyLabel, withKind = false) {
     maxRows: 12,
     sort: '-log_bytes',
     columns: [
-      { key: 'key', label: keyLabel, width: 'minmax(16em, 3fr)', render: (r) => h('span', { class: 'mono', title: r.key }, r.key) },
+      { key: 'key', label: keyLabel, width: 'minmax(16em, 3fr)', render: (r) => pathCell(r.key, 48) },
       withKind ? { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' } : null,
       { key: 'share', label: 'share of the log', width: 'minmax(12em, 2fr)', value: (r) => r.log_bytes,
         render: (r) => h('span', { class: 'an-share' }, bar(r.log_bytes / total.log_bytes, { inner: r.payload_bytes / total.log_bytes, title: 'dark: payload bytes' }),
