@@ -8,6 +8,9 @@ import { h, section, note, empty, plural, count, statusBadge, dataTable, code } 
 import { diffText, diffView } from '../diff.js';
 import { firstLine, keepInUrl, lazyDetails, pathCell, pill } from '../analysis.js';
 
+/** torch's default `recompile_limit` (`cache_size_limit`): past it dynamo stops recompiling. */
+const RECOMPILE_LIMIT = 8;
+
 /** The key of a frame in the URL: its frame id, prefixed by the compiled autograd id if any. */
 function frameKey(f) {
   return f.compiled_autograd_id != null ? `!${f.compiled_autograd_id}/${f.frame_id}` : String(f.frame_id);
@@ -80,7 +83,10 @@ export async function render(ctx) {
     h('section', { class: 'card' },
       h('h2', null, frame.co_name ?? `frame ${frame.frame_id}`, ' ',
         frame.location ? h('span', { class: 'an-sub' }, frame.location) : null, ' ',
-        pill(plural(frame.compiles.length, 'compile'))),
+        pill(plural(frame.compiles.length, 'compile')), ' ',
+        frame.compiles.length >= RECOMPILE_LIMIT
+          ? pill('recompile storm', 'del', `torch's default recompile_limit is ${RECOMPILE_LIMIT}: past it, dynamo stops compiling this frame and runs it eagerly`)
+          : null),
       note('Click a compile to see what changed against the one before it.'),
       sequenceBox),
     changeBox);

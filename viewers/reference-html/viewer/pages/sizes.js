@@ -124,7 +124,7 @@ function sizesTable(ctx, rows, columns, measure) {
         value: (r) => r.c.graph_op_count,
         render: (r) => (r.c.graph_op_count == null ? '–' : `${r.c.graph_op_count} / ${r.c.graph_node_count ?? '–'} / ${r.c.graph_input_count ?? '–'}`) },
       ...columns.map((col) => ({
-        key: col, label: shortName(col), title: col, align: 'right', width: '8em',
+        key: col, label: h('span', { class: 'an-col-label' }, shortName(col)), title: col, align: 'right', width: '7em',
         value: (r) => (r.cells[col] ? m.get(r.cells[col]) : null),
         render: (r) => cell(r, col),
       })),
@@ -132,7 +132,7 @@ function sizesTable(ctx, rows, columns, measure) {
   });
 }
 
-/** Column headers: drop the suffixes every graph shares. */
+/** Column headers: drop the suffix every graph shares; may break after an underscore. */
 function shortName(col) {
-  return col.replace(/_graph(#\d+)?$/, '$1').replace(/^inductor_output_code$/, 'output code');
+  return col.replace(/_graph(#\d+)?$/, '$1').replace(/^inductor_output_code$/, 'output code').replaceAll('_', '_\u200b');
 }

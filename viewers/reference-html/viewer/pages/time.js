@@ -58,14 +58,14 @@ export async function render(ctx) {
     maxRows: 12,
     onRowClick: select,
     columns: [
-      { key: 'compile_id', label: 'compile', width: '8em',
+      { key: 'compile_id', label: 'compile', width: '9em',
         render: (c) => h('span', { class: c === selected ? 'an-current' : null }, c === selected ? '▸ ' : '', c.compile_id
           ? h('a', { href: ctx.href('compile', { id: c.compile_id }), on: { click: (e) => e.stopPropagation() } }, c.compile_id)
           : h('span', { class: 'an-muted', title: 'events outside any compile' }, 'no compile')) },
       { key: 'total_us', label: 'time', align: 'right', width: '6.5em', render: (c) => us(c.total_us) },
       { key: 'bar', label: '', width: 'minmax(10em, 2fr)', value: (c) => c.total_us, render: (c) => bar(c.total_us / maxTotal) },
       ...phaseNames.map((name) => ({
-        key: `p:${name}`, label: name, title: `time in ${name}`, align: 'right', width: 'minmax(7em, 1fr)',
+        key: `p:${name}`, label: h('span', { class: 'an-col-label' }, name.replace(/[_.]/g, '$&\u200b')), title: `time in ${name}`, align: 'right', width: 'minmax(7em, 1fr)',
         value: (c) => perPhase.get(c).get(name) ?? null,
         render: (c) => (perPhase.get(c).has(name) ? us(perPhase.get(c).get(name)) : h('span', { class: 'an-muted' }, '–')),
       })),
@@ -167,10 +167,8 @@ function timeline(ctx, c) {
 function gantt(p, span) {
   const left = Math.min(1, p.offset_us / span);
   const width = Math.max(0.002, Math.min(1 - left, p.total_us / span));
-  const self = p.total_us ? p.self_us / p.total_us : 0;
   return h('span', { class: 'an-gantt', title: `starts at +${us(p.offset_us)}, ${us(p.total_us)} (self ${us(p.self_us)})` },
-    h('span', { class: 'an-gantt-bar', style: { left: `${left * 100}%`, width: `${width * 100}%` } },
-      h('span', { class: 'an-bar-inner', style: { width: `${self * 100}%` } })));
+    h('span', { class: 'an-gantt-bar', style: { left: `${left * 100}%`, width: `${width * 100}%` } }));
 }
 
 function phaseTotals(table) {
