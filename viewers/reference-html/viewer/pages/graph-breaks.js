@@ -47,7 +47,7 @@ export async function render(ctx) {
         render: (r) => bar(r.count / total, { title: `${percent(r.count / total)} of ${plural(total, 'break')}` }) },
       { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
       { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
-        render: (r) => pathCell(r.location) },
+        render: (r) => pathCell(r.location, 30) },
       { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
         render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
     ],

@@ -103,7 +103,7 @@ function framesTable(ctx, frames, current) {
     columns: [
       { key: 'co_name', label: 'function', width: 'minmax(10em, 1.2fr)', value: (f) => f.co_name ?? '',
         render: (f) => h('a', { href: link(f), class: f === current ? 'an-current' : null }, f === current ? '▸ ' : '', f.co_name ?? `frame ${f.frame_id}`) },
-      { key: 'location', label: 'location', width: 'minmax(14em, 2fr)', render: (f) => pathCell(f.location) },
+      { key: 'location', label: 'location', width: 'minmax(14em, 2fr)', render: (f) => pathCell(f.location, 34) },
       { key: 'compiles', label: 'compiles', align: 'right', width: '7em', value: (f) => f.compiles.length },
       { key: 'failed', label: 'failed', align: 'right', width: '6em', value: (f) => f.compiles.filter((c) => c.status === 'failed').length || null },
       { key: 'reason', label: 'last recompile because', width: 'minmax(18em, 3fr)',
