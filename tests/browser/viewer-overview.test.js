@@ -2,7 +2,8 @@
 // fixtures. Run with ./run.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, open, go, shot, fixture, TIMEOUT } from './viewer-harness.js';
+import { spawn } from 'node:child_process';
+import { setup, open, go, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
 
 let env;
 before(async () => {
@@ -92,4 +93,27 @@ test('opened from file://, the page says what to run instead', { timeout: TIMEOU
   assert.equal(await page.locator('#app').isVisible(), false);
   await shot(page, 'file-protocol');
   await context.close();
+});
+
+test('served by `tlparse-build serve`, the viewer loads with its wasm decoder', { timeout: TIMEOUT }, async () => {
+  const server = spawn(BIN, ['serve', env.dir('multi_rank_logs'), '--port', '0', '--no-open'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    });
+    const { viewer, errors, requests, close } = await open(env, url);
+    assert.deepEqual(errors, []);
+    assert.equal(viewer.state, 'ready');
+    assert.equal(viewer.manifest.streams.length, 4);
+    assert.ok(requests.some((r) => r.url.endsWith('/viewer/zstd.wasm') && r.status === 200));
+    await close();
+  } finally {
+    server.kill();
+  }
 });

@@ -1,7 +1,85 @@
-// pages/graph-breaks.js: Graph breaks (not written yet).
+// pages/graph-breaks.js: what breaks the graphs, where and how often (`#/graph-breaks?s=&g=`).
+// Reads the `graph_breaks` table (docs/tables/graph_breaks.md): breaks grouped by (reason,
+// location), most frequent first. A table of the groups, then the selected group (`g`, its index,
+// default the most frequent) with its explanation, its graph-break site page, the compiles it
+// happened in, and the full text of its first occurrence, fetched when opened.
 
-import { h, empty } from '../dom.js';
+import { h, section, note, empty, plural, count, dataTable, facts } from '../dom.js';
+import { bar, blobText, httpUrl, keepInUrl, lazyDetails, pathCell, percent, pill } from '../analysis.js';
 
-export async function render() {
-  return h('div', null, h('h1', null, 'Graph breaks'), empty('This page is not written yet.'));
+/** @param {any} ctx see app.js */
+export async function render(ctx) {
+  const table = await ctx.table('graph_breaks');
+  const groups = table?.breaks ?? [];
+  if (!groups.length) {
+    return h('div', null, h('h1', null, 'Graph breaks'),
+      section('No graph breaks', empty(table
+        ? 'No graph breaks were logged in this stream.'
+        : 'No graph breaks were logged in this stream: no dynamo_graph_break_reason artifacts and no restart reasons. ' +
+          'Each compiled frame became a single graph.')));
+  }
+  const total = table.total;
+  const rows = groups.map((g, i) => ({ ...g, i, group: g }));
+  ctx.expose('graphBreaks', {
+    total,
+    groups: groups.map((g) => ({ reason: g.reason, location: g.location, count: g.count, compile_ids: g.compile_ids })),
+  });
+
+  let selected = rows[Number(ctx.params.get('g'))] ?? rows[0];
+  const detailBox = h('div');
+  const tableBox = h('div');
+  const select = (r) => {
+    selected = r;
+    keepInUrl(ctx, { g: r.i });
+    ctx.expose('graphBreak', r.i);
+    drawTable();
+    detailBox.replaceChildren(detail(ctx, r));
+  };
+  const drawTable = () => tableBox.replaceChildren(dataTable({
+    name: 'graph-breaks',
+    rows,
+    maxRows: 12,
+    onRowClick: select,
+    columns: [
+      { key: 'count', label: 'breaks', align: 'right', width: '6em',
+        render: (r) => h('span', { class: r === selected ? 'an-current' : null }, r === selected ? '▸ ' : '', count(r.count)) },
+      { key: 'share', label: 'share', width: '8em', value: (r) => r.count,
+        render: (r) => bar(r.count / total, { title: `${percent(r.count / total)} of ${plural(total, 'break')}` }) },
+      { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
+      { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
+        render: (r) => pathCell(r.location, 30) },
+      { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
+        render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
+    ],
+  }));
+  drawTable();
+  detailBox.replaceChildren(detail(ctx, selected));
+  ctx.expose('graphBreak', selected.i);
+
+  const top = groups[0];
+  return h('div', null,
+    h('h1', null, 'Graph breaks'),
+    section(`${plural(total, 'graph break')}, ${plural(groups.length, 'distinct reason')}`,
+      note('Most frequent: ', h('strong', null, top.reason), top.location ? [' at ', h('span', { class: 'mono' }, top.location)] : null,
+        ` (${plural(top.count, 'time')}). Graph breaks with the same reason and location are counted together; click one for details.`),
+      tableBox),
+    detailBox);
+}
+
+/** One group of breaks: explanation, site page, compiles, and its first occurrence's full text. */
+function detail(ctx, g) {
+  const url = httpUrl(g.url);
+  return h('section', { class: 'card', dataset: { group: g.i } },
+    h('h2', null, g.reason, ' ', pill(plural(g.count, 'break'))),
+    facts([
+      ['where', g.location ? h('span', { class: 'mono' }, g.location) : 'not logged'],
+      ['explanation', g.explanation],
+      ['more', url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'graph-break site: ', url.split('/').pop()) : null],
+      ['read from', g.source === 'restart_reasons' ? 'restart reasons (this log has no dynamo_graph_break_reason artifacts)' : g.source],
+      ['compiles', h('span', { class: 'an-idlist' }, g.compile_ids.map((id, i) =>
+        [i ? ' ' : '', h('a', { href: ctx.href('compile', { id }) }, id)]))],
+    ]),
+    g.example_blob
+      ? lazyDetails('Full text of the first occurrence (hints, user stack)', () => blobText(ctx, g.example_blob), { className: 'an-example' })
+      : note('The log has no full text for this break.'));
 }
