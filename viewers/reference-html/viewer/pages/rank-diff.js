@@ -43,7 +43,7 @@ export async function render(ctx) {
 
   const head = h('div', null, title,
     h('p', { class: 'rk-diff-key' }, h('code', null, row.compile_id ?? '(no compile id)'), ' ',
-      h('strong', null, row.name), row.occurrence ? ` #${row.occurrence}` : '', h('span', { class: 'note' }, ` (${row.kind})`), ' ',
+      h('strong', null, row.name), row.occurrence ? ` #${row.occurrence}` : '', row.kind !== row.name ? h('span', { class: 'note' }, ` (${row.kind})`) : null, ' ',
       h('span', { class: ['badge', row.status === 'differs' ? 'st-failed' : row.status === 'identical' ? 'st-ok' : 'st-empty'] }, row.status.replace(/_/g, ' '))),
     pickers(ctx, rd, row, a, b, label, go),
     section('Ranks by payload', h('ul', { class: 'rk-groups' }, row.groups.map((g, i) => h('li', { class: 'rk-group' },
