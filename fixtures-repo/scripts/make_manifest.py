@@ -44,7 +44,7 @@ VERSION = 1
 
 # Top-level directories that hold traces; every file in them must belong to
 # exactly one trace unless it matches DOC_FILES.
-TRACE_ROOTS = ("tlparse-tests", "torch-2.15")
+TRACE_ROOTS = ("tlparse-tests", "torch-2.15", "hostile")
 
 # Files under TRACE_ROOTS that are documentation or generator scripts, not traces.
 DOC_FILES = [

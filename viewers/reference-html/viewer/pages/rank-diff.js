@@ -1,7 +1,8 @@
-// pages/rank-diff.js: Rank diff (not written yet).
+// pages/rank-diff.js: one artifact diffed between two ranks
+// (`#/rank-diff?id=[0/0]&name=ARTIFACT&occ=N&a=STREAM&b=STREAM`). Loads the view
+// (rank-diff-view.js and diff.js) only when the page is opened, to keep the first paint small.
 
-import { h, empty } from '../dom.js';
-
-export async function render() {
-  return h('div', null, h('h1', null, 'Rank diff'), empty('This page is not written yet.'));
+/** Renders the rank diff; see rank-diff-view.js. */
+export async function render(ctx) {
+  return (await import('../rank-diff-view.js')).render(ctx);
 }

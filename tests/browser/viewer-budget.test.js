@@ -1,0 +1,57 @@
+// First-paint budget: on the 150 MB benchmark log (scripts/bench's generator and cache), the
+// overview must be ready after fetching less than 300 KB in all (HTML, JS, CSS, zstd.wasm,
+// manifest, the small tables it reads). Prints the figure and the breakdown per file.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setup, open, REPO } from './viewer-harness.js';
+
+const BUDGET = 300 * 1024;
+const SIZE_MB = 150;
+
+/**
+ * The benchmark log, generated once and cached exactly where scripts/bench caches it
+ * (TLPARSE_BENCH_CACHE, default $TMPDIR/tlparse-bench-cache; the name keys on the generator's md5),
+ * so CI generates it once for both.
+ */
+function benchLog() {
+  const gen = path.join(REPO, 'scripts/make_big_log.py');
+  const genMd5 = crypto.createHash('md5').update(fs.readFileSync(gen)).digest('hex');
+  // scripts/bench: KEY = md5("<md5 of the generator>\n<--fixtures or empty>\n")[:10]
+  const key = crypto.createHash('md5').update(`${genMd5}\n\n`).digest('hex').slice(0, 10);
+  const cache = process.env.TLPARSE_BENCH_CACHE ?? path.join(process.env.TMPDIR ?? os.tmpdir(), 'tlparse-bench-cache');
+  const log = path.join(cache, `big-${SIZE_MB}mb-seed0-${key}.log`);
+  if (!(fs.existsSync(log) && fs.statSync(log).size > 0)) {
+    fs.mkdirSync(cache, { recursive: true });
+    execFileSync('python3', [gen, log, '--size-mb', String(SIZE_MB), '--seed', '0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return log;
+}
+
+let env;
+before(async () => { env = await setup({ big: benchLog() }); }, { timeout: 20 * 60_000 });
+after(() => env?.close());
+
+test(`first paint of the overview on the ${SIZE_MB} MB benchmark log fetches < 300 KB`, { timeout: 5 * 60_000 }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('big'));
+  assert.deepEqual(errors, []);
+  assert.equal(viewer.page, 'overview');
+  assert.equal(viewer.state, 'ready');
+  // Every response up to this point, as the browser fetched it (body bytes as served).
+  const files = await page.evaluate(() => performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
+    .map((e) => ({ url: e.name, bytes: e.encodedBodySize || e.transferSize || 0 })));
+  const base = env.url('big').replace(/index\.html.*$/, '');
+  const rows = files.map((f) => ({ file: f.url.replace(base, '') || 'index.html', bytes: f.bytes })).sort((a, b) => b.bytes - a.bytes);
+  const total = rows.reduce((s, r) => s + r.bytes, 0);
+  const input = fs.statSync(viewer.manifest.inputs[0].path).size;
+  console.log(`  first paint: ${(total / 1024).toFixed(1)} KB in ${rows.length} files (input ${(input / 2 ** 20).toFixed(0)} MiB, budget ${BUDGET / 1024} KB)`);
+  for (const r of rows) console.log(`    ${(r.bytes / 1024).toFixed(1).padStart(8)} KB  ${r.file}`);
+  assert.ok(rows.some((r) => r.file === 'manifest.json'), 'the manifest was counted');
+  assert.ok(rows.every((r) => r.bytes > 0 || /favicon/.test(r.file)), 'every file has a size');
+  assert.ok(total < BUDGET, `first paint fetched ${total} bytes, budget ${BUDGET}`);
+  await close();
+});
