@@ -114,7 +114,7 @@ async function show() {
   const container = h('div', { class: 'page', dataset: { page } }, h('p', { class: 'loading' }, 'Loading…'));
   replace(main, container);
   try {
-    const node = await PAGES[page].render(ctx);
+    const node = await (await PAGES[page]()).render(ctx);
     if (ticket !== showing) return; // a newer navigation won
     replace(container, node);
     viewer.state = 'ready';

@@ -3,35 +3,24 @@
 // that has nothing to show for the bundle or the selected stream, `also` names the pages that
 // highlight the tab.
 
-import * as overview from './overview.js';
-import * as compiles from './compiles.js';
-import * as trie from './trie.js';
-import * as compile from './compile.js';
-import * as artifact from './artifact.js';
-import * as recompiles from './recompiles.js';
-import * as graphBreaks from './graph-breaks.js';
-import * as failures from './failures.js';
-import * as sizes from './sizes.js';
-import * as time from './time.js';
-import * as volume from './volume.js';
-import * as ranks from './ranks.js';
-import * as rankDiff from './rank-diff.js';
-
-/** Route name (`#/<name>?...`) → page module. */
+/**
+ * Route name (`#/<name>?...`) → loader of its page module. Pages load on first visit, so the
+ * first paint fetches only the overview's code.
+ */
 export const PAGES = {
-  overview,
-  compiles, // ?s=STREAM
-  trie, // ?s=STREAM&q=SEARCH
-  compile, // ?s=STREAM&id=[0/1]
-  artifact, // ?s=STREAM&blob=BLOB_ID&name=ARTIFACT_NAME&id=[0/1]
-  recompiles, // ?s=STREAM&frame=FRAME_ID
-  'graph-breaks': graphBreaks, // ?s=STREAM
-  failures, // ?s=STREAM
-  sizes, // ?s=STREAM
-  time, // ?s=STREAM
-  volume, // ?s=STREAM
-  ranks, // (cross-rank)
-  'rank-diff': rankDiff, // ?id=[0/1]&name=ARTIFACT_NAME&a=STREAM&b=STREAM
+  overview: () => import('./overview.js'),
+  compiles: () => import('./compiles.js'), // ?s=STREAM&status=STATUS
+  trie: () => import('./trie.js'), // ?s=STREAM&q=SEARCH
+  compile: () => import('./compile.js'), // ?s=STREAM&id=[0/1]
+  artifact: () => import('./artifact.js'), // ?s=STREAM&blob=BLOB_ID&name=ARTIFACT_NAME&id=[0/1]&line=N
+  recompiles: () => import('./recompiles.js'), // ?s=STREAM&frame=FRAME_ID&id=[0/1]
+  'graph-breaks': () => import('./graph-breaks.js'), // ?s=STREAM&g=GROUP
+  failures: () => import('./failures.js'), // ?s=STREAM&i=ROW
+  sizes: () => import('./sizes.js'), // ?s=STREAM&m=nodes|lines|bytes
+  time: () => import('./time.js'), // ?s=STREAM&id=[0/1]
+  volume: () => import('./volume.js'), // ?s=STREAM
+  ranks: () => import('./ranks.js'), // ?sec=SECTION&grid=diff (cross-rank)
+  'rank-diff': () => import('./rank-diff.js'), // ?id=[0/1]&name=ARTIFACT_NAME&occ=N&a=STREAM&b=STREAM
 };
 
 const table = (name) => (m, s) => Boolean(s?.tables?.[name]);

@@ -1,8 +1,109 @@
-// pages/rank-diff.js: one artifact diffed between two ranks
-// (`#/rank-diff?id=[0/0]&name=ARTIFACT&occ=N&a=STREAM&b=STREAM`). Loads the view
-// (rank-diff-view.js and diff.js) only when the page is opened, to keep the first paint small.
+// pages/rank-diff.js: One artifact of one compile,
+// diffed between two ranks (`#/rank-diff?id=[0/0]&name=ARTIFACT&occ=N&a=STREAM&b=STREAM`; occ
+// defaults to 0). Rows come from the cross-rank `rank_differ` table, which groups ranks by
+// payload blob; without params it opens the first artifact whose payload differs between ranks.
 
-/** Renders the rank diff; see rank-diff-view.js. */
+import { h, section, note, empty, bytes, plural } from '../dom.js';
+import { diffText, diffView, diffStats } from '../diff.js';
+import { rankLabeller, ranksText } from '../ranks-common.js';
+
 export async function render(ctx) {
-  return (await import('../rank-diff-view.js')).render(ctx);
+  const rd = ctx.manifest.cross_rank?.tables?.rank_differ ? await ctx.crossTable('rank_differ') : null;
+  const title = h('h1', null, 'Rank diff');
+  if (!rd?.artifacts?.length) {
+    return h('div', null, title, section('Nothing to compare', empty(ctx.manifest.cross_rank
+      ? 'No rank logged an artifact with a payload, so there is nothing to diff between ranks.'
+      : 'This bundle holds a single stream (one rank). Build a bundle from a directory of rank logs to compare ranks.')));
+  }
+  const label = rankLabeller(ctx.manifest);
+  const ranks = (s) => ranksText(s, label);
+  const p = ctx.params;
+  const hasKey = p.has('id') || p.has('name');
+  const keyOf = (r) => `${r.compile_id ?? ''}\u0000${r.name}\u0000${r.occurrence}`;
+  const wanted = `${p.get('id') ?? ''}\u0000${p.get('name') ?? ''}\u0000${Number(p.get('occ') ?? 0)}`;
+  const row = hasKey
+    ? rd.artifacts.find((r) => keyOf(r) === wanted)
+    : rd.artifacts.find((r) => r.groups.length >= 2) ?? rd.artifacts[0];
+  const go = (params) => { location.hash = ctx.href('rank-diff', params); };
+
+  if (!row) {
+    return h('div', null, title, section('No such artifact', empty(
+      `No rank logged ${p.get('name') ?? '(no name)'} in ${p.get('id') || '(no compile id)'}. Pick one below.`),
+    pickers(ctx, rd, null, null, null, label, go)));
+  }
+
+  const streamsOf = row.groups.flatMap((g) => g.streams);
+  const groupOf = (s) => row.groups.findIndex((g) => g.streams.includes(s));
+  const defaultA = row.groups[0].streams[0];
+  const defaultB = row.groups[1]?.streams[0] ?? row.groups[0].streams[1] ?? defaultA;
+  const a = hasKey && p.get('a') ? p.get('a') : defaultA;
+  const b = hasKey && p.get('b') ? p.get('b') : defaultB;
+  const ga = groupOf(a);
+  const gb = groupOf(b);
+
+  const head = h('div', null, title,
+    h('p', { class: 'rk-diff-key' }, h('code', null, row.compile_id ?? '(no compile id)'), ' ',
+      h('strong', null, row.name), row.occurrence ? ` #${row.occurrence}` : '', row.kind !== row.name ? h('span', { class: 'note' }, ` (${row.kind})`) : null, ' ',
+      h('span', { class: ['badge', row.status === 'differs' ? 'st-failed' : row.status === 'identical' ? 'st-ok' : 'st-empty'] }, row.status.replace(/_/g, ' '))),
+    pickers(ctx, rd, row, a, b, label, go),
+    section('Ranks by payload', h('ul', { class: 'rk-groups' }, row.groups.map((g, i) => h('li', { class: 'rk-group' },
+      h('span', { class: 'rk-group-name' }, `payload ${i + 1}`),
+      h('span', { class: 'rk-ranks', title: g.streams.map(label).join(', ') }, ranks(g.streams)),
+      h('span', { class: 'rk-group-ids' }, `${bytes(g.size)} · blob `, h('code', null, g.blob))))),
+    row.missing.length ? note(`Not logged by ${ranks(row.missing)}.`) : null));
+
+  for (const [s, g] of [[a, ga], [b, gb]]) {
+    if (g < 0) {
+      ctx.expose('rankDiff', { compile_id: row.compile_id, name: row.name, a, b, missing: s });
+      return h('div', null, head, section('Missing', empty(`${streamsOf.includes(s) ? '' : `${label(s)} did not log this artifact. `}` +
+        `Pick a rank that has it: ${ranks(streamsOf)}.`)));
+    }
+  }
+  const blobA = row.groups[ga].blob;
+  const blobB = row.groups[gb].blob;
+  const [textA, textB] = await Promise.all([ctx.bundle.text(blobA), ctx.bundle.text(blobB)]);
+  const ops = diffText(textA, textB);
+  const { added, removed } = diffStats(ops);
+  const identical = blobA === blobB;
+  ctx.expose('rankDiff', { compile_id: row.compile_id, name: row.name, occurrence: row.occurrence, a, b, blobA, blobB, identical, added, removed });
+  return h('div', null, head,
+    h('section', { class: 'card' },
+      h('h2', null, `${label(a)} → ${label(b)}`),
+      identical
+        ? h('p', { class: 'rk-identical' }, `Identical: ${label(a)} and ${label(b)} logged the same payload (${bytes(textA.length)}).`)
+        : note(`${plural(removed, 'line')} only in ${label(a)}, ${plural(added, 'line')} only in ${label(b)}.`),
+      identical ? null : diffView(ops)));
+}
+
+/** Selects for compile id, artifact and the two ranks; a change navigates (the URL holds the choice). */
+function pickers(ctx, rd, row, a, b, label, go) {
+  const ids = [...new Set(rd.artifacts.map((r) => r.compile_id ?? ''))];
+  const currentId = row ? row.compile_id ?? '' : ids[0];
+  const inId = rd.artifacts.filter((r) => (r.compile_id ?? '') === currentId);
+  const artKey = (r) => `${r.name}\u0000${r.occurrence}`;
+  const firstDiffering = (rows) => rows.find((r) => r.groups.length >= 2) ?? rows[0];
+  const open = (r, pa, pb) => go({
+    id: r.compile_id ?? '', name: r.name, occ: r.occurrence || null,
+    a: pa ?? r.groups[0].streams[0], b: pb ?? (r.groups[1]?.streams[0] ?? r.groups[0].streams[1] ?? r.groups[0].streams[0]),
+  });
+  const select = (aria, value, options, onChange) => h('select', { 'aria-label': aria, on: { change: (e) => onChange(e.target.value) } },
+    options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
+  const differing = (rows) => rows.filter((r) => r.groups.length >= 2).length;
+  const parts = [
+    h('label', null, 'compile id ', select('Compile id', currentId, ids.map((id) => {
+      const n = differing(rd.artifacts.filter((r) => (r.compile_id ?? '') === id));
+      return [id, `${id || '(no compile id)'}${n ? ` (${n} differ)` : ''}`];
+    }), (id) => open(firstDiffering(rd.artifacts.filter((r) => (r.compile_id ?? '') === id)))))];
+  if (row) {
+    const streams = row.groups.flatMap((g, i) => g.streams.map((s) => [s, i]));
+    const rankOptions = streams.map(([s, i]) => [s, `${label(s)} (payload ${i + 1})`]);
+    parts.push(
+      h('label', null, 'artifact ', select('Artifact', artKey(row), inId.map((r) => [artKey(r),
+        `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}${r.groups.length >= 2 ? ` (${r.groups.length} payloads)` : ''}`]),
+      (k) => open(inId.find((r) => artKey(r) === k)))),
+      h('label', null, 'rank A ', select('Rank A', a, rankOptions, (s) => open(row, s, b))),
+      h('button', { type: 'button', title: 'Swap the ranks', on: { click: () => open(row, b, a) } }, '⇄'),
+      h('label', null, 'rank B ', select('Rank B', b, rankOptions, (s) => open(row, a, s))));
+  }
+  return h('div', { class: 'toolbar rk-pickers' }, parts);
 }
