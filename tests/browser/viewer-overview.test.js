@@ -117,3 +117,30 @@ test('served by `tlparse-build serve`, the viewer loads with its wasm decoder', 
     server.kill();
   }
 });
+
+test('log entries: every index row, filtered by kind and compile id', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('comp_failure', '#/entries'));
+  assert.deepEqual(errors, []);
+  // comp_failure.log: 21 entries (8 str, 6 chromium_event, 1 dynamo_error artifact, ...), all in [0/0]
+  // but the string-table entries.
+  const m = viewer.manifest.streams[0];
+  assert.equal(viewer.data.entries.total, m.entries);
+  assert.equal(viewer.data.entries.shown, 21);
+  assert.deepEqual(viewer.data.entries.first, [...Array(21).keys()]);
+  let v = await go(page, '#/entries?kind=chromium_event');
+  assert.equal(v.data.entries.shown, m.kinds.chromium_event);
+  v = await go(page, '#/entries?kind=str');
+  assert.equal(v.data.entries.shown, 8);
+  v = await go(page, '#/entries?id=[0/0]');
+  assert.equal(v.data.entries.shown, 21 - 8);
+  // A payload opens in the artifact view.
+  await go(page, '#/entries?kind=artifact:dynamo_error');
+  const link = page.locator('[data-table="entries"] .vt-body a[href^="#/artifact"]').first();
+  const before = await page.evaluate(() => window.__viewer.renders);
+  await link.click();
+  await page.waitForFunction((n) => window.__viewer.renders > n && window.__viewer.state !== 'loading', before);
+  assert.equal(await page.evaluate(() => window.__viewer.page), 'artifact');
+  assert.deepEqual(errors, []);
+  await shot(page, 'entries-comp_failure');
+  await close();
+});

@@ -19,6 +19,7 @@ export const PAGES = {
   sizes: () => import('./sizes.js'), // ?s=STREAM&m=nodes|lines|bytes
   time: () => import('./time.js'), // ?s=STREAM&id=[0/1]
   volume: () => import('./volume.js'), // ?s=STREAM
+  entries: () => import('./entries.js'), // ?s=STREAM&kind=KIND&id=[0/1]
   ranks: () => import('./ranks.js'), // ?sec=SECTION&grid=diff (cross-rank)
   'rank-diff': () => import('./rank-diff.js'), // ?id=[0/1]&name=ARTIFACT_NAME&occ=N&a=STREAM&b=STREAM
 };
@@ -36,5 +37,6 @@ export const NAV = [
   { page: 'sizes', label: 'Graph sizes', when: table('graph_sizes') },
   { page: 'time', label: 'Compile time', when: (m, s) => Boolean(s?.tables?.compile_time || s?.chrome_trace) },
   { page: 'volume', label: 'Log volume', when: table('log_volume') },
+  { page: 'entries', label: 'Log entries', when: (m, s) => Boolean(s) },
   { page: 'ranks', label: 'Ranks', also: ['rank-diff'], when: (m) => Boolean(m.cross_rank) },
 ];
