@@ -201,7 +201,7 @@ fn cache_metrics(metrics: Option<&Value>) -> BTreeMap<String, f64> {
 
 impl Table for CacheOutcomesTable {
     const NAME: &'static str = "cache_outcomes";
-    type Output = CacheOutcomes;
+    type Output<'a> = CacheOutcomes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         match ev.kind {

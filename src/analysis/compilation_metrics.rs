@@ -60,7 +60,7 @@ pub struct PackedCompilationMetrics {
 
 impl Table for CompilationMetricsTable {
     const NAME: &'static str = "compilation_metrics";
-    type Output = PackedCompilationMetrics;
+    type Output<'a> = PackedCompilationMetrics;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {

@@ -117,7 +117,7 @@ impl ExportReportTable {
 
 impl Table for ExportReportTable {
     const NAME: &'static str = "export_report";
-    type Output = ExportReport;
+    type Output<'a> = ExportReport;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let kinds = [

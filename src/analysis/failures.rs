@@ -16,7 +16,7 @@ pub struct FailuresTable {
 
 impl Table for FailuresTable {
     const NAME: &'static str = "failures";
-    type Output = Failures;
+    type Output<'a> = Failures;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {

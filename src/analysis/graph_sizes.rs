@@ -121,7 +121,7 @@ pub struct GraphSizesTable {
 
 impl Table for GraphSizesTable {
     const NAME: &'static str = "graph_sizes";
-    type Output = GraphSizes;
+    type Output<'a> = GraphSizes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         let Some(payload) = ev.payload else { return };

@@ -209,12 +209,13 @@ pub struct Finish<'a> {
 pub trait Table: Default {
     /// The table's name: its file is `tables/<stream>/<NAME>.json.zst`.
     const NAME: &'static str;
-    /// The table file's type (in `schema::tables`).
-    type Output: Serialize;
+    /// The table file's type (in `schema::tables`), or a type that serializes as it does (and
+    /// may borrow what the finishing step reads).
+    type Output<'a>: Serialize;
     /// Sees one entry.
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
-    fn finish(self, ctx: &Finish) -> Option<(Self::Output, u64)>;
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(Self::Output<'a>, u64)>;
 }
 
 /// A row serialized to compact JSON when observed: held that way until its table is written, it

@@ -102,7 +102,7 @@ impl ProvenanceTable {
 
 impl Table for ProvenanceTable {
     const NAME: &'static str = "provenance";
-    type Output = Provenance;
+    type Output<'a> = Provenance;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         // Payload-less entries (torch logs the provenance artifacts without one on a cache hit

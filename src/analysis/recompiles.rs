@@ -52,7 +52,7 @@ impl RecompilesTable {
 
 impl Table for RecompilesTable {
     const NAME: &'static str = "recompiles";
-    type Output = Recompiles;
+    type Output<'a> = Recompiles;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let Some(id) = ev.compile_id.map(compiles::normalize) else { return };

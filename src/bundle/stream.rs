@@ -379,8 +379,12 @@ impl StreamAnalyzer {
     /// Finishes every table (serialized and compressed) and the Chrome trace.
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
+        // One compression context for every table, rather than one set up per table.
+        let mut compressor = zstd::bulk::Compressor::new(TABLE_ZSTD_LEVEL)?;
         let table_diagnostics = self.analysis.finish(&self.stacks, |mut t| -> io::Result<()> {
-            t.json = zstd::bulk::compress(&t.json, TABLE_ZSTD_LEVEL)?;
+            t.json = compressor.compress(&t.json)?;
+            // The output buffer was sized for incompressible input.
+            t.json.shrink_to_fit();
             tables.push(t);
             Ok(())
         })?;
