@@ -3,8 +3,9 @@
 
 use serde::{Serialize, Serializer};
 
+use super::compiles::ArtifactRefs;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
-use crate::schema::tables::{ArtifactRef, CompileEntry};
+use crate::schema::tables::CompileEntry;
 
 #[derive(Default)]
 pub struct CompileDirectoryTable;
@@ -14,7 +15,7 @@ pub struct CompileDirectoryTable;
 #[derive(Serialize)]
 pub struct CompileDirectoryView<'a> {
     compiles: Entries<'a>,
-    unattributed: &'a [ArtifactRef],
+    unattributed: ArtifactRefs<'a>,
 }
 
 /// The rows of the compile directory.
@@ -48,7 +49,7 @@ fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
         restart_reasons: r.restart_reasons(),
         graph_breaks: r.graph_breaks.clone(),
         cache: r.cache.clone(),
-        artifacts: r.artifacts.clone(),
+        artifacts: c.artifact_refs(&r.artifacts),
     }
 }
 
@@ -64,6 +65,6 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(c), unattributed: &c.unattributed }, rows))
+        Some((CompileDirectoryView { compiles: Entries(c), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
     }
 }

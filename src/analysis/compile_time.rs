@@ -399,7 +399,8 @@ impl Table for CompileTimeTable {
             .collect();
         let rows = self.compiles.len() as u64;
         let (total_us, events) = (us(self.total), self.events);
-        let other_events = std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
+        let other_events =
+            std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
             PackedCompileTime {
                 compiles: CompileTimings { table: self, by_compile, local, totals },

@@ -199,7 +199,7 @@ pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Op
         Some(id) => &c.get(id)?.artifacts,
         None => &c.unattributed,
     };
-    list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| list[i].clone())
+    list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| c.artifact_ref(&list[i]))
 }
 
 /// Code as tlparse numbers it: leading empty lines dropped.
