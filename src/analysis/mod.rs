@@ -236,8 +236,22 @@ pub struct TableOutput {
     pub json: Vec<u8>,
 }
 
+/// Finishes one table and hands it, serialized, to `sink`.
+fn finish_table<T: Table, E>(
+    table: T,
+    ctx: &Finish,
+    sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    match table.finish(ctx) {
+        Some((output, rows)) => {
+            sink(TableOutput { name: T::NAME, rows, json: serde_json::to_vec(&output).expect("tables serialize") })
+        }
+        None => Ok(()),
+    }
+}
+
 macro_rules! tables {
-    ($($field:ident: $ty:ty),* $(,)?) => {
+    ($($field:ident: $ty:ty),* $(,)?; finish order: $($order:ident),* $(,)?) => {
         /// Every table of one stream, fed in one pass.
         #[derive(Default)]
         pub struct StreamAnalysis {
@@ -255,28 +269,24 @@ macro_rules! tables {
 
             /// Finishes every table, handing each one with rows to `sink` as soon as it is
             /// serialized (so only one table's JSON is in memory at a time); returns the entries
-            /// the tables could not use.
+            /// the tables could not use. Tables finish in `finish order` (which changes no
+            /// output): the largest last, when the other tables' state is freed. A table missing
+            /// from that list is an unused variable, one listed twice a use after move.
+            #[deny(unused_variables)]
             pub fn finish<E>(
                 mut self,
                 stacks: &StackTable,
                 mut sink: impl FnMut(TableOutput) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
-                let ctx = Finish { stacks, compiles: &self.compiles };
-                $(
-                    if let Some((table, rows)) = std::mem::take(&mut self.$field).finish(&ctx) {
-                        sink(TableOutput {
-                            name: <$ty as Table>::NAME,
-                            rows,
-                            json: serde_json::to_vec(&table).expect("tables serialize"),
-                        })?;
-                    }
-                )*
-                Ok(self.diagnostics.0)
+                let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
+                let ctx = Finish { stacks, compiles: &compiles };
+                $(finish_table($order, &ctx, &mut sink)?;)*
+                Ok(diagnostics.0)
             }
         }
 
-        /// The names of every table, in the order they are computed.
+        /// The names of every table, in the order they observe entries.
         pub const TABLE_NAMES: &[&str] = &[$(<$ty as Table>::NAME),*];
     };
 }
@@ -300,4 +310,8 @@ tables! {
     collectives: collectives::CollectivesTable,
     runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
     graph_execution: graph_execution::GraphExecutionTable,
+    ;
+    finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
+    export_report, provenance, runnables, collectives, runtime_estimates, graph_execution,
+    compile_directory, compilation_metrics, compile_time, guards,
 }

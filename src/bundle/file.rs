@@ -223,11 +223,15 @@ pub fn process_file(
     drop(batches);
     drop(analysis_tx);
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
+    let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
+    // Seal the last chunks while the analysis thread finishes its tables: the two overlap, and
+    // the chunk writer's buffers are freed before the tables' finishing peaks.
+    let chunks = if result.is_ok() { chunks.finish() } else { Ok(Vec::new()) };
     let analyzed = analysis_thread.join().map_err(|_| io::Error::other("analysis thread panicked"))?;
     result?;
+    let chunks = chunks?;
     let mut analyzed = analyzed?.into_iter();
     let (lines, bytes) = read?;
-    let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
 
     let mut streams = Vec::new();
     for key in order {
@@ -261,5 +265,5 @@ pub fn process_file(
     // Log order, whichever step found the problem.
     diagnostics.sort_by_key(|d| d.line);
     let blake3 = *hasher.lock().expect("hasher lock").0.finalize().as_bytes();
-    Ok(FileResult { streams, diagnostics, chunks: chunks.finish()?, lines, bytes, blake3 })
+    Ok(FileResult { streams, diagnostics, chunks, lines, bytes, blake3 })
 }
