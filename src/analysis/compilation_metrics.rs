@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use super::packed_rows::PackedRows;
+use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::tables::MetricsRow;
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
@@ -19,9 +20,9 @@ pub const METRICS_KINDS: [&str; 5] = [
 
 #[derive(Default)]
 pub struct CompilationMetricsTable {
-    /// Each row as compact JSON: a parsed metrics object takes several times the memory of its
-    /// text, and a long log has thousands.
-    rows: Vec<PackedRow>,
+    /// The rows, packed: a parsed metrics object takes several times the memory of its text, and
+    /// a long log has thousands.
+    rows: PackedRows,
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
     shared_index: std::collections::HashMap<String, usize>,
@@ -54,7 +55,7 @@ impl CompilationMetricsTable {
 /// [`crate::schema::tables::CompilationMetrics`], serialized from the packed rows.
 #[derive(Serialize)]
 pub struct PackedCompilationMetrics {
-    metrics: Vec<PackedRow>,
+    metrics: PackedRows,
     shared: Vec<Value>,
 }
 
@@ -86,7 +87,7 @@ impl Table for CompilationMetricsTable {
             times_s,
             metrics: Value::Object(metrics),
         };
-        self.rows.push(pack(&row));
+        self.rows.push(&row);
     }
 
     fn finish(self, _ctx: &Finish) -> Option<(PackedCompilationMetrics, u64)> {

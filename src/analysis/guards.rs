@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::packed_rows::PackedRows;
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::schema::tables::guards::{
     DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
@@ -25,16 +26,16 @@ pub struct GuardsTable {
     strings: HashMap<u64, String>,
     /// One summary per compile id in order of its first row (entries come in `seq` order).
     compiles: IndexMap<Option<String>, GuardsCompile>,
-    dynamo_guards: Vec<PackedRow>,
+    dynamo_guards: PackedRows,
     guard_trees: Vec<PackedTree>,
     /// Each distinct tree guard once, as compact JSON, its index its id: the trees of a long log
     /// repeat a few hundred distinct guards a hundred thousand times.
     tree_guards: Vec<PackedRow>,
     tree_guard_ids: HashMap<String, u32>,
-    shape_guards: Vec<PackedRow>,
-    specializations: Vec<PackedRow>,
-    symbols: Vec<PackedRow>,
-    data_dependent: Vec<PackedRow>,
+    shape_guards: PackedRows,
+    specializations: PackedRows,
+    symbols: PackedRows,
+    data_dependent: PackedRows,
 }
 
 /// A [`crate::schema::tables::guards::GuardTree`] with its guards as ids in `GuardsTable::tree_guards`.
@@ -99,12 +100,12 @@ impl Serialize for GuardTrees {
 #[derive(Serialize)]
 pub struct PackedGuards {
     compiles: Vec<GuardsCompile>,
-    dynamo_guards: Vec<PackedRow>,
+    dynamo_guards: PackedRows,
     guard_trees: GuardTrees,
-    shape_guards: Vec<PackedRow>,
-    specializations: Vec<PackedRow>,
-    symbols: Vec<PackedRow>,
-    data_dependent: Vec<PackedRow>,
+    shape_guards: PackedRows,
+    specializations: PackedRows,
+    symbols: PackedRows,
+    data_dependent: PackedRows,
 }
 
 /// A metadata field as text: strings as they are, numbers and booleans written out; null when
@@ -170,7 +171,7 @@ impl GuardsTable {
                 frame: self.payload_innermost(guard.get("stack")),
             };
             self.summary(&row.compile_id).dynamo_guards += 1;
-            self.dynamo_guards.push(pack(&row));
+            self.dynamo_guards.push(&row);
         }
     }
 
@@ -206,7 +207,7 @@ impl GuardsTable {
         match ev.kind {
             "guard_added_fast" | "guard_added" => {
                 summary.shape_guards += 1;
-                self.shape_guards.push(pack(&ShapeGuard {
+                self.shape_guards.push(&ShapeGuard {
                     compile_id,
                     seq,
                     line,
@@ -223,11 +224,11 @@ impl GuardsTable {
                     user_frame,
                     symbol_to_sources: object(meta, "symbol_to_sources"),
                     frame_locals: frame_locals(meta),
-                }))
+                })
             }
             "symbolic_shape_specialization" => {
                 summary.specializations += 1;
-                self.specializations.push(pack(&Specialization {
+                self.specializations.push(&Specialization {
                     compile_id,
                     seq,
                     line,
@@ -238,7 +239,7 @@ impl GuardsTable {
                     user_stack,
                     stack,
                     user_frame,
-                }))
+                })
             }
             "create_symbol" | "create_unbacked_symbol" => {
                 let unbacked = ev.kind == "create_unbacked_symbol";
@@ -247,7 +248,7 @@ impl GuardsTable {
                 } else {
                     summary.backed_symbols += 1;
                 }
-                self.symbols.push(pack(&SymbolCreated {
+                self.symbols.push(&SymbolCreated {
                     compile_id,
                     seq,
                     line,
@@ -260,7 +261,7 @@ impl GuardsTable {
                     user_stack,
                     stack,
                     user_frame,
-                }))
+                })
             }
             _ => {
                 summary.data_dependent += 1;
@@ -269,7 +270,7 @@ impl GuardsTable {
                     "propagate_real_tensors_provenance" => DataDependentKind::PropagateRealTensorsProvenance,
                     _ => DataDependentKind::PropagateRealTensors,
                 };
-                self.data_dependent.push(pack(&DataDependent {
+                self.data_dependent.push(&DataDependent {
                     compile_id,
                     seq,
                     line,
@@ -282,7 +283,7 @@ impl GuardsTable {
                     stack,
                     user_frame,
                     frame_locals: frame_locals(meta),
-                }))
+                })
             }
         }
     }
