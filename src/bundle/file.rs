@@ -224,20 +224,25 @@ pub fn process_file(
     drop(analysis_tx);
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
     let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
-    // Seal the last chunks while the analysis thread finishes its tables: the two overlap, and
-    // the chunk writer's buffers are freed before the tables' finishing peaks.
-    let chunks = if result.is_ok() { chunks.finish() } else { Ok(Vec::new()) };
+    // Seal the last chunks and finish the index files while the analysis thread finishes its
+    // tables: the two overlap, and the chunk writer's buffers and the index encoders are freed
+    // before the tables' finishing peaks.
+    let finished = || -> io::Result<_> {
+        let chunks = chunks.finish()?;
+        let summaries: io::Result<Vec<StreamSummary>> =
+            order.iter().map(|key| writers.remove(key).expect("writer for every key").1.finish()).collect();
+        Ok((chunks, summaries?))
+    };
+    let finished = if result.is_ok() { finished() } else { Ok(Default::default()) };
     let analyzed = analysis_thread.join().map_err(|_| io::Error::other("analysis thread panicked"))?;
     result?;
-    let chunks = chunks?;
+    let (chunks, summaries) = finished?;
     let mut analyzed = analyzed?.into_iter();
     let (lines, bytes) = read?;
 
     let mut streams = Vec::new();
-    for key in order {
-        let analysis = analyzed.next().unwrap_or_default();
-        let (_, writer) = writers.remove(&key).expect("writer for every key");
-        let mut summary = writer.finish(analysis)?;
+    for (key, mut summary) in order.into_iter().zip(summaries) {
+        summary.analysis = analyzed.next().unwrap_or_default();
         for d in summary.analysis.table_diagnostics.drain(..) {
             diagnostics.push(FileDiagnostic {
                 kind: DiagnosticKind::UnusableEntry,

@@ -382,9 +382,9 @@ impl StreamWriter {
         })
     }
 
-    /// Finishes the index file and writes the stack table; `analysis` is what the stream's
-    /// [`StreamAnalyzer`] made of it.
-    pub fn finish(self, analysis: AnalysisSummary) -> io::Result<StreamSummary> {
+    /// Finishes the index file and writes the stack table; the summary's `analysis` is left for
+    /// the stream's [`StreamAnalyzer`] to fill in.
+    pub fn finish(self) -> io::Result<StreamSummary> {
         self.out.finish()?.flush()?;
         let table = self.interner.into_table();
         std::fs::write(&self.stacks_path, serde_json::to_vec(&table)?)?;
@@ -397,7 +397,7 @@ impl StreamWriter {
             compile_ids: self.compile_ids.len() as u64,
             index_path: self.index_path,
             stacks_path: self.stacks_path,
-            analysis,
+            analysis: AnalysisSummary::default(),
         })
     }
 }
