@@ -3,15 +3,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::compiles::{cache_outcome, normalize};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    CacheLookup, CacheLookupSource, CacheOutcomes, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
-    CompileCaches,
+    CacheLookup, CacheLookupSource, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
 };
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
@@ -103,7 +103,54 @@ fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event) {
 
 #[derive(Default)]
 pub struct CacheOutcomesTable {
-    lookups: HashMap<Option<CompileId>, Vec<CacheLookup>>,
+    lookups: HashMap<Option<CompileId>, Vec<Lookup>>,
+}
+
+/// A lookup as the table keeps it: what finishing reads, and the row packed (payload details make
+/// a typed row several times larger).
+struct Lookup {
+    cache: String,
+    outcome: CacheResult,
+    source: CacheLookupSource,
+    seq: u64,
+    time_saved_ms: Option<f64>,
+    row: PackedRow,
+}
+
+impl Lookup {
+    fn new(row: &CacheLookup) -> Self {
+        Lookup {
+            cache: row.cache.clone(),
+            outcome: row.outcome,
+            source: row.source,
+            seq: row.seq,
+            time_saved_ms: row.time_saved_ms,
+            row: pack(row),
+        }
+    }
+}
+
+/// [`crate::schema::tables::CacheOutcomes`], its lookups passed through packed.
+#[derive(Serialize)]
+pub struct PackedCacheOutcomes {
+    compiles: Vec<PackedCompileCaches>,
+    summary: Vec<CacheSummary>,
+}
+
+/// [`crate::schema::tables::CompileCaches`], its lookups passed through packed.
+#[derive(Serialize)]
+struct PackedCompileCaches {
+    compile_id: Option<String>,
+    caches: Vec<CacheVerdict>,
+    lookups: Vec<PackedRow>,
+    metrics: BTreeMap<String, f64>,
+}
+
+/// A compile's lookups while the table finishes.
+struct CompileLookups {
+    compile_id: Option<String>,
+    lookups: Vec<Lookup>,
+    metrics: BTreeMap<String, f64>,
 }
 
 impl CacheOutcomesTable {
@@ -124,7 +171,7 @@ impl CacheOutcomesTable {
             .compile_id
             .map(normalize)
             .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id));
-        self.lookups.entry(id).or_default().push(lookup);
+        self.lookups.entry(id).or_default().push(Lookup::new(&lookup));
     }
 
     fn chromium_event(&mut self, ev: &Event) {
@@ -134,14 +181,14 @@ impl CacheOutcomesTable {
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
         let id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
-        self.lookups.entry(id).or_default().push(new_lookup(
+        self.lookups.entry(id).or_default().push(Lookup::new(&new_lookup(
             cache.to_string(),
             CacheResult::Disabled,
             name,
             CacheLookupSource::ChromiumEvent,
             ev.seq,
             Some(payload.hash),
-        ));
+        )));
     }
 }
 
@@ -173,7 +220,7 @@ fn new_lookup(
 }
 
 /// Counts per outcome: hit, miss, bypass, disabled (the order of `CacheResult`).
-fn counts<'a>(lookups: impl Iterator<Item = &'a CacheLookup>) -> [u64; 4] {
+fn counts<'a>(lookups: impl Iterator<Item = &'a Lookup>) -> [u64; 4] {
     let mut n = [0; 4];
     for l in lookups {
         n[l.outcome as usize] += 1;
@@ -201,7 +248,7 @@ fn cache_metrics(metrics: Option<&Value>) -> BTreeMap<String, f64> {
 
 impl Table for CacheOutcomesTable {
     const NAME: &'static str = "cache_outcomes";
-    type Output = CacheOutcomes;
+    type Output<'a> = PackedCacheOutcomes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         match ev.kind {
@@ -211,8 +258,8 @@ impl Table for CacheOutcomesTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(CacheOutcomes, u64)> {
-        let row = |compile_id, lookups, metrics| CompileCaches { compile_id, caches: Vec::new(), lookups, metrics };
+    fn finish(mut self, ctx: &Finish) -> Option<(PackedCacheOutcomes, u64)> {
+        let row = |compile_id, lookups, metrics| CompileLookups { compile_id, lookups, metrics };
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
             let lookups = self.lookups.remove(&Some(r.id)).unwrap_or_default();
@@ -222,7 +269,7 @@ impl Table for CacheOutcomesTable {
             }
         }
         // Ids known only from payloads, then lookups outside any compile.
-        let mut rest: Vec<(Option<CompileId>, Vec<CacheLookup>)> = self.lookups.into_iter().collect();
+        let mut rest: Vec<(Option<CompileId>, Vec<Lookup>)> = self.lookups.into_iter().collect();
         rest.sort_by_key(|(id, lookups)| (id.is_none(), lookups.first().map(|l| l.seq)));
         for (id, lookups) in rest {
             compiles.push(row(id.as_ref().map(display_compile_id), lookups, BTreeMap::new()));
@@ -232,7 +279,8 @@ impl Table for CacheOutcomesTable {
         }
 
         let mut summary: BTreeMap<String, CacheSummary> = BTreeMap::new();
-        for c in &mut compiles {
+        let mut packed = Vec::with_capacity(compiles.len());
+        for mut c in compiles {
             // A disabled cache may be logged both as an artifact and as a trace event.
             let artifact_disabled: Vec<String> = c
                 .lookups
@@ -276,10 +324,15 @@ impl Table for CacheOutcomesTable {
                     disabled: n[3],
                 });
             }
-            c.caches = verdicts;
+            packed.push(PackedCompileCaches {
+                compile_id: c.compile_id,
+                caches: verdicts,
+                lookups: c.lookups.into_iter().map(|l| l.row).collect(),
+                metrics: c.metrics,
+            });
         }
-        let rows = compiles.len() as u64;
-        Some((CacheOutcomes { compiles, summary: summary.into_values().collect() }, rows))
+        let rows = packed.len() as u64;
+        Some((PackedCacheOutcomes { compiles: packed, summary: summary.into_values().collect() }, rows))
     }
 }
 

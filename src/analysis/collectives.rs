@@ -324,7 +324,7 @@ impl CollectivesTable {
 
 impl Table for CollectivesTable {
     const NAME: &'static str = "collectives";
-    type Output = Collectives;
+    type Output<'a> = Collectives;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind == "artifact" && ev.name == Some(SCHEDULE) {

@@ -2,10 +2,12 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::Value;
 
+use super::packed_rows::PackedRows;
 use super::{Diagnostics, Event, Finish, Table};
-use crate::schema::tables::{CompilationMetrics, MetricsRow};
+use crate::schema::tables::MetricsRow;
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
 pub const METRICS_KINDS: [&str; 5] = [
@@ -18,9 +20,9 @@ pub const METRICS_KINDS: [&str; 5] = [
 
 #[derive(Default)]
 pub struct CompilationMetricsTable {
-    /// Each row, with its `metrics` held as compact JSON until `finish`: a parsed metrics object
-    /// takes several times the memory of its text, and a long log has thousands.
-    rows: Vec<(MetricsRow, String)>,
+    /// The rows, packed: a parsed metrics object takes several times the memory of its text, and
+    /// a long log has thousands.
+    rows: PackedRows,
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
     shared_index: std::collections::HashMap<String, usize>,
@@ -50,9 +52,16 @@ impl CompilationMetricsTable {
     }
 }
 
+/// [`crate::schema::tables::CompilationMetrics`], serialized from the packed rows.
+#[derive(Serialize)]
+pub struct PackedCompilationMetrics {
+    metrics: PackedRows,
+    shared: Vec<Value>,
+}
+
 impl Table for CompilationMetricsTable {
     const NAME: &'static str = "compilation_metrics";
-    type Output = CompilationMetrics;
+    type Output<'a> = PackedCompilationMetrics;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {
@@ -76,18 +85,13 @@ impl Table for CompilationMetricsTable {
             seq: ev.seq,
             line: ev.line,
             times_s,
-            metrics: Value::Null,
+            metrics: Value::Object(metrics),
         };
-        self.rows.push((row, Value::Object(metrics).to_string()));
+        self.rows.push(&row);
     }
 
-    fn finish(self, _ctx: &Finish) -> Option<(CompilationMetrics, u64)> {
+    fn finish(self, _ctx: &Finish) -> Option<(PackedCompilationMetrics, u64)> {
         let rows = self.rows.len() as u64;
-        let metrics = self
-            .rows
-            .into_iter()
-            .map(|(row, metrics)| MetricsRow { metrics: serde_json::from_str(&metrics).expect("written above"), ..row })
-            .collect();
-        (rows > 0).then_some((CompilationMetrics { metrics, shared: self.shared }, rows))
+        (rows > 0).then_some((PackedCompilationMetrics { metrics: self.rows, shared: self.shared }, rows))
     }
 }

@@ -1,51 +1,70 @@
 //! The compile directory: one row per compile id with status, timing, reasons, cache outcomes
 //! and artifacts.
 
-use super::{Diagnostics, Event, Finish, Table, compiles};
-use crate::schema::tables::{CompileDirectory, CompileEntry};
+use serde::{Serialize, Serializer};
+
+use super::compiles::ArtifactRefs;
+use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
+use crate::schema::tables::CompileEntry;
 
 #[derive(Default)]
 pub struct CompileDirectoryTable;
 
+/// [`crate::schema::tables::CompileDirectory`], each row made from its compile record as it is
+/// serialized (as a whole, the rows would copy every artifact of the stream).
+#[derive(Serialize)]
+pub struct CompileDirectoryView<'a> {
+    compiles: Entries<'a>,
+    unattributed: ArtifactRefs<'a>,
+}
+
+/// The rows of the compile directory.
+struct Entries<'a>(&'a Compiles);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, r)))
+    }
+}
+
+fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
+    CompileEntry {
+        compile_id: r.display.clone(),
+        cid: r.id,
+        dir: compiles::dir_name(&r.id),
+        status: r.status(),
+        restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
+        co_name: r.metric_str("co_name").map(str::to_string),
+        co_filename: r.metric_str("co_filename").map(str::to_string),
+        co_firstlineno: r.metric_i64("co_firstlineno"),
+        stack: r.start_stack,
+        first_seq: r.first_seq,
+        last_seq: r.last_seq,
+        start_ts: r.start_ts.clone(),
+        end_ts: r.end_ts.clone(),
+        start_time: r.metric_f64("start_time"),
+        duration_s: r.metric_f64("entire_frame_compile_time_s"),
+        fail_type: r.metric_str("fail_type").map(str::to_string),
+        fail_reason: r.metric_str("fail_reason").map(str::to_string),
+        restart_reasons: r.restart_reasons(),
+        graph_breaks: r.graph_breaks.clone(),
+        cache: r.cache.clone(),
+        artifacts: c.artifact_refs(&r.artifacts),
+    }
+}
+
 impl Table for CompileDirectoryTable {
     const NAME: &'static str = "compile_directory";
-    type Output = CompileDirectory;
+    type Output<'a> = CompileDirectoryView<'a>;
 
     fn observe(&mut self, _ev: &Event, _diags: &mut Diagnostics) {}
 
-    fn finish(self, ctx: &Finish) -> Option<(CompileDirectory, u64)> {
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(CompileDirectoryView<'a>, u64)> {
         let c = ctx.compiles;
         if c.records.is_empty() && c.unattributed.is_empty() {
             return None;
         }
-        let compiles: Vec<CompileEntry> = c
-            .records
-            .iter()
-            .map(|r| CompileEntry {
-                compile_id: r.display.clone(),
-                cid: r.id,
-                dir: compiles::dir_name(&r.id),
-                status: r.status(),
-                restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
-                co_name: r.metric_str("co_name").map(str::to_string),
-                co_filename: r.metric_str("co_filename").map(str::to_string),
-                co_firstlineno: r.metric_i64("co_firstlineno"),
-                stack: r.start_stack,
-                first_seq: r.first_seq,
-                last_seq: r.last_seq,
-                start_ts: r.start_ts.clone(),
-                end_ts: r.end_ts.clone(),
-                start_time: r.metric_f64("start_time"),
-                duration_s: r.metric_f64("entire_frame_compile_time_s"),
-                fail_type: r.metric_str("fail_type").map(str::to_string),
-                fail_reason: r.metric_str("fail_reason").map(str::to_string),
-                restart_reasons: r.restart_reasons(),
-                graph_breaks: r.graph_breaks.clone(),
-                cache: r.cache.clone(),
-                artifacts: r.artifacts.clone(),
-            })
-            .collect();
-        let rows = compiles.len() as u64;
-        Some((CompileDirectory { compiles, unattributed: c.unattributed.clone() }, rows))
+        let rows = c.records.len() as u64;
+        Some((CompileDirectoryView { compiles: Entries(c), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
     }
 }

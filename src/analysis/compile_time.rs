@@ -3,12 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use serde::{Serialize, Serializer};
+
 use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    CompileTime, CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
@@ -16,14 +18,19 @@ fn us(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// A phase node: one (compile, enclosing node, name).
+/// `Node::parent` of a phase outside any other.
+const NO_PARENT: u32 = u32::MAX;
+
+/// A phase node: one (compile, enclosing node, name). A long log has a hundred thousand, so the
+/// indices are u32.
 struct Node {
-    compile: usize,
-    parent: Option<usize>,
+    compile: u32,
+    /// The enclosing node, or [`NO_PARENT`].
+    parent: u32,
     /// Index in `CompileTimeTable::names`.
     name: u32,
+    unfinished: u32,
     count: u64,
-    unfinished: u64,
     total: f64,
     self_time: f64,
     first_ts: f64,
@@ -59,6 +66,76 @@ struct NameTotal {
     self_time: f64,
 }
 
+/// [`crate::schema::tables::CompileTime`], each compile's phases made from the nodes as it is
+/// serialized (as a whole, they would take more memory than the nodes).
+#[derive(Serialize)]
+pub struct PackedCompileTime {
+    compiles: CompileTimings,
+    phases: Vec<PhaseTotal>,
+    total_us: f64,
+    unmatched: Vec<UnmatchedEvent>,
+    events: u64,
+    other_events: Vec<PhCount>,
+}
+
+/// The finished table's nodes, serialized as the list of [`CompileTiming`].
+struct CompileTimings {
+    table: CompileTimeTable,
+    /// Each compile's nodes in creation order.
+    by_compile: Vec<Vec<u32>>,
+    /// Each node's position in its compile's list.
+    local: Vec<u32>,
+    /// Each compile's time in its outermost phases.
+    totals: Vec<f64>,
+}
+
+impl CompileTimings {
+    fn timing(&self, c: usize) -> CompileTiming {
+        let t = &self.table;
+        let display = |c: u32| t.compiles[c as usize].as_ref().map(display_compile_id);
+        let s = &t.states[c];
+        let start = s.start.unwrap_or(0.0);
+        let phases = self.by_compile[c]
+            .iter()
+            .map(|&i| {
+                let n = &t.nodes[i as usize];
+                let parent = t.parent(i as usize).map(|p| (&t.nodes[p], self.local[p]));
+                Phase {
+                    name: t.names[n.name as usize].clone(),
+                    parent: parent.filter(|(p, _)| p.compile == n.compile).map(|(_, local)| local),
+                    outer: parent
+                        .filter(|(p, _)| p.compile != n.compile)
+                        .map(|(p, local)| OuterPhase { compile_id: display(p.compile), phase: local }),
+                    count: n.count,
+                    unfinished: n.unfinished.into(),
+                    total_us: us(n.total),
+                    self_us: us(n.self_time),
+                    offset_us: us(n.first_ts - s.start.unwrap_or(n.first_ts)),
+                    first_seq: n.first_seq,
+                }
+            })
+            .collect();
+        CompileTiming {
+            compile_id: display(c as u32),
+            start_us: start,
+            span_us: us(s.end - start),
+            total_us: us(self.totals[c]),
+            phases,
+            instants: s
+                .instants
+                .iter()
+                .map(|(name, count, seq)| InstantCount { name: name.clone(), count: *count, first_seq: *seq })
+                .collect(),
+        }
+    }
+}
+
+impl Serialize for CompileTimings {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((0..self.by_compile.len()).map(|c| self.timing(c)))
+    }
+}
+
 #[derive(Default)]
 pub struct CompileTimeTable {
     compiles: Vec<Option<CompileId>>,
@@ -69,7 +146,8 @@ pub struct CompileTimeTable {
     name_ids: HashMap<String, u32>,
     name_totals: Vec<NameTotal>,
     nodes: Vec<Node>,
-    node_index: HashMap<(usize, Option<usize>, u32), usize>,
+    /// (compile, parent, name) → node.
+    node_index: HashMap<(u32, u32, u32), u32>,
     /// One stack per (pid, tid) as raw JSON text, in order of first appearance (there are few).
     stacks: Vec<((String, String), Vec<Open>)>,
     total: f64,
@@ -115,28 +193,35 @@ impl CompileTimeTable {
     }
 
     fn node(&mut self, compile: usize, parent: Option<usize>, name: u32, ts: f64, seq: u64) -> usize {
+        let (compile, parent) = (compile as u32, parent.map_or(NO_PARENT, |p| p as u32));
         let nodes = &mut self.nodes;
         *self.node_index.entry((compile, parent, name)).or_insert_with(|| {
             nodes.push(Node {
                 compile,
                 parent,
                 name,
-                count: 0,
                 unfinished: 0,
+                count: 0,
                 total: 0.0,
                 self_time: 0.0,
                 first_ts: ts,
                 first_seq: seq,
             });
-            nodes.len() - 1
-        })
+            (nodes.len() - 1) as u32
+        }) as usize
+    }
+
+    /// The enclosing node of a node.
+    fn parent(&self, node: usize) -> Option<usize> {
+        let parent = self.nodes[node].parent;
+        (parent != NO_PARENT).then_some(parent as usize)
     }
 
     /// Books a begin that was never ended.
     fn unfinished(&mut self, open: Open) {
         let n = &mut self.nodes[open.node];
         n.unfinished += 1;
-        let id = self.compiles[n.compile];
+        let id = self.compiles[n.compile as usize];
         let name = self.names[n.name as usize].clone();
         self.unmatched.push((UnmatchedSide::Begin, name, id, open.seq, open.line, open.begin));
     }
@@ -161,7 +246,7 @@ impl CompileTimeTable {
 
 impl Table for CompileTimeTable {
     const NAME: &'static str = "compile_time";
-    type Output = CompileTime;
+    type Output<'a> = PackedCompileTime;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind != "chromium_event" {
@@ -187,7 +272,7 @@ impl Table for CompileTimeTable {
             .compile_id
             .map(normalize)
             .or_else(|| te.compile_id())
-            .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile]));
+            .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile as usize]));
         match te.ph.as_deref() {
             Some("B") => {
                 let c = self.compile(id);
@@ -216,7 +301,7 @@ impl Table for CompileTimeTable {
                 for o in popped {
                     self.unfinished(o);
                 }
-                let compile = self.nodes[open.node].compile;
+                let compile = self.nodes[open.node].compile as usize;
                 self.touch(compile, open.begin, ts);
                 self.close(open.node, dur, open.children, outermost, open.same_name_below);
             }
@@ -247,7 +332,7 @@ impl Table for CompileTimeTable {
         }
     }
 
-    fn finish(mut self, _ctx: &Finish) -> Option<(CompileTime, u64)> {
+    fn finish(mut self, _ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
         if self.events == 0 {
             return None;
         }
@@ -258,102 +343,72 @@ impl Table for CompileTimeTable {
             }
         }
         self.unmatched.sort_by_key(|u| u.3);
-        let display = |c: usize| self.compiles[c].as_ref().map(display_compile_id);
+        self.node_index = HashMap::new();
 
-        // Each compile's phases in order of first begin (node creation order), parents local.
+        // Each compile's nodes in order of first begin (creation order), and each node's
+        // position there.
+        let mut by_compile: Vec<Vec<u32>> = vec![Vec::new(); self.compiles.len()];
         let mut local = vec![0u32; self.nodes.len()];
-        let mut phases: Vec<Vec<Phase>> = (0..self.compiles.len()).map(|_| Vec::new()).collect();
         let mut totals = vec![0.0; self.compiles.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            let start = self.states[n.compile].start.unwrap_or(n.first_ts);
-            let parent = n.parent.filter(|&p| self.nodes[p].compile == n.compile).map(|p| local[p]);
-            if parent.is_none() {
-                totals[n.compile] += n.total;
-            }
-            // Parents come before their children, so `local[p]` is already set.
-            let outer = n
-                .parent
-                .filter(|&p| self.nodes[p].compile != n.compile)
-                .map(|p| OuterPhase { compile_id: display(self.nodes[p].compile), phase: local[p] });
-            let list = &mut phases[n.compile];
+            let list = &mut by_compile[n.compile as usize];
             local[i] = list.len() as u32;
-            list.push(Phase {
-                name: self.names[n.name as usize].clone(),
-                parent,
-                outer,
-                count: n.count,
-                unfinished: n.unfinished,
-                total_us: us(n.total),
-                self_us: us(n.self_time),
-                offset_us: us(n.first_ts - start),
-                first_seq: n.first_seq,
-            });
+            list.push(i as u32);
+            if self.parent(i).is_none_or(|p| self.nodes[p].compile != n.compile) {
+                totals[n.compile as usize] += n.total;
+            }
         }
-        let mut phase_compiles: HashMap<&str, u64> = HashMap::new();
-        for list in &phases {
-            let mut names: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
-            names.sort_unstable();
-            names.dedup();
-            for n in names {
-                *phase_compiles.entry(n).or_default() += 1;
+        // How many compiles have a phase of each name.
+        let mut phase_compiles = vec![0u64; self.names.len()];
+        let mut counted_for = vec![usize::MAX; self.names.len()];
+        for (c, list) in by_compile.iter().enumerate() {
+            for &i in list {
+                let name = self.nodes[i as usize].name as usize;
+                if counted_for[name] != c {
+                    counted_for[name] = c;
+                    phase_compiles[name] += 1;
+                }
             }
         }
         let mut phase_totals: Vec<PhaseTotal> = self
             .names
             .iter()
             .zip(&self.name_totals)
-            .filter(|(_, t)| t.count > 0)
-            .map(|(name, t)| PhaseTotal {
+            .zip(&phase_compiles)
+            .filter(|((_, t), _)| t.count > 0)
+            .map(|((name, t), &compiles)| PhaseTotal {
                 name: name.clone(),
                 count: t.count,
                 total_us: us(t.total),
                 self_us: us(t.self_time),
-                compiles: phase_compiles.get(name.as_str()).copied().unwrap_or(0),
+                compiles,
             })
             .collect();
         phase_totals.sort_by(|a, b| b.total_us.total_cmp(&a.total_us).then_with(|| a.name.cmp(&b.name)));
 
-        let unmatched = self
-            .unmatched
-            .iter()
-            .map(|(side, name, c, seq, line, ts)| UnmatchedEvent {
-                side: *side,
-                name: name.clone(),
-                compile_id: c.as_ref().map(display_compile_id),
-                seq: *seq,
-                line: *line,
-                ts_us: *ts,
-            })
-            .collect();
-        let compiles: Vec<CompileTiming> = phases
+        let unmatched = std::mem::take(&mut self.unmatched)
             .into_iter()
-            .enumerate()
-            .map(|(c, phases)| {
-                let s = &self.states[c];
-                let start = s.start.unwrap_or(0.0);
-                CompileTiming {
-                    compile_id: display(c),
-                    start_us: start,
-                    span_us: us(s.end - start),
-                    total_us: us(totals[c]),
-                    phases,
-                    instants: s
-                        .instants
-                        .iter()
-                        .map(|(name, count, seq)| InstantCount { name: name.clone(), count: *count, first_seq: *seq })
-                        .collect(),
-                }
+            .map(|(side, name, c, seq, line, ts)| UnmatchedEvent {
+                side,
+                name,
+                compile_id: c.as_ref().map(display_compile_id),
+                seq,
+                line,
+                ts_us: ts,
             })
             .collect();
-        let rows = compiles.len() as u64;
+        let rows = self.compiles.len() as u64;
+        let (total_us, events) = (us(self.total), self.events);
+        let other_events =
+            std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
-            CompileTime {
-                compiles,
+            PackedCompileTime {
+                compiles: CompileTimings { table: self, by_compile, local, totals },
                 phases: phase_totals,
-                total_us: us(self.total),
+                total_us,
                 unmatched,
-                events: self.events,
-                other_events: self.other.into_iter().map(|(ph, count)| PhCount { ph, count }).collect(),
+                events,
+                other_events,
             },
             rows,
         ))

@@ -3,12 +3,53 @@
 
 use std::collections::HashMap;
 
+use indexmap::IndexSet;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Diagnostics, Event};
-use crate::parse::display_compile_id;
-use crate::schema::CompileId;
+use crate::parse::{BlobId, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
+use crate::schema::{CompileId, PayloadFormat};
+
+/// An artifact as [`Compiles`] keeps it ([`Compiles::artifact_ref`] makes its row): a long log
+/// has a hundred thousand, so kind and name are interned and the blob id kept as bytes.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub seq: u64,
+    line: u64,
+    size: u64,
+    lines: u64,
+    /// Index in `Compiles::names`.
+    kind: u32,
+    /// Index in `Compiles::names`.
+    name: u32,
+    blob: Option<BlobId>,
+    format: Option<PayloadFormat>,
+    url: Option<Box<str>>,
+}
+
+/// A list of artifacts, serialized as their rows.
+pub struct ArtifactRefs<'a>(pub &'a Compiles, pub &'a [Artifact]);
+
+impl Serialize for ArtifactRefs<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.1.iter().map(|a| self.0.artifact_ref(a)))
+    }
+}
+
+/// A blob id back from its hex form (as the index row gives it).
+fn unhex(text: &str) -> Option<BlobId> {
+    let digits = text.as_bytes();
+    let mut id = BlobId::default();
+    if digits.len() != 2 * id.len() {
+        return None;
+    }
+    for (byte, pair) in id.iter_mut().zip(digits.chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(id)
+}
 
 /// Everything collected about one compile id.
 #[derive(Debug, Clone)]
@@ -29,7 +70,7 @@ pub struct CompileRecord {
     /// the number of compiles times several KB.
     pub metrics: Option<Value>,
     /// Every artifact, in log order.
-    pub artifacts: Vec<ArtifactRef>,
+    pub artifacts: Vec<Artifact>,
     /// Cache outcomes, in log order.
     pub cache: Vec<CacheOutcome>,
     /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
@@ -74,11 +115,6 @@ impl CompileRecord {
         } else {
             CompileStatus::Ok
         }
-    }
-
-    /// The artifacts with a given name, in log order.
-    pub fn artifacts_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ArtifactRef> + 'a {
-        self.artifacts.iter().filter(move |a| a.name == name)
     }
 }
 
@@ -150,7 +186,9 @@ pub struct Compiles {
     /// Records of each frame compile (all its attempts), filled by `settle`.
     by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
     /// Artifacts logged outside any compile.
-    pub unattributed: Vec<ArtifactRef>,
+    pub unattributed: Vec<Artifact>,
+    /// Artifact kinds and names, each once.
+    names: IndexSet<Box<str>>,
 }
 
 /// A frame compile: a compile id without its attempt.
@@ -198,8 +236,71 @@ impl Compiles {
         self.by_id.get(&normalize(id)).map(|&i| &self.records[i])
     }
 
+    /// The row of an artifact.
+    pub fn artifact_ref(&self, a: &Artifact) -> ArtifactRef {
+        ArtifactRef {
+            seq: a.seq,
+            line: a.line,
+            kind: self.kind(a).to_string(),
+            name: self.name(a).to_string(),
+            blob: a.blob.as_ref().map(|b| hex(b)),
+            size: a.size,
+            lines: a.lines,
+            format: a.format,
+            url: a.url.as_deref().map(str::to_string),
+        }
+    }
+
+    /// The rows of artifacts.
+    pub fn artifact_refs(&self, list: &[Artifact]) -> Vec<ArtifactRef> {
+        list.iter().map(|a| self.artifact_ref(a)).collect()
+    }
+
+    pub fn kind(&self, a: &Artifact) -> &str {
+        &self.names[a.kind as usize]
+    }
+
+    pub fn name(&self, a: &Artifact) -> &str {
+        &self.names[a.name as usize]
+    }
+
+    /// The artifacts of a compile with a given name, in log order.
+    pub fn artifacts_named<'a>(
+        &'a self,
+        r: &'a CompileRecord,
+        name: &'a str,
+    ) -> impl Iterator<Item = ArtifactRef> + 'a {
+        r.artifacts.iter().filter(move |a| self.name(a) == name).map(|a| self.artifact_ref(a))
+    }
+
+    fn intern(&mut self, text: &str) -> u32 {
+        match self.names.get_index_of(text) {
+            Some(i) => i as u32,
+            None => self.names.insert_full(text.into()).0 as u32,
+        }
+    }
+
+    /// The artifact an entry is, if it is one: any entry with a payload except chromium events,
+    /// and links.
+    fn artifact(&mut self, ev: &Event) -> Option<Artifact> {
+        if ev.kind == "chromium_event" || (ev.payload.is_none() && ev.kind != "link") {
+            return None;
+        }
+        Some(Artifact {
+            seq: ev.seq,
+            line: ev.line,
+            size: ev.payload.map_or(0, |p| p.bytes.len() as u64),
+            lines: ev.payload.map_or(0, |p| p.lines),
+            kind: self.intern(ev.kind),
+            name: self.intern(&ev.display_name()),
+            blob: ev.payload.and_then(|p| unhex(p.hash)),
+            format: ev.payload.map(|p| p.format),
+            url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(Box::from)).flatten(),
+        })
+    }
+
     pub fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
-        let artifact = artifact_ref(ev);
+        let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
             if let Some(a) = artifact {
                 self.unattributed.push(a);
@@ -238,8 +339,9 @@ impl Compiles {
             }
         }
         if let Some(a) = artifact {
-            if let Some((cache, outcome)) = cache_outcome(&a.name) {
-                record.cache.push(CacheOutcome { cache, outcome: outcome.into(), name: a.name.clone(), seq: ev.seq });
+            let name = &self.names[a.name as usize];
+            if let Some((cache, outcome)) = cache_outcome(name) {
+                record.cache.push(CacheOutcome { cache, outcome: outcome.into(), name: name.to_string(), seq: ev.seq });
             }
             record.artifacts.push(a);
         }
@@ -260,28 +362,16 @@ impl Compiles {
     }
 }
 
-/// The artifact an entry is, if it is one: any entry with a payload except chromium events, and
-/// links.
-fn artifact_ref(ev: &Event) -> Option<ArtifactRef> {
-    if ev.kind == "chromium_event" || (ev.payload.is_none() && ev.kind != "link") {
-        return None;
-    }
-    Some(ArtifactRef {
-        seq: ev.seq,
-        line: ev.line,
-        kind: ev.kind.to_string(),
-        name: ev.display_name(),
-        blob: ev.payload.map(|p| p.hash.to_string()),
-        size: ev.payload.map_or(0, |p| p.bytes.len() as u64),
-        lines: ev.payload.map_or(0, |p| p.lines),
-        format: ev.payload.map(|p| p.format),
-        url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(str::to_string)).flatten(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blob_ids_read_back_from_hex() {
+        let id: BlobId = std::array::from_fn(|i| (i * 17) as u8);
+        assert_eq!(unhex(&hex(&id)), Some(id));
+        assert_eq!(unhex("0g"), None);
+    }
 
     #[test]
     fn cache_names_are_classified() {

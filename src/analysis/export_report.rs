@@ -117,7 +117,7 @@ impl ExportReportTable {
 
 impl Table for ExportReportTable {
     const NAME: &'static str = "export_report";
-    type Output = ExportReport;
+    type Output<'a> = ExportReport;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let kinds = [
@@ -211,8 +211,8 @@ impl Table for ExportReportTable {
             .iter()
             .flat_map(|r| r.artifacts.iter())
             .chain(ctx.compiles.unattributed.iter())
-            .filter(|a| a.kind == "exported_program")
-            .cloned()
+            .filter(|a| ctx.compiles.kind(a) == "exported_program")
+            .map(|a| ctx.compiles.artifact_ref(a))
             .collect();
         exported_programs.sort_by_key(|a| a.seq);
         let rows = failures.len() as u64;

@@ -16,7 +16,7 @@ pub struct FailuresTable {
 
 impl Table for FailuresTable {
     const NAME: &'static str = "failures";
-    type Output = Failures;
+    type Output<'a> = Failures;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {
@@ -77,7 +77,7 @@ impl Table for FailuresTable {
                 }
                 if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
                     if f.kind == FailureKind::Failure {
-                        f.error_blob = record.artifacts_named("dynamo_error").find_map(|a| a.blob.clone());
+                        f.error_blob = ctx.compiles.artifacts_named(record, "dynamo_error").find_map(|a| a.blob);
                     }
                 }
                 f

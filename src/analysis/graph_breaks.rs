@@ -75,7 +75,7 @@ impl GraphBreaksTable {
 
 impl Table for GraphBreaksTable {
     const NAME: &'static str = "graph_breaks";
-    type Output = GraphBreaks;
+    type Output<'a> = GraphBreaks;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.name != Some("dynamo_graph_break_reason") {

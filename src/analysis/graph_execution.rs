@@ -53,7 +53,7 @@ pub struct GraphExecutionTable {
 
 impl Table for GraphExecutionTable {
     const NAME: &'static str = "graph_execution";
-    type Output = GraphExecution;
+    type Output<'a> = GraphExecution;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind != "artifact" || !matches!(ev.name, Some(RECORDING | LEGACY)) {

@@ -2,12 +2,13 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::compiles::normalize;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::schema::CompileId;
-use crate::schema::tables::{CompileGraphs, GraphSize, GraphSizes};
+use crate::schema::tables::GraphSize;
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
@@ -116,12 +117,29 @@ fn may_be_fx(bytes: &[u8]) -> bool {
 
 #[derive(Default)]
 pub struct GraphSizesTable {
-    graphs: HashMap<Option<CompileId>, Vec<GraphSize>>,
+    /// Each compile's graphs: the first one's `seq`, and the rows packed.
+    graphs: HashMap<Option<CompileId>, (u64, Vec<PackedRow>)>,
+}
+
+/// [`crate::schema::tables::GraphSizes`], its rows passed through packed.
+#[derive(Serialize)]
+pub struct PackedGraphSizes {
+    compiles: Vec<PackedCompileGraphs>,
+}
+
+/// [`crate::schema::tables::CompileGraphs`], its rows passed through packed.
+#[derive(Serialize)]
+struct PackedCompileGraphs {
+    compile_id: Option<String>,
+    graph_op_count: Option<u64>,
+    graph_node_count: Option<u64>,
+    graph_input_count: Option<u64>,
+    graphs: Vec<PackedRow>,
 }
 
 impl Table for GraphSizesTable {
     const NAME: &'static str = "graph_sizes";
-    type Output = GraphSizes;
+    type Output<'a> = PackedGraphSizes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         let Some(payload) = ev.payload else { return };
@@ -132,7 +150,7 @@ impl Table for GraphSizesTable {
         if !(graph_kind || named_graph || fx_artifact) {
             return;
         }
-        self.graphs.entry(ev.compile_id.map(normalize)).or_default().push(GraphSize {
+        let row = pack(&GraphSize {
             name: ev.display_name(),
             kind: ev.kind.to_string(),
             seq: ev.seq,
@@ -142,18 +160,19 @@ impl Table for GraphSizesTable {
             fx_nodes: fx.map(|c| c.nodes),
             fx_ops: fx.map(|c| c.ops),
         });
+        self.graphs.entry(ev.compile_id.map(normalize)).or_insert_with(|| (ev.seq, Vec::new())).1.push(row);
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(GraphSizes, u64)> {
+    fn finish(mut self, ctx: &Finish) -> Option<(PackedGraphSizes, u64)> {
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
-            let graphs = self.graphs.remove(&Some(r.id)).unwrap_or_default();
+            let graphs = self.graphs.remove(&Some(r.id)).map(|(_, rows)| rows).unwrap_or_default();
             let count = |key: &str| r.metrics.as_ref().and_then(|m| m.get(key)).and_then(Value::as_u64);
             let (ops, nodes, inputs) = (count("graph_op_count"), count("graph_node_count"), count("graph_input_count"));
             if graphs.is_empty() && ops.is_none() && nodes.is_none() && inputs.is_none() {
                 continue;
             }
-            compiles.push(CompileGraphs {
+            compiles.push(PackedCompileGraphs {
                 compile_id: Some(r.display.clone()),
                 graph_op_count: ops,
                 graph_node_count: nodes,
@@ -162,10 +181,10 @@ impl Table for GraphSizesTable {
             });
         }
         // Every compile id is in `ctx.compiles`, so only graphs outside any compile are left.
-        let mut rest: Vec<(Option<CompileId>, Vec<GraphSize>)> = self.graphs.into_iter().collect();
-        rest.sort_by_key(|(id, graphs)| (id.is_none(), graphs.first().map(|g| g.seq)));
-        for (id, graphs) in rest {
-            compiles.push(CompileGraphs {
+        let mut rest: Vec<_> = self.graphs.into_iter().collect();
+        rest.sort_by_key(|(id, (first_seq, _))| (id.is_none(), *first_seq));
+        for (id, (_, graphs)) in rest {
+            compiles.push(PackedCompileGraphs {
                 compile_id: id.as_ref().map(crate::parse::display_compile_id),
                 graph_op_count: None,
                 graph_node_count: None,
@@ -177,7 +196,7 @@ impl Table for GraphSizesTable {
             return None;
         }
         let rows = compiles.len() as u64;
-        Some((GraphSizes { compiles }, rows))
+        Some((PackedGraphSizes { compiles }, rows))
     }
 }
 

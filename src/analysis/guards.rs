@@ -3,27 +3,109 @@
 
 use std::collections::HashMap;
 
+use indexmap::IndexMap;
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{Diagnostics, Event, Finish, Table};
+use super::packed_rows::PackedRows;
+use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::schema::tables::guards::{
-    DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardTree, Guards, GuardsCompile, ShapeGuard,
-    ShapeGuardKind, Specialization, SymbolCreated, TreeGuard,
+    DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
+    Specialization, SymbolCreated, TreeGuard,
 };
 use crate::schema::{Frame, StackTable};
 
+/// Rows are packed as they are observed (user frames resolved then: the stack table only grows),
+/// and the summary of each compile id is kept up to date, so nothing is left to compute from
+/// the rows at the end.
 #[derive(Default)]
 pub struct GuardsTable {
     /// The process's string table as seen in `str` entries: `dynamo_guards` payloads carry
     /// stacks whose file names are string-table indices, which the stream's stack table does not
     /// cover.
     strings: HashMap<u64, String>,
-    dynamo_guards: Vec<DynamoGuard>,
-    guard_trees: Vec<GuardTree>,
-    shape_guards: Vec<ShapeGuard>,
-    specializations: Vec<Specialization>,
-    symbols: Vec<SymbolCreated>,
-    data_dependent: Vec<DataDependent>,
+    /// One summary per compile id in order of its first row (entries come in `seq` order).
+    compiles: IndexMap<Option<String>, GuardsCompile>,
+    dynamo_guards: PackedRows,
+    guard_trees: Vec<PackedTree>,
+    /// Each distinct tree guard once, as compact JSON, its index its id: the trees of a long log
+    /// repeat a few hundred distinct guards a hundred thousand times.
+    tree_guards: Vec<PackedRow>,
+    tree_guard_ids: HashMap<String, u32>,
+    shape_guards: PackedRows,
+    specializations: PackedRows,
+    symbols: PackedRows,
+    data_dependent: PackedRows,
+}
+
+/// A [`crate::schema::tables::guards::GuardTree`] with its guards as ids in `GuardsTable::tree_guards`.
+struct PackedTree {
+    compile_id: Option<String>,
+    seq: u64,
+    line: u64,
+    blob: String,
+    lines: u64,
+    latency_us: Option<f64>,
+    managers: u64,
+    guards: Vec<u32>,
+}
+
+/// [`crate::schema::tables::guards::GuardTree`] as serialized, its guards taken from the interned ones.
+#[derive(Serialize)]
+struct GuardTreeView<'a> {
+    compile_id: &'a Option<String>,
+    seq: u64,
+    line: u64,
+    blob: &'a str,
+    lines: u64,
+    latency_us: Option<f64>,
+    managers: u64,
+    guards: InternedRows<'a>,
+}
+
+/// Rows given by their ids in a list of distinct rows.
+struct InternedRows<'a> {
+    ids: &'a [u32],
+    rows: &'a [PackedRow],
+}
+
+impl Serialize for InternedRows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.ids.iter().map(|&i| &self.rows[i as usize]))
+    }
+}
+
+/// The guard trees of the table, serialized as a list of [`crate::schema::tables::guards::GuardTree`].
+pub struct GuardTrees {
+    trees: Vec<PackedTree>,
+    guards: Vec<PackedRow>,
+}
+
+impl Serialize for GuardTrees {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.trees.iter().map(|t| GuardTreeView {
+            compile_id: &t.compile_id,
+            seq: t.seq,
+            line: t.line,
+            blob: &t.blob,
+            lines: t.lines,
+            latency_us: t.latency_us,
+            managers: t.managers,
+            guards: InternedRows { ids: &t.guards, rows: &self.guards },
+        }))
+    }
+}
+
+/// [`crate::schema::tables::guards::Guards`], serialized from the packed rows.
+#[derive(Serialize)]
+pub struct PackedGuards {
+    compiles: Vec<GuardsCompile>,
+    dynamo_guards: PackedRows,
+    guard_trees: GuardTrees,
+    shape_guards: PackedRows,
+    specializations: PackedRows,
+    symbols: PackedRows,
+    data_dependent: PackedRows,
 }
 
 /// A metadata field as text: strings as they are, numbers and booleans written out; null when
@@ -78,7 +160,7 @@ impl GuardsTable {
                 diags.unusable(Self::NAME, ev, format!("guard {index} has no code"));
                 continue;
             };
-            self.dynamo_guards.push(DynamoGuard {
+            let row = DynamoGuard {
                 compile_id: compile_id(ev),
                 seq: ev.seq,
                 line: ev.line,
@@ -87,7 +169,9 @@ impl GuardsTable {
                 code: code.to_string(),
                 user_frame: self.payload_innermost(guard.get("user_stack")),
                 frame: self.payload_innermost(guard.get("stack")),
-            });
+            };
+            self.summary(&row.compile_id).dynamo_guards += 1;
+            self.dynamo_guards.push(&row);
         }
     }
 
@@ -115,61 +199,78 @@ impl GuardsTable {
             return;
         }
         let compile_id = compile_id(ev);
+        let summary = self.summary(&compile_id);
         let (seq, line) = (ev.seq, ev.line);
         let user_stack = ev.meta_stack("user_stack");
         let stack = ev.meta_stack("stack");
+        let user_frame = innermost(ev.stacks, user_stack);
         match ev.kind {
-            "guard_added_fast" | "guard_added" => self.shape_guards.push(ShapeGuard {
-                compile_id,
-                seq,
-                line,
-                kind: if ev.kind == "guard_added" {
-                    ShapeGuardKind::GuardAdded
+            "guard_added_fast" | "guard_added" => {
+                summary.shape_guards += 1;
+                self.shape_guards.push(&ShapeGuard {
+                    compile_id,
+                    seq,
+                    line,
+                    kind: if ev.kind == "guard_added" {
+                        ShapeGuardKind::GuardAdded
+                    } else {
+                        ShapeGuardKind::GuardAddedFast
+                    },
+                    expr: text(meta, "expr"),
+                    prefix: text(meta, "prefix"),
+                    expr_node_id: uint(meta, "expr_node_id"),
+                    user_stack,
+                    stack,
+                    user_frame,
+                    symbol_to_sources: object(meta, "symbol_to_sources"),
+                    frame_locals: frame_locals(meta),
+                })
+            }
+            "symbolic_shape_specialization" => {
+                summary.specializations += 1;
+                self.specializations.push(&Specialization {
+                    compile_id,
+                    seq,
+                    line,
+                    symbol: text(meta, "symbol"),
+                    sources: super::compiles::strings(meta.get("sources")),
+                    value: text(meta, "value"),
+                    reason: text(meta, "reason"),
+                    user_stack,
+                    stack,
+                    user_frame,
+                })
+            }
+            "create_symbol" | "create_unbacked_symbol" => {
+                let unbacked = ev.kind == "create_unbacked_symbol";
+                if unbacked {
+                    summary.unbacked_symbols += 1;
                 } else {
-                    ShapeGuardKind::GuardAddedFast
-                },
-                expr: text(meta, "expr"),
-                prefix: text(meta, "prefix"),
-                expr_node_id: uint(meta, "expr_node_id"),
-                user_stack,
-                stack,
-                user_frame: None,
-                symbol_to_sources: object(meta, "symbol_to_sources"),
-                frame_locals: frame_locals(meta),
-            }),
-            "symbolic_shape_specialization" => self.specializations.push(Specialization {
-                compile_id,
-                seq,
-                line,
-                symbol: text(meta, "symbol"),
-                sources: super::compiles::strings(meta.get("sources")),
-                value: text(meta, "value"),
-                reason: text(meta, "reason"),
-                user_stack,
-                stack,
-                user_frame: None,
-            }),
-            "create_symbol" | "create_unbacked_symbol" => self.symbols.push(SymbolCreated {
-                compile_id,
-                seq,
-                line,
-                symbol: text(meta, "symbol"),
-                unbacked: ev.kind == "create_unbacked_symbol",
-                hint: text(meta, "val"),
-                range: text(meta, "vr"),
-                source: text(meta, "source"),
-                node_id: uint(meta, "node_id"),
-                user_stack,
-                stack,
-                user_frame: None,
-            }),
+                    summary.backed_symbols += 1;
+                }
+                self.symbols.push(&SymbolCreated {
+                    compile_id,
+                    seq,
+                    line,
+                    symbol: text(meta, "symbol"),
+                    unbacked,
+                    hint: text(meta, "val"),
+                    range: text(meta, "vr"),
+                    source: text(meta, "source"),
+                    node_id: uint(meta, "node_id"),
+                    user_stack,
+                    stack,
+                    user_frame,
+                })
+            }
             _ => {
+                summary.data_dependent += 1;
                 let kind = match ev.kind {
                     "guard_on_data_dependent_error" => DataDependentKind::GuardOnDataDependentError,
                     "propagate_real_tensors_provenance" => DataDependentKind::PropagateRealTensorsProvenance,
                     _ => DataDependentKind::PropagateRealTensors,
                 };
-                self.data_dependent.push(DataDependent {
+                self.data_dependent.push(&DataDependent {
                     compile_id,
                     seq,
                     line,
@@ -180,17 +281,77 @@ impl GuardsTable {
                     expr_id: uint(meta, "expr_id").or_else(|| uint(meta, "expr_node_id")),
                     user_stack,
                     stack,
-                    user_frame: None,
+                    user_frame,
                     frame_locals: frame_locals(meta),
                 })
             }
         }
     }
+
+    fn observe_tree(&mut self, ev: &Event, diags: &mut Diagnostics) {
+        let (Some(payload), Some(text)) = (ev.payload, ev.payload_text()) else {
+            diags.unusable(Self::NAME, ev, "no payload");
+            return;
+        };
+        let (managers, guards, latency_us) = parse_tree(&text);
+        let compile_id = compile_id(ev);
+        let summary = self.summary(&compile_id);
+        summary.tree_guards += guards.len() as u64;
+        if latency_us.is_some() {
+            summary.latency_us = latency_us;
+        }
+        let guards = guards.iter().map(|g| self.intern_tree_guard(g)).collect();
+        self.guard_trees.push(PackedTree {
+            compile_id,
+            seq: ev.seq,
+            line: ev.line,
+            blob: payload.hash.to_string(),
+            lines: payload.lines,
+            latency_us,
+            managers,
+            guards,
+        });
+    }
+
+    /// The id of a tree guard, adding it if new.
+    fn intern_tree_guard(&mut self, guard: &TreeGuard) -> u32 {
+        let json = serde_json::to_string(guard).expect("tree guards serialize");
+        if let Some(&id) = self.tree_guard_ids.get(&json) {
+            return id;
+        }
+        let id = self.tree_guards.len() as u32;
+        self.tree_guards.push(pack(guard));
+        self.tree_guard_ids.insert(json, id);
+        id
+    }
+
+    /// The summary of a compile id, created with its first row.
+    fn summary(&mut self, id: &Option<String>) -> &mut GuardsCompile {
+        if !self.compiles.contains_key(id) {
+            self.compiles.insert(
+                id.clone(),
+                GuardsCompile {
+                    compile_id: id.clone(),
+                    guard_count: None,
+                    shape_env_guard_count: None,
+                    dynamo_guards: 0,
+                    tree_guards: 0,
+                    latency_us: None,
+                    shape_guards: 0,
+                    specializations: 0,
+                    backed_symbols: 0,
+                    unbacked_symbols: 0,
+                    data_dependent: 0,
+                },
+            );
+        }
+        &mut self.compiles[id]
+    }
 }
 
 impl Table for GuardsTable {
     const NAME: &'static str = "guards";
-    type Output = Guards;
+    type Output<'a> = PackedGuards;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         match ev.kind {
@@ -202,22 +363,7 @@ impl Table for GuardsTable {
                 }
             }
             "dynamo_guards" => self.observe_dynamo_guards(ev, diags),
-            "dynamo_cpp_guards_str" => match (ev.payload, ev.payload_text()) {
-                (Some(payload), Some(text)) => {
-                    let (managers, guards, latency_us) = parse_tree(&text);
-                    self.guard_trees.push(GuardTree {
-                        compile_id: compile_id(ev),
-                        seq: ev.seq,
-                        line: ev.line,
-                        blob: payload.hash.to_string(),
-                        lines: payload.lines,
-                        latency_us,
-                        managers,
-                        guards,
-                    });
-                }
-                _ => diags.unusable(Self::NAME, ev, "no payload"),
-            },
+            "dynamo_cpp_guards_str" => self.observe_tree(ev, diags),
             "guard_added_fast"
             | "guard_added"
             | "symbolic_shape_specialization"
@@ -230,7 +376,7 @@ impl Table for GuardsTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(Guards, u64)> {
+    fn finish(self, ctx: &Finish) -> Option<(PackedGuards, u64)> {
         let rows = self.dynamo_guards.len()
             + self.guard_trees.len()
             + self.shape_guards.len()
@@ -240,70 +386,12 @@ impl Table for GuardsTable {
         if rows == 0 {
             return None;
         }
-        let stacks = ctx.stacks;
-        for g in &mut self.shape_guards {
-            g.user_frame = innermost(stacks, g.user_stack);
-        }
-        for s in &mut self.specializations {
-            s.user_frame = innermost(stacks, s.user_stack);
-        }
-        for s in &mut self.symbols {
-            s.user_frame = innermost(stacks, s.user_stack);
-        }
-        for d in &mut self.data_dependent {
-            d.user_frame = innermost(stacks, d.user_stack);
-        }
-        let compiles = self.summaries(ctx);
-        let table = Guards {
-            compiles,
-            dynamo_guards: self.dynamo_guards,
-            guard_trees: self.guard_trees,
-            shape_guards: self.shape_guards,
-            specializations: self.specializations,
-            symbols: self.symbols,
-            data_dependent: self.data_dependent,
-        };
-        Some((table, rows as u64))
-    }
-}
-
-impl GuardsTable {
-    /// One summary per compile id, ordered by the first `seq` of its rows.
-    fn summaries(&self, ctx: &Finish) -> Vec<GuardsCompile> {
-        let mut by_id: HashMap<Option<String>, (u64, GuardsCompile)> = HashMap::new();
-        for g in &self.dynamo_guards {
-            summary(&mut by_id, &g.compile_id, g.seq).dynamo_guards += 1;
-        }
-        for t in &self.guard_trees {
-            let s = summary(&mut by_id, &t.compile_id, t.seq);
-            s.tree_guards += t.guards.len() as u64;
-            if t.latency_us.is_some() {
-                s.latency_us = t.latency_us;
-            }
-        }
-        for g in &self.shape_guards {
-            summary(&mut by_id, &g.compile_id, g.seq).shape_guards += 1;
-        }
-        for g in &self.specializations {
-            summary(&mut by_id, &g.compile_id, g.seq).specializations += 1;
-        }
-        for g in &self.symbols {
-            let s = summary(&mut by_id, &g.compile_id, g.seq);
-            if g.unbacked {
-                s.unbacked_symbols += 1;
-            } else {
-                s.backed_symbols += 1;
-            }
-        }
-        for g in &self.data_dependent {
-            summary(&mut by_id, &g.compile_id, g.seq).data_dependent += 1;
-        }
         let records: HashMap<&str, &super::CompileRecord> =
             ctx.compiles.records.iter().map(|r| (r.display.as_str(), r)).collect();
-        let mut out: Vec<(u64, GuardsCompile)> = by_id.into_values().collect();
-        out.sort_by_key(|(first, _)| *first);
-        out.into_iter()
-            .map(|(_, mut s)| {
+        let compiles = self
+            .compiles
+            .into_values()
+            .map(|mut s| {
                 if let Some(r) = s.compile_id.as_deref().and_then(|id| records.get(id)) {
                     let metric = |key| r.metrics.as_ref()?.get(key)?.as_u64();
                     s.guard_count = metric("guard_count");
@@ -311,36 +399,18 @@ impl GuardsTable {
                 }
                 s
             })
-            .collect()
+            .collect();
+        let table = PackedGuards {
+            compiles,
+            dynamo_guards: self.dynamo_guards,
+            guard_trees: GuardTrees { trees: self.guard_trees, guards: self.tree_guards },
+            shape_guards: self.shape_guards,
+            specializations: self.specializations,
+            symbols: self.symbols,
+            data_dependent: self.data_dependent,
+        };
+        Some((table, rows as u64))
     }
-}
-
-/// The summary of a compile id, created if new; keeps the smallest `seq` seen.
-fn summary<'m>(
-    by_id: &'m mut HashMap<Option<String>, (u64, GuardsCompile)>,
-    id: &Option<String>,
-    seq: u64,
-) -> &'m mut GuardsCompile {
-    let (first, summary) = by_id.entry(id.clone()).or_insert_with(|| {
-        (
-            seq,
-            GuardsCompile {
-                compile_id: id.clone(),
-                guard_count: None,
-                shape_env_guard_count: None,
-                dynamo_guards: 0,
-                tree_guards: 0,
-                latency_us: None,
-                shape_guards: 0,
-                specializations: 0,
-                backed_symbols: 0,
-                unbacked_symbols: 0,
-                data_dependent: 0,
-            },
-        )
-    });
-    *first = (*first).min(seq);
-    summary
 }
 
 /// Reads a C++ guard tree: the number of manager nodes, the leaf guards, and the

@@ -167,7 +167,7 @@ impl InputsTable {
 
 impl Table for InputsTable {
     const NAME: &'static str = "inputs";
-    type Output = Inputs;
+    type Output<'a> = Inputs;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind == "create_symbol" {

@@ -56,7 +56,7 @@ fn sorted(mut rows: Vec<VolumeRow>) -> Vec<VolumeRow> {
 
 impl Table for LogVolumeTable {
     const NAME: &'static str = "log_volume";
-    type Output = LogVolume;
+    type Output<'a> = LogVolume;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         self.total.add(ev);

@@ -20,6 +20,7 @@ pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
 pub mod log_volume;
+pub mod packed_rows;
 pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
@@ -209,12 +210,22 @@ pub struct Finish<'a> {
 pub trait Table: Default {
     /// The table's name: its file is `tables/<stream>/<NAME>.json.zst`.
     const NAME: &'static str;
-    /// The table file's type (in `schema::tables`).
-    type Output: Serialize;
+    /// The table file's type (in `schema::tables`), or a type that serializes as it does (and
+    /// may borrow what the finishing step reads).
+    type Output<'a>: Serialize;
     /// Sees one entry.
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
-    fn finish(self, ctx: &Finish) -> Option<(Self::Output, u64)>;
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(Self::Output<'a>, u64)>;
+}
+
+/// A row serialized to compact JSON when observed: held that way until its table is written, it
+/// takes a fraction of the memory of the typed row, and serializes as the typed row would.
+pub type PackedRow = Box<serde_json::value::RawValue>;
+
+/// Serializes a row for a table that holds its rows packed.
+pub fn pack(row: &impl Serialize) -> PackedRow {
+    serde_json::value::to_raw_value(row).expect("rows serialize")
 }
 
 /// A finished table, serialized.
@@ -226,8 +237,22 @@ pub struct TableOutput {
     pub json: Vec<u8>,
 }
 
+/// Finishes one table and hands it, serialized, to `sink`.
+fn finish_table<T: Table, E>(
+    table: T,
+    ctx: &Finish,
+    sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    match table.finish(ctx) {
+        Some((output, rows)) => {
+            sink(TableOutput { name: T::NAME, rows, json: serde_json::to_vec(&output).expect("tables serialize") })
+        }
+        None => Ok(()),
+    }
+}
+
 macro_rules! tables {
-    ($($field:ident: $ty:ty),* $(,)?) => {
+    ($($field:ident: $ty:ty),* $(,)?; finish order: $($order:ident),* $(,)?) => {
         /// Every table of one stream, fed in one pass.
         #[derive(Default)]
         pub struct StreamAnalysis {
@@ -245,28 +270,24 @@ macro_rules! tables {
 
             /// Finishes every table, handing each one with rows to `sink` as soon as it is
             /// serialized (so only one table's JSON is in memory at a time); returns the entries
-            /// the tables could not use.
+            /// the tables could not use. Tables finish in `finish order` (which changes no
+            /// output): the largest last, when the other tables' state is freed. A table missing
+            /// from that list is an unused variable, one listed twice a use after move.
+            #[deny(unused_variables)]
             pub fn finish<E>(
                 mut self,
                 stacks: &StackTable,
                 mut sink: impl FnMut(TableOutput) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
-                let ctx = Finish { stacks, compiles: &self.compiles };
-                $(
-                    if let Some((table, rows)) = std::mem::take(&mut self.$field).finish(&ctx) {
-                        sink(TableOutput {
-                            name: <$ty as Table>::NAME,
-                            rows,
-                            json: serde_json::to_vec(&table).expect("tables serialize"),
-                        })?;
-                    }
-                )*
-                Ok(self.diagnostics.0)
+                let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
+                let ctx = Finish { stacks, compiles: &compiles };
+                $(finish_table($order, &ctx, &mut sink)?;)*
+                Ok(diagnostics.0)
             }
         }
 
-        /// The names of every table, in the order they are computed.
+        /// The names of every table, in the order they observe entries.
         pub const TABLE_NAMES: &[&str] = &[$(<$ty as Table>::NAME),*];
     };
 }
@@ -290,4 +311,8 @@ tables! {
     collectives: collectives::CollectivesTable,
     runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
     graph_execution: graph_execution::GraphExecutionTable,
+    ;
+    finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
+    export_report, provenance, runnables, collectives, runtime_estimates, graph_execution,
+    compile_directory, compilation_metrics, compile_time, guards,
 }

@@ -102,7 +102,7 @@ impl ProvenanceTable {
 
 impl Table for ProvenanceTable {
     const NAME: &'static str = "provenance";
-    type Output = Provenance;
+    type Output<'a> = Provenance;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         // Payload-less entries (torch logs the provenance artifacts without one on a cache hit
@@ -199,7 +199,7 @@ pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Op
         Some(id) => &c.get(id)?.artifacts,
         None => &c.unattributed,
     };
-    list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| list[i].clone())
+    list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| c.artifact_ref(&list[i]))
 }
 
 /// Code as tlparse numbers it: leading empty lines dropped.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::{CompileRecord, Diagnostics, Event, Finish, Table, compiles};
+use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 
@@ -52,7 +52,7 @@ impl RecompilesTable {
 
 impl Table for RecompilesTable {
     const NAME: &'static str = "recompiles";
-    type Output = Recompiles;
+    type Output<'a> = Recompiles;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let Some(id) = ev.compile_id.map(compiles::normalize) else { return };
@@ -110,7 +110,7 @@ impl Table for RecompilesTable {
                         compile_id: r.display.clone(),
                         status: r.status(),
                         reasons: self.reasons_of(ctx, r),
-                        changes: (i > 0).then(|| self.changes(list[i - 1], r)),
+                        changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], r)),
                     })
                     .collect();
                 RecompiledFrame {
@@ -141,7 +141,7 @@ impl RecompilesTable {
         ctx.compiles.attempts(&r.id).flat_map(|o| self.reasons.get(&o.id).into_iter().flatten().cloned()).collect()
     }
 
-    fn changes(&self, before: &CompileRecord, after: &CompileRecord) -> Changes {
+    fn changes(&self, c: &Compiles, before: &CompileRecord, after: &CompileRecord) -> Changes {
         // Artifacts by name; repeated names are numbered in log order (`name`, `name#2`, ...).
         // Output code goes by its kind, since its name carries a content hash.
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
@@ -150,11 +150,12 @@ impl RecompilesTable {
                 .iter()
                 .map(|a| {
                     // Output code is named after its content hash; compare it by kind.
-                    let key = if a.kind == "inductor_output_code" { &a.kind } else { &a.name };
+                    let key = if c.kind(a) == "inductor_output_code" { c.kind(a) } else { c.name(a) };
                     let n = seen.entry(key).or_default();
                     *n += 1;
-                    let name = if *n == 1 { key.clone() } else { format!("{key}#{n}") };
-                    (name, a.blob.clone().or_else(|| a.url.clone()))
+                    let name = if *n == 1 { key.to_string() } else { format!("{key}#{n}") };
+                    let row = c.artifact_ref(a);
+                    (name, row.blob.or(row.url))
                 })
                 .collect()
         };

@@ -63,7 +63,7 @@ fn cpp_extension(ev: &Event) -> String {
 
 impl Table for RunnablesTable {
     const NAME: &'static str = "runnables";
-    type Output = Runnables;
+    type Output<'a> = Runnables;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let Some(role) = role(ev) else { return };

@@ -70,7 +70,7 @@ pub struct RuntimeEstimatesTable {
 
 impl Table for RuntimeEstimatesTable {
     const NAME: &'static str = "runtime_estimates";
-    type Output = RuntimeEstimates;
+    type Output<'a> = RuntimeEstimates;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind != "artifact" || ev.name != Some(ARTIFACT) {

@@ -70,7 +70,7 @@ fn user_frames(stacks: &StackTable, stack: u32) -> &[u32] {
 
 impl Table for StackTrieTable {
     const NAME: &'static str = "stack_trie";
-    type Output = StackTrie;
+    type Output<'a> = StackTrie;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         if let (Some(stack), None) = (ev.stack, ev.compile_id) {

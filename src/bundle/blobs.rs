@@ -92,7 +92,9 @@ impl ChunkWriter {
         open.data.extend_from_slice(bytes);
         open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
         if open.data.len() >= PACK_TARGET {
-            let full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
+            let mut full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
+            // Kept until the build ends: without the growth slack.
+            full.slots.shrink_to_fit();
             self.sealed.push(full);
             // Compress two at a time so both cores work while memory stays bounded.
             if self.sealed.len() >= rayon::current_num_threads().max(2) {

@@ -223,17 +223,26 @@ pub fn process_file(
     drop(batches);
     drop(analysis_tx);
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
+    let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
+    // Seal the last chunks and finish the index files while the analysis thread finishes its
+    // tables: the two overlap, and the chunk writer's buffers and the index encoders are freed
+    // before the tables' finishing peaks.
+    let finished = || -> io::Result<_> {
+        let chunks = chunks.finish()?;
+        let summaries: io::Result<Vec<StreamSummary>> =
+            order.iter().map(|key| writers.remove(key).expect("writer for every key").1.finish()).collect();
+        Ok((chunks, summaries?))
+    };
+    let finished = if result.is_ok() { finished() } else { Ok(Default::default()) };
     let analyzed = analysis_thread.join().map_err(|_| io::Error::other("analysis thread panicked"))?;
     result?;
+    let (chunks, summaries) = finished?;
     let mut analyzed = analyzed?.into_iter();
     let (lines, bytes) = read?;
-    let FileState { chunks, demux, mut writers, order, mut diagnostics, .. } = state;
 
     let mut streams = Vec::new();
-    for key in order {
-        let analysis = analyzed.next().unwrap_or_default();
-        let (_, writer) = writers.remove(&key).expect("writer for every key");
-        let mut summary = writer.finish(analysis)?;
+    for (key, mut summary) in order.into_iter().zip(summaries) {
+        summary.analysis = analyzed.next().unwrap_or_default();
         for d in summary.analysis.table_diagnostics.drain(..) {
             diagnostics.push(FileDiagnostic {
                 kind: DiagnosticKind::UnusableEntry,
@@ -261,5 +270,5 @@ pub fn process_file(
     // Log order, whichever step found the problem.
     diagnostics.sort_by_key(|d| d.line);
     let blake3 = *hasher.lock().expect("hasher lock").0.finalize().as_bytes();
-    Ok(FileResult { streams, diagnostics, chunks: chunks.finish()?, lines, bytes, blake3 })
+    Ok(FileResult { streams, diagnostics, chunks, lines, bytes, blake3 })
 }
