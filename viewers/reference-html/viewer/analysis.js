@@ -28,7 +28,7 @@ export function percent(fraction) {
  * (compiled autograd id 0, frame 1). Null for an id without a frame ("[-/-]", null).
  * @param {string | null} compileId
  */
-export function frameOf(compileId) {
+export function frameKey(compileId) {
   const m = /^\[?(.*?)\]?$/.exec(compileId ?? '');
   const parts = (m?.[1] ?? '').split('/');
   if (parts.length < 2 || parts.some((p) => p === '' || p === '-')) return null;
@@ -82,17 +82,6 @@ export function stackView(table, id) {
       h('span', { class: 'an-stack-file' }, `${f.file ?? '?'}:${f.line ?? '?'}`),
       f.loc ? h('div', { class: 'an-stack-loc' }, f.loc) : null);
   }));
-}
-
-/** The URL of a trace string if it is an http(s) link, else null (never a javascript: URL). */
-export function httpUrl(text) {
-  if (typeof text !== 'string' || !/^https?:\/\//i.test(text)) return null;
-  try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

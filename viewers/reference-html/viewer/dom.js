@@ -120,6 +120,26 @@ export function code(text) {
   return h('code', null, text);
 }
 
+/** The URL of a trace string if it is an http(s) link, else null (never a javascript: URL). */
+export function httpUrl(text) {
+  if (typeof text !== 'string' || !/^https?:\/\//i.test(text)) return null;
+  try {
+    const u = new URL(text);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A link out of the viewer (new tab, no opener) when `url` is an http(s) URL; null otherwise, so
+ * the caller shows the text instead. `children` default to the URL itself.
+ */
+export function externalLink(url, ...children) {
+  const href = httpUrl(url);
+  return href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, children.length ? children : href) : null;
+}
+
 /** Offers bytes as a file download (the browser saves it; nothing is rendered). */
 export function download(filename, data, type = 'application/octet-stream') {
   const url = URL.createObjectURL(new Blob([data], { type }));

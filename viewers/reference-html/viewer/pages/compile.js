@@ -4,7 +4,7 @@
 // per-compile rows of compile_directory, compilation_metrics, compile_time, cache_outcomes,
 // guards, inputs and runnables, and the stream's stack table.
 
-import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code } from '../dom.js';
+import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
 import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, sameFrame } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
@@ -148,7 +148,7 @@ function reasonText(text) {
   const out = [];
   let at = 0;
   for (const m of text.matchAll(/https?:\/\/[^\s)'"<>]+/g)) {
-    out.push(text.slice(at, m.index), h('a', { href: m[0], target: '_blank', rel: 'noopener noreferrer' }, m[0]));
+    out.push(text.slice(at, m.index), externalLink(m[0], m[0]) ?? m[0]);
     at = m.index + m[0].length;
   }
   out.push(text.slice(at));
@@ -381,7 +381,7 @@ function artifactsSection(ctx, c, runnables) {
       name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
         { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
           render: (a) => (a.url
-            ? h('span', null, a.name, ' ', /^https?:\/\//i.test(a.url) ? h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer' }, 'link') : h('span', { class: 'muted' }, a.url))
+            ? h('span', null, a.name, ' ', externalLink(a.url, 'link') ?? h('span', { class: 'muted' }, a.url))
             : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null]
               : a.name) },
         { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },

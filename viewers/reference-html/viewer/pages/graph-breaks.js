@@ -4,8 +4,8 @@
 // default the most frequent) with its explanation, its graph-break site page, the compiles it
 // happened in, and the full text of its first occurrence, fetched when opened.
 
-import { h, section, note, empty, plural, count, dataTable, facts } from '../dom.js';
-import { bar, blobText, httpUrl, keepInUrl, lazyDetails, pathCell, percent, pill } from '../analysis.js';
+import { h, section, note, empty, plural, count, dataTable, facts, externalLink } from '../dom.js';
+import { bar, blobText, keepInUrl, lazyDetails, pathCell, percent, pill } from '../analysis.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -68,13 +68,12 @@ export async function render(ctx) {
 
 /** One group of breaks: explanation, site page, compiles, and its first occurrence's full text. */
 function detail(ctx, g) {
-  const url = httpUrl(g.url);
   return h('section', { class: 'card', dataset: { group: g.i } },
     h('h2', null, g.reason, ' ', pill(plural(g.count, 'break'))),
     facts([
       ['where', g.location ? h('span', { class: 'mono' }, g.location) : 'not logged'],
       ['explanation', g.explanation],
-      ['more', url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'graph-break site: ', url.split('/').pop()) : null],
+      ['more', externalLink(g.url, 'graph-break site: ', String(g.url).split('/').pop())],
       ['read from', g.source === 'restart_reasons' ? 'restart reasons (this log has no dynamo_graph_break_reason artifacts)' : g.source],
       ['compiles', h('span', { class: 'an-idlist' }, g.compile_ids.map((id, i) =>
         [i ? ' ' : '', h('a', { href: ctx.href('compile', { id }) }, id)]))],

@@ -5,7 +5,7 @@
 // compile of the same frame is highlighted with the direction of the change.
 
 import { h, replace, section, note, empty, plural, count, bytes, dataTable } from '../dom.js';
-import { frameOf, keepInUrl } from '../analysis.js';
+import { frameKey, keepInUrl } from '../analysis.js';
 
 const MEASURES = {
   nodes: { label: 'FX nodes (lines for non-FX payloads)', get: (g) => g.fx_nodes ?? g.lines, unit: (g) => (g.fx_nodes != null ? '' : ' ln') },
@@ -40,7 +40,7 @@ export async function render(ctx) {
       if (!columns.includes(col)) columns.push(col);
       cells[col] = g;
     }
-    return { compile_id: c.compile_id, frame: frameOf(c.compile_id), c, cells, prev: null };
+    return { compile_id: c.compile_id, frame: frameKey(c.compile_id), c, cells, prev: null };
   });
   // The previous compile of the same frame, to compare against.
   const lastOfFrame = new Map();
@@ -76,7 +76,7 @@ export async function render(ctx) {
   const draw = () => {
     expose();
     const changed = changes();
-    const frames = new Set(changed.map(([id]) => frameOf(id)));
+    const frames = new Set(changed.map(([id]) => frameKey(id)));
     replace(summaryBox, changed.length
       ? [h('strong', null, plural(changed.length, 'size')), ` changed against the previous compile of the same frame (${plural(frames.size, 'frame')}): `,
         'highlighted cells, ▲ grew, ▼ shrank. Hover a cell for its lines, bytes and call nodes.']
