@@ -15,6 +15,7 @@ use percent_encoding::percent_decode_str;
 use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
 use crate::bundle::paths;
+use crate::viewer;
 
 /// The port tried first when none is given, then the next [`EXTRA_PORTS`] ones, then any free one.
 pub const DEFAULT_PORT: u16 = 8000;
@@ -59,7 +60,7 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
         listener.local_addr().map_err(|source| ServeError::Listen { port: options.port.unwrap_or(0), source })?;
     let server = Arc::new(Server::from_listener(listener, None).map_err(|e| ServeError::Server(e.to_string()))?);
     let url = format!("http://{addr}/");
-    let has_viewer = root.join("index.html").is_file();
+    let has_viewer = root.join(viewer::ENTRY).is_file();
     if !has_viewer {
         println!(
             "note: {bundle} ships no viewer (no index.html: built with --no-viewer or by an older tlparse-build); \
