@@ -53,11 +53,14 @@ fn collect(dir: &Path, prefix: &str, files: &mut Vec<(String, PathBuf)>) {
     }
 }
 
-/// Compiles the decoder crate for wasm32 in its own target dir under OUT_DIR (a nested cargo
-/// must not share the outer build's target dir lock) and returns the .wasm path.
+/// Compiles the decoder crate for wasm32 and returns the .wasm path. It gets a target dir of its
+/// own (a nested cargo must not wait on the outer build's lock), inside the outer target dir so
+/// that the debug and release builds share one wasm build.
 fn build_wasm_decoder(root: &Path, out: &Path) -> PathBuf {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target_dir = out.join("zstd-wasm");
+    // OUT_DIR lies under the target dir, whose root cargo marks with CACHEDIR.TAG.
+    let outer = out.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).unwrap_or(out);
+    let target_dir = outer.join("zstd-wasm");
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--release", "--locked", "--quiet", "--target", WASM_TARGET, "--manifest-path"])
         .arg(root.join(WASM_CRATE).join("Cargo.toml"))
