@@ -137,14 +137,17 @@ const TRACE_GZIP_LEVEL: u32 = 6;
 /// time; Perfetto opens it as is (gzip rather than zstd for that reason). Every trace of a bundle
 /// is written with it.
 pub struct TraceFileWriter {
-    out: flate2::write::GzEncoder<BufWriter<File>>,
+    /// Buffered in front of the encoder too: flate2 zero-fills a 32 KiB output buffer on every
+    /// write it is given, which for one small write per event cost more than deflate itself.
+    out: BufWriter<flate2::write::GzEncoder<BufWriter<File>>>,
     first: bool,
 }
 
 impl TraceFileWriter {
     pub fn create(path: &Path) -> io::Result<Self> {
         let file = BufWriter::new(File::create(path)?);
-        let mut out = flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL));
+        let gz = flate2::write::GzEncoder::new(file, flate2::Compression::new(TRACE_GZIP_LEVEL));
+        let mut out = BufWriter::with_capacity(1 << 17, gz);
         out.write_all(TRACE_HEADER)?;
         Ok(TraceFileWriter { out, first: true })
     }
@@ -167,7 +170,7 @@ impl TraceFileWriter {
 
     pub fn finish(mut self) -> io::Result<()> {
         self.out.write_all(TRACE_FOOTER)?;
-        self.out.finish()?.flush()
+        self.out.into_inner().map_err(io::IntoInnerError::into_error)?.finish()?.flush()
     }
 }
 
