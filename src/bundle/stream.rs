@@ -251,22 +251,10 @@ impl ChromeTraceWriter {
             }
             payload
         } else {
-            let Ok(mut event) = serde_json::from_slice::<serde_json::Map<String, Value>>(payload) else {
+            let Some(slim) = slim_event(payload, hash) else {
                 return Ok(());
             };
-            if let Some(Value::Object(args)) = event.get_mut("args") {
-                for value in args.values_mut() {
-                    let size = match value {
-                        Value::String(s) => s.len(),
-                        Value::Array(_) | Value::Object(_) => serde_json::to_vec(value).map_or(0, |v| v.len()),
-                        _ => 0,
-                    };
-                    if size > BIG_ARG {
-                        *value = Value::String(format!("[{size} bytes elided; the full event is blob {hash}]"));
-                    }
-                }
-            }
-            slimmed = serde_json::to_vec(&event)?;
+            slimmed = slim;
             &slimmed
         };
         self.out.get_or_insert_with(|| TraceThread::start(self.path.clone())).add(payload);
@@ -282,6 +270,75 @@ impl ChromeTraceWriter {
             }
         }
     }
+}
+
+/// A big event with each `args` value longer than [`BIG_ARG`] replaced by a note naming the blob
+/// that keeps it. Members are copied as logged, not re-serialized: torch's big events are
+/// megabytes of JSON, and building values of them cost more than the rest of the trace.
+/// `None` when the payload is not a JSON object.
+fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
+    let crate::parse::Fields(members) = serde_json::from_slice(payload).ok()?;
+    let mut out = Vec::with_capacity(2 * BIG_EVENT);
+    out.push(b'{');
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, key).ok()?;
+        out.push(b':');
+        let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
+        let Some(crate::parse::Fields(args)) = args else {
+            out.extend_from_slice(value.get().as_bytes());
+            continue;
+        };
+        out.push(b'{');
+        for (j, (name, arg)) in args.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut out, name).ok()?;
+            out.push(b':');
+            if longer_than(arg.get(), BIG_ARG) {
+                let size = arg.get().len();
+                serde_json::to_writer(&mut out, &format!("[{size} bytes elided; the full event is blob {hash}]"))
+                    .ok()?;
+            } else {
+                out.extend_from_slice(arg.get().as_bytes());
+            }
+        }
+        out.push(b'}');
+    }
+    out.push(b'}');
+    Some(out)
+}
+
+/// Whether JSON text is longer than `limit` bytes without the whitespace between its tokens
+/// (payloads are logged indented): what "bytes of JSON" means for [`BIG_ARG`]. Stops reading
+/// at the limit, as the values it is asked about can be megabytes long.
+fn longer_than(json: &str, limit: usize) -> bool {
+    if json.len() <= limit {
+        return false;
+    }
+    let (mut len, mut in_string, mut escaped) = (0, false, false);
+    for &b in json.as_bytes() {
+        if in_string {
+            len += 1;
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if !b.is_ascii_whitespace() {
+            len += 1;
+            in_string = b == b'"';
+        }
+        if len > limit {
+            return true;
+        }
+    }
+    false
 }
 
 impl StreamWriter {
@@ -443,5 +500,34 @@ impl StreamAnalyzer {
             Ok(())
         })?;
         Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_size_ignores_indentation_but_not_string_contents() {
+        let indented = "{\n\t\"a\": [\n\t\t1,\n\t\t2\n\t]\n}";
+        assert!(!longer_than(indented, 13)); // {"a":[1,2]} is 11 bytes
+        assert!(longer_than(indented, 10));
+        assert!(longer_than(r#""a  b""#, 5)); // spaces inside a string count
+        assert!(!longer_than(r#""a\" b" "#, 7)); // an escaped quote does not end the string
+        assert!(longer_than(r#""a\" b" "#, 6));
+    }
+
+    #[test]
+    fn big_events_keep_their_members_and_elide_long_arguments() {
+        let long = "x".repeat(300);
+        let payload = format!(
+            "{{\n\t\"name\": \"n\",\n\t\"args\": {{\"short\": [1, 2], \"long\": \"{long}\"}},\n\t\"ph\": \"B\"\n}}"
+        );
+        let slim: Value = serde_json::from_slice(&slim_event(payload.as_bytes(), "abc").unwrap()).unwrap();
+        assert_eq!(slim["name"], "n");
+        assert_eq!(slim["ph"], "B");
+        assert_eq!(slim["args"]["short"], serde_json::json!([1, 2]));
+        assert_eq!(slim["args"]["long"], "[302 bytes elided; the full event is blob abc]");
+        assert!(slim_event(b"[1]", "abc").is_none());
     }
 }

@@ -98,8 +98,9 @@ impl PartialEq for Meta {
     }
 }
 
-/// The envelope's fields in log order, values left as raw JSON text.
-struct Fields<'a>(Vec<(String, &'a RawValue)>);
+/// A JSON object's members in order (duplicates kept), values left as raw JSON text: the
+/// envelope's fields, or an event's, read without building values nobody looks inside.
+pub struct Fields<'a>(pub Vec<(String, &'a RawValue)>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -12,7 +12,9 @@ pub mod records;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 
-pub use entry::{BlobId, Entry, Meta, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex, parse_record};
+pub use entry::{
+    BlobId, Entry, Fields, Meta, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex, parse_record,
+};
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
 pub use records::{RawRecord, Records};
 
