@@ -47,13 +47,15 @@ pub struct Records<R> {
     /// A line read ahead that starts the next record.
     pending: Option<Vec<u8>>,
     buf: Vec<u8>,
+    /// Where the payload lines found in the reader's buffer end (reused).
+    line_ends: Vec<usize>,
     /// Bytes read so far (decompressed), for counts.
     pub bytes_read: u64,
 }
 
 impl<R: BufRead> Records<R> {
     pub fn new(reader: R) -> Self {
-        Records { reader, line_no: 0, pending: None, buf: Vec::new(), bytes_read: 0 }
+        Records { reader, line_no: 0, pending: None, buf: Vec::new(), line_ends: Vec::new(), bytes_read: 0 }
     }
 
     /// Number of lines read so far.
@@ -64,7 +66,7 @@ impl<R: BufRead> Records<R> {
     /// Reads one line without its `\n` (and a `\r` before it); `None` at end of input.
     fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
         self.buf.clear();
-        let n = self.reader.read_until(b'\n', &mut self.buf)?;
+        let n = read_until_newline(&mut self.reader, &mut self.buf)?;
         if n == 0 {
             return Ok(None);
         }
@@ -77,6 +79,63 @@ impl<R: BufRead> Records<R> {
             self.buf.pop();
         }
         Ok(Some(std::mem::take(&mut self.buf)))
+    }
+
+    /// Reads the payload lines (tab-indented) that follow a header, without their tabs and line
+    /// endings, joined with `\n`. The lines that sit whole in the reader's buffer (nearly all:
+    /// it holds 1 MiB) are measured first and copied once into a buffer of the right size.
+    fn read_payload(&mut self) -> io::Result<(Option<Vec<u8>>, u64)> {
+        let mut payload: Option<Vec<u8>> = None;
+        let mut lines = 0;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.first() != Some(&b'\t') {
+                return Ok((payload, lines));
+            }
+            // Whole payload lines in the buffer: where each ends, and their total length.
+            self.line_ends.clear();
+            let (mut end, mut len) = (0, 0);
+            while buf.get(end) == Some(&b'\t') {
+                let Some(nl) = memchr::memchr(b'\n', &buf[end..]) else { break };
+                len += trim_cr(&buf[end + 1..end + nl]).len() + 1;
+                end += nl + 1;
+                self.line_ends.push(end);
+            }
+            let p = payload.get_or_insert_with(Vec::new);
+            if self.line_ends.is_empty() {
+                // A line running past the buffer (or the input's last line, unterminated).
+                self.reader.consume(1);
+                if lines > 0 {
+                    p.push(b'\n');
+                }
+                let start = p.len();
+                let n = read_until_newline(&mut self.reader, p)?;
+                self.bytes_read += n as u64 + 1;
+                self.line_no += 1;
+                lines += 1;
+                // Strip the line ending, never the `\n` joining this line to the previous one.
+                if p.len() > start && p.last() == Some(&b'\n') {
+                    p.pop();
+                }
+                if p.len() > start && p.last() == Some(&b'\r') {
+                    p.pop();
+                }
+                continue;
+            }
+            p.reserve_exact(len);
+            let mut start = 0;
+            for &line_end in &self.line_ends {
+                if lines > 0 {
+                    p.push(b'\n');
+                }
+                p.extend_from_slice(trim_cr(&buf[start + 1..line_end - 1]));
+                start = line_end;
+                lines += 1;
+            }
+            self.reader.consume(end);
+            self.bytes_read += end as u64;
+            self.line_no += self.line_ends.len() as u64;
+        }
     }
 
     fn next_line(&mut self) -> io::Result<Option<Vec<u8>>> {
@@ -92,28 +151,7 @@ impl<R: BufRead> Records<R> {
         // A pending line is always the last one read, so its number is `line_no`.
         let line = self.line_no;
         if super::glog::looks_like_header(&first) {
-            let mut payload: Option<Vec<u8>> = None;
-            let mut payload_lines = 0;
-            // Payload lines are read straight into the payload, peeking at their first byte.
-            while self.reader.fill_buf()?.first() == Some(&b'\t') {
-                self.reader.consume(1);
-                let p = payload.get_or_insert_with(Vec::new);
-                if payload_lines > 0 {
-                    p.push(b'\n');
-                }
-                let start = p.len();
-                let n = self.reader.read_until(b'\n', p)?;
-                self.bytes_read += n as u64 + 1;
-                self.line_no += 1;
-                payload_lines += 1;
-                // Strip the line ending, never the `\n` joining this line to the previous one.
-                if p.len() > start && p.last() == Some(&b'\n') {
-                    p.pop();
-                }
-                if p.len() > start && p.last() == Some(&b'\r') {
-                    p.pop();
-                }
-            }
+            let (payload, payload_lines) = self.read_payload()?;
             return Ok(Some(RawRecord::Entry { line, header: first, payload, payload_lines }));
         }
         // A stray run: everything up to the next header.
@@ -132,6 +170,33 @@ impl<R: BufRead> Records<R> {
         }
         Ok(Some(RawRecord::Stray { line: start, end_line, raw }))
     }
+}
+
+/// `BufRead::read_until(b'\n')` with a vectorized search (the standard library's is bytewise
+/// and was most of the time spent splitting records).
+fn read_until_newline(reader: &mut impl BufRead, out: &mut Vec<u8>) -> io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(read);
+        }
+        let (take, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        out.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        read += take;
+        if done {
+            return Ok(read);
+        }
+    }
+}
+
+/// A line without the `\r` of a `\r\n` ending.
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 impl<R: BufRead> Iterator for Records<R> {
@@ -166,6 +231,23 @@ mod tests {
         assert!(matches!(&got[1], RawRecord::Entry { line: 4, payload: None, .. }));
         assert_eq!(got[2], RawRecord::Stray { line: 5, end_line: 6, raw: b"garbage\n\torphan\n".to_vec() });
         assert!(matches!(&got[3], RawRecord::Entry { line: 7, payload: None, .. }));
+    }
+
+    #[test]
+    fn records_do_not_depend_on_where_the_read_buffer_ends() {
+        // Payload lines are measured inside the reader's buffer and read line by line when one
+        // runs past it: every buffer size must give the same records.
+        let text = "V0101 00:00:00.000000 1 a.py:1] {\"x\": {}}\r\n\tp1\r\n\t\n\t\r\n\tlonger payload line\nstray\n\torphan\nV0101 00:00:00.000000 1 a.py:2] {\"y\": {}}\n\tlast\tline";
+        let expected = records(text);
+        assert!(
+            matches!(&expected[0], RawRecord::Entry { payload: Some(p), payload_lines: 4, .. } if p == b"p1\n\n\nlonger payload line")
+        );
+        for capacity in 1..text.len() + 2 {
+            let got: Vec<RawRecord> = Records::new(io::BufReader::with_capacity(capacity, text.as_bytes()))
+                .collect::<io::Result<_>>()
+                .unwrap();
+            assert_eq!(got, expected, "buffer of {capacity} bytes");
+        }
     }
 
     #[test]
