@@ -3,6 +3,8 @@
 //! independent per record, so it runs in parallel.
 
 use md5::{Digest, Md5};
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -99,11 +101,32 @@ impl PartialEq for Meta {
 }
 
 /// A JSON object's members in order (duplicates kept), values left as raw JSON text: the
-/// envelope's fields, or an event's, read without building values nobody looks inside.
-pub struct Fields<'a>(pub Vec<(String, &'a RawValue)>);
+/// envelope's fields, or an event's, read without building values nobody looks inside. Keys
+/// borrow from the text unless they contain escapes.
+pub struct Fields<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// A key, borrowed when the text allows (serde's own `Cow` impl always copies).
+        struct Key<'a>(Cow<'a, str>);
+        impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct KeyVisit<'a>(std::marker::PhantomData<&'a ()>);
+                impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisit<'a> {
+                    type Value = Key<'a>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'a>, E> {
+                        Ok(Key(Cow::Borrowed(v)))
+                    }
+                    fn visit_str<E>(self, v: &str) -> Result<Key<'a>, E> {
+                        Ok(Key(Cow::Owned(v.to_string())))
+                    }
+                }
+                d.deserialize_str(KeyVisit(std::marker::PhantomData))
+            }
+        }
         struct Visit<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
             type Value = Fields<'a>;
@@ -112,14 +135,51 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
                 let mut fields = Vec::new();
-                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
-                    fields.push(entry);
+                while let Some((Key(key), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                    fields.push((key, value));
                 }
                 Ok(Fields(fields))
             }
         }
         d.deserialize_map(Visit(std::marker::PhantomData))
     }
+}
+
+/// The envelope's context keys in log order, a later duplicate replacing the earlier value (as
+/// a JSON map would). A handful of keys: a list beats hashing them.
+#[derive(Default)]
+struct Envelope(Vec<(String, Value)>);
+
+impl Envelope {
+    fn insert(&mut self, key: &str, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key.to_string(), value)),
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        let i = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.remove(i).1)
+    }
+}
+
+/// A context value: the null and small integers envelopes are made of without a parser.
+fn context_value(raw: &RawValue) -> Value {
+    let text = raw.get();
+    if text == "null" {
+        return Value::Null;
+    }
+    if !text.is_empty() && text.len() < 20 && text.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(n) = text.parse::<u64>() {
+            return Value::from(n);
+        }
+    }
+    serde_json::from_str(text).unwrap_or_default()
 }
 
 /// A payload and what was learned about it.
@@ -221,12 +281,12 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     // to look inside (string table, stacks, names): parsing and re-serializing big metadata such
     // as compilation_metrics would cost more than the rest of the row.
     let mut kind_meta = None;
-    let mut envelope = Map::new();
+    let mut envelope = Envelope::default();
     for (key, raw) in fields.0 {
-        if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&key.as_str()) {
-            kind_meta = Some((key, raw));
+        if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&&*key) {
+            kind_meta = Some((key.into_owned(), raw));
         } else {
-            envelope.insert(key, serde_json::from_str(raw.get()).unwrap_or_default());
+            envelope.insert(&key, context_value(raw));
         }
     }
     let (kind, meta) = match kind_meta {
@@ -243,19 +303,23 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         None => ("(none)".to_string(), Meta::Value(Value::Null)),
     };
     let compile_id = take_compile_id(&mut envelope);
-    let rank = match envelope.shift_remove("rank") {
-        Some(Value::Number(n)) => n.as_u64().and_then(|r| u32::try_from(r).ok()),
-        Some(Value::Null) | None => None,
-        Some(other) => {
-            envelope.insert("rank".into(), other);
+    let rank = match envelope.get("rank") {
+        Some(Value::Number(n)) => {
+            let rank = n.as_u64().and_then(|r| u32::try_from(r).ok());
+            envelope.remove("rank");
+            rank
+        }
+        Some(Value::Null) => {
+            envelope.remove("rank");
             None
         }
+        _ => None,
     };
-    let has_payload = envelope.shift_remove("has_payload");
-    let stack = envelope.shift_remove("stack");
+    let has_payload = envelope.remove("has_payload");
+    let stack = envelope.remove("stack");
     // Everything left (unknown context keys, structural keys with values of an unexpected type)
-    // is kept as extra context.
-    let extra = envelope;
+    // is kept as extra context, in log order.
+    let extra: Map<String, Value> = envelope.0.into_iter().collect();
     let name = if NAMED_KINDS.contains(&kind.as_str()) {
         meta.get("name").and_then(Value::as_str).map(str::to_string)
     } else {
@@ -340,15 +404,15 @@ pub fn blob_id(bytes: &[u8]) -> BlobId {
 /// Removes the compile-id keys from the envelope; `None` when all of them are absent or null.
 /// A key with a value that is not an unsigned integer is left in the envelope (and so kept as
 /// extra context) rather than guessed at.
-fn take_compile_id(envelope: &mut Map<String, Value>) -> Option<CompileId> {
+fn take_compile_id(envelope: &mut Envelope) -> Option<CompileId> {
     let mut take = |key: &str| match envelope.get(key) {
         Some(Value::Number(n)) if n.is_u64() => {
             let v = n.as_u64();
-            envelope.shift_remove(key);
+            envelope.remove(key);
             v
         }
         Some(Value::Null) => {
-            envelope.shift_remove(key);
+            envelope.remove(key);
             None
         }
         _ => None,
