@@ -180,7 +180,7 @@ impl CacheOutcomesTable {
         let Some(te) = ev.trace_event() else { return };
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
-        let id = ev.compile_id.map(normalize).or_else(|| te.compile_id());
+        let id = ev.compile_id.map(normalize).or_else(|| super::trace_event::compile_id(te));
         self.lookups.entry(id).or_default().push(Lookup::new(&new_lookup(
             cache.to_string(),
             CacheResult::Disabled,

@@ -35,15 +35,14 @@ const SHARED_OVER: usize = 1024;
 impl CompilationMetricsTable {
     /// A field's value, or `{"shared": i}` for a large one.
     fn share(&mut self, value: &Value) -> Value {
-        let big = match value {
-            Value::String(s) => s.len() > SHARED_OVER,
-            Value::Array(_) | Value::Object(_) => value.to_string().len() > SHARED_OVER,
-            _ => false,
+        let key = match value {
+            Value::String(s) if s.len() > SHARED_OVER => value.to_string(),
+            Value::Array(_) | Value::Object(_) => value.to_string(),
+            _ => return value.clone(),
         };
-        if !big {
+        if key.len() <= SHARED_OVER && !value.is_string() {
             return value.clone();
         }
-        let key = value.to_string();
         let i = *self.shared_index.entry(key).or_insert_with(|| {
             self.shared.push(value.clone());
             self.shared.len() - 1

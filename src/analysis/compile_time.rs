@@ -264,14 +264,14 @@ impl Table for CompileTimeTable {
             return;
         };
         self.events += 1;
-        let si = self.stack_index(te.pid.map_or("", |r| r.get()), te.tid.map_or("", |r| r.get()));
+        let si = self.stack_index(te.pid.as_deref().map_or("", |r| r.get()), te.tid.as_deref().map_or("", |r| r.get()));
         let top = self.stacks[si].1.last().map(|o| o.node);
         // The envelope's id has the attempt; `args.compile_id` does not. Events with neither
         // belong to the phase they run inside.
         let id = ev
             .compile_id
             .map(normalize)
-            .or_else(|| te.compile_id())
+            .or_else(|| super::trace_event::compile_id(te))
             .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile as usize]));
         match te.ph.as_deref() {
             Some("B") => {

@@ -34,9 +34,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::parse::Meta;
+use crate::parse::TraceEvent;
 use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
-use trace_event::TraceEvent;
 
 /// One log entry as the tables see it: its index row's fields, with stacks already interned in
 /// the stream's stack table, and the payload bytes.
@@ -69,7 +69,7 @@ pub struct Event<'a> {
     pub stacks: &'a StackTable,
     meta_value: OnceCell<Value>,
     payload_json: OnceCell<Option<Value>>,
-    trace_event: OnceCell<Option<TraceEvent<'a>>>,
+    trace_event: Option<&'a TraceEvent>,
 }
 
 /// A payload as the tables see it.
@@ -90,6 +90,7 @@ impl<'a> Event<'a> {
         end_line: u64,
         header_bytes: u64,
         payload: Option<&'a [u8]>,
+        trace_event: Option<&'a TraceEvent>,
         stacks: &'a StackTable,
     ) -> Self {
         Event {
@@ -115,7 +116,7 @@ impl<'a> Event<'a> {
             stacks,
             meta_value: OnceCell::new(),
             payload_json: OnceCell::new(),
-            trace_event: OnceCell::new(),
+            trace_event,
         }
     }
 
@@ -145,15 +146,10 @@ impl<'a> Event<'a> {
         self.payload_json.get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(p.bytes).ok())).as_ref()
     }
 
-    /// A `chromium_event` payload read as a trace event, once (several tables and the Chrome
-    /// trace writer want it); `None` for other kinds and for payloads of another shape.
-    pub fn trace_event(&self) -> Option<&TraceEvent<'a>> {
+    /// A `chromium_event` payload read as a trace event (by the parser, which needed to read it
+    /// anyway); `None` for other kinds and for payloads of another shape.
+    pub fn trace_event(&self) -> Option<&'a TraceEvent> {
         self.trace_event
-            .get_or_init(|| match self.payload {
-                Some(p) if self.kind == "chromium_event" => trace_event::parse_trace_event(p.bytes),
-                _ => None,
-            })
-            .as_ref()
     }
 
     /// What to call the entry: its name for named kinds, else its kind; `inductor_output_code`

@@ -1,50 +1,17 @@
-//! The fields of a `chromium_event` payload (a Chrome trace event) the tables read, and torch's
-//! compile-id strings in its `args`.
+//! torch's compile-id strings in a trace event's `args`.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
 use super::compiles::normalize;
+use crate::parse::TraceEvent;
 use crate::schema::CompileId;
 
-/// The fields of a trace event the tables read; everything else (big `args`) is skipped unparsed.
-#[derive(Deserialize)]
-pub struct TraceEvent<'a> {
-    #[serde(borrow)]
-    pub name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub ph: Option<Cow<'a, str>>,
-    pub ts: Option<f64>,
-    pub dur: Option<f64>,
-    #[serde(borrow)]
-    pub pid: Option<&'a RawValue>,
-    #[serde(borrow)]
-    pub tid: Option<&'a RawValue>,
-    #[serde(borrow)]
-    pub args: Option<TraceArgs<'a>>,
-}
-
-/// The one `args` field the tables read.
-#[derive(Deserialize)]
-pub struct TraceArgs<'a> {
-    #[serde(borrow)]
-    pub compile_id: Option<&'a RawValue>,
-}
-
-impl TraceEvent<'_> {
-    /// `args.compile_id` as a compile id, when it is a string torch would write (`0/1`, `!0/1/2`).
-    pub fn compile_id(&self) -> Option<CompileId> {
-        let raw = self.args.as_ref()?.compile_id?;
-        let text: Cow<str> = serde_json::from_str(raw.get()).ok()?;
-        parse_compile_id(&text)
-    }
-}
-
-/// Parses a chromium event payload; `None` when it is not a JSON object of the expected shape.
-pub fn parse_trace_event(bytes: &[u8]) -> Option<TraceEvent<'_>> {
-    serde_json::from_slice(bytes).ok()
+/// `args.compile_id` of a trace event as a compile id, when it is a string torch would write
+/// (`0/1`, `!0/1/2`).
+pub fn compile_id(te: &TraceEvent) -> Option<CompileId> {
+    let raw = te.args.as_ref()?.compile_id.as_deref()?;
+    let text: Cow<str> = serde_json::from_str(raw.get()).ok()?;
+    parse_compile_id(&text)
 }
 
 /// Reads torch's `str(CompileId)`: `frame/frame_compile`, `!ca`, or `!ca/frame/frame_compile`
@@ -87,11 +54,12 @@ mod tests {
 
     #[test]
     fn trace_events_are_read_without_their_args() {
+        use crate::parse::parse_trace_event;
         let te = parse_trace_event(br#"{"name": "dynamo", "ts": 1.5, "args": {"compile_id": "0/0", "big": [1, {"x": 2}]}, "ph": "B", "pid": 0, "tid": "t"}"#).unwrap();
         assert_eq!(te.name.as_deref(), Some("dynamo"));
         assert_eq!(te.ph.as_deref(), Some("B"));
-        assert_eq!(te.tid.unwrap().get(), "\"t\"");
-        assert_eq!(te.compile_id().and_then(|c| c.frame_id), Some(0));
+        assert_eq!(te.tid.as_deref().unwrap().get(), "\"t\"");
+        assert_eq!(compile_id(&te).and_then(|c| c.frame_id), Some(0));
         assert!(parse_trace_event(b"[1, 2]").is_none());
     }
 }

@@ -89,6 +89,7 @@ pub struct Observed {
     end_line: u64,
     header_bytes: u64,
     payload: Option<Vec<u8>>,
+    trace: Option<Box<crate::parse::TraceEvent>>,
     new_stacks: StackTable,
 }
 
@@ -369,7 +370,7 @@ impl StreamWriter {
 
     /// Appends one entry's row; returns what the entry's analysis needs.
     pub fn write(&mut self, routed: Routed) -> io::Result<Observed> {
-        let Routed { entry, stacks, .. } = routed;
+        let Routed { mut entry, stacks, .. } = routed;
         let header_bytes = entry.header_bytes;
         let mut meta = entry.meta;
         let mut envelope_stack = None;
@@ -437,6 +438,7 @@ impl StreamWriter {
             row,
             end_line: entry.end_line,
             header_bytes,
+            trace: entry.payload.as_mut().and_then(|p| p.trace.take()),
             payload: entry.payload.map(|p| p.bytes),
             new_stacks: self.interner.take_new(),
         })
@@ -474,10 +476,10 @@ impl StreamAnalyzer {
 
     /// Shows one entry to every table, and adds it to the Chrome trace if it is a trace event.
     pub fn observe(&mut self, observed: Observed) -> io::Result<()> {
-        let Observed { row, end_line, header_bytes, payload, new_stacks } = observed;
+        let Observed { row, end_line, header_bytes, payload, trace, new_stacks } = observed;
         self.stacks.frames.extend(new_stacks.frames);
         self.stacks.stacks.extend(new_stacks.stacks);
-        let ev = Event::new(&row, end_line, header_bytes, payload.as_deref(), &self.stacks);
+        let ev = Event::new(&row, end_line, header_bytes, payload.as_deref(), trace.as_deref(), &self.stacks);
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {

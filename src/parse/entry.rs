@@ -191,6 +191,8 @@ pub struct Payload {
     pub lines: u64,
     pub format: PayloadFormat,
     pub md5_mismatch: bool,
+    /// A `chromium_event` payload read as a trace event (which also proved it JSON).
+    pub trace: Option<Box<super::TraceEvent>>,
 }
 
 /// A record that could not be read as an entry.
@@ -363,9 +365,16 @@ pub fn parse_record(record: RawRecord) -> Parsed {
                 }
                 None => false,
             };
-            let encoding = meta.get("encoding").and_then(Value::as_str);
-            let format = detect_format(&kind, name.as_deref(), encoding, &bytes);
-            Some(Payload { hash: blob_id(&bytes), lines: payload_lines, format, md5_mismatch, bytes })
+            // A trace event is read here, where parsing runs in parallel, rather than checked
+            // for JSON here and parsed again by the analysis.
+            let trace = (kind == "chromium_event").then(|| super::parse_trace_event(&bytes)).flatten().map(Box::new);
+            let format = if trace.is_some() {
+                PayloadFormat::Json
+            } else {
+                let encoding = meta.get("encoding").and_then(Value::as_str);
+                detect_format(&kind, name.as_deref(), encoding, &bytes)
+            };
+            Some(Payload { hash: blob_id(&bytes), lines: payload_lines, format, md5_mismatch, trace, bytes })
         }
     };
 

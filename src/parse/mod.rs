@@ -8,6 +8,7 @@ pub mod entry;
 pub mod glog;
 pub mod process;
 pub mod records;
+pub mod trace_event;
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -17,6 +18,7 @@ pub use entry::{
 };
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
 pub use records::{RawRecord, Records};
+pub use trace_event::{TraceEvent, parse_trace_event};
 
 /// A whole log parsed in memory, sequentially: for tests and small inputs. The bundle writer
 /// streams instead.
