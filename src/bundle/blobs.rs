@@ -288,23 +288,77 @@ pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
     if prefix_len == 0 { "all" } else { &hash_hex[..prefix_len as usize] }
 }
 
-/// Writes the blob-index shards under `root`, one at a time (hashes sorted) so memory stays
-/// flat. Every shard exists, empty or not, so a missing file always means a broken bundle.
-pub fn write_shards(root: &Path, store: &Store, prefix_len: u32, path_of: impl Fn(&str) -> String) -> io::Result<()> {
+/// Writes the blob-index shards under `root`, in parallel, each built from its run of the
+/// sorted blob ids. Every shard exists, empty or not, so a missing file always means a broken
+/// bundle.
+pub fn write_shards(
+    root: &Path,
+    store: &Store,
+    prefix_len: u32,
+    path_of: impl Fn(&str) -> String + Sync,
+) -> io::Result<()> {
     let sorted = &store.locations; // sorted by blob id in `assemble`
     let names: Vec<String> = if prefix_len == 0 {
         vec!["all".into()]
     } else {
         (0..1usize << (4 * prefix_len)).map(|i| format!("{i:0width$x}", width = prefix_len as usize)).collect()
     };
-    let mut blobs = sorted.iter().map(|(h, l)| (hex(h), *l)).peekable();
-    for name in names {
-        let mut shard = BlobIndexShard::default();
-        while let Some((h, l)) = blobs.next_if(|(h, _)| shard_name(h, prefix_len) == name) {
-            shard.0.insert(h, l);
-        }
-        fs::write(root.join(path_of(&name)), compress(&serde_json::to_vec(&shard)?)?)?;
+    // Shard `i` holds the ids whose first hex digits are `names[i]`: a run of the sorted list.
+    let shard_of = |hash: &[u8]| {
+        (0..prefix_len as usize).fold(0, |acc, d| acc << 4 | usize::from(hash[d / 2] >> (4 * (1 - d % 2)) & 15))
+    };
+    names.par_iter().enumerate().try_for_each(|(i, name)| -> io::Result<()> {
+        let start = sorted.partition_point(|(h, _)| shard_of(h) < i);
+        let end = sorted.partition_point(|(h, _)| shard_of(h) <= i);
+        let shard = BlobIndexShard(sorted[start..end].iter().map(|(h, l)| (hex(h), *l)).collect());
+        debug_assert!(shard.0.keys().all(|h| shard_name(h, prefix_len) == name));
+        fs::write(root.join(path_of(name)), compress(&serde_json::to_vec(&shard)?)?)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads back every shard `write_shards` wrote for `store`.
+    fn shards(store: &Store, prefix_len: u32) -> Vec<(String, BlobIndexShard)> {
+        let dir = tempfile::tempdir().unwrap();
+        write_shards(dir.path(), store, prefix_len, |name| format!("{name}.json.zst")).unwrap();
+        let mut names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+            .into_iter()
+            .map(|n| {
+                let json = zstd::decode_all(&fs::read(dir.path().join(&n)).unwrap()[..]).unwrap();
+                (n.trim_end_matches(".json.zst").to_string(), serde_json::from_slice(&json).unwrap())
+            })
+            .collect()
     }
-    debug_assert!(blobs.next().is_none());
-    Ok(())
+
+    #[test]
+    fn every_blob_is_in_the_shard_named_by_its_first_hex_digits() {
+        // Ids spread over every first byte, sorted as `assemble` leaves them.
+        let mut store = Store::default();
+        for i in 0..3000u32 {
+            let id = crate::parse::blob_id(&i.to_le_bytes());
+            store.locations.push((id, BlobLocation { pack: 0, offset: u64::from(i), size: 1 }));
+        }
+        store.locations.sort_unstable_by_key(|(h, _)| *h);
+        let by_hex: std::collections::HashMap<String, BlobLocation> =
+            store.locations.iter().map(|(h, l)| (hex(h), *l)).collect();
+        for prefix_len in 0..=3 {
+            let shards = shards(&store, prefix_len);
+            assert_eq!(shards.len(), if prefix_len == 0 { 1 } else { 1 << (4 * prefix_len) });
+            let mut seen = 0;
+            for (name, shard) in &shards {
+                for (hash, location) in &shard.0 {
+                    assert_eq!(shard_name(hash, prefix_len), name);
+                    assert_eq!(by_hex[hash], *location);
+                    seen += 1;
+                }
+            }
+            assert_eq!(seen, store.locations.len(), "prefix length {prefix_len}");
+        }
+    }
 }

@@ -321,7 +321,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     let stack = envelope.remove("stack");
     // Everything left (unknown context keys, structural keys with values of an unexpected type)
     // is kept as extra context, in log order.
-    let extra: Map<String, Value> = envelope.0.into_iter().collect();
+    let extra: Map<String, Value> = if envelope.0.is_empty() { Map::new() } else { envelope.0.into_iter().collect() };
     let name = if NAMED_KINDS.contains(&kind.as_str()) {
         meta.get("name").and_then(Value::as_str).map(str::to_string)
     } else {
