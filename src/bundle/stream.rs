@@ -282,11 +282,7 @@ fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(2 * BIG_EVENT);
     out.push(b'{');
     for (i, (key, value)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        serde_json::to_writer(&mut out, key).ok()?;
-        out.push(b':');
+        start_member(&mut out, i, key)?;
         let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
         let Some(crate::parse::Fields(args)) = args else {
             out.extend_from_slice(value.get().as_bytes());
@@ -294,11 +290,7 @@ fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
         };
         out.push(b'{');
         for (j, (name, arg)) in args.iter().enumerate() {
-            if j > 0 {
-                out.push(b',');
-            }
-            serde_json::to_writer(&mut out, name).ok()?;
-            out.push(b':');
+            start_member(&mut out, j, name)?;
             if longer_than(arg.get(), BIG_ARG) {
                 let size = arg.get().len();
                 serde_json::to_writer(&mut out, &format!("[{size} bytes elided; the full event is blob {hash}]"))
@@ -311,6 +303,16 @@ fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
     }
     out.push(b'}');
     Some(out)
+}
+
+/// Writes the separator (after the first), the key and the colon of the `i`th member of an object.
+fn start_member(out: &mut Vec<u8>, i: usize, key: &str) -> Option<()> {
+    if i > 0 {
+        out.push(b',');
+    }
+    serde_json::to_writer(&mut *out, key).ok()?;
+    out.push(b':');
+    Some(())
 }
 
 /// Whether JSON text is longer than `limit` bytes without the whitespace between its tokens
