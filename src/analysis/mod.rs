@@ -244,10 +244,48 @@ fn finish_table<T: Table, E>(
     sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
 ) -> Result<(), E> {
     match table.finish(ctx) {
-        Some((output, rows)) => {
-            sink(TableOutput { name: T::NAME, rows, json: serde_json::to_vec(&output).expect("tables serialize") })
-        }
+        Some((output, rows)) => sink(TableOutput { name: T::NAME, rows, json: to_json(&output) }),
         None => Ok(()),
+    }
+}
+
+/// JSON of a table gathered as it is serialized, at most: a larger table is serialized again
+/// into a buffer of its exact size (a long log's largest tables are tens of MB, which a buffer
+/// grown by doubling would hold up to twice over at the end of the build).
+const JSON_BUFFER_CAP: usize = 4 << 20;
+
+/// A table's compact JSON.
+fn to_json(output: &impl Serialize) -> Vec<u8> {
+    let mut first = CappedJson::Buffer(Vec::new());
+    serde_json::to_writer(&mut first, output).expect("tables serialize");
+    match first {
+        CappedJson::Buffer(json) => json,
+        CappedJson::Counted(len) => {
+            let mut json = Vec::with_capacity(len);
+            serde_json::to_writer(&mut json, output).expect("tables serialize");
+            json
+        }
+    }
+}
+
+/// JSON kept up to [`JSON_BUFFER_CAP`], then only counted.
+enum CappedJson {
+    Buffer(Vec<u8>),
+    Counted(usize),
+}
+
+impl std::io::Write for CappedJson {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            CappedJson::Buffer(json) if json.len() + buf.len() <= JSON_BUFFER_CAP => json.extend_from_slice(buf),
+            CappedJson::Buffer(json) => *self = CappedJson::Counted(json.len() + buf.len()),
+            CappedJson::Counted(len) => *len += buf.len(),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
