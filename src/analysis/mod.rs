@@ -261,10 +261,22 @@ fn to_json(output: &impl Serialize) -> Vec<u8> {
     match first {
         CappedJson::Buffer(json) => json,
         CappedJson::Counted(len) => {
+            release_free_memory();
             let mut json = Vec::with_capacity(len);
             serde_json::to_writer(&mut json, output).expect("tables serialize");
             json
         }
+    }
+}
+
+/// Hands the allocator's free pages back to the system before a large table's buffer is made:
+/// glibc keeps the pages of small blocks freed (the states of the tables finished so far, the
+/// last batches of entries), and the buffer would be resident on top of them.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
