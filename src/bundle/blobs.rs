@@ -31,12 +31,21 @@ pub type Hash = crate::parse::BlobId;
 /// blake3 of a file, for pack names.
 pub type FileHash = [u8; 32];
 
-/// A blob's place in a chunk or pack.
+/// A blob of a chunk or pack. Blobs are back to back, each where the one before ends (see
+/// [`with_offsets`]): a long log's chunks hold hundreds of thousands, kept until the build ends.
 #[derive(Debug, Clone, Copy)]
 pub struct Slot {
     pub hash: Hash,
-    pub offset: u64,
     pub size: u64,
+}
+
+/// Each slot with its offset in its chunk.
+pub fn with_offsets(slots: &[Slot]) -> impl Iterator<Item = (u64, &Slot)> {
+    slots.iter().scan(0, |offset, s| {
+        let at = *offset;
+        *offset += s.size;
+        Some((at, s))
+    })
 }
 
 /// A compressed chunk written by phase 1.
@@ -132,9 +141,8 @@ impl ChunkWriter {
             return Err(io::Error::other("more than 2^29 distinct payloads of one class in one file"));
         }
         let open = &mut self.open[class];
-        let offset = open.data.len() as u64;
         open.data.extend_from_slice(bytes);
-        open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
+        open.slots.push(Slot { hash, size: bytes.len() as u64 });
         // Out of `self` while it grows, as rehashing reads the ids through `self`.
         let mut seen = std::mem::take(&mut self.seen);
         seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| table_hash(self.blob_hash(blob)));
@@ -262,14 +270,16 @@ fn assemble_chunk(
 ) -> io::Result<()> {
     {
         let is_stored = |h: &Hash| stored.as_ref().is_some_and(|s| s.contains(h));
-        let new: Vec<Slot> =
-            chunk.slots.iter().copied().filter(|s| !is_stored(&s.hash) && !pending.contains(&s.hash)).collect();
+        let new: Vec<(u64, Slot)> = with_offsets(&chunk.slots)
+            .filter(|(_, s)| !is_stored(&s.hash) && !pending.contains(&s.hash))
+            .map(|(offset, s)| (offset, *s))
+            .collect();
         if new.len() == chunk.slots.len() {
             let pack = store.packs.len() as u32;
             let path = format!("{PACKS_DIR}/{}.zst", &hex(&chunk.file_hash)[..32]);
             fs::rename(&chunk.path, root.join(&path))?;
-            for s in &chunk.slots {
-                store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+            for (offset, s) in with_offsets(&chunk.slots) {
+                store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
                 if let Some(set) = stored.as_mut() {
                     set.insert(s.hash);
                 }
@@ -284,13 +294,12 @@ fn assemble_chunk(
         }
         if !new.is_empty() {
             let data = zstd::bulk::decompress(&fs::read(&chunk.path)?, chunk.raw_size as usize)?;
-            for s in new {
+            for (offset, s) in new {
                 if !pending.insert(s.hash) {
                     continue;
                 }
-                let offset = leftovers.data.len() as u64;
-                leftovers.data.extend_from_slice(&data[s.offset as usize..(s.offset + s.size) as usize]);
-                leftovers.slots.push(Slot { hash: s.hash, offset, size: s.size });
+                leftovers.data.extend_from_slice(&data[offset as usize..(offset + s.size) as usize]);
+                leftovers.slots.push(s);
                 if leftovers.data.len() >= PACK_TARGET {
                     let full = std::mem::replace(leftovers, OpenChunk { data: Vec::new(), slots: Vec::new() });
                     write_pack(root, store, full, stored)?;
@@ -307,8 +316,8 @@ fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Opt
     let path = format!("{PACKS_DIR}/{}.zst", &hex(blake3::hash(&compressed).as_bytes())[..32]);
     fs::write(root.join(&path), &compressed)?;
     let pack = store.packs.len() as u32;
-    for s in &chunk.slots {
-        store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+    for (offset, s) in with_offsets(&chunk.slots) {
+        store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
         if let Some(set) = stored.as_mut() {
             set.insert(s.hash);
         }
