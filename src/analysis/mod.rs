@@ -330,6 +330,9 @@ macro_rules! tables {
                 mut sink: impl FnMut(TableOutput) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
+                // The reading's last batches are freed by now; the tables' buffers should not
+                // stack on their pages.
+                release_free_memory();
                 let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
                 let ctx = Finish { stacks, compiles: &compiles };
                 $(finish_table($order, &ctx, &mut sink)?;)*
