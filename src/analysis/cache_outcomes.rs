@@ -237,15 +237,6 @@ fn verdict(n: [u64; 4]) -> CacheVerdictKind {
     }
 }
 
-/// The cache counters of a compile's metrics.
-fn cache_metrics(metrics: Option<&Value>) -> BTreeMap<String, f64> {
-    let Some(Value::Object(m)) = metrics else { return BTreeMap::new() };
-    m.iter()
-        .filter(|(k, _)| k.contains("cache") && k.as_str() != "cache_size" && k.as_str() != "accumulated_cache_size")
-        .filter_map(|(k, v)| v.as_f64().filter(|&x| x != 0.0).map(|x| (k.clone(), x)))
-        .collect()
-}
-
 impl Table for CacheOutcomesTable {
     const NAME: &'static str = "cache_outcomes";
     type Output<'a> = PackedCacheOutcomes;
@@ -263,7 +254,7 @@ impl Table for CacheOutcomesTable {
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
             let lookups = self.lookups.remove(&Some(r.id)).unwrap_or_default();
-            let metrics = cache_metrics(r.metrics.as_ref());
+            let metrics = ctx.compiles.cache_metrics(r);
             if !lookups.is_empty() || !metrics.is_empty() {
                 compiles.push(row(Some(r.display.clone()), lookups, metrics));
             }

@@ -3,7 +3,7 @@
 
 use serde::{Serialize, Serializer};
 
-use super::compiles::ArtifactRefs;
+use super::compiles::{ArtifactRefs, Metrics};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::tables::CompileEntry;
 
@@ -28,25 +28,27 @@ impl Serialize for Entries<'_> {
 }
 
 fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
+    let m = r.metrics.as_deref();
+    let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
         compile_id: r.display.clone(),
         cid: r.id,
         dir: compiles::dir_name(&r.id),
         status: r.status(),
         restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
-        co_name: r.metric_str("co_name").map(str::to_string),
-        co_filename: r.metric_str("co_filename").map(str::to_string),
-        co_firstlineno: r.metric_i64("co_firstlineno"),
+        co_name: text(|m| &m.co_name),
+        co_filename: text(|m| &m.co_filename),
+        co_firstlineno: m.and_then(|m| m.co_firstlineno),
         stack: r.start_stack,
         first_seq: r.first_seq,
         last_seq: r.last_seq,
         start_ts: r.start_ts.clone(),
         end_ts: r.end_ts.clone(),
-        start_time: r.metric_f64("start_time"),
-        duration_s: r.metric_f64("entire_frame_compile_time_s"),
-        fail_type: r.metric_str("fail_type").map(str::to_string),
-        fail_reason: r.metric_str("fail_reason").map(str::to_string),
-        restart_reasons: r.restart_reasons(),
+        start_time: m.and_then(|m| m.start_time),
+        duration_s: m.and_then(|m| m.entire_frame_compile_time_s),
+        fail_type: text(|m| &m.fail_type),
+        fail_reason: text(|m| &m.fail_reason),
+        restart_reasons: r.restart_reasons().to_vec(),
         graph_breaks: r.graph_breaks.clone(),
         cache: r.cache.clone(),
         artifacts: c.artifact_refs(&r.artifacts),

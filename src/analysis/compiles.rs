@@ -1,7 +1,7 @@
 //! What several tables need to know about each compile id, collected in one pass: its entries'
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
@@ -65,10 +65,8 @@ pub struct CompileRecord {
     pub end_ts: String,
     /// The `dynamo_start` stack's id in the stream's stack table.
     pub start_stack: Option<u32>,
-    /// The fields of the compile's first `compilation_metrics` that the shared facts read (see
-    /// `SHARED_METRICS`): the others, some of them whole configs, would make memory grow with
-    /// the number of compiles times several KB.
-    pub metrics: Option<Value>,
+    /// The compile's first `compilation_metrics`, as far as the shared facts read it.
+    pub metrics: Option<Box<Metrics>>,
     /// Every artifact, in log order.
     pub artifacts: Vec<Artifact>,
     /// Cache outcomes, in log order.
@@ -79,25 +77,36 @@ pub struct CompileRecord {
     pub next_attempt: Option<usize>,
 }
 
+/// What the shared facts read of a compile's `compilation_metrics`, read once: the whole object
+/// (dozens of fields, some of them whole configs) held for every compile of a long log was
+/// several MiB.
+#[derive(Debug, Clone, Default)]
+pub struct Metrics {
+    pub co_name: Option<Box<str>>,
+    pub co_filename: Option<Box<str>>,
+    pub co_firstlineno: Option<i64>,
+    pub start_time: Option<f64>,
+    pub entire_frame_compile_time_s: Option<f64>,
+    /// `fail_type` is set (not null), whatever its type.
+    pub failed: bool,
+    pub fail_type: Option<Box<str>>,
+    pub fail_reason: Option<Box<str>>,
+    /// Empty when null or absent.
+    pub restart_reasons: Vec<String>,
+    pub graph_op_count: Option<u64>,
+    pub graph_node_count: Option<u64>,
+    pub graph_input_count: Option<u64>,
+    pub guard_count: Option<u64>,
+    pub shape_env_guard_count: Option<u64>,
+    /// The non-zero cache counters (number fields named `*cache*`, but the cache sizes): name (in
+    /// `Compiles::names`) and value.
+    cache_counters: Vec<(u32, f64)>,
+}
+
 impl CompileRecord {
-    /// A string field of the metrics.
-    pub fn metric_str(&self, key: &str) -> Option<&str> {
-        self.metrics.as_ref()?.get(key)?.as_str()
-    }
-
-    /// An integer field of the metrics.
-    pub fn metric_i64(&self, key: &str) -> Option<i64> {
-        self.metrics.as_ref()?.get(key)?.as_i64()
-    }
-
-    /// A numeric field of the metrics.
-    pub fn metric_f64(&self, key: &str) -> Option<f64> {
-        self.metrics.as_ref()?.get(key)?.as_f64()
-    }
-
     /// `restart_reasons` from the metrics (empty when null or absent).
-    pub fn restart_reasons(&self) -> Vec<String> {
-        strings(self.metrics.as_ref().and_then(|m| m.get("restart_reasons")))
+    pub fn restart_reasons(&self) -> &[String] {
+        self.metrics.as_ref().map_or(&[], |m| &m.restart_reasons)
     }
 
     /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
@@ -106,52 +115,15 @@ impl CompileRecord {
         let Some(m) = &self.metrics else {
             return if self.next_attempt.is_some() { CompileStatus::Restarted } else { CompileStatus::MetricsMissing };
         };
-        if m.get("fail_type").is_some_and(|v| !v.is_null()) {
+        if m.failed {
             CompileStatus::Failed
-        } else if m.get("graph_op_count").and_then(Value::as_u64).unwrap_or(0) == 0 {
+        } else if m.graph_op_count.unwrap_or(0) == 0 {
             CompileStatus::EmptyGraph
-        } else if !self.restart_reasons().is_empty() {
+        } else if !m.restart_reasons.is_empty() {
             CompileStatus::OkWithRestart
         } else {
             CompileStatus::Ok
         }
-    }
-}
-
-/// The metrics fields the shared facts read (the `compilation_metrics` table keeps every field).
-const SHARED_METRICS: &[&str] = &[
-    "co_name",
-    "co_filename",
-    "co_firstlineno",
-    "start_time",
-    "entire_frame_compile_time_s",
-    "fail_type",
-    "fail_reason",
-    "restart_reasons",
-    "graph_op_count",
-    "graph_node_count",
-    "graph_input_count",
-    "guard_count",
-    "shape_env_guard_count",
-];
-
-/// The fields of a metrics object the shared facts read: `SHARED_METRICS` and the non-zero cache
-/// counters, when not null. A metrics object has dozens of fields, some of them whole configs;
-/// held for every compile of a long log, they were tens of MiB.
-fn shared_fields(meta: &Value) -> Value {
-    match meta {
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .filter(|(k, v)| {
-                    !v.is_null()
-                        && (SHARED_METRICS.contains(&k.as_str())
-                            || (k.contains("cache") && v.as_f64().is_some_and(|x| x != 0.0)))
-                })
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }
 
@@ -299,6 +271,43 @@ impl Compiles {
         })
     }
 
+    /// What the shared facts read of a `compilation_metrics` entry's metadata.
+    fn metrics(&mut self, meta: &Value) -> Metrics {
+        let text = |key| meta.get(key).and_then(Value::as_str).map(Box::from);
+        let uint = |key| meta.get(key).and_then(Value::as_u64);
+        let mut cache_counters = Vec::new();
+        for (key, value) in meta.as_object().into_iter().flatten() {
+            if key.contains("cache") && key != "cache_size" && key != "accumulated_cache_size" {
+                if let Some(x) = value.as_f64().filter(|&x| x != 0.0) {
+                    cache_counters.push((self.intern(key), x));
+                }
+            }
+        }
+        Metrics {
+            co_name: text("co_name"),
+            co_filename: text("co_filename"),
+            co_firstlineno: meta.get("co_firstlineno").and_then(Value::as_i64),
+            start_time: meta.get("start_time").and_then(Value::as_f64),
+            entire_frame_compile_time_s: meta.get("entire_frame_compile_time_s").and_then(Value::as_f64),
+            failed: meta.get("fail_type").is_some_and(|v| !v.is_null()),
+            fail_type: text("fail_type"),
+            fail_reason: text("fail_reason"),
+            restart_reasons: strings(meta.get("restart_reasons")),
+            graph_op_count: uint("graph_op_count"),
+            graph_node_count: uint("graph_node_count"),
+            graph_input_count: uint("graph_input_count"),
+            guard_count: uint("guard_count"),
+            shape_env_guard_count: uint("shape_env_guard_count"),
+            cache_counters,
+        }
+    }
+
+    /// The non-zero cache counters of a compile's metrics, by name.
+    pub fn cache_metrics(&self, r: &CompileRecord) -> BTreeMap<String, f64> {
+        let counters = r.metrics.as_ref().map_or(&[][..], |m| &m.cache_counters);
+        counters.iter().map(|&(name, x)| (self.names[name as usize].to_string(), x)).collect()
+    }
+
     pub fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
@@ -330,9 +339,13 @@ impl Compiles {
         ev.ts.clone_into(&mut record.end_ts);
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
-            "compilation_metrics" if record.metrics.is_none() => record.metrics = Some(shared_fields(ev.meta())),
             _ => {}
         }
+        if ev.kind == "compilation_metrics" && record.metrics.is_none() {
+            let metrics = Box::new(self.metrics(ev.meta()));
+            self.records[index].metrics = Some(metrics);
+        }
+        let record = &mut self.records[index];
         if ev.name == Some("dynamo_graph_break_reason") {
             if let Some(text) = ev.payload_text() {
                 record.graph_breaks.push(super::graph_breaks::parse(&text).reason);

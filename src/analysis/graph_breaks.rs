@@ -98,7 +98,7 @@ impl Table for GraphBreaksTable {
                 continue;
             }
             for reason in reasons {
-                self.add(parse(&reason), "restart_reasons", r.display.clone(), None);
+                self.add(parse(reason), "restart_reasons", r.display.clone(), None);
             }
         }
         let mut breaks = self.groups;

@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
@@ -167,8 +166,12 @@ impl Table for GraphSizesTable {
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
             let graphs = self.graphs.remove(&Some(r.id)).map(|(_, rows)| rows).unwrap_or_default();
-            let count = |key: &str| r.metrics.as_ref().and_then(|m| m.get(key)).and_then(Value::as_u64);
-            let (ops, nodes, inputs) = (count("graph_op_count"), count("graph_node_count"), count("graph_input_count"));
+            let m = r.metrics.as_deref();
+            let (ops, nodes, inputs) = (
+                m.and_then(|m| m.graph_op_count),
+                m.and_then(|m| m.graph_node_count),
+                m.and_then(|m| m.graph_input_count),
+            );
             if graphs.is_empty() && ops.is_none() && nodes.is_none() && inputs.is_none() {
                 continue;
             }

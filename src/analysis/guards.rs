@@ -393,9 +393,8 @@ impl Table for GuardsTable {
             .into_values()
             .map(|mut s| {
                 if let Some(r) = s.compile_id.as_deref().and_then(|id| records.get(id)) {
-                    let metric = |key| r.metrics.as_ref()?.get(key)?.as_u64();
-                    s.guard_count = metric("guard_count");
-                    s.shape_env_guard_count = metric("shape_env_guard_count");
+                    s.guard_count = r.metrics.as_ref().and_then(|m| m.guard_count);
+                    s.shape_env_guard_count = r.metrics.as_ref().and_then(|m| m.shape_env_guard_count);
                 }
                 s
             })

@@ -3,27 +3,60 @@
 
 use std::collections::HashMap;
 
+use indexmap::IndexSet;
+use serde::de::IgnoredAny;
+use serde::ser::{Error, SerializeSeq, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::guards::{compile_id, text, uint};
-use super::{Diagnostics, Event, Finish, Table};
-use crate::schema::tables::inputs::{Dim, InputTensor, Inputs, StorageInfo, TensorInfo};
+use super::packed_rows::{DecodedBlock, PackedRows};
+use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 
 /// (describer id, tensor or storage id).
 type DescKey = (u64, u64);
 
+/// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
+/// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
+/// (and read back, exactly) once their compile is described.
+#[derive(Serialize, Deserialize)]
+struct Row {
+    compile_id: Option<String>,
+    seq: u64,
+    line: u64,
+    describer_id: u64,
+    id: u64,
+    sources: Vec<String>,
+    tensor: Option<PackedRow>,
+    storage: Option<PackedRow>,
+    size_symbols: Vec<Option<String>>,
+}
+
+/// Rows are numbered in order of creation: the first `packed.len()` are in `packed` (unless
+/// reopened), the rest in `open`.
 #[derive(Default)]
 pub struct InputsTable {
-    rows: Vec<InputTensor>,
-    /// (compile id, describer, tensor id) → index in `rows`.
-    row_of: HashMap<(Option<String>, u64, u64), usize>,
-    /// The latest description of each tensor with its storage, for rows of later compiles that
-    /// only log a source.
-    tensors: HashMap<DescKey, (TensorInfo, Option<StorageInfo>)>,
+    /// Rows of compiles described before the current one.
+    packed: PackedRows,
+    /// Packed rows an entry changed later (a compile described again after another one).
+    reopened: HashMap<usize, Row>,
+    /// The rows of the compile being described, after the packed ones.
+    open: Vec<Row>,
+    /// The compile (in `compile_ids`) of the open rows.
+    open_compile: Option<u32>,
+    /// Compile ids as displayed, each once.
+    compile_ids: IndexSet<Option<String>>,
+    /// (compile, describer, tensor id) → row.
+    row_of: HashMap<(u32, u64, u64), usize>,
+    /// The row holding the latest description of each tensor with its storage, for rows of later
+    /// compiles that only log a source.
+    tensors: HashMap<DescKey, usize>,
     /// The latest `describe_storage` of each storage: (size, line).
     storages: HashMap<DescKey, (Option<Dim>, u64)>,
     /// (compile id, source) → symbol, from `create_symbol` (the first one wins).
     symbols: HashMap<(Option<String>, String), String>,
+    decoded: DecodedBlock,
 }
 
 /// Fields of `describe_tensor` that have their own column (or are the row's key).
@@ -134,29 +167,62 @@ fn tensor_info(ev: &Event, meta: &Value) -> TensorInfo {
 }
 
 impl InputsTable {
-    /// The row of a tensor in the entry's compile, created if new.
-    fn row(&mut self, ev: &Event, describer: u64, id: u64) -> &mut InputTensor {
-        let key = (compile_id(ev), describer, id);
-        let index = match self.row_of.get(&key) {
-            Some(&i) => i,
-            None => {
-                let (tensor, storage) = self.tensors.get(&(describer, id)).cloned().unzip();
-                self.rows.push(InputTensor {
-                    compile_id: key.0.clone(),
-                    seq: ev.seq,
-                    line: ev.line,
-                    describer_id: describer,
-                    id,
-                    sources: Vec::new(),
-                    tensor,
-                    storage: storage.flatten(),
-                    size_symbols: Vec::new(),
-                });
-                self.row_of.insert(key, self.rows.len() - 1);
-                self.rows.len() - 1
-            }
+    /// The row of a tensor in the entry's compile, created if new (with the tensor's latest
+    /// description if `described`).
+    fn row(&mut self, ev: &Event, describer: u64, id: u64, described: bool) -> usize {
+        let compile_id = compile_id(ev);
+        let compile = match self.compile_ids.get_index_of(&compile_id) {
+            Some(i) => i as u32,
+            None => self.compile_ids.insert_full(compile_id.clone()).0 as u32,
         };
-        &mut self.rows[index]
+        let key = (compile, describer, id);
+        if let Some(&index) = self.row_of.get(&key) {
+            return index;
+        }
+        let (tensor, storage) = match self.tensors.get(&(describer, id)) {
+            Some(&index) if described => self.description(index),
+            _ => (None, None),
+        };
+        if self.open_compile != Some(compile) {
+            for row in self.open.drain(..) {
+                self.packed.push(&row);
+            }
+            self.open_compile = Some(compile);
+        }
+        self.open.push(Row {
+            compile_id,
+            seq: ev.seq,
+            line: ev.line,
+            describer_id: describer,
+            id,
+            sources: Vec::new(),
+            tensor,
+            storage,
+            size_symbols: Vec::new(),
+        });
+        let index = self.packed.len() + self.open.len() - 1;
+        self.row_of.insert(key, index);
+        index
+    }
+
+    /// Row `index`, to change: a packed row is read back and kept typed from then on.
+    fn row_mut(&mut self, index: usize) -> &mut Row {
+        match index.checked_sub(self.packed.len()) {
+            Some(i) => &mut self.open[i],
+            None => self.reopened.entry(index).or_insert_with(|| unpack(self.packed.get(index, &mut self.decoded))),
+        }
+    }
+
+    /// The tensor and storage of row `index`.
+    fn description(&mut self, index: usize) -> (Option<PackedRow>, Option<PackedRow>) {
+        let typed = index.checked_sub(self.packed.len()).map(|i| &self.open[i]).or_else(|| self.reopened.get(&index));
+        match typed {
+            Some(row) => (row.tensor.clone(), row.storage.clone()),
+            None => {
+                let row = unpack(self.packed.get(index, &mut self.decoded));
+                (row.tensor, row.storage)
+            }
+        }
     }
 
     fn storage(&self, describer: u64, id: u64) -> StorageInfo {
@@ -165,9 +231,71 @@ impl InputsTable {
     }
 }
 
+fn unpack(json: &str) -> Row {
+    serde_json::from_str(json).expect("packed rows read back")
+}
+
+/// The symbol each dimension's size became in the row's compile; empty when none is symbolic.
+fn size_symbols(symbols: &HashMap<(Option<String>, String), String>, row: &Row) -> Vec<Option<String>> {
+    #[derive(Deserialize)]
+    struct Sizes {
+        size: Option<Vec<IgnoredAny>>,
+    }
+    let ndim = row
+        .tensor
+        .as_ref()
+        .map_or(0, |t| serde_json::from_str::<Sizes>(t.get()).expect("tensors read back").size.map_or(0, |s| s.len()));
+    let per_dim: Vec<Option<String>> = (0..ndim)
+        .map(|i| {
+            row.sources
+                .iter()
+                .find_map(|source| symbols.get(&(row.compile_id.clone(), format!("{source}.size()[{i}]"))).cloned())
+        })
+        .collect();
+    if per_dim.iter().any(Option::is_some) { per_dim } else { Vec::new() }
+}
+
+/// The finished table: serializes as [`crate::schema::tables::inputs::Inputs`], each packed row
+/// read back with its size symbols as it is written.
+pub struct PackedInputs(InputsTable);
+
+impl Serialize for PackedInputs {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut table = serializer.serialize_struct("Inputs", 1)?;
+        table.serialize_field("inputs", &Rows(&self.0))?;
+        table.end()
+    }
+}
+
+struct Rows<'a>(&'a InputsTable);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut seq = serializer.serialize_seq(Some(t.packed.len() + t.open.len()))?;
+        let mut index = 0;
+        t.packed.try_for_each(|json| {
+            match t.reopened.get(&index) {
+                Some(row) => seq.serialize_element(row)?,
+                None => {
+                    let mut row: Row = serde_json::from_str(json).map_err(S::Error::custom)?;
+                    row.size_symbols = size_symbols(&t.symbols, &row);
+                    seq.serialize_element(&row)?;
+                }
+            }
+            index += 1;
+            Ok(())
+        })?;
+        for row in &t.open {
+            seq.serialize_element(row)?;
+        }
+        seq.end()
+    }
+}
+
 impl Table for InputsTable {
     const NAME: &'static str = "inputs";
-    type Output<'a> = Inputs;
+    type Output<'a> = PackedInputs;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind == "create_symbol" {
@@ -189,42 +317,34 @@ impl Table for InputsTable {
                 self.storages.insert((describer, id), (meta.get("size").and_then(dim), ev.line));
             }
             "describe_tensor" => {
-                let info = tensor_info(ev, meta);
-                let storage = uint(meta, "storage").map(|s| self.storage(describer, s));
-                self.tensors.insert((describer, id), (info.clone(), storage.clone()));
-                let row = self.row(ev, describer, id);
-                row.tensor = Some(info);
+                let tensor = pack(&tensor_info(ev, meta));
+                let storage = uint(meta, "storage").map(|s| pack(&self.storage(describer, s)));
+                let index = self.row(ev, describer, id, false);
+                let row = self.row_mut(index);
+                row.tensor = Some(tensor);
                 row.storage = storage;
+                self.tensors.insert((describer, id), index);
             }
             _ => {
                 let Some(source) = text(meta, "source") else {
                     diags.unusable(Self::NAME, ev, "no source");
                     return;
                 };
-                let row = self.row(ev, describer, id);
-                row.sources.push(source);
+                let index = self.row(ev, describer, id, true);
+                self.row_mut(index).sources.push(source);
             }
         }
     }
 
-    fn finish(mut self, _ctx: &Finish) -> Option<(Inputs, u64)> {
-        if self.rows.is_empty() {
+    fn finish(mut self, _ctx: &Finish) -> Option<(PackedInputs, u64)> {
+        let rows = self.packed.len() + self.open.len();
+        if rows == 0 {
             return None;
         }
-        for row in &mut self.rows {
-            let ndim = row.tensor.as_ref().and_then(|t| t.size.as_ref()).map_or(0, Vec::len);
-            let per_dim: Vec<Option<String>> = (0..ndim)
-                .map(|i| {
-                    row.sources.iter().find_map(|source| {
-                        self.symbols.get(&(row.compile_id.clone(), format!("{source}.size()[{i}]"))).cloned()
-                    })
-                })
-                .collect();
-            if per_dim.iter().any(Option::is_some) {
-                row.size_symbols = per_dim;
-            }
+        // Typed rows get their size symbols here, packed ones as they are written.
+        for row in self.open.iter_mut().chain(self.reopened.values_mut()) {
+            row.size_symbols = size_symbols(&self.symbols, row);
         }
-        let rows = self.rows.len() as u64;
-        Some((Inputs { inputs: self.rows }, rows))
+        Some((PackedInputs(self), rows as u64))
     }
 }

@@ -240,10 +240,60 @@ fn finish_table<T: Table, E>(
     sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
 ) -> Result<(), E> {
     match table.finish(ctx) {
-        Some((output, rows)) => {
-            sink(TableOutput { name: T::NAME, rows, json: serde_json::to_vec(&output).expect("tables serialize") })
-        }
+        Some((output, rows)) => sink(TableOutput { name: T::NAME, rows, json: to_json(&output) }),
         None => Ok(()),
+    }
+}
+
+/// JSON of a table gathered as it is serialized, at most: a larger table is serialized again
+/// into a buffer of its exact size (a long log's largest tables are tens of MB, which a buffer
+/// grown by doubling would hold up to twice over at the end of the build).
+const JSON_BUFFER_CAP: usize = 4 << 20;
+
+/// A table's compact JSON.
+fn to_json(output: &impl Serialize) -> Vec<u8> {
+    let mut first = CappedJson::Buffer(Vec::new());
+    serde_json::to_writer(&mut first, output).expect("tables serialize");
+    match first {
+        CappedJson::Buffer(json) => json,
+        CappedJson::Counted(len) => {
+            release_free_memory();
+            let mut json = Vec::with_capacity(len);
+            serde_json::to_writer(&mut json, output).expect("tables serialize");
+            json
+        }
+    }
+}
+
+/// Hands the allocator's free pages back to the system before a large table's buffer is made:
+/// glibc keeps the pages of small blocks freed (the states of the tables finished so far, the
+/// last batches of entries), and the buffer would be resident on top of them.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// JSON kept up to [`JSON_BUFFER_CAP`], then only counted.
+enum CappedJson {
+    Buffer(Vec<u8>),
+    Counted(usize),
+}
+
+impl std::io::Write for CappedJson {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            CappedJson::Buffer(json) if json.len() + buf.len() <= JSON_BUFFER_CAP => json.extend_from_slice(buf),
+            CappedJson::Buffer(json) => *self = CappedJson::Counted(json.len() + buf.len()),
+            CappedJson::Counted(len) => *len += buf.len(),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -276,6 +326,9 @@ macro_rules! tables {
                 mut sink: impl FnMut(TableOutput) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
+                // The reading's last batches are freed by now; the tables' buffers should not
+                // stack on their pages.
+                release_free_memory();
                 let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
                 let ctx = Finish { stacks, compiles: &compiles };
                 $(finish_table($order, &ctx, &mut sink)?;)*

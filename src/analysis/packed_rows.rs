@@ -61,11 +61,9 @@ impl PackedRows {
         self.sealed_rows.push(rows as u32);
         self.open.clear();
     }
-}
 
-impl Serialize for PackedRows {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+    /// Calls `f` with each row's JSON, in order, decompressing one block at a time.
+    pub fn try_for_each<E: Error>(&self, mut f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
         let open_rows = self.len() - self.sealed_rows.iter().map(|&n| n as usize).sum::<usize>();
         let blocks = self
             .sealed
@@ -74,15 +72,54 @@ impl Serialize for PackedRows {
             .chain(std::iter::once(Ok(Cow::Borrowed(self.open.as_slice()))));
         let mut ends = self.ends.iter();
         for (block, rows) in blocks.zip(self.sealed_rows.iter().map(|&n| n as usize).chain([open_rows])) {
-            let block = block.map_err(S::Error::custom)?;
+            let block = block.map_err(E::custom)?;
             let mut start = 0;
             for &end in ends.by_ref().take(rows) {
-                let text = std::str::from_utf8(&block[start..end as usize]).map_err(S::Error::custom)?;
-                let row: &RawValue = serde_json::from_str(text).map_err(S::Error::custom)?;
-                seq.serialize_element(row)?;
+                f(std::str::from_utf8(&block[start..end as usize]).map_err(E::custom)?)?;
                 start = end as usize;
             }
         }
+        Ok(())
+    }
+
+    /// Row `index`'s JSON; its block is decompressed into `cache` unless already there.
+    pub fn get<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a str {
+        let mut first = 0;
+        for (block, &rows) in self.sealed_rows.iter().enumerate() {
+            if index < first + rows as usize {
+                if cache.block != Some(block) {
+                    let (bytes, size) = &self.sealed[block];
+                    cache.bytes = zstd::bulk::decompress(bytes, *size).expect("blocks decompress");
+                    cache.block = Some(block);
+                }
+                return row_text(&cache.bytes, &self.ends[first..], index - first);
+            }
+            first += rows as usize;
+        }
+        row_text(&self.open, &self.ends[first..], index - first)
+    }
+}
+
+/// Row `i` of a block whose rows end at `ends`.
+fn row_text<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a str {
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    std::str::from_utf8(&block[start..ends[i] as usize]).expect("rows are JSON text")
+}
+
+/// The block [`PackedRows::get`] decompressed last, for the next row of the same block.
+#[derive(Default)]
+pub struct DecodedBlock {
+    block: Option<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Serialize for PackedRows {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+        self.try_for_each(|text| {
+            let row: &RawValue = serde_json::from_str(text).map_err(S::Error::custom)?;
+            seq.serialize_element(row)
+        })?;
         seq.end()
     }
 }
@@ -102,5 +139,9 @@ mod tests {
         assert!(!packed.sealed.is_empty());
         assert_eq!(serde_json::to_string(&packed).unwrap(), serde_json::to_string(&rows).unwrap());
         assert_eq!(serde_json::to_string(&PackedRows::default()).unwrap(), "[]");
+        let mut cache = DecodedBlock::default();
+        for i in [0, 1, 9_999, 19_999, 5, 12_345] {
+            assert_eq!(packed.get(i, &mut cache), serde_json::to_string(&rows[i]).unwrap());
+        }
     }
 }

@@ -102,7 +102,7 @@ impl Table for RecompilesTable {
             .filter(|(_, compiles)| compiles.len() > 1)
             .map(|((ca, frame), compiles)| {
                 let list: Vec<&CompileRecord> = compiles.into_values().collect();
-                let named = list.iter().find(|r| r.metrics.is_some());
+                let named = list.iter().find_map(|r| r.metrics.as_deref());
                 let steps = list
                     .iter()
                     .enumerate()
@@ -116,12 +116,8 @@ impl Table for RecompilesTable {
                 RecompiledFrame {
                     frame_id: frame,
                     compiled_autograd_id: ca,
-                    co_name: named.and_then(|r| r.metric_str("co_name")).map(str::to_string),
-                    location: named.and_then(|r| {
-                        let file = r.metric_str("co_filename")?;
-                        let line = r.metric_i64("co_firstlineno")?;
-                        Some(format!("{file}:{line}"))
-                    }),
+                    co_name: named.and_then(|m| m.co_name.as_deref()).map(str::to_string),
+                    location: named.and_then(|m| Some(format!("{}:{}", m.co_filename.as_deref()?, m.co_firstlineno?))),
                     compiles: steps,
                 }
             })

@@ -13,6 +13,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
 
 pub use crate::parse::hex;
@@ -30,12 +31,21 @@ pub type Hash = crate::parse::BlobId;
 /// blake3 of a file, for pack names.
 pub type FileHash = [u8; 32];
 
-/// A blob's place in a chunk or pack.
+/// A blob of a chunk or pack. Blobs are back to back, each where the one before ends (see
+/// [`with_offsets`]): a long log's chunks hold hundreds of thousands, kept until the build ends.
 #[derive(Debug, Clone, Copy)]
 pub struct Slot {
     pub hash: Hash,
-    pub offset: u64,
     pub size: u64,
+}
+
+/// Each slot with its offset in its chunk.
+pub fn with_offsets(slots: &[Slot]) -> impl Iterator<Item = (u64, &Slot)> {
+    slots.iter().scan(0, |offset, s| {
+        let at = *offset;
+        *offset += s.size;
+        Some((at, s))
+    })
 }
 
 /// A compressed chunk written by phase 1.
@@ -62,11 +72,29 @@ pub const CLASSES: usize = 5;
 pub struct ChunkWriter {
     dir: PathBuf,
     name: String,
-    seen: HashSet<Hash>,
+    /// The file's blobs so far, as [`BlobRef`]s hashed by their blob id: the ids themselves are
+    /// in the chunks' slots, and a set of ids would hold each one again (with a hash table's
+    /// slack, about 9 MiB of a long log's peak).
+    seen: HashTable<u32>,
+    /// Per class: where each of its sealed chunks starts (its first blob's number in the class)
+    /// and its number in sealing order (`written`, then `sealed`).
+    class_chunks: Vec<Vec<(u32, u32)>>,
+    /// Per class: the number of its open chunk's first blob.
+    open_start: Vec<u32>,
     /// One open chunk per class.
     open: Vec<OpenChunk>,
     sealed: Vec<OpenChunk>,
     written: Vec<Chunk>,
+}
+
+/// A blob of a [`ChunkWriter`]: its class in the low bits, its number within the class above.
+type BlobRef = u32;
+const CLASS_BITS: u32 = 3;
+const _: () = assert!(CLASSES <= 1 << CLASS_BITS);
+
+/// The hash table hash of a blob id: its first bytes, already uniform (blake3).
+fn table_hash(hash: &Hash) -> u64 {
+    u64::from_le_bytes(hash[..8].try_into().expect("blob ids are 16 bytes"))
 }
 
 impl ChunkWriter {
@@ -75,26 +103,58 @@ impl ChunkWriter {
         ChunkWriter {
             dir: dir.to_owned(),
             name: name.to_owned(),
-            seen: HashSet::new(),
+            seen: HashTable::new(),
+            class_chunks: vec![Vec::new(); CLASSES],
+            open_start: vec![0; CLASSES],
             open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
             sealed: Vec::new(),
             written: Vec::new(),
         }
     }
 
+    /// The id of a blob this file stored.
+    fn blob_hash(&self, blob: BlobRef) -> &Hash {
+        let class = (blob & ((1 << CLASS_BITS) - 1)) as usize;
+        let number = blob >> CLASS_BITS;
+        let open_start = self.open_start[class];
+        if number >= open_start {
+            return &self.open[class].slots[(number - open_start) as usize].hash;
+        }
+        let chunks = &self.class_chunks[class];
+        let (start, sealed) = chunks[chunks.partition_point(|&(start, _)| start <= number) - 1];
+        let sealed = sealed as usize;
+        let slots = match self.written.get(sealed) {
+            Some(chunk) => &chunk.slots,
+            None => &self.sealed[sealed - self.written.len()].slots,
+        };
+        &slots[(number - start) as usize].hash
+    }
+
     /// Stores a blob of a class (below [`CLASSES`]) unless this file already stored the same bytes.
     pub fn add(&mut self, class: usize, hash: Hash, bytes: &[u8]) -> io::Result<()> {
-        if !self.seen.insert(hash) {
+        let key = table_hash(&hash);
+        if self.seen.find(key, |&blob| *self.blob_hash(blob) == hash).is_some() {
             return Ok(());
         }
+        let number = self.open_start[class] + self.open[class].slots.len() as u32;
+        if number >= 1 << (32 - CLASS_BITS) {
+            return Err(io::Error::other("more than 2^29 distinct payloads of one class in one file"));
+        }
         let open = &mut self.open[class];
-        let offset = open.data.len() as u64;
         open.data.extend_from_slice(bytes);
-        open.slots.push(Slot { hash, offset, size: bytes.len() as u64 });
+        open.slots.push(Slot { hash, size: bytes.len() as u64 });
+        // Out of `self` while it grows, as rehashing reads the ids through `self`.
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| table_hash(self.blob_hash(blob)));
+        self.seen = seen;
+        let open = &mut self.open[class];
         if open.data.len() >= PACK_TARGET {
             let mut full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
             // Kept until the build ends: without the growth slack.
             full.slots.shrink_to_fit();
+            let sealed = (self.written.len() + self.sealed.len()) as u32;
+            self.class_chunks[class].push((self.open_start[class], sealed));
+            self.open_start[class] += full.slots.len() as u32;
             self.sealed.push(full);
             // Compress two at a time so both cores work while memory stays bounded.
             if self.sealed.len() >= rayon::current_num_threads().max(2) {
@@ -210,14 +270,16 @@ fn assemble_chunk(
 ) -> io::Result<()> {
     {
         let is_stored = |h: &Hash| stored.as_ref().is_some_and(|s| s.contains(h));
-        let new: Vec<Slot> =
-            chunk.slots.iter().copied().filter(|s| !is_stored(&s.hash) && !pending.contains(&s.hash)).collect();
+        let new: Vec<(u64, Slot)> = with_offsets(&chunk.slots)
+            .filter(|(_, s)| !is_stored(&s.hash) && !pending.contains(&s.hash))
+            .map(|(offset, s)| (offset, *s))
+            .collect();
         if new.len() == chunk.slots.len() {
             let pack = store.packs.len() as u32;
             let path = format!("{PACKS_DIR}/{}.zst", &hex(&chunk.file_hash)[..32]);
             fs::rename(&chunk.path, root.join(&path))?;
-            for s in &chunk.slots {
-                store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+            for (offset, s) in with_offsets(&chunk.slots) {
+                store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
                 if let Some(set) = stored.as_mut() {
                     set.insert(s.hash);
                 }
@@ -232,13 +294,12 @@ fn assemble_chunk(
         }
         if !new.is_empty() {
             let data = zstd::bulk::decompress(&fs::read(&chunk.path)?, chunk.raw_size as usize)?;
-            for s in new {
+            for (offset, s) in new {
                 if !pending.insert(s.hash) {
                     continue;
                 }
-                let offset = leftovers.data.len() as u64;
-                leftovers.data.extend_from_slice(&data[s.offset as usize..(s.offset + s.size) as usize]);
-                leftovers.slots.push(Slot { hash: s.hash, offset, size: s.size });
+                leftovers.data.extend_from_slice(&data[offset as usize..(offset + s.size) as usize]);
+                leftovers.slots.push(s);
                 if leftovers.data.len() >= PACK_TARGET {
                     let full = std::mem::replace(leftovers, OpenChunk { data: Vec::new(), slots: Vec::new() });
                     write_pack(root, store, full, stored)?;
@@ -255,8 +316,8 @@ fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Opt
     let path = format!("{PACKS_DIR}/{}.zst", &hex(blake3::hash(&compressed).as_bytes())[..32]);
     fs::write(root.join(&path), &compressed)?;
     let pack = store.packs.len() as u32;
-    for s in &chunk.slots {
-        store.locations.push((s.hash, BlobLocation { pack, offset: s.offset, size: s.size }));
+    for (offset, s) in with_offsets(&chunk.slots) {
+        store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
         if let Some(set) = stored.as_mut() {
             set.insert(s.hash);
         }

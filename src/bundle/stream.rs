@@ -497,9 +497,15 @@ impl StreamAnalyzer {
         // One compression context for every table, rather than one set up per table.
         let mut compressor = zstd::bulk::Compressor::new(TABLE_ZSTD_LEVEL)?;
         let table_diagnostics = self.analysis.finish(&self.stacks, |mut t| -> io::Result<()> {
-            t.json = compressor.compress(&t.json)?;
-            // The output buffer was sized for incompressible input.
-            t.json.shrink_to_fit();
+            // Tables compress tens of times over: a buffer sized for incompressible input (as
+            // `compress` allocates) would double a large table's memory. Retried in the rare case
+            // it is too small; the frame does not depend on the buffer.
+            let mut compressed = Vec::with_capacity(t.json.len() / 8 + 1024);
+            if compressor.compress_to_buffer(&t.json, &mut compressed).is_err() {
+                compressed = compressor.compress(&t.json)?;
+            }
+            compressed.shrink_to_fit();
+            t.json = compressed;
             tables.push(t);
             Ok(())
         })?;
