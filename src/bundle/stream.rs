@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
 use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
-use crate::schema::{CompileId, Frame, IndexRow, PayloadRef, StackTable};
+use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
 #[derive(Default)]
@@ -239,17 +239,14 @@ impl ChromeTraceWriter {
     /// stay in the index and blob store). Big events (torch attaches whole configs and cache
     /// keys to some) have their long `args` values elided: the trace is for the timeline, and
     /// the full event stays in the blob store under `hash`.
-    /// `known_object` says the analysis already read the payload as a JSON object, so it need
-    /// not be checked again.
-    fn add(&mut self, payload: &[u8], hash: &str, known_object: bool) -> io::Result<()> {
-        let is_object = known_object || payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        let slimmed;
-        let payload = if !is_object {
+    /// `is_json` is the parser's verdict on the payload (it parsed it whole), so it need not be
+    /// checked again.
+    fn add(&mut self, payload: &[u8], hash: &str, is_json: bool) -> io::Result<()> {
+        if !is_json || payload.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             return Ok(());
-        } else if payload.len() <= BIG_EVENT {
-            if !known_object && serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_err() {
-                return Ok(());
-            }
+        }
+        let slimmed;
+        let payload = if payload.len() <= BIG_EVENT {
             payload
         } else {
             let Some(slim) = slim_event(payload, hash) else {
@@ -485,7 +482,7 @@ impl StreamAnalyzer {
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {
-                self.chrome_trace.add(bytes, &p.hash, ev.trace_event().is_some())?;
+                self.chrome_trace.add(bytes, &p.hash, p.format == PayloadFormat::Json)?;
             }
         }
         Ok(())
