@@ -35,14 +35,15 @@ const SHARED_OVER: usize = 1024;
 impl CompilationMetricsTable {
     /// A field's value, or `{"shared": i}` for a large one.
     fn share(&mut self, value: &Value) -> Value {
+        // Serialized once: to measure a container and, when big, as its key.
         let key = match value {
             Value::String(s) if s.len() > SHARED_OVER => value.to_string(),
-            Value::Array(_) | Value::Object(_) => value.to_string(),
+            Value::Array(_) | Value::Object(_) => match value.to_string() {
+                json if json.len() > SHARED_OVER => json,
+                _ => return value.clone(),
+            },
             _ => return value.clone(),
         };
-        if key.len() <= SHARED_OVER && !value.is_string() {
-            return value.clone();
-        }
         let i = *self.shared_index.entry(key).or_insert_with(|| {
             self.shared.push(value.clone());
             self.shared.len() - 1
