@@ -2,7 +2,7 @@
 // sizes, time, volume): proportional bars, compile-id parsing, lazily loaded <details>, stack
 // rendering, in-page selection kept in the URL. Builds DOM only through h().
 
-import { h } from './dom.js';
+import { h, dataTable } from './dom.js';
 
 /**
  * A horizontal bar filled to `fraction` (0..1), optionally with a darker `inner` part (e.g. self
@@ -94,6 +94,31 @@ export function keepInUrl(ctx, params) {
     else ctx.params.set(k, String(v));
   }
   history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(ctx.params)));
+}
+
+/**
+ * A table whose rows choose what a detail box shows: the chosen row's `i` is kept in the URL as
+ * `param` and exposed to tests as `exposeAs`. `tableOptions(isSelected)` gives the dataTable
+ * options but `rows` and `onRowClick`; `detail(row)` builds the detail.
+ * @returns {{ tableBox: HTMLElement, detailBox: HTMLElement }}
+ */
+export function masterDetail(ctx, { rows, param, exposeAs, tableOptions, detail }) {
+  const tableBox = h('div');
+  const detailBox = h('div');
+  const show = (selected) => {
+    ctx.expose(exposeAs, selected.i);
+    tableBox.replaceChildren(dataTable({
+      ...tableOptions((r) => r === selected),
+      rows,
+      onRowClick: (r) => {
+        keepInUrl(ctx, { [param]: r.i });
+        show(r);
+      },
+    }));
+    detailBox.replaceChildren(detail(selected));
+  };
+  show(rows[Number(ctx.params.get(param))] ?? rows[0]);
+  return { tableBox, detailBox };
 }
 
 /** A small muted count pill ("+2", "3 compiles"). */

@@ -3,8 +3,8 @@
 // row (`i`, default the first) shows its reason, the user frame, the exception stack, the full
 // dynamo_error traceback (fetched when opened) and the stack that started the compile.
 
-import { h, section, note, empty, plural, dataTable, facts } from '../dom.js';
-import { blobText, keepInUrl, lazyDetails, oneLine, pathCell, pill, stackView } from '../analysis.js';
+import { h, section, note, empty, plural, facts } from '../dom.js';
+import { blobText, lazyDetails, masterDetail, oneLine, pathCell, pill, stackView } from '../analysis.js';
 
 const KIND = { failure: ['failed', 'st-failed'], restart: ['restart', 'st-restart'] };
 
@@ -23,35 +23,26 @@ export async function render(ctx) {
     .map((f, i) => ({ ...f, i, row: f }));
   ctx.expose('failures', rows.map((r) => ({ compile_id: r.compile_id, kind: r.kind, failure_type: r.failure_type, reason: r.reason })));
 
-  let selected = rows[Number(ctx.params.get('i'))] ?? rows[0];
-  const tableBox = h('div');
-  const detailBox = h('div');
-  const select = (r) => {
-    selected = r;
-    keepInUrl(ctx, { i: r.i });
-    ctx.expose('failure', r.i);
-    drawTable();
-    detailBox.replaceChildren(detail(ctx, r));
-  };
-  const drawTable = () => tableBox.replaceChildren(dataTable({
-    name: 'failures',
+  const { tableBox, detailBox } = masterDetail(ctx, {
     rows,
-    maxRows: 14,
-    onRowClick: select,
-    columns: [
-      { key: 'compile_id', label: 'compile', width: '8em',
-        render: (r) => h('span', { class: r === selected ? 'an-current' : null }, r === selected ? '▸ ' : '',
-          h('a', { href: ctx.href('compile', { id: r.compile_id }), on: { click: (e) => e.stopPropagation() } }, r.compile_id)) },
-      { key: 'kind', label: 'kind', width: '7em', render: (r) => kindBadge(r.kind) },
-      { key: 'failure_type', label: 'type', width: 'minmax(13em, 1.2fr)', render: (r) => h('span', { class: 'mono', title: r.failure_type ?? '' }, r.failure_type ?? '–') },
-      { key: 'reason', label: 'reason', width: 'minmax(20em, 4fr)', value: (r) => oneLine(r.reason),
-        render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason }, oneLine(r.reason))) },
-      { key: 'user_frame', label: 'user code', width: 'minmax(12em, 1.5fr)', render: (r) => pathCell(r.user_frame, 30) },
-    ],
-  }));
-  drawTable();
-  detailBox.replaceChildren(detail(ctx, selected));
-  ctx.expose('failure', selected.i);
+    param: 'i',
+    exposeAs: 'failure',
+    detail: (r) => detail(ctx, r),
+    tableOptions: (isSelected) => ({
+      name: 'failures',
+      maxRows: 14,
+      columns: [
+        { key: 'compile_id', label: 'compile', width: '8em',
+          render: (r) => h('span', { class: isSelected(r) ? 'an-current' : null }, isSelected(r) ? '▸ ' : '',
+            h('a', { href: ctx.href('compile', { id: r.compile_id }), on: { click: (e) => e.stopPropagation() } }, r.compile_id)) },
+        { key: 'kind', label: 'kind', width: '7em', render: (r) => kindBadge(r.kind) },
+        { key: 'failure_type', label: 'type', width: 'minmax(13em, 1.2fr)', render: (r) => h('span', { class: 'mono', title: r.failure_type ?? '' }, r.failure_type ?? '–') },
+        { key: 'reason', label: 'reason', width: 'minmax(20em, 4fr)', value: (r) => oneLine(r.reason),
+          render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason }, oneLine(r.reason))) },
+        { key: 'user_frame', label: 'user code', width: 'minmax(12em, 1.5fr)', render: (r) => pathCell(r.user_frame, 30) },
+      ],
+    }),
+  });
 
   const failed = table.failed;
   const restarts = table.restarts;

@@ -4,8 +4,8 @@
 // default the most frequent) with its explanation, its graph-break site page, the compiles it
 // happened in, and the full text of its first occurrence, fetched when opened.
 
-import { h, section, note, empty, plural, count, dataTable, facts, externalLink } from '../dom.js';
-import { bar, blobText, keepInUrl, lazyDetails, pathCell, percent, pill } from '../analysis.js';
+import { h, section, note, empty, plural, count, facts, externalLink } from '../dom.js';
+import { bar, blobText, lazyDetails, masterDetail, pathCell, percent, pill } from '../analysis.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -25,36 +25,27 @@ export async function render(ctx) {
     groups: groups.map((g) => ({ reason: g.reason, location: g.location, count: g.count, compile_ids: g.compile_ids })),
   });
 
-  let selected = rows[Number(ctx.params.get('g'))] ?? rows[0];
-  const detailBox = h('div');
-  const tableBox = h('div');
-  const select = (r) => {
-    selected = r;
-    keepInUrl(ctx, { g: r.i });
-    ctx.expose('graphBreak', r.i);
-    drawTable();
-    detailBox.replaceChildren(detail(ctx, r));
-  };
-  const drawTable = () => tableBox.replaceChildren(dataTable({
-    name: 'graph-breaks',
+  const { tableBox, detailBox } = masterDetail(ctx, {
     rows,
-    maxRows: 12,
-    onRowClick: select,
-    columns: [
-      { key: 'count', label: 'breaks', align: 'right', width: '6em',
-        render: (r) => h('span', { class: r === selected ? 'an-current' : null }, r === selected ? '▸ ' : '', count(r.count)) },
-      { key: 'share', label: 'share', width: '8em', value: (r) => r.count,
-        render: (r) => bar(r.count / total, { title: `${percent(r.count / total)} of ${plural(total, 'break')}` }) },
-      { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
-      { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
-        render: (r) => pathCell(r.location, 30) },
-      { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
-        render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
-    ],
-  }));
-  drawTable();
-  detailBox.replaceChildren(detail(ctx, selected));
-  ctx.expose('graphBreak', selected.i);
+    param: 'g',
+    exposeAs: 'graphBreak',
+    detail: (r) => detail(ctx, r),
+    tableOptions: (isSelected) => ({
+      name: 'graph-breaks',
+      maxRows: 12,
+      columns: [
+        { key: 'count', label: 'breaks', align: 'right', width: '6em',
+          render: (r) => h('span', { class: isSelected(r) ? 'an-current' : null }, isSelected(r) ? '▸ ' : '', count(r.count)) },
+        { key: 'share', label: 'share', width: '8em', value: (r) => r.count,
+          render: (r) => bar(r.count / total, { title: `${percent(r.count / total)} of ${plural(total, 'break')}` }) },
+        { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
+        { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
+          render: (r) => pathCell(r.location, 30) },
+        { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
+          render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
+      ],
+    }),
+  });
 
   const top = groups[0];
   return h('div', null,
