@@ -286,7 +286,7 @@ mod tests {
         for (name, expected) in [
             ("index.html", "text/html; charset=utf-8"),
             ("viewer/app.mjs", "text/javascript; charset=utf-8"),
-            ("viewer/zstd.wasm", "application/wasm"),
+            ("viewer/fzstd.js", "text/javascript; charset=utf-8"),
             ("manifest.json", "application/json"),
             ("diagnostics.jsonl", "application/jsonl"),
             ("tables/log0/failures.json.zst", "application/zstd"),

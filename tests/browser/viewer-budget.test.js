@@ -1,5 +1,5 @@
 // First-paint budget: on the 150 MB benchmark log (scripts/bench's generator and cache), the
-// overview must be ready after fetching less than 300 KB in all (HTML, JS, CSS, zstd.wasm,
+// overview must be ready after fetching less than 300 KB in all (HTML, JS, CSS, the zstd decoder,
 // manifest, the small tables it reads). Prints the figure and the breakdown per file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -21,7 +21,7 @@ test('overview of a failed compile: the failure is the first warning', { timeout
   assert.deepEqual(errors, []);
   assert.equal(viewer.state, 'ready');
   assert.equal(viewer.page, 'overview');
-  assert.equal(viewer.decoder, 'wasm', 'Chromium has no zstd DecompressionStream: zstd.wasm decodes');
+  assert.equal(viewer.decoder, 'fzstd', 'Chromium has no zstd DecompressionStream: fzstd.js decodes');
   // comp_failure.log: one compile, [0/0], whose compilation_metrics has fail_type set.
   assert.match(viewer.data.warnings[0], /^1 compile failed$/);
   assert.equal(await page.locator('.warning.sev-error').count(), 1);
@@ -95,7 +95,7 @@ test('opened from file://, the page says what to run instead', { timeout: TIMEOU
   await context.close();
 });
 
-test('served by `tlparse-build serve`, the viewer loads with its wasm decoder', { timeout: TIMEOUT }, async () => {
+test('served by `tlparse-build serve`, the viewer loads with its zstd decoder', { timeout: TIMEOUT }, async () => {
   const server = spawn(BIN, ['serve', env.dir('multi_rank_logs'), '--port', '0', '--no-open'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise((resolve, reject) => {
@@ -111,7 +111,7 @@ test('served by `tlparse-build serve`, the viewer loads with its wasm decoder', 
     assert.deepEqual(errors, []);
     assert.equal(viewer.state, 'ready');
     assert.equal(viewer.manifest.streams.length, 4);
-    assert.ok(requests.some((r) => r.url.endsWith('/viewer/zstd.wasm') && r.status === 200));
+    assert.ok(requests.some((r) => r.url.endsWith('/viewer/fzstd.js') && r.status === 200));
     await close();
   } finally {
     server.kill();

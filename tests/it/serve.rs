@@ -132,21 +132,12 @@ fn request(addr: &str, method: &str, target: &str) -> HttpResponse {
     HttpResponse { status, headers, body: raw[split + 4..].to_vec() }
 }
 
-/// A bundle of simple.log in a fresh directory, with a stand-in viewer (index.html, viewer/ with
-/// a wasm file and a module) until the real one is shipped in every bundle.
+/// A bundle of simple.log, with the viewer it ships, in a fresh directory.
 fn bundle_with_viewer() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bundle");
     let built = run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", out.to_str().unwrap()]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    if !out.join("index.html").exists() {
-        std::fs::write(out.join("index.html"), "<!doctype html><title>viewer</title>").unwrap();
-    }
-    std::fs::create_dir_all(out.join("viewer")).unwrap();
-    if !out.join("viewer/zstd.wasm").exists() {
-        std::fs::write(out.join("viewer/zstd.wasm"), b"\0asm\x01\0\0\0").unwrap();
-    }
-    std::fs::write(out.join("viewer/test-module.js"), "export const x = 1;\n").unwrap();
     (dir, out)
 }
 
@@ -191,11 +182,10 @@ fn serves_a_bundle_with_the_content_types_a_viewer_needs() {
     let diagnostics = server.get("/diagnostics.jsonl");
     assert_eq!((diagnostics.status, diagnostics.header("Content-Type")), (200, Some("application/jsonl")));
 
-    // The viewer: WebAssembly.instantiateStreaming needs application/wasm, ES modules a JS type.
-    let wasm = server.get("/viewer/zstd.wasm");
-    assert_eq!((wasm.status, wasm.header("Content-Type")), (200, Some("application/wasm")));
-    let module = server.get("/viewer/test-module.js");
+    // The viewer: browsers load ES modules only with a JavaScript type.
+    let module = server.get("/viewer/fzstd.js");
     assert_eq!((module.status, module.header("Content-Type")), (200, Some("text/javascript; charset=utf-8")));
+    assert_eq!(module.body, std::fs::read(bundle.join("viewer/fzstd.js")).unwrap());
     let index = server.get("/");
     assert_eq!((index.status, index.header("Content-Type")), (200, Some("text/html; charset=utf-8")));
     assert_eq!(index.body, std::fs::read(bundle.join("index.html")).unwrap());

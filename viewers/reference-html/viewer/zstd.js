@@ -1,22 +1,6 @@
-// zstd.js: zstd decoding for the viewer. Browsers have no zstd DecompressionStream yet, so this
-// runs zstd.wasm, the crates.io decoder `ruzstd` compiled to WebAssembly by tlparse-build's
-// build (source: viewers/zstd-wasm). Where the browser does have a native zstd
-// DecompressionStream, that is used instead and zstd.wasm is never fetched.
-
-let wasm = null;
-
-/** Loads zstd.wasm once. Instantiated from bytes, so any Content-Type works. */
-function instance() {
-  wasm ??= (async () => {
-    const url = new URL('zstd.wasm', import.meta.url);
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);
-    const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), {});
-    return instance.exports;
-  })();
-  wasm.catch(() => { wasm = null; });
-  return wasm;
-}
+// zstd.js: zstd decoding for the viewer. Where the browser has a native zstd DecompressionStream,
+// that is used; elsewhere fzstd.js, a pure-JavaScript decoder (the npm package fzstd, vendored
+// unchanged), which is loaded only then, so browsers with a native decoder never fetch it.
 
 function hasNativeZstd() {
   try {
@@ -29,8 +13,10 @@ function hasNativeZstd() {
 
 const native = typeof DecompressionStream !== 'undefined' && hasNativeZstd();
 
+let fzstd = null;
+
 /**
- * Decodes zstd data (one or more frames).
+ * Decodes zstd data (one or more frames; skippable frames are skipped).
  * @param {Uint8Array} data @returns {Promise<Uint8Array>}
  */
 export async function decompress(data) {
@@ -38,17 +24,14 @@ export async function decompress(data) {
     const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('zstd'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
-  const z = await instance();
-  const ptr = z.alloc(data.length);
+  fzstd ??= import('./fzstd.js');
+  fzstd.catch(() => { fzstd = null; });
   try {
-    new Uint8Array(z.memory.buffer, ptr, data.length).set(data);
-    if (z.decompress(ptr, data.length) !== 0) throw new Error('invalid zstd data');
-    // Copy out: the next call reuses the output buffer, and memory growth detaches views.
-    return new Uint8Array(z.memory.buffer, z.output_ptr(), z.output_len()).slice();
-  } finally {
-    z.dealloc(ptr, data.length);
+    return (await fzstd).decompress(data);
+  } catch (e) {
+    throw new Error(`invalid zstd data: ${e.message}`);
   }
 }
 
-/** Which decoder is in use ('native' or 'wasm'), for the viewer's about box and tests. */
-export const decoder = native ? 'native' : 'wasm';
+/** Which decoder is in use ('native' or 'fzstd'), for the viewer's about box and tests. */
+export const decoder = native ? 'native' : 'fzstd';
