@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bundle::{self, BuildOptions, reader};
 use crate::parse::display_compile_id;
 use crate::serve::{self, ServeOptions};
+use tlparse_bundle::DirSource;
 
 /// Compile PyTorch TORCH_TRACE logs into a bundle that static viewers read.
 ///
@@ -172,7 +173,7 @@ fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, S
 }
 
 fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
-    let problems = reader::validate(path.as_std_path()).map_err(|e| e.to_string())?;
+    let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path())).map_err(|e| e.to_string())?;
     if problems.is_empty() {
         println!("{path}: valid");
         return Ok(ExitCode::SUCCESS);
@@ -227,7 +228,7 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
     let b = reader::Bundle::open(out)?;
     for s in manifest.streams.iter().take(8) {
         let mut parts = Vec::new();
-        if let Some(dir) = b.table::<CompileDirectory>(&s.id, "compile_directory")? {
+        if let Some(dir) = b.stream_table::<CompileDirectory>(&s.id)? {
             let mut by_status: std::collections::BTreeMap<String, usize> = Default::default();
             for c in &dir.compiles {
                 let status = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
@@ -236,13 +237,13 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
             let detail: Vec<String> = by_status.iter().map(|(k, n)| format!("{n} {k}")).collect();
             parts.push(format!("{} compile id(s) ({})", dir.compiles.len(), detail.join(", ")));
         }
-        if let Some(g) = b.table::<GraphBreaks>(&s.id, "graph_breaks")? {
+        if let Some(g) = b.stream_table::<GraphBreaks>(&s.id)? {
             parts.push(format!("{} graph break(s) at {} place(s)", g.total, g.breaks.len()));
         }
-        if let Some(r) = b.table::<Recompiles>(&s.id, "recompiles")? {
+        if let Some(r) = b.stream_table::<Recompiles>(&s.id)? {
             parts.push(format!("{} frame(s) recompiled", r.frames.len()));
         }
-        if let Some(f) = b.table::<Failures>(&s.id, "failures")? {
+        if let Some(f) = b.stream_table::<Failures>(&s.id)? {
             parts.push(format!("{} failure(s), {} restart(s)", f.failed, f.restarts));
         }
         if !parts.is_empty() {
@@ -272,7 +273,7 @@ fn cross_rank_findings(
     };
     let names = |streams: &[String]| group_label(cross, streams);
     let mut lines = Vec::new();
-    if let Some(t) = b.cross_rank_table::<CompileIds>("compile_ids")? {
+    if let Some(t) = b.cross_rank::<CompileIds>()? {
         if t.diverges {
             let groups: Vec<String> =
                 t.groups.iter().map(|g| format!("{} [{} ids]", names(&g.group.streams), g.compile_ids.len())).collect();
@@ -281,7 +282,7 @@ fn cross_rank_findings(
             lines.push(format!("same {} compile id(s) everywhere", t.compile_ids.len()));
         }
     }
-    if let Some(t) = b.cross_rank_table::<CollectiveSchedules>("collective_schedules")? {
+    if let Some(t) = b.cross_rank::<CollectiveSchedules>()? {
         if t.diverges {
             let differing: Vec<String> = t
                 .compile_ids
@@ -300,18 +301,18 @@ fn cross_rank_findings(
             lines.push(format!("scheduler/output-code collective parity fails on {}", names(&mismatched)));
         }
     }
-    if let Some(t) = b.cross_rank_table::<CrossRankTensorMeta>("tensor_meta")? {
+    if let Some(t) = b.cross_rank::<CrossRankTensorMeta>()? {
         if t.diverges {
             let groups: Vec<String> = t.groups.iter().map(|g| names(&g.group.streams)).collect();
             lines.push(format!("tensor metadata groups: {}", groups.join(" | ")));
         }
     }
-    if let Some(t) = b.cross_rank_table::<RuntimeEstimations>("runtime_estimations")? {
+    if let Some(t) = b.cross_rank::<RuntimeEstimations>()? {
         if t.differs {
             lines.push(format!("estimated runtimes differ on {} graph(s)", t.differing_compile_ids.len()));
         }
     }
-    if let Some(t) = b.cross_rank_table::<CacheDivergence>("cache_divergence")? {
+    if let Some(t) = b.cross_rank::<CacheDivergence>()? {
         match t.divergence {
             CacheDivergenceKind::Outcomes => {
                 lines.push(format!("cache outcomes DIFFER on {} compile id(s)", t.differing_compile_ids))
@@ -319,12 +320,12 @@ fn cross_rank_findings(
             CacheDivergenceKind::MissingCompiles | CacheDivergenceKind::None => {}
         }
     }
-    if let Some(t) = b.cross_rank_table::<ExecutionOrder>("execution_order")? {
+    if let Some(t) = b.cross_rank::<ExecutionOrder>()? {
         if t.diverges {
             lines.push("graphs ran in a different order on some ranks".to_string());
         }
     }
-    if let Some(t) = b.cross_rank_table::<CompileTimeImbalance>("compile_time_imbalance")? {
+    if let Some(t) = b.cross_rank::<CompileTimeImbalance>()? {
         if let Some(r) = t.max_over_min.filter(|&r| r >= 1.2) {
             lines.push(format!(
                 "slowest compile: {} ({:.1}x the fastest, {:.2} s)",
@@ -334,7 +335,7 @@ fn cross_rank_findings(
             ));
         }
     }
-    if let Some(t) = b.cross_rank_table::<RankDiffer>("rank_differ")? {
+    if let Some(t) = b.cross_rank::<RankDiffer>()? {
         lines.push(format!(
             "artifacts: {} identical on every rank, {} differ, {} missing somewhere (rank_differ)",
             t.identical, t.differs, t.with_missing

@@ -2,14 +2,17 @@
 //! bundle that static viewers read.
 //!
 //! The modules read as the pipeline: [`parse`] (log text → entries and diagnostics),
-//! [`analysis`] (entries → tables), [`bundle`] (the only code that writes, plus a strict
-//! reader), with [`schema`] holding the bundle's types, [`cli`] the command line, [`viewer`] the
-//! embedded reference viewer and [`serve`] the local server that shows a bundle in it.
+//! [`analysis`] (entries → tables), [`bundle`] (the only code that writes), with [`cli`] the
+//! command line, [`viewer`] the embedded reference viewer and [`serve`] the local server that
+//! shows a bundle in it. The format itself (types, table registry, strict reader, validation)
+//! is the crate `tlparse_bundle`, which depends on nothing here.
 
 pub mod analysis;
 pub mod bundle;
 pub mod cli;
 pub mod parse;
-pub mod schema;
 pub mod serve;
 pub mod viewer;
+
+/// The bundle's types: the format crate's, re-exported where the compiler has always used them.
+pub use tlparse_bundle::schema;

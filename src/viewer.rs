@@ -1,4 +1,4 @@
-//! The reference viewer (`viewers/reference-html/` plus its WebAssembly zstd decoder), embedded
+//! The reference viewer (`viewers/reference-html/`), embedded
 //! at compile time by build.rs so that every bundle can ship it: `index.html` at the bundle root,
 //! everything else under `viewer/`. Data only; [`crate::bundle`] writes it.
 
@@ -6,13 +6,9 @@
 pub static FILES: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/viewer_files.rs"));
 
 /// The viewer's entry page, at the bundle root.
-pub const ENTRY: &str = "index.html";
+pub const ENTRY: &str = tlparse_bundle::paths::VIEWER_ENTRY;
 
 /// The directory holding the rest of the viewer.
-pub const DIR: &str = "viewer";
+pub const DIR: &str = tlparse_bundle::paths::VIEWER_DIR;
 
-/// True for bundle paths that belong to the shipped viewer rather than to the bundle format
-/// (they are not listed in the manifest).
-pub fn is_viewer_path(path: &str) -> bool {
-    path == ENTRY || path.strip_prefix(DIR).is_some_and(|rest| rest.starts_with('/'))
-}
+pub use tlparse_bundle::paths::is_viewer_path;

@@ -238,7 +238,7 @@ fn verdict(n: [u64; 4]) -> CacheVerdictKind {
 }
 
 impl Table for CacheOutcomesTable {
-    const NAME: &'static str = "cache_outcomes";
+    type Format = crate::schema::tables::CacheOutcomes;
     type Output<'a> = PackedCacheOutcomes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {

@@ -323,7 +323,7 @@ impl CollectivesTable {
 }
 
 impl Table for CollectivesTable {
-    const NAME: &'static str = "collectives";
+    type Format = crate::schema::tables::Collectives;
     type Output<'a> = Collectives;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -60,7 +60,7 @@ pub struct PackedCompilationMetrics {
 }
 
 impl Table for CompilationMetricsTable {
-    const NAME: &'static str = "compilation_metrics";
+    type Format = crate::schema::tables::CompilationMetrics;
     type Output<'a> = PackedCompilationMetrics;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

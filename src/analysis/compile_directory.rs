@@ -56,7 +56,7 @@ fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
 }
 
 impl Table for CompileDirectoryTable {
-    const NAME: &'static str = "compile_directory";
+    type Format = crate::schema::tables::CompileDirectory;
     type Output<'a> = CompileDirectoryView<'a>;
 
     fn observe(&mut self, _ev: &Event, _diags: &mut Diagnostics) {}

@@ -245,7 +245,7 @@ impl CompileTimeTable {
 }
 
 impl Table for CompileTimeTable {
-    const NAME: &'static str = "compile_time";
+    type Format = crate::schema::tables::CompileTime;
     type Output<'a> = PackedCompileTime;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -116,7 +116,7 @@ impl ExportReportTable {
 }
 
 impl Table for ExportReportTable {
-    const NAME: &'static str = "export_report";
+    type Format = crate::schema::tables::ExportReport;
     type Output<'a> = ExportReport;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

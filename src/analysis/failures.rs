@@ -15,7 +15,7 @@ pub struct FailuresTable {
 }
 
 impl Table for FailuresTable {
-    const NAME: &'static str = "failures";
+    type Format = crate::schema::tables::Failures;
     type Output<'a> = Failures;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

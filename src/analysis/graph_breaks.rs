@@ -74,7 +74,7 @@ impl GraphBreaksTable {
 }
 
 impl Table for GraphBreaksTable {
-    const NAME: &'static str = "graph_breaks";
+    type Format = crate::schema::tables::GraphBreaks;
     type Output<'a> = GraphBreaks;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

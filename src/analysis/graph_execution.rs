@@ -52,7 +52,7 @@ pub struct GraphExecutionTable {
 }
 
 impl Table for GraphExecutionTable {
-    const NAME: &'static str = "graph_execution";
+    type Format = crate::schema::tables::GraphExecution;
     type Output<'a> = GraphExecution;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -137,7 +137,7 @@ struct PackedCompileGraphs {
 }
 
 impl Table for GraphSizesTable {
-    const NAME: &'static str = "graph_sizes";
+    type Format = crate::schema::tables::GraphSizes;
     type Output<'a> = PackedGraphSizes;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {

@@ -350,7 +350,7 @@ impl GuardsTable {
 }
 
 impl Table for GuardsTable {
-    const NAME: &'static str = "guards";
+    type Format = crate::schema::tables::Guards;
     type Output<'a> = PackedGuards;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -294,7 +294,7 @@ impl Serialize for Rows<'_> {
 }
 
 impl Table for InputsTable {
-    const NAME: &'static str = "inputs";
+    type Format = crate::schema::tables::Inputs;
     type Output<'a> = PackedInputs;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -13,7 +13,12 @@ pub struct LogVolumeTable {
     by_source: HashMap<String, Volume>,
 }
 
-impl Volume {
+/// Extends the format's `Volume` row with what the table adds to it.
+trait AddEvent {
+    fn add(&mut self, ev: &Event);
+}
+
+impl AddEvent for Volume {
     fn add(&mut self, ev: &Event) {
         self.entries += 1;
         self.header_bytes += ev.header_bytes;
@@ -55,7 +60,7 @@ fn sorted(mut rows: Vec<VolumeRow>) -> Vec<VolumeRow> {
 }
 
 impl Table for LogVolumeTable {
-    const NAME: &'static str = "log_volume";
+    type Format = crate::schema::tables::LogVolume;
     type Output<'a> = LogVolume;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {

@@ -204,10 +204,12 @@ pub struct Finish<'a> {
 /// One analysis table of a stream: observes every entry in log order, then finishes into its
 /// rows. Implementations are pure: no I/O, no clocks.
 pub trait Table: Default {
-    /// The table's name: its file is `tables/<stream>/<NAME>.json.zst`.
-    const NAME: &'static str;
-    /// The table file's type (in `schema::tables`), or a type that serializes as it does (and
-    /// may borrow what the finishing step reads).
+    /// The table's type in the format's registry, which gives its name: its file is
+    /// `tables/<stream>/<NAME>.json.zst`.
+    type Format: tlparse_bundle::Table;
+    const NAME: &'static str = <Self::Format as tlparse_bundle::Table>::NAME;
+    /// The table file's type (`Format`), or a type that serializes as it does (and may borrow
+    /// what the finishing step reads).
     type Output<'a>: Serialize;
     /// Sees one entry.
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);

@@ -101,7 +101,7 @@ impl ProvenanceTable {
 }
 
 impl Table for ProvenanceTable {
-    const NAME: &'static str = "provenance";
+    type Format = crate::schema::tables::Provenance;
     type Output<'a> = Provenance;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -51,7 +51,7 @@ impl RecompilesTable {
 }
 
 impl Table for RecompilesTable {
-    const NAME: &'static str = "recompiles";
+    type Format = crate::schema::tables::Recompiles;
     type Output<'a> = Recompiles;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -62,7 +62,7 @@ fn cpp_extension(ev: &Event) -> String {
 }
 
 impl Table for RunnablesTable {
-    const NAME: &'static str = "runnables";
+    type Format = crate::schema::tables::Runnables;
     type Output<'a> = Runnables;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

@@ -69,7 +69,7 @@ pub struct RuntimeEstimatesTable {
 }
 
 impl Table for RuntimeEstimatesTable {
-    const NAME: &'static str = "runtime_estimates";
+    type Format = crate::schema::tables::RuntimeEstimates;
     type Output<'a> = RuntimeEstimates;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {

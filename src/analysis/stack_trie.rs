@@ -69,7 +69,7 @@ fn user_frames(stacks: &StackTable, stack: u32) -> &[u32] {
 }
 
 impl Table for StackTrieTable {
-    const NAME: &'static str = "stack_trie";
+    type Format = crate::schema::tables::StackTrie;
     type Output<'a> = StackTrie;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {

@@ -344,9 +344,9 @@ pub fn shard_prefix_len(blobs: usize) -> u32 {
     len
 }
 
-/// The shard file name part for a hash (`all` when there is a single shard).
-pub fn shard_name(hash_hex: &str, prefix_len: u32) -> &str {
-    if prefix_len == 0 { "all" } else { &hash_hex[..prefix_len as usize] }
+/// The shard file name part for a blob id (`all` when there is a single shard).
+fn shard_name(blob_id: &str, prefix_len: u32) -> &str {
+    tlparse_bundle::paths::shard_name(blob_id, prefix_len).expect("shard prefixes this code makes fit a blob id")
 }
 
 /// Writes the blob-index shards under `root`, in parallel, each built from its run of the

@@ -1,12 +1,13 @@
 //! The only code that writes: builds a bundle from TORCH_TRACE logs (blobs, index, tables,
-//! manifest), atomically; plus the strict reader that validates bundles and reads them back.
+//! manifest), atomically. The strict reader is the format crate's, re-exported as `reader`.
 
 pub mod blobs;
 pub mod file;
 pub mod inputs;
 pub mod merged_trace;
-pub mod reader;
 pub mod stream;
+
+pub use tlparse_bundle::{paths, reader};
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -63,32 +64,6 @@ pub struct BuildOptions {
     pub progress: bool,
     /// Ship the reference viewer in the bundle (`index.html` and `viewer/`).
     pub viewer: bool,
-}
-
-/// Where the bundle keeps its files.
-pub mod paths {
-    pub const MANIFEST: &str = "manifest.json";
-    pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
-    pub const SCHEMA_DIR: &str = "schema";
-    pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json.zst";
-
-    pub fn index(stream: &str) -> String {
-        format!("index/{stream}.jsonl.zst")
-    }
-    pub fn stacks(stream: &str) -> String {
-        format!("stacks/{stream}.json")
-    }
-    pub fn table(stream: &str, name: &str) -> String {
-        format!("tables/{stream}/{name}.json.zst")
-    }
-    pub fn chrome_trace(stream: &str) -> String {
-        format!("tables/{stream}/chrome_trace.json.gz")
-    }
-    /// The Chrome trace of the runtime estimates, across ranks.
-    pub const RUNTIME_ESTIMATES_TRACE: &str = "tables/cross_rank/runtime_estimates_trace.json.gz";
-    pub fn blob_index(shard: &str) -> String {
-        BLOB_INDEX_TEMPLATE.replace("{prefix}", shard)
-    }
 }
 
 /// Builds a bundle and returns its manifest.
@@ -420,34 +395,6 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> i
     fs::write(path, bytes)
 }
 
-/// The schema (path in the bundle) of a bundle file, by where it lives.
-pub fn schema_for(path: &str) -> Option<String> {
-    let fixed = if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
-        "schema/index-row.schema.json"
-    } else if let Some(name) = path
-        .strip_prefix("tables/")
-        .and_then(|r| r.strip_prefix(schema::cross_rank::DIR))
-        .and_then(|r| r.strip_prefix('/'))
-        .and_then(|r| r.strip_suffix(".json.zst"))
-    {
-        return schema::cross_rank::NAMES.contains(&name).then(|| format!("schema/cross_rank/{name}.schema.json"));
-    } else if let Some(rest) = path.strip_prefix("tables/").and_then(|r| r.strip_suffix(".json.zst")) {
-        let name = rest.rsplit('/').next()?;
-        return schema::tables::NAMES.contains(&name).then(|| format!("schema/tables/{name}.schema.json"));
-    } else if path.starts_with("stacks/") {
-        "schema/stack-table.schema.json"
-    } else if path == paths::DIAGNOSTICS {
-        "schema/diagnostic.schema.json"
-    } else if path.starts_with("blobs/index/") {
-        "schema/blob-index-shard.schema.json"
-    } else if path == paths::MANIFEST {
-        "schema/manifest.schema.json"
-    } else {
-        return None;
-    };
-    Some(fixed.to_string())
-}
-
 /// Every file under `root` except the manifest, sorted, with size and hash.
 fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
     let mut files = Vec::new();
@@ -465,7 +412,7 @@ fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
         let mut hasher = blake3::Hasher::new();
         let size = io::copy(&mut fs::File::open(item.path())?, &mut hasher)?;
         files.push(FileEntry {
-            schema: schema_for(&rel),
+            schema: paths::schema_for(&rel),
             path: rel,
             size,
             blake3: blobs::hex(hasher.finalize().as_bytes()),

@@ -398,17 +398,9 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     }))
 }
 
-/// A blob id: the first 128 bits of the blake3 hash of the bytes (shown as 32 hex digits).
-/// 128 bits make accidental collisions practically impossible while keeping the ids, which
-/// are incompressible, at half the size of the full hash in the index and blob index.
-pub type BlobId = [u8; 16];
-
-/// The blob id of some bytes.
-pub fn blob_id(bytes: &[u8]) -> BlobId {
-    let mut id = [0u8; 16];
-    blake3::Hasher::new().update(bytes).finalize_xof().fill(&mut id);
-    id
-}
+/// Blob ids are the format's: 128 bits of blake3, which make accidental collisions practically
+/// impossible while keeping the ids, which are incompressible, at half the size of the full hash.
+pub use tlparse_bundle::ids::{BlobId, blob_id, hex};
 
 /// Removes the compile-id keys from the envelope; `None` when all of them are absent or null.
 /// A key with a value that is not an unsigned integer is left in the envelope (and so kept as
@@ -463,17 +455,6 @@ fn decode_md5(s: &str) -> Option<[u8; 16]> {
         *o = nib(b[2 * i])? << 4 | nib(b[2 * i + 1])?;
     }
     Some(out)
-}
-
-/// Lowercase hex of bytes (hashes, ids).
-pub fn hex(hash: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(hash.len() * 2);
-    for b in hash {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
 }
 
 /// Detects a payload's format: JSON when it parses as JSON (whatever the declared encoding:

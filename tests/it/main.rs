@@ -4,6 +4,7 @@ mod build;
 mod cli;
 mod cross_rank;
 mod fixtures;
+mod format_crate;
 mod properties;
 mod schema_drift;
 mod serve;

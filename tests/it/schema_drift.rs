@@ -14,7 +14,7 @@ fn committed_schemas_match_the_code() {
     let mut expected_files = Vec::new();
     for (name, schema) in schemas() {
         let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
-        let path = dir.join(name);
+        let path = dir.join(&name);
         expected_files.push(name.to_string());
         if update {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -58,9 +58,9 @@ fn every_type_and_field_has_a_description() {
     let mut missing = Vec::new();
     for (name, schema) in schemas() {
         if schema.get("description").is_none() {
-            missing.push(name.to_string());
+            missing.push(name.clone());
         }
-        walk(schema.as_value(), name, &mut missing);
+        walk(schema.as_value(), &name, &mut missing);
     }
     assert!(missing.is_empty(), "undocumented: {missing:#?}");
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use camino::Utf8PathBuf;
-use tlparse_build::bundle::{self, BuildOptions, reader};
+use tlparse_build::bundle::{self, BuildOptions};
 use tlparse_build::schema::Manifest;
 
 /// Path of a fixture, relative to the crate root (tests run there), so manifests are stable.
@@ -48,7 +48,7 @@ pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
 /// Checks a bundle with the strict reader: every file against its JSON Schema (jsonschema
 /// crate), every hash, every reference.
 pub fn assert_valid(out: &Path) {
-    let problems = reader::validate(out).unwrap();
+    let problems = tlparse_bundle::validate::validate(tlparse_bundle::DirSource::new(out)).unwrap();
     assert!(problems.is_empty(), "bundle {out:?} does not validate:\n{}", problems.join("\n"));
 }
 

@@ -20,7 +20,7 @@ struct StreamCaches {
 }
 
 impl CrossRankTable for CacheDivergenceTable {
-    const NAME: &'static str = "cache_divergence";
+    type Format = crate::schema::cross_rank::CacheDivergence;
     type Output = CacheDivergence;
 
     fn build(streams: &[StreamTables]) -> Option<(CacheDivergence, u64)> {
@@ -34,7 +34,7 @@ impl CrossRankTable for CacheDivergenceTable {
                 let mut outcomes = BTreeMap::new();
                 let mut compile_ids: BTreeSet<String> =
                     dir.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect();
-                for c in s.table::<CacheOutcomes>("cache_outcomes").into_iter().flat_map(|t| t.compiles) {
+                for c in s.table::<CacheOutcomes>().into_iter().flat_map(|t| t.compiles) {
                     compile_ids.extend(c.compile_id.clone());
                     // Compared per cache, never by position: torch logs fx before aot in some
                     // versions and aot first in others.

@@ -59,7 +59,7 @@ impl StreamView {
 }
 
 impl CrossRankTable for CollectiveSchedulesTable {
-    const NAME: &'static str = "collective_schedules";
+    type Format = crate::schema::cross_rank::CollectiveSchedules;
     type Output = CollectiveSchedules;
 
     fn build(streams: &[StreamTables]) -> Option<(CollectiveSchedules, u64)> {
@@ -67,7 +67,7 @@ impl CrossRankTable for CollectiveSchedulesTable {
         let views: Vec<StreamView> = streams
             .iter()
             .map(|s| {
-                let collectives = s.table::<Collectives>("collectives");
+                let collectives = s.table::<Collectives>();
                 let mut compile_ids = BTreeSet::new();
                 for c in s.compile_directory.iter().flat_map(|d| d.compiles.iter()) {
                     order.insert(c.compile_id.clone(), Some(c.cid));

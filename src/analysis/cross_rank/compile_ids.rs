@@ -11,7 +11,7 @@ use crate::schema::tables::{CompileDirectory, CompileStatus};
 pub struct CompileIdsTable;
 
 impl CrossRankTable for CompileIdsTable {
-    const NAME: &'static str = "compile_ids";
+    type Format = crate::schema::cross_rank::CompileIds;
     type Output = CompileIds;
 
     fn build(streams: &[StreamTables]) -> Option<(CompileIds, u64)> {

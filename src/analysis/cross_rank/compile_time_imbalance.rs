@@ -53,7 +53,7 @@ impl StreamTimes {
             compile_ids: dir.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect(),
             ..StreamTimes::default()
         };
-        for row in s.table::<CompilationMetrics>("compilation_metrics").into_iter().flat_map(|m| m.metrics) {
+        for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
             let fields = row.metrics.as_object();
             if row.runtime {
                 let runtime =
@@ -86,7 +86,7 @@ impl StreamTimes {
                 *t.phases.entry((PhaseSource::Metrics, name)).or_default() += us;
             }
         }
-        for p in s.table::<CompileTime>("compile_time").into_iter().flat_map(|c| c.phases) {
+        for p in s.table::<CompileTime>().into_iter().flat_map(|c| c.phases) {
             *t.phases.entry((PhaseSource::Trace, p.name)).or_default() += p.total_us;
         }
         t.total_us = t.total_us.map(round_ns);
@@ -110,7 +110,7 @@ fn ratio(a: f64, b: f64) -> Option<f64> {
 }
 
 impl CrossRankTable for CompileTimeImbalanceTable {
-    const NAME: &'static str = "compile_time_imbalance";
+    type Format = crate::schema::cross_rank::CompileTimeImbalance;
     type Output = CompileTimeImbalance;
 
     fn build(streams: &[StreamTables]) -> Option<(CompileTimeImbalance, u64)> {

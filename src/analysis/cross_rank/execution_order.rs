@@ -18,12 +18,11 @@ pub struct ExecutionOrderTable;
 type Order = Vec<Vec<Option<String>>>;
 
 impl CrossRankTable for ExecutionOrderTable {
-    const NAME: &'static str = "execution_order";
+    type Format = crate::schema::cross_rank::ExecutionOrder;
     type Output = ExecutionOrder;
 
     fn build(streams: &[StreamTables]) -> Option<(ExecutionOrder, u64)> {
-        let tables: Vec<Option<GraphExecution>> =
-            streams.iter().map(|s| s.table::<GraphExecution>("graph_execution")).collect();
+        let tables: Vec<Option<GraphExecution>> = streams.iter().map(|s| s.table::<GraphExecution>()).collect();
         let recorded: Vec<Option<Order>> = tables
             .iter()
             .map(|t| {

@@ -16,7 +16,6 @@ pub mod tensor_meta;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use super::TableOutput;
 use crate::schema::CompileId;
@@ -36,12 +35,13 @@ impl StreamTables {
     /// A stream's tables, its compile directory read.
     pub fn new(member: RankMember, tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
         let mut s = StreamTables { member, tables, compile_directory: None };
-        s.compile_directory = s.table("compile_directory");
+        s.compile_directory = s.table::<CompileDirectory>();
         s
     }
 
     /// A per-stream table, when the stream has it.
-    pub fn table<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
+    pub fn table<T: tlparse_bundle::Table>(&self) -> Option<T> {
+        let name = T::NAME;
         // The bundle wrote these bytes from the same types a moment ago, so they always read back.
         self.tables.get(name).map(|json| serde_json::from_slice(json).expect("per-stream tables read back"))
     }
@@ -49,8 +49,10 @@ impl StreamTables {
 
 /// One cross-rank table: built from every stream's tables at once.
 pub trait CrossRankTable {
-    /// The table's name: its file is `tables/cross_rank/<NAME>.json.zst`.
-    const NAME: &'static str;
+    /// The table's type in the format's registry, which gives its name: its file is
+    /// `tables/cross_rank/<NAME>.json.zst`.
+    type Format: tlparse_bundle::Table;
+    const NAME: &'static str = <Self::Format as tlparse_bundle::Table>::NAME;
     /// The table file's type (in `schema::cross_rank`).
     type Output: Serialize;
     /// The table and its number of rows; `None` when no stream has data for it.

@@ -57,7 +57,7 @@ impl CompileRows {
 }
 
 impl CrossRankTable for RankDifferTable {
-    const NAME: &'static str = "rank_differ";
+    type Format = crate::schema::cross_rank::RankDiffer;
     type Output = RankDiffer;
 
     fn build(streams: &[StreamTables]) -> Option<(RankDiffer, u64)> {

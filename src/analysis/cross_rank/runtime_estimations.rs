@@ -79,8 +79,7 @@ pub struct AlignedGraphs {
 impl AlignedGraphs {
     /// `None` when no stream has runtime estimates.
     pub fn of(streams: &[StreamTables]) -> Option<AlignedGraphs> {
-        let tables: Vec<Option<RuntimeEstimates>> =
-            streams.iter().map(|s| s.table::<RuntimeEstimates>("runtime_estimates")).collect();
+        let tables: Vec<Option<RuntimeEstimates>> = streams.iter().map(|s| s.table::<RuntimeEstimates>()).collect();
         if tables.iter().all(Option::is_none) {
             return None;
         }
@@ -142,7 +141,7 @@ impl PartialEq for Totals<'_> {
 pub struct RuntimeEstimationsTable;
 
 impl CrossRankTable for RuntimeEstimationsTable {
-    const NAME: &'static str = "runtime_estimations";
+    type Format = crate::schema::cross_rank::RuntimeEstimations;
     type Output = RuntimeEstimations;
 
     fn build(streams: &[StreamTables]) -> Option<(RuntimeEstimations, u64)> {

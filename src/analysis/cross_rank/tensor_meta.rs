@@ -20,7 +20,7 @@ const MAX_LCS_CELLS: usize = 1 << 20;
 pub struct TensorMetaTable;
 
 impl CrossRankTable for TensorMetaTable {
-    const NAME: &'static str = "tensor_meta";
+    type Format = crate::schema::cross_rank::CrossRankTensorMeta;
     type Output = CrossRankTensorMeta;
 
     fn build(streams: &[StreamTables]) -> Option<(CrossRankTensorMeta, u64)> {

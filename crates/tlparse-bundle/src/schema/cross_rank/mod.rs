@@ -27,9 +27,8 @@ pub use execution_order::ExecutionOrder;
 pub use runtime_estimations::RuntimeEstimations;
 pub use tensor_meta::CrossRankTensorMeta;
 
-/// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
-/// `rank{N}-{k}` and `log{k}`).
-pub const DIR: &str = "cross_rank";
+/// Directory of the cross-rank tables, under `tables/`.
+pub const DIR: &str = crate::paths::CROSS_RANK_DIR;
 
 /// The manifest's `cross_rank` section, present when the bundle has two streams or more.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -73,30 +72,4 @@ pub struct RankMember {
 pub struct StreamGroup {
     /// The streams of the group, in `members` order.
     pub streams: Vec<String>,
-}
-
-/// The names of the cross-rank tables, in the order they are computed.
-pub const NAMES: &[&str] = &[
-    "compile_ids",
-    "cache_divergence",
-    "compile_time_imbalance",
-    "rank_differ",
-    "collective_schedules",
-    "execution_order",
-    "runtime_estimations",
-    "tensor_meta",
-];
-
-/// Every cross-rank table's schema, as `(path under schema/, schema)`.
-pub fn schemas(generator: impl Fn() -> schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
-    vec![
-        ("cross_rank/compile_ids.schema.json", generator().into_root_schema_for::<CompileIds>()),
-        ("cross_rank/cache_divergence.schema.json", generator().into_root_schema_for::<CacheDivergence>()),
-        ("cross_rank/compile_time_imbalance.schema.json", generator().into_root_schema_for::<CompileTimeImbalance>()),
-        ("cross_rank/rank_differ.schema.json", generator().into_root_schema_for::<RankDiffer>()),
-        ("cross_rank/collective_schedules.schema.json", generator().into_root_schema_for::<CollectiveSchedules>()),
-        ("cross_rank/execution_order.schema.json", generator().into_root_schema_for::<ExecutionOrder>()),
-        ("cross_rank/runtime_estimations.schema.json", generator().into_root_schema_for::<RuntimeEstimations>()),
-        ("cross_rank/tensor_meta.schema.json", generator().into_root_schema_for::<CrossRankTensorMeta>()),
-    ]
 }

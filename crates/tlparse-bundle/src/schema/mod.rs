@@ -1,7 +1,7 @@
 //! The bundle's types: every file `tlparse-build` writes is one of these, serialized with serde and
 //! described by a JSON Schema generated with schemars (the `///` comments become descriptions).
 //!
-//! This module imports nothing else from the crate, so a reader can depend on it alone.
+//! Table types are listed, with their names, in [`crate::registry`].
 
 use std::collections::BTreeMap;
 
@@ -457,18 +457,17 @@ pub struct BlobLocation {
     pub size: u64,
 }
 
-/// The bundle files that have a schema, with the file name of their schema in `schema/v1/` and
+/// The bundle files that have a schema, with the file name of their schema in `schema/v<N>/` and
 /// in the bundle's `schema/` directory.
-pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
+pub fn schemas() -> Vec<(String, schemars::Schema)> {
     let generator = || schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
     let mut list = vec![
-        ("manifest.schema.json", generator().into_root_schema_for::<Manifest>()),
-        ("index-row.schema.json", generator().into_root_schema_for::<IndexRow>()),
-        ("stack-table.schema.json", generator().into_root_schema_for::<StackTable>()),
-        ("diagnostic.schema.json", generator().into_root_schema_for::<Diagnostic>()),
-        ("blob-index-shard.schema.json", generator().into_root_schema_for::<BlobIndexShard>()),
+        ("manifest.schema.json".to_string(), generator().into_root_schema_for::<Manifest>()),
+        ("index-row.schema.json".to_string(), generator().into_root_schema_for::<IndexRow>()),
+        ("stack-table.schema.json".to_string(), generator().into_root_schema_for::<StackTable>()),
+        ("diagnostic.schema.json".to_string(), generator().into_root_schema_for::<Diagnostic>()),
+        ("blob-index-shard.schema.json".to_string(), generator().into_root_schema_for::<BlobIndexShard>()),
     ];
-    list.extend(tables::schemas(generator));
-    list.extend(cross_rank::schemas(generator));
+    list.extend(crate::registry::TABLES.iter().map(|t| (t.schema_file(), t.schema(generator()))));
     list
 }

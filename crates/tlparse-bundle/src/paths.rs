@@ -1,0 +1,102 @@
+//! Where a bundle keeps its files: every path is relative to the bundle root, `/`-separated.
+
+use crate::registry::{self, Scope};
+
+pub const MANIFEST: &str = "manifest.json";
+pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
+pub const SCHEMA_DIR: &str = "schema";
+pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json.zst";
+/// Directory of the cross-rank tables, under `tables/`. Never a stream id (those are `rank{N}`,
+/// `rank{N}-{k}` and `log{k}`).
+pub const CROSS_RANK_DIR: &str = "cross_rank";
+/// The Chrome trace of the runtime estimates, across ranks.
+pub const RUNTIME_ESTIMATES_TRACE: &str = "tables/cross_rank/runtime_estimates_trace.json.gz";
+
+/// The shipped viewer's entry page, at the bundle root.
+pub const VIEWER_ENTRY: &str = "index.html";
+/// The directory holding the rest of the shipped viewer.
+pub const VIEWER_DIR: &str = "viewer";
+
+pub fn index(stream: &str) -> String {
+    format!("index/{stream}.jsonl.zst")
+}
+pub fn stacks(stream: &str) -> String {
+    format!("stacks/{stream}.json")
+}
+pub fn table(stream: &str, name: &str) -> String {
+    format!("tables/{stream}/{name}.json.zst")
+}
+pub fn chrome_trace(stream: &str) -> String {
+    format!("tables/{stream}/chrome_trace.json.gz")
+}
+pub fn blob_index(shard: &str) -> String {
+    BLOB_INDEX_TEMPLATE.replace("{prefix}", shard)
+}
+
+/// The longest shard prefix a blob id (32 hex digits) can name.
+pub const MAX_SHARD_PREFIX_LEN: u32 = 8;
+
+/// The shard file name part for a blob id (`all` when there is a single shard); `None` when the
+/// prefix is longer than [`MAX_SHARD_PREFIX_LEN`] or the id is not hex.
+pub fn shard_name(blob_id: &str, prefix_len: u32) -> Option<&str> {
+    if prefix_len == 0 {
+        return Some("all");
+    }
+    if prefix_len > MAX_SHARD_PREFIX_LEN {
+        return None;
+    }
+    blob_id.get(..prefix_len as usize).filter(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// True for bundle paths that belong to the shipped viewer rather than to the bundle format.
+pub fn is_viewer_path(path: &str) -> bool {
+    path == VIEWER_ENTRY || path.strip_prefix(VIEWER_DIR).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The schema (path in the bundle) of a bundle file, by where it lives.
+pub fn schema_for(path: &str) -> Option<String> {
+    let fixed = if path.starts_with("index/") && path.ends_with(".jsonl.zst") {
+        "schema/index-row.schema.json"
+    } else if let Some(rest) = path.strip_prefix("tables/").and_then(|r| r.strip_suffix(".json.zst")) {
+        let (dir, name) = rest.rsplit_once('/')?;
+        let scope = if dir == CROSS_RANK_DIR { Scope::CrossRank } else { Scope::Stream };
+        return registry::find(scope, name).map(|t| format!("{SCHEMA_DIR}/{}", t.schema_file()));
+    } else if path.starts_with("stacks/") {
+        "schema/stack-table.schema.json"
+    } else if path == DIAGNOSTICS {
+        "schema/diagnostic.schema.json"
+    } else if path.starts_with("blobs/index/") {
+        "schema/blob-index-shard.schema.json"
+    } else if path == MANIFEST {
+        "schema/manifest.schema.json"
+    } else {
+        return None;
+    };
+    Some(fixed.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_names_are_checked() {
+        let id = "0123456789abcdef0123456789abcdef";
+        assert_eq!(shard_name(id, 0), Some("all"));
+        assert_eq!(shard_name(id, 2), Some("01"));
+        assert_eq!(shard_name(id, 4_000_000_000), None);
+        assert_eq!(shard_name("zz", 2), None);
+        assert_eq!(shard_name("0", 2), None);
+    }
+
+    #[test]
+    fn schemas_by_path() {
+        assert_eq!(schema_for("tables/rank0/failures.json.zst").as_deref(), Some("schema/tables/failures.schema.json"));
+        assert_eq!(
+            schema_for("tables/cross_rank/compile_ids.json.zst").as_deref(),
+            Some("schema/cross_rank/compile_ids.schema.json")
+        );
+        assert_eq!(schema_for("tables/rank0/compile_ids.json.zst"), None, "a cross-rank table is not a stream's");
+        assert_eq!(schema_for("blobs/packs/x.zst"), None);
+    }
+}
