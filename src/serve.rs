@@ -163,7 +163,8 @@ fn bundle_path(root: &Path, path: &Path) -> Option<String> {
 /// why not. Read on every request (viewer files are small), so a file replaced while serving is
 /// refused too, and what goes out is exactly what was checked.
 fn checked_viewer_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
-    let entry = listed_viewer_file(root, rel).ok_or_else(|| format!("{rel} is not a viewer file manifest.json lists"))?;
+    let entry =
+        listed_viewer_file(root, rel).ok_or_else(|| format!("{rel} is not a viewer file manifest.json lists"))?;
     let path = BundlePath::new(rel).map_err(|e| e.to_string())?;
     // At most one byte more than listed: a grown file is refused without reading it all.
     let bytes = DirSource::new(root).read(&path, entry.size.saturating_add(1)).map_err(|e| e.to_string())?;

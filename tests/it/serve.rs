@@ -315,7 +315,11 @@ fn refuses_a_trojaned_or_added_viewer_file_and_serves_the_rest() {
     std::fs::write(bundle.join("index.html"), TROJAN).unwrap();
     std::fs::write(bundle.join("viewer/evil.html"), TROJAN).unwrap();
     let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0"]);
-    assert!(server.stdout.contains("viewer will not be served: index.html changed since the build"), "{}", server.stdout);
+    assert!(
+        server.stdout.contains("viewer will not be served: index.html changed since the build"),
+        "{}",
+        server.stdout
+    );
 
     for target in ["/", "/index.html", "/viewer/evil.html", "/viewer/%65vil.html"] {
         assert_refused(&server.get(target), target);

@@ -20,7 +20,10 @@ fn problems(bundle: &Path) -> Vec<String> {
 
 /// Asserts that one of `found` contains every part of `expected`.
 fn assert_reported(found: &[String], expected: &[&str]) {
-    assert!(found.iter().any(|p| expected.iter().all(|part| p.contains(part))), "no problem with {expected:?} in {found:#?}");
+    assert!(
+        found.iter().any(|p| expected.iter().all(|part| p.contains(part))),
+        "no problem with {expected:?} in {found:#?}"
+    );
 }
 
 /// A copy of the committed bundle that ships a small viewer, listed in its manifest as the
@@ -63,7 +66,10 @@ fn an_added_viewer_file_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let bundle = bundle_with_viewer(dir.path());
     std::fs::write(bundle.join("viewer/evil.html"), TROJAN).unwrap();
-    assert_eq!(problems(&bundle), ["viewer/evil.html: viewer file is not listed in manifest.json: not listed under `viewer`"]);
+    assert_eq!(
+        problems(&bundle),
+        ["viewer/evil.html: viewer file is not listed in manifest.json: not listed under `viewer`"]
+    );
 }
 
 #[test]

@@ -271,7 +271,11 @@ pub struct ViewerFile {
 impl ViewerFile {
     /// The entry for a file with these contents.
     pub fn of(path: &str, bytes: &[u8]) -> ViewerFile {
-        ViewerFile { path: path.to_string(), size: bytes.len() as u64, blake3: blake3::hash(bytes).to_hex().to_string() }
+        ViewerFile {
+            path: path.to_string(),
+            size: bytes.len() as u64,
+            blake3: blake3::hash(bytes).to_hex().to_string(),
+        }
     }
 
     /// How `bytes`, read at this path, differ from what the manifest recorded (`None`: they

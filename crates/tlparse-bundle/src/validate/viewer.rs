@@ -16,7 +16,10 @@ impl Validator {
     pub(super) fn viewer<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
         let m = &bundle.manifest;
         for f in m.files.iter().filter(|f| paths::is_viewer_path(&f.path)) {
-            self.problem(format!("manifest.json: files lists {}, a viewer path; viewer files belong in `viewer`", f.path));
+            self.problem(format!(
+                "manifest.json: files lists {}, a viewer path; viewer files belong in `viewer`",
+                f.path
+            ));
         }
         let listed = self.viewer_listing(m.viewer.as_deref().unwrap_or_default());
         for entry in listed.values() {
