@@ -29,6 +29,9 @@ pub const DEFAULT_PORT: u16 = 8000;
 const EXTRA_PORTS: u16 = 20;
 /// Threads answering requests: a viewer fetches a handful of files at once on load.
 const WORKERS: usize = 8;
+/// The largest viewer file served: the shipped ones are tens of KiB, and each is read whole to
+/// be checked.
+const MAX_VIEWER_FILE: u64 = 16 << 20;
 /// When set, no browser is ever opened (the tests set it).
 pub const NO_BROWSER_ENV: &str = "TLPARSE_NO_BROWSER";
 
@@ -166,8 +169,10 @@ fn checked_viewer_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
     let entry =
         listed_viewer_file(root, rel).ok_or_else(|| format!("{rel} is not a viewer file manifest.json lists"))?;
     let path = BundlePath::new(rel).map_err(|e| e.to_string())?;
-    // At most one byte more than listed: a grown file is refused without reading it all.
-    let bytes = DirSource::new(root).read(&path, entry.size.saturating_add(1)).map_err(|e| e.to_string())?;
+    // At most one byte more than listed, so a grown file is refused without reading it all, and
+    // never more than a viewer file could need, whatever size the manifest claims.
+    let limit = entry.size.saturating_add(1).min(MAX_VIEWER_FILE);
+    let bytes = DirSource::new(root).read(&path, limit).map_err(|e| e.to_string())?;
     match entry.mismatch(&bytes) {
         None => Ok(bytes),
         Some(mismatch) => Err(format!("{rel} changed since the build ({mismatch})")),
