@@ -3,6 +3,11 @@
 //!
 //! Files go out as they are on disk, with a content type from their extension and never a
 //! `Content-Encoding`: the viewer decompresses `.zst` and `.gz` itself.
+//!
+//! A bundle is untrusted, and its viewer runs as a page of this origin: a viewer file
+//! (`index.html`, `viewer/...`) goes out only when the manifest lists it under `viewer` and its
+//! bytes, read on each request, still have the listed size and blake3. Any other file that a
+//! browser could run (HTML, JavaScript, SVG) goes out as plain text.
 
 use std::fs::File;
 use std::io;
@@ -15,13 +20,18 @@ use percent_encoding::percent_decode_str;
 use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
 use crate::bundle::paths;
+use crate::schema::ViewerFile;
 use crate::viewer;
+use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
 
 /// The port tried first when none is given, then the next [`EXTRA_PORTS`] ones, then any free one.
 pub const DEFAULT_PORT: u16 = 8000;
 const EXTRA_PORTS: u16 = 20;
 /// Threads answering requests: a viewer fetches a handful of files at once on load.
 const WORKERS: usize = 8;
+/// The largest viewer file served: the shipped ones are tens of KiB, and each is read whole to
+/// be checked.
+const MAX_VIEWER_FILE: u64 = 16 << 20;
 /// When set, no browser is ever opened (the tests set it).
 pub const NO_BROWSER_ENV: &str = "TLPARSE_NO_BROWSER";
 
@@ -67,6 +77,10 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
              its files are served as they are. Rebuild it without --no-viewer to get one."
         );
     }
+    let viewer_refused = has_viewer.then(|| checked_viewer_file(&root, viewer::ENTRY).err()).flatten();
+    if let Some(why) = &viewer_refused {
+        println!("note: {bundle}'s viewer will not be served: {why}; `tlparse-build validate` tells more.");
+    }
     println!("Serving {} at {url} (Ctrl-C to stop)", root.display());
 
     let root = Arc::new(root);
@@ -81,7 +95,7 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
         })
         .collect();
     // After the workers start: a text browser blocks until it quits, and must get its page.
-    if options.open_browser && has_viewer {
+    if options.open_browser && has_viewer && viewer_refused.is_none() {
         open_in_browser(&url, addr);
     }
     for worker in workers {
@@ -116,20 +130,67 @@ fn answer(root: &Path, request: Request) {
 
 fn respond_to(root: &Path, target: &str) -> ResponseBox {
     match resolve(root, target) {
-        Resolved::File(path) => match File::open(&path) {
-            Ok(file) => Response::from_file(file)
-                .with_header(header("Content-Type", content_type(&path)))
-                .with_header(header("X-Content-Type-Options", "nosniff"))
-                // Always a Content-Length (tiny_http would otherwise chunk files over 32 KiB), so
-                // the viewer can show progress and HEAD tells the size.
-                .with_chunked_threshold(usize::MAX)
-                .boxed(),
-            Err(_) => text_response(404, &format!("not found: {target}\n")).boxed(),
+        Resolved::File(path) => match bundle_path(root, &path).filter(|rel| viewer::is_viewer_path(rel)) {
+            Some(rel) => match checked_viewer_file(root, &rel) {
+                Ok(bytes) => file_response(Response::from_data(bytes), content_type(&path)),
+                Err(why) => text_response(403, &format!("refused: {why}\n")).boxed(),
+            },
+            None => match File::open(&path) {
+                Ok(file) => file_response(Response::from_file(file), data_content_type(&path)),
+                Err(_) => text_response(404, &format!("not found: {target}\n")).boxed(),
+            },
         },
         Resolved::Directory(location) => Response::empty(301).with_header(header("Location", &location)).boxed(),
         Resolved::NotFound => text_response(404, &format!("not found: {target}\n")).boxed(),
         Resolved::Forbidden => text_response(403, "forbidden: outside the bundle\n").boxed(),
     }
+}
+
+fn file_response<R: io::Read + Send + 'static>(response: Response<R>, content_type: &str) -> ResponseBox {
+    response
+        .with_header(header("Content-Type", content_type))
+        .with_header(header("X-Content-Type-Options", "nosniff"))
+        // Always a Content-Length (tiny_http would otherwise chunk files over 32 KiB), so the
+        // viewer can show progress and HEAD tells the size.
+        .with_chunked_threshold(usize::MAX)
+        .boxed()
+}
+
+/// `path` (canonical, under the canonical `root`) as a bundle path, `/`-separated.
+fn bundle_path(root: &Path, path: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = path.strip_prefix(root).ok()?.iter().map(|part| part.to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// The bytes of the viewer file at `rel`, if the manifest lists it and they still match; else
+/// why not. Read on every request (viewer files are small), so a file replaced while serving is
+/// refused too, and what goes out is exactly what was checked.
+fn checked_viewer_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
+    let entry =
+        listed_viewer_file(root, rel).ok_or_else(|| format!("{rel} is not a viewer file manifest.json lists"))?;
+    let path = BundlePath::new(rel).map_err(|e| e.to_string())?;
+    // At most one byte more than listed, so a grown file is refused without reading it all, and
+    // never more than a viewer file could need, whatever size the manifest claims.
+    let limit = entry.size.saturating_add(1).min(MAX_VIEWER_FILE);
+    let bytes = DirSource::new(root).read(&path, limit).map_err(|e| e.to_string())?;
+    match entry.mismatch(&bytes) {
+        None => Ok(bytes),
+        Some(mismatch) => Err(format!("{rel} changed since the build ({mismatch})")),
+    }
+}
+
+/// The manifest's `viewer` entry for `rel`; `None` when the manifest is unreadable or lists no
+/// such file. Only `viewer` is parsed, the rest of the manifest skipped.
+fn listed_viewer_file(root: &Path, rel: &str) -> Option<ViewerFile> {
+    #[derive(serde::Deserialize)]
+    struct ViewerOnly {
+        #[serde(default)]
+        viewer: Option<Vec<ViewerFile>>,
+    }
+    let manifest = BundlePath::new(paths::MANIFEST).ok()?;
+    let bytes = DirSource::new(root).read(&manifest, tlparse_bundle::reader::Limits::default().manifest).ok()?;
+    let parsed: ViewerOnly = serde_json::from_slice(&bytes).ok()?;
+    parsed.viewer?.into_iter().find(|f| f.path == rel)
 }
 
 fn text_response(status: u16, body: &str) -> Response<io::Cursor<Vec<u8>>> {
@@ -220,6 +281,16 @@ fn content_type(path: &Path) -> &'static str {
         "zst" => "application/zstd",
         "gz" => "application/gzip",
         _ => "application/octet-stream",
+    }
+}
+
+/// The content type of a file that is not the viewer's: never one a browser runs, since only
+/// the checked viewer may run as a page of this origin. The format's own files are JSON or
+/// compressed, and keep their type.
+fn data_content_type(path: &Path) -> &'static str {
+    match content_type(path) {
+        "text/html; charset=utf-8" | "text/javascript; charset=utf-8" | "image/svg+xml" => "text/plain; charset=utf-8",
+        other => other,
     }
 }
 

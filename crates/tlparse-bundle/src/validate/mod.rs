@@ -2,6 +2,8 @@
 //! against its id, every reference between files) and lists every problem found. Reading goes
 //! through the hardened [`Bundle`], so a hostile bundle is reported, never followed.
 
+mod viewer;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
@@ -28,6 +30,7 @@ pub fn validate<S: ByteSource>(source: S) -> Result<Vec<String>, ReadError> {
         Err(e) => return Ok(vec![e.to_string()]),
     };
     v.files(&bundle);
+    v.viewer(&bundle);
     let locations = v.blobs(&bundle);
     v.streams(&bundle, &locations);
     v.cross_rank(&bundle);
