@@ -569,6 +569,7 @@ pub struct JsonLines<'a, T> {
     number: u64,
     line: Vec<u8>,
     done: bool,
+    cut_short: bool,
     _rows: PhantomData<fn() -> T>,
 }
 
@@ -581,8 +582,14 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
             number: 0,
             line: Vec::new(),
             done: false,
+            cut_short: false,
             _rows: PhantomData,
         }
+    }
+
+    /// True when reading stopped at an error before the end of the file.
+    pub fn cut_short(&self) -> bool {
+        self.cut_short
     }
 
     /// The number (from 1) of the line last returned.
@@ -625,6 +632,7 @@ impl<T: DeserializeOwned> Iterator for JsonLines<'_, T> {
             }
             Err(e) => {
                 self.done = true;
+                self.cut_short = true;
                 Some(Err(e))
             }
         }
