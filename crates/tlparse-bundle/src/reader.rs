@@ -67,8 +67,8 @@ pub fn clip(what: impl std::fmt::Display, max: usize) -> String {
 /// it holds at once, at most: the compiled schemas (~3 MiB); the typed manifest (at most ~8 times
 /// [`Limits::manifest`], 64 MiB); the blob index, 40 bytes a blob ([`Limits::blobs`]: 160 MiB, and
 /// as much again while it grows); and one document or line at a time: its bytes
-/// ([`Limits::document`], 64 MiB) and its parsed JSON ([`Limits::json_memory`], 384 MiB). Worst
-/// case about 840 MiB. Streams (indexes, diagnostics, packs, traces) are read a line or a block
+/// ([`Limits::document`], 64 MiB, up to twice that while its buffer grows) and its parsed JSON
+/// ([`Limits::json_memory`], 384 MiB). Worst case about 900 MiB. Streams (indexes, diagnostics, packs, traces) are read a line or a block
 /// at a time. zstd's own window buffers (at most 2^[`MAX_ZSTD_WINDOW_LOG`] bytes) are allocated
 /// by libzstd, outside this count.
 #[derive(Debug, Clone, Copy)]
