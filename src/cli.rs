@@ -172,8 +172,13 @@ fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, S
     Ok(ExitCode::SUCCESS)
 }
 
+/// Exits 1 on any problem of a bundle, however damaged; 2 only when `path` is no bundle at all.
 fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
-    let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path())).map_err(|e| e.to_string())?;
+    if !path.is_dir() {
+        return Err(format!("{path} is not a directory, so not a bundle"));
+    }
+    let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path()))
+        .map_err(|e| format!("{path} is not a bundle ({e})"))?;
     if problems.is_empty() {
         println!("{path}: valid");
         return Ok(ExitCode::SUCCESS);
@@ -193,11 +198,15 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
             let wanted = if compile_id.starts_with('[') { compile_id.clone() } else { format!("[{compile_id}]") };
             let mut matches = Vec::new();
             for s in b.manifest.streams.iter().filter(|s| stream.is_none_or(|id| id == s.id)) {
-                for row in b.index_rows(&s.id).map_err(|e| e.to_string())? {
+                // One row at a time: an index can be hundreds of MB, or a hostile bomb.
+                for row in b.index_rows_iter(&s.id).map_err(|e| e.to_string())? {
+                    let row = row.map_err(|e| e.to_string())?;
                     let id_matches = row.cid.as_ref().map(display_compile_id).as_deref() == Some(wanted.as_str());
                     let name_matches = row.name.as_deref() == Some(name.as_str()) || row.kind == *name;
                     if let (true, true, Some(p)) = (id_matches, name_matches, row.payload) {
-                        matches.push((s.id.clone(), row.line, p.hash));
+                        if matches.len() < 100 {
+                            matches.push((s.id.clone(), row.line, p.hash));
+                        }
                     }
                 }
             }

@@ -257,3 +257,76 @@ fn a_build_prints_diverging_collective_schedules() {
     );
     assert!(across.contains(&"  across 3 streams: same 2 compile id(s) everywhere"), "{stdout}");
 }
+
+/// A fresh bundle of `simple.log` with its manifest edited (and, like an attacker would, its
+/// files' sizes and hashes left as they are).
+fn tampered_bundle(dir: &tempfile::TempDir, edit: impl FnOnce(&Path, &mut serde_json::Value)) -> String {
+    let out = tmp_out(dir, "b");
+    assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &out, "-q"]).status.success());
+    let path = Path::new(&out).join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(Path::new(&out), &mut m);
+    std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
+    out
+}
+
+/// Runs `validate` and checks it exits 1 (problems found, not "cannot run", not a panic) with a
+/// report holding `expected`.
+fn assert_validate_reports(bundle: &str, expected: &str) {
+    let o = run(&["validate", bundle]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{report}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(report.contains(expected), "{report}");
+}
+
+#[test]
+fn validate_exits_1_on_a_manifest_nested_too_deep_or_of_the_wrong_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |_, _| {});
+    std::fs::write(Path::new(&out).join("manifest.json"), "[".repeat(100_000)).unwrap();
+    assert_validate_reports(&out, "manifest.json: refused: JSON nested more than 128 levels deep");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |_, m| m["streams"][0]["entries"] = serde_json::json!("many"));
+    assert_validate_reports(&out, "manifest.json: does not follow schema/manifest.schema.json");
+    assert!(String::from_utf8_lossy(&run(&["validate", &out]).stdout).contains("(at /streams/0/entries)"));
+}
+
+#[test]
+fn validate_and_cat_refuse_a_pack_outside_the_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    // Outside the bundle: a real zstd file holding a secret, which a pack path points at.
+    let secret = "SENTINEL-outside-the-bundle";
+    std::fs::write(dir.path().join("secret.zst"), zstd::encode_all(secret.as_bytes(), 3).unwrap()).unwrap();
+    let out = tampered_bundle(&dir, |_, m| m["blobs"]["packs"][0]["path"] = serde_json::json!("../secret.zst"));
+    assert_validate_reports(&out, "../secret.zst: path is not allowed in a bundle");
+    // Any blob: it lives in the only pack, which is now outside.
+    let log = std::fs::read(fixture("tlparse-tests/simple.log")).unwrap();
+    let hash = blake3::hash(&payloads_of(&log)[0].1).to_hex()[..32].to_string();
+    let cat = run(&["cat", &out, &hash]);
+    assert_eq!(cat.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&cat.stdout).contains(secret));
+    assert!(String::from_utf8_lossy(&cat.stderr).contains("path is not allowed in a bundle"), "{cat:?}");
+}
+
+#[test]
+fn validate_exits_1_on_a_huge_prefix_length_and_an_overflowing_pack_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |_, m| {
+        m["blobs"]["index_prefix_len"] = serde_json::json!(4_000_000_000u32);
+        m["blobs"]["packs"][0]["raw_size"] = serde_json::json!(u64::MAX);
+    });
+    assert_validate_reports(&out, "manifest.json: blobs.index_prefix_len 4000000000 is more than 8");
+    assert_validate_reports(&out, "bytes decompressed, over the limit");
+}
+
+#[test]
+fn validate_exits_2_only_without_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = run(&["validate", dir.path().to_str().unwrap()]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("is not a bundle (manifest.json: missing)"), "{empty:?}");
+    let missing = run(&["validate", dir.path().join("nope").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("is not a directory"), "{missing:?}");
+}

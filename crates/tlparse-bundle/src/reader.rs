@@ -1,10 +1,12 @@
 //! The strict reader: opens a bundle through a [`ByteSource`] and reads its manifest, index rows,
 //! stacks, tables, traces and blobs back. Every bundle is untrusted: paths are checked to stay
-//! inside it, every number taken from it is checked before use, and decompression stops at the
-//! size the manifest declares and at [`Limits`].
+//! inside it, every number taken from it is checked before use, decompression stops at the
+//! size the manifest declares and at [`Limits`], and JSON is parsed only when what it would take
+//! in memory fits [`Limits::json_memory`].
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
+use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -15,7 +17,7 @@ use crate::ids::{blob_id, hex, is_blob_id};
 use crate::paths;
 use crate::registry::{Scope, Table};
 use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, Manifest, StackTable};
-use crate::source::{BundlePath, ByteSource, DirSource, SourceError};
+use crate::source::{BundlePath, ByteSource, Capped, DirSource, SourceError};
 
 /// Why a bundle, or a part of it, could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -26,40 +28,187 @@ pub enum ReadError {
     Invalid { path: String, message: String },
 }
 
-pub(crate) fn invalid(path: impl std::fmt::Display, message: impl Into<String>) -> ReadError {
-    ReadError::Invalid { path: path.to_string(), message: message.into() }
+/// The longest message taken from a parser or a schema check: their messages quote the input,
+/// which a hostile bundle makes as long as it likes.
+pub const MAX_MESSAGE: usize = 400;
+
+pub(crate) fn invalid(path: impl std::fmt::Display, message: impl std::fmt::Display) -> ReadError {
+    ReadError::Invalid { path: clip(path, MAX_MESSAGE), message: clip(message, MAX_MESSAGE) }
 }
 
-/// The most the reader takes from a bundle, whatever its manifest says. A file or a
-/// decompressed document over a limit is an error, never an allocation of that size.
+/// `what` displayed, cut after `max` bytes (never formatting the rest).
+pub fn clip(what: impl std::fmt::Display, max: usize) -> String {
+    struct Bounded(String, usize);
+    impl std::fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = self.1.saturating_sub(self.0.len());
+            if s.len() <= room {
+                self.0.push_str(s);
+                return Ok(());
+            }
+            let mut cut = room;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.0.push_str(&s[..cut]);
+            self.0.push_str("...");
+            Err(std::fmt::Error)
+        }
+    }
+    let mut out = Bounded(String::new(), max);
+    let _cut_short = std::fmt::write(&mut out, format_args!("{what}"));
+    out.0
+}
+
+/// The most the reader takes from a bundle, whatever its manifest says. A file, a decompressed
+/// document or a parse over a limit is an error, never an allocation of that size.
+///
+/// The defaults keep the heap of [`crate::validate::validate`] under 1 GiB for any bundle. What
+/// it holds at once, at most: the compiled schemas (~3 MiB); the typed manifest (at most ~8 times
+/// [`Limits::manifest`], 64 MiB); the blob index, 40 bytes a blob ([`Limits::blobs`]: 160 MiB, and
+/// as much again while it grows); and one document or line at a time: its bytes
+/// ([`Limits::document`], 64 MiB, up to twice that while its buffer grows) and its parsed JSON
+/// ([`Limits::json_memory`], 384 MiB). Worst case about 900 MiB. Streams (indexes, diagnostics, packs, traces) are read a line or a block
+/// at a time. zstd's own window buffers (at most 2^[`MAX_ZSTD_WINDOW_LOG`] bytes) are allocated
+/// by libzstd, outside this count.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// The manifest, the largest JSON a bundle starts with.
+    /// `manifest.json`, as stored (8 MiB; a 64-rank bundle's is well under 1 MiB).
     pub manifest: u64,
-    /// Any other file, as stored.
+    /// Any other file, as stored (256 MiB); only [`Bundle::read`] holds one whole.
     pub file: u64,
-    /// A decompressed JSON document (a table, a blob-index shard, a trace).
+    /// A JSON document held whole once decompressed: a table, a blob-index shard, a stack
+    /// table, a trace read as a value (64 MiB).
     pub document: u64,
-    /// One decompressed line of an index or of the diagnostics.
+    /// One line of an index or of the diagnostics (16 MiB).
     pub line: u64,
-    /// A decompressed pack.
+    /// Everything decompressed from one file read as a stream, never held whole (an index, the
+    /// diagnostics, a trace checked by `validate`): 4 GiB. It bounds time, not memory.
+    pub stream: u64,
+    /// A decompressed pack (512 MiB): [`Bundle::pack`] holds one; `validate` streams it.
     pub pack: u64,
+    /// The most heap a document or a line may take once parsed as a `serde_json::Value`,
+    /// estimated before parsing by [`json_memory`] (384 MiB). Real tables take 5 to 20 times
+    /// their size; `[0,0,0,...]` takes 72 bytes for every 2.
+    pub json_memory: u64,
+    /// Blobs in the blob index (4 Mi).
+    pub blobs: u64,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { manifest: 64 << 20, file: 1 << 30, document: 256 << 20, line: 64 << 20, pack: 512 << 20 }
+        Limits {
+            manifest: 8 << 20,
+            file: 256 << 20,
+            document: 64 << 20,
+            line: 16 << 20,
+            stream: 4 << 30,
+            pack: 512 << 20,
+            json_memory: 384 << 20,
+            blobs: 4 << 20,
+        }
     }
+}
+
+/// The largest zstd window the reader accepts (16 MiB). The writer's levels use 4 MiB at most;
+/// a frame asking for more is refused rather than allocated.
+pub const MAX_ZSTD_WINDOW_LOG: u32 = 24;
+
+/// How deep serde_json nests before refusing (its recursion limit).
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// An upper bound of the heap `bytes` take once parsed as a `serde_json::Value` (this crate
+/// builds serde_json with `preserve_order`), found by a scan that allocates only a stack of
+/// the open containers. Arrays grow by doubling from 4 elements; objects are index maps (an
+/// entry vector that grows the same way, and a hash table of indices); strings take at most
+/// their bytes, and their parse a scratch buffer as large. Errs when the JSON nests deeper than
+/// serde_json parses.
+pub fn json_memory(bytes: &[u8]) -> Result<u64, String> {
+    const VALUE: u64 = std::mem::size_of::<Value>() as u64;
+    const ENTRY: u64 = VALUE + 32; // hash + String key + value
+    struct Open {
+        object: bool,
+        commas: u64,
+        nonempty: bool,
+    }
+    let cost = |open: &Open| {
+        let n = if open.nonempty { open.commas + 1 } else { 0 };
+        match (n, open.object) {
+            (0, _) => 0,
+            (n, false) => VALUE * (2 * n).max(4),
+            (n, true) => ENTRY * (2 * n).max(4) + 9 * (4 * n).max(8) + 16,
+        }
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut total = 2 * bytes.len() as u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | b':' => {}
+            b',' => {
+                if let Some(top) = stack.last_mut() {
+                    top.commas += 1;
+                }
+            }
+            b'[' | b'{' => {
+                if let Some(top) = stack.last_mut() {
+                    top.nonempty = true;
+                }
+                if stack.len() >= MAX_JSON_DEPTH {
+                    return Err(format!("nested more than {MAX_JSON_DEPTH} levels deep"));
+                }
+                stack.push(Open { object: bytes[i] == b'{', commas: 0, nonempty: false });
+            }
+            b']' | b'}' => {
+                if let Some(closed) = stack.pop() {
+                    total = total.saturating_add(cost(&closed));
+                }
+            }
+            b'"' => {
+                if let Some(top) = stack.last_mut() {
+                    top.nonempty = true;
+                }
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {
+                if let Some(top) = stack.last_mut() {
+                    top.nonempty = true;
+                }
+            }
+        }
+        i += 1;
+    }
+    // Containers left open: serde_json builds them before it finds the end missing.
+    Ok(stack.iter().fold(total, |sum, open| sum.saturating_add(cost(open))))
+}
+
+/// Parses untrusted JSON as `T`, refusing it before parsing when, as a `Value`, it would take
+/// more than `limits.json_memory` (typed values take less) or nest too deep.
+pub fn parse_json<T: DeserializeOwned>(path: &str, bytes: &[u8], limits: &Limits) -> Result<T, ReadError> {
+    let needs = json_memory(bytes).map_err(|why| invalid(path, format!("refused: JSON {why}")))?;
+    if needs > limits.json_memory {
+        return Err(invalid(
+            path,
+            format!(
+                "refused: its JSON would take up to {needs} bytes of memory, over the limit of {}",
+                limits.json_memory
+            ),
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|e| invalid(path, format!("cannot be parsed: {e}")))
 }
 
 /// True when `dir` holds a tlparse-build bundle (a manifest naming our format).
 pub fn is_bundle(dir: &Path) -> bool {
-    let source = DirSource::new(dir);
+    let limits = Limits::default();
     let manifest = BundlePath::new(paths::MANIFEST).expect("a plain name");
-    source
-        .read(&manifest, Limits::default().manifest)
+    DirSource::new(dir)
+        .read(&manifest, limits.manifest)
         .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|bytes| parse_json::<Value>(paths::MANIFEST, &bytes, &limits).ok())
         .is_some_and(|v| v["format"] == schema::FORMAT_NAME)
 }
 
@@ -91,8 +240,13 @@ impl<S: ByteSource> Bundle<S> {
     }
 
     pub fn with_limits(source: S, limits: Limits) -> Result<Bundle<S>, ReadError> {
-        let value: Value = read_manifest_value(&source, &limits)?;
-        let manifest = serde_json::from_value(value).map_err(|e| invalid(paths::MANIFEST, e.to_string()))?;
+        let value = read_manifest_value(&source, &limits)?;
+        Bundle::with_manifest(source, limits, value)
+    }
+
+    /// A bundle whose manifest was already read (by [`read_manifest_value`]).
+    pub fn with_manifest(source: S, limits: Limits, manifest: Value) -> Result<Bundle<S>, ReadError> {
+        let manifest = serde_json::from_value(manifest).map_err(|e| invalid(paths::MANIFEST, e))?;
         Ok(Bundle { source, limits, manifest, shards: Mutex::default(), pack_cache: Mutex::default() })
     }
 
@@ -100,48 +254,71 @@ impl<S: ByteSource> Bundle<S> {
         &self.source
     }
 
-    /// The bytes of a bundle file, as stored.
+    /// The bytes of a bundle file, as stored (at most [`Limits::file`]).
     pub fn read(&self, path: &str) -> Result<Vec<u8>, ReadError> {
         Ok(self.source.read(&BundlePath::new(path)?, self.limits.file)?)
     }
 
+    /// A bundle file as a stream of its bytes as stored (at most [`Limits::file`]).
+    pub fn open_file(&self, path: &str) -> Result<Box<dyn Read + Send + '_>, ReadError> {
+        Ok(self.source.open(&BundlePath::new(path)?, self.limits.file)?)
+    }
+
+    /// A zstd-compressed file as a stream of its decompressed bytes, failing past `limit`.
+    pub fn open_zst(&self, path: &str, limit: u64) -> Result<impl Read + '_, ReadError> {
+        let mut decoder = zstd::stream::read::Decoder::new(self.open_file(path)?).map_err(|e| invalid(path, e))?;
+        decoder.window_log_max(MAX_ZSTD_WINDOW_LOG).map_err(|e| invalid(path, e))?;
+        Ok(Capped::new(decoder, limit))
+    }
+
+    /// A gzip-compressed file as a stream of its decompressed bytes, failing past `limit`.
+    pub fn open_gz(&self, path: &str, limit: u64) -> Result<impl Read + '_, ReadError> {
+        Ok(Capped::new(flate2::read::GzDecoder::new(self.open_file(path)?), limit))
+    }
+
     /// A zstd-compressed file, decompressed; at most `limit` bytes.
     pub fn read_zst(&self, path: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
-        decompress_zstd(path, &self.read(path)?, limit)
+        read_all(path, self.open_zst(path, limit)?, limit)
     }
 
     /// A gzip-compressed file, decompressed; at most `limit` bytes.
     pub fn read_gz(&self, path: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
-        let compressed = self.read(path)?;
-        read_bounded(path, flate2::read::GzDecoder::new(&compressed[..]), limit)
+        read_all(path, self.open_gz(path, limit)?, limit)
     }
 
-    /// The index rows of a stream, in order.
+    /// The index rows of a stream, in order, all in memory: see [`Bundle::index_rows_iter`] for
+    /// a big bundle.
     pub fn index_rows(&self, stream: &str) -> Result<Vec<IndexRow>, ReadError> {
+        self.index_rows_iter(stream)?.collect()
+    }
+
+    /// The index rows of a stream, one at a time.
+    pub fn index_rows_iter(&self, stream: &str) -> Result<JsonLines<'_, IndexRow>, ReadError> {
         let s = self.stream(stream)?;
         self.jsonl_zst(&s.index)
     }
 
-    /// Each line of a zstd-compressed JSONL file, parsed, in order.
-    pub fn jsonl_zst<T: DeserializeOwned>(&self, path: &str) -> Result<Vec<T>, ReadError> {
-        let compressed = self.read(path)?;
-        let decoder = zstd::stream::read::Decoder::new(&compressed[..]).map_err(|e| invalid(path, e.to_string()))?;
-        parse_lines(path, BufReader::new(decoder), self.limits.line)
+    /// Each line of a zstd-compressed JSONL file, parsed, one at a time.
+    pub fn jsonl_zst<T: DeserializeOwned>(&self, path: &str) -> Result<JsonLines<'_, T>, ReadError> {
+        let lines = BufReader::new(self.open_zst(path, self.limits.stream)?);
+        Ok(JsonLines::new(path, Box::new(lines), self.limits))
     }
 
-    /// Each line of a plain JSONL file, parsed, in order.
-    pub fn jsonl<T: DeserializeOwned>(&self, path: &str) -> Result<Vec<T>, ReadError> {
-        parse_lines(path, &self.read(path)?[..], self.limits.line)
+    /// Each line of a plain JSONL file, parsed, one at a time.
+    pub fn jsonl<T: DeserializeOwned>(&self, path: &str) -> Result<JsonLines<'_, T>, ReadError> {
+        let lines = BufReader::new(self.open_file(path)?);
+        Ok(JsonLines::new(path, Box::new(lines), self.limits))
     }
 
-    /// A plain JSON file.
+    /// A plain JSON file (at most [`Limits::document`]).
     pub fn json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ReadError> {
-        serde_json::from_slice(&self.read(path)?).map_err(|e| invalid(path, e.to_string()))
+        let bytes = self.source.read(&BundlePath::new(path)?, self.limits.document)?;
+        parse_json(path, &bytes, &self.limits)
     }
 
     /// A zstd-compressed JSON file.
     pub fn json_zst<T: DeserializeOwned>(&self, path: &str) -> Result<T, ReadError> {
-        serde_json::from_slice(&self.read_zst(path, self.limits.document)?).map_err(|e| invalid(path, e.to_string()))
+        parse_json(path, &self.read_zst(path, self.limits.document)?, &self.limits)
     }
 
     /// The stack table of a stream.
@@ -207,11 +384,30 @@ impl<S: ByteSource> Bundle<S> {
     }
 
     fn trace(&self, path: &str) -> Result<Value, ReadError> {
-        serde_json::from_slice(&self.read_gz(path, self.limits.document)?).map_err(|e| invalid(path, e.to_string()))
+        parse_json(path, &self.read_gz(path, self.limits.document)?, &self.limits)
     }
 
-    /// The diagnostics, in input order.
+    /// Checks that a gzip Chrome trace is a JSON object with a `traceEvents` list, streaming it
+    /// (nothing of it is kept, so its size bounds only the time taken).
+    pub fn check_trace(&self, path: &str) -> Result<(), ReadError> {
+        #[derive(serde::Deserialize)]
+        struct Trace {
+            #[serde(rename = "traceEvents")]
+            _events: Vec<serde::de::IgnoredAny>, // zero-sized: never allocates
+        }
+        let reader = BufReader::new(self.open_gz(path, self.limits.stream)?);
+        serde_json::from_reader::<_, Trace>(reader)
+            .map(drop)
+            .map_err(|e| invalid(path, format!("not a Chrome trace: {e}")))
+    }
+
+    /// The diagnostics, in input order, all in memory: see [`Bundle::diagnostics_iter`].
     pub fn diagnostics(&self) -> Result<Vec<Diagnostic>, ReadError> {
+        self.diagnostics_iter()?.collect()
+    }
+
+    /// The diagnostics, one at a time.
+    pub fn diagnostics_iter(&self) -> Result<JsonLines<'_, Diagnostic>, ReadError> {
         self.jsonl(&self.manifest.diagnostics.path)
     }
 
@@ -220,7 +416,7 @@ impl<S: ByteSource> Bundle<S> {
             .streams
             .iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| invalid(self.source.describe(), format!("no stream {id:?}")))
+            .ok_or_else(|| invalid(paths::MANIFEST, format!("no stream {id:?}")))
     }
 
     /// The blob-index shard that holds `hash`, loaded once.
@@ -246,6 +442,31 @@ impl<S: ByteSource> Bundle<S> {
         Ok(self.shard_for(hash)?.0.get(hash).copied())
     }
 
+    /// A pack's manifest entry, and its declared size checked against [`Limits::pack`].
+    fn pack_info(&self, pack: u32) -> Result<&schema::Pack, ReadError> {
+        let info = usize::try_from(pack)
+            .ok()
+            .and_then(|i| self.manifest.blobs.packs.get(i))
+            .ok_or_else(|| invalid(paths::MANIFEST, format!("no pack {pack}")))?;
+        if info.raw_size > self.limits.pack {
+            return Err(invalid(
+                &info.path,
+                format!(
+                    "manifest.json declares {} bytes decompressed, over the limit of {}",
+                    info.raw_size, self.limits.pack
+                ),
+            ));
+        }
+        Ok(info)
+    }
+
+    /// A pack as a stream of its decompressed bytes, which fails past the size the manifest
+    /// declares (and [`Limits::pack`]). The caller checks that it gives exactly that size.
+    pub fn open_pack(&self, pack: u32) -> Result<(&schema::Pack, impl Read + '_), ReadError> {
+        let info = self.pack_info(pack)?;
+        Ok((info, self.open_zst(&info.path, info.raw_size)?))
+    }
+
     /// A decompressed pack, checked to be exactly the size the manifest declares.
     pub fn pack(&self, pack: u32) -> Result<Arc<Vec<u8>>, ReadError> {
         if let Some((id, data)) = self.pack_cache.lock().expect("not poisoned").as_ref() {
@@ -253,16 +474,8 @@ impl<S: ByteSource> Bundle<S> {
                 return Ok(data.clone());
             }
         }
-        let info = self
-            .manifest
-            .blobs
-            .packs
-            .get(pack as usize)
-            .ok_or_else(|| invalid(paths::MANIFEST, format!("no pack {pack}")))?;
-        if info.raw_size > self.limits.pack {
-            return Err(invalid(&info.path, format!("declares {} bytes, over the reader's limit", info.raw_size)));
-        }
-        let data = self.read_zst(&info.path, info.raw_size)?;
+        let (info, reader) = self.open_pack(pack)?;
+        let data = read_all(&info.path, reader, info.raw_size)?;
         if data.len() as u64 != info.raw_size {
             return Err(invalid(
                 &info.path,
@@ -278,7 +491,7 @@ impl<S: ByteSource> Bundle<S> {
     pub fn blob(&self, hash: &str) -> Result<Vec<u8>, ReadError> {
         let loc = self.locate(hash)?.ok_or_else(|| invalid(self.source.describe(), format!("no blob {hash}")))?;
         let pack = self.pack(loc.pack)?;
-        let pack_path = &self.manifest.blobs.packs[loc.pack as usize].path;
+        let pack_path = &self.pack_info(loc.pack)?.path;
         let bytes = blob_bytes(&pack, &loc)
             .ok_or_else(|| invalid(pack_path, format!("blob {hash} lies outside the pack")))?
             .to_vec();
@@ -298,18 +511,24 @@ pub fn blob_bytes<'a>(pack: &'a [u8], loc: &BlobLocation) -> Option<&'a [u8]> {
 }
 
 /// The manifest as JSON, checked to name this format and a reader version this code knows.
+/// A [`ReadError::Source`] means there is no manifest to read (or it is refused); a
+/// [`ReadError::Invalid`] names what is wrong with its content.
 pub fn read_manifest_value(source: &impl ByteSource, limits: &Limits) -> Result<Value, ReadError> {
     let bytes = source.read(&BundlePath::new(paths::MANIFEST).expect("a plain name"), limits.manifest)?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| invalid(paths::MANIFEST, e.to_string()))?;
+    let value: Value = parse_json(paths::MANIFEST, &bytes, limits)?;
     if value["format"] != schema::FORMAT_NAME {
-        return Err(invalid(paths::MANIFEST, format!("not a {} manifest", schema::FORMAT_NAME)));
+        return Err(invalid(
+            paths::MANIFEST,
+            format!("not a {} manifest (its format is {})", schema::FORMAT_NAME, clip(&value["format"], 80)),
+        ));
     }
     let min = value["min_reader_version"].as_u64().unwrap_or(u64::MAX);
     if min > u64::from(schema::FORMAT_VERSION) {
         return Err(invalid(
             paths::MANIFEST,
             format!(
-                "bundle needs a reader of format version {min}; this reader reads version {}",
+                "bundle needs a reader of format version {}; this reader reads version {}",
+                clip(&value["min_reader_version"], 40),
                 schema::FORMAT_VERSION
             ),
         ));
@@ -319,36 +538,103 @@ pub fn read_manifest_value(source: &impl ByteSource, limits: &Limits) -> Result<
 
 /// Decompresses zstd data, refusing more than `limit` bytes of output.
 pub fn decompress_zstd(path: &str, compressed: &[u8], limit: u64) -> Result<Vec<u8>, ReadError> {
-    let decoder = zstd::stream::read::Decoder::new(compressed).map_err(|e| invalid(path, e.to_string()))?;
-    read_bounded(path, decoder, limit)
+    let mut decoder = zstd::stream::read::Decoder::new(compressed).map_err(|e| invalid(path, e))?;
+    decoder.window_log_max(MAX_ZSTD_WINDOW_LOG).map_err(|e| invalid(path, e))?;
+    read_all(path, Capped::new(decoder, limit), limit)
 }
 
-fn read_bounded(path: &str, reader: impl Read, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// Reads a capped stream to its end (growing with what arrives, never preallocating a declared
+/// size).
+fn read_all(path: &str, mut reader: impl Read, limit: u64) -> Result<Vec<u8>, ReadError> {
     let mut out = Vec::new();
-    reader.take(limit.saturating_add(1)).read_to_end(&mut out).map_err(|e| invalid(path, e.to_string()))?;
-    if out.len() as u64 > limit {
-        return Err(invalid(path, format!("decompresses to more than {limit} bytes")));
-    }
+    reader.read_to_end(&mut out).map_err(|e| read_failed(path, e, limit))?;
     Ok(out)
 }
 
-/// Parses JSON lines, refusing a line longer than `max_line` bytes.
-fn parse_lines<T: DeserializeOwned>(path: &str, mut reader: impl BufRead, max_line: u64) -> Result<Vec<T>, ReadError> {
-    let mut out = Vec::new();
-    let mut line = Vec::new();
-    for number in 1.. {
-        line.clear();
-        let read = (&mut reader)
-            .take(max_line.saturating_add(1))
-            .read_until(b'\n', &mut line)
-            .map_err(|e| invalid(format!("{path}:{number}"), e.to_string()))?;
+/// A read error of a capped stream, as a message.
+pub(crate) fn read_failed(path: &str, e: std::io::Error, limit: u64) -> ReadError {
+    match e.kind() {
+        std::io::ErrorKind::FileTooLarge => invalid(path, format!("decompresses to more than {limit} bytes; refused")),
+        _ => invalid(path, format!("cannot be read: {e}")),
+    }
+}
+
+/// The lines of a JSONL file, each parsed as `T` (an error names `path:line`). Lines longer
+/// than [`Limits::line`], or whose JSON would take more than [`Limits::json_memory`], are
+/// errors; after an error reading (not parsing) the file, the iteration ends.
+pub struct JsonLines<'a, T> {
+    path: String,
+    reader: Box<dyn BufRead + 'a>,
+    limits: Limits,
+    number: u64,
+    line: Vec<u8>,
+    done: bool,
+    cut_short: bool,
+    _rows: PhantomData<fn() -> T>,
+}
+
+impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
+    pub fn new(path: &str, reader: Box<dyn BufRead + 'a>, limits: Limits) -> JsonLines<'a, T> {
+        JsonLines {
+            path: path.to_string(),
+            reader,
+            limits,
+            number: 0,
+            line: Vec::new(),
+            done: false,
+            cut_short: false,
+            _rows: PhantomData,
+        }
+    }
+
+    /// True when reading stopped at an error before the end of the file.
+    pub fn cut_short(&self) -> bool {
+        self.cut_short
+    }
+
+    /// The number (from 1) of the line last returned.
+    pub fn line_number(&self) -> u64 {
+        self.number
+    }
+
+    fn next_line(&mut self) -> Result<bool, ReadError> {
+        self.line.clear();
+        let max = self.limits.line;
+        let read = (&mut self.reader).take(max.saturating_add(1)).read_until(b'\n', &mut self.line);
+        let at = format!("{}:{}", self.path, self.number + 1);
+        let read = read.map_err(|e| read_failed(&at, e, self.limits.stream))?;
         if read == 0 {
-            break;
+            return Ok(false);
         }
-        if line.last() != Some(&b'\n') && line.len() as u64 > max_line {
-            return Err(invalid(format!("{path}:{number}"), format!("line longer than {max_line} bytes")));
+        self.number += 1;
+        if self.line.last() != Some(&b'\n') && self.line.len() as u64 > max {
+            return Err(invalid(at, format!("line longer than {max} bytes; refused")));
         }
-        out.push(serde_json::from_slice(&line).map_err(|e| invalid(format!("{path}:{number}"), e.to_string()))?);
+        Ok(true)
     }
-    Ok(out)
+}
+
+impl<T: DeserializeOwned> Iterator for JsonLines<'_, T> {
+    type Item = Result<T, ReadError>;
+
+    fn next(&mut self) -> Option<Result<T, ReadError>> {
+        if self.done {
+            return None;
+        }
+        match self.next_line() {
+            Ok(true) => {
+                let at = format!("{}:{}", self.path, self.number);
+                Some(parse_json(&at, &self.line, &self.limits))
+            }
+            Ok(false) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                self.cut_short = true;
+                Some(Err(e))
+            }
+        }
+    }
 }

@@ -1,33 +1,53 @@
 //! `validate`: checks a whole bundle (every file against its schema, size and blake3, every blob
 //! against its id, every reference between files) and lists every problem found. Reading goes
-//! through the hardened [`Bundle`], so a hostile bundle is reported, never followed.
+//! through the hardened [`Bundle`], so a hostile bundle is reported, never followed; memory stays
+//! within what [`Limits`] allows, whatever the bundle (indexes, diagnostics, packs and traces are
+//! streamed).
 
 mod viewer;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::ids::{blob_id, hex};
+use crate::ids::{BlobId, hex, is_blob_id};
 use crate::paths;
-use crate::reader::{Bundle, ReadError, blob_bytes, read_manifest_value};
+use crate::reader::{Bundle, Limits, ReadError, clip, read_manifest_value};
 use crate::registry::{self, Scope};
-use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, StackTable};
-use crate::source::{ByteSource, Listed};
+use crate::schema::{self, BlobLocation, Diagnostic, IndexRow};
+use crate::source::{BundlePath, ByteSource, Listed, SourceError};
+
+/// Problems kept in the report; past it, only their number.
+pub const MAX_PROBLEMS: usize = 1000;
+/// Problems reported for one file (an index, the diagnostics) before it is no longer read.
+pub const MAX_PROBLEMS_PER_FILE: usize = 50;
+/// The longest problem message.
+pub const MAX_PROBLEM_LEN: usize = 600;
 
 /// Checks a whole bundle; returns every problem found (empty when the bundle is valid). Errs only
-/// when the source holds no readable manifest of this format at all.
+/// when there is no bundle to check: no directory, or no `manifest.json` in it, or one that
+/// cannot be read. A manifest that is there but wrong is a problem.
 pub fn validate<S: ByteSource>(source: S) -> Result<Vec<String>, ReadError> {
-    let limits = crate::reader::Limits::default();
-    let manifest_value = read_manifest_value(&source, &limits)?;
+    validate_with_limits(source, Limits::default())
+}
+
+/// [`validate`] with other limits than the defaults.
+pub fn validate_with_limits<S: ByteSource>(source: S, limits: Limits) -> Result<Vec<String>, ReadError> {
     let mut v = Validator::new();
+    let manifest_value = match read_manifest_value(&source, &limits) {
+        Ok(value) => value,
+        Err(e @ ReadError::Source(SourceError::NotFound { .. } | SourceError::Io { .. })) => return Err(e),
+        Err(e) => return Ok(vec![clip(e, MAX_PROBLEM_LEN)]),
+    };
     v.check(paths::MANIFEST, "", &manifest_value, "schema/manifest.schema.json");
     if !v.problems.is_empty() {
-        return Ok(v.problems);
+        return Ok(v.finish());
     }
-    let bundle = match Bundle::with_limits(source, limits) {
+    let bundle = match Bundle::with_manifest(source, limits, manifest_value) {
         Ok(b) => b,
-        Err(e) => return Ok(vec![e.to_string()]),
+        Err(e) => return Ok(vec![clip(e, MAX_PROBLEM_LEN)]),
     };
     v.files(&bundle);
     v.viewer(&bundle);
@@ -35,12 +55,56 @@ pub fn validate<S: ByteSource>(source: S) -> Result<Vec<String>, ReadError> {
     v.streams(&bundle, &locations);
     v.cross_rank(&bundle);
     v.diagnostics(&bundle, &locations);
-    Ok(v.problems)
+    Ok(v.finish())
 }
 
 struct Validator {
     schemas: BTreeMap<String, jsonschema::Validator>,
     problems: Vec<String>,
+    /// Problems found past [`MAX_PROBLEMS`].
+    unlisted: u64,
+}
+
+/// The blob index: each blob's location by id, sorted by id (40 bytes a blob).
+#[derive(Default)]
+pub(crate) struct Locations {
+    sorted: Vec<(BlobId, BlobLocation)>,
+    /// False when the index could not be read: references to blobs are then not checked (each
+    /// would be one more problem saying the same).
+    complete: bool,
+}
+
+impl Locations {
+    /// True when `hash` is not in a blob index that was read whole.
+    pub(crate) fn lacks(&self, hash: &str) -> bool {
+        self.complete && !self.contains_key(hash)
+    }
+
+    /// Where the blob with this id (32 hex digits) is, if the index has it.
+    pub(crate) fn get(&self, hash: &str) -> Option<&BlobLocation> {
+        let id = parse_blob_id(hash)?;
+        self.sorted.binary_search_by(|(i, _)| i.cmp(&id)).ok().map(|at| &self.sorted[at].1)
+    }
+
+    pub(crate) fn contains_key(&self, hash: &str) -> bool {
+        self.get(hash).is_some()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.sorted.len()
+    }
+}
+
+/// The bytes of a blob id written as 32 lowercase hex digits.
+fn parse_blob_id(hash: &str) -> Option<BlobId> {
+    if !is_blob_id(hash) {
+        return None;
+    }
+    let mut id = BlobId::default();
+    for (byte, pair) in id.iter_mut().zip(hash.as_bytes().chunks_exact(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(id)
 }
 
 impl Validator {
@@ -52,21 +116,40 @@ impl Validator {
                 (format!("{}/{name}", paths::SCHEMA_DIR), compiled)
             })
             .collect();
-        Validator { schemas, problems: Vec::new() }
+        Validator { schemas, problems: Vec::new(), unlisted: 0 }
     }
 
-    fn problem(&mut self, p: impl Into<String>) {
-        self.problems.push(p.into());
+    fn problem(&mut self, p: impl std::fmt::Display) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(clip(p, MAX_PROBLEM_LEN));
+        } else {
+            self.unlisted += 1;
+        }
     }
 
-    /// Checks `value` (from `file`, at `what`) against a schema of this format.
+    /// Problems found so far, listed or not.
+    fn found(&self) -> u64 {
+        self.problems.len() as u64 + self.unlisted
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.unlisted > 0 {
+            self.problems.push(format!("... and {} more problem(s) not listed", self.unlisted));
+        }
+        self.problems
+    }
+
+    /// Checks `value` (from `file`, at `what`) against a schema of this format; reports the first
+    /// error (jsonschema collects every error of a document at once, which a hostile document
+    /// makes as many as it likes).
     fn check(&mut self, file: &str, what: &str, value: &Value, schema: &str) {
         let Some(validator) = self.schemas.get(schema) else {
-            self.problems.push(format!("{file}{what}: no schema {schema} in this format"));
+            self.problem(format!("{file}{what}: no schema {schema} in this format"));
             return;
         };
-        for e in validator.iter_errors(value).take(5) {
-            self.problems.push(format!("{file}{what}: {} (at {})", e, e.instance_path()));
+        if let Err(e) = validator.validate(value) {
+            let at = clip(e.instance_path(), 200);
+            self.problem(format!("{file}{what}: does not follow {schema}: {} (at {at})", clip(&e, 300)));
         }
     }
 
@@ -74,212 +157,382 @@ impl Validator {
     /// viewer; no symlinks or special files; schemas as this format writes them.
     fn files<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
         let m = &bundle.manifest;
-        let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
         match bundle.source().list() {
             Ok(Some(found)) => {
                 for item in found {
                     match item {
                         Listed::File(rel) => {
-                            if rel != paths::MANIFEST
-                                && !listed.contains_key(rel.as_str())
-                                && !paths::is_viewer_path(&rel)
+                            if rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(&rel)
                             {
                                 self.problem(format!("{rel}: file is not listed in manifest.json"));
                             }
                         }
                         Listed::Other { path, what } => {
-                            self.problem(format!("{path}: is {what}, which a bundle never holds"))
+                            self.problem(format!("{path}: is {what}, which a bundle never holds; not followed"))
                         }
                     }
                 }
             }
             Ok(None) => {}
-            Err(e) => self.problem(e.to_string()),
+            Err(e) => self.problem(e),
         }
         let ours: BTreeMap<String, Value> =
             schema::schemas().into_iter().map(|(n, s)| (format!("{}/{n}", paths::SCHEMA_DIR), s.to_value())).collect();
         for f in &m.files {
-            let bytes = match bundle.read(&f.path) {
-                Ok(b) => b,
-                Err(e) => {
-                    self.problem(e.to_string());
-                    continue;
+            self.file(bundle, f, &ours);
+        }
+    }
+
+    /// One listed file: its bytes hashed as they stream by, its schema where it is one of ours.
+    fn file<S: ByteSource>(&mut self, bundle: &Bundle<S>, f: &schema::FileEntry, ours: &BTreeMap<String, Value>) {
+        match hash_file(bundle, &f.path) {
+            Ok((size, blake3)) => {
+                if size != f.size {
+                    self.problem(format!("{}: size {size} but manifest.json says {}", f.path, f.size));
                 }
-            };
-            if bytes.len() as u64 != f.size {
-                self.problem(format!("{}: size {} but manifest.json says {}", f.path, bytes.len(), f.size));
-            }
-            if hex(blake3::hash(&bytes).as_bytes()) != f.blake3 {
-                self.problem(format!("{}: blake3 does not match manifest.json", f.path));
-            }
-            if let Some(expected) = ours.get(&f.path) {
-                if serde_json::from_slice::<Value>(&bytes).ok().as_ref() != Some(expected) {
-                    self.problem(format!("{}: differs from the format-{} schema", f.path, schema::FORMAT_VERSION));
+                if blake3 != f.blake3 {
+                    self.problem(format!("{}: blake3 does not match manifest.json", f.path));
                 }
             }
-            if f.schema != paths::schema_for(&f.path) {
-                self.problem(format!("{}: schema should be {:?}", f.path, paths::schema_for(&f.path)));
+            Err(e) => return self.problem(e),
+        }
+        if let Some(expected) = ours.get(&f.path) {
+            let stored = bundle
+                .source()
+                .read(&BundlePath::new(&f.path).expect("read above"), 1 << 20)
+                .ok()
+                .and_then(|bytes| crate::reader::parse_json::<Value>(&f.path, &bytes, &bundle.limits).ok());
+            if stored.as_ref() != Some(expected) {
+                self.problem(format!("{}: differs from the format-{} schema", f.path, schema::FORMAT_VERSION));
             }
+        }
+        if f.schema != paths::schema_for(&f.path) {
+            self.problem(format!("{}: schema should be {:?}", f.path, paths::schema_for(&f.path)));
         }
     }
 
     /// Shards well formed, every location inside its pack, every blob's hash right. Returns the
     /// blob index.
-    fn blobs<S: ByteSource>(&mut self, bundle: &Bundle<S>) -> HashMap<String, BlobLocation> {
+    fn blobs<S: ByteSource>(&mut self, bundle: &Bundle<S>) -> Locations {
+        let locations = self.blob_index(bundle);
+        self.packs(bundle, &locations);
+        locations
+    }
+
+    /// Every shard of the blob index, read into one sorted list; incomplete (and not counted
+    /// against the manifest) when a shard could not be read.
+    fn blob_index<S: ByteSource>(&mut self, bundle: &Bundle<S>) -> Locations {
         let m = &bundle.manifest;
-        let mut locations: HashMap<String, BlobLocation> = HashMap::new();
+        let Some(shards) = self.shard_paths(bundle) else { return Locations::default() };
+        let (mut found, mut complete) = (Vec::<(BlobId, BlobLocation)>::new(), true);
+        for path in &shards {
+            complete &= self.shard(bundle, path, &mut found);
+            if found.len() as u64 > bundle.limits.blobs {
+                self.problem(format!("blobs/index: more than {} blobs; the rest is not read", bundle.limits.blobs));
+                complete = false;
+                break;
+            }
+        }
+        found.sort_unstable_by_key(|a| a.0);
+        let before = found.len();
+        found.dedup_by(|a, b| a.0 == b.0);
+        if found.len() != before {
+            self.problem(format!("blobs/index: {} blob(s) listed in two shards", before - found.len()));
+        }
+        found.shrink_to_fit();
+        let locations = Locations { sorted: found, complete };
+        if complete && locations.len() as u64 != m.counts.unique_blobs {
+            self.problem(format!(
+                "manifest.json: counts.unique_blobs is {}, but the blob index has {} blobs",
+                m.counts.unique_blobs,
+                locations.len()
+            ));
+        }
+        locations
+    }
+
+    /// The path of every shard the manifest's blob store names, each listed and inside the
+    /// bundle; `None` (with the problem) when they cannot be named.
+    fn shard_paths<S: ByteSource>(&mut self, bundle: &Bundle<S>) -> Option<Vec<String>> {
+        let m = &bundle.manifest;
         let prefix_len = m.blobs.index_prefix_len;
         if prefix_len > paths::MAX_SHARD_PREFIX_LEN {
             self.problem(format!(
                 "manifest.json: blobs.index_prefix_len {prefix_len} is more than {}",
                 paths::MAX_SHARD_PREFIX_LEN
             ));
-            return locations;
+            return None;
         }
-        let shard_files: Vec<&schema::FileEntry> =
-            m.files.iter().filter(|f| f.path.starts_with("blobs/index/")).collect();
-        let expected_shards = if prefix_len == 0 { 1 } else { 1usize << (4 * prefix_len) };
-        if shard_files.len() != expected_shards {
+        let template = &m.blobs.index_path;
+        if let Err(e) = BundlePath::new(&template.replace("{prefix}", "all")) {
+            self.problem(format!("manifest.json: blobs.index_path: {e}"));
+            return None;
+        }
+        if template != paths::BLOB_INDEX_TEMPLATE {
             self.problem(format!(
-                "blobs/index: {} shards, but index_prefix_len {prefix_len} means {expected_shards}",
-                shard_files.len()
+                "manifest.json: blobs.index_path is {template:?}; this format's is {:?}",
+                paths::BLOB_INDEX_TEMPLATE
             ));
+            return None;
         }
-        for f in shard_files {
-            let value: Value = match bundle.json_zst(&f.path) {
-                Ok(v) => v,
-                Err(e) => {
-                    self.problem(e.to_string());
-                    continue;
-                }
-            };
-            self.check(&f.path, "", &value, "schema/blob-index-shard.schema.json");
-            let Ok(shard) = serde_json::from_value::<BlobIndexShard>(value) else { continue };
-            for (hash, loc) in shard.0 {
-                if paths::shard_name(&hash, prefix_len).map(paths::blob_index) != Some(f.path.clone()) {
-                    self.problem(format!("{}: blob {hash} belongs in another shard", f.path));
-                }
-                match m.blobs.packs.get(loc.pack as usize) {
-                    None => {
-                        self.problem(format!("{}: blob {hash} names pack {} which does not exist", f.path, loc.pack))
-                    }
-                    Some(p) if loc.offset.checked_add(loc.size).is_none_or(|end| end > p.raw_size) => {
-                        self.problem(format!("{}: blob {hash} lies outside pack {}", f.path, p.path))
-                    }
-                    Some(_) => {}
-                }
-                locations.insert(hash, loc);
+        let shards: u64 = 1 << (4 * prefix_len);
+        let listed: BTreeSet<&str> =
+            m.files.iter().map(|f| f.path.as_str()).filter(|p| p.starts_with("blobs/index/")).collect();
+        if shards > m.files.len() as u64 {
+            self.problem(format!(
+                "blobs/index: index_prefix_len {prefix_len} means {shards} shards, manifest.json lists {}",
+                listed.len()
+            ));
+            return None;
+        }
+        let names: Vec<String> = match prefix_len {
+            0 => vec!["all".to_string()],
+            n => (0..shards).map(|i| format!("{i:0width$x}", width = n as usize)).collect(),
+        };
+        let expected: Vec<String> = names.iter().map(|n| paths::blob_index(n)).collect();
+        for path in listed.iter().filter(|p| !expected.iter().any(|e| e == *p)) {
+            self.problem(format!("{path}: not a shard of this blob index (index_prefix_len {prefix_len})"));
+        }
+        for path in expected.iter().filter(|p| !listed.contains(p.as_str())) {
+            self.problem(format!("{path}: blob-index shard is not listed in manifest.json"));
+        }
+        Some(expected)
+    }
+
+    /// One blob-index shard: valid, every blob in its right shard and inside its pack. False
+    /// when it could not be read whole.
+    fn shard<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        path: &str,
+        found: &mut Vec<(BlobId, BlobLocation)>,
+    ) -> bool {
+        let m = &bundle.manifest;
+        let value: Value = match bundle.json_zst(path) {
+            Ok(v) => v,
+            Err(e) => {
+                self.problem(e);
+                return false;
             }
+        };
+        self.check(path, "", &value, "schema/blob-index-shard.schema.json");
+        let Value::Object(shard) = value else { return false };
+        let start = self.found();
+        for (hash, loc) in &shard {
+            if self.found() - start > MAX_PROBLEMS_PER_FILE as u64 {
+                self.problem(format!("{path}: more than {MAX_PROBLEMS_PER_FILE} problems; stopped reading it"));
+                return false;
+            }
+            let (Some(id), Ok(loc)) = (parse_blob_id(hash), BlobLocation::deserialize(loc)) else {
+                self.problem(format!("{path}: {:?} is not a blob id with a location", clip(hash, 80)));
+                continue;
+            };
+            if paths::shard_name(hash, m.blobs.index_prefix_len).map(paths::blob_index).as_deref() != Some(path) {
+                self.problem(format!("{path}: blob {hash} belongs in another shard"));
+            }
+            match usize::try_from(loc.pack).ok().and_then(|i| m.blobs.packs.get(i)) {
+                None => self.problem(format!("{path}: blob {hash} names pack {} which does not exist", loc.pack)),
+                Some(p) if loc.offset.checked_add(loc.size).is_none_or(|end| end > p.raw_size) => {
+                    self.problem(format!(
+                        "{path}: blob {hash} (offset {}, size {}) lies outside pack {}",
+                        loc.offset, loc.size, p.path
+                    ))
+                }
+                Some(_) => {}
+            }
+            found.push((id, loc));
         }
-        if locations.len() as u64 != m.counts.unique_blobs {
-            self.problem(format!(
-                "blob index has {} blobs, manifest counts {}",
-                locations.len(),
-                m.counts.unique_blobs
-            ));
-        }
-        let mut by_pack: BTreeMap<u32, Vec<(&String, &BlobLocation)>> = BTreeMap::new();
-        for (h, l) in &locations {
-            by_pack.entry(l.pack).or_default().push((h, l));
-        }
+        true
+    }
+
+    /// Each pack holds the blobs the index says, each matching its id; read as a stream.
+    fn packs<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &Locations) {
+        let m = &bundle.manifest;
+        // Blobs by pack, then offset: 4 bytes a blob rather than a copy of the index.
+        let mut order: Vec<u32> = (0..locations.sorted.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| {
+            let loc = &locations.sorted[i as usize].1;
+            (loc.pack, loc.offset)
+        });
+        let mut rest = &order[..];
         for (i, pack) in m.blobs.packs.iter().enumerate() {
-            let blobs = by_pack.remove(&(i as u32)).unwrap_or_default();
-            if blobs.len() as u64 != pack.blobs {
-                self.problem(format!("{}: holds {} blobs, manifest says {}", pack.path, blobs.len(), pack.blobs));
+            let in_pack = rest.partition_point(|&b| locations.sorted[b as usize].1.pack as usize == i);
+            let (blobs, after) = rest.split_at(in_pack);
+            rest = after;
+            if locations.complete && blobs.len() as u64 != pack.blobs {
+                self.problem(format!("{}: holds {} blobs, manifest.json says {}", pack.path, blobs.len(), pack.blobs));
             }
-            let data = match bundle.pack(i as u32) {
-                Ok(d) => d,
-                Err(e) => {
-                    self.problem(e.to_string());
-                    continue;
-                }
-            };
-            for (hash, loc) in blobs {
-                match blob_bytes(&data, loc) {
-                    Some(bytes) if &hex(&blob_id(bytes)) == hash => {}
-                    Some(_) => self.problem(format!("{}: blob {hash} does not match its hash", pack.path)),
-                    None => {} // reported with the shard
-                }
+            let blobs: Vec<&(BlobId, BlobLocation)> = blobs.iter().map(|&b| &locations.sorted[b as usize]).collect();
+            if let Err(e) = self.pack(bundle, i as u32, &blobs) {
+                self.problem(e);
             }
         }
-        locations
+    }
+
+    /// Streams one pack through, hashing its blobs (sorted by offset) on the way.
+    fn pack<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        number: u32,
+        blobs: &[&(BlobId, BlobLocation)],
+    ) -> Result<(), ReadError> {
+        let (info, mut data) = bundle.open_pack(number)?;
+        let failed = |e| crate::reader::read_failed(&info.path, e, info.raw_size);
+        let mut at = 0u64;
+        for (id, loc) in blobs {
+            let Some(end) = loc.offset.checked_add(loc.size).filter(|&end| end <= info.raw_size) else {
+                continue; // reported with its shard
+            };
+            if loc.offset < at {
+                self.problem(format!("{}: blob {} overlaps the blob before it", info.path, hex(id)));
+                continue;
+            }
+            let skipped =
+                std::io::copy(&mut (&mut data).take(loc.offset - at), &mut std::io::sink()).map_err(failed)?;
+            let mut hasher = blake3::Hasher::new();
+            let hashed = std::io::copy(&mut (&mut data).take(loc.size), &mut hasher).map_err(failed)?;
+            at += skipped + hashed;
+            if at != end {
+                break; // the pack is shorter than declared: reported below
+            }
+            let mut got = BlobId::default();
+            hasher.finalize_xof().fill(&mut got);
+            if got != *id {
+                self.problem(format!("{}: blob {} does not match its hash", info.path, hex(id)));
+            }
+        }
+        at += std::io::copy(&mut data, &mut std::io::sink()).map_err(failed)?;
+        if at != info.raw_size {
+            self.problem(format!("{}: decompresses to {at} bytes, manifest.json says {}", info.path, info.raw_size));
+        }
+        Ok(())
     }
 
     /// Index rows valid and consistent with the manifest, references resolvable; tables valid.
-    fn streams<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &HashMap<String, BlobLocation>) {
+    fn streams<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &Locations) {
         let m = &bundle.manifest;
-        let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
-        let mut entries = 0;
+        let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
+        let (mut entries, mut all_read) = (0u64, true);
         for s in &m.streams {
-            if !listed.contains_key(s.index.as_str()) || !listed.contains_key(s.stacks.as_str()) {
-                self.problem(format!("stream {}: its index or stack table is not listed in manifest.json", s.id));
+            if !listed.contains(s.index.as_str()) || !listed.contains(s.stacks.as_str()) {
+                self.problem(format!(
+                    "manifest.json: stream {}: its index or stack table is not listed in files",
+                    s.id
+                ));
+                all_read = false;
                 continue;
             }
-            let stacks = match bundle.json::<Value>(&s.stacks) {
-                Ok(value) => {
-                    self.check(&s.stacks, "", &value, "schema/stack-table.schema.json");
-                    serde_json::from_value::<StackTable>(value).unwrap_or_default()
-                }
-                Err(e) => {
-                    self.problem(e.to_string());
-                    StackTable::default()
-                }
-            };
-            if let Some(bad) = stacks.stacks.iter().flatten().find(|&&f| f as usize >= stacks.frames.len()) {
-                self.problem(format!("{}: a stack refers to frame {bad}, which does not exist", s.stacks));
+            let stacks = self.stack_table(bundle, &s.stacks);
+            match self.index(bundle, s, stacks, locations) {
+                Some(rows) => entries = entries.saturating_add(rows),
+                None => all_read = false,
             }
-            let rows: Vec<Value> = match bundle.jsonl_zst(&s.index) {
-                Ok(rows) => rows,
-                Err(e) => {
-                    self.problem(e.to_string());
-                    continue;
-                }
-            };
-            let (mut payload_bytes, mut n) = (0u64, 0u64);
-            for (i, value) in rows.into_iter().enumerate() {
-                let at = format!(":{}", i + 1);
-                self.check(&s.index, &at, &value, "schema/index-row.schema.json");
-                let Ok(row) = serde_json::from_value::<IndexRow>(value) else { continue };
-                if row.seq != n {
-                    self.problem(format!("{}{at}: seq {} out of order", s.index, row.seq));
-                }
-                n += 1;
-                if let Some(id) = row.stack.filter(|&id| id as usize >= stacks.stacks.len()) {
-                    self.problem(format!("{}{at}: stack {id} does not exist", s.index));
-                }
-                if let Some(p) = row.payload {
-                    payload_bytes = payload_bytes.saturating_add(p.size);
-                    match locations.get(&p.hash) {
-                        None => {
-                            self.problem(format!("{}{at}: payload blob {} is not in the blob index", s.index, p.hash))
-                        }
-                        Some(l) if l.size != p.size => {
-                            self.problem(format!("{}{at}: payload size {} but blob has {}", s.index, p.size, l.size))
-                        }
-                        Some(_) => {}
-                    }
-                }
-            }
-            if n != s.entries || payload_bytes != s.payload_bytes {
-                self.problem(format!(
-                    "stream {}: index has {n} rows and {payload_bytes} payload bytes, manifest says {} and {}",
-                    s.id, s.entries, s.payload_bytes
-                ));
-            }
-            entries += n;
             for (name, t) in &s.tables {
                 self.table(bundle, &listed, Scope::Stream, &s.id, name, &t.path);
             }
-            if s.chrome_trace.is_some() {
-                match bundle.chrome_trace(&s.id) {
-                    Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
-                    Ok(_) => self.problem(format!("stream {}: chrome trace has no traceEvents list", s.id)),
-                    Err(e) => self.problem(e.to_string()),
+            if let Some(trace) = &s.chrome_trace {
+                self.trace(bundle, &listed, trace);
+            }
+        }
+        if all_read && entries != m.counts.entries {
+            self.problem(format!(
+                "manifest.json: counts.entries is {}, but the streams hold {entries}",
+                m.counts.entries
+            ));
+        }
+    }
+
+    /// A stack table: valid, every frame id it uses exists. Returns how many stacks it has (all
+    /// the index rows need of it).
+    fn stack_table<S: ByteSource>(&mut self, bundle: &Bundle<S>, path: &str) -> u64 {
+        let value: Value = match bundle.json(path) {
+            Ok(value) => value,
+            Err(e) => {
+                self.problem(e);
+                return 0;
+            }
+        };
+        self.check(path, "", &value, "schema/stack-table.schema.json");
+        let frames = value["frames"].as_array().map_or(0, Vec::len) as u64;
+        let stacks = value["stacks"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let frame_ids = stacks.iter().filter_map(Value::as_array).flatten().filter_map(Value::as_u64);
+        if let Some(bad) = frame_ids.into_iter().find(|&f| f >= frames) {
+            self.problem(format!("{path}: a stack refers to frame {bad}, which does not exist"));
+        }
+        stacks.len() as u64
+    }
+
+    /// A stream's index, a row at a time: valid rows, in order, their stacks and payloads there.
+    /// Returns the number of rows, `None` when the index could not be read to its end.
+    fn index<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        s: &schema::Stream,
+        stacks: u64,
+        locations: &Locations,
+    ) -> Option<u64> {
+        let mut rows = match bundle.jsonl_zst::<Value>(&s.index) {
+            Ok(rows) => rows,
+            Err(e) => {
+                self.problem(e);
+                return None;
+            }
+        };
+        let (mut payload_bytes, mut n, start) = (0u64, 0u64, self.found());
+        while let Some(value) = rows.next() {
+            if self.found() - start >= MAX_PROBLEMS_PER_FILE as u64 {
+                self.problem(format!("{}: more than {MAX_PROBLEMS_PER_FILE} problems; stopped reading it", s.index));
+                return None;
+            }
+            let value = match value {
+                Ok(value) => value,
+                Err(e) => {
+                    self.problem(e);
+                    continue;
+                }
+            };
+            let at = format!(":{}", rows.line_number());
+            self.check(&s.index, &at, &value, "schema/index-row.schema.json");
+            let Ok(row) = serde_json::from_value::<IndexRow>(value) else { continue };
+            if row.seq != n {
+                self.problem(format!("{}{at}: seq {} out of order", s.index, row.seq));
+            }
+            n += 1;
+            if let Some(id) = row.stack.filter(|&id| u64::from(id) >= stacks) {
+                self.problem(format!("{}{at}: stack {id} does not exist", s.index));
+            }
+            if let Some(p) = row.payload {
+                payload_bytes = payload_bytes.saturating_add(p.size);
+                match locations.get(&p.hash) {
+                    None if !locations.complete => {}
+                    None => self.problem(format!("{}{at}: payload blob {} is not in the blob index", s.index, p.hash)),
+                    Some(l) if l.size != p.size => {
+                        self.problem(format!("{}{at}: payload size {} but blob has {}", s.index, p.size, l.size))
+                    }
+                    Some(_) => {}
                 }
             }
         }
-        if entries != m.counts.entries {
-            self.problem(format!("streams hold {entries} entries, manifest counts {}", m.counts.entries));
+        if rows.cut_short() {
+            return None;
+        }
+        if n != s.entries || payload_bytes != s.payload_bytes {
+            self.problem(format!(
+                "manifest.json: stream {}: index has {n} rows and {payload_bytes} payload bytes, manifest says {} and {}",
+                s.id, s.entries, s.payload_bytes
+            ));
+        }
+        Some(n)
+    }
+
+    /// A Chrome trace: listed, and a JSON object with a `traceEvents` list (streamed).
+    fn trace<S: ByteSource>(&mut self, bundle: &Bundle<S>, listed: &BTreeSet<&str>, path: &str) {
+        if !listed.contains(path) {
+            return self.problem(format!("{path}: chrome trace is not listed in manifest.json"));
+        }
+        if let Err(e) = bundle.check_trace(path) {
+            self.problem(e);
         }
     }
 
@@ -287,23 +540,23 @@ impl Validator {
     fn table<S: ByteSource>(
         &mut self,
         bundle: &Bundle<S>,
-        listed: &BTreeMap<&str, &schema::FileEntry>,
+        listed: &BTreeSet<&str>,
         scope: Scope,
         dir: &str,
         name: &str,
         path: &str,
     ) {
         let Some(info) = registry::find(scope, name) else {
-            self.problem(format!("{dir}: table {name} is not a table of this format"));
+            self.problem(format!("manifest.json: {dir}: table {name} is not a table of this format"));
             return;
         };
-        if !listed.contains_key(path) || path != paths::table(dir, name) {
-            self.problem(format!("{dir}: table {name} at {path} is not where it should be"));
+        if !listed.contains(path) || path != paths::table(dir, name) {
+            self.problem(format!("manifest.json: {dir}: table {name} at {path} is not where it should be"));
             return;
         }
         match bundle.json_zst::<Value>(path) {
             Ok(value) => self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file())),
-            Err(e) => self.problem(e.to_string()),
+            Err(e) => self.problem(e),
         }
     }
 
@@ -311,52 +564,62 @@ impl Validator {
     fn cross_rank<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
         let m = &bundle.manifest;
         let Some(c) = &m.cross_rank else { return };
-        let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
         for (name, t) in &c.tables {
             self.table(bundle, &listed, Scope::CrossRank, paths::CROSS_RANK_DIR, name, &t.path);
         }
-        if c.chrome_trace.is_some() {
-            match bundle.cross_rank_chrome_trace() {
-                Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
-                Ok(_) => self.problem("the cross-rank chrome trace has no traceEvents list"),
-                Err(e) => self.problem(e.to_string()),
-            }
-        }
-        if c.runtime_estimates_trace.is_some() {
-            match bundle.cross_rank_runtime_estimates_trace() {
-                Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
-                Ok(_) => self.problem("the runtime estimates trace has no traceEvents list"),
-                Err(e) => self.problem(e.to_string()),
-            }
+        for trace in [&c.chrome_trace, &c.runtime_estimates_trace].into_iter().flatten() {
+            self.trace(bundle, &listed, trace);
         }
     }
 
-    /// Diagnostics: valid rows, counted right, raw text present.
-    fn diagnostics<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &HashMap<String, BlobLocation>) {
+    /// Diagnostics, a line at a time: valid rows, counted right, raw text present.
+    fn diagnostics<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &Locations) {
         let m = &bundle.manifest;
-        let diags: Vec<Value> = match bundle.jsonl(&m.diagnostics.path) {
-            Ok(d) => d,
-            Err(e) => {
-                self.problem(e.to_string());
-                return;
-            }
+        let path = &m.diagnostics.path;
+        let mut lines = match bundle.jsonl::<Value>(path) {
+            Ok(lines) => lines,
+            Err(e) => return self.problem(e),
         };
-        let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
-        for (i, value) in diags.iter().enumerate() {
-            let at = format!(":{}", i + 1);
-            self.check(&m.diagnostics.path, &at, value, "schema/diagnostic.schema.json");
-            if let Ok(d) = serde_json::from_value::<Diagnostic>(value.clone()) {
-                *by_kind.entry(d.kind.as_str().to_string()).or_default() += 1;
-                if d.raw.as_ref().is_some_and(|h| !locations.contains_key(h)) {
-                    self.problem(format!("{}{at}: raw text blob is missing", m.diagnostics.path));
+        let (mut by_kind, mut total, start) = (BTreeMap::<String, u64>::new(), 0u64, self.found());
+        while let Some(value) = lines.next() {
+            if self.found() - start >= MAX_PROBLEMS_PER_FILE as u64 {
+                return self.problem(format!("{path}: more than {MAX_PROBLEMS_PER_FILE} problems; stopped reading it"));
+            }
+            total += 1;
+            let value = match value {
+                Ok(value) => value,
+                Err(e) => {
+                    self.problem(e);
+                    continue;
                 }
-                if d.stream.as_ref().is_some_and(|id| !m.streams.iter().any(|s| &s.id == id)) {
-                    self.problem(format!("{}{at}: names an unknown stream", m.diagnostics.path));
-                }
+            };
+            let at = format!(":{}", lines.line_number());
+            self.check(path, &at, &value, "schema/diagnostic.schema.json");
+            let Ok(d) = serde_json::from_value::<Diagnostic>(value) else { continue };
+            *by_kind.entry(d.kind.as_str().to_string()).or_default() += 1;
+            if d.raw.as_ref().is_some_and(|h| locations.lacks(h)) {
+                self.problem(format!("{path}{at}: raw text blob is missing"));
+            }
+            if d.stream.as_ref().is_some_and(|id| !m.streams.iter().any(|s| &s.id == id)) {
+                self.problem(format!("{path}{at}: names an unknown stream"));
             }
         }
-        if diags.len() as u64 != m.diagnostics.total || by_kind != m.diagnostics.by_kind {
-            self.problem(format!("{}: counts do not match manifest.json", m.diagnostics.path));
+        if !lines.cut_short() && (total != m.diagnostics.total || by_kind != m.diagnostics.by_kind) {
+            self.problem(format!("{path}: counts do not match manifest.json"));
         }
     }
+}
+
+/// A file's size and blake3 (hex), hashed as it streams by.
+fn hash_file<S: ByteSource>(bundle: &Bundle<S>, path: &str) -> Result<(u64, String), ReadError> {
+    let mut file = bundle.open_file(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let size = std::io::copy(&mut file, &mut hasher).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => {
+            crate::reader::invalid(path, format!("larger than {} bytes; refused", bundle.limits.file))
+        }
+        _ => crate::reader::invalid(path, format!("cannot be read: {e}")),
+    })?;
+    Ok((size, hex(hasher.finalize().as_bytes())))
 }
