@@ -13,6 +13,8 @@ use crate::registry::{self, Scope};
 use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, StackTable};
 use crate::source::{ByteSource, Listed};
 
+mod refs;
+
 /// Checks a whole bundle; returns every problem found (empty when the bundle is valid). Errs only
 /// when the source holds no readable manifest of this format at all.
 pub fn validate<S: ByteSource>(source: S) -> Result<Vec<String>, ReadError> {
@@ -29,8 +31,8 @@ pub fn validate<S: ByteSource>(source: S) -> Result<Vec<String>, ReadError> {
     };
     v.files(&bundle);
     let locations = v.blobs(&bundle);
-    v.streams(&bundle, &locations);
-    v.cross_rank(&bundle);
+    let compile_ids = v.streams(&bundle, &locations);
+    v.cross_rank(&bundle, &locations, &compile_ids);
     v.diagnostics(&bundle, &locations);
     Ok(v.problems)
 }
@@ -203,8 +205,13 @@ impl Validator {
     }
 
     /// Index rows valid and consistent with the manifest, references resolvable; tables valid.
-    fn streams<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &HashMap<String, BlobLocation>) {
+    fn streams<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        locations: &HashMap<String, BlobLocation>,
+    ) -> refs::CompileIdSet {
         let m = &bundle.manifest;
+        let mut compile_ids = refs::CompileIdSet::default();
         let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
         let mut entries = 0;
         for s in &m.streams {
@@ -225,6 +232,7 @@ impl Validator {
             if let Some(bad) = stacks.stacks.iter().flatten().find(|&&f| f as usize >= stacks.frames.len()) {
                 self.problem(format!("{}: a stack refers to frame {bad}, which does not exist", s.stacks));
             }
+            let mut facts = refs::StreamFacts::new(&stacks);
             let rows: Vec<Value> = match bundle.jsonl_zst(&s.index) {
                 Ok(rows) => rows,
                 Err(e) => {
@@ -241,6 +249,7 @@ impl Validator {
                     self.problem(format!("{}{at}: seq {} out of order", s.index, row.seq));
                 }
                 n += 1;
+                facts.observe_row(&row);
                 if let Some(id) = row.stack.filter(|&id| id as usize >= stacks.stacks.len()) {
                     self.problem(format!("{}{at}: stack {id} does not exist", s.index));
                 }
@@ -264,9 +273,11 @@ impl Validator {
                 ));
             }
             entries += n;
+            let within = refs::Within::Stream { id: &s.id, facts: &facts };
             for (name, t) in &s.tables {
-                self.table(bundle, &listed, Scope::Stream, &s.id, name, &t.path);
+                self.table(bundle, &listed, (Scope::Stream, &s.id), name, &t.path, locations, &within);
             }
+            compile_ids.extend(facts.into_compile_ids());
             if s.chrome_trace.is_some() {
                 match bundle.chrome_trace(&s.id) {
                     Ok(Some(trace)) if trace["traceEvents"].is_array() => {}
@@ -278,17 +289,21 @@ impl Validator {
         if entries != m.counts.entries {
             self.problem(format!("streams hold {entries} entries, manifest counts {}", m.counts.entries));
         }
+        compile_ids
     }
 
-    /// One table: a table of this format, where it should be, listed, and valid.
+    /// One table: a table of this format, where it should be, listed, valid, and every reference
+    /// in it resolvable.
+    #[allow(clippy::too_many_arguments)]
     fn table<S: ByteSource>(
         &mut self,
         bundle: &Bundle<S>,
         listed: &BTreeMap<&str, &schema::FileEntry>,
-        scope: Scope,
-        dir: &str,
+        (scope, dir): (Scope, &str),
         name: &str,
         path: &str,
+        locations: &HashMap<String, BlobLocation>,
+        within: &refs::Within,
     ) {
         let Some(info) = registry::find(scope, name) else {
             self.problem(format!("{dir}: table {name} is not a table of this format"));
@@ -299,18 +314,29 @@ impl Validator {
             return;
         }
         match bundle.json_zst::<Value>(path) {
-            Ok(value) => self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file())),
+            Ok(value) => {
+                self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file()));
+                refs::check_table(info, path, &value, locations, within, &mut self.problems);
+            }
             Err(e) => self.problem(e.to_string()),
         }
     }
 
     /// Cross-rank tables where they should be and valid; the merged traces readable.
-    fn cross_rank<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
+    fn cross_rank<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        locations: &HashMap<String, BlobLocation>,
+        compile_ids: &refs::CompileIdSet,
+    ) {
         let m = &bundle.manifest;
         let Some(c) = &m.cross_rank else { return };
         let listed: BTreeMap<&str, &schema::FileEntry> = m.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let members = c.members.iter().map(|r| r.stream.as_str()).collect();
+        let within = refs::Within::CrossRank { members, compile_ids };
         for (name, t) in &c.tables {
-            self.table(bundle, &listed, Scope::CrossRank, paths::CROSS_RANK_DIR, name, &t.path);
+            let at = (Scope::CrossRank, paths::CROSS_RANK_DIR);
+            self.table(bundle, &listed, at, name, &t.path, locations, &within);
         }
         if c.chrome_trace.is_some() {
             match bundle.cross_rank_chrome_trace() {
