@@ -115,6 +115,12 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("ParityMismatch", "only_in_code", Ref::NotChecked),
     // Compile ids for `recorded`, inductor graph names for `legacy`: not one kind.
     ("OrderGroup", "recordings", Ref::NotChecked),
+    // Compile ids that a payload may name with no index row carrying them (a trace event's
+    // `args.compile_id`, a recorded run): nothing to check them against.
+    ("CompileTiming", "compile_id", Ref::NotChecked),
+    ("OuterPhase", "compile_id", Ref::NotChecked),
+    ("UnmatchedEvent", "compile_id", Ref::NotChecked),
+    ("GraphRun", "compile_id", Ref::NotChecked),
 ];
 
 /// What `field` of `type_name` refers to, if anything.
@@ -315,8 +321,7 @@ fn node_of(schema: &Value) -> Node {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(alternatives) = schema[key].as_array() {
-            let structured: Vec<Node> =
-                alternatives.iter().map(node_of).filter(|n| !matches!(n, Node::Leaf)).collect();
+            let structured: Vec<Node> = alternatives.iter().map(node_of).filter(|n| !matches!(n, Node::Leaf)).collect();
             // Our schemas have at most one structured alternative (the `Some` of an `Option`).
             return structured.into_iter().next().unwrap_or(Node::Leaf);
         }
@@ -447,7 +452,8 @@ impl<'v> Checker<'_, 'v> {
         let Within::Stream { facts, .. } = self.within else { return None };
         let seq = entry?;
         let (row_kind, _) = facts.row(seq)?;
-        (facts.kinds.get(kind) != Some(&row_kind)).then(|| format!("kind {kind:?}, which is not the kind of entry {seq}"))
+        (facts.kinds.get(kind) != Some(&row_kind))
+            .then(|| format!("kind {kind:?}, which is not the kind of entry {seq}"))
     }
 
     /// A seq, stack, frame or frame id of the stream.
@@ -550,7 +556,8 @@ mod tests {
         for key in ["anyOf", "oneOf"] {
             if let Some(alternatives) = schema[key].as_array() {
                 let not_null = alternatives.iter().find(|a| a["type"] != "null");
-                return not_null.map_or(Holds::Values { json_type: "null".into(), in_list }, |a| holds(a, defs, in_list));
+                return not_null
+                    .map_or(Holds::Values { json_type: "null".into(), in_list }, |a| holds(a, defs, in_list));
             }
         }
         if let Some(items) = schema.get("items") {

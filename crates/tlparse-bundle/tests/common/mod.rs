@@ -5,8 +5,8 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The system allocator, counting the bytes live and their peak since [`measure`] reset it.
 pub struct Counting;
