@@ -73,6 +73,12 @@ fn an_artifact_blob_of_another_entry_is_reported() {
 }
 
 #[test]
+fn a_null_artifact_blob_for_an_entry_with_a_payload_is_reported() {
+    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifacts"][0]["blob"] = Value::Null);
+    assert_one_problem(&problems, &["#/compiles/0/artifacts/0/blob", "no blob, but entry 24 has a payload"]);
+}
+
+#[test]
 fn an_artifact_kind_that_is_not_its_entry_s_is_reported() {
     let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifacts"][0]["kind"] = json!("artifact"));
     assert_one_problem(

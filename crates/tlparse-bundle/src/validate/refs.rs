@@ -437,11 +437,12 @@ impl<'v> Checker<'_, 'v> {
         if let Some(problem) = id.and_then(|id| self.blob(id)) {
             return Some(problem);
         }
-        let Within::Stream { facts, .. } = self.within else { return None };
-        let (_, payload) = facts.row(entry?)?;
-        let expected = id.and_then(blob_key).and_then(|key| facts.payloads.get(&key).copied()).unwrap_or(NO_PAYLOAD);
-        let seq = entry?;
-        match (payload == expected, id) {
+        let (Within::Stream { facts, .. }, Some(seq)) = (self.within, entry) else { return None };
+        let (_, payload) = facts.row(seq)?;
+        // A blob that is no payload of the stream gets no number, so it matches no row.
+        let named = id.map(|id| blob_key(id).and_then(|key| facts.payloads.get(&key).copied()));
+        let expected = named.unwrap_or(Some(NO_PAYLOAD));
+        match (expected == Some(payload), id) {
             (true, _) => None,
             (false, Some(id)) => Some(format!("blob {id}, which is not the payload of entry {seq}")),
             (false, None) => Some(format!("no blob, but entry {seq} has a payload")),
