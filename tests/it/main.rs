@@ -6,6 +6,7 @@ mod cross_rank;
 mod fixtures;
 mod format_crate;
 mod properties;
+mod refs;
 mod schema_drift;
 mod serve;
 mod snapshots;

@@ -4,6 +4,7 @@
 //! within what [`Limits`] allows, whatever the bundle (indexes, diagnostics, packs and traces are
 //! streamed).
 
+mod refs;
 mod viewer;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,8 +53,8 @@ pub fn validate_with_limits<S: ByteSource>(source: S, limits: Limits) -> Result<
     v.files(&bundle);
     v.viewer(&bundle);
     let locations = v.blobs(&bundle);
-    v.streams(&bundle, &locations);
-    v.cross_rank(&bundle);
+    let compile_ids = v.streams(&bundle, &locations);
+    v.cross_rank(&bundle, &locations, &compile_ids);
     v.diagnostics(&bundle, &locations);
     Ok(v.finish())
 }
@@ -409,9 +410,11 @@ impl Validator {
         Ok(())
     }
 
-    /// Index rows valid and consistent with the manifest, references resolvable; tables valid.
-    fn streams<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &Locations) {
+    /// Index rows valid and consistent with the manifest, references resolvable; tables valid,
+    /// and every reference in them resolvable. Returns every compile id the streams carry.
+    fn streams<S: ByteSource>(&mut self, bundle: &Bundle<S>, locations: &Locations) -> refs::CompileIdSet {
         let m = &bundle.manifest;
+        let mut compile_ids = refs::CompileIdSet::default();
         let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
         let (mut entries, mut all_read) = (0u64, true);
         for s in &m.streams {
@@ -423,14 +426,17 @@ impl Validator {
                 all_read = false;
                 continue;
             }
-            let stacks = self.stack_table(bundle, &s.stacks);
-            match self.index(bundle, s, stacks, locations) {
+            let (stacks, frames) = self.stack_table(bundle, &s.stacks);
+            let mut facts = refs::StreamFacts::new(stacks, frames);
+            match self.index(bundle, s, &mut facts, locations) {
                 Some(rows) => entries = entries.saturating_add(rows),
                 None => all_read = false,
             }
+            let within = refs::Within::Stream { id: &s.id, facts: &facts };
             for (name, t) in &s.tables {
-                self.table(bundle, &listed, Scope::Stream, &s.id, name, &t.path);
+                self.table(bundle, &listed, (Scope::Stream, &s.id), name, &t.path, locations, &within);
             }
+            compile_ids.extend(facts.into_compile_ids());
             if let Some(trace) = &s.chrome_trace {
                 self.trace(bundle, &listed, trace);
             }
@@ -441,16 +447,17 @@ impl Validator {
                 m.counts.entries
             ));
         }
+        compile_ids
     }
 
-    /// A stack table: valid, every frame id it uses exists. Returns how many stacks it has (all
-    /// the index rows need of it).
-    fn stack_table<S: ByteSource>(&mut self, bundle: &Bundle<S>, path: &str) -> u64 {
+    /// A stack table: valid, every frame id it uses exists. Returns how many stacks and frames
+    /// it has (all the index rows and tables need of it).
+    fn stack_table<S: ByteSource>(&mut self, bundle: &Bundle<S>, path: &str) -> (u64, u64) {
         let value: Value = match bundle.json(path) {
             Ok(value) => value,
             Err(e) => {
                 self.problem(e);
-                return 0;
+                return (0, 0);
             }
         };
         self.check(path, "", &value, "schema/stack-table.schema.json");
@@ -460,7 +467,7 @@ impl Validator {
         if let Some(bad) = frame_ids.into_iter().find(|&f| f >= frames) {
             self.problem(format!("{path}: a stack refers to frame {bad}, which does not exist"));
         }
-        stacks.len() as u64
+        (stacks.len() as u64, frames)
     }
 
     /// A stream's index, a row at a time: valid rows, in order, their stacks and payloads there.
@@ -469,9 +476,10 @@ impl Validator {
         &mut self,
         bundle: &Bundle<S>,
         s: &schema::Stream,
-        stacks: u64,
+        facts: &mut refs::StreamFacts,
         locations: &Locations,
     ) -> Option<u64> {
+        let stacks = facts.stacks();
         let mut rows = match bundle.jsonl_zst::<Value>(&s.index) {
             Ok(rows) => rows,
             Err(e) => {
@@ -499,6 +507,7 @@ impl Validator {
                 self.problem(format!("{}{at}: seq {} out of order", s.index, row.seq));
             }
             n += 1;
+            facts.observe_row(&row);
             if let Some(id) = row.stack.filter(|&id| u64::from(id) >= stacks) {
                 self.problem(format!("{}{at}: stack {id} does not exist", s.index));
             }
@@ -536,15 +545,18 @@ impl Validator {
         }
     }
 
-    /// One table: a table of this format, where it should be, listed, and valid.
+    /// One table: a table of this format, where it should be, listed, valid, and every reference
+    /// in it resolvable.
+    #[allow(clippy::too_many_arguments)]
     fn table<S: ByteSource>(
         &mut self,
         bundle: &Bundle<S>,
         listed: &BTreeSet<&str>,
-        scope: Scope,
-        dir: &str,
+        (scope, dir): (Scope, &str),
         name: &str,
         path: &str,
+        locations: &Locations,
+        within: &refs::Within,
     ) {
         let Some(info) = registry::find(scope, name) else {
             self.problem(format!("manifest.json: {dir}: table {name} is not a table of this format"));
@@ -555,18 +567,31 @@ impl Validator {
             return;
         }
         match bundle.json_zst::<Value>(path) {
-            Ok(value) => self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file())),
+            Ok(value) => {
+                self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file()));
+                for problem in refs::check_table(info, path, &value, locations, within) {
+                    self.problem(problem);
+                }
+            }
             Err(e) => self.problem(e),
         }
     }
 
     /// Cross-rank tables where they should be and valid; the merged traces readable.
-    fn cross_rank<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
+    fn cross_rank<S: ByteSource>(
+        &mut self,
+        bundle: &Bundle<S>,
+        locations: &Locations,
+        compile_ids: &refs::CompileIdSet,
+    ) {
         let m = &bundle.manifest;
         let Some(c) = &m.cross_rank else { return };
         let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
+        let members = c.members.iter().map(|r| r.stream.as_str()).collect();
+        let within = refs::Within::CrossRank { members, compile_ids };
         for (name, t) in &c.tables {
-            self.table(bundle, &listed, Scope::CrossRank, paths::CROSS_RANK_DIR, name, &t.path);
+            let at = (Scope::CrossRank, paths::CROSS_RANK_DIR);
+            self.table(bundle, &listed, at, name, &t.path, locations, &within);
         }
         for trace in [&c.chrome_trace, &c.runtime_estimates_trace].into_iter().flatten() {
             self.trace(bundle, &listed, trace);
