@@ -225,6 +225,12 @@ pub struct Bundle<S: ByteSource = DirSource> {
     pack_cache: Mutex<Option<(u32, Arc<Vec<u8>>)>>,
 }
 
+// A bundle can be opened on one thread and read on others (a server, a parallel merge).
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Bundle<DirSource>>();
+};
+
 impl Bundle<DirSource> {
     /// Opens the bundle in a local directory.
     pub fn open(root: &Path) -> Result<Bundle<DirSource>, ReadError> {
