@@ -11,6 +11,7 @@ use super::{Diagnostics, Event};
 use crate::parse::{BlobId, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
 use crate::schema::{CompileId, PayloadFormat};
+use tlparse_bundle::ids::parse_blob_id;
 
 /// An artifact as [`Compiles`] keeps it ([`Compiles::artifact_ref`] makes its row): a long log
 /// has a hundred thousand, so kind and name are interned and the blob id kept as bytes.
@@ -36,19 +37,6 @@ impl Serialize for ArtifactRefs<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.1.iter().map(|a| self.0.artifact_ref(a)))
     }
-}
-
-/// A blob id back from its hex form (as the index row gives it).
-fn unhex(text: &str) -> Option<BlobId> {
-    let digits = text.as_bytes();
-    let mut id = BlobId::default();
-    if digits.len() != 2 * id.len() {
-        return None;
-    }
-    for (byte, pair) in id.iter_mut().zip(digits.chunks(2)) {
-        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-    }
-    Some(id)
 }
 
 /// Everything collected about one compile id.
@@ -265,7 +253,7 @@ impl Compiles {
             lines: ev.payload.map_or(0, |p| p.lines),
             kind: self.intern(ev.kind),
             name: self.intern(&ev.display_name()),
-            blob: ev.payload.and_then(|p| unhex(p.hash)),
+            blob: ev.payload.and_then(|p| parse_blob_id(p.hash)),
             format: ev.payload.map(|p| p.format),
             url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(Box::from)).flatten(),
         })
@@ -382,8 +370,8 @@ mod tests {
     #[test]
     fn blob_ids_read_back_from_hex() {
         let id: BlobId = std::array::from_fn(|i| (i * 17) as u8);
-        assert_eq!(unhex(&hex(&id)), Some(id));
-        assert_eq!(unhex("0g"), None);
+        assert_eq!(parse_blob_id(&hex(&id)), Some(id));
+        assert_eq!(parse_blob_id("0g"), None);
     }
 
     #[test]

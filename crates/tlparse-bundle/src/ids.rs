@@ -6,8 +6,13 @@ pub type BlobId = [u8; 16];
 
 /// The blob id of some bytes.
 pub fn blob_id(bytes: &[u8]) -> BlobId {
+    blob_id_of(blake3::Hasher::new().update(bytes))
+}
+
+/// The blob id of the bytes a hasher was fed (for blobs hashed as they stream by).
+pub fn blob_id_of(hasher: &blake3::Hasher) -> BlobId {
     let mut id = [0u8; 16];
-    blake3::Hasher::new().update(bytes).finalize_xof().fill(&mut id);
+    hasher.finalize_xof().fill(&mut id);
     id
 }
 
@@ -25,4 +30,23 @@ pub fn hex(bytes: &[u8]) -> String {
 /// True for a well-formed blob id: 32 lowercase hex digits.
 pub fn is_blob_id(s: &str) -> bool {
     s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The bytes of a blob id written as 32 lowercase hex digits; `None` for anything else.
+pub fn parse_blob_id(s: &str) -> Option<BlobId> {
+    is_blob_id(s).then(|| u128::from_str_radix(s, 16).ok()).flatten().map(u128::to_be_bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_ids_round_trip_through_hex_and_nothing_else_parses() {
+        let id = blob_id(b"payload");
+        assert_eq!(parse_blob_id(&hex(&id)), Some(id));
+        for bad in ["", "ff", "000000000000000000000000000000FF", "+00000000000000000000000000000ff"] {
+            assert_eq!(parse_blob_id(bad), None, "{bad:?}");
+        }
+    }
 }

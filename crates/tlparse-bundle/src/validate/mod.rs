@@ -13,7 +13,7 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::ids::{BlobId, hex, is_blob_id};
+use crate::ids::{BlobId, blob_id_of, hex, parse_blob_id};
 use crate::paths;
 use crate::reader::{Bundle, Limits, ReadError, clip, read_manifest_value};
 use crate::registry::{self, Scope};
@@ -94,18 +94,6 @@ impl Locations {
     pub(crate) fn len(&self) -> usize {
         self.sorted.len()
     }
-}
-
-/// The bytes of a blob id written as 32 lowercase hex digits.
-fn parse_blob_id(hash: &str) -> Option<BlobId> {
-    if !is_blob_id(hash) {
-        return None;
-    }
-    let mut id = BlobId::default();
-    for (byte, pair) in id.iter_mut().zip(hash.as_bytes().chunks_exact(2)) {
-        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-    }
-    Some(id)
 }
 
 impl Validator {
@@ -397,9 +385,7 @@ impl Validator {
             if at != end {
                 break; // the pack is shorter than declared: reported below
             }
-            let mut got = BlobId::default();
-            hasher.finalize_xof().fill(&mut got);
-            if got != *id {
+            if blob_id_of(&hasher) != *id {
                 self.problem(format!("{}: blob {} does not match its hash", info.path, hex(id)));
             }
         }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Locations;
+use crate::ids::parse_blob_id;
 use crate::registry::{self, Scope, TableInfo};
 use crate::schema::{CompileId, IndexRow};
 
@@ -235,8 +236,7 @@ fn intern<K: std::hash::Hash + Eq + ?Sized, O: std::hash::Hash + Eq + std::borro
 
 /// A blob id as a number, when it is one (32 lowercase hex digits).
 fn blob_key(id: &str) -> Option<u128> {
-    let well_formed = id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if well_formed { u128::from_str_radix(id, 16).ok() } else { None }
+    parse_blob_id(id).map(u128::from_be_bytes)
 }
 
 /// What the references of one table are checked against, besides the blob index.
