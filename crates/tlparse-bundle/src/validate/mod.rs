@@ -50,8 +50,16 @@ pub fn validate_with_limits<S: ByteSource>(source: S, limits: Limits) -> Result<
         Ok(b) => b,
         Err(e) => return Ok(vec![clip(e, MAX_PROBLEM_LEN)]),
     };
-    v.files(&bundle);
-    v.viewer(&bundle);
+    // Walked once: both the format's files and the viewer's are checked against it.
+    let listing = match bundle.source().list() {
+        Ok(listing) => listing,
+        Err(e) => {
+            v.problem(e);
+            None
+        }
+    };
+    v.files(&bundle, listing.as_deref());
+    v.viewer(&bundle, listing.as_deref());
     let locations = v.blobs(&bundle);
     let compile_ids = v.streams(&bundle, &locations);
     v.cross_rank(&bundle, &locations, &compile_ids);
@@ -144,27 +152,21 @@ impl Validator {
 
     /// Listed files exist with their size, hash and schema; nothing unlisted but the shipped
     /// viewer; no symlinks or special files; schemas as this format writes them.
-    fn files<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
+    /// `listing` is every entry of the bundle, where the source can list them.
+    fn files<S: ByteSource>(&mut self, bundle: &Bundle<S>, listing: Option<&[Listed]>) {
         let m = &bundle.manifest;
         let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
-        match bundle.source().list() {
-            Ok(Some(found)) => {
-                for item in found {
-                    match item {
-                        Listed::File(rel) => {
-                            if rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(&rel)
-                            {
-                                self.problem(format!("{rel}: file is not listed in manifest.json"));
-                            }
-                        }
-                        Listed::Other { path, what } => {
-                            self.problem(format!("{path}: is {what}, which a bundle never holds; not followed"))
-                        }
+        for item in listing.unwrap_or_default() {
+            match item {
+                Listed::File(rel) => {
+                    if rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(rel) {
+                        self.problem(format!("{rel}: file is not listed in manifest.json"));
                     }
                 }
+                Listed::Other { path, what } => {
+                    self.problem(format!("{path}: is {what}, which a bundle never holds; not followed"))
+                }
             }
-            Ok(None) => {}
-            Err(e) => self.problem(e),
         }
         let ours: BTreeMap<String, Value> =
             schema::schemas().into_iter().map(|(n, s)| (format!("{}/{n}", paths::SCHEMA_DIR), s.to_value())).collect();

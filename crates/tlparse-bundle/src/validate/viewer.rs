@@ -13,7 +13,8 @@ use crate::source::{BundlePath, ByteSource, Listed};
 impl Validator {
     /// Listed viewer files are viewer paths, present and unchanged; no unlisted file at a viewer
     /// path; no viewer path among the format's `files`.
-    pub(super) fn viewer<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
+    /// `listing` is every entry of the bundle, where the source can list them.
+    pub(super) fn viewer<S: ByteSource>(&mut self, bundle: &Bundle<S>, listing: Option<&[Listed]>) {
         let m = &bundle.manifest;
         for f in m.files.iter().filter(|f| paths::is_viewer_path(&f.path)) {
             self.problem(format!(
@@ -25,7 +26,7 @@ impl Validator {
         for entry in listed.values() {
             self.viewer_file(bundle, entry);
         }
-        self.unlisted_viewer_files(bundle, &listed, m.viewer.is_none());
+        self.unlisted_viewer_files(listing.unwrap_or_default(), &listed, m.viewer.is_none());
     }
 
     /// The manifest's viewer entries by path, after reporting the ones that are no viewer path
@@ -55,18 +56,11 @@ impl Validator {
     }
 
     /// Files at viewer paths that the manifest does not list (where the source can list files).
-    fn unlisted_viewer_files<S: ByteSource>(
-        &mut self,
-        bundle: &Bundle<S>,
-        listed: &BTreeMap<&str, &ViewerFile>,
-        no_viewer: bool,
-    ) {
-        // An unreadable listing is reported by the check of the format's files.
-        let Ok(Some(found)) = bundle.source().list() else { return };
+    fn unlisted_viewer_files(&mut self, listing: &[Listed], listed: &BTreeMap<&str, &ViewerFile>, no_viewer: bool) {
         let why = if no_viewer { "the bundle ships no viewer (`viewer` is null)" } else { "not listed under `viewer`" };
-        for item in found {
+        for item in listing {
             if let Listed::File(path) = item {
-                if paths::is_viewer_path(&path) && !listed.contains_key(path.as_str()) {
+                if paths::is_viewer_path(path) && !listed.contains_key(path.as_str()) {
                     self.problem(format!("{path}: viewer file is not listed in manifest.json: {why}"));
                 }
             }
