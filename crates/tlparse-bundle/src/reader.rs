@@ -191,17 +191,20 @@ pub fn json_memory(bytes: &[u8]) -> Result<u64, String> {
 /// Parses untrusted JSON as `T`, refusing it before parsing when, as a `Value`, it would take
 /// more than `limits.json_memory` (typed values take less) or nest too deep.
 pub fn parse_json<T: DeserializeOwned>(path: &str, bytes: &[u8], limits: &Limits) -> Result<T, ReadError> {
-    let needs = json_memory(bytes).map_err(|why| invalid(path, format!("refused: JSON {why}")))?;
+    parse_json_unnamed(bytes, limits).map_err(|why| invalid(path, why))
+}
+
+/// [`parse_json`], with the reason of a refusal alone: the caller names the place only when
+/// there is an error (an index is millions of lines).
+fn parse_json_unnamed<T: DeserializeOwned>(bytes: &[u8], limits: &Limits) -> Result<T, String> {
+    let needs = json_memory(bytes).map_err(|why| format!("refused: JSON {why}"))?;
     if needs > limits.json_memory {
-        return Err(invalid(
-            path,
-            format!(
-                "refused: its JSON would take up to {needs} bytes of memory, over the limit of {}",
-                limits.json_memory
-            ),
+        return Err(format!(
+            "refused: its JSON would take up to {needs} bytes of memory, over the limit of {}",
+            limits.json_memory
         ));
     }
-    serde_json::from_slice(bytes).map_err(|e| invalid(path, format!("cannot be parsed: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| format!("cannot be parsed: {e}"))
 }
 
 /// True when `dir` holds a tlparse-build bundle (a manifest naming our format).
@@ -513,7 +516,7 @@ impl<S: ByteSource> Bundle<S> {
 
 /// The bytes of a blob in its decompressed pack; `None` when the location lies outside it
 /// (overflowing offsets included).
-pub fn blob_bytes<'a>(pack: &'a [u8], loc: &BlobLocation) -> Option<&'a [u8]> {
+fn blob_bytes<'a>(pack: &'a [u8], loc: &BlobLocation) -> Option<&'a [u8]> {
     let start = usize::try_from(loc.offset).ok()?;
     let end = start.checked_add(usize::try_from(loc.size).ok()?)?;
     pack.get(start..end)
@@ -543,13 +546,6 @@ pub fn read_manifest_value(source: &impl ByteSource, limits: &Limits) -> Result<
         ));
     }
     Ok(value)
-}
-
-/// Decompresses zstd data, refusing more than `limit` bytes of output.
-pub fn decompress_zstd(path: &str, compressed: &[u8], limit: u64) -> Result<Vec<u8>, ReadError> {
-    let mut decoder = zstd::stream::read::Decoder::new(compressed).map_err(|e| invalid(path, e))?;
-    decoder.window_log_max(MAX_ZSTD_WINDOW_LOG).map_err(|e| invalid(path, e))?;
-    read_all(path, Capped::new(decoder, limit), limit)
 }
 
 /// Reads a capped stream to its end (growing with what arrives, never preallocating a declared
@@ -610,16 +606,20 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
         self.line.clear();
         let max = self.limits.line;
         let read = (&mut self.reader).take(max.saturating_add(1)).read_until(b'\n', &mut self.line);
-        let at = format!("{}:{}", self.path, self.number + 1);
-        let read = read.map_err(|e| read_failed(&at, e, self.limits.stream))?;
+        let read = read.map_err(|e| read_failed(&self.at(self.number + 1), e, self.limits.stream))?;
         if read == 0 {
             return Ok(false);
         }
         self.number += 1;
         if self.line.last() != Some(&b'\n') && self.line.len() as u64 > max {
-            return Err(invalid(at, format!("line longer than {max} bytes; refused")));
+            return Err(invalid(self.at(self.number), format!("line longer than {max} bytes; refused")));
         }
         Ok(true)
+    }
+
+    /// `path:line`, for messages.
+    fn at(&self, line: u64) -> String {
+        format!("{}:{line}", self.path)
     }
 }
 
@@ -632,8 +632,7 @@ impl<T: DeserializeOwned> Iterator for JsonLines<'_, T> {
         }
         match self.next_line() {
             Ok(true) => {
-                let at = format!("{}:{}", self.path, self.number);
-                Some(parse_json(&at, &self.line, &self.limits))
+                Some(parse_json_unnamed(&self.line, &self.limits).map_err(|why| invalid(self.at(self.number), why)))
             }
             Ok(false) => {
                 self.done = true;
