@@ -15,8 +15,9 @@ pub mod tables;
 pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes. Bumped on every change to any bundle file's shape.
 /// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace; version 4
-/// lists the shipped viewer's files in the manifest (`viewer`).
-pub const FORMAT_VERSION: u32 = 4;
+/// lists the shipped viewer's files in the manifest (`viewer`); version 5 aligns the cross-rank
+/// tables by the code each compile compiled (`compile_alignment`), not by compile id.
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest reader version that can read what this code writes. Still 1: every version since
 /// only added fields, which a reader that ignores unknown fields (as docs/format.md asks) reads
 /// past. Strict checkers, such as [`Manifest`]'s `deny_unknown_fields`, follow `format_version`.
