@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 
+use crate::analysis::alignment;
 use crate::bundle::{self, BuildOptions, reader};
 use crate::parse::display_compile_id;
 use crate::serve::{self, ServeOptions};
@@ -277,29 +278,30 @@ fn cross_rank_findings(
 ) -> Result<Vec<String>, reader::ReadError> {
     use crate::schema::cross_rank::cache_divergence::CacheDivergenceKind;
     use crate::schema::cross_rank::{
-        CacheDivergence, CollectiveSchedules, CompileIds, CompileTimeImbalance, CrossRankTensorMeta, ExecutionOrder,
+        CacheDivergence, CollectiveSchedules, CompileAlignment, CompileTimeImbalance, CrossRankTensorMeta, ExecutionOrder,
         RankDiffer, RuntimeEstimations,
     };
     let names = |streams: &[String]| group_label(cross, streams);
     let mut lines = Vec::new();
-    if let Some(t) = b.cross_rank::<CompileIds>()? {
+    if let Some(t) = b.cross_rank::<CompileAlignment>()? {
+        lines.extend(alignment::findings(&t, |streams| names(streams)));
         if t.diverges {
             let groups: Vec<String> =
-                t.groups.iter().map(|g| format!("{} [{} ids]", names(&g.group.streams), g.compile_ids.len())).collect();
-            lines.push(format!("compile ids DIVERGE: {}", groups.join(" vs ")));
+                t.groups.iter().map(|g| format!("{} [{}]", names(&g.group.streams), g.compiles.len())).collect();
+            lines.push(format!("compiles DIVERGE (aligned by code): {}", groups.join(" vs ")));
         } else {
-            lines.push(format!("same {} compile id(s) everywhere", t.compile_ids.len()));
+            lines.push(format!("same {} compile(s) everywhere (aligned by code)", t.compiles.len()));
         }
     }
     if let Some(t) = b.cross_rank::<CollectiveSchedules>()? {
         if t.diverges {
             let differing: Vec<String> = t
-                .compile_ids
+                .compiles
                 .iter()
                 .filter(|c| c.differs)
                 .map(|c| {
                     let variants: Vec<String> = c.variants.iter().map(|v| names(&v.streams)).collect();
-                    format!("{}: {}", c.compile_id, variants.join(" vs "))
+                    format!("{}: {}", compile_label(cross, &c.compile), variants.join(" vs "))
                 })
                 .collect();
             lines.push(format!("collective schedules DIFFER on {}", differing.join("; ")));
@@ -318,13 +320,13 @@ fn cross_rank_findings(
     }
     if let Some(t) = b.cross_rank::<RuntimeEstimations>()? {
         if t.differs {
-            lines.push(format!("estimated runtimes differ on {} graph(s)", t.differing_compile_ids.len()));
+            lines.push(format!("estimated runtimes differ on {} graph(s)", t.differing_compiles.len()));
         }
     }
     if let Some(t) = b.cross_rank::<CacheDivergence>()? {
         match t.divergence {
             CacheDivergenceKind::Outcomes => {
-                lines.push(format!("cache outcomes DIFFER on {} compile id(s)", t.differing_compile_ids))
+                lines.push(format!("cache outcomes DIFFER on {} compile(s)", t.differing_compiles))
             }
             CacheDivergenceKind::MissingCompiles | CacheDivergenceKind::None => {}
         }
@@ -351,6 +353,20 @@ fn cross_rank_findings(
         ));
     }
     Ok(lines)
+}
+
+/// An aligned compile with each stream's own compile id: `sync_grads (model.py:28) = [1/0] on
+/// rank 0, rank 1, rank 3; [2/0] on rank 2`.
+fn compile_label(cross: &crate::schema::cross_rank::CrossRank, c: &crate::schema::cross_rank::AlignedCompileRef) -> String {
+    let mut by_id: Vec<(&str, Vec<String>)> = Vec::new();
+    for s in &c.compile_ids {
+        match by_id.iter_mut().find(|(id, _)| *id == s.compile_id) {
+            Some((_, streams)) => streams.push(s.stream.clone()),
+            None => by_id.push((&s.compile_id, vec![s.stream.clone()])),
+        }
+    }
+    let ids: Vec<String> = by_id.iter().map(|(id, streams)| format!("{id} on {}", group_label(cross, streams))).collect();
+    format!("{} = {}", c.label, ids.join("; "))
 }
 
 /// A group of streams by label, shortened for a terminal: `rank 0, rank 2` or `rank 0, rank 1, rank 2 +61 more`.

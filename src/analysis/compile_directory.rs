@@ -5,7 +5,9 @@ use serde::{Serialize, Serializer};
 
 use super::compiles::{ArtifactRefs, Metrics};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
-use crate::schema::tables::CompileEntry;
+use super::stack_trie::user_frames;
+use crate::schema::StackTable;
+use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
 
 #[derive(Default)]
 pub struct CompileDirectoryTable;
@@ -19,15 +21,35 @@ pub struct CompileDirectoryView<'a> {
 }
 
 /// The rows of the compile directory.
-struct Entries<'a>(&'a Compiles);
+struct Entries<'a>(&'a Compiles, &'a StackTable);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, r)))
+        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, self.1, r)))
     }
 }
 
-fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
+/// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
+/// innermost user frame of its `dynamo_start` stack (whose line torch logs as the code's first
+/// line: checked on torch 2.15, e.g. `rank_local_metric` at ranks_shifted.py:24 in both).
+fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option<CompiledCode> {
+    if let Some(m) = r.metrics.as_deref()
+        && let (Some(filename), Some(line), Some(name)) = (&m.co_filename, m.co_firstlineno, &m.co_name)
+    {
+        let (filename, name) = (filename.to_string(), name.to_string());
+        return Some(CompiledCode { filename, line, name, from: CodeSource::Metrics });
+    }
+    let frames = user_frames(stacks, c.start_stack(&r.id)?);
+    let frame = stacks.frames.get(*frames.last()? as usize)?;
+    Some(CompiledCode {
+        filename: frame.file.clone()?,
+        line: frame.line,
+        name: frame.name.clone(),
+        from: CodeSource::DynamoStart,
+    })
+}
+
+fn entry(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> CompileEntry {
     let m = r.metrics.as_deref();
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
@@ -39,6 +61,7 @@ fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
         co_name: text(|m| &m.co_name),
         co_filename: text(|m| &m.co_filename),
         co_firstlineno: m.and_then(|m| m.co_firstlineno),
+        code: compiled_code(c, stacks, r),
         stack: r.start_stack,
         first_seq: r.first_seq,
         last_seq: r.last_seq,
@@ -67,6 +90,6 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(c), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
+        Some((CompileDirectoryView { compiles: Entries(c, ctx.stacks), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
     }
 }

@@ -5,6 +5,7 @@
 //! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
 //! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
 
+pub mod alignment;
 pub mod cache_outcomes;
 pub mod collectives;
 pub mod compilation_metrics;

@@ -55,7 +55,7 @@ impl Trie {
 
 /// A stack's frames without the trailing frames of Dynamo's own `convert_frame.py` (older torch
 /// versions log `catch_errors` / `_convert_frame` / `__call__` there), as tlparse drops them.
-fn user_frames(stacks: &StackTable, stack: u32) -> &[u32] {
+pub(crate) fn user_frames(stacks: &StackTable, stack: u32) -> &[u32] {
     let Some(frames) = stacks.stacks.get(stack as usize) else { return &[] };
     let mut end = frames.len();
     while end > 0 {

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
+use crate::analysis::alignment::Alignment;
 use crate::analysis::cross_rank::{self, StreamTables};
 use crate::schema::cross_rank::{CrossRank, RankMember};
 use crate::schema::{
@@ -352,8 +353,9 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
         s.member.label.clone_from(&m.label);
     }
     let mut tables = BTreeMap::new();
-    let outputs = cross_rank::build(&compared);
-    let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared)?;
+    let alignment = cross_rank::align(&compared);
+    let outputs = cross_rank::build(&compared, &alignment);
+    let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
     drop(compared);
     // The streams' traces are in place already; the merge reads them back one event at a time.
     let traces: Vec<Option<PathBuf>> =
@@ -373,8 +375,12 @@ fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<
 
 /// Writes the Chrome trace of the runtime estimates (gzip, like the streams' traces, so Perfetto
 /// opens it as is), one member's events at a time; `None` when no stream has estimates.
-fn write_runtime_estimates_trace(root: &Path, compared: &[StreamTables]) -> io::Result<Option<String>> {
-    let Some(trace) = cross_rank::runtime_estimates_trace::RuntimeEstimatesTrace::new(compared) else {
+fn write_runtime_estimates_trace(
+    root: &Path,
+    compared: &[StreamTables],
+    alignment: &Alignment,
+) -> io::Result<Option<String>> {
+    let Some(trace) = cross_rank::runtime_estimates_trace::RuntimeEstimatesTrace::new(compared, alignment) else {
         return Ok(None);
     };
     let path = paths::RUNTIME_ESTIMATES_TRACE;

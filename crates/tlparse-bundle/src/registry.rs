@@ -86,7 +86,7 @@ registry! {
         graph_execution: GraphExecution,
     }
     CrossRank {
-        compile_ids: CompileIds,
+        compile_alignment: CompileAlignment,
         cache_divergence: CacheDivergence,
         compile_time_imbalance: CompileTimeImbalance,
         rank_differ: RankDiffer,

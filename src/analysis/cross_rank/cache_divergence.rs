@@ -1,41 +1,49 @@
 //! `cache_divergence`: each stream's cache outcomes per compile id (from its `cache_outcomes`),
-//! grouped, and compared compile id by compile id (from `compile_directory` for who has it).
+//! grouped, and compared compile by compile (aligned by code; `compile_directory` says who has
+//! which).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CompileOrder, CompileSortKey, CrossRankTable, StreamTables, group_by};
+use super::{Alignment, CrossRankTable, StreamTables, group_by};
 use crate::schema::cross_rank::cache_divergence::{
     CacheDivergence, CacheDivergenceKind, CacheOutcomeItem, CacheSequenceGroup, CompileCacheOutcomes,
-    CompileIdOutcomes, OutcomeGroup, StreamCacheCounts,
+    CompileOutcomes, OutcomeGroup, StreamCacheCounts,
 };
-use crate::schema::tables::{CacheOutcomes, CacheResult, CompileDirectory};
+use crate::schema::tables::{CacheOutcomes, CacheResult};
 
 pub struct CacheDivergenceTable;
 
-/// One stream's view: its outcomes per compile id (only those with a lookup) and the compile ids
-/// it has at all.
+/// A row's place: an aligned compile, or (last) lookups outside any compile.
+type RowKey = (bool, u32);
+
+fn row_key(aligned: Option<u32>) -> RowKey {
+    (aligned.is_none(), aligned.unwrap_or(0))
+}
+
+/// One stream's view: its outcomes per aligned compile (only those with a lookup) and the
+/// aligned compiles it made at all.
 struct StreamCaches {
-    outcomes: BTreeMap<CompileSortKey, CompileCacheOutcomes>,
-    compile_ids: BTreeSet<String>,
+    outcomes: BTreeMap<RowKey, CompileCacheOutcomes>,
+    compiles: BTreeSet<u32>,
 }
 
 impl CrossRankTable for CacheDivergenceTable {
     type Format = crate::schema::cross_rank::CacheDivergence;
     type Output = CacheDivergence;
 
-    fn build(streams: &[StreamTables]) -> Option<(CacheDivergence, u64)> {
-        let directories: Vec<Option<&CompileDirectory>> =
-            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
-        let order = CompileOrder::new(directories.iter().flatten().copied());
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CacheDivergence, u64)> {
         let per_stream: Vec<StreamCaches> = streams
             .iter()
-            .zip(&directories)
-            .map(|(s, dir)| {
+            .enumerate()
+            .map(|(i, s)| {
                 let mut outcomes = BTreeMap::new();
-                let mut compile_ids: BTreeSet<String> =
-                    dir.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect();
+                let dir = s.compile_directory.iter().flat_map(|d| &d.compiles);
+                let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
                 for c in s.table::<CacheOutcomes>().into_iter().flat_map(|t| t.compiles) {
-                    compile_ids.extend(c.compile_id.clone());
+                    let aligned = c.compile_id.as_deref().and_then(|id| alignment.aligned(i, id));
+                    if c.compile_id.is_some() && aligned.is_none() {
+                        continue; // not in the stream's compile directory: nothing to align it with
+                    }
                     // Compared per cache, never by position: torch logs fx before aot in some
                     // versions and aot first in others.
                     let mut items: Vec<CacheOutcomeItem> = c
@@ -45,11 +53,11 @@ impl CrossRankTable for CacheDivergenceTable {
                         .collect();
                     items.sort_by(|a, b| a.cache.cmp(&b.cache));
                     if !items.is_empty() {
-                        let key = order.key(c.compile_id.as_deref());
-                        outcomes.insert(key, CompileCacheOutcomes { compile_id: c.compile_id, outcomes: items });
+                        let compile = aligned.map(|a| alignment.compile_ref(a));
+                        outcomes.insert(row_key(aligned), CompileCacheOutcomes { compile, outcomes: items });
                     }
                 }
-                StreamCaches { outcomes, compile_ids }
+                StreamCaches { outcomes, compiles }
             })
             .collect();
         if per_stream.iter().all(|s| s.outcomes.is_empty()) {
@@ -66,12 +74,12 @@ impl CrossRankTable for CacheDivergenceTable {
         .map(|(group, sequence)| CacheSequenceGroup { group, sequence })
         .collect();
 
-        let rows: BTreeMap<&CompileSortKey, Option<&str>> =
-            per_stream.iter().flat_map(|p| p.outcomes.iter().map(|(k, c)| (k, c.compile_id.as_deref()))).collect();
-        let compile_ids: Vec<CompileIdOutcomes> = rows
+        let rows: BTreeMap<&RowKey, Option<&_>> =
+            per_stream.iter().flat_map(|p| p.outcomes.iter().map(|(k, c)| (k, c.compile.as_ref()))).collect();
+        let compiles: Vec<CompileOutcomes> = rows
             .into_iter()
-            .map(|(key, compile_id)| {
-                let has = |p: &StreamCaches| compile_id.is_none_or(|c| p.compile_ids.contains(c));
+            .map(|(key, compile)| {
+                let has = |p: &StreamCaches| compile.is_none_or(|c| p.compiles.contains(&c.aligned));
                 let looked_up = streams
                     .iter()
                     .zip(&per_stream)
@@ -86,8 +94,8 @@ impl CrossRankTable for CacheDivergenceTable {
                         .map(|(s, _)| s.member.stream.clone())
                         .collect()
                 };
-                CompileIdOutcomes {
-                    compile_id: compile_id.map(str::to_string),
+                CompileOutcomes {
+                    compile: compile.cloned(),
                     differs: groups.len() > 1,
                     groups,
                     no_lookups: streams_where(&|p| has(p) && !p.outcomes.contains_key(key)),
@@ -96,12 +104,12 @@ impl CrossRankTable for CacheDivergenceTable {
             })
             .collect();
 
-        let differing_compile_ids = compile_ids.iter().filter(|c| c.differs).count() as u64;
-        let compile_ids_with_missing = compile_ids.iter().filter(|c| !c.missing.is_empty()).count() as u64;
-        let compile_ids_without_lookups = compile_ids.iter().filter(|c| !c.no_lookups.is_empty()).count() as u64;
+        let differing_compiles = compiles.iter().filter(|c| c.differs).count() as u64;
+        let compiles_with_missing = compiles.iter().filter(|c| !c.missing.is_empty()).count() as u64;
+        let compiles_without_lookups = compiles.iter().filter(|c| !c.no_lookups.is_empty()).count() as u64;
         let divergence = if groups.len() == 1 {
             CacheDivergenceKind::None
-        } else if differing_compile_ids > 0 {
+        } else if differing_compiles > 0 {
             CacheDivergenceKind::Outcomes
         } else {
             CacheDivergenceKind::MissingCompiles
@@ -117,7 +125,7 @@ impl CrossRankTable for CacheDivergenceTable {
                     stream: s.member.stream.clone(),
                     group: groups.iter().position(|g| g.group.streams.contains(&s.member.stream)).unwrap_or_default()
                         as u32,
-                    compile_ids: p.outcomes.len() as u64,
+                    compiles: p.outcomes.len() as u64,
                     hit: count(CacheResult::Hit),
                     miss: count(CacheResult::Miss),
                     bypass: count(CacheResult::Bypass),
@@ -125,16 +133,16 @@ impl CrossRankTable for CacheDivergenceTable {
                 }
             })
             .collect();
-        let rows = compile_ids.len() as u64;
+        let rows = compiles.len() as u64;
         Some((
             CacheDivergence {
                 divergence,
                 groups,
                 streams: stream_counts,
-                compile_ids,
-                differing_compile_ids,
-                compile_ids_with_missing,
-                compile_ids_without_lookups,
+                compiles,
+                differing_compiles,
+                compiles_with_missing,
+                compiles_without_lookups,
             },
             rows,
         ))

@@ -1,56 +1,56 @@
-//! `collective_schedules`: the collective schedules of every stream aligned by compile id, from
-//! each stream's `collectives` table (schedules, parity, unmatched calls) and `compile_directory`
-//! (which compile ids the stream has at all, so that a missing compile is not taken for a
-//! different schedule, which is tlparse's error: it concatenates every graph of a rank).
+//! `collective_schedules`: the collective schedules of every stream, compile by compile (aligned
+//! by code), from each stream's `collectives` table (schedules, parity, unmatched calls) and
+//! `compile_directory` (which compiles the stream made at all, so that a missing compile is not
+//! taken for a different schedule, which is tlparse's error: it concatenates every graph of a
+//! rank).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CrossRankTable, StreamTables, group_streams};
-use crate::schema::CompileId;
+use super::{Alignment, CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::StreamGroup;
 use crate::schema::cross_rank::collective_schedules::{
-    CollectiveSchedules, CompileIdSchedules, ParityMismatch, ScheduleVariant, StreamParity, UnmatchedCollective,
+    CollectiveSchedules, CompileSchedules, ParityMismatch, ScheduleVariant, StreamParity, UnmatchedCollective,
 };
 use crate::schema::tables::{Collectives, CompileCollectives, UnmatchedCall};
 
 pub struct CollectiveSchedulesTable;
 
-/// The schedules of one compile id: one op list per artifact.
+/// The schedules of one compile: one op list per artifact.
 type Schedules = Vec<Vec<Option<String>>>;
 
-/// What one stream says about one compile id's schedule.
+/// What one stream says about one compile's schedule.
 #[derive(Debug, Clone, PartialEq)]
 enum ScheduleState {
-    /// The stream does not have the compile id.
+    /// The stream did not make the compile.
     Missing,
     /// The stream logs no schedule at all: unknown.
     NoData,
-    /// The stream logs schedules, but none for this compile id: no collective ran in it.
+    /// The stream logs schedules, but none for this compile: no collective ran in it.
     NoSchedule,
-    /// The stream's schedules for the compile id.
+    /// The stream's schedules for the compile.
     Logged(Schedules),
 }
 
 /// One stream's inputs, read once.
 struct StreamView {
     collectives: Option<Collectives>,
-    /// Position of each compile id's row in `collectives`.
-    rows: BTreeMap<String, usize>,
-    /// Compile ids the stream has (compile directory and collectives rows), as displayed.
-    compile_ids: BTreeSet<String>,
+    /// Position of each aligned compile's row in `collectives`.
+    rows: BTreeMap<u32, usize>,
+    /// The aligned compiles the stream made.
+    compiles: BTreeSet<u32>,
     logs_schedules: bool,
 }
 
 impl StreamView {
-    fn row(&self, compile_id: &str) -> Option<&CompileCollectives> {
-        Some(&self.collectives.as_ref()?.compiles[*self.rows.get(compile_id)?])
+    fn row(&self, aligned: u32) -> Option<&CompileCollectives> {
+        Some(&self.collectives.as_ref()?.compiles[*self.rows.get(&aligned)?])
     }
 
-    fn state(&self, compile_id: &str) -> ScheduleState {
-        if !self.compile_ids.contains(compile_id) {
+    fn state(&self, aligned: u32) -> ScheduleState {
+        if !self.compiles.contains(&aligned) {
             return ScheduleState::Missing;
         }
-        match self.row(compile_id).filter(|r| !r.schedules.is_empty()) {
+        match self.row(aligned).filter(|r| !r.schedules.is_empty()) {
             Some(r) => ScheduleState::Logged(r.schedules.iter().map(|s| s.ops.clone()).collect()),
             None if self.logs_schedules => ScheduleState::NoSchedule,
             None => ScheduleState::NoData,
@@ -62,59 +62,37 @@ impl CrossRankTable for CollectiveSchedulesTable {
     type Format = crate::schema::cross_rank::CollectiveSchedules;
     type Output = CollectiveSchedules;
 
-    fn build(streams: &[StreamTables]) -> Option<(CollectiveSchedules, u64)> {
-        let mut order: BTreeMap<String, Option<CompileId>> = BTreeMap::new();
-        let views: Vec<StreamView> = streams
-            .iter()
-            .map(|s| {
-                let collectives = s.table::<Collectives>();
-                let mut compile_ids = BTreeSet::new();
-                for c in s.compile_directory.iter().flat_map(|d| d.compiles.iter()) {
-                    order.insert(c.compile_id.clone(), Some(c.cid));
-                    compile_ids.insert(c.compile_id.clone());
-                }
-                let mut rows = BTreeMap::new();
-                for (i, c) in collectives.iter().flat_map(|t| t.compiles.iter().enumerate()) {
-                    if let Some(id) = &c.compile_id {
-                        order.entry(id.clone()).or_insert(None);
-                        compile_ids.insert(id.clone());
-                        rows.entry(id.clone()).or_insert(i);
-                    }
-                }
-                let logs_schedules = collectives.iter().flat_map(|t| &t.compiles).any(|c| !c.schedules.is_empty());
-                StreamView { collectives, rows, compile_ids, logs_schedules }
-            })
-            .collect();
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CollectiveSchedules, u64)> {
+        let views: Vec<StreamView> = streams.iter().enumerate().map(|(i, s)| stream_view(i, s, alignment)).collect();
         if views.iter().all(|v| v.collectives.is_none()) {
             return None;
         }
 
-        // Compile ids with a schedule on some stream, in compile-id order (ids no compile
-        // directory knows, never seen, last by their display).
-        let mut scheduled: Vec<&String> =
-            order.keys().filter(|id| views.iter().any(|v| matches!(v.state(id), ScheduleState::Logged(_)))).collect();
-        scheduled.sort_by_key(|id| (order[*id].is_none(), order[*id], (*id).clone()));
+        // Aligned compiles with a schedule on some stream, in alignment order.
+        let scheduled: Vec<u32> = (0..alignment.len() as u32)
+            .filter(|&a| views.iter().any(|v| matches!(v.state(a), ScheduleState::Logged(_))))
+            .collect();
 
         let index = stream_index(streams);
-        let compile_ids: Vec<CompileIdSchedules> =
-            scheduled.iter().map(|id| compile_id_row(streams, &views, &index, id)).collect();
-        let shared: Vec<&String> =
-            scheduled.iter().copied().filter(|id| views.iter().all(|v| v.compile_ids.contains(*id))).collect();
+        let compiles: Vec<CompileSchedules> =
+            scheduled.iter().map(|&a| compile_row(streams, &views, &index, alignment, a)).collect();
+        let shared: Vec<u32> = scheduled.iter().copied().filter(|a| views.iter().all(|v| v.compiles.contains(a))).collect();
         let groups: Vec<StreamGroup> = group_streams(streams, |s| {
             let v = &views[index[s.member.stream.as_str()]];
-            Some(shared.iter().map(|id| v.state(id)).collect::<Vec<_>>())
+            Some(shared.iter().map(|&a| v.state(a)).collect::<Vec<_>>())
         })
         .into_iter()
         .map(|(g, _)| g)
         .collect();
         let stream_rows = streams.iter().zip(&views).map(|(s, v)| stream_parity(&s.member.stream, v)).collect();
-        let rows = compile_ids.len() as u64;
+        let rows = compiles.len() as u64;
+        let label = |a: u32| alignment.table.compiles[a as usize].label.clone();
         Some((
             CollectiveSchedules {
-                diverges: compile_ids.iter().any(|c| c.differs),
-                shared_compile_ids: shared.into_iter().cloned().collect(),
+                diverges: compiles.iter().any(|c| c.differs),
+                shared_compiles: shared.into_iter().map(label).collect(),
                 groups,
-                compile_ids,
+                compiles,
                 streams: stream_rows,
             },
             rows,
@@ -138,12 +116,29 @@ pub(super) fn reference_group(sizes: impl Iterator<Item = usize>) -> Option<usiz
     best.map(|(i, _)| i)
 }
 
-fn compile_id_row(
+/// One stream's collectives, keyed by aligned compile. Rows of compile ids the stream's compile
+/// directory lacks cannot be aligned and are left out (its own parity check still reports them).
+fn stream_view(i: usize, s: &StreamTables, alignment: &Alignment) -> StreamView {
+    let collectives = s.table::<Collectives>();
+    let dir = s.compile_directory.iter().flat_map(|d| d.compiles.iter());
+    let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
+    let mut rows = BTreeMap::new();
+    for (row, c) in collectives.iter().flat_map(|t| t.compiles.iter().enumerate()) {
+        if let Some(a) = c.compile_id.as_deref().and_then(|id| alignment.aligned(i, id)) {
+            rows.entry(a).or_insert(row);
+        }
+    }
+    let logs_schedules = collectives.iter().flat_map(|t| &t.compiles).any(|c| !c.schedules.is_empty());
+    StreamView { collectives, rows, compiles, logs_schedules }
+}
+
+fn compile_row(
     streams: &[StreamTables],
     views: &[StreamView],
     index: &BTreeMap<&str, usize>,
-    id: &str,
-) -> CompileIdSchedules {
+    alignment: &Alignment,
+    id: u32,
+) -> CompileSchedules {
     let ids_where = |want: fn(&ScheduleState) -> bool| -> Vec<String> {
         streams.iter().zip(views).filter(|(_, v)| want(&v.state(id))).map(|(s, _)| s.member.stream.clone()).collect()
     };
@@ -175,8 +170,8 @@ fn compile_id_row(
         .filter(|(_, v)| v.row(id).and_then(|r| r.parity.as_ref()).is_some_and(|p| !p.matches))
         .map(|(s, _)| s.member.stream.clone())
         .collect();
-    CompileIdSchedules {
-        compile_id: id.to_string(),
+    CompileSchedules {
+        compile: alignment.compile_ref(id),
         differs: variants.len() + usize::from(!no_schedule.is_empty()) > 1,
         reference: reference.map(|r| r as u64),
         variants,

@@ -1,16 +1,16 @@
 //! `compile_time_imbalance`: compile time per stream, phase and compile id, from each stream's
 //! `compilation_metrics` (totals, metrics phases), `compile_time` (trace phases) and
-//! `compile_directory` (who has which compile id).
+//! `compile_directory` (who has which compile), compiles aligned by code.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::{CompileOrder, CrossRankTable, StreamTables};
+use super::{Alignment, CrossRankTable, StreamTables};
 use crate::schema::cross_rank::compile_time_imbalance::{
-    CompileIdSpread, CompileTimeImbalance, PhaseSource, PhaseSpread, StreamCompileTime, StreamTime,
+    CompileSpread, CompileTimeImbalance, PhaseSource, PhaseSpread, StreamCompileTime, StreamTime,
 };
-use crate::schema::tables::{CompilationMetrics, CompileDirectory, CompileTime, MetricsRow};
+use crate::schema::tables::{CompilationMetrics, CompileTime, MetricsRow};
 
 pub struct CompileTimeImbalanceTable;
 
@@ -21,12 +21,12 @@ struct StreamTimes {
     compiles: u64,
     untimed: u64,
     runtime_us: Option<f64>,
-    /// Compile id (display) → summed time.
-    by_compile: BTreeMap<String, f64>,
+    /// Aligned compile → summed time.
+    by_compile: BTreeMap<u32, f64>,
     /// (source, phase name) → summed time.
     phases: BTreeMap<(PhaseSource, String), f64>,
-    /// Compile ids the stream has at all.
-    compile_ids: BTreeSet<String>,
+    /// Aligned compiles the stream has at all.
+    compile_ids: BTreeSet<u32>,
 }
 
 /// Microseconds from seconds, to the nanosecond (torch's `*_time_s` fields are floats).
@@ -48,9 +48,11 @@ fn compile_time_us(row: &MetricsRow) -> Option<f64> {
 }
 
 impl StreamTimes {
-    fn read(s: &StreamTables, dir: Option<&CompileDirectory>) -> StreamTimes {
+    fn read(i: usize, s: &StreamTables, alignment: &Alignment) -> StreamTimes {
+        let dir = s.compile_directory.as_ref();
+        let aligned = |id: &str| alignment.aligned(i, id);
         let mut t = StreamTimes {
-            compile_ids: dir.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect(),
+            compile_ids: dir.iter().flat_map(|d| &d.compiles).filter_map(|c| aligned(&c.compile_id)).collect(),
             ..StreamTimes::default()
         };
         for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
@@ -72,9 +74,8 @@ impl StreamTimes {
             };
             t.compiles += 1;
             *t.total_us.get_or_insert(0.0) += us;
-            if let Some(cid) = &row.compile_id {
-                *t.by_compile.entry(cid.clone()).or_default() += us;
-                t.compile_ids.insert(cid.clone());
+            if let Some(a) = row.compile_id.as_deref().and_then(aligned) {
+                *t.by_compile.entry(a).or_default() += us;
             }
             let seconds = row.times_s.iter().map(|(k, &v)| (k.clone(), us_from_s(v)));
             let cumulative = fields
@@ -113,11 +114,9 @@ impl CrossRankTable for CompileTimeImbalanceTable {
     type Format = crate::schema::cross_rank::CompileTimeImbalance;
     type Output = CompileTimeImbalance;
 
-    fn build(streams: &[StreamTables]) -> Option<(CompileTimeImbalance, u64)> {
-        let directories: Vec<Option<&CompileDirectory>> =
-            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CompileTimeImbalance, u64)> {
         let per_stream: Vec<StreamTimes> =
-            streams.iter().zip(&directories).map(|(s, d)| StreamTimes::read(s, *d)).collect();
+            streams.iter().enumerate().map(|(i, s)| StreamTimes::read(i, s, alignment)).collect();
         let ids = |f: &dyn Fn(&StreamTimes) -> bool| -> Vec<String> {
             streams.iter().zip(&per_stream).filter(|(_, p)| f(p)).map(|(s, _)| s.member.stream.clone()).collect()
         };
@@ -175,25 +174,23 @@ impl CrossRankTable for CompileTimeImbalanceTable {
             .collect();
         phases.sort_by(|a, b| a.source.cmp(&b.source).then(b.max_us.total_cmp(&a.max_us)).then(a.name.cmp(&b.name)));
 
-        let order = CompileOrder::new(directories.iter().flatten().copied());
-        let timed: BTreeMap<_, &String> =
-            per_stream.iter().flat_map(|p| p.by_compile.keys()).map(|c| (order.key(Some(c)), c)).collect();
-        let compile_ids: Vec<CompileIdSpread> = timed
-            .into_values()
-            .map(|cid| {
+        let timed: BTreeSet<u32> = per_stream.iter().flat_map(|p| p.by_compile.keys().copied()).collect();
+        let compiles: Vec<CompileSpread> = timed
+            .into_iter()
+            .map(|a| {
                 let times: Vec<StreamTime> = streams
                     .iter()
                     .zip(&per_stream)
                     .filter_map(|(s, p)| {
-                        Some(StreamTime { stream: s.member.stream.clone(), us: *p.by_compile.get(cid)? })
+                        Some(StreamTime { stream: s.member.stream.clone(), us: *p.by_compile.get(&a)? })
                     })
                     .collect();
                 let (slowest, fastest, max_us, min_us) = extremes(&times);
-                CompileIdSpread {
-                    compile_id: cid.clone(),
+                CompileSpread {
+                    compile: alignment.compile_ref(a),
                     streams: times,
-                    missing: ids(&|p| !p.compile_ids.contains(cid)),
-                    untimed: ids(&|p| p.compile_ids.contains(cid) && !p.by_compile.contains_key(cid)),
+                    missing: ids(&|p| !p.compile_ids.contains(&a)),
+                    untimed: ids(&|p| p.compile_ids.contains(&a) && !p.by_compile.contains_key(&a)),
                     slowest,
                     fastest,
                     max_us,
@@ -204,7 +201,7 @@ impl CrossRankTable for CompileTimeImbalanceTable {
             })
             .collect();
 
-        let rows = compile_ids.len() as u64;
+        let rows = compiles.len() as u64;
         Some((
             CompileTimeImbalance {
                 streams: stream_rows,
@@ -216,7 +213,7 @@ impl CrossRankTable for CompileTimeImbalanceTable {
                 max_over_min: ratio(max_us, min_us),
                 max_over_median: ratio(max_us, median_us),
                 phases,
-                compile_ids,
+                compiles,
             },
             rows,
         ))

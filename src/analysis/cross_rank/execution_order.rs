@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::collective_schedules::{first_difference, reference_group};
-use super::{CrossRankTable, StreamTables, group_streams};
+use super::{Alignment, CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::execution_order::{
     ExecutionOrder, OrderComparison, OrderDifference, OrderGroup, RecordingDifference, StreamOrder,
 };
@@ -21,13 +21,23 @@ impl CrossRankTable for ExecutionOrderTable {
     type Format = crate::schema::cross_rank::ExecutionOrder;
     type Output = ExecutionOrder;
 
-    fn build(streams: &[StreamTables]) -> Option<(ExecutionOrder, u64)> {
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(ExecutionOrder, u64)> {
         let tables: Vec<Option<GraphExecution>> = streams.iter().map(|s| s.table::<GraphExecution>()).collect();
+        // Runs are compared by what they ran (the aligned compile's label), not by compile id: a
+        // rank whose frame ids are shifted runs the same graphs under other ids.
+        let label = |i: usize, id: &str| match alignment.aligned(i, id) {
+            Some(a) => alignment.table.compiles[a as usize].label.clone(),
+            None => id.to_string(),
+        };
         let recorded: Vec<Option<Order>> = tables
             .iter()
-            .map(|t| {
+            .enumerate()
+            .map(|(i, t)| {
                 let t = t.as_ref().filter(|t| !t.recordings.is_empty())?;
-                Some(t.recordings.iter().map(|r| r.order.iter().map(|run| run.compile_id.clone()).collect()).collect())
+                let runs = |r: &crate::schema::tables::graph_execution::ExecutionRecording| -> Vec<Option<String>> {
+                    r.order.iter().map(|run| run.compile_id.as_deref().map(|id| label(i, id))).collect()
+                };
+                Some(t.recordings.iter().map(runs).collect())
             })
             .collect();
         let legacy: Vec<Option<Order>> = tables

@@ -1,11 +1,10 @@
 //! Cross-rank tables: computed after every stream is read, from the streams' own tables (as a
-//! viewer would read them), aligned by compile id. Pure like the per-stream tables: tables in,
+//! viewer would read them), comparing the compiles `alignment` aligns by code. Pure like the per-stream tables: tables in,
 //! tables out; the bundle writer hands each stream's tables over and writes what comes back.
 
 pub mod cache_divergence;
 pub mod chrome_trace;
 pub mod collective_schedules;
-pub mod compile_ids;
 pub mod compile_time_imbalance;
 pub mod execution_order;
 pub mod rank_differ;
@@ -18,6 +17,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::TableOutput;
+use super::alignment::{Alignment, StreamCompiles};
+use crate::schema::cross_rank::CompileAlignment;
 use crate::schema::CompileId;
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::CompileDirectory;
@@ -55,8 +56,9 @@ pub trait CrossRankTable {
     const NAME: &'static str = <Self::Format as tlparse_bundle::Table>::NAME;
     /// The table file's type (in `schema::cross_rank`).
     type Output: Serialize;
-    /// The table and its number of rows; `None` when no stream has data for it.
-    fn build(streams: &[StreamTables]) -> Option<(Self::Output, u64)>;
+    /// The table and its number of rows; `None` when no stream has data for it. `alignment`
+    /// pairs the streams' compiles (its streams are `streams`, in order).
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(Self::Output, u64)>;
 }
 
 /// Groups streams by a key: streams with equal keys form a group; groups come in order of their
@@ -129,10 +131,17 @@ pub fn labels(members: &mut [RankMember]) {
 macro_rules! cross_rank_tables {
     ($($ty:ty),* $(,)?) => {
         /// Builds every cross-rank table that has rows, serialized.
-        pub fn build(streams: &[StreamTables]) -> Vec<TableOutput> {
+        pub fn build(streams: &[StreamTables], alignment: &Alignment) -> Vec<TableOutput> {
             let mut out = Vec::new();
+            if !alignment.is_empty() {
+                out.push(TableOutput {
+                    name: <CompileAlignment as tlparse_bundle::Table>::NAME,
+                    rows: alignment.len() as u64,
+                    json: serde_json::to_vec(&alignment.table).expect("tables serialize"),
+                });
+            }
             $(
-                if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams) {
+                if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams, alignment) {
                     out.push(TableOutput {
                         name: <$ty as CrossRankTable>::NAME,
                         rows,
@@ -144,12 +153,24 @@ macro_rules! cross_rank_tables {
         }
 
         /// The names of every cross-rank table, in the order they are computed.
-        pub const CROSS_RANK_TABLE_NAMES: &[&str] = &[$(<$ty as CrossRankTable>::NAME),*];
+        pub const CROSS_RANK_TABLE_NAMES: &[&str] =
+            &[<CompileAlignment as tlparse_bundle::Table>::NAME, $(<$ty as CrossRankTable>::NAME),*];
     };
 }
 
+/// The streams' compiles, aligned by code.
+pub fn align(streams: &[StreamTables]) -> Alignment {
+    let compiles: Vec<StreamCompiles> = streams
+        .iter()
+        .map(|s| StreamCompiles {
+            stream: &s.member.stream,
+            compiles: s.compile_directory.as_ref().map_or(&[][..], |d| &d.compiles),
+        })
+        .collect();
+    Alignment::new(&compiles)
+}
+
 cross_rank_tables! {
-    compile_ids::CompileIdsTable,
     cache_divergence::CacheDivergenceTable,
     compile_time_imbalance::CompileTimeImbalanceTable,
     rank_differ::RankDifferTable,

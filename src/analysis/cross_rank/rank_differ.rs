@@ -1,13 +1,15 @@
 //! `rank_differ`: every artifact key of any stream, with the streams grouped by payload blob,
-//! from the `artifacts` and `unattributed` lists of each stream's `compile_directory`.
+//! from the `artifacts` and `unattributed` lists of each stream's `compile_directory`, compiles
+//! aligned by code.
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{CompileOrder, CompileSortKey, CrossRankTable, StreamTables, group_by};
+use super::{Alignment, CrossRankTable, StreamTables, group_by};
 use crate::schema::cross_rank::rank_differ::{
     ArtifactComparison, ArtifactStatus, PayloadGroup, RankDiffer, StreamDiffer,
 };
-use crate::schema::tables::{ArtifactRef, CompileDirectory};
+use crate::schema::cross_rank::AlignedCompileRef;
+use crate::schema::tables::ArtifactRef;
 
 pub struct RankDifferTable;
 
@@ -19,16 +21,16 @@ struct KeyRow {
     payloads: Vec<Option<(String, u64)>>,
 }
 
-/// The rows of one compile id, in order of first appearance, and where each key is.
+/// The rows of one aligned compile, in order of first appearance, and where each key is.
 #[derive(Default)]
 struct CompileRows {
-    display: Option<String>,
+    compile: Option<AlignedCompileRef>,
     rows: Vec<KeyRow>,
     index: HashMap<(String, String, u32), usize>,
 }
 
 impl CompileRows {
-    /// Files one stream's artifacts of this compile id.
+    /// Files one stream's artifacts of this compile.
     fn add(&mut self, stream: usize, streams: usize, artifacts: &[ArtifactRef]) {
         let mut seen: HashMap<(&str, &str), u32> = HashMap::new();
         for a in artifacts {
@@ -60,17 +62,15 @@ impl CrossRankTable for RankDifferTable {
     type Format = crate::schema::cross_rank::RankDiffer;
     type Output = RankDiffer;
 
-    fn build(streams: &[StreamTables]) -> Option<(RankDiffer, u64)> {
-        let directories: Vec<Option<&CompileDirectory>> =
-            streams.iter().map(|s| s.compile_directory.as_ref()).collect();
-        let order = CompileOrder::new(directories.iter().flatten().copied());
-        let mut compiles: BTreeMap<CompileSortKey, CompileRows> = BTreeMap::new();
-        for (i, dir) in directories.iter().enumerate() {
-            let Some(dir) = dir else { continue };
-            let lists = dir.compiles.iter().map(|c| (Some(&c.compile_id), &c.artifacts));
-            for (display, artifacts) in lists.chain([(None, &dir.unattributed)]) {
-                let rows = compiles.entry(order.key(display.map(String::as_str))).or_default();
-                rows.display = display.cloned();
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(RankDiffer, u64)> {
+        // Keyed by aligned compile; artifacts outside any compile last.
+        let mut compiles: BTreeMap<(bool, u32), CompileRows> = BTreeMap::new();
+        for (i, s) in streams.iter().enumerate() {
+            let Some(dir) = &s.compile_directory else { continue };
+            let lists = dir.compiles.iter().map(|c| (alignment.aligned(i, &c.compile_id), &c.artifacts));
+            for (aligned, artifacts) in lists.chain([(None, &dir.unattributed)]) {
+                let rows = compiles.entry((aligned.is_none(), aligned.unwrap_or(0))).or_default();
+                rows.compile = aligned.map(|a| alignment.compile_ref(a));
                 rows.add(i, streams.len(), artifacts);
             }
         }
@@ -115,7 +115,7 @@ impl CrossRankTable for RankDifferTable {
                     _ => ArtifactStatus::Differs,
                 };
                 artifacts.push(ArtifactComparison {
-                    compile_id: compile.display.clone(),
+                    compile: compile.compile.clone(),
                     kind: row.kind,
                     name: row.name,
                     occurrence: row.occurrence,

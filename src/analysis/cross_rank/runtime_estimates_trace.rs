@@ -8,14 +8,15 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::StreamTables;
+use super::{Alignment, StreamTables};
 use super::runtime_estimations::{AlignedGraphs, GraphKey};
 
 /// Category of the op events.
 const CATEGORY: &str = "runtime_estimate";
 
 /// The trace's threads: every graph any stream has gets one thread id, the same in every process
-/// (so a compile id sits on the same row in each rank), numbered from 1 in compile-id order.
+/// (so a compile, aligned by code, sits on the same row in each rank), numbered from 1 in
+/// `compile_alignment` order.
 pub struct RuntimeEstimatesTrace {
     aligned: AlignedGraphs,
     thread_ids: BTreeMap<GraphKey, u32>,
@@ -23,8 +24,8 @@ pub struct RuntimeEstimatesTrace {
 
 impl RuntimeEstimatesTrace {
     /// `None` when no stream has runtime estimates.
-    pub fn new(streams: &[StreamTables]) -> Option<RuntimeEstimatesTrace> {
-        let aligned = AlignedGraphs::of(streams)?;
+    pub fn new(streams: &[StreamTables], alignment: &Alignment) -> Option<RuntimeEstimatesTrace> {
+        let aligned = AlignedGraphs::of(streams, alignment)?;
         let thread_ids = aligned.graphs.keys().zip(1..).map(|(k, tid)| (k.clone(), tid)).collect();
         Some(RuntimeEstimatesTrace { aligned, thread_ids })
     }
@@ -39,8 +40,9 @@ impl RuntimeEstimatesTrace {
             json!({"name": "process_sort_index", "ph": "M", "pid": i, "tid": 0, "args": {"sort_index": i}}),
         ];
         let Some(table) = &self.aligned.tables[i] else { return events };
-        for g in &table.graphs {
-            let tid = self.thread_ids[&GraphKey::of(g)];
+        for (g, key) in table.graphs.iter().zip(&self.aligned.keys[i]) {
+            // Every graph of a compile the stream's compile directory lists has a key.
+            let Some(tid) = key.as_ref().map(|k| self.thread_ids[k]) else { continue };
             let id = g.compile_id.as_deref().unwrap_or("(no compile id)");
             let thread = if g.occurrence == 0 { id.to_string() } else { format!("{id} #{}", g.occurrence) };
             events.push(json!({"name": "thread_name", "ph": "M", "pid": i, "tid": tid, "args": {"name": thread}}));

@@ -1,10 +1,10 @@
 //! `runtime_estimations`: each graph's estimated runtime on every stream, from the streams'
-//! `runtime_estimates` tables, aligned by compile id and occurrence. Also the alignment the other
+//! `runtime_estimates` tables, aligned by compile (by code: `compile_alignment`) and occurrence. Also the alignment the other
 //! runtime-estimate tables share.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CrossRankTable, StreamTables, group_streams};
+use super::{Alignment, CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::runtime_estimations::{
     GraphRuntimes, RuntimeEstimations, StreamGraphRuntime, StreamRuntime,
 };
@@ -19,49 +19,26 @@ pub fn nearly_equal(a: f64, b: f64) -> bool {
     (a - b).abs() <= RELATIVE_TOLERANCE * a.abs().max(b.abs())
 }
 
-/// The parts of a displayed compile id (`[0/1]`, `[0/1_2]`, `[!0/1/2]`, `[!0/-/-]`) in the order
-/// compile ids sort: compiled-autograd id, frame id, frame compile id, attempt (`-` is `None`;
-/// no attempt is attempt 0, as displayed).
-type CompileIdParts = (Option<u64>, Option<u64>, Option<u64>, u64);
-
-fn parse_compile_id(display: &str) -> Option<CompileIdParts> {
-    let inner = display.strip_prefix('[')?.strip_suffix(']')?;
-    let part = |s: &str| if s == "-" { Some(None) } else { s.parse().ok().map(Some) };
-    let (compiled_autograd, rest) = match inner.strip_prefix('!') {
-        Some(r) => {
-            let (ca, rest) = r.split_once('/')?;
-            (part(ca)?, rest)
-        }
-        None => (None, inner),
-    };
-    let (frame, compile) = rest.split_once('/')?;
-    let (compile, attempt) = match compile.split_once('_') {
-        Some((c, a)) => (c, a.parse().ok()?),
-        None => (compile, 0),
-    };
-    Some((compiled_autograd, part(frame)?, part(compile)?, attempt))
-}
-
-/// Where a graph sits across streams: its compile id and occurrence. Sorted by compile id (parsed),
-/// then ids that do not parse (by text), then graphs logged outside any compile.
+/// Where a graph sits across streams: its aligned compile and its occurrence there; graphs
+/// logged outside any compile last.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct GraphKey {
-    order: (u8, Option<CompileIdParts>),
-    /// The compile id as displayed; `None` outside any compile.
-    pub compile_id: Option<String>,
-    /// The occurrence of the artifact for that compile id in its stream.
+    outside: bool,
+    /// The aligned compile (see `compile_alignment`); `None` outside any compile.
+    pub aligned: Option<u32>,
+    /// The occurrence of the artifact for that compile in its stream.
     pub occurrence: u32,
 }
 
 impl GraphKey {
-    pub fn of(g: &RuntimeGraph) -> GraphKey {
-        let parsed = g.compile_id.as_deref().map(parse_compile_id);
-        let order = match parsed {
-            Some(Some(parts)) => (0, Some(parts)),
-            Some(None) => (1, None),
-            None => (2, None),
+    /// The key of stream `i`'s graph `g`; `None` when its compile id is not in the stream's
+    /// compile directory (nothing to align it by).
+    fn of(i: usize, g: &RuntimeGraph, alignment: &Alignment) -> Option<GraphKey> {
+        let aligned = match &g.compile_id {
+            Some(id) => Some(alignment.aligned(i, id)?),
+            None => None,
         };
-        GraphKey { order, compile_id: g.compile_id.clone(), occurrence: g.occurrence }
+        Some(GraphKey { outside: aligned.is_none(), aligned, occurrence: g.occurrence })
     }
 }
 
@@ -72,28 +49,41 @@ pub struct AlignedGraphs {
     /// Each graph any stream has, in [`GraphKey`] order, with the index of its row in the table of
     /// each stream that has it (by stream index).
     pub graphs: BTreeMap<GraphKey, BTreeMap<usize, usize>>,
-    /// Each stream's compile ids (displayed), from its `compile_directory`.
-    compiled: Vec<BTreeSet<String>>,
+    /// The key of each stream's rows (by stream index, then row).
+    pub keys: Vec<Vec<Option<GraphKey>>>,
+    /// Each stream's aligned compiles, from its `compile_directory`.
+    compiled: Vec<BTreeSet<u32>>,
 }
 
 impl AlignedGraphs {
     /// `None` when no stream has runtime estimates.
-    pub fn of(streams: &[StreamTables]) -> Option<AlignedGraphs> {
+    pub fn of(streams: &[StreamTables], alignment: &Alignment) -> Option<AlignedGraphs> {
         let tables: Vec<Option<RuntimeEstimates>> = streams.iter().map(|s| s.table::<RuntimeEstimates>()).collect();
         if tables.iter().all(Option::is_none) {
             return None;
         }
+        let keys: Vec<Vec<Option<GraphKey>>> = tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.iter().flat_map(|t| &t.graphs).map(|g| GraphKey::of(i, g, alignment)).collect())
+            .collect();
         let mut graphs: BTreeMap<GraphKey, BTreeMap<usize, usize>> = BTreeMap::new();
-        for (i, table) in tables.iter().enumerate() {
-            for (row, g) in table.iter().flat_map(|t| t.graphs.iter().enumerate()) {
-                graphs.entry(GraphKey::of(g)).or_default().insert(i, row);
+        for (i, rows) in keys.iter().enumerate() {
+            for (row, key) in rows.iter().enumerate() {
+                if let Some(key) = key {
+                    graphs.entry(key.clone()).or_default().insert(i, row);
+                }
             }
         }
         let compiled = streams
             .iter()
-            .map(|s| s.compile_directory.iter().flat_map(|d| &d.compiles).map(|c| c.compile_id.clone()).collect())
+            .enumerate()
+            .map(|(i, s)| {
+                let dir = s.compile_directory.iter().flat_map(|d| &d.compiles);
+                dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect()
+            })
             .collect();
-        Some(AlignedGraphs { tables, graphs, compiled })
+        Some(AlignedGraphs { tables, graphs, keys, compiled })
     }
 
     /// The graph of stream `i` at row `row` of its table.
@@ -106,8 +96,8 @@ impl AlignedGraphs {
         self.tables.iter().enumerate().filter(|(_, t)| t.is_none()).map(|(i, _)| i).collect()
     }
 
-    /// The ids of the streams without the graph `key`, and of those of them that compiled its
-    /// compile id all the same (it is in their `compile_directory`), in `streams` order.
+    /// The ids of the streams without the graph `key`, and of those of them that made its
+    /// compile all the same (it is in their `compile_directory`), in `streams` order.
     pub fn missing(
         &self,
         streams: &[StreamTables],
@@ -115,10 +105,10 @@ impl AlignedGraphs {
         rows: &BTreeMap<usize, usize>,
     ) -> (Vec<String>, Vec<String>) {
         let missing: Vec<usize> = (0..streams.len()).filter(|i| !rows.contains_key(i)).collect();
-        let compiled: Vec<String> = match &key.compile_id {
-            Some(id) => missing
+        let compiled: Vec<String> = match key.aligned {
+            Some(a) => missing
                 .iter()
-                .filter(|&&i| self.compiled[i].contains(id))
+                .filter(|&&i| self.compiled[i].contains(&a))
                 .map(|&i| streams[i].member.stream.clone())
                 .collect(),
             None => Vec::new(),
@@ -144,8 +134,8 @@ impl CrossRankTable for RuntimeEstimationsTable {
     type Format = crate::schema::cross_rank::RuntimeEstimations;
     type Output = RuntimeEstimations;
 
-    fn build(streams: &[StreamTables]) -> Option<(RuntimeEstimations, u64)> {
-        let aligned = AlignedGraphs::of(streams)?;
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(RuntimeEstimations, u64)> {
+        let aligned = AlignedGraphs::of(streams, alignment)?;
         let stream_id = |i: usize| streams[i].member.stream.clone();
         let graphs: Vec<GraphRuntimes> = aligned
             .graphs
@@ -174,7 +164,7 @@ impl CrossRankTable for RuntimeEstimationsTable {
                 let delta_ns = slowest_ns - fastest_ns;
                 let (missing, compiled_without_estimate) = aligned.missing(streams, key, rows);
                 GraphRuntimes {
-                    compile_id: key.compile_id.clone(),
+                    compile: key.aligned.map(|a| alignment.compile_ref(a)),
                     occurrence: key.occurrence,
                     fastest: near(fastest_ns),
                     slowest: near(slowest_ns),
@@ -222,14 +212,14 @@ impl CrossRankTable for RuntimeEstimationsTable {
                 })
             })
             .collect();
-        let differing_compile_ids: Vec<Option<String>> =
-            graphs.iter().filter(|g| g.differs).map(|g| g.compile_id.clone()).collect();
+        let differing_compiles: Vec<Option<String>> =
+            graphs.iter().filter(|g| g.differs).map(|g| g.compile.as_ref().map(|c| c.label.clone())).collect();
         let rows = graphs.len() as u64;
         Some((
             RuntimeEstimations {
                 relative_tolerance: RELATIVE_TOLERANCE,
-                differs: !differing_compile_ids.is_empty(),
-                differing_compile_ids,
+                differs: !differing_compiles.is_empty(),
+                differing_compiles,
                 groups,
                 streams: stream_totals,
                 no_data: aligned.no_data().into_iter().map(stream_id).collect(),
@@ -243,28 +233,6 @@ impl CrossRankTable for RuntimeEstimationsTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn compile_ids_parse_in_every_displayed_form() {
-        assert_eq!(parse_compile_id("[0/1]"), Some((None, Some(0), Some(1), 0)));
-        assert_eq!(parse_compile_id("[0/1_2]"), Some((None, Some(0), Some(1), 2)));
-        assert_eq!(parse_compile_id("[!3/1/2]"), Some((Some(3), Some(1), Some(2), 0)));
-        assert_eq!(parse_compile_id("[!0/-/-]"), Some((Some(0), None, None, 0)));
-        assert_eq!(parse_compile_id("0/1"), None);
-        assert_eq!(parse_compile_id("[x/1]"), None);
-    }
-
-    #[test]
-    fn compile_ids_sort_numerically() {
-        let key = |id: &str| {
-            let order = parse_compile_id(id).map_or((1, None), |p| (0, Some(p)));
-            GraphKey { order, compile_id: Some(id.into()), occurrence: 0 }
-        };
-        let mut keys = [key("[0/10]"), key("[1/0]"), key("[0/2]"), key("[0/2_1]"), key("weird")];
-        keys.sort();
-        let sorted: Vec<&str> = keys.iter().map(|k| k.compile_id.as_deref().unwrap()).collect();
-        assert_eq!(sorted, ["[0/2]", "[0/2_1]", "[0/10]", "[1/0]", "weird"]);
-    }
 
     #[test]
     fn tolerance_is_relative() {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::runtime_estimations::{AlignedGraphs, GraphKey};
-use super::{CrossRankTable, StreamTables, group_streams};
+use super::{Alignment, CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::StreamGroup;
 use crate::schema::cross_rank::tensor_meta::{
     CrossRankTensorMeta, FingerprintGroup, GraphFingerprint, GraphTensorMeta, GroupDifference, OpDifference, OpLayout,
@@ -23,8 +23,8 @@ impl CrossRankTable for TensorMetaTable {
     type Format = crate::schema::cross_rank::CrossRankTensorMeta;
     type Output = CrossRankTensorMeta;
 
-    fn build(streams: &[StreamTables]) -> Option<(CrossRankTensorMeta, u64)> {
-        let aligned = AlignedGraphs::of(streams)?;
+    fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CrossRankTensorMeta, u64)> {
+        let aligned = AlignedGraphs::of(streams, alignment)?;
         let stream_id = |i: usize| streams[i].member.stream.clone();
         let graphs: Vec<GraphTensorMeta> = aligned
             .graphs
@@ -54,7 +54,7 @@ impl CrossRankTable for TensorMetaTable {
                     .collect();
                 let (missing, compiled_without_artifact) = aligned.missing(streams, key, rows);
                 GraphTensorMeta {
-                    compile_id: key.compile_id.clone(),
+                    compile: key.aligned.map(|a| alignment.compile_ref(a)),
                     occurrence: key.occurrence,
                     differs: groups.len() > 1,
                     groups: groups.into_iter().map(|(g, _)| g).collect(),
@@ -92,7 +92,7 @@ impl CrossRankTable for TensorMetaTable {
                 graphs: fingerprints
                     .iter()
                     .map(|(key, fp)| GraphFingerprint {
-                        compile_id: key.compile_id.clone(),
+                        compile: key.aligned.map(|a| alignment.compile_ref(a)),
                         occurrence: key.occurrence,
                         fingerprint: fp.to_string(),
                     })

@@ -1,16 +1,19 @@
-//! `cache_divergence`: which streams got the same compile-cache outcomes, aligned by compile id.
+//! `cache_divergence`: which streams got the same compile-cache outcomes, compile by compile
+//! (aligned by code).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StreamGroup;
+use super::{AlignedCompileRef, StreamGroup};
 use crate::schema::tables::CacheResult;
 
 /// `tables/cross_rank/cache_divergence.json.zst`: each stream's cache outcome sequence (per
-/// compile id, what each cache did), the groups of streams with equal sequences, and per compile
-/// id whether the streams that compiled it got different outcomes. It tells "rank 3 missed the
+/// compile, what each cache did), the groups of streams with equal sequences, and per compile
+/// whether the streams that compiled it got different outcomes. Compiles are aligned by the code
+/// they compiled (`compile_alignment`), so a rank whose frame ids are shifted is compared with
+/// the others' compiles of the same code. It tells "rank 3 missed the
 /// cache where the others hit" apart from "rank 3 did not compile this at all". Present when a
-/// stream logged a cache lookup. `rows` counts `compile_ids`.
+/// stream logged a cache lookup. `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheDivergence {
@@ -21,29 +24,29 @@ pub struct CacheDivergence {
     pub groups: Vec<CacheSequenceGroup>,
     /// One row per stream, in `members` order.
     pub streams: Vec<StreamCacheCounts>,
-    /// One row per compile id with a lookup on any stream, in compile-id order; then, if any
-    /// stream logged lookups outside any compile, a row with a null `compile_id`.
-    pub compile_ids: Vec<CompileIdOutcomes>,
-    /// Rows of `compile_ids` whose `differs` is true.
-    pub differing_compile_ids: u64,
-    /// Rows of `compile_ids` with a non-empty `missing`.
-    pub compile_ids_with_missing: u64,
-    /// Rows of `compile_ids` with a non-empty `no_lookups`.
-    pub compile_ids_without_lookups: u64,
+    /// One row per aligned compile with a lookup on any stream, in `compile_alignment` order;
+    /// then, if any stream logged lookups outside any compile, a row with a null `compile`.
+    pub compiles: Vec<CompileOutcomes>,
+    /// Rows of `compiles` whose `differs` is true.
+    pub differing_compiles: u64,
+    /// Rows of `compiles` with a non-empty `missing`.
+    pub compiles_with_missing: u64,
+    /// Rows of `compiles` with a non-empty `no_lookups`.
+    pub compiles_without_lookups: u64,
 }
 
 /// Why the streams' sequences differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheDivergenceKind {
-    /// One group: every stream got the same outcomes for the same compile ids.
+    /// One group: every stream got the same outcomes for the same compiles.
     None,
-    /// Several groups, but wherever streams looked up the cache for the same compile id their
-    /// outcomes agree: the split comes only from compile ids some streams do not have, or
+    /// Several groups, but wherever streams looked up the cache for the same compile their
+    /// outcomes agree: the split comes only from compiles some streams did not make, or
     /// compiled without a lookup (e.g. a compile that failed before reaching the cache).
     MissingCompiles,
-    /// On at least one compile id, streams that looked up the cache got different outcomes
-    /// (compile ids or lookups may also be missing).
+    /// On at least one compile, streams that looked up the cache got different outcomes
+    /// (compiles or lookups may also be missing).
     Outcomes,
 }
 
@@ -54,17 +57,17 @@ pub struct CacheSequenceGroup {
     /// The streams.
     #[serde(flatten)]
     pub group: StreamGroup,
-    /// Their sequence: every compile id for which they logged a lookup, in compile-id order
-    /// (the row with a null compile id last).
+    /// Their sequence: every compile for which they logged a lookup, in `compile_alignment`
+    /// order (the row with a null `compile` last).
     pub sequence: Vec<CompileCacheOutcomes>,
 }
 
-/// The outcomes of one compile id's lookups.
+/// The outcomes of one compile's lookups.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompileCacheOutcomes {
-    /// The compile id as displayed (`[0/1]`); null for lookups outside any compile.
-    pub compile_id: Option<String>,
+    /// The compile, with each stream's compile id for it; null for lookups outside any compile.
+    pub compile: Option<AlignedCompileRef>,
     /// Its lookups, by cache name, then in log order within a cache.
     pub outcomes: Vec<CacheOutcomeItem>,
 }
@@ -88,8 +91,8 @@ pub struct StreamCacheCounts {
     pub stream: String,
     /// Index of its group in `groups`.
     pub group: u32,
-    /// Compile ids with a lookup (the outside-any-compile row counts as one).
-    pub compile_ids: u64,
+    /// Compiles with a lookup (the outside-any-compile row counts as one).
+    pub compiles: u64,
     /// Lookups that hit.
     pub hit: u64,
     /// Lookups that missed.
@@ -100,28 +103,28 @@ pub struct StreamCacheCounts {
     pub disabled: u64,
 }
 
-/// One compile id's outcomes across the streams.
+/// One compile's outcomes across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CompileIdOutcomes {
-    /// The compile id as displayed; null for lookups outside any compile (every stream counts as
-    /// having that row).
-    pub compile_id: Option<String>,
-    /// The streams that looked up the cache for the compile id, grouped by equal outcomes, the
+pub struct CompileOutcomes {
+    /// The compile, with each stream's compile id for it; null for lookups outside any compile
+    /// (every stream counts as having that row).
+    pub compile: Option<AlignedCompileRef>,
+    /// The streams that looked up the cache for the compile, grouped by equal outcomes, the
     /// group of the first stream first.
     pub groups: Vec<OutcomeGroup>,
-    /// Streams that have the compile id but logged no lookup for it (e.g. the compile failed
+    /// Streams that made the compile but logged no lookup for it (e.g. the compile failed
     /// before reaching the cache), in `members` order. Not counted as different.
     pub no_lookups: Vec<String>,
-    /// Streams that do not have the compile id at all (not in their `compile_directory`), in
-    /// `members` order. Missing is not different.
+    /// Streams that did not make the compile at all, in `members` order. Missing is not
+    /// different.
     pub missing: Vec<String>,
-    /// True when the streams that looked up the cache for the compile id got different outcomes
+    /// True when the streams that looked up the cache for the compile got different outcomes
     /// (several groups).
     pub differs: bool,
 }
 
-/// Streams that got the same outcomes for one compile id.
+/// Streams that got the same outcomes for one compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutcomeGroup {

@@ -1,75 +1,77 @@
 //! `collective_schedules`: whether the streams (ranks) scheduled the same collectives for each
-//! compile id, and whether each stream's generated code agrees with its own schedules.
+//! compile, and whether each stream's generated code agrees with its own schedules.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StreamGroup;
+use super::{AlignedCompileRef, StreamGroup};
 use crate::schema::tables::collectives::OpCount;
 
 /// `tables/cross_rank/collective_schedules.json.zst`: the `inductor_collective_schedule`s of every
-/// stream, aligned by compile id (never by file or graph order), grouped into streams that
+/// stream, compile by compile, aligned by the code compiled (`compile_alignment`; never by compile
+/// id, file or graph order), grouped into streams that
 /// scheduled exactly the same collectives; plus, per stream, where its generated code disagrees
 /// with its schedules. Ranks that issue different collectives in the same graph hang or corrupt
 /// data. Built from each stream's `collectives` table; written when at least one stream has one.
-/// `rows` counts `compile_ids`.
+/// `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveSchedules {
-    /// True when some compile id has differing schedules on streams that both have it (its row's
-    /// `differs`). A compile id that some streams lack is not a divergence: see `missing`.
+    /// True when some compile has differing schedules on streams that both made it (its row's
+    /// `differs`). A compile that some streams lack is not a divergence: see `missing`.
     pub diverges: bool,
-    /// The compile ids used for `groups`: those that every stream has and that at least one
-    /// stream has a schedule for, in compile-id order.
-    pub shared_compile_ids: Vec<String>,
-    /// Streams grouped by their schedules on every compile id of `shared_compile_ids` (a stream
-    /// with no schedule for one counts as such), the group of the first stream first. One group
-    /// when no shared compile id differs. A difference on a compile id that only some streams
-    /// have shows in `compile_ids` and `diverges`, not here.
+    /// The compiles used for `groups` (their `compile_alignment` labels): those that every
+    /// stream made and that at least one stream has a schedule for, in `compile_alignment` order.
+    pub shared_compiles: Vec<String>,
+    /// Streams grouped by their schedules on every compile of `shared_compiles` (a stream with
+    /// no schedule for one counts as such), the group of the first stream first. One group when
+    /// no shared compile differs. A difference on a compile that only some streams made shows
+    /// in `compiles` and `diverges`, not here.
     pub groups: Vec<StreamGroup>,
-    /// One row per compile id that has a schedule on at least one stream, in compile-id order.
-    pub compile_ids: Vec<CompileIdSchedules>,
+    /// One row per compile that has a schedule on at least one stream, in `compile_alignment`
+    /// order.
+    pub compiles: Vec<CompileSchedules>,
     /// One row per stream, in `members` order: its own schedule/code parity.
     pub streams: Vec<StreamParity>,
 }
 
-/// One compile id across the streams.
+/// One compile across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CompileIdSchedules {
-    /// The compile id as displayed: `[0/1]`.
-    pub compile_id: String,
-    /// True when the streams that have the compile id and report on its schedule (those in
+pub struct CompileSchedules {
+    /// The compile, with each stream's compile id for it.
+    pub compile: AlignedCompileRef,
+    /// True when the streams that made the compile and report on its schedule (those in
     /// `variants` and in `no_schedule`) do not all agree.
     pub differs: bool,
     /// Index in `variants` of the reference the others are compared with: the variant with the
     /// most streams (the first one on ties); null when no stream has a schedule for it.
     pub reference: Option<u64>,
-    /// Streams with at least one schedule for the compile id, grouped by identical schedules
+    /// Streams with at least one schedule for the compile, grouped by identical schedules
     /// (same ops in the same order), the group of the first stream first.
     pub variants: Vec<ScheduleVariant>,
-    /// Streams that have the compile id and log schedules for other compile ids but none for
-    /// this one. Torch logs a schedule only when it is non-empty, so these ran no collective in
+    /// Streams that made the compile and log schedules for other compiles but none for this
+    /// one. Torch logs a schedule only when it is non-empty, so these ran no collective in
     /// this graph: a difference from any variant.
     pub no_schedule: Vec<String>,
-    /// Streams that have the compile id but log no schedule at all (older torch, or logging
+    /// Streams that made the compile but log no schedule at all (older torch, or logging
     /// off): nothing is known of their collectives, so they are left out of the comparison.
     pub no_data: Vec<String>,
-    /// Streams that do not have the compile id (they did not compile it), in `members` order.
+    /// Streams that did not make the compile, in `members` order.
     pub missing: Vec<String>,
-    /// Streams whose generated code for this compile id disagrees with their own schedule (their
+    /// Streams whose generated code for this compile disagrees with their own schedule (their
     /// `collectives` parity does not match), in `members` order: the schedule itself may be
     /// what is wrong. Details in `streams`.
     pub parity_mismatches: Vec<String>,
 }
 
-/// Streams whose schedules of one compile id are identical.
+/// Streams whose schedules of one compile are identical.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleVariant {
     /// The streams, in `members` order.
     pub streams: Vec<String>,
-    /// Their schedules: one list per `inductor_collective_schedule` artifact of the compile id,
+    /// Their schedules: one list per `inductor_collective_schedule` artifact of the compile,
     /// in log order (a compile with a forward and a backward graph can log two), each the
     /// collective kernels in scheduling order as logged
     /// (`torch.ops._c10d_functional.all_reduce_.default`), waits included; null for a kernel

@@ -4,11 +4,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::AlignedCompileRef;
+
 /// `tables/cross_rank/compile_time_imbalance.json.zst`: each stream's total compile time, the
-/// slowest and fastest streams and their ratios, the spread per phase and per compile id. In a
+/// slowest and fastest streams and their ratios, the spread per phase and per compile (aligned by code). In a
 /// distributed job the other ranks wait at the next collective for the slowest one to finish
 /// compiling. Present when a stream logged a compile time. All times in µs. `rows` counts
-/// `compile_ids`.
+/// `compiles`.
 ///
 /// A compile's time is its `compilation_metrics` entry's `dynamo_cumulative_compile_time_us`,
 /// else its `entire_frame_compile_time_s` × 1e6 (they agree where both are logged; older torch
@@ -36,8 +38,9 @@ pub struct CompileTimeImbalance {
     /// One row per phase with a time on any stream: the `compilation_metrics` phase fields first,
     /// then the trace-event phases; within each, by `max_us` descending (ties by name).
     pub phases: Vec<PhaseSpread>,
-    /// One row per compile id with a time on any stream, in compile-id order.
-    pub compile_ids: Vec<CompileIdSpread>,
+    /// One row per aligned compile (see `compile_alignment`) with a time on any stream, in
+    /// `compile_alignment` order.
+    pub compiles: Vec<CompileSpread>,
 }
 
 /// One stream's compile time.
@@ -113,17 +116,18 @@ pub struct PhaseSpread {
     pub delta_us: f64,
 }
 
-/// One compile id across the streams, aligned by compile id (never by position).
+/// One compile across the streams, aligned by the code it compiled (never by compile id or
+/// position).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CompileIdSpread {
-    /// The compile id as displayed (`[0/1]`).
-    pub compile_id: String,
+pub struct CompileSpread {
+    /// The compile, and each stream's compile id for it.
+    pub compile: AlignedCompileRef,
     /// The streams with a time for it, in `members` order.
     pub streams: Vec<StreamTime>,
-    /// Streams that do not have the compile id at all, in `members` order.
+    /// Streams that did not make the compile at all, in `members` order.
     pub missing: Vec<String>,
-    /// Streams that have the compile id but logged no time for it (no `compilation_metrics`
+    /// Streams that made the compile but logged no time for it (no `compilation_metrics`
     /// entry, or one with neither time field), in `members` order.
     pub untimed: Vec<String>,
     /// Streams with the largest time (several on a tie).

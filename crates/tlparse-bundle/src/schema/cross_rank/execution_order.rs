@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecutionOrder {
-    /// True when the streams with `graph_execution` recordings did not all run the same compile
-    /// ids in the same order (`recorded` has more than one group).
+    /// True when the streams with `graph_execution` recordings did not all run the same
+    /// compiles in the same order (`recorded` has more than one group).
     pub diverges: bool,
     /// The orders of the streams with `graph_execution` recordings (compile ids); null when no
     /// stream has one.
@@ -49,8 +49,10 @@ pub struct OrderGroup {
     /// Their order: one list per recording, in log order (for `recorded`: one per
     /// `graph_execution` artifact, i.e. per recording block; for `legacy`: a single list of
     /// every `inductor_graph_execution` entry). Each item is one graph run: for `recorded` the
-    /// compile id as displayed (`[0/1]`), null when torch logged none (null or `None`, equal to
-    /// each other here); for `legacy` the graph name (`graph_0`).
+    /// label of the compile it ran in `compile_alignment` (`forward (model.py:20)`: ranks whose
+    /// frame ids are shifted ran the same graphs under other compile ids), or the compile id as
+    /// logged when the stream's `compile_directory` lacks it, null when torch logged none (null or
+    /// `None`, equal to each other here); for `legacy` the graph name (`graph_0`).
     pub recordings: Vec<Vec<Option<String>>>,
     /// Number of graph runs, over all recordings.
     pub runs: u64,

@@ -10,14 +10,14 @@ use serde::{Deserialize, Serialize};
 use super::TableRef;
 
 pub mod cache_divergence;
-pub mod compile_ids;
+pub mod compile_alignment;
 pub mod compile_time_imbalance;
 pub mod rank_differ;
 pub mod runtime_estimations;
 pub mod tensor_meta;
 
 pub use cache_divergence::CacheDivergence;
-pub use compile_ids::{CompileIdPresence, CompileIds};
+pub use compile_alignment::{AlignedCompileRef, CompileAlignment, StreamCompileId};
 pub use compile_time_imbalance::CompileTimeImbalance;
 pub use rank_differ::RankDiffer;
 pub mod collective_schedules;

@@ -1,13 +1,13 @@
-//! `rank_differ`: which streams logged the same payload for each artifact of each compile id.
+//! `rank_differ`: which streams logged the same payload for each artifact of each compile.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StreamGroup;
+use super::{AlignedCompileRef, StreamGroup};
 
-/// `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile id, kind, name,
-/// occurrence) of any stream, with the streams grouped by identical payload (same blob id) and
-/// the streams that lack it. "Rank 3's `dynamo_output_graph` of `[0/0]` differs from ranks 0-2":
+/// `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile, kind, name,
+/// occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`), with the streams grouped by identical payload (same blob id) and
+/// the streams that lack it. "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2":
 /// fetch one blob per group and diff them. Payloads are compared byte for byte, so a device
 /// string (`cuda:0` vs `cuda:1`) makes graphs differ. Present when a stream logged an artifact
 /// with a payload. `rows` counts `artifacts`.
@@ -30,8 +30,8 @@ pub struct RankDiffer {
     pub with_missing: u64,
     /// One row per stream, in `members` order.
     pub streams: Vec<StreamDiffer>,
-    /// One row per artifact key: by compile id in compile-id order (keys with a null compile id
-    /// last), then in order of first appearance (the first stream's log order, then keys only
+    /// One row per artifact key: by compile in `compile_alignment` order (keys outside any
+    /// compile last), then in order of first appearance (the first stream's log order, then keys only
     /// later streams have).
     pub artifacts: Vec<ArtifactComparison>,
 }
@@ -67,16 +67,16 @@ pub enum ArtifactStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactComparison {
-    /// The compile id as displayed (`[0/1]`); null for artifacts logged outside any compile
-    /// (e.g. `graph_execution`).
-    pub compile_id: Option<String>,
+    /// The compile, with each stream's compile id for it; null for artifacts logged outside
+    /// any compile (e.g. `graph_execution`).
+    pub compile: Option<AlignedCompileRef>,
     /// The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
     pub kind: String,
     /// The entry's name as in `compile_directory` (the artifact or graph-dump name, else the
     /// kind), except that `inductor_output_code` is named by its kind alone: its logged name
     /// carries the code's hash, which differs whenever the code does.
     pub name: String,
-    /// Which occurrence of this kind and name within the compile id (0 for the first), counted in
+    /// Which occurrence of this kind and name within the compile (0 for the first), counted in
     /// each stream's log order.
     pub occurrence: u32,
     /// Whether the streams agree.

@@ -3,11 +3,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StreamGroup;
+use super::{AlignedCompileRef, StreamGroup};
 
 /// `tables/cross_rank/runtime_estimations.json.zst`: inductor's estimated runtime of every graph
 /// (the sum of its ops' `estimated_runtime_ns`, from each stream's `runtime_estimates` table),
-/// aligned by compile id and occurrence (never by graph order), with the fastest and slowest
+/// aligned by compile (by the code compiled: `compile_alignment`; never by compile id or graph
+/// order) and occurrence, with the fastest and slowest
 /// streams and the spread per graph. A rank whose graphs are estimated slower than the others'
 /// makes the others wait at every collective. `rows` counts `graphs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -20,9 +21,9 @@ pub struct RuntimeEstimations {
     /// True when some graph's totals differ (beyond the tolerance) between the streams that have
     /// it. A graph missing on a stream does not count.
     pub differs: bool,
-    /// The compile ids (displayed; null for graphs logged outside any compile) of the graphs whose
-    /// totals differ, in `graphs` order.
-    pub differing_compile_ids: Vec<Option<String>>,
+    /// The compiles (their `compile_alignment` labels; null for graphs logged outside any
+    /// compile) of the graphs whose totals differ, in `graphs` order.
+    pub differing_compiles: Vec<Option<String>>,
     /// Groups of streams with the same graphs and equal totals on each (within the tolerance of
     /// the group's first stream), the group of the first stream first. Streams in `no_data`
     /// belong to no group.
@@ -32,8 +33,8 @@ pub struct RuntimeEstimations {
     pub streams: Vec<StreamRuntime>,
     /// Streams without any runtime estimate (no `runtime_estimates` table), in `members` order.
     pub no_data: Vec<String>,
-    /// One row per (compile id, occurrence) estimated on any stream, in compile-id order (graphs
-    /// logged outside any compile last).
+    /// One row per (compile, occurrence) estimated on any stream, in `compile_alignment` order
+    /// (graphs logged outside any compile last).
     pub graphs: Vec<GraphRuntimes>,
 }
 
@@ -54,9 +55,10 @@ pub struct StreamRuntime {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphRuntimes {
-    /// The compile id as displayed (`[0/1]`); null for a graph logged outside any compile.
-    pub compile_id: Option<String>,
-    /// Which of the compile id's estimates this is, per stream (0 for the first; a compile with
+    /// The compile, with each stream's compile id for it; null for a graph logged outside any
+    /// compile.
+    pub compile: Option<AlignedCompileRef>,
+    /// Which of the compile's estimates this is, per stream (0 for the first; a compile with
     /// forward and backward graphs has 0 and 1).
     pub occurrence: u32,
     /// The graph's total on each stream that has it, in `members` order.
@@ -64,8 +66,7 @@ pub struct GraphRuntimes {
     /// Streams without an estimate for this graph, in `members` order ("missing", never
     /// "different").
     pub missing: Vec<String>,
-    /// The streams of `missing` that did compile this compile id (it is in their
-    /// `compile_directory`) but logged no estimate for it.
+    /// The streams of `missing` that did make this compile but logged no estimate for it.
     pub compiled_without_estimate: Vec<String>,
     /// The smallest total, in nanoseconds.
     pub fastest_ns: f64,

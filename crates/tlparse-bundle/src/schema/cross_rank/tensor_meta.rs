@@ -4,13 +4,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StreamGroup;
+use super::{AlignedCompileRef, StreamGroup};
 use crate::schema::tables::TensorMeta;
 
 /// `tables/cross_rank/tensor_meta.json.zst`: which streams scheduled the same ops with the same
 /// output tensor metadata (shape, stride, dtype), per graph and over the whole run, from the
 /// `tensor_meta_fingerprint` of each stream's `runtime_estimates` table (runtime estimates left
-/// out, unlike tlparse). Graphs are aligned by compile id and occurrence; a graph missing on a
+/// out, unlike tlparse). Graphs are aligned by compile (by the code compiled:
+/// `compile_alignment`) and occurrence; a graph missing on a
 /// stream is "missing", never "different". Where streams differ, `graphs[].differences` lists the
 /// differing ops. Ranks that disagree on tensor layouts run different kernels and can exchange
 /// mismatched buffers in collectives. `rows` counts `graphs`.
@@ -29,8 +30,8 @@ pub struct CrossRankTensorMeta {
     /// Streams without any `inductor_runtime_and_tensor_meta` artifact (no `runtime_estimates`
     /// table), in `members` order.
     pub no_data: Vec<String>,
-    /// One row per (compile id, occurrence) that any stream has, in compile-id order (graphs
-    /// logged outside any compile last).
+    /// One row per (compile, occurrence) that any stream has, in `compile_alignment` order
+    /// (graphs logged outside any compile last).
     pub graphs: Vec<GraphTensorMeta>,
 }
 
@@ -41,7 +42,7 @@ pub struct TensorMetaGroup {
     /// The streams.
     #[serde(flatten)]
     pub group: StreamGroup,
-    /// Their graphs and fingerprints, in compile-id order.
+    /// Their graphs and fingerprints, in `compile_alignment` order.
     pub graphs: Vec<GraphFingerprint>,
     /// Indexes (in `groups`) of the other groups that have the same fingerprint on every graph
     /// both have: this group is separate from those only because one side lacks some graphs'
@@ -53,9 +54,10 @@ pub struct TensorMetaGroup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphFingerprint {
-    /// The compile id as displayed (`[0/1]`); null for a graph logged outside any compile.
-    pub compile_id: Option<String>,
-    /// The occurrence of the artifact for that compile id (0 for the first).
+    /// The compile, with each stream's compile id for it; null for a graph logged outside any
+    /// compile.
+    pub compile: Option<AlignedCompileRef>,
+    /// The occurrence of the artifact for that compile (0 for the first).
     pub occurrence: u32,
     /// The `tensor_meta_fingerprint` (see the `runtime_estimates` table).
     pub fingerprint: String,
@@ -65,17 +67,17 @@ pub struct GraphFingerprint {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphTensorMeta {
-    /// The compile id as displayed (`[0/1]`); null for a graph logged outside any compile.
-    pub compile_id: Option<String>,
-    /// Which of the compile id's artifacts this is, per stream (0 for the first).
+    /// The compile, with each stream's compile id for it; null for a graph logged outside any
+    /// compile.
+    pub compile: Option<AlignedCompileRef>,
+    /// Which of the compile's artifacts this is, per stream (0 for the first).
     pub occurrence: u32,
     /// Streams with equal fingerprints for this graph, in order of their first stream; the
     /// first group is the reference the `differences` compare to.
     pub groups: Vec<FingerprintGroup>,
     /// Streams without this graph's artifact, in `members` order ("missing", never "different").
     pub missing: Vec<String>,
-    /// The streams of `missing` that did compile this compile id (it is in their
-    /// `compile_directory`) but logged no artifact for it.
+    /// The streams of `missing` that did make this compile but logged no artifact for it.
     pub compiled_without_artifact: Vec<String>,
     /// True when `groups` has more than one group.
     pub differs: bool,

@@ -60,6 +60,11 @@ pub struct CompileEntry {
     pub co_filename: Option<String>,
     /// `co_firstlineno` of the compiled frame, when logged.
     pub co_firstlineno: Option<i64>,
+    /// The code object compiled: from `compilation_metrics` (`co_filename`, `co_firstlineno`,
+    /// `co_name`), else from the innermost frame of the `dynamo_start` stack (torch logs the
+    /// compiled function's first line there); null when neither was logged (e.g. a
+    /// compiled-autograd capture). Cross-rank tables align compiles by it.
+    pub code: Option<CompiledCode>,
     /// Id, in the stream's stack table, of the `dynamo_start` stack (the user code that
     /// triggered the compile).
     pub stack: Option<u32>,
@@ -90,6 +95,30 @@ pub struct CompileEntry {
     /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
     /// log order.
     pub artifacts: Vec<ArtifactRef>,
+}
+
+/// The code object a compile compiled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompiledCode {
+    /// The file (`co_filename`).
+    pub filename: String,
+    /// The first line of the code (`co_firstlineno`).
+    pub line: i64,
+    /// The code's name (`co_name`): the function, `<lambda>`, `<module>`, ...
+    pub name: String,
+    /// Where it was read from.
+    pub from: CodeSource,
+}
+
+/// Where a compile's code was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeSource {
+    /// The `co_*` fields of the compile's `compilation_metrics`.
+    Metrics,
+    /// The innermost frame of its `dynamo_start` stack (or of the first attempt's).
+    DynamoStart,
 }
 
 /// A cache hit, miss or bypass, from an artifact named `*cache_hit*`, `*cache_miss*` or

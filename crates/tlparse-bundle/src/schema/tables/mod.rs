@@ -30,7 +30,7 @@ pub use collectives::{
     UnmatchedCall,
 };
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
-pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
+pub use compile_directory::{CacheOutcome, CodeSource, CompileDirectory, CompileEntry, CompileStatus, CompiledCode};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{GraphBreakGroup, GraphBreaks};

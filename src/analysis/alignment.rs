@@ -1,0 +1,480 @@
+//! Which compile of one stream is "the same compile" as which compile of another: compiles are
+//! aligned by the code they compiled, never by compile id alone. Every cross-rank table (and any
+//! later comparison of two runs) pairs compiles through this one module.
+//!
+//! Dynamo numbers frames per process in the order it first compiles them, so one extra function
+//! compiled on one rank shifts every later frame id there. The key of a compile is therefore:
+//! - its code object (file, first line, name: `compile_directory`'s `code`), its ordinal for that
+//!   code on its stream (0 for the first compile of the code, 1 for the first recompile, ...)
+//!   and its attempt;
+//! - inside compiled autograd, the same with its compiled-autograd id; a graph capture
+//!   (`[!0/-/-]`) by its compiled-autograd id alone;
+//! - with no code known, its compile id (recorded as an ambiguity).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::schema::CompileId;
+use crate::schema::cross_rank::compile_alignment::{
+    AlignedCompile, AlignedCompileRef, AlignmentAmbiguity, AlignmentGroup, AlignmentKey, AmbiguityKind, CodeKey,
+    CompileAlignment, FrameIdShift, PartialCode, StreamAlignment, StreamCompile, StreamCompileId,
+};
+use crate::schema::tables::CompileEntry;
+
+/// One stream's compiles, as the alignment reads them.
+pub struct StreamCompiles<'a> {
+    /// The stream id.
+    pub stream: &'a str,
+    /// Its `compile_directory` rows (none when it has no compile directory).
+    pub compiles: &'a [CompileEntry],
+}
+
+/// Compiles aligned across streams: the `compile_alignment` table and lookups into it.
+pub struct Alignment {
+    pub table: CompileAlignment,
+    /// Per stream (in input order): compile id as displayed → index in `table.compiles`.
+    by_stream: Vec<HashMap<String, u32>>,
+}
+
+/// One compile of one stream, keyed.
+struct Keyed<'a> {
+    stream: usize,
+    entry: &'a CompileEntry,
+    key: AlignmentKey,
+}
+
+impl Alignment {
+    /// Aligns the streams' compiles.
+    pub fn new(streams: &[StreamCompiles]) -> Alignment {
+        let mut ambiguities = Vec::new();
+        let keyed: Vec<Keyed> = streams
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| key_stream(i, s, &mut ambiguities))
+            .collect();
+        let order = aligned_order(&keyed);
+        let labels = labels(&order);
+        let index: HashMap<&AlignmentKey, u32> = order.iter().enumerate().map(|(i, k)| (k, i as u32)).collect();
+        let mut by_stream = vec![HashMap::new(); streams.len()];
+        let mut present: Vec<BTreeMap<usize, StreamCompile>> = vec![BTreeMap::new(); order.len()];
+        for k in &keyed {
+            let a = index[&k.key];
+            by_stream[k.stream].insert(k.entry.compile_id.clone(), a);
+            let compile = StreamCompile {
+                stream: streams[k.stream].stream.to_string(),
+                compile_id: k.entry.compile_id.clone(),
+                status: k.entry.status,
+            };
+            present[a as usize].insert(k.stream, compile);
+        }
+        let compiles: Vec<AlignedCompile> = order
+            .iter()
+            .zip(labels)
+            .zip(present)
+            .map(|((key, label), present)| aligned_compile(streams, key.clone(), label, present))
+            .collect();
+        let stream_rows = stream_rows(streams, &compiles, &by_stream);
+        let table = CompileAlignment {
+            diverges: compiles.iter().any(|c| !c.missing.is_empty()),
+            ids_shifted: compiles.iter().any(|c| c.compile_id_differs),
+            groups: groups(streams, &by_stream),
+            partial_code: partial_code(streams, &compiles, &stream_rows),
+            streams: stream_rows,
+            compiles,
+            ambiguities,
+        };
+        Alignment { table, by_stream }
+    }
+
+    /// The aligned compile of a stream's compile id (as displayed), if the stream has it.
+    pub fn aligned(&self, stream: usize, compile_id: &str) -> Option<u32> {
+        self.by_stream.get(stream)?.get(compile_id).copied()
+    }
+
+    /// A stream's own compile id for an aligned compile.
+    pub fn compile_id(&self, aligned: u32, stream_id: &str) -> Option<&str> {
+        let row = self.table.compiles.get(aligned as usize)?;
+        row.present.iter().find(|p| p.stream == stream_id).map(|p| p.compile_id.as_str())
+    }
+
+    /// The reference another cross-rank table's row makes to an aligned compile.
+    pub fn compile_ref(&self, aligned: u32) -> AlignedCompileRef {
+        let row = &self.table.compiles[aligned as usize];
+        AlignedCompileRef {
+            aligned,
+            label: row.label.clone(),
+            compile_ids: row
+                .present
+                .iter()
+                .map(|p| StreamCompileId { stream: p.stream.clone(), compile_id: p.compile_id.clone() })
+                .collect(),
+        }
+    }
+
+    /// Number of aligned compiles.
+    pub fn len(&self) -> usize {
+        self.table.compiles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.compiles.is_empty()
+    }
+}
+
+/// Keys every compile of one stream, recording what the key cannot decide alone.
+fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> Vec<Keyed<'a>> {
+    let codes = frame_codes(s, ambiguities);
+    let ordinals = ordinals(s, &codes, ambiguities);
+    let mut unknown = Vec::new();
+    let keyed = s
+        .compiles
+        .iter()
+        .map(|entry| {
+            let cid = &entry.cid;
+            let attempt = cid.attempt.unwrap_or(0);
+            let frame = frame_compile(cid);
+            let code = frame.as_ref().and_then(|f| codes.get(f)).cloned();
+            let key = match (&frame, code) {
+                (Some(f), Some(code)) => AlignmentKey {
+                    compiled_autograd_id: cid.compiled_autograd_id,
+                    ordinal: Some(ordinals[f]),
+                    code: Some(code),
+                    attempt,
+                    compile_id: None,
+                },
+                (None, None) if cid.compiled_autograd_id.is_some() => AlignmentKey {
+                    compiled_autograd_id: cid.compiled_autograd_id,
+                    code: None,
+                    ordinal: None,
+                    attempt,
+                    compile_id: None,
+                },
+                _ => {
+                    unknown.push(entry.compile_id.clone());
+                    AlignmentKey {
+                        compiled_autograd_id: cid.compiled_autograd_id,
+                        code: None,
+                        ordinal: None,
+                        attempt,
+                        compile_id: Some(entry.compile_id.clone()),
+                    }
+                }
+            };
+            Keyed { stream: i, entry, key }
+        })
+        .collect();
+    if !unknown.is_empty() {
+        ambiguities.push(AlignmentAmbiguity {
+            stream: s.stream.to_string(),
+            kind: AmbiguityKind::CodeUnknown,
+            compile_ids: unknown,
+            resolution: "no compilation_metrics nor dynamo_start names the code: aligned by compile id, \
+                         only with compiles of unknown code"
+                .to_string(),
+        });
+    }
+    keyed
+}
+
+/// A frame compile: (compiled-autograd id, frame id, frame compile id); `None` for a compile id
+/// without frame ids (a compiled-autograd capture).
+type FrameCompile = (Option<u64>, u64, u64);
+
+fn frame_compile(cid: &CompileId) -> Option<FrameCompile> {
+    Some((cid.compiled_autograd_id, cid.frame_id?, cid.frame_compile_id?))
+}
+
+/// The code of each frame compile of a stream: that of its lowest attempt that names one.
+fn frame_codes(s: &StreamCompiles, ambiguities: &mut Vec<AlignmentAmbiguity>) -> HashMap<FrameCompile, CodeKey> {
+    let mut attempts: BTreeMap<FrameCompile, Vec<(u64, &CompileEntry)>> = BTreeMap::new();
+    for e in s.compiles {
+        if let Some(f) = frame_compile(&e.cid) {
+            attempts.entry(f).or_default().push((e.cid.attempt.unwrap_or(0), e));
+        }
+    }
+    let mut codes = HashMap::new();
+    for (f, mut list) in attempts {
+        list.sort_by_key(|(attempt, _)| *attempt);
+        let named: Vec<(&CompileEntry, CodeKey)> = list
+            .iter()
+            .filter_map(|(_, e)| e.code.as_ref().map(|c| (*e, code_key(c))))
+            .collect();
+        let Some((_, first)) = named.first() else { continue };
+        if named.iter().any(|(_, c)| c != first) {
+            ambiguities.push(AlignmentAmbiguity {
+                stream: s.stream.to_string(),
+                kind: AmbiguityKind::AttemptsDisagree,
+                compile_ids: named.iter().map(|(e, _)| e.compile_id.clone()).collect(),
+                resolution: format!("the attempts name different code: aligned by the first one's, {}", short(first)),
+            });
+        }
+        codes.insert(f, first.clone());
+    }
+    codes
+}
+
+fn code_key(c: &crate::schema::tables::CompiledCode) -> CodeKey {
+    CodeKey { filename: c.filename.clone(), line: c.line, name: c.name.clone() }
+}
+
+/// Each frame compile's ordinal among the frame compiles of its code (and compiled-autograd id)
+/// on the stream, in compile-id order.
+fn ordinals(
+    s: &StreamCompiles,
+    codes: &HashMap<FrameCompile, CodeKey>,
+    ambiguities: &mut Vec<AlignmentAmbiguity>,
+) -> HashMap<FrameCompile, u64> {
+    let mut by_code: BTreeMap<(Option<u64>, &CodeKey), BTreeSet<FrameCompile>> = BTreeMap::new();
+    for (f, code) in codes {
+        by_code.entry((f.0, code)).or_default().insert(*f);
+    }
+    let mut ordinals = HashMap::new();
+    for ((_, code), frames) in by_code {
+        let frame_ids: BTreeSet<u64> = frames.iter().map(|f| f.1).collect();
+        if frame_ids.len() > 1 {
+            ambiguities.push(AlignmentAmbiguity {
+                stream: s.stream.to_string(),
+                kind: AmbiguityKind::SameCodeSeveralFrames,
+                compile_ids: s
+                    .compiles
+                    .iter()
+                    .filter(|e| frame_compile(&e.cid).is_some_and(|f| frames.contains(&f)))
+                    .map(|e| e.compile_id.clone())
+                    .collect(),
+                resolution: format!(
+                    "{} was compiled under frame ids {}: its compiles are numbered across them in compile-id order",
+                    short(code),
+                    frame_ids.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        for (n, f) in frames.into_iter().enumerate() {
+            ordinals.insert(f, n as u64);
+        }
+    }
+    ordinals
+}
+
+/// The aligned compiles in table order: codes in order of their first compile (the smallest
+/// compile id any stream gave one of their compiles, then the first such stream), each code's
+/// compiles by ordinal and attempt.
+fn aligned_order(keyed: &[Keyed]) -> Vec<AlignmentKey> {
+    let group = |k: &AlignmentKey| (k.compiled_autograd_id, k.code.clone(), k.compile_id.clone());
+    let mut first: HashMap<_, (CompileId, usize)> = HashMap::new();
+    for k in keyed {
+        let seen = (k.entry.cid, k.stream);
+        first.entry(group(&k.key)).and_modify(|f| *f = (*f).min(seen)).or_insert(seen);
+    }
+    let keys: BTreeSet<&AlignmentKey> = keyed.iter().map(|k| &k.key).collect();
+    let mut order: Vec<AlignmentKey> = keys.into_iter().cloned().collect();
+    order.sort_by_cached_key(|k| (first[&group(k)], k.ordinal, k.attempt, k.clone()));
+    order
+}
+
+/// `name (file.py:line)`, with the file's last component only.
+fn short(code: &CodeKey) -> String {
+    let file = code.filename.rsplit('/').next().unwrap_or(&code.filename);
+    format!("{} ({file}:{})", code.name, code.line)
+}
+
+/// `name (path/to/file.py:line)`.
+fn full(code: &CodeKey) -> String {
+    format!("{} ({}:{})", code.name, code.filename, code.line)
+}
+
+/// The label of every aligned compile; a code's short form is used unless two codes share it.
+fn labels(order: &[AlignmentKey]) -> Vec<String> {
+    let mut codes_by_short: HashMap<String, BTreeSet<&CodeKey>> = HashMap::new();
+    for code in order.iter().filter_map(|k| k.code.as_ref()) {
+        codes_by_short.entry(short(code)).or_default().insert(code);
+    }
+    order
+        .iter()
+        .map(|k| {
+            let what = match (&k.code, &k.compile_id) {
+                (Some(code), _) if codes_by_short[&short(code)].len() > 1 => full(code),
+                (Some(code), _) => short(code),
+                (None, Some(id)) => format!("{id} (code unknown)"),
+                (None, None) => "capture".to_string(),
+            };
+            let mut label = match (k.compiled_autograd_id, &k.compile_id) {
+                (Some(ca), None) => format!("compiled autograd {ca}: {what}"),
+                _ => what,
+            };
+            if let Some(n) = k.ordinal.filter(|&n| n > 0) {
+                label.push_str(&format!(", recompile {n}"));
+            }
+            if k.attempt > 0 {
+                label.push_str(&format!(", attempt {}", k.attempt));
+            }
+            label
+        })
+        .collect()
+}
+
+fn aligned_compile(
+    streams: &[StreamCompiles],
+    key: AlignmentKey,
+    label: String,
+    present: BTreeMap<usize, StreamCompile>,
+) -> AlignedCompile {
+    let missing: Vec<String> =
+        (0..streams.len()).filter(|i| !present.contains_key(i)).map(|i| streams[i].stream.to_string()).collect();
+    let present: Vec<StreamCompile> = present.into_values().collect();
+    let differs = |f: fn(&StreamCompile) -> &str| present.iter().any(|p| f(p) != f(&present[0]));
+    AlignedCompile {
+        label,
+        key,
+        missing,
+        status_differs: present.iter().any(|p| p.status != present[0].status),
+        compile_id_differs: differs(|p| &p.compile_id),
+        present,
+    }
+}
+
+/// Streams grouped by the set of aligned compiles they made.
+fn groups(streams: &[StreamCompiles], by_stream: &[HashMap<String, u32>]) -> Vec<AlignmentGroup> {
+    let sets = by_stream.iter().enumerate().map(|(i, m)| {
+        let mut set: Vec<u32> = m.values().copied().collect();
+        set.sort_unstable();
+        (streams[i].stream, set)
+    });
+    super::cross_rank::group_by(sets).into_iter().map(|(group, compiles)| AlignmentGroup { group, compiles }).collect()
+}
+
+/// Codes that only some streams compiled, each with the first compile of it on every stream that
+/// compiled it.
+fn partial_code(
+    streams: &[StreamCompiles],
+    compiles: &[AlignedCompile],
+    rows: &[StreamAlignment],
+) -> Vec<PartialCode> {
+    let mut seen: Vec<(Option<u64>, &CodeKey)> = Vec::new();
+    let mut out = Vec::new();
+    for (i, c) in compiles.iter().enumerate() {
+        let Some(code) = &c.key.code else { continue };
+        if seen.contains(&(c.key.compiled_autograd_id, code)) {
+            continue;
+        }
+        seen.push((c.key.compiled_autograd_id, code));
+        let of_code = compiles[i..]
+            .iter()
+            .filter(|o| o.key.code.as_ref() == Some(code) && o.key.compiled_autograd_id == c.key.compiled_autograd_id);
+        let mut first: BTreeMap<usize, StreamCompile> = BTreeMap::new();
+        for o in of_code {
+            for p in &o.present {
+                let at = streams.iter().position(|s| s.stream == p.stream).expect("present streams are streams");
+                first.entry(at).or_insert_with(|| p.clone());
+            }
+        }
+        if first.len() == streams.len() {
+            continue;
+        }
+        let later_frame_id_shift = match first.iter().next() {
+            Some((&at, only)) if first.len() == 1 => later_shift(&streams[at], &rows[at], only),
+            _ => None,
+        };
+        out.push(PartialCode {
+            later_frame_id_shift,
+            code: code.clone(),
+            compiled_autograd_id: c.key.compiled_autograd_id,
+            label: short(code),
+            not_compiled_by: (0..streams.len())
+                .filter(|i| !first.contains_key(i))
+                .map(|i| streams[i].stream.to_string())
+                .collect(),
+            compiled_by: first.into_values().collect(),
+        });
+    }
+    out
+}
+
+/// Each stream's counts and frame-id shifts.
+fn stream_rows(
+    streams: &[StreamCompiles],
+    compiles: &[AlignedCompile],
+    by_stream: &[HashMap<String, u32>],
+) -> Vec<StreamAlignment> {
+    streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| StreamAlignment {
+            stream: s.stream.to_string(),
+            compiles: s.compiles.len() as u64,
+            missing: (compiles.len() - by_stream[i].len()) as u64,
+            frame_id_shifts: frame_id_shifts(s, streams, compiles),
+        })
+        .collect()
+}
+
+/// Where a stream's frame ids differ from the usual ones: for every code's first compile
+/// (ordinal 0, attempt 0) the stream made, its frame id against the most common one of the other
+/// streams that made it.
+fn frame_id_shifts(s: &StreamCompiles, streams: &[StreamCompiles], compiles: &[AlignedCompile]) -> Vec<FrameIdShift> {
+    let frame_of = |stream: &str, compile_id: &str| -> Option<u64> {
+        let dir = streams.iter().find(|x| x.stream == stream)?.compiles;
+        dir.iter().find(|e| e.compile_id == compile_id)?.cid.frame_id
+    };
+    let firsts = compiles.iter().enumerate().filter(|(_, c)| c.key.ordinal == Some(0) && c.key.attempt == 0);
+    firsts
+        .filter_map(|(a, c)| {
+            let own = c.present.iter().find(|p| p.stream == s.stream)?;
+            let frame_id = frame_of(s.stream, &own.compile_id)?;
+            let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+            for p in c.present.iter().filter(|p| p.stream != s.stream) {
+                *counts.entry(frame_of(&p.stream, &p.compile_id)?).or_default() += 1;
+            }
+            let max = *counts.values().max()?;
+            let usual = *counts.iter().find(|(_, n)| **n == max)?.0;
+            (usual != frame_id).then(|| FrameIdShift {
+                aligned: a as u32,
+                frame_id,
+                usual_frame_id: usual,
+                by: frame_id as i64 - usual as i64,
+            })
+        })
+        .collect()
+}
+
+/// The findings of an alignment in words, one per line, streams named by `label`: code only some
+/// streams compiled (and the frame-id shift it caused), and ambiguities resolved.
+pub fn findings(t: &CompileAlignment, label: impl Fn(&[String]) -> String) -> Vec<String> {
+    let mut lines = Vec::new();
+    for p in &t.partial_code {
+        let by: Vec<String> = p.compiled_by.iter().map(|c| c.stream.clone()).collect();
+        let ids: Vec<&str> = p.compiled_by.iter().map(|c| c.compile_id.as_str()).collect();
+        let others = if by.len() == 1 {
+            "which no other rank compiled".to_string()
+        } else {
+            format!("which {} did not compile", label(&p.not_compiled_by))
+        };
+        let file = p.code.filename.rsplit('/').next().unwrap_or(&p.code.filename);
+        let (name, at) = (&p.code.name, p.code.line);
+        let mut line = format!("{} compiled `{name}` ({file}:{at}) as {}, {others}", label(&by), ids.join("/"));
+        if let Some(by) = p.later_frame_id_shift {
+            line.push_str(&format!("; its later frame ids are shifted by {by}"));
+        }
+        lines.push(line);
+    }
+    for a in &t.ambiguities {
+        lines.push(format!(
+            "alignment of {} on {}: {}",
+            a.compile_ids.join(" "),
+            label(std::slice::from_ref(&a.stream)),
+            a.resolution
+        ));
+    }
+    lines
+}
+
+/// The one amount by which a stream's frame ids are shifted for every code it first compiled
+/// after `first` (a compile of code no other stream compiled); `None` when none is shifted or the
+/// amounts differ.
+fn later_shift(s: &StreamCompiles, row: &StreamAlignment, first: &StreamCompile) -> Option<i64> {
+    let frame = s.compiles.iter().find(|e| e.compile_id == first.compile_id)?.cid.frame_id?;
+    let later = row.frame_id_shifts.iter().filter(|f| f.frame_id > frame);
+    let amounts: BTreeSet<i64> = later.map(|f| f.by).collect();
+    match amounts.len() {
+        1 => amounts.into_iter().next(),
+        _ => None,
+    }
+}
