@@ -93,10 +93,10 @@ mod tests {
     fn schemas_by_path() {
         assert_eq!(schema_for("tables/rank0/failures.json.zst").as_deref(), Some("schema/tables/failures.schema.json"));
         assert_eq!(
-            schema_for("tables/cross_rank/compile_ids.json.zst").as_deref(),
-            Some("schema/cross_rank/compile_ids.schema.json")
+            schema_for("tables/cross_rank/compile_alignment.json.zst").as_deref(),
+            Some("schema/cross_rank/compile_alignment.schema.json")
         );
-        assert_eq!(schema_for("tables/rank0/compile_ids.json.zst"), None, "a cross-rank table is not a stream's");
+        assert_eq!(schema_for("tables/rank0/compile_alignment.json.zst"), None, "a cross-rank table is not a stream's");
         assert_eq!(schema_for("blobs/packs/x.zst"), None);
     }
 }

@@ -117,7 +117,7 @@ mod tests {
             assert_eq!(tables(t.scope).filter(|o| o.name == t.name).count(), 1, "{}", t.name);
         }
         assert_eq!(<CompileDirectory as Table>::NAME, "compile_directory");
-        assert_eq!(<CompileIds as Table>::SCOPE, Scope::CrossRank);
-        assert_eq!(find(Scope::Stream, "compile_ids").map(|t| t.name), None);
+        assert_eq!(<CompileAlignment as Table>::SCOPE, Scope::CrossRank);
+        assert_eq!(find(Scope::Stream, "compile_alignment").map(|t| t.name), None);
     }
 }

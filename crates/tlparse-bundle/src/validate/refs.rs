@@ -89,24 +89,30 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("Changes", "previous", Ref::CompileId),
     ("CollectivesSummary", "parity_mismatches", Ref::CompileId),
     ("RecompiledFrame", "frame_id", Ref::CompileFrameId),
-    // Cross-rank tables: stream and compile id lists.
-    ("CollectiveSchedules", "shared_compile_ids", Ref::CompileId),
-    ("RuntimeEstimations", "differing_compile_ids", Ref::CompileId),
-    ("CompileIdOutcomes", "no_lookups", Ref::Stream),
-    ("CompileIdSchedules", "no_schedule", Ref::Stream),
-    ("CompileIdSchedules", "parity_mismatches", Ref::Stream),
-    ("CompileIdSpread", "untimed", Ref::Stream),
+    // Cross-rank tables: stream lists.
+    ("CompileOutcomes", "no_lookups", Ref::Stream),
+    ("CompileSchedules", "no_schedule", Ref::Stream),
+    ("CompileSchedules", "parity_mismatches", Ref::Stream),
+    ("CompileSpread", "untimed", Ref::Stream),
+    ("PartialCode", "not_compiled_by", Ref::Stream),
     ("GraphRuntimes", "compiled_without_estimate", Ref::Stream),
     ("GraphTensorMeta", "compiled_without_artifact", Ref::Stream),
     // Counts, op names and text that look like references.
-    ("CacheDivergence", "differing_compile_ids", Ref::NotChecked),
-    ("CacheDivergence", "compile_ids_with_missing", Ref::NotChecked),
-    ("CacheDivergence", "compile_ids_without_lookups", Ref::NotChecked),
-    ("StreamCacheCounts", "compile_ids", Ref::NotChecked),
     ("StreamOrder", "unknown_compile_ids", Ref::NotChecked),
     ("StreamDiffer", "missing", Ref::NotChecked),
     ("CompileId", "frame_id", Ref::NotChecked), // the parts are checked together, as `cid`
     ("CompileId", "frame_compile_id", Ref::NotChecked),
+    // An aligned compile's streams and their compile ids (objects whose `stream` and `compile_id`
+    // are checked as everywhere); frame ids of several streams.
+    ("AlignedCompileRef", "compile_ids", Ref::NotChecked),
+    ("FrameIdShift", "frame_id", Ref::NotChecked),
+    ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
+    ("PartialCode", "later_frame_id_shift", Ref::NotChecked),
+    ("AlignedCompile", "compile_id_differs", Ref::NotChecked),
+    ("StreamAlignment", "missing", Ref::NotChecked), // a count
+    // Labels of aligned compiles (`compile_alignment`'s `label`), not compile ids.
+    ("CollectiveSchedules", "shared_compiles", Ref::NotChecked),
+    ("RuntimeEstimations", "differing_compiles", Ref::NotChecked),
     ("Parity", "same_sequence", Ref::NotChecked),
     ("Failure", "user_frame", Ref::NotChecked), // `file:line` text
     ("TreeGuard", "framework_location", Ref::NotChecked),
