@@ -5,7 +5,7 @@
 mod cache_divergence;
 mod chrome_trace;
 mod collective_schedules;
-mod compile_ids;
+mod compile_alignment;
 mod compile_time_imbalance;
 mod edited;
 mod execution_order;
