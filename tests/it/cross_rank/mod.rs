@@ -35,3 +35,18 @@ impl Built {
 pub fn ids(list: &Value) -> Vec<&str> {
     list.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect()
 }
+
+/// The label of a row's aligned compile (`compile.label`).
+pub fn label(row: &Value) -> &str {
+    row["compile"]["label"].as_str().unwrap_or_else(|| panic!("row without an aligned compile: {row}"))
+}
+
+/// Each stream's own compile id of a row's aligned compile, as `(stream, compile id)`.
+pub fn own_ids(row: &Value) -> Vec<(&str, &str)> {
+    row["compile"]["compile_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["stream"].as_str().unwrap(), c["compile_id"].as_str().unwrap()))
+        .collect()
+}
