@@ -365,6 +365,9 @@ fn compile_label(cross: &crate::schema::cross_rank::CrossRank, c: &crate::schema
             None => by_id.push((&s.compile_id, vec![s.stream.clone()])),
         }
     }
+    if let [(id, _)] = by_id.as_slice() {
+        return format!("{} {id}", c.label);
+    }
     let ids: Vec<String> = by_id.iter().map(|(id, streams)| format!("{id} on {}", group_label(cross, streams))).collect();
     format!("{} = {}", c.label, ids.join("; "))
 }

@@ -441,7 +441,8 @@ pub fn findings(t: &CompileAlignment, label: impl Fn(&[String]) -> String) -> Ve
     let mut lines = Vec::new();
     for p in &t.partial_code {
         let by: Vec<String> = p.compiled_by.iter().map(|c| c.stream.clone()).collect();
-        let ids: Vec<&str> = p.compiled_by.iter().map(|c| c.compile_id.as_str()).collect();
+        let mut ids: Vec<&str> = p.compiled_by.iter().map(|c| c.compile_id.as_str()).collect();
+        ids.dedup();
         let others = if by.len() == 1 {
             "which no other rank compiled".to_string()
         } else {
@@ -449,7 +450,7 @@ pub fn findings(t: &CompileAlignment, label: impl Fn(&[String]) -> String) -> Ve
         };
         let file = p.code.filename.rsplit('/').next().unwrap_or(&p.code.filename);
         let (name, at) = (&p.code.name, p.code.line);
-        let mut line = format!("{} compiled `{name}` ({file}:{at}) as {}, {others}", label(&by), ids.join("/"));
+        let mut line = format!("{} compiled `{name}` ({file}:{at}) as {}, {others}", label(&by), ids.join(" / "));
         if let Some(by) = p.later_frame_id_shift {
             line.push_str(&format!("; its later frame ids are shifted by {by}"));
         }

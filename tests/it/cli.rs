@@ -222,17 +222,23 @@ fn a_build_prints_what_the_tables_found() {
 
 #[test]
 fn a_build_of_many_ranks_prints_how_they_diverge() {
-    // multi_rank_logs: ranks 0 and 2 compiled `[0/0]` only, rank 1 15 compile ids, rank 3 7
-    // (see cross_rank::compile_ids).
+    // multi_rank_logs: ranks 0 and 2 compiled `fn` once as `[0/0]`, ranks 1 and 3 `kernel` 15
+    // and 7 times from `[0/0]` on (see cross_rank::compile_alignment): the same `[0/0]` is two
+    // functions, which the findings say by name.
     let dir = tempfile::tempdir().unwrap();
     let out = tmp_out(&dir, "b");
     let o = run(&[fixture("tlparse-tests/multi_rank_logs").as_str(), "-o", &out]);
     assert!(o.status.success());
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let line = stdout.lines().find(|l| l.starts_with("  across 4 streams: ")).unwrap_or_else(|| panic!("{stdout}"));
-    assert!(
-        line.contains("compile ids DIVERGE: rank 0, rank 2 [1 ids] vs rank 1 [15 ids] vs rank 3 [7 ids]"),
-        "{line}"
+    let across: Vec<&str> = stdout.lines().filter_map(|l| l.strip_prefix("  across 4 streams: ")).collect();
+    assert_eq!(
+        across[..3],
+        [
+            "rank 0, rank 2 compiled `fn` (test_misc.py:10755) as [0/0], which rank 1, rank 3 did not compile",
+            "rank 1, rank 3 compiled `kernel` (gen_many_frames.py:6) as [0/0], which rank 0, rank 2 did not compile",
+            "compiles DIVERGE (aligned by code): rank 0, rank 2 [1] vs rank 1 [15] vs rank 3 [7]",
+        ],
+        "{stdout}"
     );
 }
 
@@ -248,14 +254,16 @@ fn a_build_prints_diverging_collective_schedules() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     let across: Vec<&str> = stdout.lines().filter(|l| l.starts_with("  across 3 streams: ")).collect();
     assert!(
-        across.contains(&"  across 3 streams: collective schedules DIFFER on [0/0]: rank 0, rank 2 vs rank 1"),
+        across.contains(
+            &"  across 3 streams: collective schedules DIFFER on graph_one (test2.py:28) [0/0]: rank 0, rank 2 vs rank 1"
+        ),
         "{stdout}"
     );
     assert!(
         across.contains(&"  across 3 streams: scheduler/output-code collective parity fails on rank 1"),
         "{stdout}"
     );
-    assert!(across.contains(&"  across 3 streams: same 2 compile id(s) everywhere"), "{stdout}");
+    assert!(across.contains(&"  across 3 streams: same 2 compile(s) everywhere (aligned by code)"), "{stdout}");
 }
 
 /// A fresh bundle of `simple.log` with its manifest edited (and, like an attacker would, its
@@ -329,4 +337,29 @@ fn validate_exits_2_only_without_a_bundle() {
     let missing = run(&["validate", dir.path().join("nope").to_str().unwrap()]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("is not a directory"), "{missing:?}");
+}
+
+#[test]
+fn a_build_of_shifted_ranks_names_the_extra_function() {
+    // torch-2.15/ranks_shifted (see cross_rank::compile_alignment): rank 2 alone compiled
+    // `rank_local_metric` (ranks_shifted.py:24) first, as [0/0], so its `forward` is [1/0] and
+    // its `sync_grads` [2/*]; aligned by code, the ranks' sync_grads schedules are identical (an
+    // all_reduce_ and its wait each time), where comparing by id reported "DIFFER on [1/0]".
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("torch-2.15/ranks_shifted").as_str(), "-o", &out]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let across: Vec<&str> = stdout.lines().filter_map(|l| l.strip_prefix("  across 4 streams: ")).collect();
+    assert_eq!(
+        across[0],
+        "rank 2 compiled `rank_local_metric` (ranks_shifted.py:24) as [0/0], which no other rank compiled; \
+         its later frame ids are shifted by 1",
+        "{stdout}"
+    );
+    assert!(!stdout.contains("collective schedules DIFFER"), "{stdout}");
+    assert!(
+        across.contains(&"cache outcomes DIFFER on 1 compile(s)"),
+        "rank 2's fx cache hit on forward (cross_rank::cache_divergence): {stdout}"
+    );
 }

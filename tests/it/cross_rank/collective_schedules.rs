@@ -1,9 +1,10 @@
-//! `collective_schedules`: which ranks scheduled which collectives, per compile id.
+//! `collective_schedules`: which ranks scheduled which collectives, per compile (aligned by
+//! code; in these fixtures every rank gave each compile the same id).
 
 use serde_json::Value;
 
 use super::edited::built_edited;
-use super::{built_ranks, ids};
+use super::{built_ranks, ids, label, own_ids};
 use crate::tables::{rows, snapshot};
 
 const OPS: &str = "torch.ops._c10d_functional.";
@@ -17,9 +18,9 @@ fn short(list: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The row of a compile id.
+/// The row of the compile that every stream having it calls `compile_id`.
 fn row<'a>(t: &'a Value, compile_id: &str) -> &'a Value {
-    rows(t, "compile_ids").iter().find(|c| c["compile_id"] == compile_id).unwrap()
+    rows(t, "compiles").iter().find(|c| own_ids(c).iter().all(|(_, id)| *id == compile_id)).unwrap()
 }
 
 /// Streams and the ops of their single schedule.
@@ -48,7 +49,7 @@ fn multi_rank_schedule_splits_file_rank_1() {
     let t = b.cross("collective_schedules");
     snapshot("cross_rank_collective_schedules__multi_rank_schedule", &t);
     assert_eq!(t["diverges"], true);
-    assert_eq!(ids(&t["shared_compile_ids"]), ["[0/0]", "[1/0]"]);
+    assert_eq!(ids(&t["shared_compiles"]), ["graph_one (test2.py:28)", "graph_two (test2.py:52)"]);
     let groups: Vec<Vec<&str>> = rows(&t, "groups").iter().map(|g| ids(&g["streams"])).collect();
     assert_eq!(groups, [vec!["rank0-0", "rank0-2"], vec!["rank0-1"]]);
 
@@ -113,7 +114,8 @@ fn multi_rank_runtime_missing_compiles_are_not_divergence() {
     snapshot("cross_rank_collective_schedules__multi_rank_runtime", &t);
     let all = ["rank0", "rank1-0", "rank2", "rank3", "rank4", "rank1-1", "rank1-2"];
     assert_eq!(t["diverges"], false);
-    assert_eq!(ids(&t["shared_compile_ids"]), ["[0/0]", "[0/1]"]);
+    let inner = "inner (external_utils.py:66)";
+    assert_eq!(ids(&t["shared_compiles"]), [inner.to_string(), format!("{inner}, recompile 1")]);
     assert_eq!(rows(&t, "groups").len(), 1);
     assert_eq!(ids(&rows(&t, "groups")[0]["streams"]), all);
     let six = vec![
@@ -124,9 +126,9 @@ fn multi_rank_runtime_missing_compiles_are_not_divergence() {
         "wait_tensor",
         "wait_tensor",
     ];
-    let got: Vec<(&str, bool, Vec<Variant>, Vec<&str>)> = rows(&t, "compile_ids")
+    let got: Vec<(&str, bool, Vec<Variant>, Vec<&str>)> = rows(&t, "compiles")
         .iter()
-        .map(|c| (c["compile_id"].as_str().unwrap(), c["differs"].as_bool().unwrap(), variants(c), ids(&c["missing"])))
+        .map(|c| (own_ids(c)[0].1, c["differs"].as_bool().unwrap(), variants(c), ids(&c["missing"])))
         .collect();
     assert_eq!(
         got,
@@ -185,13 +187,21 @@ fn absent_without_collectives() {
 
 /// multi_rank_schedule edited in a temporary copy: file 0's `[1/0]` schedule gets a null op
 /// (torch's `list[str | None]`), file 2's `[1/0]` schedule is removed (so it ran no collective
-/// there, as torch logs only non-empty schedules), and simple.log joins as file 3 (a stream that
-/// logs no schedule at all, and only compile id `[0/0]`).
+/// there, as torch logs only non-empty schedules), simple.log joins as file 3 (a stream that
+/// compiled another function, `forward` of test_torchinductor.py, as `[0/0]`: missing on both
+/// compiles, never compared), and file 2 joins again as file 4 with every
+/// `inductor_collective_schedule` entry removed (a stream that compiled both graphs and logs no
+/// schedule at all: no data).
 #[test]
 fn null_ops_no_schedule_and_no_data_are_told_apart() {
-    let simple = [("tlparse-tests/simple.log", "dedicated_log_torch_trace_rank_3.log")];
-    let b = built_edited("multi_rank_schedule", &simple, |name, lines| {
-        if name.contains("rank_0_") {
+    let extra = [
+        ("tlparse-tests/simple.log", "dedicated_log_torch_trace_rank_3.log"),
+        ("tlparse-tests/multi_rank_schedule/dedicated_log_torch_trace_rank_2.log", "dedicated_log_torch_trace_rank_4.log"),
+    ];
+    let b = built_edited("multi_rank_schedule", &extra, |name, lines| {
+        if name.ends_with("rank_4.log") {
+            drop_entries(lines, "inductor_collective_schedule");
+        } else if name.contains("rank_0_") {
             assert_eq!(lines[2227], "\t\"torch.ops._c10d_functional.all_reduce_.default\",");
             lines[2227] = "\tnull,".into();
         } else if name.contains("rank_2") {
@@ -201,13 +211,16 @@ fn null_ops_no_schedule_and_no_data_are_told_apart() {
     });
     let t = b.cross("collective_schedules");
     assert_eq!(t["diverges"], true);
-    // [0/0] is the only compile id all four streams have; simple.log's [0/0] has no data.
-    assert_eq!(ids(&t["shared_compile_ids"]), ["[0/0]"]);
-    let first = row(&t, "[0/0]");
-    assert_eq!(first["differs"], true, "file 1's edited schedule still differs");
-    assert_eq!(ids(&first["no_data"]), ["rank3"]);
+    // No compile is shared by all five streams (simple.log compiled neither graph), so the
+    // whole-run groups compare nothing and make one group; the rows tell the story.
+    assert!(ids(&t["shared_compiles"]).is_empty());
     let groups: Vec<Vec<&str>> = rows(&t, "groups").iter().map(|g| ids(&g["streams"])).collect();
-    assert_eq!(groups, [vec!["rank0-0", "rank0-2"], vec!["rank0-1"], vec!["rank3"]]);
+    assert_eq!(groups, [vec!["rank0-0", "rank0-1", "rank0-2", "rank3", "rank0-3"]]);
+    let first = row(&t, "[0/0]");
+    assert_eq!(label(first), "graph_one (test2.py:28)");
+    assert_eq!(first["differs"], true, "file 1's edited schedule still differs");
+    assert_eq!(ids(&first["no_data"]), ["rank0-3"]);
+    assert_eq!(ids(&first["missing"]), ["rank3"], "simple.log's [0/0] is another function");
 
     let second = row(&t, "[1/0]");
     assert_eq!(second["differs"], true);
@@ -216,6 +229,7 @@ fn null_ops_no_schedule_and_no_data_are_told_apart() {
         [(vec!["rank0-0"], vec!["null", "wait_tensor"]), (vec!["rank0-1"], vec!["all_reduce_", "wait_tensor"])]
     );
     assert_eq!(ids(&second["no_schedule"]), ["rank0-2"]);
+    assert_eq!(ids(&second["no_data"]), ["rank0-3"]);
     assert_eq!(ids(&second["missing"]), ["rank3"]);
     let odd = &rows(second, "variants")[1];
     assert_eq!((short(&odd["lacks"]), short(&odd["extra"])), (vec!["null"], vec!["all_reduce_"]));
@@ -226,4 +240,15 @@ fn null_ops_no_schedule_and_no_data_are_told_apart() {
     // Both edits break the streams' own parity on [1/0]: file 2's code calls all_reduce_ and wait
     // with no schedule left, and file 0's null op cannot stand for the all_reduce_ its code calls.
     assert_eq!(ids(&second["parity_mismatches"]), ["rank0-0", "rank0-2"]);
+}
+
+/// Removes every entry whose header line contains `kind`, with its payload lines.
+fn drop_entries(lines: &mut Vec<String>, kind: &str) {
+    let mut dropping = false;
+    lines.retain(|line| {
+        if !line.starts_with('\t') {
+            dropping = line.contains(kind);
+        }
+        !dropping
+    });
 }
