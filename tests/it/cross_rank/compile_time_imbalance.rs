@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{built_ranks, ids};
+use super::{built_ranks, ids, same_id};
 use crate::tables::{rows, snapshot};
 
 /// `(stream, total_us)` per stream.
@@ -24,7 +24,7 @@ fn metrics_phase<'a>(t: &'a Value, name: &str) -> &'a Value {
 
 /// The row of a compile id.
 fn compile<'a>(t: &'a Value, cid: &str) -> &'a Value {
-    rows(t, "compile_ids").iter().find(|c| c["compile_id"] == cid).unwrap_or_else(|| panic!("{cid}"))
+    rows(t, "compiles").iter().find(|c| same_id(c) == cid).unwrap_or_else(|| panic!("{cid}"))
 }
 
 /// multi_rank_logs: r0 157,247 µs, r1 4,573,422, r2 157,247, r3 10,518,427 (ranks 0 and 2 are a

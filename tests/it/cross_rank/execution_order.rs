@@ -3,6 +3,11 @@
 use serde_json::Value;
 
 use super::edited::built_edited;
+
+/// The labels of graph_exec_order's two compiles (`[0/0]` and `[0/1]` on both ranks): runs are
+/// compared by what they ran.
+const L0: &str = "inner (external_utils.py:66)";
+const L1: &str = "inner (external_utils.py:66), recompile 1";
 use super::{built_ranks, ids};
 use crate::tables::{rows, snapshot};
 
@@ -32,8 +37,8 @@ fn graph_exec_order_differs_at_positions_0_and_1() {
     assert_eq!(
         got,
         [
-            (vec!["rank0"], vec![vec!["[0/1]", "[0/0]", "[0/1]", "[0/0]", "[0/1]", "[0/0]"]]),
-            (vec!["rank1"], vec![vec!["[0/0]", "[0/1]", "[0/1]", "[0/0]", "[0/1]", "[0/0]"]]),
+            (vec!["rank0"], vec![vec![L1, L0, L1, L0, L1, L0]]),
+            (vec!["rank1"], vec![vec![L0, L1, L1, L0, L1, L0]]),
         ]
     );
     assert!(groups[0]["difference"].is_null());
@@ -100,7 +105,7 @@ fn unknown_compile_ids_and_streams_without_orders() {
     });
     let t = b.cross("execution_order");
     let groups = rows(&t["recorded"], "groups");
-    assert_eq!(recordings(&groups[1]), [["[0/0]", "[0/1]", "[0/1]", "null", "[0/1]", "[0/0]"]]);
+    assert_eq!(recordings(&groups[1]), [[L0, L1, L1, "null", L1, L0]]);
     let d = &groups[1]["difference"];
     assert_eq!(d["same_runs"], false);
     assert_eq!(rows(d, "recordings")[0]["positions"], serde_json::json!([0, 1, 3]));

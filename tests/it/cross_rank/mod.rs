@@ -50,3 +50,11 @@ pub fn own_ids(row: &Value) -> Vec<(&str, &str)> {
         .map(|c| (c["stream"].as_str().unwrap(), c["compile_id"].as_str().unwrap()))
         .collect()
 }
+
+/// The compile id every stream gives a row's aligned compile (panics if they differ: in the
+/// tlparse-tests fixtures no rank's frame ids are shifted).
+pub fn same_id(row: &Value) -> &str {
+    let own = own_ids(row);
+    assert!(own.iter().all(|(_, id)| *id == own[0].1), "ids differ across streams: {own:?}");
+    own[0].1
+}

@@ -72,8 +72,10 @@ fn multi_rank_runtime_one_process_per_stream() {
 }
 
 /// A stream without estimates keeps its process (named, no ops) and is "no data" in the tables:
-/// multi_rank_runtime's file 0 next to multi_rank_logs' file 1 (no runtime artifact; it compiled
-/// `[0/0]`..`[0/14]`, so it compiled `[0/0]`..`[0/3]` without an estimate).
+/// multi_rank_runtime's file 0 next to multi_rank_logs' file 1 (no runtime artifact). File 1
+/// compiled `kernel` (gen_many_frames.py:6) as `[0/0]`..`[0/14]`, another function than file 0's
+/// `inner` (external_utils.py:66) under the same ids: aligned by code, it did not compile file
+/// 0's graphs at all (missing), rather than compiling them without an estimate.
 #[test]
 fn a_stream_without_estimates_is_no_data() {
     let input = tempfile::tempdir().unwrap();
@@ -97,7 +99,7 @@ fn a_stream_without_estimates_is_no_data() {
     assert_eq!(groups, [vec!["rank0"]]);
     for g in rows(&t, "graphs") {
         assert_eq!(ids(&g["missing"]), ["rank1"]);
-        assert_eq!(ids(&g["compiled_without_estimate"]), ["rank1"]);
+        assert_eq!(ids(&g["compiled_without_estimate"]), Vec::<&str>::new());
         assert_eq!(g["differs"], false, "one stream cannot differ from itself");
     }
 
