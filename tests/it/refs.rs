@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::util::{assert_valid, build, fixture, run};
 
-const COMPILE_IDS: &str = "tables/cross_rank/compile_ids.json.zst";
+const ALIGNMENT: &str = "tables/cross_rank/compile_alignment.json.zst";
 
 /// Rewrites the zstd JSON file `rel` of `bundle` after `edit`, then sets every listed file's size
 /// and blake3 in the manifest to its current bytes.
@@ -31,20 +31,22 @@ fn tamper_and_reseal(bundle: &Path, rel: &str, edit: impl FnOnce(&mut Value)) {
 #[test]
 fn cross_rank_streams_that_are_not_members_and_unknown_compile_ids_are_reported() {
     let (_dir, bundle, _) = build(&fixture("tlparse-tests/multi_rank_logs"));
-    tamper_and_reseal(&bundle, COMPILE_IDS, |_| {});
+    tamper_and_reseal(&bundle, ALIGNMENT, |_| {});
     assert_valid(&bundle); // resealing alone changes nothing
 
-    tamper_and_reseal(&bundle, COMPILE_IDS, |t| {
-        t["groups"][0]["streams"][0] = json!("rank99");
-        t["compile_ids"][0]["compile_id"] = json!("[99/99]");
+    tamper_and_reseal(&bundle, ALIGNMENT, |t| {
+        t["groups"][0]["group"]["streams"][0] = json!("rank99");
+        t["compiles"][0]["present"][0]["compile_id"] = json!("[99/99]");
     });
     let problems = tlparse_bundle::validate::validate(tlparse_bundle::DirSource::new(&bundle)).unwrap();
     assert_eq!(
         problems,
         [
-            format!("{COMPILE_IDS}#/groups/0/streams/0: points at stream \"rank99\", which is not a cross-rank member"),
             format!(
-                "{COMPILE_IDS}#/compile_ids/0/compile_id: points at compile id [99/99], which no index row of any stream carries"
+                "{ALIGNMENT}#/groups/0/group/streams/0: points at stream \"rank99\", which is not a cross-rank member"
+            ),
+            format!(
+                "{ALIGNMENT}#/compiles/0/present/0/compile_id: points at compile id [99/99], which no index row of any stream carries"
             ),
         ]
     );

@@ -64,13 +64,26 @@ fn multi_rank_logs_rank_3_is_slowest() {
     assert_eq!(trace_backend[0], ("rank0", 478.25));
     assert_eq!(trace_backend.len(), 4);
 
-    // [0/0] is on every rank: 10.28 s on rank 3 (raw: 10283392), 1.33 s on rank 1.
-    let first = compile(&t, "[0/0]");
+    // `[0/0]` is two functions: `fn` on ranks 0 and 2 (157247 µs each), `kernel` on ranks 1 and
+    // 3: 1.33 s on rank 1, 10.28 s on rank 3 (raw: 1334062 and 10283392). Compared by compile id
+    // the spread was 157247..10283392 across all four; aligned by code, each compares like with
+    // like.
+    let rows_of_0_0: Vec<&Value> = rows(&t, "compiles").iter().filter(|c| same_id(c) == "[0/0]").collect();
+    let spreads: Vec<(&str, Vec<(&str, f64)>, f64)> = rows_of_0_0
+        .iter()
+        .map(|c| (c["compile"]["label"].as_str().unwrap(), times(c), c["delta_us"].as_f64().unwrap()))
+        .collect();
     assert_eq!(
-        times(first),
-        [("rank0", 157_247.0), ("rank1", 1_334_062.0), ("rank2", 157_247.0), ("rank3", 10_283_392.0)]
+        spreads,
+        [
+            ("fn (test_misc.py:10755)", vec![("rank0", 157_247.0), ("rank2", 157_247.0)], 0.0),
+            (
+                "kernel (gen_many_frames.py:6)",
+                vec![("rank1", 1_334_062.0), ("rank3", 10_283_392.0)],
+                10_283_392.0 - 1_334_062.0
+            ),
+        ]
     );
-    assert_eq!(first["delta_us"], 10_283_392.0 - 157_247.0);
     let last = compile(&t, "[0/14]");
     assert_eq!(ids(&last["missing"]), ["rank0", "rank2", "rank3"]);
     assert_eq!(last["delta_us"], 0.0);
