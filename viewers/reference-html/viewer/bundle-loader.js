@@ -4,7 +4,7 @@
 // Compressed bundle files (`.zst`: packs, index, blob-index shards) are zstd; bring a decoder.
 
 /** Highest `min_reader_version` this loader can read. */
-export const READER_VERSION = 1;
+export const READER_VERSION = 5;
 
 /**
  * @typedef {{pack: number, offset: number, size: number}} BlobLocation

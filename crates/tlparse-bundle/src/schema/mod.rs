@@ -18,10 +18,11 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// lists the shipped viewer's files in the manifest (`viewer`); version 5 aligns the cross-rank
 /// tables by the code each compile compiled (`compile_alignment`), not by compile id.
 pub const FORMAT_VERSION: u32 = 5;
-/// The oldest reader version that can read what this code writes. Still 1: every version since
-/// only added fields, which a reader that ignores unknown fields (as docs/format.md asks) reads
-/// past. Strict checkers, such as [`Manifest`]'s `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 1;
+/// The oldest reader version that can read what this code writes. 5: version 5 renamed and
+/// reshaped fields of the cross-rank tables (rows refer to aligned compiles, not compile ids),
+/// which an older reader would misread. Versions 2 to 4 only added fields. Strict checkers, such
+/// as [`Manifest`]'s `deny_unknown_fields`, follow `format_version`.
+pub const MIN_READER_VERSION: u32 = 5;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.
