@@ -7,8 +7,10 @@
 //! - its code object (file, first line, name: `compile_directory`'s `code`), its ordinal for that
 //!   code on its stream (0 for the first compile of the code, 1 for the first recompile, ...)
 //!   and its attempt;
-//! - inside compiled autograd, the same with its compiled-autograd id; a graph capture
-//!   (`[!0/-/-]`) by its compiled-autograd id alone;
+//! - inside compiled autograd, its compiled-autograd id and its ordinal among that id's frame
+//!   compiles (the graphs compiled autograd hands Dynamo are generated code whose file name,
+//!   `<eval_with_key>.N`, counts per process); a graph capture (`[!0/-/-]`) by its
+//!   compiled-autograd id alone;
 //! - with no code known, its compile id (recorded as an ambiguity).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -124,6 +126,7 @@ impl Alignment {
 fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> Vec<Keyed<'a>> {
     let codes = frame_codes(s, ambiguities);
     let ordinals = ordinals(s, &codes, ambiguities);
+    let ca_ordinals = compiled_autograd_ordinals(s);
     let mut unknown = Vec::new();
     let keyed = s
         .compiles
@@ -134,6 +137,13 @@ fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<Alignm
             let frame = frame_compile(cid);
             let code = frame.as_ref().and_then(|f| codes.get(f)).cloned();
             let key = match (&frame, code) {
+                (Some(f), _) if cid.compiled_autograd_id.is_some() => AlignmentKey {
+                    compiled_autograd_id: cid.compiled_autograd_id,
+                    code: None,
+                    ordinal: Some(ca_ordinals[f]),
+                    attempt,
+                    compile_id: None,
+                },
                 (Some(f), Some(code)) => AlignmentKey {
                     compiled_autograd_id: cid.compiled_autograd_id,
                     ordinal: Some(ordinals[f]),
@@ -224,7 +234,8 @@ fn ordinals(
     ambiguities: &mut Vec<AlignmentAmbiguity>,
 ) -> HashMap<FrameCompile, u64> {
     let mut by_code: BTreeMap<(Option<u64>, &CodeKey), BTreeSet<FrameCompile>> = BTreeMap::new();
-    for (f, code) in codes {
+    // Compiled-autograd frames are numbered by `compiled_autograd_ordinals`.
+    for (f, code) in codes.iter().filter(|(f, _)| f.0.is_none()) {
         by_code.entry((f.0, code)).or_default().insert(*f);
     }
     let mut ordinals = HashMap::new();
@@ -252,6 +263,22 @@ fn ordinals(
         }
     }
     ordinals
+}
+
+/// Each compiled-autograd frame compile's ordinal among the frame compiles of its
+/// compiled-autograd id on the stream, in compile-id order.
+fn compiled_autograd_ordinals(s: &StreamCompiles) -> HashMap<FrameCompile, u64> {
+    let frames: BTreeSet<FrameCompile> =
+        s.compiles.iter().filter_map(|e| frame_compile(&e.cid)).filter(|f| f.0.is_some()).collect();
+    let mut next: HashMap<Option<u64>, u64> = HashMap::new();
+    frames
+        .into_iter()
+        .map(|f| {
+            let n = next.entry(f.0).or_default();
+            *n += 1;
+            (f, *n - 1)
+        })
+        .collect()
 }
 
 /// The aligned compiles in table order: codes in order of their first compile (the smallest
@@ -294,13 +321,14 @@ fn labels(order: &[AlignmentKey]) -> Vec<String> {
                 (Some(code), _) if codes_by_short[&short(code)].len() > 1 => full(code),
                 (Some(code), _) => short(code),
                 (None, Some(id)) => format!("{id} (code unknown)"),
+                (None, None) if k.ordinal.is_some() => format!("graph {}", k.ordinal.unwrap_or_default()),
                 (None, None) => "capture".to_string(),
             };
             let mut label = match (k.compiled_autograd_id, &k.compile_id) {
                 (Some(ca), None) => format!("compiled autograd {ca}: {what}"),
                 _ => what,
             };
-            if let Some(n) = k.ordinal.filter(|&n| n > 0) {
+            if let Some(n) = k.ordinal.filter(|&n| n > 0 && k.code.is_some()) {
                 label.push_str(&format!(", recompile {n}"));
             }
             if k.attempt > 0 {
@@ -477,5 +505,185 @@ fn later_shift(s: &StreamCompiles, row: &StreamAlignment, first: &StreamCompile)
     match amounts.len() {
         1 => amounts.into_iter().next(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::tables::{CodeSource, CompileStatus, CompiledCode};
+
+    /// A compile directory row: `[frame/compile_attempt]`-style parts, and its code's name and line.
+    fn entry(ca: Option<u64>, frame: Option<u64>, fc: Option<u64>, attempt: u64, code: Option<(&str, i64)>) -> CompileEntry {
+        let cid = CompileId { compiled_autograd_id: ca, frame_id: frame, frame_compile_id: fc, attempt: Some(attempt) };
+        let part = |p: Option<u64>| p.map_or("-".to_string(), |n| n.to_string());
+        let mut display = format!("{}/{}", part(frame), part(fc));
+        if attempt > 0 {
+            display.push_str(&format!("_{attempt}"));
+        }
+        let display = match ca {
+            Some(ca) => format!("[!{ca}/{display}]"),
+            None => format!("[{display}]"),
+        };
+        let code = code.map(|(name, line)| CompiledCode {
+            filename: "/w/m.py".into(),
+            line,
+            name: name.into(),
+            from: CodeSource::Metrics,
+        });
+        let json = serde_json::json!({
+            "compile_id": display, "cid": cid, "dir": "", "status": "ok", "restarted_as": null,
+            "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
+            "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
+            "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
+            "graph_breaks": [], "cache": [], "artifacts": [],
+        });
+        serde_json::from_value(json).expect("a compile directory row")
+    }
+
+    fn labels_of(a: &Alignment) -> Vec<(&str, Vec<&str>)> {
+        a.table
+            .compiles
+            .iter()
+            .map(|c| (c.label.as_str(), c.present.iter().map(|p| p.compile_id.as_str()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn compiled_autograd_graphs_align_by_order_not_by_their_generated_code() {
+        // Each rank's compiled-autograd graph is generated code with its own `<eval_with_key>.N`.
+        let r0 = [entry(Some(0), None, None, 0, None), entry(Some(0), Some(3), Some(0), 0, Some(("forward", 1)))];
+        let r1 = [entry(Some(0), None, None, 0, None), entry(Some(0), Some(4), Some(0), 0, Some(("forward", 9)))];
+        let a = Alignment::new(&[
+            StreamCompiles { stream: "r0", compiles: &r0 },
+            StreamCompiles { stream: "r1", compiles: &r1 },
+        ]);
+        assert_eq!(
+            labels_of(&a),
+            [
+                ("compiled autograd 0: capture", vec!["[!0/-/-]", "[!0/-/-]"]),
+                ("compiled autograd 0: graph 0", vec!["[!0/3/0]", "[!0/4/0]"]),
+            ]
+        );
+        assert!(a.table.ambiguities.is_empty() && a.table.partial_code.is_empty());
+    }
+
+    #[test]
+    fn the_same_code_under_two_frame_ids_is_numbered_across_them_and_recorded() {
+        // After torch._dynamo.reset(), `f` is compiled again under frame id 1.
+        let r0 = [entry(None, Some(0), Some(0), 0, Some(("f", 5))), entry(None, Some(1), Some(0), 0, Some(("f", 5)))];
+        let r1 = [entry(None, Some(0), Some(0), 0, Some(("f", 5))), entry(None, Some(0), Some(1), 0, Some(("f", 5)))];
+        let a = Alignment::new(&[
+            StreamCompiles { stream: "r0", compiles: &r0 },
+            StreamCompiles { stream: "r1", compiles: &r1 },
+        ]);
+        assert_eq!(labels_of(&a), [("f (m.py:5)", vec!["[0/0]", "[0/0]"]), ("f (m.py:5), recompile 1", vec!["[1/0]", "[0/1]"])]);
+        let amb = &a.table.ambiguities;
+        assert_eq!(amb.len(), 1);
+        assert_eq!((amb[0].stream.as_str(), amb[0].kind), ("r0", AmbiguityKind::SameCodeSeveralFrames));
+        assert_eq!(amb[0].compile_ids, ["[0/0]", "[1/0]"]);
+    }
+
+    #[test]
+    fn unknown_code_aligns_by_compile_id_only_with_unknown_code() {
+        let r0 = [entry(None, Some(0), Some(0), 0, None)];
+        let r1 = [entry(None, Some(0), Some(0), 0, Some(("g", 2)))];
+        let a = Alignment::new(&[
+            StreamCompiles { stream: "r0", compiles: &r0 },
+            StreamCompiles { stream: "r1", compiles: &r1 },
+        ]);
+        assert_eq!(labels_of(&a), [("[0/0] (code unknown)", vec!["[0/0]"]), ("g (m.py:2)", vec!["[0/0]"])]);
+        assert_eq!(a.table.ambiguities[0].kind, AmbiguityKind::CodeUnknown);
+        assert!(a.table.diverges);
+    }
+
+    #[test]
+    fn attempts_share_their_first_attempts_code() {
+        // A restarted attempt `[0/0]` (no metrics, code from dynamo_start) and `[0/0_1]`.
+        let r0 = [entry(None, Some(0), Some(0), 0, Some(("h", 7))), entry(None, Some(0), Some(0), 1, None)];
+        let a = Alignment::new(&[StreamCompiles { stream: "r0", compiles: &r0 }]);
+        assert_eq!(labels_of(&a), [("h (m.py:7)", vec!["[0/0]"]), ("h (m.py:7), attempt 1", vec!["[0/0_1]"])]);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::tests_support::*;
+    use super::*;
+
+    proptest! {
+        /// Whatever the compiles: every compile of every stream is in exactly one aligned row,
+        /// no row holds a stream twice, labels are unique, and `aligned` finds each row.
+        #[test]
+        fn every_compile_is_aligned_once_under_a_unique_label(
+            streams in proptest::collection::vec(
+                proptest::collection::btree_set((0u64..3, 0u64..4, 0u64..3, 0u64..2, 0usize..4), 0..10),
+                1..4,
+            )
+        ) {
+            let dirs: Vec<Vec<CompileEntry>> = streams.iter().map(|s| compiles(s)).collect();
+            let names: Vec<String> = (0..dirs.len()).map(|i| format!("s{i}")).collect();
+            let input: Vec<StreamCompiles> =
+                dirs.iter().zip(&names).map(|(d, n)| StreamCompiles { stream: n, compiles: d }).collect();
+            let a = Alignment::new(&input);
+            let labels: BTreeSet<&str> = a.table.compiles.iter().map(|c| c.label.as_str()).collect();
+            prop_assert_eq!(labels.len(), a.table.compiles.len());
+            for (i, d) in dirs.iter().enumerate() {
+                for e in d {
+                    let rows: Vec<usize> = a.table.compiles.iter().enumerate()
+                        .filter(|(_, c)| c.present.iter().any(|p| p.stream == names[i] && p.compile_id == e.compile_id))
+                        .map(|(n, _)| n)
+                        .collect();
+                    prop_assert_eq!(rows.len(), 1);
+                    prop_assert_eq!(a.aligned(i, &e.compile_id), Some(rows[0] as u32));
+                }
+            }
+            for c in &a.table.compiles {
+                let streams: BTreeSet<&str> = c.present.iter().map(|p| p.stream.as_str()).collect();
+                prop_assert_eq!(streams.len(), c.present.len());
+                prop_assert_eq!(c.present.len() + c.missing.len(), dirs.len());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests_support {
+    use super::*;
+    use crate::schema::tables::{CodeSource, CompiledCode};
+
+    /// Compile directory rows from `(frame, frame compile, attempt, ca flag, code)` tuples: code
+    /// 0 is unknown, 1..3 name three functions; one compile id per tuple (duplicates dropped).
+    pub fn compiles(parts: &BTreeSet<(u64, u64, u64, u64, usize)>) -> Vec<CompileEntry> {
+        let mut seen = BTreeSet::new();
+        parts
+            .iter()
+            .filter(|(f, fc, a, ca, _)| seen.insert((*f, *fc, *a, *ca)))
+            .map(|&(frame, fc, attempt, ca, code)| {
+                let ca = (ca == 1).then_some(0);
+                let cid = CompileId { compiled_autograd_id: ca, frame_id: Some(frame), frame_compile_id: Some(fc), attempt: Some(attempt) };
+                let code = (code > 0).then(|| CompiledCode {
+                    filename: format!("/w/f{code}.py"),
+                    line: code as i64,
+                    name: "fn".into(),
+                    from: CodeSource::Metrics,
+                });
+                let mut display = format!("{frame}/{fc}");
+                if attempt > 0 {
+                    display.push_str(&format!("_{attempt}"));
+                }
+                let display = if ca.is_some() { format!("[!0/{display}]") } else { format!("[{display}]") };
+                serde_json::from_value(serde_json::json!({
+                    "compile_id": display, "cid": cid, "dir": "", "status": "ok", "restarted_as": null,
+                    "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
+                    "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
+                    "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
+                    "graph_breaks": [], "cache": [], "artifacts": [],
+                }))
+                .expect("a compile directory row")
+            })
+            .collect()
     }
 }

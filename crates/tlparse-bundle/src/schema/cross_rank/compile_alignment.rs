@@ -45,12 +45,14 @@ pub struct CompileAlignment {
 pub struct AlignmentKey {
     /// The `compiled_autograd_id`, for compiles inside compiled autograd.
     pub compiled_autograd_id: Option<u64>,
-    /// The code compiled; null for a compiled-autograd graph capture (`[!0/-/-]`) and for a
+    /// The code compiled; null inside compiled autograd (its graphs are generated code whose
+    /// file name, `<eval_with_key>.N`, counts per process: they align by `ordinal`) and for a
     /// compile whose code is unknown (then `compile_id` is set).
     pub code: Option<CodeKey>,
-    /// The compile's ordinal for its code (its `compiled_autograd_id` and code) on its stream: 0
-    /// for the first compile of that code, 1 for its first recompile, ... Counted over the
-    /// stream's frame compiles of that code in compile-id order; null for a capture.
+    /// The compile's ordinal for its code on its stream: 0 for the first compile of that code,
+    /// 1 for its first recompile, ... Counted over the stream's frame compiles of that code in
+    /// compile-id order. Inside compiled autograd, the ordinal among the frame compiles of the
+    /// `compiled_autograd_id`. Null for a capture and for unknown code.
     pub ordinal: Option<u64>,
     /// The attempt (restarts of the analysis after a graph break); 0 when not logged.
     pub attempt: u64,
@@ -76,7 +78,8 @@ pub struct CodeKey {
 #[serde(deny_unknown_fields)]
 pub struct AlignedCompile {
     /// What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`,
-    /// `forward (model.py:20), attempt 1`, `compiled autograd 0: capture`, ... Unique in the table.
+    /// `forward (model.py:20), attempt 1`, `compiled autograd 0: capture`, `compiled autograd 0:
+    /// graph 1`, `[3/0] (code unknown)`. Unique in the table.
     pub label: String,
     /// The key the streams' compiles were aligned by.
     pub key: AlignmentKey,
