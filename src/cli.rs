@@ -278,8 +278,8 @@ fn cross_rank_findings(
 ) -> Result<Vec<String>, reader::ReadError> {
     use crate::schema::cross_rank::cache_divergence::CacheDivergenceKind;
     use crate::schema::cross_rank::{
-        CacheDivergence, CollectiveSchedules, CompileAlignment, CompileTimeImbalance, CrossRankTensorMeta, ExecutionOrder,
-        RankDiffer, RuntimeEstimations,
+        CacheDivergence, CollectiveSchedules, CompileAlignment, CompileTimeImbalance, CrossRankTensorMeta,
+        ExecutionOrder, RankDiffer, RuntimeEstimations,
     };
     let names = |streams: &[String]| group_label(cross, streams);
     let mut lines = Vec::new();
@@ -357,7 +357,10 @@ fn cross_rank_findings(
 
 /// An aligned compile with each stream's own compile id: `sync_grads (model.py:28) = [1/0] on
 /// rank 0, rank 1, rank 3; [2/0] on rank 2`.
-fn compile_label(cross: &crate::schema::cross_rank::CrossRank, c: &crate::schema::cross_rank::AlignedCompileRef) -> String {
+fn compile_label(
+    cross: &crate::schema::cross_rank::CrossRank,
+    c: &crate::schema::cross_rank::AlignedCompileRef,
+) -> String {
     let mut by_id: Vec<(&str, Vec<String>)> = Vec::new();
     for s in &c.compile_ids {
         match by_id.iter_mut().find(|(id, _)| *id == s.compile_id) {
@@ -368,7 +371,8 @@ fn compile_label(cross: &crate::schema::cross_rank::CrossRank, c: &crate::schema
     if let [(id, _)] = by_id.as_slice() {
         return format!("{} {id}", c.label);
     }
-    let ids: Vec<String> = by_id.iter().map(|(id, streams)| format!("{id} on {}", group_label(cross, streams))).collect();
+    let ids: Vec<String> =
+        by_id.iter().map(|(id, streams)| format!("{id} on {}", group_label(cross, streams))).collect();
     format!("{} = {}", c.label, ids.join("; "))
 }
 

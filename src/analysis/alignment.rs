@@ -48,11 +48,8 @@ impl Alignment {
     /// Aligns the streams' compiles.
     pub fn new(streams: &[StreamCompiles]) -> Alignment {
         let mut ambiguities = Vec::new();
-        let keyed: Vec<Keyed> = streams
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| key_stream(i, s, &mut ambiguities))
-            .collect();
+        let keyed: Vec<Keyed> =
+            streams.iter().enumerate().flat_map(|(i, s)| key_stream(i, s, &mut ambiguities)).collect();
         let order = aligned_order(&keyed);
         let labels = labels(&order);
         let index: HashMap<&AlignmentKey, u32> = order.iter().enumerate().map(|(i, k)| (k, i as u32)).collect();
@@ -204,10 +201,8 @@ fn frame_codes(s: &StreamCompiles, ambiguities: &mut Vec<AlignmentAmbiguity>) ->
     let mut codes = HashMap::new();
     for (f, mut list) in attempts {
         list.sort_by_key(|(attempt, _)| *attempt);
-        let named: Vec<(&CompileEntry, CodeKey)> = list
-            .iter()
-            .filter_map(|(_, e)| e.code.as_ref().map(|c| (*e, code_key(c))))
-            .collect();
+        let named: Vec<(&CompileEntry, CodeKey)> =
+            list.iter().filter_map(|(_, e)| e.code.as_ref().map(|c| (*e, code_key(c)))).collect();
         let Some((_, first)) = named.first() else { continue };
         if named.iter().any(|(_, c)| c != first) {
             ambiguities.push(AlignmentAmbiguity {
@@ -371,11 +366,7 @@ fn groups(streams: &[StreamCompiles], by_stream: &[HashMap<String, u32>]) -> Vec
 
 /// Codes that only some streams compiled, each with the first compile of it on every stream that
 /// compiled it.
-fn partial_code(
-    streams: &[StreamCompiles],
-    compiles: &[AlignedCompile],
-    rows: &[StreamAlignment],
-) -> Vec<PartialCode> {
+fn partial_code(streams: &[StreamCompiles], compiles: &[AlignedCompile], rows: &[StreamAlignment]) -> Vec<PartialCode> {
     let mut seen: Vec<(Option<u64>, &CodeKey)> = Vec::new();
     let mut out = Vec::new();
     for (i, c) in compiles.iter().enumerate() {
@@ -511,10 +502,16 @@ fn later_shift(s: &StreamCompiles, row: &StreamAlignment, first: &StreamCompile)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::tables::{CodeSource, CompileStatus, CompiledCode};
+    use crate::schema::tables::{CodeSource, CompiledCode};
 
     /// A compile directory row: `[frame/compile_attempt]`-style parts, and its code's name and line.
-    fn entry(ca: Option<u64>, frame: Option<u64>, fc: Option<u64>, attempt: u64, code: Option<(&str, i64)>) -> CompileEntry {
+    fn entry(
+        ca: Option<u64>,
+        frame: Option<u64>,
+        fc: Option<u64>,
+        attempt: u64,
+        code: Option<(&str, i64)>,
+    ) -> CompileEntry {
         let cid = CompileId { compiled_autograd_id: ca, frame_id: frame, frame_compile_id: fc, attempt: Some(attempt) };
         let part = |p: Option<u64>| p.map_or("-".to_string(), |n| n.to_string());
         let mut display = format!("{}/{}", part(frame), part(fc));
@@ -577,7 +574,10 @@ mod tests {
             StreamCompiles { stream: "r0", compiles: &r0 },
             StreamCompiles { stream: "r1", compiles: &r1 },
         ]);
-        assert_eq!(labels_of(&a), [("f (m.py:5)", vec!["[0/0]", "[0/0]"]), ("f (m.py:5), recompile 1", vec!["[1/0]", "[0/1]"])]);
+        assert_eq!(
+            labels_of(&a),
+            [("f (m.py:5)", vec!["[0/0]", "[0/0]"]), ("f (m.py:5), recompile 1", vec!["[1/0]", "[0/1]"])]
+        );
         let amb = &a.table.ambiguities;
         assert_eq!(amb.len(), 1);
         assert_eq!((amb[0].stream.as_str(), amb[0].kind), ("r0", AmbiguityKind::SameCodeSeveralFrames));
@@ -623,7 +623,7 @@ mod properties {
                 1..4,
             )
         ) {
-            let dirs: Vec<Vec<CompileEntry>> = streams.iter().map(|s| compiles(s)).collect();
+            let dirs: Vec<Vec<CompileEntry>> = streams.iter().map(compiles).collect();
             let names: Vec<String> = (0..dirs.len()).map(|i| format!("s{i}")).collect();
             let input: Vec<StreamCompiles> =
                 dirs.iter().zip(&names).map(|(d, n)| StreamCompiles { stream: n, compiles: d }).collect();
@@ -663,7 +663,12 @@ mod tests_support {
             .filter(|(f, fc, a, ca, _)| seen.insert((*f, *fc, *a, *ca)))
             .map(|&(frame, fc, attempt, ca, code)| {
                 let ca = (ca == 1).then_some(0);
-                let cid = CompileId { compiled_autograd_id: ca, frame_id: Some(frame), frame_compile_id: Some(fc), attempt: Some(attempt) };
+                let cid = CompileId {
+                    compiled_autograd_id: ca,
+                    frame_id: Some(frame),
+                    frame_compile_id: Some(fc),
+                    attempt: Some(attempt),
+                };
                 let code = (code > 0).then(|| CompiledCode {
                     filename: format!("/w/f{code}.py"),
                     line: code as i64,

@@ -4,8 +4,8 @@
 use serde::{Serialize, Serializer};
 
 use super::compiles::{ArtifactRefs, Metrics};
-use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use super::stack_trie::user_frames;
+use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::StackTable;
 use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
 
@@ -90,6 +90,9 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(c, ctx.stacks), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
+        Some((
+            CompileDirectoryView { compiles: Entries(c, ctx.stacks), unattributed: ArtifactRefs(c, &c.unattributed) },
+            rows,
+        ))
     }
 }

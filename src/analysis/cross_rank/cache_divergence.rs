@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Alignment, CrossRankTable, StreamTables, group_by};
 use crate::schema::cross_rank::cache_divergence::{
-    CacheDivergence, CacheDivergenceKind, CacheOutcomeItem, CacheSequenceGroup, CompileCacheOutcomes,
-    CompileOutcomes, OutcomeGroup, StreamCacheCounts,
+    CacheDivergence, CacheDivergenceKind, CacheOutcomeItem, CacheSequenceGroup, CompileCacheOutcomes, CompileOutcomes,
+    OutcomeGroup, StreamCacheCounts,
 };
 use crate::schema::tables::{CacheOutcomes, CacheResult};
 

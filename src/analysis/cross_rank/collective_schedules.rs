@@ -76,7 +76,8 @@ impl CrossRankTable for CollectiveSchedulesTable {
         let index = stream_index(streams);
         let compiles: Vec<CompileSchedules> =
             scheduled.iter().map(|&a| compile_row(streams, &views, &index, alignment, a)).collect();
-        let shared: Vec<u32> = scheduled.iter().copied().filter(|a| views.iter().all(|v| v.compiles.contains(a))).collect();
+        let shared: Vec<u32> =
+            scheduled.iter().copied().filter(|a| views.iter().all(|v| v.compiles.contains(a))).collect();
         let groups: Vec<StreamGroup> = group_streams(streams, |s| {
             let v = &views[index[s.member.stream.as_str()]];
             Some(shared.iter().map(|&a| v.state(a)).collect::<Vec<_>>())

@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use super::TableOutput;
 use super::alignment::{Alignment, StreamCompiles};
-use crate::schema::cross_rank::CompileAlignment;
 use crate::schema::CompileId;
+use crate::schema::cross_rank::CompileAlignment;
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::CompileDirectory;
 

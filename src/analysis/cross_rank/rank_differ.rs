@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Alignment, CrossRankTable, StreamTables, group_by};
+use crate::schema::cross_rank::AlignedCompileRef;
 use crate::schema::cross_rank::rank_differ::{
     ArtifactComparison, ArtifactStatus, PayloadGroup, RankDiffer, StreamDiffer,
 };
-use crate::schema::cross_rank::AlignedCompileRef;
 use crate::schema::tables::ArtifactRef;
 
 pub struct RankDifferTable;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{Alignment, StreamTables};
 use super::runtime_estimations::{AlignedGraphs, GraphKey};
+use super::{Alignment, StreamTables};
 
 /// Category of the op events.
 const CATEGORY: &str = "runtime_estimate";

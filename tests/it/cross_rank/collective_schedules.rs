@@ -196,7 +196,10 @@ fn absent_without_collectives() {
 fn null_ops_no_schedule_and_no_data_are_told_apart() {
     let extra = [
         ("tlparse-tests/simple.log", "dedicated_log_torch_trace_rank_3.log"),
-        ("tlparse-tests/multi_rank_schedule/dedicated_log_torch_trace_rank_2.log", "dedicated_log_torch_trace_rank_4.log"),
+        (
+            "tlparse-tests/multi_rank_schedule/dedicated_log_torch_trace_rank_2.log",
+            "dedicated_log_torch_trace_rank_4.log",
+        ),
     ];
     let b = built_edited("multi_rank_schedule", &extra, |name, lines| {
         if name.ends_with("rank_4.log") {

@@ -6,8 +6,11 @@ use serde_json::Value;
 use super::{built_ranks, ids};
 use crate::tables::{built, rows, snapshot};
 
-/// Each aligned compile as (label, [(stream, compile id)], missing streams).
-fn aligned(t: &Value) -> Vec<(String, Vec<(String, String)>, Vec<String>)> {
+/// An aligned compile as (label, [(stream, compile id)], missing streams).
+type Row = (String, Vec<(String, String)>, Vec<String>);
+
+/// Each aligned compile of the table.
+fn aligned(t: &Value) -> Vec<Row> {
     rows(t, "compiles")
         .iter()
         .map(|c| {
@@ -40,7 +43,7 @@ fn ranks_shifted_aligns_by_code_not_by_id() {
     let all = ["rank0", "rank1", "rank2", "rank3"];
     let same_on = |ids: [&str; 4]| pairs(&all.iter().copied().zip(ids).collect::<Vec<_>>());
     let got = aligned(&t);
-    let expected: Vec<(String, Vec<(String, String)>, Vec<String>)> = vec![
+    let expected: Vec<Row> = vec![
         ("forward (ranks_shifted.py:20)".into(), same_on(["[0/0]", "[0/0]", "[1/0]", "[0/0]"]), vec![]),
         (
             "forward (ranks_shifted.py:20), recompile 1".into(),
@@ -111,13 +114,14 @@ fn multi_rank_logs_does_not_pair_two_functions_with_one_id() {
         .map(|g| (ids(&g["group"]["streams"]), g["compiles"].as_array().unwrap().len()))
         .collect();
     assert_eq!(groups, [(vec!["rank0", "rank2"], 1), (vec!["rank1"], 15), (vec!["rank3"], 7)]);
-    let partial: Vec<(&str, Vec<&str>)> = rows(&t, "partial_code")
-        .iter()
-        .map(|p| (p["label"].as_str().unwrap(), ids(&p["not_compiled_by"])))
-        .collect();
+    let partial: Vec<(&str, Vec<&str>)> =
+        rows(&t, "partial_code").iter().map(|p| (p["label"].as_str().unwrap(), ids(&p["not_compiled_by"]))).collect();
     assert_eq!(
         partial,
-        [("fn (test_misc.py:10755)", vec!["rank1", "rank3"]), ("kernel (gen_many_frames.py:6)", vec!["rank0", "rank2"])]
+        [
+            ("fn (test_misc.py:10755)", vec!["rank1", "rank3"]),
+            ("kernel (gen_many_frames.py:6)", vec!["rank0", "rank2"])
+        ]
     );
     assert_eq!(t["ids_shifted"], false);
 }

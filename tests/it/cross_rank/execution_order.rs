@@ -36,10 +36,7 @@ fn graph_exec_order_differs_at_positions_0_and_1() {
     let got: Vec<(Vec<&str>, Vec<Vec<&str>>)> = groups.iter().map(|g| (ids(&g["streams"]), recordings(g))).collect();
     assert_eq!(
         got,
-        [
-            (vec!["rank0"], vec![vec![L1, L0, L1, L0, L1, L0]]),
-            (vec!["rank1"], vec![vec![L0, L1, L1, L0, L1, L0]]),
-        ]
+        [(vec!["rank0"], vec![vec![L1, L0, L1, L0, L1, L0]]), (vec!["rank1"], vec![vec![L0, L1, L1, L0, L1, L0]]),]
     );
     assert!(groups[0]["difference"].is_null());
     let d = &groups[1]["difference"];

@@ -6,7 +6,10 @@ use super::{built_ranks, ids, same_id};
 use crate::tables::{rows, snapshot};
 
 fn graph<'a>(t: &'a Value, compile_id: &str) -> &'a Value {
-    rows(t, "graphs").iter().find(|g| !g["compile"].is_null() && same_id(g) == compile_id).unwrap_or_else(|| panic!("no {compile_id}"))
+    rows(t, "graphs")
+        .iter()
+        .find(|g| !g["compile"].is_null() && same_id(g) == compile_id)
+        .unwrap_or_else(|| panic!("no {compile_id}"))
 }
 
 fn fingerprint_groups(g: &Value) -> Vec<Vec<&str>> {
