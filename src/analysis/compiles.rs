@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Diagnostics, Event};
-use crate::parse::{BlobId, display_compile_id, hex};
+use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
 use crate::schema::{CompileId, PayloadFormat};
 use tlparse_bundle::ids::parse_blob_id;
@@ -28,6 +28,13 @@ pub struct Artifact {
     blob: Option<BlobId>,
     format: Option<PayloadFormat>,
     url: Option<Box<str>>,
+}
+
+impl Artifact {
+    /// Whether the entry came with a payload (a link never does): only those have a format.
+    pub fn has_payload(&self) -> bool {
+        self.format.is_some()
+    }
 }
 
 /// A list of artifacts, serialized as their rows.
@@ -208,6 +215,7 @@ impl Compiles {
             lines: a.lines,
             format: a.format,
             url: a.url.as_deref().map(str::to_string),
+            no_payload: !a.has_payload() && self.kind(a) != "link",
         }
     }
 
@@ -240,10 +248,12 @@ impl Compiles {
         }
     }
 
-    /// The artifact an entry is, if it is one: any entry with a payload except chromium events,
-    /// and links.
+    /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,
+    /// graph dumps, ...), payload or not, as tlparse lists one without a payload as an empty
+    /// file; and any other entry with a payload but chromium events (a timeline, not a product).
     fn artifact(&mut self, ev: &Event) -> Option<Artifact> {
-        if ev.kind == "chromium_event" || (ev.payload.is_none() && ev.kind != "link") {
+        let named = NAMED_KINDS.contains(&ev.kind);
+        if ev.kind == "chromium_event" || (ev.payload.is_none() && !named) {
             return None;
         }
         Some(Artifact {

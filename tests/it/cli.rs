@@ -179,6 +179,20 @@ fn cat_prints_payloads_by_hash_and_by_compile_id_and_name() {
 }
 
 #[test]
+fn cat_says_when_an_artifact_was_logged_without_a_payload() {
+    // cache_warm's log line 918: [0/0]'s inductor_provenance_tracking_node_mappings artifact,
+    // logged with `encoding: json` but no `has_payload` and no payload line.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("torch-2.15/cache_warm").as_str(), "-o", &out, "--no-viewer"]).status.success());
+    let cat = run(&["cat", &out, "[0/0]", "inductor_provenance_tracking_node_mappings"]);
+    assert_eq!(cat.status.code(), Some(2));
+    assert!(cat.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&cat.stderr);
+    assert!(stderr.contains("was logged without a payload (stream log0, log line 918)"), "{stderr}");
+}
+
+#[test]
 fn validate_reports_tampering() {
     let dir = tempfile::tempdir().unwrap();
     let out = tmp_out(&dir, "b");
