@@ -5,7 +5,7 @@
 // guards, inputs and runnables, and the stream's stack table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, sameFrame } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, sameFrame } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -54,6 +54,7 @@ export async function render(ctx) {
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
     artifacts: c.artifacts.map((a) => a.name),
+    noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
     inputs: myInputs.map((x) => x.sources.join(', ')),
@@ -373,19 +374,20 @@ function isFramework(file) {
 }
 
 function artifactsSection(ctx, c, runnables) {
-  if (!c.artifacts.length) return section('Artifacts', empty('This compile logged no payloads.'));
+  if (!c.artifacts.length) return section('Artifacts', empty('This compile logged no artifacts.'));
   const runnableSeqs = new Set((runnables?.files ?? []).filter((f) => f.compile_id === c.compile_id || f.dir === c.dir).map((f) => f.artifact.seq));
   const total = c.artifacts.reduce((s, a) => s + (a.size ?? 0), 0);
+  const payloadless = c.artifacts.filter((a) => a.no_payload).length;
+  const runnable = h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable');
   return section(`Artifacts (${c.artifacts.length}, ${bytes(total)})`,
+    payloadless ? note(`${plural(payloadless, 'artifact was', 'artifacts were')} logged without a payload (marked "no payload"): `,
+      'torch named them but wrote no content, as it does for some on a cache hit.') : null,
     dataTable({
       name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
         { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
-          render: (a) => (a.url
-            ? h('span', null, a.name, ' ', externalLink(a.url, 'link') ?? h('span', { class: 'muted' }, a.url))
-            : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null]
-              : a.name) },
+          render: (a) => artifactName(ctx, a, c.compile_id, runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null) },
         { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
-        { key: 'format', label: 'format', width: '6em' },
+        { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
         { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
         { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
         { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },

@@ -3,7 +3,7 @@
 // chips filter it, a click opens the compile. Then the artifacts logged outside any compile.
 
 import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactHref } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName } from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -61,15 +61,15 @@ export async function render(ctx) {
       unattributed.length
         ? dataTable({
           name: 'unattributed', maxRows: 10, columns: [
-            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => h('a', { href: artifactHref(ctx, a, null) }, a.name) },
+            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => artifactName(ctx, a, null) },
             { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
-            { key: 'format', label: 'format', width: '6em' },
+            { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
             { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
             { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
             { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
           ], rows: unattributed,
         })
-        : empty('Every payload of this stream belongs to a compile.')));
+        : empty('Every artifact of this stream belongs to a compile.')));
 }
 
 function compileTable(ctx, rows, byId) {
