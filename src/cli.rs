@@ -238,7 +238,7 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
 }
 
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
-/// recompiles, failures.
+/// recompiles, failed compiles and restarts (counted apart: a restart is no failure).
 fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> Result<(), reader::ReadError> {
     use crate::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
     let b = reader::Bundle::open(out)?;
@@ -260,7 +260,7 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
             parts.push(format!("{} frame(s) recompiled", r.frames.len()));
         }
         if let Some(f) = b.stream_table::<Failures>(&s.id)? {
-            parts.push(format!("{} failure(s), {} restart(s)", f.failed, f.restarts));
+            parts.push(format!("{} failed compile(s), {} restart(s)", f.failed, f.restarts));
         }
         if !parts.is_empty() {
             println!("  {}: {}", s.id, parts.join("; "));
