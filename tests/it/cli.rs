@@ -235,6 +235,21 @@ fn a_build_prints_what_the_tables_found() {
 }
 
 #[test]
+fn a_build_does_not_count_a_compiled_autograd_capture_as_missing_metrics() {
+    // compiled_autograd (see tables::compile_directory for the hand check): 6 compile ids, one of
+    // them the capture [!0/-/-], which logs no metrics by design; [0/0] restarted once.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("torch-2.15/compiled_autograd").as_str(), "-o", &out, "--no-viewer"]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let findings = stdout.lines().find(|l| l.starts_with("  log0: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(findings.contains("6 compile id(s) (1 compiled_autograd_capture, 2 empty_graph, 1 ok, "), "{findings}");
+    assert!(!findings.contains("missing"), "{findings}");
+    assert!(findings.contains("0 failed compile(s), 1 restart(s)"), "{findings}");
+}
+
+#[test]
 fn a_build_of_many_ranks_prints_how_they_diverge() {
     // multi_rank_logs: ranks 0 and 2 compiled `[0/0]` only, rank 1 15 compile ids, rank 3 7
     // (see cross_rank::compile_ids).

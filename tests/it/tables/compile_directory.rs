@@ -100,3 +100,42 @@ fn payloadless_artifacts_stay_out_of_rank_differ() {
     let differ = b.bundle.cross_rank_table("rank_differ").unwrap().unwrap();
     assert!(rows(&differ, "artifacts").iter().all(|a| !a["name"].as_str().unwrap().starts_with("inductor_provenance")));
 }
+
+#[test]
+fn compiled_autograd_captures_have_their_own_status_and_link_to_their_graphs_compiles() {
+    // Checked by hand against the raw log (torch 2.15, compiled autograd on, a compiled
+    // train_step whose loss.backward() compiled autograd takes over): lines 4037 to 4240 are the
+    // 32 entries that carry `"compiled_autograd_id": 0, "attempt": 0` and no frame ids (chromium
+    // "compiled_autograd" B at 4037 and E at 4240, the capture's describe_* entries, the
+    // compiled_autograd_graph_pre_reordering artifact at 4088 and compiled_autograd_graph at
+    // 4169); none is a compilation_metrics. The only entries with compiled_autograd_id 0 and a
+    // frame are the 144 of frame 2, compile 0, attempt 0: Dynamo compiling the captured graph
+    // (`forward` of <eval_with_key>.7; its compilation_metrics at line 8383 has compile_id
+    // "!0/2/0", graph_op_count 43, fail_type null). [1/0] (inspect.isclass) and [3/0] carry no
+    // compiled_autograd_id.
+    let b = built("torch-2.15/compiled_autograd");
+    let t = b.table("compile_directory");
+    let compiles = rows(&t, "compiles");
+    let ids: Vec<&str> = compiles.iter().map(|c| c["compile_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["[0/0]", "[0/0_1]", "[!0/-/-]", "[1/0]", "[!0/2/0]", "[3/0]"]);
+    let row = |id: &str| compiles.iter().find(|c| c["compile_id"] == id).unwrap();
+
+    let capture = row("[!0/-/-]");
+    assert_eq!(capture["status"], "compiled_autograd_capture");
+    assert_eq!(capture["graph_compiles"], serde_json::json!(["[!0/2/0]"]));
+    assert!(capture["co_name"].is_null() && capture["duration_s"].is_null());
+    let names: Vec<&str> = rows(capture, "artifacts").iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["compiled_autograd_graph_pre_reordering", "compiled_autograd_graph"]);
+    assert_eq!(rows(capture, "artifacts")[0]["line"], 4088);
+    assert_eq!(
+        b.bundle.index_rows(&b.only_stream()).unwrap()[capture["first_seq"].as_u64().unwrap() as usize].line,
+        4037
+    );
+
+    let graph = row("[!0/2/0]");
+    assert_eq!((graph["status"].as_str(), graph["co_name"].as_str()), (Some("ok"), Some("forward")));
+    assert!(graph.get("graph_compiles").is_none(), "only captures list graph compiles");
+    // Nothing of this log is missing its metrics any more.
+    assert!(compiles.iter().all(|c| c["status"] != "metrics_missing"));
+    snapshot("compile_directory__compiled_autograd", &t);
+}
