@@ -56,7 +56,10 @@ export async function render(ctx) {
       chips,
       tableHolder,
       note('Click a row to open the compile: its metrics, phases, guards, inputs, stack and artifacts. ',
-        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).')),
+        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).',
+        byStatus.get('compiled_autograd_capture') ? [' ', statusBadge('compiled_autograd_capture'),
+          ' ids ([!N/-/-]) are compiled autograd capturing a backward graph: they log no metrics by design; ',
+          'the captured graph is compiled under the ids [!N/frame/compile] of the same N, linked from each capture.'] : null)),
     section(`Artifacts outside any compile (${count(unattributed.length)})`,
       unattributed.length
         ? dataTable({
@@ -72,6 +75,13 @@ export async function render(ctx) {
         : empty('Every artifact of this stream belongs to a compile.')));
 }
 
+/** The frame cell of a compiled-autograd capture: it has no frame; its graph is compiled as others. */
+function captureCell(c) {
+  const graphs = c.graph_compiles ?? [];
+  return h('span', { class: 'muted' }, 'backward graph captured by compiled autograd; ',
+    graphs.length ? ['compiled as ', h('span', { class: 'mono' }, graphs.join(', '))] : 'no compile of it logged');
+}
+
 function compileTable(ctx, rows, byId) {
   if (!rows.length) return empty('No compile has this status.');
   return dataTable({
@@ -80,12 +90,13 @@ function compileTable(ctx, rows, byId) {
     columns: [
       { key: 'compile_id', label: 'compile id', width: '8em', value: (c) => c.compile_id,
         render: (c) => h('a', { href: ctx.href('compile', { id: c.compile_id }), class: 'mono' }, c.compile_id) },
-      { key: 'status', label: 'status', width: '10em', render: (c) => statusBadge(c.status) },
+      { key: 'status', label: 'status', width: '11.5em', render: (c) => statusBadge(c.status) },
       {
         key: 'frame', label: 'frame', width: 'minmax(22em, 4fr)',
         value: (c) => { const f = frameOf(c, byId); return f ? `${f.name ?? ''} ${f.file ?? ''}:${f.line ?? ''}` : ''; },
         render: (c) => {
           const f = frameOf(c, byId);
+          if (c.status === 'compiled_autograd_capture') return captureCell(c);
           if (!f) return h('span', { class: 'muted' }, 'not logged');
           return h('span', { class: f.inherited ? 'inherited' : null }, h('b', null, f.name ?? '?'), ' ',
             h('span', { class: 'muted' }, fileLine(f.file, f.line)));
