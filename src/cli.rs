@@ -198,23 +198,30 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
         [compile_id, name] => {
             let wanted = if compile_id.starts_with('[') { compile_id.clone() } else { format!("[{compile_id}]") };
             let mut matches = Vec::new();
+            // The first matching entry logged without a payload, to say so rather than "none".
+            let mut payloadless = None;
             for s in b.manifest.streams.iter().filter(|s| stream.is_none_or(|id| id == s.id)) {
                 // One row at a time: an index can be hundreds of MB, or a hostile bomb.
                 for row in b.index_rows_iter(&s.id).map_err(|e| e.to_string())? {
                     let row = row.map_err(|e| e.to_string())?;
                     let id_matches = row.cid.as_ref().map(display_compile_id).as_deref() == Some(wanted.as_str());
                     let name_matches = row.name.as_deref() == Some(name.as_str()) || row.kind == *name;
-                    if let (true, true, Some(p)) = (id_matches, name_matches, row.payload) {
-                        if matches.len() < 100 {
-                            matches.push((s.id.clone(), row.line, p.hash));
-                        }
+                    match (id_matches && name_matches, row.payload) {
+                        (true, Some(p)) if matches.len() < 100 => matches.push((s.id.clone(), row.line, p.hash)),
+                        (true, None) if payloadless.is_none() => payloadless = Some((s.id.clone(), row.line)),
+                        _ => {}
                     }
                 }
             }
-            match matches.len() {
-                0 => return Err(format!("no payload named {name:?} for compile id {wanted} in {path}")),
-                1 => {}
-                n => {
+            match (matches.len(), payloadless) {
+                (0, Some((s, line))) => {
+                    return Err(format!(
+                        "{name:?} of compile id {wanted} was logged without a payload (stream {s}, log line {line})"
+                    ));
+                }
+                (0, None) => return Err(format!("no payload named {name:?} for compile id {wanted} in {path}")),
+                (1, _) => {}
+                (n, _) => {
                     eprintln!("note: {n} payloads match; printing the first. Others:");
                     for (s, line, h) in &matches[1..] {
                         eprintln!("  stream {s}, log line {line}: {h}");
@@ -232,7 +239,7 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
 }
 
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
-/// recompiles, failures.
+/// recompiles, failed compiles and restarts (counted apart: a restart is no failure).
 fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> Result<(), reader::ReadError> {
     use crate::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
     let b = reader::Bundle::open(out)?;
@@ -254,7 +261,7 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
             parts.push(format!("{} frame(s) recompiled", r.frames.len()));
         }
         if let Some(f) = b.stream_table::<Failures>(&s.id)? {
-            parts.push(format!("{} failure(s), {} restart(s)", f.failed, f.restarts));
+            parts.push(format!("{} failed compile(s), {} restart(s)", f.failed, f.restarts));
         }
         if !parts.is_empty() {
             println!("  {}: {}", s.id, parts.join("; "));

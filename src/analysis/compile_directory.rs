@@ -58,6 +58,7 @@ fn entry(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> CompileEntry {
         dir: compiles::dir_name(&r.id),
         status: r.status(),
         restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
+        graph_compiles: r.graph_compiles.iter().map(|&n| c.records[n].display.clone()).collect(),
         co_name: text(|m| &m.co_name),
         co_filename: text(|m| &m.co_filename),
         co_firstlineno: m.and_then(|m| m.co_firstlineno),

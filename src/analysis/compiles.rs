@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Diagnostics, Event};
-use crate::parse::{BlobId, display_compile_id, hex};
+use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
 use crate::schema::{CompileId, PayloadFormat};
 use tlparse_bundle::ids::parse_blob_id;
@@ -28,6 +28,13 @@ pub struct Artifact {
     blob: Option<BlobId>,
     format: Option<PayloadFormat>,
     url: Option<Box<str>>,
+}
+
+impl Artifact {
+    /// Whether the entry came with a payload (a link never does): only those have a format.
+    pub fn has_payload(&self) -> bool {
+        self.format.is_some()
+    }
 }
 
 /// A list of artifacts, serialized as their rows.
@@ -63,6 +70,9 @@ pub struct CompileRecord {
     pub graph_breaks: Vec<String>,
     /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
     pub next_attempt: Option<usize>,
+    /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
+    /// compiles of its graph, in order of first appearance.
+    pub graph_compiles: Vec<usize>,
 }
 
 /// What the shared facts read of a compile's `compilation_metrics`, read once: the whole object
@@ -97,11 +107,24 @@ impl CompileRecord {
         self.metrics.as_ref().map_or(&[], |m| &m.restart_reasons)
     }
 
+    /// Whether the id is compiled autograd capturing a graph (`[!0/-/-]`): a compiled-autograd
+    /// id and no frame. Its entries are those logged while the backward graph was traced.
+    pub fn is_capture(&self) -> bool {
+        self.id.compiled_autograd_id.is_some() && self.id.frame_id.is_none() && self.id.frame_compile_id.is_none()
+    }
+
     /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
     /// bug of taking a null `restart_reasons` for a restart.
     pub fn status(&self) -> CompileStatus {
         let Some(m) = &self.metrics else {
-            return if self.next_attempt.is_some() { CompileStatus::Restarted } else { CompileStatus::MetricsMissing };
+            // torch logs no metrics for a capture (its graph's compiles log them): not missing.
+            return if self.is_capture() {
+                CompileStatus::CompiledAutogradCapture
+            } else if self.next_attempt.is_some() {
+                CompileStatus::Restarted
+            } else {
+                CompileStatus::MetricsMissing
+            };
         };
         if m.failed {
             CompileStatus::Failed
@@ -208,6 +231,7 @@ impl Compiles {
             lines: a.lines,
             format: a.format,
             url: a.url.as_deref().map(str::to_string),
+            no_payload: !a.has_payload() && self.kind(a) != "link",
         }
     }
 
@@ -240,10 +264,12 @@ impl Compiles {
         }
     }
 
-    /// The artifact an entry is, if it is one: any entry with a payload except chromium events,
-    /// and links.
+    /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,
+    /// graph dumps, ...), payload or not, as tlparse lists one without a payload as an empty
+    /// file; and any other entry with a payload but chromium events (a timeline, not a product).
     fn artifact(&mut self, ev: &Event) -> Option<Artifact> {
-        if ev.kind == "chromium_event" || (ev.payload.is_none() && ev.kind != "link") {
+        let named = NAMED_KINDS.contains(&ev.kind);
+        if ev.kind == "chromium_event" || (ev.payload.is_none() && !named) {
             return None;
         }
         Some(Artifact {
@@ -319,6 +345,7 @@ impl Compiles {
                 cache: Vec::new(),
                 graph_breaks: Vec::new(),
                 next_attempt: None,
+                graph_compiles: Vec::new(),
             });
             self.records.len() - 1
         });
@@ -348,8 +375,8 @@ impl Compiles {
         }
     }
 
-    /// Called once after the last entry: groups the attempts of each frame compile and links
-    /// each attempt to the next one.
+    /// Called once after the last entry: groups the attempts of each frame compile, links each
+    /// attempt to the next one and each compiled-autograd capture to its graph's compiles.
     pub fn settle(&mut self) {
         for (i, r) in self.records.iter().enumerate() {
             self.by_frame_compile.entry(frame_compile(&r.id)).or_default().push(i);
@@ -359,6 +386,26 @@ impl Compiles {
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
             self.records[i].next_attempt = self.by_id.get(&next).copied();
+        }
+        self.link_captures();
+    }
+
+    /// Links each compiled-autograd capture `[!k/-/-]` to the compile ids with the same
+    /// compiled-autograd id and a frame (`[!k/F/C]`): torch compiles the captured graph with
+    /// Dynamo under the capture's compiled-autograd id, which it takes from a counter of captures
+    /// (`COMPILE_COUNTER` in torch/_dynamo/compiled_autograd.py), so no other capture shares it.
+    /// Only `torch._dynamo.reset()` restarts that counter, as it restarts frame ids: a log with
+    /// a reset repeats compile ids, and those are merged into one row anyway.
+    fn link_captures(&mut self) {
+        let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, r) in self.records.iter().enumerate() {
+            if let (Some(ca), Some(_)) = (r.id.compiled_autograd_id, r.id.frame_id) {
+                compiles_of.entry(ca).or_default().push(i);
+            }
+        }
+        for r in self.records.iter_mut().filter(|r| r.is_capture()) {
+            let ca = r.id.compiled_autograd_id.expect("a capture has a compiled-autograd id");
+            r.graph_compiles = compiles_of.get(&ca).cloned().unwrap_or_default();
         }
     }
 }

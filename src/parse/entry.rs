@@ -18,7 +18,7 @@ const STRUCTURAL_KEYS: [&str; 7] =
     ["rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack"];
 
 /// Kinds whose metadata `name` names the entry (shown as `artifact:NAME` in counts).
-const NAMED_KINDS: [&str; 5] = ["artifact", "graph_dump", "link", "dump_file", "optimize_ddp_split_child"];
+pub const NAMED_KINDS: [&str; 5] = ["artifact", "graph_dump", "link", "dump_file", "optimize_ddp_split_child"];
 
 /// Kinds whose payload is Python source (FX graphs and generated code). Not `graph_dump`: its
 /// dumps are AOT Inductor's C++ wrapper, kernel and header code.

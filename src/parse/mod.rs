@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 pub use entry::{
-    BlobId, Entry, Fields, Meta, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex, parse_record,
+    BlobId, Entry, Fields, Meta, NAMED_KINDS, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex,
+    parse_record,
 };
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
 pub use records::{RawRecord, Records};

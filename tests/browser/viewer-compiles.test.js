@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, open, go, shot, settle, fixture, TIMEOUT } from './viewer-harness.js';
+import { setup, open, go, shot, settle, fixture, SHOTS, TIMEOUT } from './viewer-harness.js';
 
 /** A log with one 20,000-line inductor_output_code for [0/0], to check the code view stays windowed. */
 function bigOutputCodeLog(tmp) {
@@ -29,6 +29,7 @@ before(async () => {
     recompiles: fixture('torch-2.15/recompiles'),
     dynamic_shapes: fixture('torch-2.15/dynamic_shapes'),
     cache_warm: fixture('torch-2.15/cache_warm'),
+    compiled_autograd: fixture('torch-2.15/compiled_autograd'),
     comp_failure: fixture('tlparse-tests/comp_failure.log'),
     simple: fixture('tlparse-tests/simple.log'),
     big: bigOutputCodeLog,
@@ -204,6 +205,62 @@ test('compile page: cache hits (cache_warm), phases, links to the same frame (re
   assert.equal(limit.data.compile.next, null);
   assert.deepEqual(r.errors, []);
   await r.close();
+});
+
+test('compile page: artifacts logged without a payload are listed, marked, and not links (cache_warm)', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('cache_warm', '#/compile?id=[0/0]'));
+  assert.deepEqual(errors, []);
+  // cache_warm's log lines 918/919 and 1489/1490: [0/0]'s two FX graph cache hits each log
+  // inductor_provenance_tracking_node_mappings and ..._kernel_stack_traces with no payload.
+  const nodes = 'inductor_provenance_tracking_node_mappings';
+  const kernels = 'inductor_provenance_tracking_kernel_stack_traces';
+  assert.deepEqual(viewer.data.compile.noPayload, [nodes, kernels, nodes, kernels]);
+  assert.equal(viewer.data.compile.artifacts.length, 20);
+  const marked = page.locator('[data-table="artifacts"] .vt-body .vt-row', { has: page.locator('.badge.no-payload') });
+  assert.equal(await marked.count(), 4);
+  assert.equal(await marked.locator('a').count(), 0, 'nothing to open: no link');
+  assert.match(await marked.first().innerText(), /inductor_provenance_tracking_node_mappings\s+no payload/);
+  assert.match(await page.locator('main').innerText(), /4 artifacts were logged without a payload/);
+  // The artifacts card alone: the page is long.
+  await page.locator('section.card', { has: page.locator('[data-table="artifacts"]') })
+    .screenshot({ path: path.join(SHOTS, 'compile-cache_warm-no-payload.png') });
+  await close();
+});
+
+test('compiled autograd: the capture has its own status and links to the compile of its graph', { timeout: TIMEOUT }, async () => {
+  // compiled_autograd's log lines 4037-4240: the capture [!0/-/-] (no metrics, by design); its
+  // graph is compiled by Dynamo as [!0/2/0] (compilation_metrics at line 8383, co_name forward).
+  const { page, viewer, errors, close } = await open(env, env.url('compiled_autograd', `#/compile?id=${encodeURIComponent('[!0/-/-]')}`));
+  assert.deepEqual(errors, []);
+  assert.equal(viewer.data.compile.status, 'compiled_autograd_capture');
+  assert.deepEqual(viewer.data.compile.graphCompiles, ['[!0/2/0]']);
+  const verdict = await page.locator('.verdict').innerText();
+  assert.match(verdict, /Compiled autograd captured a backward graph here\. A capture logs no compilation metrics: Dynamo compiled the captured graph as \[!0\/2\/0\] ok\./);
+  assert.doesNotMatch(verdict, /crashed/);
+  assert.equal(await page.locator('.compile-head .badge.st-capture').innerText(), 'autograd capture');
+  assert.match(await page.locator('main').innerText(), /A compiled-autograd capture logs no compilation_metrics/);
+  await shot(page, 'compile-compiled_autograd-capture');
+  // The link opens the graph's compile, which names its capture.
+  const graph = await go(page, await page.locator('.verdict a', { hasText: '[!0/2/0]' }).getAttribute('href'));
+  assert.equal(graph.params.id, '[!0/2/0]');
+  assert.equal(graph.data.compile.status, 'ok');
+  assert.equal(graph.data.compile.capturedBy, '[!0/-/-]');
+  assert.match(await page.locator('.facts').first().innerText(), /graph captured by\s+\[!0\/-\/-\]/);
+
+  // The compiles page: a chip of its own and a sentence saying what it is; nothing "missing".
+  const list = await go(page, '#/compiles');
+  assert.deepEqual(list.data.compiles, ['[0/0]', '[0/0_1]', '[!0/-/-]', '[1/0]', '[!0/2/0]', '[3/0]']);
+  assert.match(await page.locator('.chip[data-status="compiled_autograd_capture"]').innerText(), /autograd capture\s+1/);
+  assert.equal(await page.locator('.chip[data-status="metrics_missing"]').count(), 0);
+  assert.match(await page.locator('main').innerText(), /autograd capture ids \(\[!N\/-\/-\]\) are compiled autograd capturing a backward graph: they log no metrics by design/);
+  await shot(page, 'compiles-compiled_autograd');
+  // The trie lists the capture among the compiles without a stack, and its legend explains it.
+  const trie = await go(page, '#/trie');
+  assert.ok(trie.data.trie.unstacked.includes('[!0/-/-]'));
+  const legend = page.locator('.trie-legend .badge.st-capture');
+  assert.match(await legend.getAttribute('title'), /compiled autograd capturing a backward graph; no metrics by design/);
+  assert.deepEqual(errors, []);
+  await close();
 });
 
 test('artifact: highlighted Python, line count, download of the exact bytes, copy, line anchor', { timeout: TIMEOUT }, async () => {

@@ -9,6 +9,7 @@ let env;
 before(async () => {
   env = await setup({
     comp_failure: fixture('tlparse-tests/comp_failure.log'),
+    comp_metrics: fixture('tlparse-tests/comp_metrics.log'),
     corrupted: fixture('tlparse-tests/simple_corrupted_json.log'),
     multi_rank_logs: fixture('tlparse-tests/multi_rank_logs'),
     recompiles: fixture('torch-2.15/recompiles'),
@@ -26,6 +27,25 @@ test('overview of a failed compile: the failure is the first warning', { timeout
   assert.match(viewer.data.warnings[0], /^1 compile failed$/);
   assert.equal(await page.locator('.warning.sev-error').count(), 1);
   await shot(page, 'overview-comp_failure-light');
+  await close();
+});
+
+test('overview: failed compiles and restarts are counted apart, as on the Failures page', { timeout: TIMEOUT }, async () => {
+  // comp_metrics.log: the compilation_metrics at lines 31 and 48 carry one restart reason each,
+  // none sets fail_type. The stream table said "failures 2" (the failures table's rows) while
+  // the Failures page said "No failed compiles, 2 restarts".
+  const { page, viewer, errors, close } = await open(env, env.url('comp_metrics'));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(viewer.data.streams, [{ id: 'log0', failed: 0, restarts: 2 }]);
+  const table = page.locator('[data-table="streams"]');
+  const headers = await table.locator('.vt-head [role="columnheader"]').allInnerTexts();
+  assert.ok(headers.some((t) => /^failed compiles/.test(t)) && headers.some((t) => /^restarts/.test(t)), JSON.stringify(headers));
+  assert.ok(!headers.some((t) => /^failures/.test(t)), JSON.stringify(headers));
+  assert.deepEqual(viewer.data.warnings.filter((w) => /fail|restart/.test(w)), ['2 restarts']);
+  await shot(page, 'overview-comp_metrics');
+  const failures = await go(page, '#/failures');
+  assert.equal(failures.page, 'failures');
+  assert.match(await page.locator('main h2').first().innerText(), /^No failed compiles, 2 restarts$/);
   await close();
 });
 

@@ -179,6 +179,20 @@ fn cat_prints_payloads_by_hash_and_by_compile_id_and_name() {
 }
 
 #[test]
+fn cat_says_when_an_artifact_was_logged_without_a_payload() {
+    // cache_warm's log line 918: [0/0]'s inductor_provenance_tracking_node_mappings artifact,
+    // logged with `encoding: json` but no `has_payload` and no payload line.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("torch-2.15/cache_warm").as_str(), "-o", &out, "--no-viewer"]).status.success());
+    let cat = run(&["cat", &out, "[0/0]", "inductor_provenance_tracking_node_mappings"]);
+    assert_eq!(cat.status.code(), Some(2));
+    assert!(cat.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&cat.stderr);
+    assert!(stderr.contains("was logged without a payload (stream log0, log line 918)"), "{stderr}");
+}
+
+#[test]
 fn validate_reports_tampering() {
     let dir = tempfile::tempdir().unwrap();
     let out = tmp_out(&dir, "b");
@@ -215,9 +229,24 @@ fn a_build_prints_what_the_tables_found() {
     assert!(findings.contains("10 restarted"), "{findings}");
     assert!(findings.contains("10 graph break(s) at 4 place(s)"), "{findings}");
     assert!(findings.contains("1 frame(s) recompiled"), "{findings}");
-    assert!(findings.contains("0 failure(s), 10 restart(s)"), "{findings}");
+    assert!(findings.contains("0 failed compile(s), 10 restart(s)"), "{findings}");
     let quiet = run(&[fixture("torch-2.15/graph_breaks").as_str(), "-o", &out, "--overwrite", "-q"]);
     assert!(quiet.stdout.is_empty());
+}
+
+#[test]
+fn a_build_does_not_count_a_compiled_autograd_capture_as_missing_metrics() {
+    // compiled_autograd (see tables::compile_directory for the hand check): 6 compile ids, one of
+    // them the capture [!0/-/-], which logs no metrics by design; [0/0] restarted once.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let o = run(&[fixture("torch-2.15/compiled_autograd").as_str(), "-o", &out, "--no-viewer"]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let findings = stdout.lines().find(|l| l.starts_with("  log0: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(findings.contains("6 compile id(s) (1 compiled_autograd_capture, 2 empty_graph, 1 ok, "), "{findings}");
+    assert!(!findings.contains("missing"), "{findings}");
+    assert!(findings.contains("0 failed compile(s), 1 restart(s)"), "{findings}");
 }
 
 #[test]

@@ -45,3 +45,97 @@ fn failed_compiles_are_marked_failed() {
     assert!(failed.iter().all(|c| c["fail_type"].is_string()));
     snapshot("compile_directory__comp_failure", &t);
 }
+
+#[test]
+fn artifacts_logged_without_a_payload_are_listed_and_marked() {
+    // Checked by hand: cache_warm's log lines 918, 919, 1489 and 1490 are
+    // `{"artifact": {"name": "inductor_provenance_tracking_node_mappings" (then
+    // "..._kernel_stack_traces"), "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0,
+    // "attempt": 0}` with no `has_payload` and no payload line after them (an FX graph cache hit,
+    // fx_graph_cache_hit is logged at line 920); lines 2375 and 2376 are the same pair for [1/0].
+    // The log has no other header line without `has_payload` but str, dynamo_start,
+    // describe_*, compilation_metrics and chromium_event entries, which are no artifacts.
+    let b = built("torch-2.15/cache_warm");
+    let t = b.table("compile_directory");
+    let payloadless = |id: &str| -> Vec<(String, u64)> {
+        let c = rows(&t, "compiles").iter().find(|c| c["compile_id"] == id).unwrap();
+        rows(c, "artifacts")
+            .iter()
+            .filter(|a| a["no_payload"] == true)
+            .map(|a| (a["name"].as_str().unwrap().to_string(), a["line"].as_u64().unwrap()))
+            .collect()
+    };
+    let (nodes, kernels) =
+        ("inductor_provenance_tracking_node_mappings", "inductor_provenance_tracking_kernel_stack_traces");
+    let want = |pairs: &[(&str, u64)]| pairs.iter().map(|&(n, l)| (n.to_string(), l)).collect::<Vec<_>>();
+    assert_eq!(payloadless("[0/0]"), want(&[(nodes, 918), (kernels, 919), (nodes, 1489), (kernels, 1490)]));
+    assert_eq!(payloadless("[1/0]"), want(&[(nodes, 2375), (kernels, 2376)]));
+    // Each is a row of its own, in log order among the others, with nothing to read.
+    let c00 = &rows(&t, "compiles")[0];
+    let a = rows(c00, "artifacts").iter().find(|a| a["line"] == 918).unwrap();
+    assert_eq!(a["kind"], "artifact");
+    assert!(a["blob"].is_null() && a["format"].is_null() && a.get("url").is_none());
+    assert_eq!((a["size"].as_u64(), a["lines"].as_u64()), (Some(0), Some(0)));
+    let next = rows(c00, "artifacts").iter().find(|x| x["seq"].as_u64() == Some(a["seq"].as_u64().unwrap() + 2));
+    assert_eq!(next.unwrap()["name"], "fx_graph_cache_hit");
+    // Artifacts with a payload never carry the marker (it is left out, not false).
+    assert!(rows(c00, "artifacts").iter().all(|a| a["blob"].is_null() || a.get("no_payload").is_none()));
+}
+
+#[test]
+fn payloadless_artifacts_stay_out_of_rank_differ() {
+    // Checked by hand: ranks_shifted's rank 2 log (lines 4590-4591) logs the two
+    // inductor_provenance_tracking_* artifacts of [1/0] without a payload (an FX graph cache hit),
+    // and no other rank logs them. rank_differ compares payloads: these have none, so it must
+    // not list them (neither as a key present on rank 2 alone nor as missing elsewhere).
+    let (b, streams) = super::built_dir("torch-2.15/ranks_shifted");
+    let dir = b.table_of(&streams[&2], "compile_directory");
+    let c10 = rows(&dir, "compiles").iter().find(|c| c["compile_id"] == "[1/0]").unwrap();
+    let lines: Vec<u64> = rows(c10, "artifacts")
+        .iter()
+        .filter(|a| a["no_payload"] == true)
+        .map(|a| a["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [4590, 4591]);
+    let differ = b.bundle.cross_rank_table("rank_differ").unwrap().unwrap();
+    assert!(rows(&differ, "artifacts").iter().all(|a| !a["name"].as_str().unwrap().starts_with("inductor_provenance")));
+}
+
+#[test]
+fn compiled_autograd_captures_have_their_own_status_and_link_to_their_graphs_compiles() {
+    // Checked by hand against the raw log (torch 2.15, compiled autograd on, a compiled
+    // train_step whose loss.backward() compiled autograd takes over): lines 4037 to 4240 are the
+    // 32 entries that carry `"compiled_autograd_id": 0, "attempt": 0` and no frame ids (chromium
+    // "compiled_autograd" B at 4037 and E at 4240, the capture's describe_* entries, the
+    // compiled_autograd_graph_pre_reordering artifact at 4088 and compiled_autograd_graph at
+    // 4169); none is a compilation_metrics. The only entries with compiled_autograd_id 0 and a
+    // frame are the 144 of frame 2, compile 0, attempt 0: Dynamo compiling the captured graph
+    // (`forward` of <eval_with_key>.7; its compilation_metrics at line 8383 has compile_id
+    // "!0/2/0", graph_op_count 43, fail_type null). [1/0] (inspect.isclass) and [3/0] carry no
+    // compiled_autograd_id.
+    let b = built("torch-2.15/compiled_autograd");
+    let t = b.table("compile_directory");
+    let compiles = rows(&t, "compiles");
+    let ids: Vec<&str> = compiles.iter().map(|c| c["compile_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["[0/0]", "[0/0_1]", "[!0/-/-]", "[1/0]", "[!0/2/0]", "[3/0]"]);
+    let row = |id: &str| compiles.iter().find(|c| c["compile_id"] == id).unwrap();
+
+    let capture = row("[!0/-/-]");
+    assert_eq!(capture["status"], "compiled_autograd_capture");
+    assert_eq!(capture["graph_compiles"], serde_json::json!(["[!0/2/0]"]));
+    assert!(capture["co_name"].is_null() && capture["duration_s"].is_null());
+    let names: Vec<&str> = rows(capture, "artifacts").iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["compiled_autograd_graph_pre_reordering", "compiled_autograd_graph"]);
+    assert_eq!(rows(capture, "artifacts")[0]["line"], 4088);
+    assert_eq!(
+        b.bundle.index_rows(&b.only_stream()).unwrap()[capture["first_seq"].as_u64().unwrap() as usize].line,
+        4037
+    );
+
+    let graph = row("[!0/2/0]");
+    assert_eq!((graph["status"].as_str(), graph["co_name"].as_str()), (Some("ok"), Some("forward")));
+    assert!(graph.get("graph_compiles").is_none(), "only captures list graph compiles");
+    // Nothing of this log is missing its metrics any more.
+    assert!(compiles.iter().all(|c| c["status"] != "metrics_missing"));
+    snapshot("compile_directory__compiled_autograd", &t);
+}

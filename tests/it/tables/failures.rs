@@ -57,3 +57,32 @@ fn torch_2_15_failures_fixture() {
     assert_eq!(t["restarts"], 0);
     snapshot("failures__torch_2_15_failures", &t);
 }
+
+#[test]
+fn failed_compiles_and_restarts_are_counted_apart_and_agree_with_the_statuses() {
+    // Checked by hand against the raw logs: comp_metrics.log's compilation_metrics at lines 31
+    // and 48 each carry one restart reason ("'skip function graph_break in file ...'") and the
+    // one at line 65 none, and no fail_type is set: 2 restarts, no failure (the Overview used to
+    // call these "failures 2"). graph_breaks: 10 restarts, no failure (see above); failures: 6
+    // failed compiles, no restart; recompiles: [0/4] fails (recompile limit), no restart.
+    // A failure row is a failed compile: `failed` is the number of compile ids whose status is
+    // `failed`, and `restarts` the number of restart reasons in compile_directory.
+    for (fixture, failed, restarts) in [
+        ("tlparse-tests/comp_metrics.log", 0, 2),
+        ("torch-2.15/graph_breaks", 0, 10),
+        ("torch-2.15/failures", 6, 0),
+        ("torch-2.15/recompiles", 1, 0),
+    ] {
+        let b = built(fixture);
+        let t = b.table("failures");
+        assert_eq!((t["failed"].as_u64(), t["restarts"].as_u64()), (Some(failed), Some(restarts)), "{fixture}");
+        let dir = b.table("compile_directory");
+        let compiles = rows(&dir, "compiles");
+        let status_failed = compiles.iter().filter(|c| c["status"] == "failed").count() as u64;
+        let reasons: u64 = compiles.iter().map(|c| rows(c, "restart_reasons").len() as u64).sum();
+        assert_eq!((status_failed, reasons), (failed, restarts), "{fixture}");
+        // The manifest's row count of the table is both kinds together: never a failure count.
+        let stream = &b.bundle.manifest.streams[0];
+        assert_eq!(stream.tables["failures"].rows, failed + restarts, "{fixture}");
+    }
+}

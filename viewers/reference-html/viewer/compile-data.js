@@ -1,7 +1,7 @@
 // compile-data.js: what the compile pages (compiles, trie, compile, artifact) share: the compile
 // directory with lookups by id, frame labels, cache-outcome chips and artifact links.
 
-import { h } from './dom.js';
+import { h, externalLink } from './dom.js';
 
 /**
  * The stream's compile directory with a map by compile id; null when the stream has none.
@@ -75,6 +75,20 @@ export function cacheVerdicts(c) {
 /** A link to the artifact page of an ArtifactRef of compile `compileId` (null: unattributed). */
 export function artifactHref(ctx, art, compileId) {
   return ctx.href('artifact', { blob: art.blob, name: art.name, id: compileId ?? undefined });
+}
+
+/**
+ * The name cell of an ArtifactRef: a link to its payload; for a `link` entry, its URL; for an
+ * entry logged without a payload (`no_payload`), the name and a "no payload" mark, since there
+ * is nothing to open. `extra` follows the name (a badge, say).
+ */
+export function artifactName(ctx, art, compileId, extra = null) {
+  if (art.url) return h('span', null, art.name, ' ', externalLink(art.url, 'link') ?? h('span', { class: 'muted' }, art.url));
+  if (art.blob) return [h('a', { href: artifactHref(ctx, art, compileId) }, art.name), extra];
+  return h('span', { class: 'no-payload-name' }, art.name, ' ', h('span', {
+    class: ['badge', 'no-payload'],
+    title: 'torch logged this entry without a payload (no has_payload), so there is nothing to open; tlparse lists it as an empty file',
+  }, 'no payload'));
 }
 
 /** A file name that is safe to save: only [A-Za-z0-9_.-], never starting with '-' or '.'. */

@@ -86,12 +86,25 @@ export const STATUS = {
   empty_graph: ['empty graph', 'st-empty'],
   failed: ['failed', 'st-failed'],
   metrics_missing: ['metrics missing', 'st-missing'],
+  compiled_autograd_capture: ['autograd capture', 'st-capture'],
+};
+
+/** What each status means, in a sentence: legends and badge tooltips. */
+export const STATUS_MEANING = {
+  ok: 'compiled a graph',
+  ok_with_restart: 'compiled a graph after Dynamo restarted its analysis',
+  restarted: 'an attempt Dynamo abandoned and restarted as the next attempt',
+  empty_graph: 'captured no operations: the frame runs eagerly',
+  failed: 'the compile failed',
+  metrics_missing: 'no compilation metrics: the compile crashed or the log ended first',
+  compiled_autograd_capture: 'compiled autograd capturing a backward graph; no metrics by design: ' +
+    'the captured graph is compiled under its own [!N/frame/compile] ids',
 };
 
 /** A coloured status pill. */
 export function statusBadge(status) {
   const [label, cls] = STATUS[status] ?? [String(status), 'st-missing'];
-  return h('span', { class: ['badge', cls], title: label }, label);
+  return h('span', { class: ['badge', cls], title: STATUS_MEANING[status] ? `${label}: ${STATUS_MEANING[status]}` : label }, label);
 }
 
 /** A page section with a heading and optional note. */

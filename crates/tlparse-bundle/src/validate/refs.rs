@@ -86,6 +86,7 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("TrieNode", "entries", Ref::Seq),
     ("TrieNode", "frame", Ref::Frame),
     ("CompileEntry", "restarted_as", Ref::CompileId),
+    ("CompileEntry", "graph_compiles", Ref::CompileId),
     ("Changes", "previous", Ref::CompileId),
     ("CollectivesSummary", "parity_mismatches", Ref::CompileId),
     ("RecompiledFrame", "frame_id", Ref::CompileFrameId),

@@ -5,7 +5,7 @@
 // guards, inputs and runnables, and the stream's stack table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, sameFrame } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, sameFrame } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -33,6 +33,7 @@ export async function render(ctx) {
   const { byId, compiles } = dir;
   const frame = frameOf(c, byId);
   const replaced = compiles.find((x) => x.restarted_as === id) ?? null; // the attempt this one restarted
+  const capture = captureOf(c, compiles); // the compiled-autograd capture whose graph this compiles
   const siblings = sameFrame(c, compiles);
   const at = siblings.indexOf(c);
   const prev = siblings[at - 1] ?? null;
@@ -53,7 +54,9 @@ export async function render(ctx) {
 
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
+    graphCompiles: c.graph_compiles ?? [], capturedBy: capture?.compile_id ?? null,
     artifacts: c.artifacts.map((a) => a.name),
+    noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
     inputs: myInputs.map((x) => x.sources.join(', ')),
@@ -84,18 +87,20 @@ export async function render(ctx) {
         ['start time', c.start_time != null ? new Date(c.start_time * 1000).toISOString().replace('T', ' ').replace('Z', ' UTC') : null],
         ['restart of', replaced ? h('a', { href: ctx.href('compile', { id: replaced.compile_id }) }, replaced.compile_id) : null],
         ['restarted as', c.restarted_as ? h('a', { href: ctx.href('compile', { id: c.restarted_as }) }, c.restarted_as) : null],
+        ['graph compiled as', c.graph_compiles?.length ? compileLinks(ctx, c.graph_compiles, byId) : null],
+        ['graph captured by', capture ? h('a', { href: ctx.href('compile', { id: capture.compile_id }), class: 'mono' }, capture.compile_id) : null],
         ['frame compiles', siblings.length > 1 ? h('span', { class: 'sibling-list' }, siblings.map((s) => (s === c
           ? h('span', { class: 'badge current' }, s.compile_id)
           : h('a', { href: ctx.href('compile', { id: s.compile_id }), class: 'mono' }, s.compile_id)))) : null],
         ['log entries', `seq ${count(c.first_seq)} – ${count(c.last_seq)}`],
         ['directory', code(c.dir)],
       ])),
-      metricsSection(metricRows, metrics?.shared ?? [])),
+      metricsSection(metricRows, metrics?.shared ?? [], c)),
     phasesSection(timing),
     cacheSection(ctx, cacheRow, c),
     guardsSection(ctx, g, c),
     inputsSection(myInputs),
-    stackSection(stack, stackId, replaced),
+    stackSection(stack, stackId, replaced, c),
     artifactsSection(ctx, c, runnables));
 }
 
@@ -122,6 +127,8 @@ function verdict(ctx, c, byId, replaced) {
   } else if (c.status === 'empty_graph') {
     parts.push(h('p', { class: 'verdict-line' }, 'Dynamo captured no operations here (empty graph): the frame runs eagerly, ',
       'usually because of a graph break right at its start.'));
+  } else if (c.status === 'compiled_autograd_capture') {
+    parts.push(captureVerdict(ctx, c, byId));
   } else if (c.status === 'metrics_missing') {
     parts.push(h('p', { class: 'verdict-line' }, 'No compilation metrics were logged: the compile crashed, or the log ended before it finished.'));
   } else {
@@ -139,8 +146,35 @@ function verdict(ctx, c, byId, replaced) {
       note('Full reasons and user stacks: the dynamo_graph_break_reason artifacts below, or the ',
         h('a', { href: ctx.href('graph-breaks') }, 'Graph breaks'), ' tab.'));
   }
-  const cls = { failed: 'verdict-failed', restarted: 'verdict-warn', ok_with_restart: 'verdict-warn', empty_graph: 'verdict-empty', metrics_missing: 'verdict-missing' }[c.status] ?? 'verdict-ok';
+  const cls = {
+    failed: 'verdict-failed', restarted: 'verdict-warn', ok_with_restart: 'verdict-warn', empty_graph: 'verdict-empty',
+    metrics_missing: 'verdict-missing', compiled_autograd_capture: 'verdict-capture',
+  }[c.status] ?? 'verdict-ok';
   return h('section', { class: ['card', 'verdict', cls], 'aria-label': 'What happened' }, parts);
+}
+
+/**
+ * A compiled-autograd capture: what it is (no metrics is normal), and the compiles of its graph.
+ * torch logs no metrics for a capture; Dynamo compiles the captured graph as frames of their own.
+ */
+function captureVerdict(ctx, c, byId) {
+  const graphs = c.graph_compiles ?? [];
+  return h('p', { class: 'verdict-line' },
+    'Compiled autograd captured a backward graph here. A capture logs no compilation metrics: ',
+    graphs.length
+      ? ['Dynamo compiled the captured graph as ', compileLinks(ctx, graphs, byId), '.']
+      : 'no compile of the captured graph was logged (the capture failed, or the log ended first).');
+}
+
+/** Links to compile ids, each with its status. */
+function compileLinks(ctx, ids, byId) {
+  return ids.map((x, i) => [i ? ', ' : '', h('a', { href: ctx.href('compile', { id: x }), class: 'mono' }, x),
+    byId.get(x) ? [' ', statusBadge(byId.get(x).status)] : null]);
+}
+
+/** The capture (`[!N/-/-]`) whose graph_compiles list a compile, if any. */
+function captureOf(c, compiles) {
+  return compiles.find((x) => x.graph_compiles?.includes(c.compile_id)) ?? null;
 }
 
 /** A logged reason: preformatted, its http(s) links clickable. */
@@ -155,8 +189,12 @@ function reasonText(text) {
   return h('pre', { class: 'reason-text' }, out);
 }
 
-function metricsSection(rows, shared) {
-  if (!rows.length) return section('Metrics', empty('No compilation_metrics entry was logged for this compile.'));
+function metricsSection(rows, shared, c) {
+  if (!rows.length) {
+    return section('Metrics', empty(c.status === 'compiled_autograd_capture'
+      ? 'A compiled-autograd capture logs no compilation_metrics: the compiles of its graph do.'
+      : 'No compilation_metrics entry was logged for this compile.'));
+  }
   const main = rows.find((r) => !r.runtime) ?? rows[0];
   const m = main.metrics ?? {};
   const resolve = (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'shared' in v ? shared[v.shared] : v);
@@ -357,8 +395,12 @@ function inputKind(r) {
     .filter(Boolean).join(', ');
 }
 
-function stackSection(stack, stackId, replaced) {
-  if (!stack) return section('Stack', empty('No dynamo_start stack was logged for this compile.'));
+function stackSection(stack, stackId, replaced, c) {
+  if (!stack) {
+    return section('Stack', empty(c.status === 'compiled_autograd_capture'
+      ? 'A compiled-autograd capture logs no dynamo_start stack (the compiles of its graph do).'
+      : 'No dynamo_start stack was logged for this compile.'));
+  }
   const lastUser = stack.map((f) => isFramework(f?.file)).lastIndexOf(false);
   return section('Stack that triggered the compile',
     replaced && replaced.stack === stackId ? note(`Logged by ${replaced.compile_id}, the attempt this one restarted.`) : null,
@@ -373,19 +415,20 @@ function isFramework(file) {
 }
 
 function artifactsSection(ctx, c, runnables) {
-  if (!c.artifacts.length) return section('Artifacts', empty('This compile logged no payloads.'));
+  if (!c.artifacts.length) return section('Artifacts', empty('This compile logged no artifacts.'));
   const runnableSeqs = new Set((runnables?.files ?? []).filter((f) => f.compile_id === c.compile_id || f.dir === c.dir).map((f) => f.artifact.seq));
   const total = c.artifacts.reduce((s, a) => s + (a.size ?? 0), 0);
+  const payloadless = c.artifacts.filter((a) => a.no_payload).length;
+  const runnable = h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable');
   return section(`Artifacts (${c.artifacts.length}, ${bytes(total)})`,
+    payloadless ? note(`${plural(payloadless, 'artifact was', 'artifacts were')} logged without a payload (marked "no payload"): `,
+      'torch named them but wrote no content, as it does for some on a cache hit.') : null,
     dataTable({
       name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
         { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
-          render: (a) => (a.url
-            ? h('span', null, a.name, ' ', externalLink(a.url, 'link') ?? h('span', { class: 'muted' }, a.url))
-            : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null]
-              : a.name) },
+          render: (a) => artifactName(ctx, a, c.compile_id, runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null) },
         { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
-        { key: 'format', label: 'format', width: '6em' },
+        { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
         { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
         { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
         { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },

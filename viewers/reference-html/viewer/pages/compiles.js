@@ -3,7 +3,7 @@
 // chips filter it, a click opens the compile. Then the artifacts logged outside any compile.
 
 import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactHref } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName } from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -56,20 +56,30 @@ export async function render(ctx) {
       chips,
       tableHolder,
       note('Click a row to open the compile: its metrics, phases, guards, inputs, stack and artifacts. ',
-        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).')),
+        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).',
+        byStatus.get('compiled_autograd_capture') ? [' ', statusBadge('compiled_autograd_capture'),
+          ' ids ([!N/-/-]) are compiled autograd capturing a backward graph: they log no metrics by design; ',
+          'the captured graph is compiled under the ids [!N/frame/compile] of the same N, linked from each capture.'] : null)),
     section(`Artifacts outside any compile (${count(unattributed.length)})`,
       unattributed.length
         ? dataTable({
           name: 'unattributed', maxRows: 10, columns: [
-            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => h('a', { href: artifactHref(ctx, a, null) }, a.name) },
+            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => artifactName(ctx, a, null) },
             { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
-            { key: 'format', label: 'format', width: '6em' },
+            { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
             { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
             { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
             { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
           ], rows: unattributed,
         })
-        : empty('Every payload of this stream belongs to a compile.')));
+        : empty('Every artifact of this stream belongs to a compile.')));
+}
+
+/** The frame cell of a compiled-autograd capture: it has no frame; its graph is compiled as others. */
+function captureCell(c) {
+  const graphs = c.graph_compiles ?? [];
+  return h('span', { class: 'muted' }, 'backward graph captured by compiled autograd; ',
+    graphs.length ? ['compiled as ', h('span', { class: 'mono' }, graphs.join(', '))] : 'no compile of it logged');
 }
 
 function compileTable(ctx, rows, byId) {
@@ -80,12 +90,13 @@ function compileTable(ctx, rows, byId) {
     columns: [
       { key: 'compile_id', label: 'compile id', width: '8em', value: (c) => c.compile_id,
         render: (c) => h('a', { href: ctx.href('compile', { id: c.compile_id }), class: 'mono' }, c.compile_id) },
-      { key: 'status', label: 'status', width: '10em', render: (c) => statusBadge(c.status) },
+      { key: 'status', label: 'status', width: '11.5em', render: (c) => statusBadge(c.status) },
       {
         key: 'frame', label: 'frame', width: 'minmax(22em, 4fr)',
         value: (c) => { const f = frameOf(c, byId); return f ? `${f.name ?? ''} ${f.file ?? ''}:${f.line ?? ''}` : ''; },
         render: (c) => {
           const f = frameOf(c, byId);
+          if (c.status === 'compiled_autograd_capture') return captureCell(c);
           if (!f) return h('span', { class: 'muted' }, 'not logged');
           return h('span', { class: f.inherited ? 'inherited' : null }, h('b', null, f.name ?? '?'), ' ',
             h('span', { class: 'muted' }, fileLine(f.file, f.line)));

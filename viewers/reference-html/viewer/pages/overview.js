@@ -11,8 +11,9 @@ const STORM_COMPILES = 8;
 export async function render(ctx) {
   const m = ctx.manifest;
   const streams = m.streams;
-  const [warnings, attention] = await findings(ctx);
+  const [warnings, attention, failuresOf] = await findings(ctx);
   ctx.expose('warnings', warnings.map((w) => w.text));
+  ctx.expose('streams', streams.map((s) => ({ id: s.id, failed: failuresOf.get(s.id)?.failed ?? 0, restarts: failuresOf.get(s.id)?.restarts ?? 0 })));
 
   const c = m.counts;
   return h('div', null,
@@ -54,7 +55,11 @@ export async function render(ctx) {
           { key: 'id', label: 'stream', render: (s) => h('a', { href: ctx.href('compiles', { s: s.id }) }, ctx.streamLabel(s)) },
           { key: 'entries', label: 'entries', align: 'right', render: (s) => count(s.entries) },
           { key: 'compile_ids', label: 'compile ids', align: 'right' },
-          { key: 'failures', label: 'failures', align: 'right', value: (s) => s.tables?.failures?.rows ?? 0 },
+          // Counted apart from the failures table: its rows are failures and restarts together.
+          { key: 'failed', label: 'failed compiles', align: 'right', width: 'minmax(9.5em, 1fr)',
+            title: 'compiles that failed (status failed); restarts are counted apart', value: (s) => failuresOf.get(s.id)?.failed ?? 0 },
+          { key: 'restarts', label: 'restarts', align: 'right', title: 'times Dynamo restarted tracing a frame (not failures)',
+            value: (s) => failuresOf.get(s.id)?.restarts ?? 0 },
           { key: 'payload_bytes', label: 'payloads', align: 'right', render: (s) => bytes(s.payload_bytes) },
           { key: 'first_timestamp', label: 'first entry', width: 'minmax(13em, 1.5fr)' },
           { key: 'last_timestamp', label: 'last entry', width: 'minmax(13em, 1.5fr)' },
@@ -64,7 +69,10 @@ export async function render(ctx) {
     diagnosticsSection(ctx));
 }
 
-/** Warnings from the manifest and the small tables, worst first. */
+/**
+ * Warnings from the manifest and the small tables, worst first; the cross-rank findings; and
+ * each stream's failures table (null without one), by stream id.
+ */
 async function findings(ctx) {
   const m = ctx.manifest;
   const warnings = [];
@@ -101,7 +109,8 @@ async function findings(ctx) {
   }
   const order = { error: 0, warn: 1, info: 2 };
   warnings.sort((a, b) => order[a.severity] - order[b.severity]);
-  return [warnings, attention];
+  const failuresOf = new Map(perStream.map(({ s, failures }) => [s.id, failures]));
+  return [warnings, attention, failuresOf];
 }
 
 /** Divergence between ranks, from the cross-rank tables that summarise it. */

@@ -59,7 +59,7 @@ export async function render(ctx) {
     unstacked.length
       ? section(`Compiles without a stack (${count(unstacked.length)})`,
         note('These compile ids logged no dynamo_start stack of their own (e.g. a compile refused by the ' +
-          'recompile limit), so they have no place in the trie.'),
+          'recompile limit, or a compiled-autograd capture, which never logs one), so they have no place in the trie.'),
         h('div', { class: 'trie-unstacked' }, unstacked.map((c) => compileLink(ctx, c.compile_id, c.status))))
       : null,
     unknown
@@ -284,6 +284,6 @@ function mark(text, query) {
 
 function legend() {
   return h('p', { class: 'note trie-legend' }, 'Status: ',
-    ['ok', 'ok_with_restart', 'restarted', 'empty_graph', 'failed', 'metrics_missing'].map((s) => [statusBadge(s), ' ']),
-    '· a → b: attempt a restarted as b.');
+    ['ok', 'ok_with_restart', 'restarted', 'empty_graph', 'failed', 'metrics_missing', 'compiled_autograd_capture'].map((s) => [statusBadge(s), ' ']),
+    '· a → b: attempt a restarted as b. Hover a status for what it means.');
 }

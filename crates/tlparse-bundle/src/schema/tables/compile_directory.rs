@@ -37,6 +37,11 @@ pub enum CompileStatus {
     /// No `compilation_metrics` entry was logged for the compile id, e.g. a crash or a compile
     /// still running when the log ended (tlparse: `status-missing`).
     MetricsMissing,
+    /// Compiled autograd capturing a backward graph (`[!0/-/-]`: a compiled-autograd id and no
+    /// frame). torch logs no metrics for a capture: Dynamo compiles the captured graph later,
+    /// under compile ids of the same compiled-autograd id (`[!0/2/0]`), listed in
+    /// `graph_compiles`. tlparse shows these as metrics missing.
+    CompiledAutogradCapture,
 }
 
 /// One compile id.
@@ -54,6 +59,12 @@ pub struct CompileEntry {
     pub status: CompileStatus,
     /// For a `restarted` attempt, the compile id of the attempt that replaced it.
     pub restarted_as: Option<String>,
+    /// For a `compiled_autograd_capture`, the compile ids that compiled its graph: every compile
+    /// id of the stream with the same `compiled_autograd_id` and a frame (`[!0/2/0]`, and more
+    /// after graph breaks, restarts or recompiles of the captured graph), in order of first
+    /// appearance. Present only when not empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub graph_compiles: Vec<String>,
     /// `co_name` of the compiled frame (from `compilation_metrics`), when logged.
     pub co_name: Option<String>,
     /// `co_filename` of the compiled frame, when logged.

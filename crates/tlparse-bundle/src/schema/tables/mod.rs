@@ -53,7 +53,9 @@ pub use compile_time::{
     CompileTime, CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
 };
 
-/// A logged artifact: an entry with a payload (or a link), as tables refer to it.
+/// A logged artifact, as tables refer to it: an entry of a named kind (`artifact`, `graph_dump`,
+/// `link`, `dump_file`, `optimize_ddp_split_child`), with or without a payload, or any other entry
+/// with a payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactRef {
@@ -77,4 +79,10 @@ pub struct ArtifactRef {
     /// The URL of a `link` entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// True (and only then present) for an entry logged without a payload that is not a link:
+    /// its envelope had no `has_payload` (torch logs some artifacts so, e.g. the
+    /// `inductor_provenance_tracking_*` ones on an FX graph cache hit). `blob` is then null and
+    /// `size` and `lines` 0; tlparse shows such an artifact as an empty file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_payload: bool,
 }
