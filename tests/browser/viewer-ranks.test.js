@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { setup, open, go, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
+import { setup, open, go, settle, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
 
 let env;
 before(async () => {
@@ -12,6 +12,7 @@ before(async () => {
     logs: fixture('tlparse-tests/multi_rank_logs'),
     schedule: fixture('tlparse-tests/multi_rank_schedule'),
     runtime: fixture('tlparse-tests/multi_rank_runtime'),
+    shifted: fixture('torch-2.15/ranks_shifted'),
     single: fixture('tlparse-tests/comp_failure.log'),
   });
 });
@@ -209,6 +210,97 @@ test('single-stream bundle: the ranks pages explain why they are empty', { timeo
   await go(page, '#/rank-diff');
   assert.match(await page.locator('.empty').innerText(), /single stream/);
   assert.deepEqual(errors, []);
+  await close();
+});
+
+test('ranks_shifted: compiles aligned by code; each rank\'s own compile id, shifted ones marked and linked', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('shifted', '#/ranks'));
+  assert.deepEqual(errors, []);
+  // Facts, by hand from tables/cross_rank/compile_alignment.json.zst of this bundle:
+  // - partial_code: rank_local_metric (ranks_shifted.py:24) compiled by rank2 only, as [0/0],
+  //   later_frame_id_shift 1; no ambiguities.
+  // - compiles, in order: forward (ranks_shifted.py:20) = [0/0] on ranks 0, 1, 3 and [1/0] on
+  //   rank 2; its recompile 1 = [0/1] on rank 1 only; rank_local_metric = rank 2's [0/0];
+  //   sync_grads (ranks_shifted.py:28) and its recompiles 1, 2 = [1/0..2] on ranks 0, 1, 3 and
+  //   [2/0..2] on rank 2. Every status ok.
+  // - groups: {rank0, rank3} (4 compiles), {rank1} (+ forward recompile 1), {rank2} (+ rank_local_metric).
+  const w = viewer.data.warnings;
+  assert.equal(w[0], 'rank 2 compiled rank_local_metric (ranks_shifted.py:24) as [0/0], which no other rank compiled; its later frame ids are shifted by 1');
+  assert.ok(w.includes('Ranks compiled different graphs: ranks 0, 3 vs rank 1 vs rank 2'), JSON.stringify(w));
+  assert.ok(w.includes('The same code has other compile ids on some ranks, so compiles are compared by the code they compiled, not by compile id: ' +
+    'on rank 2, [1/0] is forward (ranks_shifted.py:20) ([0/0] on most ranks), [2/0] is sync_grads (ranks_shifted.py:28) ([1/0] on most ranks)'), JSON.stringify(w));
+  assert.ok(!w.some((x) => /^Alignment of/.test(x)), 'no ambiguity');
+  assert.equal(await page.locator('#rk-divergence .warning').first().locator('code').innerText(), 'rank_local_metric');
+
+  const groups = await page.locator('#rk-groups .rk-group').allInnerTexts();
+  assert.equal(groups.length, 3);
+  assert.match(groups[0], /rank 0[\s\S]*rank 3[\s\S]*4 compiles, only those every rank made/);
+  assert.match(groups[1], /rank 1[\s\S]*5 compiles: the 4 compiles every rank made, plus forward \(ranks_shifted\.py:20\), recompile 1$/);
+  assert.match(groups[2], /rank 2[\s\S]*5 compiles: the 4 compiles every rank made, plus rank_local_metric \(ranks_shifted\.py:24\)$/);
+
+  const grid = viewer.data.grid;
+  assert.deepEqual(grid.streams, ['rank0', 'rank1', 'rank2', 'rank3']);
+  assert.deepEqual(grid.compiles, ['forward (ranks_shifted.py:20)', 'forward (ranks_shifted.py:20), recompile 1', 'rank_local_metric (ranks_shifted.py:24)',
+    'sync_grads (ranks_shifted.py:28)', 'sync_grads (ranks_shifted.py:28), recompile 1', 'sync_grads (ranks_shifted.py:28), recompile 2']);
+  assert.deepEqual(grid.ids[0], ['[0/0]', '[0/0]', '[1/0]', '[0/0]']);
+  assert.deepEqual(grid.shifted[0], [false, false, true, false]);
+  assert.deepEqual(grid.ids[1], [null, '[0/1]', null, null]);
+  assert.deepEqual(grid.ids[2], [null, null, '[0/0]', null]);
+  assert.deepEqual(grid.shifted[2], [false, false, false, false], 'a compile only one rank made is not shifted');
+  for (const k of [0, 1, 2]) {
+    assert.deepEqual(grid.ids[3 + k], [`[1/${k}]`, `[1/${k}]`, `[2/${k}]`, `[1/${k}]`]);
+    assert.deepEqual(grid.shifted[3 + k], [false, false, true, false]);
+  }
+  assert.ok(grid.cells.flat().every((st) => st === 'ok' || st === 'missing'));
+  // In the DOM: rank 2's forward cell says [1/0], is marked shifted and links to rank 2's [1/0].
+  const cell = page.locator('.rk-cell[data-stream="rank2"][data-compile-id="[1/0]"]');
+  assert.equal(await cell.innerText(), '[1/0]');
+  assert.match(await cell.getAttribute('class'), /\bshifted\b/);
+  assert.match(await cell.getAttribute('title'), /forward \(ranks_shifted\.py:20\)[\s\S]*most ranks gave this compile the id \[0\/0\]/);
+  assert.notEqual(await cell.evaluate((e) => getComputedStyle(e).borderColor),
+    await page.locator('.rk-cell[data-stream="rank0"][data-compile-id="[0/0]"]').first().evaluate((e) => getComputedStyle(e).borderColor));
+  assert.equal(await page.locator('.rk-cell.shifted').count(), 4);
+  await shot(page, 'ranks-ranks_shifted-light');
+
+  // Schedules and artifacts name the compile by label, with each rank's own id.
+  assert.match(await page.locator('[data-table="schedules"] .vt-body .vt-row').first().innerText(),
+    /sync_grads \(ranks_shifted\.py:28\)\s+\[1\/0\] \(\[2\/0\] on rank 2\)/);
+  const art = viewer.data.rankDiffer.find((r) => r.compile === 'forward (ranks_shifted.py:20)' && r.name === 'aotautograd_cache_miss');
+  assert.deepEqual(art.groups, [['rank 0', 'rank 1', 'rank 3'], ['rank 2']]);
+  assert.deepEqual(art.compile_ids.map((c) => c.compile_id), ['[0/0]', '[0/0]', '[1/0]', '[0/0]']);
+  const artRow = page.locator('[data-table="rank-differ"] .vt-body .vt-row', { hasText: 'aotautograd_cache_miss' }).first();
+  assert.equal(await artRow.locator('a.rk-cid', { hasText: '[1/0]' }).getAttribute('href'), '#/compile?s=rank2&id=%5B1%2F0%5D');
+  assert.equal(await artRow.locator('a.rk-diff-link').getAttribute('href'), '#/rank-diff?c=0&name=aotautograd_cache_miss&a=rank0&b=rank2');
+
+  // Following the cell opens rank 2's own [1/0]: the compile of forward.
+  const before = await page.evaluate(() => window.__viewer.renders);
+  await cell.click();
+  const c = await settle(page, before);
+  assert.equal(c.page, 'compile');
+  assert.deepEqual([c.params.s, c.params.id], ['rank2', '[1/0]']);
+  assert.equal(c.data.compile.id, '[1/0]');
+  assert.equal(c.data.compile.frame, 'forward');
+
+  // The rank diff of that artifact names each side's own compile id, linked.
+  const d = await go(page, '#/rank-diff?c=0&name=aotautograd_cache_miss&a=rank0&b=rank2');
+  assert.deepEqual([d.data.rankDiff.compile, d.data.rankDiff.idA, d.data.rankDiff.idB], ['forward (ranks_shifted.py:20)', '[0/0]', '[1/0]']);
+  assert.equal(await page.locator('.rk-diff-sides').innerText(), 'rank 0 [0/0] → rank 2 [1/0]');
+  assert.equal(await page.locator('.rk-diff-sides a', { hasText: '[1/0]' }).getAttribute('href'), '#/compile?s=rank2&id=%5B1%2F0%5D');
+  await shot(page, 'rank-diff-ranks_shifted-light');
+  // A rank's own id resolves on that rank: [1/0] is forward on rank 2, sync_grads on rank 0.
+  const byId2 = await go(page, '#/rank-diff?id=[1/0]&name=aotautograd_cache_miss&a=rank2&b=rank0');
+  assert.equal(byId2.data.rankDiff.compile, 'forward (ranks_shifted.py:20)');
+  const byId0 = await go(page, '#/rank-diff?id=[1/0]&name=aotautograd_cache_miss&a=rank0&b=rank2');
+  assert.equal(byId0.data.rankDiff.compile, 'sync_grads (ranks_shifted.py:28)');
+  assert.deepEqual([byId0.data.rankDiff.idA, byId0.data.rankDiff.idB], ['[1/0]', '[2/0]']);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('ranks_shifted in the dark theme', { timeout: TIMEOUT }, async () => {
+  const { page, errors, close } = await open(env, env.url('shifted', '#/ranks'), { theme: 'dark' });
+  assert.deepEqual(errors, []);
+  await shot(page, 'ranks-ranks_shifted-dark');
   await close();
 });
 
