@@ -197,7 +197,7 @@ for (const mode of ['plain', 'ghpages']) {
         assert.deepEqual(r.crossTraces, b.crossTraces, 'cross-rank traces read in the browser vs Node');
         assert.equal(r.absentCrossRank, null);
         if (name === 'multi_rank_runtime') {
-          assert.ok(r.crossRank.compile_ids, 'seven ranks have a compile_ids table');
+          assert.ok(r.crossRank.compile_alignment, 'seven ranks have a compile_alignment table');
         } else if (name !== 'sharded') {
           assert.deepEqual(r.crossRank, {}, 'a single stream has no cross-rank tables');
         }

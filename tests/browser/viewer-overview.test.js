@@ -12,6 +12,7 @@ before(async () => {
     comp_metrics: fixture('tlparse-tests/comp_metrics.log'),
     corrupted: fixture('tlparse-tests/simple_corrupted_json.log'),
     multi_rank_logs: fixture('tlparse-tests/multi_rank_logs'),
+    ranks_shifted: fixture('torch-2.15/ranks_shifted'),
     recompiles: fixture('torch-2.15/recompiles'),
   });
 });
@@ -74,11 +75,30 @@ test('overview lists log problems of a corrupted log', { timeout: TIMEOUT }, asy
 test('multi-rank overview: divergence warnings and a stream picker', { timeout: TIMEOUT }, async () => {
   const { page, viewer, errors, close } = await open(env, env.url('multi_rank_logs'));
   assert.deepEqual(errors, []);
-  // multi_rank_logs: ranks 0 and 2 compiled only [0/0] (failed), rank 1 15 ids, rank 3 7 ids.
-  assert.ok(viewer.data.warnings.some((w) => /^Ranks compiled different graphs: rank 0, rank 2 vs rank 1 vs rank 3$/.test(w)),
-    JSON.stringify(viewer.data.warnings));
+  // multi_rank_logs (compile_alignment): ranks 0 and 2 compiled only fn (test_misc.py:10755), as
+  // [0/0], failed; ranks 1 and 3 compiled kernel (gen_many_frames.py:6) 15 and 7 times, from [0/0].
+  const w = viewer.data.warnings;
+  assert.ok(w.includes('Ranks compiled different graphs: rank 0, rank 2 vs rank 1 vs rank 3'), JSON.stringify(w));
+  assert.ok(w.includes('ranks 0, 2 compiled fn (test_misc.py:10755) as [0/0], which ranks 1, 3 did not compile'), JSON.stringify(w));
+  assert.ok(w.includes('ranks 1, 3 compiled kernel (gen_many_frames.py:6) as [0/0], which ranks 0, 2 did not compile'), JSON.stringify(w));
   assert.equal(await page.locator('select.stream-select option').count(), 4);
   await shot(page, 'overview-multi_rank_logs');
+  await close();
+});
+
+test('multi-rank overview: code only one rank compiled, named, and its frame-id shift', { timeout: TIMEOUT }, async () => {
+  const { page, viewer, errors, close } = await open(env, env.url('ranks_shifted'));
+  assert.deepEqual(errors, []);
+  // ranks_shifted (compile_alignment.partial_code): rank 2 alone compiled rank_local_metric
+  // (ranks_shifted.py:24), as [0/0]; later_frame_id_shift 1. Groups {0, 3}, {1} (forward
+  // recompiled as [0/1]), {2}.
+  const w = viewer.data.warnings;
+  assert.equal(w[0], 'rank 2 compiled rank_local_metric (ranks_shifted.py:24) as [0/0], which no other rank compiled; its later frame ids are shifted by 1');
+  assert.ok(w.includes('Ranks compiled different graphs: rank 0, rank 3 vs rank 1 vs rank 2'), JSON.stringify(w));
+  const first = page.locator('.warning-list .warning').first();
+  assert.equal(await first.locator('code').innerText(), 'rank_local_metric');
+  assert.match(await first.locator('a').getAttribute('href'), /^#\/ranks\?sec=grid/);
+  await shot(page, 'overview-ranks_shifted');
   await close();
 });
 

@@ -176,7 +176,7 @@ test('multi-rank pages on two hostile ranks: ranks, rank diff of a hostile graph
   assert.equal(streams.length, 2);
   // The default diff: [0/0] dynamo_output_graph, the only payload the two ranks log differently.
   const d = viewer.data.rankDiff;
-  assert.equal(d.compile_id, '[0/0]');
+  assert.deepEqual([d.idA, d.idB], ['[0/0]', '[0/0]']);
   assert.equal(d.name, 'dynamo_output_graph');
   assert.deepEqual({ added: d.added, removed: d.removed }, { added: 1, removed: 1 });
   // The payloads are text, in full: the diff shows the graph lines holding them.

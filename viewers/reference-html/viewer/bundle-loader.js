@@ -104,7 +104,7 @@ export class Bundle {
    * One cross-rank table (see docs/cross_rank/), parsed; null when the bundle has a single stream
    * or the table has no rows (`manifest.cross_rank.tables` lists the ones that exist). Tables name
    * streams by id; `manifest.cross_rank.members` gives each one's label (`rank 3`).
-   * @param {string} name e.g. 'compile_ids' @returns {Promise<any | null>}
+   * @param {string} name e.g. 'compile_alignment' @returns {Promise<any | null>}
    */
   async crossRankTable(name) {
     const t = this.manifest.cross_rank?.tables?.[name];

@@ -1,5 +1,9 @@
-// ranks-common.js: helpers shared by the multi-rank pages (ranks.js, rank-diff.js): rank labels
-// from the manifest's cross_rank.members, compact lists of many ranks, op names, durations.
+// ranks-common.js: helpers shared by the pages that read cross-rank tables (ranks.js,
+// rank-diff.js, overview.js): rank labels from the manifest's cross_rank.members, compact lists
+// of many ranks, aligned compiles (compile_alignment: the same compile has its own compile id on
+// each rank, and a rank whose frame ids are shifted gives it another one), op names, durations.
+
+import { h } from './dom.js';
 
 /**
  * A labeller for stream ids: `label('rank1-1')` → "rank 5" (the member's label, else the id).
@@ -39,3 +43,143 @@ export function shortOp(op) {
 export function ms(ns) {
   return ns == null ? '–' : `${(ns / 1e6).toFixed(3)} ms`;
 }
+
+// ---- aligned compiles ------------------------------------------------------------------------
+// Cross-rank rows name a compile by an AlignedCompileRef: {aligned, label, compile_ids:
+// [{stream, compile_id}]}, each stream's OWN compile id (streams that lack it left out). Never
+// assume one compile id for every rank: a rank that compiled an extra function first has every
+// later frame id shifted.
+
+/** Orders compile ids as people do: "[0/2]" before "[0/10]". */
+export function compareIds(a, b) {
+  return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+/**
+ * The compile id most of `ids` have ({stream, compile_id}[]): the smallest on a tie, as the
+ * table's `usual_frame_id` is. null for an empty list.
+ * @returns {string | null}
+ */
+export function usualCompileId(ids) {
+  const counts = new Map();
+  for (const { compile_id: id } of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  let best = null;
+  for (const [id, n] of counts) {
+    if (best == null || n > counts.get(best) || (n === counts.get(best) && compareIds(id, best) < 0)) best = id;
+  }
+  return best;
+}
+
+/**
+ * The distinct compile ids of an aligned compile, the usual one first (then by id): [{id, streams}].
+ * @param {{stream: string, compile_id: string}[]} ids
+ */
+export function idGroups(ids) {
+  const usual = usualCompileId(ids);
+  const by = new Map();
+  for (const { stream, compile_id: id } of ids) {
+    if (!by.has(id)) by.set(id, []);
+    by.get(id).push(stream);
+  }
+  return [...by].map(([id, streams]) => ({ id, streams }))
+    .sort((a, b) => (a.id === usual ? -1 : b.id === usual ? 1 : compareIds(a.id, b.id)));
+}
+
+const MAX_EXCEPTIONS = 3;
+
+/**
+ * An aligned compile's compile ids in words: "[0/0]" when every rank has the same one, else the
+ * usual one and the exceptions: "[0/0] ([1/0] on rank 2)".
+ * @param {{stream: string, compile_id: string}[]} ids @param {(s: string) => string} label
+ */
+export function compileIdsText(ids, label) {
+  const [usual, ...others] = idGroups(ids);
+  if (!usual) return '';
+  if (!others.length) return usual.id;
+  const shown = others.slice(0, MAX_EXCEPTIONS).map((g) => `${g.id} on ${ranksText(g.streams, label)}`);
+  if (others.length > MAX_EXCEPTIONS) shown.push(`${others.length - MAX_EXCEPTIONS} more`);
+  return `${usual.id} (${shown.join(', ')})`;
+}
+
+/**
+ * An aligned compile (AlignedCompileRef, or null for rows outside any compile) as text:
+ * "forward (model.py:20) [0/0] ([1/0] on rank 2)".
+ */
+export function compileText(ref, label) {
+  return ref ? `${ref.label} ${compileIdsText(ref.compile_ids, label)}` : '(outside any compile)';
+}
+
+/** The href of one stream's own compile. */
+export function compileHref(ctx, stream, id) {
+  return ctx.href('compile', { s: stream, id });
+}
+
+/**
+ * An aligned compile as DOM: its label, then its compile ids, each a link to the compile page of
+ * a rank that has that id (the usual id to the first such rank; every other id to its own rank).
+ * `onlyIds` drops the label.
+ */
+export function compileRef(ctx, ref, label, { onlyIds = false } = {}) {
+  if (!ref) return h('span', { class: 'rk-compile none' }, '(outside any compile)');
+  const link = (g) => h('a', {
+    class: 'rk-cid mono', href: compileHref(ctx, g.streams[0], g.id),
+    title: `${ranksText(g.streams, label)}: ${g.id}`, on: { click: (e) => e.stopPropagation() },
+  }, g.id);
+  const [usual, ...others] = idGroups(ref.compile_ids);
+  const ids = !usual ? null : [link(usual), others.length ? [' (', others.slice(0, MAX_EXCEPTIONS).map((g, i) => [i ? ', ' : '',
+    h('span', { class: 'rk-shifted-id' }, link(g), ` on ${ranksText(g.streams, label)}`)]),
+  others.length > MAX_EXCEPTIONS ? `, ${others.length - MAX_EXCEPTIONS} more` : '', ')'] : null];
+  return h('span', { class: 'rk-compile', dataset: { aligned: ref.aligned }, title: compileText(ref, label) },
+    onlyIds ? null : [h('span', { class: 'rk-compile-label' }, ref.label), ' '], ids);
+}
+
+/** Map "stream\u0000compile id" → index in compile_alignment.compiles. */
+export function alignedIndex(alignment) {
+  const m = new Map();
+  (alignment?.compiles ?? []).forEach((c, i) => { for (const p of c.present) m.set(`${p.stream}\u0000${p.compile_id}`, i); });
+  return m;
+}
+
+/** "file.py" from "/a/b/file.py". */
+export function baseName(path) {
+  return String(path ?? '').split('/').pop();
+}
+
+/**
+ * compile_alignment's findings in words (as the build prints them): code only some ranks
+ * compiled, and the ambiguities of the alignment with how they were resolved. Each is
+ * {kind, text, parts}, `parts` the text with the code name as a `<code>` node.
+ */
+export function alignmentFindings(alignment, label) {
+  const out = [];
+  for (const p of alignment?.partial_code ?? []) {
+    const by = p.compiled_by.map((c) => c.stream);
+    const ids = idGroups(p.compiled_by);
+    const as = ids.length === 1 ? ids[0].id : ids.map((g) => `${g.id} on ${ranksText(g.streams, label)}`).join(', ');
+    const others = by.length === 1 && p.not_compiled_by.length
+      ? 'which no other rank compiled'
+      : p.not_compiled_by.length ? `which ${ranksText(p.not_compiled_by, label)} did not compile` : '';
+    const where = `(${baseName(p.code.filename)}:${p.code.line})`;
+    const ca = p.compiled_autograd_id != null ? ` in compiled autograd ${p.compiled_autograd_id}` : '';
+    const tail = `${ca} as ${as}${others ? `, ${others}` : ''}` +
+      (p.later_frame_id_shift != null ? `; its later frame ids are shifted by ${p.later_frame_id_shift}` : '');
+    const who = ranksText(by, label);
+    out.push({
+      kind: 'partial_code',
+      text: `${who} compiled ${p.code.name} ${where}${tail}`,
+      parts: [`${who} compiled `, h('code', null, p.code.name), ` ${where}${tail}`],
+    });
+  }
+  for (const a of alignment?.ambiguities ?? []) {
+    const text = `Alignment of ${a.compile_ids.join(' ')} on ${label(a.stream)} (${AMBIGUITY[a.kind] ?? a.kind}): ${a.resolution}`;
+    out.push({ kind: 'ambiguity', text, parts: [text] });
+  }
+  return out;
+}
+
+/** compile_alignment's ambiguity kinds, for people. */
+export const AMBIGUITY = {
+  same_code_several_frames: 'the same code under several frame ids',
+  code_unknown: 'code unknown',
+  attempts_disagree: 'its attempts name different code',
+};

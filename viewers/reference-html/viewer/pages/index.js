@@ -21,7 +21,7 @@ export const PAGES = {
   volume: () => import('./volume.js'), // ?s=STREAM
   entries: () => import('./entries.js'), // ?s=STREAM&kind=KIND&id=[0/1]
   ranks: () => import('./ranks.js'), // ?sec=SECTION&grid=diff (cross-rank)
-  'rank-diff': () => import('./rank-diff.js'), // ?id=[0/1]&name=ARTIFACT_NAME&occ=N&a=STREAM&b=STREAM
+  'rank-diff': () => import('./rank-diff.js'), // ?c=ALIGNED_INDEX&name=ARTIFACT_NAME&occ=N&a=STREAM&b=STREAM (or id=[0/1] of rank a)
 };
 
 const table = (name) => (m, s) => Boolean(s?.tables?.[name]);

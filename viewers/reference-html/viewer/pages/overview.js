@@ -22,7 +22,7 @@ export async function render(ctx) {
       ? h('section', { class: 'card warnings', 'aria-label': 'Warnings' },
         h('h2', null, 'Needs attention'),
         h('ul', { class: 'warning-list' }, warnings.map((w) => h('li', { class: ['warning', `sev-${w.severity}`] },
-          w.link ? h('a', { href: w.link }, w.text) : w.text))))
+          w.link ? h('a', { href: w.link }, w.parts ?? w.text) : w.parts ?? w.text))))
       : h('section', { class: 'card ok-box' }, h('h2', null, 'No problems found'),
         note('No failures, recompile storms, graph breaks, rank divergence or log problems.')),
     attention,
@@ -76,7 +76,7 @@ export async function render(ctx) {
 async function findings(ctx) {
   const m = ctx.manifest;
   const warnings = [];
-  const add = (severity, text, link) => warnings.push({ severity, text, link });
+  const add = (severity, text, link, parts) => warnings.push({ severity, text, link, parts });
   const perStream = await Promise.all(m.streams.map(async (s) => ({
     s,
     failures: s.tables?.failures ? await ctx.table('failures', s.id) : null,
@@ -116,13 +116,20 @@ async function findings(ctx) {
 /** Divergence between ranks, from the cross-rank tables that summarise it. */
 async function crossRankFindings(ctx, add) {
   const x = ctx.manifest.cross_rank;
-  const label = (id) => x.members.find((mm) => mm.stream === id)?.label ?? id;
+  // Loaded only for bundles of several ranks: a single stream's first paint does not fetch it.
+  const { rankLabeller, alignmentFindings, compileText } = await import('../ranks-common.js');
+  const label = rankLabeller(ctx.manifest);
   const groups = (gs) => gs.map((g) => g.streams.map(label).join(', ')).join(' vs ');
-  const [ids, schedules, imbalance] = await Promise.all(
-    ['compile_ids', 'collective_schedules', 'compile_time_imbalance'].map((n) => (x.tables?.[n] ? ctx.crossTable(n) : null)));
-  if (ids?.diverges) add('warn', `Ranks compiled different graphs: ${groups(ids.groups)}`, ctx.href('ranks'));
-  for (const d of schedules?.compile_ids ?? []) {
-    if (d.differs) add('error', `Collective schedules differ on ${d.compile_id}: ${groups(d.variants)}`, ctx.href('ranks'));
+  const [alignment, schedules, imbalance] = await Promise.all(
+    ['compile_alignment', 'collective_schedules', 'compile_time_imbalance'].map((n) => (x.tables?.[n] ? ctx.crossTable(n) : null)));
+  // Code only some ranks compiled (which shifts their later frame ids), and ambiguous matches.
+  for (const f of alignmentFindings(alignment, label)) {
+    if (f.kind === 'partial_code') add('warn', f.text, ctx.href('ranks', { sec: 'grid' }), f.parts);
+    else add('info', f.text, ctx.href('ranks', { sec: 'groups' }), f.parts);
+  }
+  if (alignment?.diverges) add('warn', `Ranks compiled different graphs: ${groups(alignment.groups.map((g) => g.group))}`, ctx.href('ranks'));
+  for (const d of schedules?.compiles ?? []) {
+    if (d.differs) add('error', `Collective schedules differ on ${compileText(d.compile, label)}: ${groups(d.variants)}`, ctx.href('ranks', { sec: 'schedules' }));
   }
   if (imbalance?.max_over_min >= 2) {
     add('warn', `Compile time imbalance: ${imbalance.slowest.map(label).join(', ')} spent ` +

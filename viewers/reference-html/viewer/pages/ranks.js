@@ -1,14 +1,19 @@
 // pages/ranks.js: the multi-rank view (`#/ranks`,
-// optional `sec=<section id>` to scroll to a section, `grid=diff` to show only the compile ids
+// optional `sec=<section id>` to scroll to a section, `grid=diff` to show only the compiles
 // that differ between ranks). Reads the cross-rank tables (docs/cross_rank/*.md): what diverges
-// first, then the rank groups, a ranks × compile ids status grid, collective schedules, tensor
-// metadata, runtime estimates, compile-time imbalance, execution order, cache outcomes, and which
-// ranks logged which artifact payloads.
+// first, then the rank groups, a compiles × ranks grid, collective schedules, tensor metadata,
+// runtime estimates, compile-time imbalance, execution order, cache outcomes, and which ranks
+// logged which artifact payloads. Compiles are those of `compile_alignment`, matched across ranks
+// by the code they compiled: every row names one by its label and shows each rank's OWN compile
+// id (a rank whose frame ids are shifted gives the same compile another id), linking to it.
 
 import { h, section, note, empty, dataTable, statusBadge, count, seconds, plural, download, STATUS } from '../dom.js';
-import { rankLabeller, ranksText, shortOp, ms } from '../ranks-common.js';
+import {
+  rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, usualCompileId,
+  alignedIndex, alignmentFindings, AMBIGUITY,
+} from '../ranks-common.js';
 
-const TABLES = ['compile_ids', 'collective_schedules', 'cache_divergence', 'tensor_meta', 'execution_order',
+const TABLES = ['compile_alignment', 'collective_schedules', 'cache_divergence', 'tensor_meta', 'execution_order',
   'runtime_estimations', 'compile_time_imbalance', 'rank_differ'];
 
 export async function render(ctx) {
@@ -22,7 +27,7 @@ export async function render(ctx) {
   const t = Object.fromEntries(TABLES.map((n, i) => [n, loaded[i]]));
   const label = rankLabeller(ctx.manifest);
   const ranks = (streams) => ranksText(streams, label);
-  const env = { ctx, t, label, ranks, members: x.members };
+  const env = { ctx, t, label, ranks, members: x.members, byId: alignedIndex(t.compile_alignment) };
 
   const warnings = divergences(env);
   ctx.expose('members', x.members.map((m) => m.label));
@@ -30,7 +35,7 @@ export async function render(ctx) {
 
   const sections = [
     ['groups', 'Rank groups', groupsSection],
-    ['grid', 'Compile ids per rank', gridSection],
+    ['grid', 'Compiles per rank', gridSection],
     ['schedules', 'Collective schedules', schedulesSection],
     ['tensor-meta', 'Tensor metadata', tensorMetaSection],
     ['runtime', 'Runtime estimates', runtimeSection],
@@ -49,9 +54,9 @@ export async function render(ctx) {
       ? h('section', { class: 'card warnings', id: 'rk-divergence', 'aria-label': 'Divergence' },
         h('h2', null, 'Where the ranks diverge'),
         h('ul', { class: 'warning-list' }, warnings.map((w) => h('li', { class: ['warning', `sev-${w.severity}`] },
-          w.sec ? h('a', { href: ctx.href('ranks', { sec: w.sec }) }, w.text) : w.text))))
+          w.sec ? h('a', { href: ctx.href('ranks', { sec: w.sec }) }, w.parts ?? w.text) : w.parts ?? w.text))))
       : h('section', { class: 'card ok-box' }, h('h2', null, 'The ranks agree'),
-        note('Same compile ids, collective schedules, cache outcomes, tensor metadata and execution order on every rank.')),
+        note('Same compiles (matched by the code compiled), collective schedules, cache outcomes, tensor metadata and execution order on every rank.')),
     sections.map(([id, title, build]) => {
       const body = build(env);
       return body ? h('section', { class: 'card', id: `rk-${id}` }, h('h2', null, title), body) : null;
@@ -83,26 +88,29 @@ function traceButton(ctx, field, text, filename) {
 
 // ---- divergence summary --------------------------------------------------------------------
 
-/** Every divergence the tables report, worst first: {severity, text, sec}. */
+/** Every divergence the tables report, worst first: {severity, text, sec, parts?}. */
 function divergences({ t, ranks, label }) {
   const out = [];
-  const add = (severity, text, sec) => out.push({ severity, text, sec });
+  const add = (severity, text, sec, parts) => out.push({ severity, text, sec, parts });
   const groupsText = (gs) => gs.map((g) => ranks(g.streams)).join(' vs ');
-  const ids = t.compile_ids;
-  if (ids?.diverges) add('warn', `Ranks compiled different compile ids: ${groupsText(ids.groups)}`, 'grid');
-  const statusRows = (ids?.compile_ids ?? []).filter((r) => r.status_differs);
+  const al = t.compile_alignment;
+  for (const f of alignmentFindings(al, label)) {
+    if (f.kind === 'partial_code') add('warn', f.text, 'grid', f.parts);
+  }
+  if (al?.diverges) add('warn', `Ranks compiled different graphs: ${groupsText(al.groups.map((g) => g.group))}`, 'groups');
+  const statusRows = (al?.compiles ?? []).filter((r) => r.status_differs);
   if (statusRows.length) {
     const r = statusRows[0];
     const byStatus = groupBy(r.present, (p) => p.status);
-    add('warn', `Compile status differs on ${plural(statusRows.length, 'compile id')}` +
-      `, e.g. ${r.compile_id}: ${[...byStatus].map(([st, ps]) => `${STATUS[st]?.[0] ?? st} on ${ranks(ps.map((p) => p.stream))}`).join('; ')}`, 'grid');
+    add('warn', `Compile status differs on ${plural(statusRows.length, 'compile')}` +
+      `, e.g. ${r.label} ${compileIdsText(r.present, label)}: ${[...byStatus].map(([st, ps]) => `${STATUS[st]?.[0] ?? st} on ${ranks(ps.map((p) => p.stream))}`).join('; ')}`, 'grid');
   }
-  for (const row of t.collective_schedules?.compile_ids ?? []) {
+  for (const row of t.collective_schedules?.compiles ?? []) {
     if (!row.differs) continue;
     const lacking = row.variants.filter((v) => v.lacks.length || v.extra.length)
       .map((v) => `${ranks(v.streams)} ${[v.lacks.length ? `lacks ${v.lacks.map(shortOp).join(', ')}` : null,
         v.extra.length ? `adds ${v.extra.map(shortOp).join(', ')}` : null].filter(Boolean).join(' and ')}`);
-    add('error', `Collective schedules differ on ${row.compile_id}: ${groupsText(row.variants)}` +
+    add('error', `Collective schedules differ on ${compileText(row.compile, label)}: ${groupsText(row.variants)}` +
       (row.no_schedule.length ? ` vs no collectives on ${ranks(row.no_schedule)}` : '') +
       (lacking.length ? ` (${lacking.join('; ')})` : ''), 'schedules');
   }
@@ -110,7 +118,7 @@ function divergences({ t, ranks, label }) {
   if (order?.diverges) add('error', `Ranks ran their graphs in different orders: ${groupsText(order.recorded.groups)}`, 'execution-order');
   const cache = t.cache_divergence;
   if (cache?.divergence === 'outcomes') {
-    add('warn', `Cache outcomes differ on ${plural(cache.differing_compile_ids, 'compile id')}: some ranks missed the cache where others hit`, 'cache');
+    add('warn', `Cache outcomes differ on ${plural(cache.differing_compiles, 'compile')}: some ranks missed the cache where others hit`, 'cache');
   }
   const tm = t.tensor_meta;
   if (tm?.fingerprints_differ) {
@@ -122,7 +130,8 @@ function divergences({ t, ranks, label }) {
   const rt = t.runtime_estimations;
   if (rt?.differs) {
     const worst = rt.graphs.filter((g) => g.differs).sort((a, b) => b.delta_ns - a.delta_ns)[0];
-    add('warn', `Estimated runtimes differ on ${plural(rt.differing_compile_ids.length, 'graph')}; largest gap ${worst.compile_id}: ` +
+    add('warn', `Estimated runtimes differ on ${plural(rt.graphs.filter((g) => g.differs).length, 'graph')}; largest gap ` +
+      `${compileText(worst.compile, label)}${worst.occurrence ? ` #${worst.occurrence}` : ''}: ` +
       `${ranks(worst.slowest)} ${ms(worst.delta_ns)} slower than ${ranks(worst.fastest)}`, 'runtime');
   }
   const imb = t.compile_time_imbalance;
@@ -131,14 +140,38 @@ function divergences({ t, ranks, label }) {
       `${imb.max_over_min.toFixed(1)}x the fastest (${ranks(imb.fastest)}, ${seconds(imb.min_us / 1e6)})`, 'compile-time');
   }
   if (cache?.divergence === 'missing_compiles') {
-    add('info', `Cache outcomes agree on every shared compile id; ${plural(cache.compile_ids_with_missing, 'compile id')} missing on some ranks`, 'cache');
+    add('info', `Cache outcomes agree on every shared compile; ${plural(cache.compiles_with_missing, 'compile')} missing on some ranks`, 'cache');
   }
   const rd = t.rank_differ;
   if (rd?.differs) add('info', `${plural(rd.differs, 'artifact')} logged with different payloads on different ranks`, 'rank-differ');
+  if (al?.ids_shifted) add('info', shiftText(al, label), 'grid');
+  for (const f of alignmentFindings(al, label)) {
+    if (f.kind === 'ambiguity') add('info', f.text, 'groups');
+  }
   const sev = { error: 0, warn: 1, info: 2 };
   out.sort((a, b) => sev[a.severity] - sev[b.severity]);
-  void label;
   return out;
+}
+
+/**
+ * Which ranks gave the same code other compile ids (from compile_alignment's frame_id_shifts):
+ * "Same code, other compile ids: on rank 2, [1/0] is forward (m.py:20) ([0/0] on most ranks), …".
+ */
+function shiftText(al, label) {
+  const parts = [];
+  for (const s of al.streams) {
+    if (!s.frame_id_shifts.length) continue;
+    const shown = s.frame_id_shifts.slice(0, 2).map((f) => {
+      const c = al.compiles[f.aligned];
+      const own = c?.present.find((p) => p.stream === s.stream)?.compile_id;
+      const usual = c ? usualCompileId(c.present.filter((p) => p.stream !== s.stream)) : null;
+      return c ? `${own} is ${c.label} (${usual} on most ranks)` : `frame ${f.frame_id} is frame ${f.usual_frame_id} elsewhere`;
+    });
+    if (s.frame_id_shifts.length > 2) shown.push(`${s.frame_id_shifts.length - 2} more`);
+    parts.push(`on ${label(s.stream)}, ${shown.join(', ')}`);
+  }
+  const head = 'The same code has other compile ids on some ranks, so compiles are compared by the code they compiled, not by compile id';
+  return parts.length ? `${head}: ${parts.slice(0, 4).join('; ')}${parts.length > 4 ? `; ${parts.length - 4} more ranks` : ''}` : head;
 }
 
 function groupBy(items, key) {
@@ -151,101 +184,161 @@ function groupBy(items, key) {
   return m;
 }
 
-/** "rank 0, rank 2" as rank chips; long lists collapse to the compact text with the full list in a tooltip. */
-function rankChips(streams, { ranks, label }) {
+/**
+ * "rank 0, rank 2" as rank chips; long lists collapse to the compact text with the full list in a
+ * tooltip. With `ref` (an AlignedCompileRef), each chip links to that rank's own compile of it.
+ */
+function rankChips(streams, { ctx, ranks, label }, ref) {
   if (streams.length > 6) return h('span', { class: 'rk-ranks', title: streams.map(label).join(', ') }, ranks(streams));
-  return h('span', { class: 'rk-ranks' }, streams.map((s) => h('span', { class: 'rk-chip' }, label(s))));
+  const own = new Map((ref?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+  // The rank's own id is written on the chip only when the ranks' ids for this compile differ.
+  const differ = new Set(own.values()).size > 1;
+  return h('span', { class: 'rk-ranks' }, streams.map((s) => (own.has(s)
+    ? h('a', { class: 'rk-chip', href: compileHref(ctx, s, own.get(s)), title: `${label(s)}'s ${own.get(s)}`, on: { click: (e) => e.stopPropagation() } },
+      label(s), differ ? h('span', { class: 'rk-chip-id' }, own.get(s)) : null)
+    : h('span', { class: 'rk-chip' }, label(s)))));
 }
 
-// ---- rank groups and the status grid ------------------------------------------------------
+/** A list of compile labels, the first few then how many more; the whole list in `title`. */
+function labelsText(labels, n = 3) {
+  return labels.length <= n ? labels.join('; ') : `${labels.slice(0, n).join('; ')}; … ${labels.length - n} more`;
+}
+
+// ---- rank groups and the grid ------------------------------------------------------------
 
 function groupsSection(env) {
-  const ids = env.t.compile_ids;
-  if (!ids) return null;
+  const al = env.t.compile_alignment;
+  if (!al) return null;
+  const labelOf = (i) => al.compiles[i]?.label ?? `#${i}`;
+  const sets = al.groups.map((g) => new Set(g.compiles));
+  const common = new Set(al.groups[0]?.compiles.filter((i) => sets.every((s) => s.has(i))) ?? []);
+  const describe = (g) => {
+    const n = plural(g.compiles.length, 'compile');
+    if (al.groups.length < 2) return `${n}: ${labelsText(g.compiles.map(labelOf))}`;
+    const extra = g.compiles.filter((i) => !common.has(i)).map(labelOf);
+    if (!extra.length) return `${n}, only those every rank made`;
+    return `${n}: ${common.size ? `the ${plural(common.size, 'compile')} every rank made, plus ` : ''}${labelsText(extra)}`;
+  };
   return h('div', null,
-    note(ids.diverges
-      ? 'Ranks in one group compiled exactly the same compile ids. Different groups mean some ranks compiled graphs the others did not: the usual cause of a collective hang.'
-      : 'Every rank compiled the same compile ids.'),
-    h('ul', { class: 'rk-groups' }, ids.groups.map((g, i) => h('li', { class: 'rk-group', dataset: { group: i } },
+    note(al.diverges
+      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then recompile and attempt), never by compile id. ' +
+        'Different groups mean some ranks compiled graphs the others did not: the usual cause of a collective hang.'
+      : 'Every rank made the same compiles (matched by the code compiled, not by compile id).'),
+    h('ul', { class: 'rk-groups' }, al.groups.map((g, i) => h('li', { class: 'rk-group', dataset: { group: i } },
       h('span', { class: 'rk-group-name' }, `group ${i + 1}`),
-      rankChips(g.streams, env),
-      h('span', { class: 'rk-group-ids', title: g.compile_ids.join(' ') },
-        plural(g.compile_ids.length, 'compile id'), g.compile_ids.length ? `: ${abbreviate(g.compile_ids, 8)}` : '')))));
+      rankChips(g.group.streams, env),
+      h('span', { class: 'rk-group-ids', title: g.compiles.map(labelOf).join('\n') }, describe(g))))),
+    al.ambiguities.length ? [h('h3', null, 'Where matching compiles was ambiguous'),
+      note('The code alone did not decide which compiles are the same on these ranks; how each case was resolved:'),
+      dataTable({
+        name: 'ambiguities', maxRows: 8,
+        columns: [
+          { key: 'stream', label: 'rank', width: '8em', value: (a) => env.label(a.stream) },
+          { key: 'kind', label: 'what', width: 'minmax(12em, 1.5fr)', value: (a) => AMBIGUITY[a.kind] ?? a.kind },
+          { key: 'compile_ids', label: 'compile ids', width: 'minmax(8em, 1fr)', value: (a) => a.compile_ids.join(' '),
+            render: (a) => h('span', { class: 'mono' }, a.compile_ids.map((id, k) => [k ? ' ' : '', h('a', { href: compileHref(env.ctx, a.stream, id) }, id)])) },
+          { key: 'resolution', label: 'resolution', width: 'minmax(20em, 4fr)', render: (a) => h('span', { title: a.resolution }, a.resolution) },
+        ],
+        rows: al.ambiguities,
+      })] : null);
 }
 
-function abbreviate(list, n) {
-  return list.length <= n ? list.join(' ') : `${list.slice(0, n).join(' ')} … ${list[list.length - 1]}`;
-}
-
-const CELL_W = 58;
 const CELL_H = 24;
 const HEAD_H = 28;
 
-/** Ranks × compile ids, coloured by status; renders only the cells in view (64 ranks × 1000s of ids). */
+/**
+ * Aligned compiles × ranks: each cell is the rank's own compile id, coloured by status, linking
+ * to it; a compile id other than most ranks' is outlined ("shifted"). Renders only the cells in
+ * view (64 ranks × 1000s of compiles).
+ */
 function gridSection(env) {
   const { ctx, t, members, label } = env;
-  const ids = t.compile_ids;
-  if (!ids) return null;
+  const al = t.compile_alignment;
+  if (!al) return null;
   const onlyDiff = ctx.params.get('grid') === 'diff';
   const differing = (r) => r.missing.length > 0 || r.status_differs;
-  const cols = onlyDiff ? ids.compile_ids.filter(differing) : ids.compile_ids;
+  const rows = al.compiles.map((r, i) => ({ r, i })).filter(({ r }) => !onlyDiff || differing(r));
   const streams = members.map((m) => m.stream);
-  const status = cols.map((r) => new Map(r.present.map((p) => [p.stream, p.status])));
+  const cells = rows.map(({ r }) => {
+    const by = new Map(r.present.map((p) => [p.stream, p]));
+    return { by, usual: r.compile_id_differs ? usualCompileId(r.present) : null };
+  });
+  const shifted = (c, p) => Boolean(c.usual && p && p.compile_id !== c.usual);
   ctx.expose('grid', {
-    streams, compile_ids: cols.map((r) => r.compile_id),
-    cells: streams.map((s) => status.map((m) => m.get(s) ?? 'missing')),
+    streams, compiles: rows.map(({ r }) => r.label), aligned: rows.map(({ i }) => i),
+    ids: cells.map((c) => streams.map((s) => c.by.get(s)?.compile_id ?? null)),
+    cells: cells.map((c) => streams.map((s) => c.by.get(s)?.status ?? 'missing')),
+    shifted: cells.map((c) => streams.map((s) => shifted(c, c.by.get(s)))),
   });
   const toggle = h('label', { class: 'rk-toggle' },
     h('input', { type: 'checkbox', checked: onlyDiff, on: { change: (e) => { location.hash = ctx.href('ranks', { sec: 'grid', grid: e.target.checked ? 'diff' : null }); } } }),
-    ' only compile ids that differ between ranks');
-  const legend = h('div', { class: 'rk-legend' },
-    Object.keys(STATUS).map((st) => statusBadge(st)),
-    h('span', { class: 'rk-cell-sample missing' }, 'missing'), ' = the rank never compiled it;',
-    h('span', { class: 'rk-col-mark' }, '≠'), ' marks a compile id whose status differs between ranks.');
-  if (!cols.length) return h('div', null, h('div', { class: 'toolbar' }, toggle), empty('No compile id differs between ranks.'));
+    ' only compiles that differ between ranks (missing on some, or another status)');
+  const legend = [
+    h('div', { class: 'rk-legend' }, 'Each cell is the rank\'s own compile id (a link to it), coloured by its status:',
+      Object.keys(STATUS).map((st) => statusBadge(st))),
+    // Only the marks this grid uses.
+    al.ids_shifted || al.diverges || al.compiles.some((r) => r.status_differs) ? h('div', { class: 'rk-legend' },
+      al.ids_shifted ? [h('span', { class: 'rk-cell-sample shifted' }, '[1/0]'), ' another compile id than most ranks give this compile (its frame ids are shifted);'] : null,
+      al.diverges ? [h('span', { class: 'rk-cell-sample missing' }, '—'), ' the rank never made this compile;'] : null,
+      al.compiles.some((r) => r.status_differs) ? [h('span', { class: 'rk-col-mark' }, '≠'), ' its status differs between ranks.'] : null) : null];
+  if (!rows.length) return h('div', null, h('div', { class: 'toolbar' }, toggle), empty('No compile differs between ranks.'));
 
-  const labelW = Math.min(160, 24 + 8 * Math.max(...members.map((m) => m.label.length)));
-  const width = labelW + cols.length * CELL_W;
-  const height = HEAD_H + streams.length * CELL_H;
+  let longestId = 5;
+  for (const c of cells) for (const p of c.by.values()) longestId = Math.max(longestId, p.compile_id.length);
+  const longestLabel = rows.reduce((n, { r }) => Math.max(n, r.label.length), 0);
+  const cellW = Math.round(Math.max(64, Math.min(120, 18 + 7.5 * longestId)));
+  const labelW = Math.min(380, Math.max(180, 30 + 7 * longestLabel));
+  const width = labelW + streams.length * cellW;
+  const height = HEAD_H + rows.length * CELL_H;
   const canvas = h('div', { class: 'rk-grid-canvas', style: { width: `${width}px`, height: `${height}px` } });
-  const scroller = h('div', { class: 'rk-grid', role: 'grid', 'aria-label': 'Compile status per rank and compile id', dataset: { cols: cols.length, rows: streams.length } }, canvas);
+  const scroller = h('div', { class: 'rk-grid', role: 'grid', 'aria-label': 'Each rank\'s compile id and status, per compile', dataset: { cols: streams.length, rows: rows.length } }, canvas);
   let drawn = '';
   function draw() {
     const left = scroller.scrollLeft;
     const top = scroller.scrollTop;
     const w = scroller.clientWidth || 1200;
     const hgt = scroller.clientHeight || 600;
-    const c0 = Math.max(0, Math.floor((left) / CELL_W) - 2);
-    const c1 = Math.min(cols.length, Math.ceil((left + w - labelW) / CELL_W) + 2);
+    const c0 = Math.max(0, Math.floor(left / cellW) - 2);
+    const c1 = Math.min(streams.length, Math.ceil((left + w - labelW) / cellW) + 2);
     const r0 = Math.max(0, Math.floor(top / CELL_H) - 2);
-    const r1 = Math.min(streams.length, Math.ceil((top + hgt - HEAD_H) / CELL_H) + 2);
+    const r1 = Math.min(rows.length, Math.ceil((top + hgt - HEAD_H) / CELL_H) + 2);
     const key = `${c0}:${c1}:${r0}:${r1}:${left}:${top}`;
     if (key === drawn) return;
     drawn = key;
     const nodes = [];
     for (let c = c0; c < c1; c++) {
-      const r = cols[c];
+      const s = streams[c];
       nodes.push(h('div', {
-        class: ['rk-col-head', r.status_differs && 'status-differs', r.missing.length && 'has-missing'],
-        style: { left: `${labelW + c * CELL_W}px`, top: `${top}px`, width: `${CELL_W}px`, height: `${HEAD_H}px` },
-        title: `${r.compile_id}${r.status_differs ? ': status differs between ranks' : ''}${r.missing.length ? `; missing on ${env.ranks(r.missing)}` : ''}`,
-      }, r.compile_id, r.status_differs ? h('span', { class: 'rk-col-mark' }, '≠') : null));
-      for (let i = r0; i < r1; i++) {
-        const s = streams[i];
-        const st = status[c].get(s);
-        const y = HEAD_H + i * CELL_H;
-        const style = { left: `${labelW + c * CELL_W}px`, top: `${y}px`, width: `${CELL_W}px`, height: `${CELL_H}px` };
-        nodes.push(st
-          ? h('a', { class: ['rk-cell', STATUS[st]?.[1] ?? 'st-missing'], style, role: 'gridcell', dataset: { status: st },
-            href: ctx.href('compile', { s, id: r.compile_id }), title: `${label(s)} ${r.compile_id}: ${STATUS[st]?.[0] ?? st}` }, STATUS[st]?.[0].split(',')[0] ?? st)
-          : h('span', { class: 'rk-cell missing', style, role: 'gridcell', dataset: { status: 'missing' }, title: `${label(s)} never compiled ${r.compile_id}` }, '—'));
-      }
+        class: 'rk-col-head', style: { left: `${labelW + c * cellW}px`, top: `${top}px`, width: `${cellW}px`, height: `${HEAD_H}px` }, title: label(s),
+      }, h('a', { href: ctx.href('compiles', { s }) }, label(s))));
     }
     for (let i = r0; i < r1; i++) {
-      nodes.push(h('div', { class: 'rk-row-head', style: { left: `${left}px`, top: `${HEAD_H + i * CELL_H}px`, width: `${labelW}px`, height: `${CELL_H}px` } },
-        h('a', { href: ctx.href('compiles', { s: streams[i] }) }, label(streams[i]))));
+      const { r } = rows[i];
+      const c = cells[i];
+      const y = HEAD_H + i * CELL_H;
+      for (let k = c0; k < c1; k++) {
+        const s = streams[k];
+        const p = c.by.get(s);
+        const style = { left: `${labelW + k * cellW}px`, top: `${y}px`, width: `${cellW}px`, height: `${CELL_H}px` };
+        const moved = shifted(c, p);
+        nodes.push(p
+          ? h('a', {
+            class: ['rk-cell', STATUS[p.status]?.[1] ?? 'st-missing', moved && 'shifted'], style, role: 'gridcell',
+            dataset: { status: p.status, stream: s, compileId: p.compile_id }, href: compileHref(ctx, s, p.compile_id),
+            title: `${label(s)}: ${p.compile_id}, ${STATUS[p.status]?.[0] ?? p.status} — ${r.label}` +
+              (moved ? `\nShifted: most ranks gave this compile the id ${c.usual}` : ''),
+          }, p.compile_id)
+          : h('span', { class: 'rk-cell missing', style, role: 'gridcell', dataset: { status: 'missing', stream: s }, title: `${label(s)} never made this compile: ${r.label}` }, '—'));
+      }
+      const code = r.key.code ? `${r.key.code.filename}:${r.key.code.line}` : null;
+      nodes.push(h('div', {
+        class: ['rk-row-head', r.status_differs && 'status-differs', r.missing.length && 'has-missing'],
+        style: { left: `${left}px`, top: `${y}px`, width: `${labelW}px`, height: `${CELL_H}px` },
+        title: [r.label, code, r.status_differs ? 'status differs between ranks' : null,
+          r.missing.length ? `missing on ${env.ranks(r.missing)}` : null].filter(Boolean).join('\n'),
+      }, h('span', { class: 'rk-row-label' }, r.label), r.status_differs ? h('span', { class: 'rk-col-mark' }, '≠') : null));
     }
-    nodes.push(h('div', { class: 'rk-corner', style: { left: `${left}px`, top: `${top}px`, width: `${labelW}px`, height: `${HEAD_H}px` } }, 'rank \\ id'));
+    nodes.push(h('div', { class: 'rk-corner', style: { left: `${left}px`, top: `${top}px`, width: `${labelW}px`, height: `${HEAD_H}px` } }, 'compile \\ rank'));
     canvas.replaceChildren(...nodes);
   }
   scroller.addEventListener('scroll', () => requestAnimationFrame(draw), { passive: true });
@@ -253,8 +346,9 @@ function gridSection(env) {
   draw();
   requestAnimationFrame(() => { drawn = ''; draw(); });
   scroller.style.maxHeight = `${Math.min(height + 2, 560)}px`;
+  scroller.style.maxWidth = `${width + 2}px`;
   return h('div', null, h('div', { class: 'toolbar' }, toggle, h('span', { class: 'note' },
-    `${plural(cols.length, 'compile id')}${onlyDiff ? ` of ${count(ids.compile_ids.length)}` : ''} × ${plural(streams.length, 'rank')}`)), legend, scroller);
+    `${plural(rows.length, 'compile')}${onlyDiff ? ` of ${count(al.compiles.length)}` : ''} × ${plural(streams.length, 'rank')}`)), legend, scroller);
 }
 
 // ---- collective schedules ---------------------------------------------------------------
@@ -263,22 +357,22 @@ function schedulesSection(env) {
   const { t, ranks } = env;
   const cs = t.collective_schedules;
   if (!cs) return null;
-  const rows = cs.compile_ids;
+  const rows = cs.compiles;
   const differing = rows.filter((r) => r.differs);
   env.ctx.expose('schedules', differing.map((r) => ({
-    compile_id: r.compile_id,
+    compile: r.compile.label, compile_ids: r.compile.compile_ids,
     variants: r.variants.map((v) => ({ ranks: v.streams.map(env.label), lacks: v.lacks.map(shortOp), extra: v.extra.map(shortOp) })),
     parity_mismatches: r.parity_mismatches.map(env.label),
   })));
   const parity = cs.streams.filter((s) => s.parity_mismatches.length || s.unmatched_collectives.length || s.unmatched_waits.length);
   return h('div', null,
     note(differing.length
-      ? `Every rank must issue the same collectives in the same order; on ${plural(differing.length, 'compile id')} they do not. The most common schedule is the reference.`
-      : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile id')} with collectives).`),
-    differing.map((r) => h('div', { class: 'rk-schedule', dataset: { compileId: r.compile_id } },
-      h('h3', null, r.compile_id),
+      ? `Every rank must issue the same collectives in the same order; on ${plural(differing.length, 'compile')} they do not. The most common schedule is the reference.`
+      : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile')} with collectives).`),
+    differing.map((r) => h('div', { class: 'rk-schedule', dataset: { aligned: r.compile.aligned, compile: r.compile.label } },
+      h('h3', null, compileRef(env.ctx, r.compile, env.label)),
       h('ul', { class: 'rk-variants' }, r.variants.map((v, i) => h('li', { class: ['rk-variant', i === r.reference && 'reference'] },
-        h('div', { class: 'rk-variant-head' }, rankChips(v.streams, env),
+        h('div', { class: 'rk-variant-head' }, rankChips(v.streams, env, r.compile),
           i === r.reference ? h('span', { class: 'badge st-ok' }, 'reference')
             : [v.lacks.length ? h('span', { class: 'badge st-failed' }, `lacks ${v.lacks.map(shortOp).join(', ')}`) : null,
               v.extra.length ? h('span', { class: 'badge st-restart' }, `adds ${v.extra.map(shortOp).join(', ')}`) : null,
@@ -296,16 +390,16 @@ function schedulesSection(env) {
       columns: [
         { key: 'stream', label: 'rank', value: (s) => env.label(s.stream) },
         { key: 'mismatch', label: 'code ≠ schedule on', width: 'minmax(14em, 2fr)',
-          value: (s) => s.parity_mismatches.map((p) => `${p.compile_id ?? '(none)'}: ${p.ops.map((o) => `${shortOp(o.op)} ${o.schedule}→${o.code}`).join(', ')}`).join('; ') },
+          value: (s) => s.parity_mismatches.map((p) => `${ownCompileText(env, s.stream, p.compile_id)}: ${p.ops.map((o) => `${shortOp(o.op)} ${o.schedule}→${o.code}`).join(', ')}`).join('; ') },
         { key: 'uc', label: 'unmatched collectives', align: 'right', value: (s) => s.unmatched_collectives.length },
         { key: 'uw', label: 'unmatched waits', align: 'right', value: (s) => s.unmatched_waits.length },
       ],
       rows: parity,
     })] : null,
-    rows.length > differing.length ? [h('h3', null, 'All compile ids with collectives'), dataTable({
+    rows.length > differing.length ? [h('h3', null, 'All compiles with collectives'), dataTable({
       name: 'schedules', maxRows: 10,
       columns: [
-        { key: 'compile_id', label: 'compile id', width: '8em' },
+        ...compileColumns(env, (r) => r.compile),
         { key: 'differs', label: 'agree?', width: '8em', value: (r) => (r.differs ? 'differs' : 'same'),
           render: (r) => h('span', { class: ['badge', r.differs ? 'st-failed' : 'st-ok'] }, r.differs ? 'differs' : 'same') },
         { key: 'variants', label: 'ranks per variant', width: 'minmax(14em, 3fr)', value: (r) => r.variants.map((v) => ranks(v.streams)).join(' | ') },
@@ -314,6 +408,32 @@ function schedulesSection(env) {
       ],
       rows,
     })] : null);
+}
+
+/** A stream's own compile id with the label of its aligned compile: "[2/0] sync_grads (x.py:28)". */
+function ownCompileText(env, stream, id) {
+  if (id == null) return '(outside any compile)';
+  const i = env.byId.get(`${stream}\u0000${id}`);
+  return i == null ? id : `${id} ${env.t.compile_alignment.compiles[i].label}`;
+}
+
+/**
+ * Two table columns for an aligned compile (`get(row)` → AlignedCompileRef or null): its label
+ * (then `suffix(row)`), and each rank's own compile ids, each linked to a rank's compile.
+ */
+function compileColumns(env, get, { suffix = () => '', title = 'compile' } = {}) {
+  return [{
+    key: 'compile', label: title, width: 'minmax(15em, 2fr)',
+    value: (r) => `${get(r)?.label ?? '(outside any compile)'}${suffix(r)}`,
+    render: (r) => {
+      const text = `${get(r)?.label ?? '(outside any compile)'}${suffix(r)}`;
+      return h('span', { title: text }, text);
+    },
+  }, {
+    key: 'compile_ids', label: 'compile ids', width: 'minmax(13.5em, 1.2fr)',
+    value: (r) => compileIdsText(get(r)?.compile_ids ?? [], env.label),
+    render: (r) => (get(r) ? compileRef(env.ctx, get(r), env.label, { onlyIds: true }) : ''),
+  }];
 }
 
 // ---- tensor metadata --------------------------------------------------------------------
@@ -340,12 +460,12 @@ function tensorMetaSection(env) {
           ? ` — agrees with ${g.differs_only_by_missing_from.map((j) => `group ${j + 1}`).join(', ')} wherever both have a graph (apart only by missing artifacts)`
           : '')))),
     tm.no_data.length ? note(`No tensor metadata logged on ${ranks(tm.no_data)}.`) : null,
-    differing.map((g) => h('div', { class: 'rk-tm-graph', dataset: { compileId: g.compile_id ?? '' } },
-      h('h3', null, `${g.compile_id ?? '(no compile id)'}${g.occurrence ? ` #${g.occurrence}` : ''}: `,
-        g.groups.map((gg, i) => [i ? ' vs ' : '', rankChips(gg.streams, env)])),
+    differing.map((g) => h('div', { class: 'rk-tm-graph', dataset: { aligned: g.compile?.aligned ?? '', compile: g.compile?.label ?? '' } },
+      h('h3', null, compileRef(env.ctx, g.compile, env.label), g.occurrence ? ` #${g.occurrence}` : '', ': ',
+        g.groups.map((gg, i) => [i ? ' vs ' : '', rankChips(gg.streams, env, g.compile)])),
       g.missing.length ? note(`Missing on ${ranks(g.missing)}${g.compiled_without_artifact.length ? ` (${ranks(g.compiled_without_artifact)} compiled it but logged no metadata)` : ''}.`) : null,
       g.differences.map((d) => dataTable({
-        name: `tensor-meta-${g.compile_id}-${d.group}`, maxRows: 8, filter: false,
+        name: `tensor-meta-${g.compile?.aligned ?? 'none'}-${g.occurrence}-${d.group}`, maxRows: 8, filter: false,
         columns: [
           { key: 'name', label: 'op', width: 'minmax(12em, 2fr)', render: (o) => h('span', { title: o.name }, shortOp(o.name)) },
           { key: 'reference', label: `${ranks(g.groups[0].streams)}`, width: 'minmax(14em, 2fr)', value: (o) => outputsText(o.reference) },
@@ -362,7 +482,7 @@ function runtimeSection(env) {
   if (!rt) return null;
   const { ranks } = env;
   env.ctx.expose('runtime', rt.graphs.map((g) => ({
-    compile_id: g.compile_id, occurrence: g.occurrence, fastest: g.fastest.map(env.label), slowest: g.slowest.map(env.label),
+    compile: g.compile?.label ?? null, compile_ids: compileIdsText(g.compile?.compile_ids ?? [], env.label), occurrence: g.occurrence, fastest: g.fastest.map(env.label), slowest: g.slowest.map(env.label),
     delta_ms: Number((g.delta_ns / 1e6).toFixed(3)), missing: g.missing.map(env.label),
   })));
   return h('div', null,
@@ -370,7 +490,7 @@ function runtimeSection(env) {
     dataTable({
       name: 'runtime', maxRows: 12,
       columns: [
-        { key: 'compile_id', label: 'graph', width: '8em', value: (g) => `${g.compile_id ?? '(none)'}${g.occurrence ? ` #${g.occurrence}` : ''}` },
+        ...compileColumns(env, (g) => g.compile, { title: 'graph', suffix: (g) => (g.occurrence ? ` #${g.occurrence}` : '') }),
         { key: 'fastest', label: 'fastest', width: 'minmax(9em, 1.4fr)', value: (g) => ranks(g.fastest) },
         { key: 'fastest_ns', label: 'fastest est.', align: 'right', width: '9em', render: (g) => ms(g.fastest_ns) },
         { key: 'slowest', label: 'slowest', width: 'minmax(9em, 1.4fr)', value: (g) => ranks(g.slowest),
@@ -422,11 +542,11 @@ function compileTimeSection(env) {
       ],
       rows: imb.phases,
     }),
-    h('h3', null, 'Per compile id'),
+    h('h3', null, 'Per compile'),
     dataTable({
-      name: 'compile-time-ids', maxRows: 10, sort: '-delta_us',
+      name: 'compile-time-compiles', maxRows: 10, sort: '-delta_us',
       columns: [
-        { key: 'compile_id', label: 'compile id', width: '8em' },
+        ...compileColumns(env, (r) => r.compile),
         { key: 'slowest', label: 'slowest', width: 'minmax(8em, 1fr)', value: (r) => ranks(r.slowest) },
         { key: 'max_us', label: 'max', align: 'right', width: '7em', render: (r) => seconds(r.max_us / 1e6) },
         { key: 'fastest', label: 'fastest', width: 'minmax(8em, 1fr)', value: (r) => ranks(r.fastest) },
@@ -435,7 +555,7 @@ function compileTimeSection(env) {
         { key: 'max_over_min', label: '×', align: 'right', width: '5em', render: (r) => (r.max_over_min == null ? '–' : r.max_over_min.toFixed(1)) },
         { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (r.missing.length ? ranks(r.missing) : '') },
       ],
-      rows: imb.compile_ids,
+      rows: imb.compiles,
     }));
 }
 
@@ -454,9 +574,17 @@ function executionOrderSection(env) {
             i === cmp.reference ? h('span', { class: 'badge st-ok' }, 'reference')
               : h('span', { class: 'badge st-failed' }, g.difference?.same_runs ? 'same graphs, other order' : 'different graphs'),
             h('span', { class: 'note' }, plural(g.runs, 'run'))),
-          g.recordings.map((rec, ri) => h('ol', { class: 'rk-ops' }, rec.map((id, k) =>
-            h('li', { class: ['rk-op', diffAt.get(ri)?.has(k) && 'after-diff'] }, id ?? '(unknown)')))));
+          g.recordings.map((rec, ri) => h('ol', { class: 'rk-ops' }, rec.map((item, k) =>
+            h('li', { class: ['rk-op', diffAt.get(ri)?.has(k) && 'after-diff'], title: runTitle(item, g.streams) }, item ?? '(unknown)')))));
       }));
+  };
+  // Recorded runs name the aligned compile by its label; say which compile id that is on the group's ranks.
+  const byLabel = new Map((env.t.compile_alignment?.compiles ?? []).map((c) => [c.label, c]));
+  const runTitle = (item, streams) => {
+    const c = item == null ? null : byLabel.get(item);
+    if (!c) return item ?? 'torch logged no compile id for this run';
+    const ids = c.present.filter((p) => streams.includes(p.stream));
+    return `${item}: ${compileIdsText(ids, env.label)}`;
   };
   return h('div', null,
     note(eo.diverges ? 'The ranks ran their compiled graphs in different orders: their collectives pair up wrongly.' : 'Every rank with a recorded order ran its graphs in the same order.'),
@@ -471,8 +599,8 @@ function cacheSection(env) {
   const cd = env.t.cache_divergence;
   if (!cd) return null;
   const { ranks } = env;
-  const text = { none: 'Every rank got the same cache outcomes.', missing_compiles: 'Outcomes agree wherever two ranks looked up the cache for the same compile id; the groups differ only by compile ids some ranks lack.', outcomes: 'On some compile ids ranks missed the cache where others hit: they spent longer compiling while the others waited.' };
-  const rows = cd.compile_ids.filter((r) => r.differs || r.missing.length || r.no_lookups.length);
+  const text = { none: 'Every rank got the same cache outcomes.', missing_compiles: 'Outcomes agree wherever two ranks looked up the cache for the same compile; the groups differ only by compiles some ranks lack.', outcomes: 'On some compiles ranks missed the cache where others hit: they spent longer compiling while the others waited.' };
+  const rows = cd.compiles.filter((r) => r.differs || r.missing.length || r.no_lookups.length);
   return h('div', null,
     note(text[cd.divergence] ?? cd.divergence),
     dataTable({
@@ -480,7 +608,7 @@ function cacheSection(env) {
       columns: [
         { key: 'stream', label: 'rank', value: (s) => env.label(s.stream) },
         { key: 'group', label: 'group', align: 'right', value: (s) => s.group + 1 },
-        { key: 'compile_ids', label: 'compile ids', align: 'right' },
+        { key: 'compiles', label: 'compiles', align: 'right' },
         { key: 'hit', label: 'hits', align: 'right' },
         { key: 'miss', label: 'misses', align: 'right' },
         { key: 'bypass', label: 'bypasses', align: 'right' },
@@ -488,10 +616,10 @@ function cacheSection(env) {
       ],
       rows: cd.streams,
     }),
-    rows.length ? [h('h3', null, 'Compile ids where ranks differ or lack a lookup'), dataTable({
-      name: 'cache-ids', maxRows: 10,
+    rows.length ? [h('h3', null, 'Compiles where ranks differ or lack a lookup'), dataTable({
+      name: 'cache-compiles', maxRows: 10,
       columns: [
-        { key: 'compile_id', label: 'compile id', width: '8em', value: (r) => r.compile_id ?? '(none)' },
+        ...compileColumns(env, (r) => r.compile),
         { key: 'groups', label: 'outcomes', width: 'minmax(18em, 3fr)',
           value: (r) => r.groups.map((g) => `${ranks(g.streams)}: ${g.outcomes.map((o) => `${o.cache.replace(/_cache$/, '')} ${o.outcome}`).join(', ')}`).join(' | ') },
         { key: 'no_lookups', label: 'no lookup', width: 'minmax(8em, 1fr)', value: (r) => (r.no_lookups.length ? ranks(r.no_lookups) : '') },
@@ -510,25 +638,25 @@ function rankDifferSection(env) {
   const diffLink = (r) => (r.groups.length >= 2
     ? h('a', {
       class: 'rk-diff-link',
-      href: ctx.href('rank-diff', { id: r.compile_id ?? '', name: r.name, occ: r.occurrence || null, a: r.groups[0].streams[0], b: r.groups[1].streams[0] }),
+      href: ctx.href('rank-diff', { c: r.compile?.aligned ?? '', name: r.name, occ: r.occurrence || null, a: r.groups[0].streams[0], b: r.groups[1].streams[0] }),
       on: { click: (e) => e.stopPropagation() },
     }, 'diff')
     : null);
   ctx.expose('rankDiffer', rd.artifacts.filter((r) => r.groups.length >= 2).slice(0, 200).map((r) => ({
-    compile_id: r.compile_id, name: r.name, groups: r.groups.map((g) => g.streams.map(env.label)),
+    compile: r.compile?.label ?? null, compile_ids: r.compile?.compile_ids ?? [], name: r.name, groups: r.groups.map((g) => g.streams.map(env.label)),
   })));
   return h('div', null,
-    note(`${plural(rd.keys, 'artifact')} (per compile id): ${count(rd.identical)} identical on every rank, ${count(rd.differs)} with different payloads, ` +
+    note(`${plural(rd.keys, 'artifact')} (per compile): ${count(rd.identical)} identical on every rank, ${count(rd.differs)} with different payloads, ` +
       `${count(rd.same_where_present)} identical where present but missing on some ranks. Open a diff to see what differs.`),
     dataTable({
       name: 'rank-differ', maxRows: 14, sort: null,
       columns: [
-        { key: 'compile_id', label: 'compile id', width: '8em', value: (r) => r.compile_id ?? '(none)' },
+        ...compileColumns(env, (r) => r.compile),
         { key: 'name', label: 'artifact', width: 'minmax(14em, 2fr)', value: (r) => `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`,
           render: (r) => h('span', { title: `${r.kind}: ${r.name}` }, `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`) },
         { key: 'status', label: 'status', width: '10em',
           render: (r) => h('span', { class: ['badge', { identical: 'st-ok', differs: 'st-failed', same_where_present: 'st-empty' }[r.status] ?? 'st-missing'] }, r.status.replace(/_/g, ' ')) },
-        { key: 'groups', label: 'ranks by payload', width: 'minmax(16em, 3fr)', value: (r) => r.groups.map((g) => ranks(g.streams)).join(' | ') },
+        { key: 'groups', label: 'ranks by payload', width: 'minmax(12em, 2fr)', value: (r) => r.groups.map((g) => ranks(g.streams)).join(' | ') },
         { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (r.missing.length ? ranks(r.missing) : '') },
         { key: 'diff', label: '', width: '4em', value: (r) => (r.groups.length >= 2 ? 'diff' : ''), render: diffLink },
       ],
