@@ -274,7 +274,7 @@ for (const mode of ['plain', 'ghpages']) {
       await close();
       assert.equal(r.ok, false);
       assert.match(r.error, /needs a bundle reader of version 99 or newer/);
-      assert.match(r.error, /this bundle-loader\.js is version 1/);
+      assert.match(r.error, /this bundle-loader\.js is version 5/);
     });
 
     test('a missing bundle fails with the URL and HTTP status', async () => {

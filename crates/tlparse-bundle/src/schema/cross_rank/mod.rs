@@ -45,8 +45,8 @@ pub struct CrossRank {
     /// by its `label`; null when no stream logged any.
     pub chrome_trace: Option<String>,
     /// Path of a Chrome trace-event file (gzip-compressed JSON) of inductor's runtime
-    /// estimates: one process per member, one thread per graph (compile id), its ops laid end to
-    /// end with their estimated durations; null when no stream has runtime estimates.
+    /// estimates: one process per member, one thread per graph (per aligned compile: the same row
+    /// in every process), its ops laid end to end with their estimated durations; null when no stream has runtime estimates.
     pub runtime_estimates_trace: Option<String>,
 }
 
