@@ -333,7 +333,20 @@ fn cross_rank_findings(
     if let Some(t) = b.cross_rank::<CacheDivergence>()? {
         match t.divergence {
             CacheDivergenceKind::Outcomes => {
-                lines.push(format!("cache outcomes DIFFER on {} compile(s)", t.differing_compiles))
+                let named: Vec<String> = t
+                    .compiles
+                    .iter()
+                    .filter(|c| c.differs)
+                    .filter_map(|c| c.compile.as_ref().map(|c| compile_label(cross, c)))
+                    .take(3)
+                    .collect();
+                let more = (t.differing_compiles as usize).saturating_sub(named.len());
+                let more = if more > 0 { format!(" +{more} more") } else { String::new() };
+                lines.push(format!(
+                    "cache outcomes DIFFER on {} compile(s): {}{more}",
+                    t.differing_compiles,
+                    named.join("; ")
+                ))
             }
             CacheDivergenceKind::MissingCompiles | CacheDivergenceKind::None => {}
         }

@@ -388,7 +388,10 @@ fn a_build_of_shifted_ranks_names_the_extra_function() {
     );
     assert!(!stdout.contains("collective schedules DIFFER"), "{stdout}");
     assert!(
-        across.contains(&"cache outcomes DIFFER on 1 compile(s)"),
+        across.contains(
+            &"cache outcomes DIFFER on 1 compile(s): forward (ranks_shifted.py:20) = [0/0] on rank 0, rank 1, rank 3; \
+              [1/0] on rank 2"
+        ),
         "rank 2's fx cache hit on forward (cross_rank::cache_divergence): {stdout}"
     );
 }
