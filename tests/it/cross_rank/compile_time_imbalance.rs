@@ -69,7 +69,8 @@ fn multi_rank_logs_rank_3_is_slowest() {
     // the spread was 157247..10283392 across all four; aligned by code, each compares like with
     // like.
     let rows_of_0_0: Vec<&Value> = rows(&t, "compiles").iter().filter(|c| same_id(c) == "[0/0]").collect();
-    let spreads: Vec<(&str, Vec<(&str, f64)>, f64)> = rows_of_0_0
+    type Spread<'a> = (&'a str, Vec<(&'a str, f64)>, f64);
+    let spreads: Vec<Spread> = rows_of_0_0
         .iter()
         .map(|c| (c["compile"]["label"].as_str().unwrap(), times(c), c["delta_us"].as_f64().unwrap()))
         .collect();
