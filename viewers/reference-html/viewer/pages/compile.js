@@ -5,7 +5,7 @@
 // guards, inputs and runnables, and the stream's stack table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, sameFrame } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactNames, tlparseName, sameFrame } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -379,11 +379,11 @@ function artifactsSection(ctx, c, runnables) {
   return section(`Artifacts (${c.artifacts.length}, ${bytes(total)})`,
     dataTable({
       name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
-        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
+        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)', value: artifactNames,
           render: (a) => (a.url
             ? h('span', null, a.name, ' ', externalLink(a.url, 'link') ?? h('span', { class: 'muted' }, a.url))
-            : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null]
-              : a.name) },
+            : a.blob ? [h('a', { href: artifactHref(ctx, a, c.compile_id) }, a.name), runnableSeqs.has(a.seq) ? h('span', { class: 'badge runnable', title: 'a program you can download and run' }, 'runnable') : null, tlparseName(a)]
+              : [a.name, tlparseName(a)]) },
         { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
         { key: 'format', label: 'format', width: '6em' },
         { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
