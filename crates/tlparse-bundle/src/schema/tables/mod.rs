@@ -33,7 +33,7 @@ pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CompileDirectory, CompileEntry, CompileStatus};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
-pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use graph_breaks::{BreakFrame, GraphBreakGroup, GraphBreaks};
 pub use graph_execution::{ExecutionRecording, GraphExecution, GraphRun, LegacyExecution};
 pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
