@@ -20,7 +20,7 @@ pub struct BreakText {
     /// The graph-break site URL (`https://.../gb/gbNNNN.html`), when there is one.
     pub url: Option<String>,
     /// The "User code traceback", outermost first.
-    pub user_stack: Vec<BreakFrame>,
+    pub traceback: Vec<BreakFrame>,
 }
 
 /// Reads a `dynamo_graph_break_reason` payload. The generic "Encountered graph break when
@@ -47,11 +47,11 @@ pub fn parse(text: &str) -> BreakText {
         let url = l[at..].split_whitespace().next()?;
         url.contains("graph-break").then(|| url.to_string())
     });
-    let user_stack = user_traceback(&lines);
-    let innermost_user = user_stack.iter().rev().find(|f| f.user).map(|f| format!("{}:{}", f.file, f.line));
+    let traceback = user_traceback(&lines);
+    let innermost_user = traceback.iter().rev().find(|f| f.user).map(|f| format!("{}:{}", f.file, f.line));
     let location = innermost_user.or_else(|| logged.clone());
     let break_frame = logged.filter(|l| Some(l) != location.as_ref());
-    BreakText { reason, location, break_frame, explanation, url, user_stack }
+    BreakText { reason, location, break_frame, explanation, url, traceback }
 }
 
 /// The frames of the "User code traceback:" section (up to its first blank line): each a
@@ -123,7 +123,7 @@ impl GraphBreaksTable {
                 reason: text.reason,
                 location: text.location,
                 break_frame: text.break_frame,
-                user_stack: text.user_stack,
+                traceback: text.traceback,
                 explanation: text.explanation,
                 url: text.url,
                 source: source.to_string(),
@@ -202,10 +202,10 @@ mod tests {
             b.break_frame.as_deref(),
             Some("/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78")
         );
-        let frames: Vec<(&str, u64, bool)> = b.user_stack.iter().map(|f| (f.name.as_str(), f.line, f.user)).collect();
+        let frames: Vec<(&str, u64, bool)> = b.traceback.iter().map(|f| (f.name.as_str(), f.line, f.user)).collect();
         assert_eq!(frames, [("<module>", 51, true), ("train_step", 45, true), ("_use_grad", 78, false)]);
-        assert_eq!(b.user_stack[1].code.as_deref(), Some("opt.step()"), "the ~^ marker line is no code");
-        assert_eq!(b.user_stack[2].code.as_deref(), Some("torch._dynamo.graph_break()"));
+        assert_eq!(b.traceback[1].code.as_deref(), Some("opt.step()"), "the ~^ marker line is no code");
+        assert_eq!(b.traceback[2].code.as_deref(), Some("torch._dynamo.graph_break()"));
     }
 
     #[test]

@@ -88,7 +88,7 @@ fn a_break_inside_torch_code_is_located_at_the_users_line() {
     );
     assert_eq!(groups[0]["compile_ids"], serde_json::json!(["[1/0]", "[2/0]"]));
     // The full stack, one click away: outermost first, user frames marked.
-    let stack: Vec<(&str, u64, &str, bool)> = groups[0]["user_stack"]
+    let stack: Vec<(&str, u64, &str, bool)> = groups[0]["traceback"]
         .as_array()
         .unwrap()
         .iter()

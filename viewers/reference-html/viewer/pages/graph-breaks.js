@@ -84,7 +84,7 @@ function detail(ctx, g) {
 
 /** The first occurrence's user code traceback: outermost first, library frames dimmed, the user line marked. */
 function userStack(g) {
-  const frames = g.user_stack ?? [];
+  const frames = g.traceback ?? [];
   if (!frames.length) return null;
   const at = frames.map((f) => f.user && `${f.file}:${f.line}` === g.location).lastIndexOf(true);
   return h('div', { class: 'an-user-stack' },

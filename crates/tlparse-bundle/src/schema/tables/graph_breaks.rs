@@ -31,7 +31,7 @@ pub struct GraphBreakGroup {
     /// (`.../torch/optim/optimizer.py:78`) called from the user's line `location`.
     pub break_frame: Option<String>,
     /// The first occurrence's "User code traceback", outermost call first; empty when not logged.
-    pub user_stack: Vec<BreakFrame>,
+    pub traceback: Vec<BreakFrame>,
     /// The `Explanation:` of the break, when logged.
     pub explanation: Option<String>,
     /// The graph-break site page for this kind of break (`https://.../gb/gbNNNN.html`), when logged.
