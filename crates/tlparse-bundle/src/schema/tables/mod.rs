@@ -39,7 +39,9 @@ pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
 pub use inputs::Inputs;
 pub use log_volume::{LogVolume, Volume, VolumeRow};
-pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
+pub use provenance::{
+    GraphRole, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph, ProvenancePane,
+};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use runtime_estimates::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
