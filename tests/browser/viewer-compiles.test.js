@@ -241,7 +241,7 @@ test('artifact: highlighted Python, line count, download of the exact bytes, cop
 
   // Download: the blob's exact bytes under the runnables file name.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.download-button')]);
-  assert.equal(dl.suggestedFilename(), `${name}__-_0_0_0.py`);
+  assert.equal(dl.suggestedFilename(), `${tlparse}__-_0_0_0.py`);
   const saved = fs.readFileSync(await dl.path());
   assert.ok(saved.equals(blobBytes('simple', blob)), 'downloaded bytes differ from the blob');
 
