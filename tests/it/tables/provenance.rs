@@ -310,24 +310,16 @@ fn a_training_compile_keeps_the_forwards_and_the_backwards_maps() {
     assert_eq!(compiles[0]["pre_grad"]["artifact"]["line"], 415);
     let graphs = rows(&compiles[0], "graphs");
     let lines = |g: &Value, pane: &str| g[pane]["artifact"]["line"].as_u64();
-    let summary: Vec<(&Value, &Value, Option<u64>, Option<u64>, Option<u64>)> = graphs
+    // Each graph as JSON: [graph, aot_id, post-grad line, output code line, node mappings line].
+    let summary: Vec<Value> = graphs
         .iter()
         .map(|g| {
-            (
-                &g["graph"],
-                &g["aot_id"],
-                lines(g, "post_grad"),
-                lines(g, "python_code"),
-                g["node_mappings"]["line"].as_u64(),
-            )
+            json!([g["graph"], g["aot_id"], lines(g, "post_grad"), lines(g, "python_code"), g["node_mappings"]["line"]])
         })
         .collect();
     assert_eq!(
         summary,
-        [
-            (&json!("forward"), &json!("0_forward"), Some(2297), Some(2691), Some(3453)),
-            (&json!("backward"), &json!("0_backward"), Some(6206), Some(6489), Some(7411)),
-        ]
+        [json!(["forward", "0_forward", 2297, 2691, 3453]), json!(["backward", "0_backward", 6206, 6489, 7411])]
     );
     // The forward's maps: pre-grad line 22 is `linear: ... = torch._C._nn.linear(layer_norm, ...)`,
     // which the mappings send to `permute` and `addmm`, post-grad lines 13 and 14.
