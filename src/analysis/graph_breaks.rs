@@ -1,4 +1,4 @@
-//! Graph breaks, deduplicated: reason × user-code location × break frame → count and compile ids.
+//! Graph breaks, deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
 use std::collections::HashMap;
 
@@ -14,7 +14,7 @@ pub struct BreakText {
     /// logged `Graph break in user code at file:line`.
     pub location: Option<String>,
     /// The logged location, when it is not `location` (the break was raised in torch code).
-    pub break_frame: Option<String>,
+    pub raised_at: Option<String>,
     /// The `Explanation:` line, when there is one.
     pub explanation: Option<String>,
     /// The graph-break site URL (`https://.../gb/gbNNNN.html`), when there is one.
@@ -50,8 +50,8 @@ pub fn parse(text: &str) -> BreakText {
     let traceback = user_traceback(&lines);
     let innermost_user = traceback.iter().rev().find(|f| f.user).map(|f| format!("{}:{}", f.file, f.line));
     let location = innermost_user.or_else(|| logged.clone());
-    let break_frame = logged.filter(|l| Some(l) != location.as_ref());
-    BreakText { reason, location, break_frame, explanation, url, traceback }
+    let raised_at = logged.filter(|l| Some(l) != location.as_ref());
+    BreakText { reason, location, raised_at, explanation, url, traceback }
 }
 
 /// The frames of the "User code traceback:" section (up to its first blank line): each a
@@ -117,12 +117,12 @@ impl GraphBreaksTable {
     fn add(&mut self, text: BreakText, source: &str, compile_id: String, blob: Option<String>) {
         // A break raised at one torch line from two user lines is two groups, and so is a user
         // line reaching two different torch lines.
-        let key = (text.reason.clone(), text.location.clone(), text.break_frame.clone());
+        let key = (text.reason.clone(), text.location.clone(), text.raised_at.clone());
         let index = *self.by_key.entry(key).or_insert_with(|| {
             self.groups.push(GraphBreakGroup {
                 reason: text.reason,
                 location: text.location,
-                break_frame: text.break_frame,
+                raised_at: text.raised_at,
                 traceback: text.traceback,
                 explanation: text.explanation,
                 url: text.url,
@@ -198,10 +198,7 @@ mod tests {
         let text = "Graph break in user code at /opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78\nGraph Break Reason: Call to `torch._dynamo.graph_break()`\n\nUser code traceback:\n  File \"/home/user/train.py\", line 51, in <module>\n    loss = train_step(x)\n           ~~~~~~~~~~^^^\n  File \"/home/user/train.py\", line 45, in train_step\n    opt.step()\n    ~~~~~~~~^^\n  File \"/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py\", line 78, in _use_grad\n    torch._dynamo.graph_break()\n\nTraceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/torch/_dynamo/symbolic_convert.py\", line 1123, in wrapper\n";
         let b = parse(text);
         assert_eq!(b.location.as_deref(), Some("/home/user/train.py:45"));
-        assert_eq!(
-            b.break_frame.as_deref(),
-            Some("/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78")
-        );
+        assert_eq!(b.raised_at.as_deref(), Some("/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78"));
         let frames: Vec<(&str, u64, bool)> = b.traceback.iter().map(|f| (f.name.as_str(), f.line, f.user)).collect();
         assert_eq!(frames, [("<module>", 51, true), ("train_step", 45, true), ("_use_grad", 78, false)]);
         assert_eq!(b.traceback[1].code.as_deref(), Some("opt.step()"), "the ~^ marker line is no code");
@@ -209,15 +206,15 @@ mod tests {
     }
 
     #[test]
-    fn a_break_in_user_code_has_no_separate_break_frame() {
+    fn a_break_in_user_code_has_no_separate_raised_at() {
         let text = "Graph break in user code at /home/user/g.py:18\nGraph Break Reason: x\n\nUser code traceback:\n  File \"/home/user/g.py\", line 18, in f\n    print(1)\n";
         let b = parse(text);
         assert_eq!(b.location.as_deref(), Some("/home/user/g.py:18"));
-        assert_eq!(b.break_frame, None);
+        assert_eq!(b.raised_at, None);
         // No user frame at all: the logged location stands.
         let torch_only = "Graph break in user code at /x/site-packages/torch/a.py:3\nUser code traceback:\n  File \"/x/site-packages/torch/a.py\", line 3, in g\n";
         let b = parse(torch_only);
-        assert_eq!((b.location.as_deref(), b.break_frame), (Some("/x/site-packages/torch/a.py:3"), None));
+        assert_eq!((b.location.as_deref(), b.raised_at), (Some("/x/site-packages/torch/a.py:3"), None));
     }
 
     #[test]

@@ -190,13 +190,13 @@ test('graph breaks: a break inside torch is shown at the user line, with where t
   assert.deepEqual(errors, []);
   const g = viewer.data.graphBreaks.groups[0];
   assert.equal(g.location, '/home/user/scenarios/training.py:45');
-  assert.equal(g.break_frame, '/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78');
+  assert.equal(g.raised_at, '/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78');
   assert.deepEqual(g.compile_ids, ['[1/0]', '[2/0]']);
   // The table's columns: the user line, then where torch raised it (shortened from the left).
   const first = rows(page, 'graph-breaks').first();
   assert.equal(await first.locator('.vt-cell').nth(3).innerText(), '…/scenarios/training.py:45');
   assert.match(await first.locator('.vt-cell').nth(4).innerText(), /optim\/optimizer\.py:78$/);
-  assert.equal(await first.locator('.vt-cell').nth(4).locator('[title]').getAttribute('title'), g.break_frame);
+  assert.equal(await first.locator('.vt-cell').nth(4).locator('[title]').getAttribute('title'), g.raised_at);
   // The selected group shows the traceback at once: 4 frames, the two torch ones dimmed, the
   // user's line 45 marked; the code of each frame is text.
   const frames = page.locator('[data-group="0"] [data-stack="break"] li');

@@ -75,7 +75,7 @@ fn a_break_inside_torch_code_is_located_at_the_users_line() {
             let at = |field: &str| {
                 g[field].as_str().map(|s| s.replace(script, "training.py").replace(optimizer, "optimizer.py"))
             };
-            (g["reason"].as_str().unwrap(), at("location").unwrap(), at("break_frame"), g["count"].as_u64().unwrap())
+            (g["reason"].as_str().unwrap(), at("location").unwrap(), at("raised_at"), g["count"].as_u64().unwrap())
         })
         .collect();
     assert_eq!(

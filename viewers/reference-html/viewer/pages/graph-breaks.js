@@ -25,7 +25,7 @@ export async function render(ctx) {
   ctx.expose('graphBreaks', {
     total,
     groups: groups.map((g) => ({
-      reason: g.reason, location: g.location, break_frame: g.break_frame, count: g.count, compile_ids: g.compile_ids,
+      reason: g.reason, location: g.location, raised_at: g.raised_at, count: g.count, compile_ids: g.compile_ids,
     })),
   });
 
@@ -45,8 +45,8 @@ export async function render(ctx) {
         { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
         { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
           render: (r) => pathCell(r.location, 30) },
-        { key: 'break_frame', label: 'raised in', width: 'minmax(14em, 1.6fr)', title: 'Where torch raised the break, when not at the user line (library code the line called)',
-          render: (r) => (r.break_frame ? pathCell(r.break_frame, 26) : h('span', { class: 'an-muted', title: 'at the user line itself' }, '–')) },
+        { key: 'raised_at', label: 'raised in', width: 'minmax(14em, 1.6fr)', title: 'Where torch raised the break, when not at the user line (library code the line called)',
+          render: (r) => (r.raised_at ? pathCell(r.raised_at, 26) : h('span', { class: 'an-muted', title: 'at the user line itself' }, '–')) },
         { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
           render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
       ],
@@ -69,7 +69,7 @@ function detail(ctx, g) {
     h('h2', null, g.reason, ' ', pill(plural(g.count, 'break'))),
     facts([
       ['where', g.location ? h('span', { class: 'mono' }, g.location) : 'not logged'],
-      ['raised in', g.break_frame ? [h('span', { class: 'mono' }, g.break_frame), h('span', { class: 'muted' }, ' (library code called from the line above)')] : null],
+      ['raised in', g.raised_at ? [h('span', { class: 'mono' }, g.raised_at), h('span', { class: 'muted' }, ' (library code called from the line above)')] : null],
       ['explanation', g.explanation],
       ['more', externalLink(g.url, 'graph-break site: ', String(g.url).split('/').pop())],
       ['read from', g.source === 'restart_reasons' ? 'restart reasons (this log has no dynamo_graph_break_reason artifacts)' : g.source],

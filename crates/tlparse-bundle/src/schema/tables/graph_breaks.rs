@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `tables/<stream>/graph_breaks.json.zst`: every graph break grouped by (reason, user-code
-/// location, break frame), most frequent first (tlparse #118). `rows` counts `breaks` (the
+/// location, raised_at), most frequent first (tlparse #118). `rows` counts `breaks` (the
 /// groups).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -15,7 +15,7 @@ pub struct GraphBreaks {
     pub total: u64,
 }
 
-/// One (reason, location, break frame) group.
+/// One (reason, location, raised_at) group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphBreakGroup {
@@ -29,7 +29,7 @@ pub struct GraphBreakGroup {
     /// Where torch raised the break, `file:line` (the logged `Graph break in user code at`, the
     /// innermost frame of the traceback), when it is not `location`: a break inside torch code
     /// (`.../torch/optim/optimizer.py:78`) called from the user's line `location`.
-    pub break_frame: Option<String>,
+    pub raised_at: Option<String>,
     /// The first occurrence's "User code traceback", outermost call first; empty when not logged.
     pub traceback: Vec<BreakFrame>,
     /// The `Explanation:` of the break, when logged.
