@@ -25,6 +25,8 @@ pub struct Artifact {
     kind: u32,
     /// Index in `Compiles::names`.
     name: u32,
+    /// Index in `Compiles::names` of tlparse's name, when it differs.
+    tlparse_name: Option<u32>,
     blob: Option<BlobId>,
     format: Option<PayloadFormat>,
     url: Option<Box<str>>,
@@ -226,6 +228,7 @@ impl Compiles {
             line: a.line,
             kind: self.kind(a).to_string(),
             name: self.name(a).to_string(),
+            tlparse_name: a.tlparse_name.map(|n| self.names[n as usize].to_string()),
             blob: a.blob.as_ref().map(|b| hex(b)),
             size: a.size,
             lines: a.lines,
@@ -272,13 +275,15 @@ impl Compiles {
         if ev.kind == "chromium_event" || (ev.payload.is_none() && !named) {
             return None;
         }
+        let names = ev.names();
         Some(Artifact {
             seq: ev.seq,
             line: ev.line,
             size: ev.payload.map_or(0, |p| p.bytes.len() as u64),
             lines: ev.payload.map_or(0, |p| p.lines),
             kind: self.intern(ev.kind),
-            name: self.intern(&ev.display_name()),
+            name: self.intern(&names.name),
+            tlparse_name: names.tlparse_name.map(|t| self.intern(&t)),
             blob: ev.payload.and_then(|p| parse_blob_id(p.hash)),
             format: ev.payload.map(|p| p.format),
             url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(Box::from)).flatten(),

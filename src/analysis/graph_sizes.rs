@@ -149,8 +149,10 @@ impl Table for GraphSizesTable {
         if !(graph_kind || named_graph || fx_artifact) {
             return;
         }
+        let names = ev.names();
         let row = pack(&GraphSize {
-            name: ev.display_name(),
+            name: names.name,
+            tlparse_name: names.tlparse_name,
             kind: ev.kind.to_string(),
             seq: ev.seq,
             blob: payload.hash.to_string(),

@@ -38,6 +38,7 @@ use crate::parse::Meta;
 use crate::parse::TraceEvent;
 use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
+use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
 /// One log entry as the tables see it: its index row's fields, with stacks already interned in
 /// the stream's stack table, and the payload bytes.
@@ -153,20 +154,16 @@ impl<'a> Event<'a> {
         self.trace_event
     }
 
-    /// What to call the entry: its name for named kinds, else its kind; `inductor_output_code`
-    /// adds the stem of its `filename` as tlparse does.
-    pub fn display_name(&self) -> String {
-        if let Some(name) = self.name {
-            return name.to_string();
-        }
-        if self.kind == "inductor_output_code" {
-            if let Some(file) = self.meta().get("filename").and_then(Value::as_str) {
-                let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-                let stem = base.split('.').next().unwrap_or(base);
-                return format!("inductor_output_code_{stem}");
-            }
-        }
-        self.kind.to_string()
+    /// What to call the entry, and tlparse's name for it where that differs: the one naming
+    /// rule, [`tlparse_bundle::naming::artifact_names`].
+    pub fn names(&self) -> ArtifactNames {
+        // Only output code has a file name in it; reading it needs the metadata parsed.
+        let filename = if self.kind == "inductor_output_code" {
+            self.meta().get("filename").and_then(Value::as_str)
+        } else {
+            None
+        };
+        artifact_names(self.kind, self.name, filename)
     }
 }
 

@@ -1,12 +1,17 @@
-//! Inductor provenance: for each compile id with provenance node mappings, the line maps between
-//! its pre-grad graph, post-grad graph and generated code, computed exactly as tlparse's
-//! `convert_node_mappings_to_line_numbers` does (its tests pin the maps); and the kernels' stack
-//! traces.
+//! Inductor provenance: for each compile id with provenance node mappings, every graph Inductor
+//! compiled in it (forward and backward, or inference), each with the line maps between the
+//! compile's pre-grad graph and the graph's post-grad graph and generated code, computed exactly as
+//! tlparse's `convert_node_mappings_to_line_numbers` does (its tests pin the maps); and the
+//! kernels' stack traces.
 //!
-//! The panes' texts are held from `observe` to `finish` (a later artifact of the same pane replaces
-//! the earlier one, as tlparse takes the last). Until the stream has shown a node mappings payload,
-//! only the panes of the compile id that logged one most recently are held, so a log without
-//! provenance tracking does not keep every compile's code in memory.
+//! A compile's post-grad graphs, code and node mappings are grouped into graphs in log order (an
+//! entry starts the next graph when the current one already has an entry of its kind): tlparse
+//! keeps only the last of each, so the forward's maps of a training compile were lost to the
+//! backward's, which come last and are often empty.
+//!
+//! The panes' texts are held from `observe` to `finish`. Until the stream has shown a node
+//! mappings payload, only the panes of the compile id that logged one most recently are held, so a
+//! log without provenance tracking does not keep every compile's code in memory.
 
 use std::collections::HashMap;
 
@@ -16,17 +21,19 @@ use super::{Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane,
+    ArtifactRef, GraphRole, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
+    ProvenancePane,
 };
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
-/// a pane takes the last artifact of the first name that was logged at all.
+/// a pane takes the artifact of the first name that was logged at all.
 const PANES: [&[&str]; 4] = [
     &["before_pre_grad_graph", "inductor_pre_grad_graph"],
     &["after_post_grad_graph", "inductor_post_grad_graph"],
     &["inductor_output_code"],
     &["inductor_aot_wrapper_code"],
 ];
+/// The compile's pane; the others are each graph's.
 const PRE_GRAD: usize = 0;
 const POST_GRAD: usize = 1;
 const PYTHON_CODE: usize = 2;
@@ -35,7 +42,7 @@ const CPP_CODE: usize = 3;
 const NODE_MAPPINGS: &str = "inductor_provenance_tracking_node_mappings";
 const KERNEL_STACK_TRACES: &str = "inductor_provenance_tracking_kernel_stack_traces";
 
-/// A pane's latest text.
+/// A pane's text.
 struct HeldPane {
     seq: u64,
     /// Which of the pane's names it has (0 is the most wanted).
@@ -43,12 +50,53 @@ struct HeldPane {
     text: String,
 }
 
+/// One graph of a compile, as its entries arrive: panes `POST_GRAD`, `PYTHON_CODE` and
+/// `CPP_CODE` (`PRE_GRAD` is never set here), and the node mappings.
+#[derive(Default)]
+struct HeldGraph {
+    panes: [Option<HeldPane>; 4],
+    /// `seq` and value of the usable node mappings.
+    mappings: Option<(u64, Value)>,
+}
+
 /// What is held for one compile id (`None`: entries without one).
 struct HeldCompile {
     key: Option<CompileId>,
-    panes: [Option<HeldPane>; 4],
-    /// `seq` and value of the latest usable node mappings.
-    mappings: Option<(u64, Value)>,
+    pre_grad: Option<HeldPane>,
+    /// In log order; the last is the one entries join.
+    graphs: Vec<HeldGraph>,
+}
+
+impl HeldCompile {
+    /// The graph an entry joins: the last, unless it already has `has` (or there is none).
+    fn graph_for(&mut self, has: impl Fn(&HeldGraph) -> bool) -> &mut HeldGraph {
+        if self.graphs.last().is_none_or(has) {
+            // Entries only join the last graph: one left behind without node mappings never gets
+            // any, and its texts are not needed.
+            if self.graphs.last().is_some_and(|g| g.mappings.is_none()) {
+                self.graphs.pop();
+            }
+            self.graphs.push(HeldGraph::default());
+        }
+        self.graphs.last_mut().expect("just pushed")
+    }
+
+    /// Files a pane's text: the compile's pre-grad graph keeps its most wanted name (the last of
+    /// it); a graph pane starts the next graph when the current one has that pane under the same
+    /// name, and otherwise keeps the most wanted name.
+    fn add_pane(&mut self, pane: usize, new: HeldPane) {
+        if pane == PRE_GRAD {
+            if self.pre_grad.as_ref().is_none_or(|h| new.precedence <= h.precedence) {
+                self.pre_grad = Some(new);
+            }
+            return;
+        }
+        let graph = self.graph_for(|g| g.panes[pane].as_ref().is_some_and(|h| h.precedence == new.precedence));
+        let held = &mut graph.panes[pane];
+        if held.as_ref().is_none_or(|h| new.precedence < h.precedence) {
+            *held = Some(new);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -66,7 +114,7 @@ pub struct ProvenanceTable {
 impl ProvenanceTable {
     fn compile_index(&mut self, key: Option<CompileId>) -> usize {
         *self.by_key.entry(key).or_insert_with(|| {
-            self.compiles.push(HeldCompile { key, panes: Default::default(), mappings: None });
+            self.compiles.push(HeldCompile { key, pre_grad: None, graphs: Vec::new() });
             self.compiles.len() - 1
         })
     }
@@ -98,6 +146,31 @@ impl ProvenanceTable {
             });
         }
     }
+
+    fn observe_mappings(&mut self, ev: &Event, key: Option<CompileId>, diags: &mut Diagnostics) {
+        match ev.payload_json() {
+            Some(value @ Value::Object(_)) => {
+                let index = self.compile_index(key);
+                self.compiles[index].graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, value.clone()));
+                self.tracking_seen = true;
+            }
+            _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
+        }
+    }
+
+    fn observe_pane(&mut self, ev: &Event, key: Option<CompileId>, pane: usize, precedence: usize, bytes: &[u8]) {
+        let index = self.compile_index(key);
+        if !self.tracking_seen {
+            if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
+                let held = &mut self.compiles[previous];
+                held.pre_grad = None;
+                held.graphs.clear();
+            }
+        }
+        self.last_pane_compile = Some(index);
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        self.compiles[index].add_pane(pane, HeldPane { seq: ev.seq, precedence, text });
+    }
 }
 
 impl Table for ProvenanceTable {
@@ -117,71 +190,87 @@ impl Table for ProvenanceTable {
         if name.starts_with(KERNEL_STACK_TRACES) {
             self.observe_stack_traces(ev, key, diags);
         } else if name.starts_with(NODE_MAPPINGS) {
-            match ev.payload_json() {
-                Some(value @ Value::Object(_)) => {
-                    let index = self.compile_index(key);
-                    self.compiles[index].mappings = Some((ev.seq, value.clone()));
-                    self.tracking_seen = true;
-                }
-                _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
-            }
+            self.observe_mappings(ev, key, diags);
         } else if let Some((pane, precedence)) = PANES
             .iter()
             .enumerate()
             .find_map(|(pane, names)| Some((pane, names.iter().position(|n| name.starts_with(n))?)))
         {
-            let index = self.compile_index(key);
-            if !self.tracking_seen {
-                if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
-                    self.compiles[previous].panes = Default::default();
-                }
-            }
-            self.last_pane_compile = Some(index);
-            let held = &mut self.compiles[index].panes[pane];
-            if held.as_ref().is_none_or(|h| precedence <= h.precedence) {
-                let text = String::from_utf8_lossy(payload.bytes).into_owned();
-                *held = Some(HeldPane { seq: ev.seq, precedence, text });
-            }
+            self.observe_pane(ev, key, pane, precedence, payload.bytes);
         }
     }
 
     fn finish(self, ctx: &Finish) -> Option<(Provenance, u64)> {
-        let compiles: Vec<ProvenanceCompile> = self
-            .compiles
-            .iter()
-            .filter_map(|held| {
-                let (mappings_seq, mappings) = held.mappings.as_ref()?;
-                let text = |pane: usize| held.panes[pane].as_ref().map_or("", |p| p.text.as_str());
-                let python = CodeLines::new(text(PYTHON_CODE));
-                let cpp = CodeLines::new(text(CPP_CODE));
-                let offsets = [0, 0, python.python_offset(), cpp.leading_empty as u64];
-                let pane = |pane: usize| {
-                    let p = held.panes[pane].as_ref()?;
-                    Some(ProvenancePane {
-                        artifact: artifact_at(ctx.compiles, held.key.as_ref(), p.seq)?,
-                        line_offset: offsets[pane],
-                    })
-                };
-                let (compile_id, dir) = compile_names(held.key);
-                Some(ProvenanceCompile {
-                    compile_id,
-                    cid: held.key,
-                    dir,
-                    pre_grad: pane(PRE_GRAD),
-                    post_grad: pane(POST_GRAD),
-                    python_code: pane(PYTHON_CODE),
-                    cpp_code: pane(CPP_CODE),
-                    node_mappings: artifact_at(ctx.compiles, held.key.as_ref(), *mappings_seq)?,
-                    line_mappings: line_mappings(mappings, text(PRE_GRAD), text(POST_GRAD), &python, &cpp),
-                    raw_node_mappings: mappings.clone(),
-                })
-            })
-            .collect();
+        let compiles: Vec<ProvenanceCompile> =
+            self.compiles.iter().filter_map(|held| finish_compile(ctx, held)).collect();
         if compiles.is_empty() && self.stack_traces.is_empty() {
             return None;
         }
         let rows = compiles.len() as u64;
         Some((Provenance { compiles, kernel_stack_traces: self.stack_traces }, rows))
+    }
+}
+
+/// A compile's row: its graphs with node mappings (none: no row).
+fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile> {
+    let key = held.key.as_ref();
+    let pre = held.pre_grad.as_ref().map_or("", |p| p.text.as_str());
+    let graphs: Vec<ProvenanceGraph> =
+        held.graphs.iter().filter_map(|g| finish_graph(ctx.compiles, key, pre, g)).collect();
+    if graphs.is_empty() {
+        return None;
+    }
+    let pane_at =
+        |p: &HeldPane| Some(ProvenancePane { artifact: artifact_at(ctx.compiles, key, p.seq)?, line_offset: 0 });
+    let (compile_id, dir) = compile_names(held.key);
+    Some(ProvenanceCompile {
+        compile_id,
+        cid: held.key,
+        dir,
+        pre_grad: held.pre_grad.as_ref().and_then(pane_at),
+        graphs,
+    })
+}
+
+/// A graph's row, when it has node mappings: its panes, maps (with the compile's pre-grad graph
+/// `pre`) and role.
+fn finish_graph(c: &Compiles, key: Option<&CompileId>, pre: &str, g: &HeldGraph) -> Option<ProvenanceGraph> {
+    let (mappings_seq, mappings) = g.mappings.as_ref()?;
+    let text = |pane: usize| g.panes[pane].as_ref().map_or("", |p| p.text.as_str());
+    let python = CodeLines::new(text(PYTHON_CODE));
+    let cpp = CodeLines::new(text(CPP_CODE));
+    let offsets = [0, 0, python.python_offset(), cpp.leading_empty as u64];
+    let pane = |pane: usize| {
+        let p = g.panes[pane].as_ref()?;
+        Some(ProvenancePane { artifact: artifact_at(c, key, p.seq)?, line_offset: offsets[pane] })
+    };
+    let aot_id = aot_id(text(PYTHON_CODE));
+    Some(ProvenanceGraph {
+        graph: aot_id.and_then(graph_role),
+        aot_id: aot_id.map(str::to_string),
+        post_grad: pane(POST_GRAD),
+        python_code: pane(PYTHON_CODE),
+        cpp_code: pane(CPP_CODE),
+        node_mappings: artifact_at(c, key, *mappings_seq)?,
+        line_mappings: line_mappings(mappings, pre, text(POST_GRAD), &python, &cpp),
+        raw_node_mappings: mappings.clone(),
+    })
+}
+
+/// The AOT ID of Python output code: `0_forward` from its first `# AOT ID: ['0_forward']` line.
+fn aot_id(code: &str) -> Option<&str> {
+    let line = code.lines().find_map(|l| l.trim_start().strip_prefix("# AOT ID:"))?;
+    let inner = line.trim().strip_prefix("['")?.strip_suffix("']")?;
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The role an AOT ID names by its suffix (`0_backward` → backward).
+fn graph_role(aot_id: &str) -> Option<GraphRole> {
+    match aot_id.rsplit('_').next()? {
+        "forward" => Some(GraphRole::Forward),
+        "backward" => Some(GraphRole::Backward),
+        "inference" => Some(GraphRole::Inference),
+        _ => None,
     }
 }
 

@@ -138,17 +138,17 @@ impl RecompilesTable {
     }
 
     fn changes(&self, c: &Compiles, before: &CompileRecord, after: &CompileRecord) -> Changes {
-        // Artifacts by name; repeated names are numbered in log order (`name`, `name#2`, ...).
-        // Output code goes by its kind, since its name carries a content hash. An entry logged
-        // without a payload has no content to compare (torch logs some only on a cache hit).
+        // Artifacts by name (the naming rule keeps content hashes out of names, so the same
+        // artifact of two compiles has one name); repeated names are numbered in log order
+        // (`name`, `name#2`, ...). An entry logged without a payload has no content to compare
+        // (torch logs some only on a cache hit).
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
             let mut seen: HashMap<&str, usize> = HashMap::new();
             r.artifacts
                 .iter()
                 .filter(|a| a.has_payload() || c.kind(a) == "link")
                 .map(|a| {
-                    // Output code is named after its content hash; compare it by kind.
-                    let key = if c.kind(a) == "inductor_output_code" { c.kind(a) } else { c.name(a) };
+                    let key = c.name(a);
                     let n = seen.entry(key).or_default();
                     *n += 1;
                     let name = if *n == 1 { key.to_string() } else { format!("{key}#{n}") };

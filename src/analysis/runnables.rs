@@ -83,7 +83,9 @@ impl Table for RunnablesTable {
         };
         let key = ev.compile_id.map(compiles::normalize);
         let (_, dir) = compile_names(key);
-        let stem = format!("{}__{dir}", safe(&ev.display_name()));
+        // tlparse's name where it differs: output code files keep the stem of the logged file.
+        let names = ev.names();
+        let stem = format!("{}__{dir}", safe(names.tlparse_name.as_ref().unwrap_or(&names.name)));
         let count = self.taken.entry(format!("{stem}.{extension}")).or_insert(0);
         *count += 1;
         let file_name =

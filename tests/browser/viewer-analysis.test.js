@@ -15,6 +15,7 @@ before(async () => {
   env = await setup({
     recompiles: fixture('torch-2.15/recompiles'),
     graph_breaks: fixture('torch-2.15/graph_breaks'),
+    training: fixture('torch-2.15/training'),
     failures: fixture('torch-2.15/failures'),
     comp_failure: fixture('tlparse-tests/comp_failure.log'),
     chromium_events: fixture('tlparse-tests/chromium_events.log'),
@@ -176,6 +177,36 @@ test('graph breaks: deduplicated counts, site link, example text on demand', { t
   await rows(page, 'graph-breaks').nth(3).click();
   assert.match(await page.locator('[data-group="3"] h2').innerText(), /Tensor\.item\(\)/);
   assert.match(await page.evaluate(() => location.hash), /[?&]g=3$/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('graph breaks: a break inside torch is shown at the user line, with where torch raised it and the stack', { timeout: TIMEOUT }, async () => {
+  // torch-2.15/training, checked by hand on the log: [1/0] (line 9003) and [2/0] (line 9436) break
+  // at torch/optim/optimizer.py:78 (`torch._dynamo.graph_break()` in _use_grad), called from
+  // training.py:45 (`opt.step()`); traceback training.py:51, training.py:45, optimizer.py:567,
+  // optimizer.py:78.
+  const { page, viewer, errors, close } = await open(env, env.url('training', '#/graph-breaks'));
+  assert.deepEqual(errors, []);
+  const g = viewer.data.graphBreaks.groups[0];
+  assert.equal(g.location, '/home/user/scenarios/training.py:45');
+  assert.equal(g.raised_at, '/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py:78');
+  assert.deepEqual(g.compile_ids, ['[1/0]', '[2/0]']);
+  // The table's columns: the user line, then where torch raised it (shortened from the left).
+  const first = rows(page, 'graph-breaks').first();
+  assert.equal(await first.locator('.vt-cell').nth(3).innerText(), '…/scenarios/training.py:45');
+  assert.match(await first.locator('.vt-cell').nth(4).innerText(), /optim\/optimizer\.py:78$/);
+  assert.equal(await first.locator('.vt-cell').nth(4).locator('[title]').getAttribute('title'), g.raised_at);
+  // The selected group shows the traceback at once: 4 frames, the two torch ones dimmed, the
+  // user's line 45 marked; the code of each frame is text.
+  const frames = page.locator('[data-group="0"] [data-stack="break"] li');
+  assert.equal(await frames.count(), 4);
+  assert.deepEqual(await frames.evaluateAll((els) => els.map((e) => e.className)), ['', 'user-frame', 'framework', 'framework']);
+  assert.equal(await frames.nth(1).locator('.stack-loc').textContent(), 'opt.step()  # graph break inside torch/optim/optimizer.py');
+  assert.match(await frames.nth(3).innerText(), /^_use_grad …\/torch\/optim\/optimizer\.py:78/);
+  await snap(page, 'graph-breaks-training-light');
+  // A break at the user's own line has no separate frame: "–".
+  assert.equal(await rows(page, 'graph-breaks').nth(1).locator('.vt-cell').nth(4).innerText(), '–');
   assert.deepEqual(errors, []);
   await close();
 });

@@ -194,6 +194,15 @@ test('compile page: cache hits (cache_warm), phases, links to the same frame (re
   const r = await open(env, env.url('recompiles', '#/compile?id=[0/1]'));
   assert.deepEqual(r.errors, []);
   assert.equal(r.viewer.data.compile.prev, '[0/0]');
+  // Output code is named by its kind; tlparse's file name (log line 4956: .../cin6slx6....py)
+  // is shown beside it and found by the filter.
+  const artifacts = r.page.locator('[data-table="artifacts"]');
+  await artifacts.locator('.vt-filter').fill('cin6slx6');
+  const codeRow = artifacts.locator('.vt-body .vt-row');
+  assert.equal(await codeRow.count(), 1);
+  assert.equal(await codeRow.locator('a').first().innerText(), 'inductor_output_code');
+  assert.equal((await codeRow.locator('.tlparse-name').innerText()).trim(),
+    'tlparse: inductor_output_code_cin6slx6zlbufzzbbo732uacybnek6gsmd4igyqofgtxmucqveix');
   assert.equal(r.viewer.data.compile.next, '[0/2]');
   const next = await go(r.page, await r.page.locator('a[rel="next"]').getAttribute('href'));
   assert.equal(next.params.id, '[0/2]');
@@ -265,8 +274,10 @@ test('compiled autograd: the capture has its own status and links to the compile
 
 test('artifact: highlighted Python, line count, download of the exact bytes, copy, line anchor', { timeout: TIMEOUT }, async () => {
   // simple.log: [0/0]'s inductor_output_code is 10,450 bytes logged as 187 payload lines (the last
-  // one empty: the payload ends with a newline). runnables.json names it ..._-_0_0_0.py.
-  const name = 'inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6';
+  // one empty: the payload ends with a newline). Its file was .../cyjwx6x6ef....py, so tlparse
+  // names it inductor_output_code_cyjwx6x6ef..., and runnables.json ..._-_0_0_0.py after that.
+  const name = 'inductor_output_code';
+  const tlparse = 'inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6';
   const blob = '976f6b45e962163eebb027dcbe009917';
   const hash = `#/artifact?s=log0&blob=${blob}&name=${name}&id=%5B0%2F0%5D`;
   const { page, viewer, errors, close } = await open(env, env.url('simple', hash));
@@ -275,7 +286,9 @@ test('artifact: highlighted Python, line count, download of the exact bytes, cop
   assert.equal(a.language, 'python');
   assert.equal(a.lines, 187);
   assert.equal(a.size, 10450);
-  assert.equal(a.fileName, `${name}__-_0_0_0.py`);
+  assert.equal(a.fileName, `${tlparse}__-_0_0_0.py`);
+  assert.equal(a.tlparseName, tlparse);
+  assert.equal((await page.locator('.artifact-tools .tlparse-name').innerText()).trim(), `tlparse: ${tlparse}`);
   // Highlighted: keywords, strings, comments as spans; the first line is a comment.
   assert.ok(await page.locator('.cv-line .tk-kw').count() > 10);
   assert.ok(await page.locator('.cv-line .tk-str').count() > 0);
@@ -285,7 +298,7 @@ test('artifact: highlighted Python, line count, download of the exact bytes, cop
 
   // Download: the blob's exact bytes under the runnables file name.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.download-button')]);
-  assert.equal(dl.suggestedFilename(), `${name}__-_0_0_0.py`);
+  assert.equal(dl.suggestedFilename(), `${tlparse}__-_0_0_0.py`);
   const saved = fs.readFileSync(await dl.path());
   assert.ok(saved.equals(blobBytes('simple', blob)), 'downloaded bytes differ from the blob');
 
@@ -341,7 +354,7 @@ test('artifact: one-line JSON is pretty-printed; download keeps the logged bytes
 test('artifact: a 20,000-line output code renders only the lines in view', { timeout: TIMEOUT }, async () => {
   const { page, errors, close } = await open(env, env.url('big', '#/compile?id=[0/0]'));
   assert.deepEqual(errors, []);
-  const href = await page.locator('[data-table="artifacts"] a', { hasText: 'inductor_output_code_cbig' }).getAttribute('href');
+  const href = await page.locator('[data-table="artifacts"] a', { hasText: 'inductor_output_code' }).getAttribute('href');
   const started = Date.now();
   const state = await go(page, `${href}&line=20000`);
   const took = Date.now() - started;

@@ -1,6 +1,7 @@
 //! The tlparse bundle format: the directory `tlparse-build` compiles PyTorch `TORCH_TRACE` logs
 //! into, for viewers to read. This crate is the format alone: its types ([`schema`]), the one
-//! list of its tables ([`registry`]), where its files live ([`paths`]), and a strict reader
+//! list of its tables ([`registry`]), where its files live ([`paths`]), how artifacts are named
+//! ([`naming`]), and a strict reader
 //! ([`reader`]) that treats every bundle as untrusted input, reading through a [`ByteSource`]
 //! (a local directory here; anything that can fetch a file by path). With the `validate`
 //! feature, [`validate::validate`] checks a whole bundle against its JSON Schemas.
@@ -23,6 +24,7 @@
 //! ```
 
 pub mod ids;
+pub mod naming;
 pub mod paths;
 pub mod reader;
 pub mod registry;

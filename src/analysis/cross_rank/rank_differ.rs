@@ -38,9 +38,9 @@ impl CompileRows {
             if a.kind == "str" || a.kind == "chromium_event" {
                 continue;
             }
-            // The logged name of output code carries the code's hash: two ranks with different
-            // code would otherwise look like two keys each missing on the other rank.
-            let name = if a.kind == "inductor_output_code" { a.kind.as_str() } else { a.name.as_str() };
+            // `compile_directory`'s names follow the one naming rule, which keeps content hashes
+            // (output code's file name) out of names: the same artifact has one name on every rank.
+            let name = a.name.as_str();
             let n = seen.entry((&a.kind, name)).or_default();
             let key = (a.kind.clone(), name.to_string(), *n);
             *n += 1;

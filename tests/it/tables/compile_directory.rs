@@ -139,3 +139,22 @@ fn compiled_autograd_captures_have_their_own_status_and_link_to_their_graphs_com
     assert!(compiles.iter().all(|c| c["status"] != "metrics_missing"));
     snapshot("compile_directory__compiled_autograd", &t);
 }
+
+#[test]
+fn an_fx_dump_file_keeps_the_name_stacks_use_and_tlparses_beside_it() {
+    // torch-2.15/compiled_autograd, checked by hand on the log: line 4453 is a dump_file named
+    // `<eval_with_key>.7` in [!0/2/0] (the compiled-autograd graph compiled by Dynamo), whose
+    // dynamo_start (line 4428) stack ends in `<eval_with_key>.7`, `forward`. tlparse writes that
+    // file as dump_file/eval_with_key_7.html.
+    let b = built("torch-2.15/compiled_autograd");
+    let t = b.table("compile_directory");
+    let c = rows(&t, "compiles").iter().find(|c| c["compile_id"] == "[!0/2/0]").expect("[!0/2/0]");
+    let dumps: Vec<&serde_json::Value> =
+        c["artifacts"].as_array().unwrap().iter().filter(|a| a["kind"] == "dump_file").collect();
+    assert_eq!(dumps.len(), 1);
+    assert_eq!((dumps[0]["line"].as_u64(), dumps[0]["name"].as_str()), (Some(4453), Some("<eval_with_key>.7")));
+    assert_eq!(dumps[0]["tlparse_name"], "eval_with_key_7");
+    let stacks = b.bundle.stacks(&b.only_stream()).unwrap();
+    let innermost = &stacks.frames[*stacks.stacks[c["stack"].as_u64().unwrap() as usize].last().unwrap() as usize];
+    assert_eq!((innermost.file.as_deref(), innermost.name.as_str()), (Some("<eval_with_key>.7"), "forward"));
+}

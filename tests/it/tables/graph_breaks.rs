@@ -52,3 +52,58 @@ fn logs_without_breaks_have_no_table() {
     let b = built("torch-2.15/simple");
     assert!(!b.has_table("graph_breaks"));
 }
+
+#[test]
+fn a_break_inside_torch_code_is_located_at_the_users_line() {
+    // torch-2.15/training (a training step with SGD; the fixture's README and the log checked by
+    // hand): the breaks at log lines 9003 ([1/0]) and 9436 ([2/0]) say "Graph break in user code
+    // at .../site-packages/torch/optim/optimizer.py:78" (`torch._dynamo.graph_break()` in
+    // `_use_grad`); their "User code traceback" is training.py:51 <module>, training.py:45
+    // train_step (`opt.step()  # graph break inside torch/optim/optimizer.py`), optimizer.py:567
+    // wrapper, optimizer.py:78 _use_grad. The user's line is training.py:45. The other breaks are
+    // in user code: line 107 ([0/0], `loss.backward()` at training.py:44) and line 14755 ([5/0],
+    // `opt.zero_grad()` marked as skipped, training.py:46).
+    let b = built("torch-2.15/training");
+    let t = b.table("graph_breaks");
+    assert_eq!(t["total"], 4);
+    let groups = rows(&t, "breaks");
+    let script = "/home/user/scenarios/training.py";
+    let optimizer = "/opt/venv/lib/python3.11/site-packages/torch/optim/optimizer.py";
+    let summary: Vec<(&str, String, Option<String>, u64)> = groups
+        .iter()
+        .map(|g| {
+            let at = |field: &str| {
+                g[field].as_str().map(|s| s.replace(script, "training.py").replace(optimizer, "optimizer.py"))
+            };
+            (g["reason"].as_str().unwrap(), at("location").unwrap(), at("raised_at"), g["count"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("Call to `torch._dynamo.graph_break()`", "training.py:45".into(), Some("optimizer.py:78".into()), 2),
+            ("Unsupported Tensor.backward() call", "training.py:44".into(), None, 1),
+            ("Attempted to inline function marked as skipped", "training.py:46".into(), None, 1),
+        ]
+    );
+    assert_eq!(groups[0]["compile_ids"], serde_json::json!(["[1/0]", "[2/0]"]));
+    // The full stack, one click away: outermost first, user frames marked.
+    let stack: Vec<(&str, u64, &str, bool)> = groups[0]["traceback"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["name"].as_str().unwrap(), f["line"].as_u64().unwrap(), f["code"].as_str().unwrap(), f["user"] == true)
+        })
+        .collect();
+    assert_eq!(
+        stack,
+        [
+            ("<module>", 51, "loss = train_step(torch.randn(8, 32), torch.randn(8, 4))", true),
+            ("train_step", 45, "opt.step()  # graph break inside torch/optim/optimizer.py", true),
+            ("wrapper", 567, "out = func(*args, **kwargs)", false),
+            ("_use_grad", 78, "torch._dynamo.graph_break()", false),
+        ]
+    );
+    snapshot("graph_breaks__training", &t);
+}

@@ -31,7 +31,14 @@ fn simple_graph_counts_match_a_hand_count() {
     let code = c.graphs.iter().find(|g| g.kind == "inductor_output_code").unwrap();
     assert_eq!((code.fx_nodes, code.lines), (None, 123));
     let names: Vec<&str> = c.graphs.iter().map(|g| g.name.as_str()).collect();
-    assert!(names[8].starts_with("inductor_output_code_"), "{names:?}");
+    // The output code (log line 1737) was written to .../4b/c4be3a54mw....py: tlparse names its
+    // file after that stem; here the name is the kind, and tlparse's name is kept beside it.
+    assert_eq!(names[8], "inductor_output_code");
+    assert_eq!(
+        code.tlparse_name.as_deref(),
+        Some("inductor_output_code_c4be3a54mwtew7xacccetv3taxjob4drz6xjaw4t3sqmkrbxdyzp")
+    );
+    assert!(c.graphs[..8].iter().all(|g| g.tlparse_name.is_none()), "tlparse names the graphs as we do");
     assert_eq!(
         names[..8],
         [

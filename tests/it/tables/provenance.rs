@@ -7,12 +7,14 @@ use serde_json::{Value, json};
 
 use super::{Built, built, rows, snapshot};
 
-/// The only provenance row of a fixture's only stream.
-fn only_row(b: &Built) -> Value {
+/// The only provenance row of a fixture's only stream, and its only graph.
+fn only_row(b: &Built) -> (Value, Value) {
     let t = b.table("provenance");
     let compiles = rows(&t, "compiles");
     assert_eq!(compiles.len(), 1, "one compile with node mappings");
-    compiles[0].clone()
+    let graphs = rows(&compiles[0], "graphs");
+    assert_eq!(graphs.len(), 1, "one graph with node mappings");
+    (compiles[0].clone(), graphs[0].clone())
 }
 
 /// Line `n` (1-based) of a pane's blob, with the map line converted by the pane's offset.
@@ -27,24 +29,29 @@ fn pane_line(b: &Built, pane: &Value, map_line: &str) -> String {
 /// kernels, and each post-grad line a node maps from names that node.
 fn check(fixture: &str, expected: Value) -> Built {
     let b = built(&format!("tlparse-tests/{fixture}"));
-    let row = only_row(&b);
+    let (_, row) = only_row(&b);
     assert_eq!(row["line_mappings"], expected, "{fixture}: maps differ from tlparse's");
+    check_lines(&b, &row, fixture);
+    b
+}
+
+/// The maps of a graph point where a viewer will look (see [`check`]).
+fn check_lines(b: &Built, row: &Value, fixture: &str) {
     let raw = &row["raw_node_mappings"];
     let kernels: Vec<&str> = raw["cppCodeToPost"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
     for (pane, map) in [("python_code", "pyCodeToPost"), ("cpp_code", "cppCodeToPost")] {
         for line in row["line_mappings"][map].as_object().unwrap().keys() {
-            let text = pane_line(&b, &row[pane], line);
+            let text = pane_line(b, &row[pane], line);
             let plain = |k: &str| k.rsplit_once(':').map_or(k, |(p, _)| p).to_string();
             assert!(kernels.iter().any(|k| text.contains(&plain(k))), "{fixture} {pane} line {line}: {text}");
         }
     }
     let post_nodes: Vec<&str> = raw["postToPre"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
     for line in row["line_mappings"]["postToPre"].as_object().unwrap().keys() {
-        let text = pane_line(&b, &row["post_grad"], line);
+        let text = pane_line(b, &row["post_grad"], line);
         let name = text.trim().split('=').next().unwrap().split(':').next().unwrap().trim();
         assert!(post_nodes.contains(&name), "{fixture} post-grad line {line} names {name}");
     }
-    b
 }
 
 #[test]
@@ -56,11 +63,13 @@ fn aot_cuda_maps_equal_tlparses() {
     // By hand on the log: AOT Inductor logs everything without a compile id; the panes are the
     // before_pre_grad_graph (line 39), after_post_grad_graph and the inductor_aot_wrapper_code
     // graph_dump, whose payload starts with one empty line (tlparse numbers from the next one).
-    let row = only_row(&b);
-    assert_eq!(row["compile_id"], Value::Null);
-    assert_eq!(row["dir"], "-_-_-_-");
-    assert_eq!(row["pre_grad"]["artifact"]["name"], "before_pre_grad_graph");
-    assert_eq!(row["pre_grad"]["artifact"]["line"], 39);
+    let (compile, row) = only_row(&b);
+    assert_eq!(compile["compile_id"], Value::Null);
+    assert_eq!(compile["dir"], "-_-_-_-");
+    assert_eq!(compile["pre_grad"]["artifact"]["name"], "before_pre_grad_graph");
+    assert_eq!(compile["pre_grad"]["artifact"]["line"], 39);
+    // C++ code has no `# AOT ID:` line: the log does not say which graph this is.
+    assert_eq!((&row["graph"], &row["aot_id"]), (&Value::Null, &Value::Null));
     assert_eq!(row["post_grad"]["artifact"]["name"], "after_post_grad_graph");
     assert_eq!(row["cpp_code"]["artifact"]["name"], "inductor_aot_wrapper_code");
     assert_eq!(row["cpp_code"]["line_offset"], 1);
@@ -105,8 +114,8 @@ fn aot_old_artifact_names_maps_equal_tlparses() {
     );
     // By hand: this older log has the graphs as top-level kinds `inductor_pre_grad_graph` and
     // `inductor_post_grad_graph`, and logs the node mappings before the C++ wrapper code.
-    let row = only_row(&b);
-    assert_eq!(row["pre_grad"]["artifact"]["kind"], "inductor_pre_grad_graph");
+    let (compile, row) = only_row(&b);
+    assert_eq!(compile["pre_grad"]["artifact"]["kind"], "inductor_pre_grad_graph");
     assert_eq!(row["post_grad"]["artifact"]["kind"], "inductor_post_grad_graph");
     assert!(row["node_mappings"]["seq"].as_u64() < row["cpp_code"]["artifact"]["seq"].as_u64());
 }
@@ -120,9 +129,11 @@ fn jit_cuda_maps_equal_tlparses() {
     // By hand: a JIT compile [0/0]; its inductor_output_code payload starts with `# AOT ID:`, so
     // the Python pane's lines are the blob's; a compilation_metrics_runtime entry logged as
     // [0/0] without attempt joins the same compile id rather than making a second row.
-    let row = only_row(&b);
-    assert_eq!(row["compile_id"], "[0/0]");
-    assert_eq!(row["dir"], "-_0_0_0");
+    let (compile, row) = only_row(&b);
+    assert_eq!(compile["compile_id"], "[0/0]");
+    assert_eq!(compile["dir"], "-_0_0_0");
+    // The output code (log line 1115) starts `# AOT ID: ['0_inference']`.
+    assert_eq!((&row["graph"], &row["aot_id"]), (&json!("inference"), &json!("0_inference")));
     assert_eq!(row["python_code"]["artifact"]["kind"], "inductor_output_code");
     assert_eq!(row["python_code"]["line_offset"], 0);
     assert_eq!(row["cpp_code"], Value::Null);
@@ -217,7 +228,8 @@ fn panes_take_tlparses_artifacts_and_ignore_payload_less_or_broken_mappings() {
         artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", Some(mappings)),
         artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", None),
         artifact(Some(0), "inductor_provenance_tracking_node_mappings", "json", Some("[1, 2]")),
-        // Without a compile id: a second post-grad graph replaces the first.
+        // Without a compile id: a second post-grad graph starts a second graph; the first, left
+        // without node mappings, has none and no row.
         artifact(None, "after_post_grad_graph", "string", Some("def forward(self, a):\n    z = 1")),
         artifact(None, "after_post_grad_graph", "string", Some(post)),
         artifact(None, "before_pre_grad_graph", "string", Some(pre)),
@@ -233,15 +245,21 @@ fn panes_take_tlparses_artifacts_and_ignore_payload_less_or_broken_mappings() {
     let ids: Vec<&Value> = compiles.iter().map(|c| &c["compile_id"]).collect();
     assert_eq!(ids, [&json!("[5/0]"), &json!("[0/0]"), &Value::Null]);
     let expected = json!({"preToPost": {"2": [2], "3": [3]}, "postToPre": {"2": [2], "3": [3]}, "pyCodeToPost": {}, "postToPyCode": {}, "cppCodeToPost": {}, "postToCppCode": {}});
-    assert_eq!(compiles[0]["post_grad"], Value::Null);
+    let graph = |i: usize| {
+        let graphs = rows(&compiles[i], "graphs");
+        assert_eq!(graphs.len(), 1, "compile {i}");
+        graphs[0].clone()
+    };
+    assert_eq!(graph(0)["post_grad"], Value::Null);
     assert_eq!(
-        compiles[0]["line_mappings"],
+        graph(0)["line_mappings"],
         json!({"preToPost": {}, "postToPre": {}, "pyCodeToPost": {}, "postToPyCode": {}, "cppCodeToPost": {}, "postToCppCode": {}})
     );
     assert_eq!(compiles[1]["pre_grad"]["artifact"]["name"], "before_pre_grad_graph");
-    assert_eq!(compiles[1]["node_mappings"]["line"], 22, "the mappings with a payload");
-    assert_eq!(compiles[1]["line_mappings"], expected);
-    assert_eq!(compiles[2]["line_mappings"], expected);
+    assert_eq!(graph(1)["node_mappings"]["line"], 22, "the mappings with a payload");
+    assert_eq!(graph(1)["line_mappings"], expected);
+    assert_eq!(graph(2)["line_mappings"], expected);
+    assert_eq!(graph(2)["post_grad"]["artifact"]["line"], 30, "the second post-grad graph (lines 27-29 are the first)");
     let diagnostics = b.bundle.diagnostics().unwrap();
     let ours: Vec<(u64, &str)> = diagnostics
         .iter()
@@ -268,8 +286,55 @@ fn multi_rank_logs_have_provenance_per_stream() {
         assert_eq!(ids, [&json!("[0/0]"), &json!("[1/0]")], "{stream}");
     }
     let t = b.table_of(&streams[0], "provenance");
-    let c10 = &rows(&t, "compiles")[1];
+    let c10 = &rows(&t, "compiles")[1]["graphs"][0];
     assert_eq!(c10["line_mappings"]["pyCodeToPost"], json!({"84": [4], "91": [10]}));
     assert_eq!(c10["line_mappings"]["postToPyCode"], json!({"4": [84], "10": [91]}));
     assert_eq!(c10["python_code"]["line_offset"], 0);
+}
+
+#[test]
+fn a_training_compile_keeps_the_forwards_and_the_backwards_maps() {
+    // torch-2.15/training (provenance_tracking_level 1; its README and the log checked by hand):
+    // compile [0/0_1] logs its pre-grad graph (line 415), then the forward's post-grad graph
+    // (2297), output code (2691, `# AOT ID: ['0_forward']`) and node mappings (3453); the backward
+    // is compiled lazily, at the first loss.backward(), after the compile's metrics (5370): its
+    // post-grad graph (6206), output code (6489, `# AOT ID: ['0_backward']`) and node mappings
+    // (7411), which are only `{"version": 2.0}`. tlparse keeps the last mappings: the backward's
+    // empty ones. [3/0] (SGD.step) is one inference graph (output code 11913, `['1_inference']`,
+    // mappings 12478).
+    let b = built("torch-2.15/training");
+    let t = b.table("provenance");
+    let compiles = rows(&t, "compiles");
+    let ids: Vec<&Value> = compiles.iter().map(|c| &c["compile_id"]).collect();
+    assert_eq!(ids, [&json!("[0/0_1]"), &json!("[3/0]")]);
+    assert_eq!(compiles[0]["pre_grad"]["artifact"]["line"], 415);
+    let graphs = rows(&compiles[0], "graphs");
+    let lines = |g: &Value, pane: &str| g[pane]["artifact"]["line"].as_u64();
+    // Each graph as JSON: [graph, aot_id, post-grad line, output code line, node mappings line].
+    let summary: Vec<Value> = graphs
+        .iter()
+        .map(|g| {
+            json!([g["graph"], g["aot_id"], lines(g, "post_grad"), lines(g, "python_code"), g["node_mappings"]["line"]])
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [json!(["forward", "0_forward", 2297, 2691, 3453]), json!(["backward", "0_backward", 6206, 6489, 7411])]
+    );
+    // The forward's maps: pre-grad line 22 is `linear: ... = torch._C._nn.linear(layer_norm, ...)`,
+    // which the mappings send to `permute` and `addmm`, post-grad lines 13 and 14.
+    let forward = &graphs[0]["line_mappings"];
+    assert_eq!(forward["preToPost"]["22"], json!([13, 14]));
+    // Line 455 of the forward's output code (log line 3146) is `extern_kernels.addmm(primals_5,
+    // buf4, ...)`, the kernel `extern_kernels.addmm:2` of the mappings, which implements `addmm`.
+    assert_eq!(forward["pyCodeToPost"]["455"], json!([14]));
+    check_lines(&b, &graphs[0], "training forward");
+    // The backward's are empty, as logged; its raw mappings are kept to say so.
+    let backward = &graphs[1];
+    assert!(backward["line_mappings"].as_object().unwrap().values().all(|m| m.as_object().unwrap().is_empty()));
+    assert_eq!(backward["raw_node_mappings"], json!({"version": 2.0}));
+    let sgd = rows(&compiles[1], "graphs");
+    assert_eq!(sgd.len(), 1);
+    assert_eq!((&sgd[0]["graph"], lines(&sgd[0], "python_code")), (&json!("inference"), Some(11913)));
+    snapshot("provenance__training", &t);
 }

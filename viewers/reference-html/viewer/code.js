@@ -224,9 +224,12 @@ export function foldRanges(lines) {
  * @param {'python'|'json'|'text'} [o.language]
  * @param {number} [o.line] 1-based line to scroll to and highlight once shown
  * @param {(line: number) => void} [o.onLine] called when the user clicks a line number
+ * @param {(line: number) => void} [o.onClickLine] called when the user clicks a line's text
+ * @param {(line: number) => boolean} [o.hasMatch] lines to underline as clickable (with onClickLine)
  * @param {string} [o.name] test id (data-code attribute)
  * @returns {{el: HTMLElement, lineCount: number, lines: string[], foldAll(): void, unfoldAll(): void,
- *   goTo(line: number): void, visibleLines(): number[], foldable: number}}
+ *   goTo(line: number): void, visibleLines(): number[], foldable: number,
+ *   mark(lines: number[], scrollTo?: number): void, marked(): number[]}}
  */
 export function codeView(text, o = {}) {
   const language = o.language ?? 'text';
@@ -236,6 +239,7 @@ export function codeView(text, o = {}) {
   let foldable = 0;
   for (let i = 0; i < n; i++) if (blockEnd[i] >= 0) foldable++;
   const folded = new Set();
+  const marks = new Set(); // 0-based lines marked by mark()
   let selected = o.line >= 1 && o.line <= n ? o.line - 1 : -1;
 
   // Python string state at the start of each line: one pass, so any line can be tokenized alone.
@@ -288,7 +292,11 @@ export function codeView(text, o = {}) {
 
   function lineEl(i) {
     const isFolded = folded.has(i);
-    return h('div', { class: ['cv-line', i === selected && 'cv-hl'], dataset: { line: i + 1 } },
+    return h('div', {
+      class: ['cv-line', i === selected && 'cv-hl', marks.has(i) && 'cv-mark', o.hasMatch?.(i + 1) && 'cv-match'],
+      dataset: { line: i + 1 },
+      on: o.onClickLine ? { click: (e) => { if (!e.target.closest('button, .cv-ln')) o.onClickLine(i + 1); } } : undefined,
+    },
       h('span', { class: 'cv-ln', title: `Link to line ${i + 1}`, on: { click: () => select(i) } }, i + 1),
       blockEnd[i] >= 0
         ? h('button', {
@@ -317,11 +325,16 @@ export function codeView(text, o = {}) {
     o.onLine?.(i + 1);
   }
 
+  /** Unfolds the blocks that hide line i. */
+  function reveal(i) {
+    for (const f of [...folded]) if (f < i && blockEnd[f] >= i) folded.delete(f);
+  }
+
   /** Unfolds the blocks hiding line i and scrolls it to about a third of the view. */
   function goTo(line) {
     const i = line - 1;
     if (!(i >= 0 && i < n)) return;
-    for (const f of [...folded]) if (f < i && blockEnd[f] >= i) folded.delete(f);
+    reveal(i);
     recompute();
     selected = i;
     const row = visible.indexOf(i);
@@ -362,6 +375,19 @@ export function codeView(text, o = {}) {
       draw(true);
     },
     visibleLines: () => visible.map((i) => i + 1),
+    /**
+     * Marks these lines (1-based; others are unmarked), unfolding what hides them, and scrolls
+     * `scrollTo` (a line) to the middle of the view.
+     */
+    mark(lines, scrollTo = null) {
+      marks.clear();
+      for (const line of lines) if (line >= 1 && line <= n) { marks.add(line - 1); reveal(line - 1); }
+      recompute();
+      const row = scrollTo != null ? visible.indexOf(scrollTo - 1) : -1;
+      if (row >= 0) viewport.scrollTop = Math.max(0, row * LINE_HEIGHT - (viewport.clientHeight || 600) / 2);
+      draw(true);
+    },
+    marked: () => [...marks].sort((a, b) => a - b).map((i) => i + 1),
     /**
      * Marks `query` in the lines and goes to the next line holding it after the selected one
      * (wrapping); returns its number, or 0 when no line has it.

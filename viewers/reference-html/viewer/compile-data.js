@@ -72,6 +72,21 @@ export function cacheVerdicts(c) {
   return [...by.values()];
 }
 
+/**
+ * tlparse's name for an artifact's file, when it differs from the artifact's name (output code
+ * carries the stem of its file; see `tlparse_name` in docs/format.md): a muted note, or null.
+ */
+export function tlparseName(a) {
+  return a.tlparse_name
+    ? h('span', { class: 'muted tlparse-name', title: `tlparse names its file ${a.tlparse_name}_<N>` }, ` tlparse: ${a.tlparse_name}`)
+    : null;
+}
+
+/** What the artifact tables filter and sort on: the name and tlparse's name. */
+export function artifactNames(a) {
+  return a.tlparse_name ? `${a.name} ${a.tlparse_name}` : a.name;
+}
+
 /** A link to the artifact page of an ArtifactRef of compile `compileId` (null: unattributed). */
 export function artifactHref(ctx, art, compileId) {
   return ctx.href('artifact', { blob: art.blob, name: art.name, id: compileId ?? undefined });

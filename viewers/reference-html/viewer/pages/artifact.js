@@ -4,7 +4,7 @@
 
 import { h, bytes, count, note, empty, download, statusBadge } from '../dom.js';
 import { codeView, prettyJson } from '../code.js';
-import { loadDirectory, safeFileName } from '../compile-data.js';
+import { loadDirectory, safeFileName, tlparseName } from '../compile-data.js';
 
 export async function render(ctx) {
   const blob = ctx.params.get('blob') ?? '';
@@ -67,7 +67,7 @@ export async function render(ctx) {
   }, 'Download ', h('span', { class: 'muted' }, ext === 'py' ? '.py' : `.${ext}`));
 
   ctx.expose('artifact', {
-    blob, name, compileId: id, format, language, pretty, lines: view.lineCount, size: data.length, fileName,
+    blob, name, tlparseName: art?.tlparse_name ?? null, compileId: id, format, language, pretty, lines: view.lineCount, size: data.length, fileName,
     foldable: view.foldable,
   });
 
@@ -78,6 +78,7 @@ export async function render(ctx) {
       h('span', { class: 'badge fmt-badge' }, language === 'python' ? 'Python' : language === 'json' ? 'JSON' : 'text'),
       h('span', { class: 'muted' }, `${bytes(data.length)} · ${count(view.lineCount)} lines${pretty ? ' (pretty-printed)' : ''}`),
       art ? h('span', { class: 'muted' }, `log line ${count(art.line)}`) : null,
+      art ? tlparseName(art) : null,
       h('span', { class: 'spacer' }),
       view.foldable ? [
         h('button', { type: 'button', on: { click: () => view.foldAll() } }, 'Fold all'),

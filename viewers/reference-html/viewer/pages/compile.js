@@ -5,7 +5,7 @@
 // guards, inputs and runnables, and the stream's stack table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, sameFrame } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, artifactNames, tlparseName, sameFrame } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -425,8 +425,8 @@ function artifactsSection(ctx, c, runnables) {
       'torch named them but wrote no content, as it does for some on a cache hit.') : null,
     dataTable({
       name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
-        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)',
-          render: (a) => artifactName(ctx, a, c.compile_id, runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null) },
+        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)', value: artifactNames,
+          render: (a) => [artifactName(ctx, a, c.compile_id, runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null), tlparseName(a)] },
         { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
         { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
         { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },

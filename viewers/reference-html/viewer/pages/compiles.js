@@ -3,7 +3,7 @@
 // chips filter it, a click opens the compile. Then the artifacts logged outside any compile.
 
 import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName } from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -64,7 +64,8 @@ export async function render(ctx) {
       unattributed.length
         ? dataTable({
           name: 'unattributed', maxRows: 10, columns: [
-            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', render: (a) => artifactName(ctx, a, null) },
+            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', value: artifactNames,
+              render: (a) => [artifactName(ctx, a, null), tlparseName(a)] },
             { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
             { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
             { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },

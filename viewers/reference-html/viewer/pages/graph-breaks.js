@@ -1,11 +1,13 @@
 // pages/graph-breaks.js: what breaks the graphs, where and how often (`#/graph-breaks?s=&g=`).
-// Reads the `graph_breaks` table (docs/tables/graph_breaks.md): breaks grouped by (reason,
-// location), most frequent first. A table of the groups, then the selected group (`g`, its index,
-// default the most frequent) with its explanation, its graph-break site page, the compiles it
-// happened in, and the full text of its first occurrence, fetched when opened.
+// Reads the `graph_breaks` table (docs/tables/graph_breaks.md): breaks grouped by (reason, user
+// line, frame that raised it), most frequent first. A table of the groups, then the selected
+// group (`g`, its index, default the most frequent) with its explanation, its graph-break site
+// page, the compiles it happened in, its user code traceback (user frames marked, library frames
+// dimmed), and the full text of its first occurrence, fetched when opened.
 
 import { h, section, note, empty, plural, count, facts, externalLink } from '../dom.js';
 import { bar, blobText, lazyDetails, masterDetail, pathCell, percent, pill } from '../analysis.js';
+import { fileLine } from '../compile-data.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -22,7 +24,9 @@ export async function render(ctx) {
   const rows = groups.map((g, i) => ({ ...g, i, group: g }));
   ctx.expose('graphBreaks', {
     total,
-    groups: groups.map((g) => ({ reason: g.reason, location: g.location, count: g.count, compile_ids: g.compile_ids })),
+    groups: groups.map((g) => ({
+      reason: g.reason, location: g.location, raised_at: g.raised_at, count: g.count, compile_ids: g.compile_ids,
+    })),
   });
 
   const { tableBox, detailBox } = masterDetail(ctx, {
@@ -41,6 +45,8 @@ export async function render(ctx) {
         { key: 'reason', label: 'reason', width: 'minmax(16em, 3fr)', render: (r) => h('span', { title: r.reason }, r.reason) },
         { key: 'location', label: 'where (user code)', width: 'minmax(14em, 2fr)',
           render: (r) => pathCell(r.location, 30) },
+        { key: 'raised_at', label: 'raised in', width: 'minmax(14em, 1.6fr)', title: 'Where torch raised the break, when not at the user line (library code the line called)',
+          render: (r) => (r.raised_at ? pathCell(r.raised_at, 26) : h('span', { class: 'an-muted', title: 'at the user line itself' }, '–')) },
         { key: 'compile_ids', label: 'compiles', width: 'minmax(10em, 1.5fr)', value: (r) => r.compile_ids.join(' '),
           render: (r) => h('span', { class: 'mono', title: r.compile_ids.join(' ') }, r.compile_ids.join(' ')) },
       ],
@@ -52,7 +58,7 @@ export async function render(ctx) {
     h('h1', null, 'Graph breaks'),
     section(`${plural(total, 'graph break')}, ${plural(groups.length, 'distinct reason')}`,
       note('Most frequent: ', h('strong', null, top.reason), top.location ? [' at ', h('span', { class: 'mono' }, top.location)] : null,
-        ` (${plural(top.count, 'time')}). Graph breaks with the same reason and location are counted together; click one for details.`),
+        ` (${plural(top.count, 'time')}). Graph breaks with the same reason, user line and raising frame are counted together; click one for details.`),
       tableBox),
     detailBox);
 }
@@ -63,13 +69,29 @@ function detail(ctx, g) {
     h('h2', null, g.reason, ' ', pill(plural(g.count, 'break'))),
     facts([
       ['where', g.location ? h('span', { class: 'mono' }, g.location) : 'not logged'],
+      ['raised in', g.raised_at ? [h('span', { class: 'mono' }, g.raised_at), h('span', { class: 'muted' }, ' (library code called from the line above)')] : null],
       ['explanation', g.explanation],
       ['more', externalLink(g.url, 'graph-break site: ', String(g.url).split('/').pop())],
       ['read from', g.source === 'restart_reasons' ? 'restart reasons (this log has no dynamo_graph_break_reason artifacts)' : g.source],
       ['compiles', h('span', { class: 'an-idlist' }, g.compile_ids.map((id, i) =>
         [i ? ' ' : '', h('a', { href: ctx.href('compile', { id }) }, id)]))],
     ]),
+    userStack(g),
     g.example_blob
       ? lazyDetails('Full text of the first occurrence (hints, user stack)', () => blobText(ctx, g.example_blob), { className: 'an-example' })
       : note('The log has no full text for this break.'));
+}
+
+/** The first occurrence's user code traceback: outermost first, library frames dimmed, the user line marked. */
+function userStack(g) {
+  const frames = g.traceback ?? [];
+  if (!frames.length) return null;
+  const at = frames.map((f) => f.user && `${f.file}:${f.line}` === g.location).lastIndexOf(true);
+  return h('div', { class: 'an-user-stack' },
+    h('h3', null, 'User code traceback'),
+    h('ol', { class: 'stack', dataset: { stack: 'break' } }, frames.map((f, i) =>
+      h('li', { class: [!f.user && 'framework', i === at && 'user-frame'] },
+        h('span', { class: 'stack-where' }, h('b', null, f.name), ' ', fileLine(f.file, f.line, 3)),
+        f.code ? h('code', { class: 'stack-loc' }, f.code) : null))),
+    note('Outermost call first. Frames in torch, site-packages and the standard library are dimmed; the user line the break happened in is marked.'));
 }

@@ -16,6 +16,7 @@ export const PAGES = {
   recompiles: () => import('./recompiles.js'), // ?s=STREAM&frame=FRAME_ID&id=[0/1]
   'graph-breaks': () => import('./graph-breaks.js'), // ?s=STREAM&g=GROUP
   failures: () => import('./failures.js'), // ?s=STREAM&i=ROW
+  provenance: () => import('./provenance.js'), // ?s=STREAM&id=[0/1]&g=GRAPH&pane=pre|post|code&line=N
   sizes: () => import('./sizes.js'), // ?s=STREAM&m=nodes|lines|bytes
   time: () => import('./time.js'), // ?s=STREAM&id=[0/1]
   volume: () => import('./volume.js'), // ?s=STREAM
@@ -34,6 +35,7 @@ export const NAV = [
   { page: 'recompiles', label: 'Recompiles', when: table('recompiles') },
   { page: 'graph-breaks', label: 'Graph breaks', when: table('graph_breaks') },
   { page: 'failures', label: 'Failures', when: table('failures') },
+  { page: 'provenance', label: 'Provenance', when: table('provenance') },
   { page: 'sizes', label: 'Graph sizes', when: table('graph_sizes') },
   { page: 'time', label: 'Compile time', when: (m, s) => Boolean(s?.tables?.compile_time || s?.chrome_trace) },
   { page: 'volume', label: 'Log volume', when: table('log_volume') },

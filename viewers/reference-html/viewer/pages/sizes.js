@@ -13,11 +13,6 @@ const MEASURES = {
   bytes: { label: 'bytes', get: (g) => g.bytes, unit: () => '', format: bytes },
 };
 
-/** The column of a graph: its name, the output code by kind (its name carries a hash). */
-function columnOf(g) {
-  return g.kind === 'inductor_output_code' ? 'inductor_output_code' : g.name;
-}
-
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
   const table = await ctx.table('graph_sizes');
@@ -33,7 +28,7 @@ export async function render(ctx) {
     const seen = new Map();
     const cells = {};
     for (const g of c.graphs) {
-      const base = columnOf(g);
+      const base = g.name; // the same for the same IR of every compile
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
       const col = n > 1 ? `${base}#${n}` : base;

@@ -72,9 +72,8 @@ pub struct ArtifactComparison {
     pub compile: Option<AlignedCompileRef>,
     /// The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
     pub kind: String,
-    /// The entry's name as in `compile_directory` (the artifact or graph-dump name, else the
-    /// kind), except that `inductor_output_code` is named by its kind alone: its logged name
-    /// carries the code's hash, which differs whenever the code does.
+    /// The entry's name as in `compile_directory` (the format's one naming rule: no name holds
+    /// a content hash, so output code is `inductor_output_code` on every rank).
     pub name: String,
     /// Which occurrence of this kind and name within the compile (0 for the first), counted in
     /// each stream's log order.

@@ -45,9 +45,12 @@ pub struct CompileGraphs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphSize {
-    /// What to call it, as in `compile_directory` artifacts: the artifact / graph_dump name, else
-    /// the kind (`inductor_output_code` adds the stem of its file name).
+    /// What to call it, as in `compile_directory` artifacts ([`super::ArtifactRef::name`]): the
+    /// artifact / graph_dump name, else the kind.
     pub name: String,
+    /// tlparse's name for it where that differs ([`super::ArtifactRef::tlparse_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlparse_name: Option<String>,
     /// The entry's kind.
     pub kind: String,
     /// `seq` of the entry in the stream's index.

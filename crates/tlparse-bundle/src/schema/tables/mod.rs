@@ -33,13 +33,15 @@ pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CodeSource, CompileDirectory, CompileEntry, CompileStatus, CompiledCode};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
-pub use graph_breaks::{GraphBreakGroup, GraphBreaks};
+pub use graph_breaks::{BreakFrame, GraphBreakGroup, GraphBreaks};
 pub use graph_execution::{ExecutionRecording, GraphExecution, GraphRun, LegacyExecution};
 pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
 pub use inputs::Inputs;
 pub use log_volume::{LogVolume, Volume, VolumeRow};
-pub use provenance::{KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenancePane};
+pub use provenance::{
+    GraphRole, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph, ProvenancePane,
+};
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use runtime_estimates::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
@@ -65,9 +67,15 @@ pub struct ArtifactRef {
     pub line: u64,
     /// The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
     pub kind: String,
-    /// What to call it: the entry's name for named kinds (`artifact`, `graph_dump`, ...), the
-    /// kind otherwise; `inductor_output_code` adds the stem of its `filename`.
+    /// What to call it, by the one rule of [`crate::naming::artifact_names`]: the logged name of
+    /// named kinds (`artifact`, `graph_dump`, `link`, `dump_file`), `optimize_ddp_split_child_`
+    /// and the logged name for DDP split children, the kind otherwise (output code is
+    /// `inductor_output_code`). The same for the same artifact of every compile and rank.
     pub name: String,
+    /// tlparse's name for its output file (without its `_<N>` counter and extension) when it
+    /// differs from `name`: `inductor_output_code_<file stem>`, `eval_with_key_<N>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlparse_name: Option<String>,
     /// Blob id of the payload; null for links and payload-less entries.
     pub blob: Option<String>,
     /// Payload size in bytes (0 without a payload).

@@ -11,7 +11,8 @@ use super::ArtifactRef;
 use crate::schema::CompileId;
 
 /// `tables/<stream>/provenance.json.zst`: for each compile id that logged provenance node
-/// mappings (`inductor_provenance_tracking_node_mappings`), the three code panes tlparse's
+/// mappings (`inductor_provenance_tracking_node_mappings`), every graph Inductor compiled in it
+/// (a training compile has a forward and a backward), each with the code panes tlparse's
 /// `provenance_tracking_<dir>.html` shows and the line maps between them; and the kernels' stack
 /// traces (`inductor_provenance_tracking_kernel_stack_traces`). `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -25,8 +26,7 @@ pub struct Provenance {
     pub kernel_stack_traces: Vec<KernelStackTraces>,
 }
 
-/// The provenance of one compile id: the artifacts tlparse puts in its three panes, the line maps
-/// between them and the node mappings they come from.
+/// The provenance of one compile id: its pre-grad graph and every graph Inductor compiled from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProvenanceCompile {
@@ -37,27 +37,60 @@ pub struct ProvenanceCompile {
     pub cid: Option<CompileId>,
     /// tlparse's directory name for the compile id (`-_0_0_0`; `-_-_-_-` without one).
     pub dir: String,
-    /// The pre-grad graph: the last `before_pre_grad_graph` artifact of the compile, else the last
+    /// The pre-grad graph (Dynamo's graph, before AOTAutograd; the same for every graph of the
+    /// compile): the last `before_pre_grad_graph` artifact of the compile, else the last
     /// `inductor_pre_grad_graph`. Null when neither was logged.
     pub pre_grad: Option<ProvenancePane>,
-    /// The post-grad graph: the last `after_post_grad_graph`, else the last
-    /// `inductor_post_grad_graph`.
+    /// Every graph with node mappings, in log order (see [`ProvenanceGraph`] for how entries are
+    /// grouped into graphs).
+    pub graphs: Vec<ProvenanceGraph>,
+}
+
+/// One graph Inductor compiled (the forward, the backward, or an inference graph): its post-grad
+/// graph, generated code and node mappings. The compile's post-grad graphs, output code and node
+/// mappings are grouped in log order: an entry joins the current graph unless that graph already
+/// has an entry of its kind (post-grad graph, Python code, C++ code, node mappings), in which case
+/// it starts the next graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvenanceGraph {
+    /// Which graph it is, from the `# AOT ID: ['<n>_<graph>']` line torch writes atop the graph's
+    /// Python output code; null when the graph has no Python code with that line (AOT Inductor's
+    /// C++ code has none) or the line names another kind.
+    pub graph: Option<GraphRole>,
+    /// The AOT ID as logged (`0_forward`); null likewise.
+    pub aot_id: Option<String>,
+    /// The post-grad graph: the `after_post_grad_graph`, else the `inductor_post_grad_graph`, of
+    /// the graph.
     pub post_grad: Option<ProvenancePane>,
-    /// The generated Python wrapper code: the last `inductor_output_code` (JIT compiles).
+    /// The generated Python wrapper code: the graph's `inductor_output_code` (JIT compiles).
     pub python_code: Option<ProvenancePane>,
-    /// The generated C++ wrapper code: the last `inductor_aot_wrapper_code` `graph_dump` (AOT
+    /// The generated C++ wrapper code: the graph's `inductor_aot_wrapper_code` `graph_dump` (AOT
     /// Inductor).
     pub cpp_code: Option<ProvenancePane>,
-    /// The `inductor_provenance_tracking_node_mappings` artifact the maps come from (the last one
-    /// with a payload that parses as JSON).
+    /// The `inductor_provenance_tracking_node_mappings` artifact the maps come from.
     pub node_mappings: ArtifactRef,
-    /// The line maps, exactly as tlparse embeds them in its page (`lineMappings`).
+    /// The line maps, exactly as tlparse embeds them in its page (`lineMappings`), computed with
+    /// the compile's pre-grad graph and this graph's panes.
     pub line_mappings: LineMappings,
     /// The node mappings as logged: `preToPost` / `postToPre` (FX node name → node names),
     /// `cppCodeToPost` (kernel name, possibly with a `:N` debug handle → post-grad node names),
     /// `postToCppCode`, and `version` when logged. Despite their names, the kernel maps serve the
-    /// Python code too.
+    /// Python code too. A backward's are often only `{"version": 2.0}`.
     pub raw_node_mappings: Value,
+}
+
+/// Which graph of a compile Inductor compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphRole {
+    /// The forward graph of a training compile (AOT ID `<n>_forward`).
+    Forward,
+    /// The backward graph of a training compile (`<n>_backward`), often compiled lazily, at the
+    /// first backward call, after the compile's own metrics.
+    Backward,
+    /// The graph of a compile without autograd (`<n>_inference`).
+    Inference,
 }
 
 /// One code pane: an artifact and where its lines are in the maps.

@@ -72,8 +72,8 @@ pub struct Changes {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactChange {
-    /// The artifact name (with `#2`, `#3` appended for the second, third artifact of the same
-    /// name); output code is named `inductor_output_code`, without the hash in its file name.
+    /// The artifact's name as `compile_directory` gives it ([`super::ArtifactRef::name`]), with
+    /// `#2`, `#3` appended for the second, third artifact of the same name in the compile.
     pub name: String,
     /// Blob id in the previous compile.
     pub before: String,

@@ -58,7 +58,8 @@ pub struct RunnableFile {
     pub language: RunnableLanguage,
     /// A file name to save it as: `{name}__{dir}.{ext}`, with `__2`, `__3`, ... before the
     /// extension for later artifacts of the same name in the same compile id. `name` is the
-    /// artifact's name (`inductor_output_code` adds the stem of the logged file name), `ext` is
+    /// artifact's `tlparse_name` when it has one, else its `name` (so output code keeps the stem
+    /// of the logged file name, `inductor_output_code_c25i...`, as tlparse's file does), `ext` is
     /// `py` for Python, else the logged file's extension (`cpp`, `h`). Only `[A-Za-z0-9_.-]`
     /// (other characters become `_`); never starts with `-` or `.`; unique in the stream; the
     /// same for the same log.
