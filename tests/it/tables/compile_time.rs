@@ -3,13 +3,17 @@
 use camino::Utf8PathBuf;
 use md5::{Digest, Md5};
 use tlparse_build::bundle::reader::Bundle;
-use tlparse_build::schema::tables::{CompileTime, CompileTiming, UnmatchedSide};
+use tlparse_build::schema::tables::{CompileTime, CompileTiming, UnmatchedCause, UnmatchedSide};
 
-use super::{Built, built, snapshot};
+use super::{Built, built, built_dir, snapshot};
 use crate::util::build_to;
 
 fn compile_time(b: &Built) -> CompileTime {
     serde_json::from_value(b.table("compile_time")).unwrap()
+}
+
+fn compile_time_of(b: &Built, stream: &str) -> CompileTime {
+    serde_json::from_value(b.table_of(stream, "compile_time")).unwrap()
 }
 
 fn compile<'a>(t: &'a CompileTime, id: &str) -> &'a CompileTiming {
@@ -97,6 +101,59 @@ fn phases_match_the_compilation_metrics_times() {
 }
 
 #[test]
+fn phases_of_compile_workers_overlap_instead_of_going_unpaired() {
+    // torch logs every thread's events with pid 0 and tid 0. In rank 0's backward compile,
+    // checked by hand: compile_file (a compile worker, no compile id) begins at line 4656, the
+    // main thread's async_compile.wait at line 4668 (ts 1795461784473670.0), another
+    // compile_file at 4680; the compile_files end at 4692 and 4704, and async_compile.wait at
+    // 4716 (ts 1795461785708645.75): 1234975.75 µs, bwd_compilation_metrics'
+    // triton_compile_time_us 1234975. The wait began inside the first compile_file and ended
+    // after it: it was reported as a begin without end (line 4668) and an end without begin
+    // (line 4716), and the first compile_file's self time took the whole wait, so the stream's
+    // compile_file self time (5036455.75 µs) exceeded its total (3252131.25 µs).
+    let (b, ranks) = built_dir("torch-2.15/ranks_shifted");
+    let t = compile_time_of(&b, &ranks[&0]);
+    assert!(t.unmatched.is_empty(), "{:?}", t.unmatched);
+    assert_eq!(t.overlaps.len(), 1);
+    let o = &t.overlaps[0];
+    // The second one is [1/2]'s, at line 14817.
+    assert_eq!(
+        (o.name.as_str(), o.outlived.as_str(), o.count, o.first_line),
+        ("async_compile.wait", "compile_file", 2, 4668)
+    );
+    let c = t.compiles.iter().find(|c| c.compile_id.as_deref() == Some("[0/0]")).unwrap();
+    let backward = c.phases.iter().position(|p| p.name == "entire_backward_compile").unwrap() as u32;
+    let under = |parent: u32| c.phases.iter().filter(move |p| p.parent == Some(parent));
+    let mut path = vec![backward];
+    for name in [
+        "compile_fx.<locals>.bw_compiler",
+        "inductor_compile",
+        "fx_codegen_and_compile",
+        "GraphLowering.compile_to_fn",
+        "code_gen",
+        "PyCodeCache.load_by_key_path",
+        "compile_file",
+        "async_compile.wait",
+    ] {
+        let parent = *path.last().unwrap();
+        let i = c
+            .phases
+            .iter()
+            .position(|p| p.name == name && p.parent == Some(parent))
+            .unwrap_or_else(|| panic!("no {name}"));
+        path.push(i as u32);
+    }
+    let wait = &c.phases[*path.last().unwrap() as usize];
+    assert_eq!((wait.count, wait.unfinished, wait.total_us), (1, 0, 1234975.75));
+    assert_eq!(under(*path.last().unwrap()).count(), 1, "the second compile_file began inside the wait");
+    let compile_file = t.phases.iter().find(|p| p.name == "compile_file").unwrap();
+    assert_eq!(compile_file.total_us, 3252131.25);
+    for p in &t.phases {
+        assert!(p.self_us <= p.total_us, "{p:?}");
+    }
+}
+
+#[test]
 fn warm_cache_compile_is_snapshotted() {
     // cache_warm: 30 B/E pairs and 2 instants (autograd_cache_hit in [0/0] and [1/0]).
     let b = built("torch-2.15/cache_warm");
@@ -134,7 +191,7 @@ fn unmatched_events_are_reported_and_threads_have_their_own_stacks() {
     let events = [
         ev("outer", "B", 0, 0),
         ev("inner", "B", 10, 0),
-        ev("outer", "E", 100, 0), // closes outer; inner never ended
+        ev("outer", "E", 100, 0), // closes outer, outermost: inner, of its compile, is given up
         ev("stray", "E", 150, 0), // nothing open by that name
         ev("a", "B", 200, 1),     // two threads interleaved
         ev("b", "B", 210, 2),
@@ -151,11 +208,17 @@ fn unmatched_events_are_reported_and_threads_have_their_own_stacks() {
     let b = synthetic_log(&entries);
     let t = compile_time(&b);
     assert_eq!(t.events, 11);
-    let unmatched: Vec<(UnmatchedSide, &str)> = t.unmatched.iter().map(|u| (u.side, u.name.as_str())).collect();
+    let unmatched: Vec<(UnmatchedSide, UnmatchedCause, &str)> =
+        t.unmatched.iter().map(|u| (u.side, u.cause, u.name.as_str())).collect();
     assert_eq!(
         unmatched,
-        [(UnmatchedSide::Begin, "inner"), (UnmatchedSide::End, "stray"), (UnmatchedSide::Begin, "open")]
+        [
+            (UnmatchedSide::Begin, UnmatchedCause::Abandoned, "inner"),
+            (UnmatchedSide::End, UnmatchedCause::NoBegin, "stray"),
+            (UnmatchedSide::Begin, UnmatchedCause::OpenAtEnd, "open")
+        ]
     );
+    assert!(t.overlaps.is_empty());
     let c = compile(&t, "[0/0]");
     let phase = |n: &str| c.phases.iter().find(|p| p.name == n).unwrap();
     assert_eq!((phase("outer").total_us, phase("outer").self_us), (100.0, 100.0));

@@ -16,10 +16,15 @@ pub struct CompileTime {
     /// Every phase name over the whole stream, by `total_us` descending (ties by name).
     pub phases: Vec<PhaseTotal>,
     /// Wall time in phases over the whole stream: the summed durations of the outermost phases
-    /// (those that began with no other phase open on their thread).
+    /// (those that were the only phase open on their thread when they ended).
     pub total_us: f64,
     /// Begin events never ended and end events with no open begin of the same name, in log order.
     pub unmatched: Vec<UnmatchedEvent>,
+    /// Phases that outlived the phase they began in instead of nesting in it, by (name, outlived
+    /// phase's name), in order of first occurrence. Routine: torch logs the events of every thread
+    /// with the same `pid` and `tid`, so a compile worker's `compile_file` and the main thread's
+    /// `async_compile.wait` interleave on one stack. They are paired by name and timed as logged.
+    pub overlaps: Vec<Overlap>,
     /// Number of `chromium_event` entries read as trace events.
     pub events: u64,
     /// Trace events whose phase type (`ph`) is none of `B`, `E`, `X`, `i`, `I`, `n`, counted by
@@ -80,7 +85,9 @@ pub struct Phase {
     pub unfinished: u64,
     /// Summed duration of the completed occurrences (µs).
     pub total_us: f64,
-    /// `total_us` minus the time spent in phases nested directly inside it (µs).
+    /// Time of the completed occurrences when they were the innermost open phase of their thread
+    /// (not inside a nested phase of any compile), minus complete (`X`) events directly inside
+    /// (µs). Never more than `total_us`.
     pub self_us: f64,
     /// Start of the first occurrence, relative to the compile's `start_us` (µs).
     pub offset_us: f64,
@@ -108,9 +115,11 @@ pub struct PhaseTotal {
     pub name: String,
     /// Completed occurrences.
     pub count: u64,
-    /// Summed duration (µs); an occurrence nested in another of the same name is not added again.
+    /// Time with an occurrence of this name open (µs), over its completed occurrences: an
+    /// occurrence nested in another of the same name is not added again.
     pub total_us: f64,
-    /// Summed self time (µs): duration minus directly nested phases.
+    /// Summed self time of the completed occurrences (µs), as in `Phase`. Never more than
+    /// `total_us`.
     pub self_us: f64,
     /// Number of rows of `compiles` that have the phase.
     pub compiles: u64,
@@ -122,6 +131,8 @@ pub struct PhaseTotal {
 pub struct UnmatchedEvent {
     /// Which side is missing its partner.
     pub side: UnmatchedSide,
+    /// Why it is unpaired.
+    pub cause: UnmatchedCause,
     /// The event's `name`.
     pub name: String,
     /// The compile id it was attributed to, if any.
@@ -138,11 +149,42 @@ pub struct UnmatchedEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnmatchedSide {
-    /// A `B` event with no `E` of the same name on its thread before the log ended, or before an
-    /// enclosing phase ended.
+    /// A `B` event with no `E` of the same name on its thread (see `UnmatchedCause`).
     Begin,
     /// An `E` event with no open `B` of the same name on its thread.
     End,
+}
+
+/// Why an event is unpaired. None of these is routine in a complete torch log: torch ends every
+/// phase it begins, even on an exception.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UnmatchedCause {
+    /// A begin still open when the log ended: the process was killed, or the log was copied
+    /// while it was still being written.
+    OpenAtEnd,
+    /// A begin still open when the outermost phase of its compile around it ended: its end was
+    /// lost (a corrupted line) or never logged.
+    Abandoned,
+    /// An end with no open begin of its name: its begin was lost or logged before the log began.
+    NoBegin,
+}
+
+/// Phases of one name that outlived an enclosing phase of another name (see
+/// `CompileTime::overlaps`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Overlap {
+    /// The phase that began inside `outlived` and ended after it.
+    pub name: String,
+    /// The enclosing phase's name.
+    pub outlived: String,
+    /// Occurrences.
+    pub count: u64,
+    /// `seq` of the first occurrence's begin entry.
+    pub first_seq: u64,
+    /// Header line of that entry in the input file.
+    pub first_line: u64,
 }
 
 /// A count of trace events of one `ph`.

@@ -50,7 +50,8 @@ pub use cache_outcomes::{
     CompileCaches,
 };
 pub use compile_time::{
-    CompileTime, CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTime, CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause,
+    UnmatchedEvent, UnmatchedSide,
 };
 
 /// A logged artifact: an entry with a payload (or a link), as tables refer to it.
