@@ -3,6 +3,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::compile_time::CompileClock;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::tables::CompileEntry;
@@ -19,16 +20,19 @@ pub struct CompileDirectoryView<'a> {
 }
 
 /// The rows of the compile directory.
-struct Entries<'a>(&'a Compiles);
+struct Entries<'a>(&'a Compiles, &'a CompileClock);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, r)))
+        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, self.1, r)))
     }
 }
 
-fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
+fn entry(c: &Compiles, clock: &CompileClock, r: &CompileRecord) -> CompileEntry {
     let m = r.metrics.as_deref();
+    // The compile's time in the parts `compile_time` reports, in seconds.
+    let parts = clock.parts(c, Some(&r.id));
+    let s = |us: Option<f64>| us.map(|us| us / 1e6);
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
         compile_id: r.display.clone(),
@@ -45,7 +49,11 @@ fn entry(c: &Compiles, r: &CompileRecord) -> CompileEntry {
         start_ts: r.start_ts.clone(),
         end_ts: r.end_ts.clone(),
         start_time: m.and_then(|m| m.start_time),
-        duration_s: m.and_then(|m| m.entire_frame_compile_time_s),
+        // As logged when it is, not through µs and back.
+        duration_s: m.and_then(|m| m.entire_frame_compile_time_s).or(s(parts.forward_us)),
+        backward_s: s(parts.backward_us),
+        total_s: s(parts.total_us()),
+        other_s: s(parts.other_us),
         fail_type: text(|m| &m.fail_type),
         fail_reason: text(|m| &m.fail_reason),
         restart_reasons: r.restart_reasons().to_vec(),
@@ -67,6 +75,9 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(c), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
+        Some((
+            CompileDirectoryView { compiles: Entries(c, ctx.clock), unattributed: ArtifactRefs(c, &c.unattributed) },
+            rows,
+        ))
     }
 }

@@ -1,12 +1,13 @@
 //! Compile time by phase: `chromium_event` begin/end pairs (one stack per pid/tid, paired by
-//! name), summed per compile id and enclosing phase.
+//! name), summed per compile id and enclosing phase; and each compile's time in parts (forward,
+//! backward, other), which `compile_directory` reports too.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Compiles, Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -38,6 +39,10 @@ struct Node {
     first_seq: u64,
 }
 
+/// Trace event names with a meaning for a compile's time (see `CompileTiming`).
+const FRAME: &str = "entire_frame_compile";
+const BACKWARD: &str = "entire_backward_compile";
+
 /// An open begin on a thread's stack.
 struct Open {
     node: usize,
@@ -56,6 +61,8 @@ struct Open {
     name_since: Option<f64>,
     /// Time in complete (`X`) events directly inside, which never are on the stack.
     complete_children: f64,
+    /// An `entire_frame_compile` ended inside it: it is that frame compile's wrapper (`dynamo`).
+    holds_frame: bool,
 }
 
 impl Open {
@@ -72,6 +79,7 @@ impl Open {
             name_time: 0.0,
             name_since: None,
             complete_children: 0.0,
+            holds_frame: false,
         }
     }
 
@@ -157,6 +165,53 @@ struct CompileState {
     start: Option<f64>,
     end: f64,
     instants: Vec<(String, u64, u64)>,
+    /// Summed `entire_frame_compile` that ended under this compile id.
+    forward: Option<f64>,
+    backward: Option<f64>,
+    other: Option<f64>,
+    /// The compile whose `forward` counts this one's `entire_frame_compile`, if another.
+    counted_in: Option<u32>,
+}
+
+/// Adds to a time that is null until something is added.
+fn add(time: &mut Option<f64>, dur: f64) {
+    *time = Some(time.unwrap_or(0.0) + dur);
+}
+
+/// One compile's time in parts (µs), as both `compile_time` and `compile_directory` report it
+/// (see `CompileTiming` in the format crate).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompileParts {
+    pub forward_us: Option<f64>,
+    pub backward_us: Option<f64>,
+    pub other_us: Option<f64>,
+}
+
+impl CompileParts {
+    /// The compile's time: forward + backward, as torch's `calculate_time_spent` makes its
+    /// `total_wall_time` (`other` is not compile work, or not this compile's: see the schema);
+    /// `None` when both are.
+    pub fn total_us(&self) -> Option<f64> {
+        let parts = [self.forward_us, self.backward_us];
+        parts.iter().any(Option::is_some).then(|| us(parts.iter().flatten().sum()))
+    }
+}
+
+/// Each compile's parts as its trace events time them, handed to the tables that report a
+/// compile's time (`compile_time`, `compile_directory`) so that they report the same.
+#[derive(Debug, Default)]
+pub struct CompileClock {
+    traced: HashMap<Option<CompileId>, CompileParts>,
+}
+
+impl CompileClock {
+    /// A compile's parts: the forward from its `compilation_metrics` when logged (torch's own
+    /// number, which tlparse shows), else from its trace events; the rest from its trace events.
+    pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
+        let traced = self.traced.get(&id.map(normalize)).copied().unwrap_or_default();
+        let logged = id.and_then(|id| compiles.get(id)?.metrics.as_ref()?.frame_compile_us());
+        CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
+    }
 }
 
 /// Per phase name over the stream.
@@ -188,8 +243,8 @@ struct CompileTimings {
     by_compile: Vec<Vec<u32>>,
     /// Each node's position in its compile's list.
     local: Vec<u32>,
-    /// Each compile's time in its outermost phases.
-    totals: Vec<f64>,
+    /// Each compile's time in parts.
+    parts: Vec<CompileParts>,
 }
 
 impl CompileTimings {
@@ -218,11 +273,16 @@ impl CompileTimings {
                 }
             })
             .collect();
+        let parts = self.parts[c];
         CompileTiming {
             compile_id: display(c as u32),
             start_us: start,
             span_us: us(s.end - start),
-            total_us: us(self.totals[c]),
+            forward_us: parts.forward_us,
+            backward_us: parts.backward_us,
+            total_us: parts.total_us().unwrap_or(0.0),
+            other_us: parts.other_us,
+            counted_in: s.counted_in.and_then(display),
             phases,
             instants: s
                 .instants
@@ -269,6 +329,16 @@ pub struct CompileTimeTable {
 }
 
 impl CompileTimeTable {
+    /// Each compile's parts as the trace events time them, for the tables that report them.
+    pub fn clock(&self) -> CompileClock {
+        let parts = |s: &CompileState| CompileParts {
+            forward_us: s.forward.map(us),
+            backward_us: s.backward.map(us),
+            other_us: s.other.map(us),
+        };
+        CompileClock { traced: self.compiles.iter().copied().zip(self.states.iter().map(parts)).collect() }
+    }
+
     fn compile(&mut self, id: Option<CompileId>) -> usize {
         *self.compile_index.entry(id).or_insert_with(|| {
             self.compiles.push(id);
@@ -371,7 +441,32 @@ impl CompileTimeTable {
         }
     }
 
-    /// Books a finished occurrence: its node, its name's totals, and an outermost one's time.
+    /// An `entire_frame_compile` of `begun` (a compile index) ended under `ended` on thread `ti`:
+    /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
+    /// outermost itself, is its wrapper.
+    fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
+        add(&mut self.states[ended].forward, dur);
+        if begun != ended {
+            self.states[begun].counted_in = Some(ended as u32);
+        }
+        if let Some(bottom) = self.threads[ti].open.first_mut().filter(|_| !outermost) {
+            bottom.holds_frame = true;
+        }
+    }
+
+    /// Books the time of an outermost phase to its compile's part.
+    fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
+        self.total += dur;
+        let s = &mut self.states[compile as usize];
+        match self.names[name as usize].as_str() {
+            _ if holds_frame => {} // the frame compile inside is the forward
+            FRAME => {}
+            BACKWARD => add(&mut s.backward, dur),
+            _ => add(&mut s.other, dur),
+        }
+    }
+
+    /// Books a finished occurrence: its node, its name's totals, and an outermost one's compile.
     fn close(&mut self, open: Open, dur: f64, outermost: bool) {
         let self_time = (open.self_time - open.complete_children).clamp(0.0, dur);
         let n = &mut self.nodes[open.node];
@@ -384,7 +479,7 @@ impl CompileTimeTable {
         t.total += name_time;
         t.self_time += self_time.min(name_time);
         if outermost {
-            self.total += dur;
+            self.outermost(open.compile, open.name, open.holds_frame, dur);
         }
     }
 
@@ -412,6 +507,10 @@ impl CompileTimeTable {
         let dur = (ts - open.begin).max(0.0);
         self.settle_above(ti, at, &mut open);
         self.touch(open.compile as usize, open.begin, ts);
+        if self.names[open.name as usize] == FRAME {
+            let ended = self.compile(id);
+            self.frame_ended(ti, open.compile as usize, ended, dur, at == 0);
+        }
         self.close(open, dur, at == 0);
     }
 
@@ -438,8 +537,11 @@ impl CompileTimeTable {
             t.total += dur;
             t.self_time += dur;
         }
+        if self.names[name as usize] == FRAME {
+            self.frame_ended(ti, c, c, dur, outermost);
+        }
         if outermost {
-            self.total += dur;
+            self.outermost(c as u32, name, false, dur);
         }
     }
 
@@ -493,7 +595,7 @@ impl Table for CompileTimeTable {
         }
     }
 
-    fn finish(mut self, _ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
+    fn finish(mut self, ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
         if self.events == 0 {
             return None;
         }
@@ -504,19 +606,16 @@ impl Table for CompileTimeTable {
             }
         }
         self.node_index = HashMap::new();
+        let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
 
         // Each compile's nodes in order of first begin (creation order), and each node's
         // position there.
         let mut by_compile: Vec<Vec<u32>> = vec![Vec::new(); self.compiles.len()];
         let mut local = vec![0u32; self.nodes.len()];
-        let mut totals = vec![0.0; self.compiles.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             let list = &mut by_compile[n.compile as usize];
             local[i] = list.len() as u32;
             list.push(i as u32);
-            if self.parent(i).is_none_or(|p| self.nodes[p].compile != n.compile) {
-                totals[n.compile as usize] += n.total;
-            }
         }
         let phases = self.phase_totals(&by_compile);
         let unmatched = self.unmatched_rows();
@@ -527,7 +626,7 @@ impl Table for CompileTimeTable {
             std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
             PackedCompileTime {
-                compiles: CompileTimings { table: self, by_compile, local, totals },
+                compiles: CompileTimings { table: self, by_compile, local, parts },
                 phases,
                 total_us,
                 unmatched,
@@ -659,18 +758,21 @@ mod tests {
             };
             table.observe(&Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks), &mut diags);
         }
-        let compiles = crate::analysis::Compiles::default();
-        let ctx = Finish { stacks: &stacks, compiles: &compiles };
+        let (compiles, clock) = (Compiles::default(), table.clock());
+        let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
         let (packed, _) = table.finish(&ctx).expect("events were read");
         serde_json::from_value(serde_json::to_value(&packed).unwrap()).unwrap()
     }
 
-    /// What must hold whatever the events: self time within the total, per phase and per name.
+    /// What must hold whatever the events: self time within the total, per phase and per name,
+    /// and each compile's total the sum of its parts.
     fn check_invariants(t: &CompileTime) -> Result<(), TestCaseError> {
         for c in &t.compiles {
             for p in &c.phases {
                 prop_assert!(p.self_us >= 0.0 && p.self_us <= p.total_us, "{:?} {p:?}", c.compile_id);
             }
+            let parts = [c.forward_us, c.backward_us].iter().flatten().sum::<f64>();
+            prop_assert!((c.total_us - parts).abs() < 1e-3, "{c:?}");
         }
         for p in &t.phases {
             prop_assert!(p.self_us >= 0.0 && p.self_us <= p.total_us, "{p:?}");
@@ -680,7 +782,7 @@ mod tests {
 
     fn event() -> impl Strategy<Value = (&'static str, &'static str, u8, Option<u64>, f64, f64)> {
         let ph = prop_oneof![3 => Just("B"), 3 => Just("E"), 1 => Just("X")];
-        let name = prop_oneof![Just("a"), Just("b"), Just("c")];
+        let name = prop_oneof![Just("a"), Just("b"), Just(FRAME), Just(BACKWARD)];
         (ph, name, 0u8..2, proptest::option::of(0u64..2), -20.0..100.0f64, 0.0..50.0f64)
     }
 
@@ -698,6 +800,51 @@ mod tests {
                 })
                 .collect();
             check_invariants(&run(&events))?;
+        }
+
+        /// With `ts` in log order and every phase ended (in any order, so phases overlap), each
+        /// moment counts in at most one compile: the compiles' totals and other times add up to
+        /// no more than the time in outermost phases.
+        #[test]
+        fn compile_totals_add_up_to_at_most_the_stream_total(steps in proptest::collection::vec(event(), 1..60)) {
+            let mut ts = 0.0;
+            let mut open: [Vec<(&'static str, Option<u64>)>; 2] = [Vec::new(), Vec::new()];
+            let mut events: Vec<Ev> = Vec::new();
+            for (ph, name, tid, frame, dt, dur) in steps {
+                ts += dt.abs();
+                let stack = &mut open[tid as usize];
+                // A frame compile inside another counts in both (as in their metrics): not here.
+                if name == FRAME && stack.iter().any(|(n, _)| *n == FRAME) {
+                    continue;
+                }
+                match ph {
+                    "B" => stack.push((name, frame)),
+                    // An end of one of the thread's open phases, picked by `dur`.
+                    "E" if !stack.is_empty() => {
+                        let (name, frame) = stack.remove(dur as usize % stack.len());
+                        events.push(("E", name, tid, frame, ts, 0.0));
+                        continue;
+                    }
+                    "E" => continue,
+                    _ => {}
+                }
+                events.push((ph, name, tid, frame, ts, dur.min(dt.abs())));
+            }
+            for (tid, stack) in open.iter_mut().enumerate() {
+                while let Some((name, frame)) = stack.pop() {
+                    ts += 1.0;
+                    events.push(("E", name, tid as u8, frame, ts, 0.0));
+                }
+            }
+            prop_assume!(!events.is_empty());
+            let t = run(&events);
+            check_invariants(&t)?;
+            // Only an outermost phase ending first leaves phases unpaired (given up, then their end).
+            prop_assert!(t.unmatched.iter().all(|u| u.cause != UnmatchedCause::OpenAtEnd), "{:?}", t.unmatched);
+            let sum: f64 = t.compiles.iter().map(|c| c.total_us + c.other_us.unwrap_or(0.0)).sum();
+            // Every part, total and the stream total are rounded to the nanosecond (0.001 µs).
+            let rounding = 2e-3 * (t.compiles.len() + 1) as f64;
+            prop_assert!(sum <= t.total_us + rounding, "{sum} > {}", t.total_us);
         }
     }
 
@@ -735,5 +882,29 @@ mod tests {
         // compile_file was open 10-90: its name's total counts the nested one once.
         let name = t.phases.iter().find(|p| p.name == "compile_file").unwrap();
         assert_eq!((name.count, name.total_us, name.self_us), (2, 80.0, 60.0));
+    }
+
+    #[test]
+    fn a_compile_is_its_frame_compile_plus_its_backward() {
+        // [0/0]'s dynamo wraps its entire_frame_compile; its backward is compiled later, at the
+        // first backward call; [1/0]'s autotuning runs at its first run.
+        let t = run(&[
+            ("B", "dynamo", 0, Some(0), 0.0, 0.0),
+            ("B", FRAME, 0, Some(0), 1.0, 0.0),
+            ("E", FRAME, 0, Some(0), 9.0, 0.0),
+            ("E", "dynamo", 0, Some(0), 10.0, 0.0),
+            ("B", BACKWARD, 0, Some(0), 20.0, 0.0),
+            ("B", "inductor_compile", 0, Some(0), 21.0, 0.0),
+            ("E", "inductor_compile", 0, Some(0), 24.0, 0.0),
+            ("E", BACKWARD, 0, Some(0), 25.0, 0.0),
+            ("X", "benchmark_all_configs", 0, Some(1), 30.0, 2.0),
+        ]);
+        let c = |i: usize| {
+            let c = &t.compiles[i];
+            (c.forward_us, c.backward_us, c.other_us, c.total_us)
+        };
+        assert_eq!(c(0), (Some(8.0), Some(5.0), None, 13.0));
+        assert_eq!(c(1), (None, None, Some(2.0), 0.0));
+        assert_eq!(t.total_us, 10.0 + 5.0 + 2.0);
     }
 }

@@ -43,10 +43,31 @@ pub struct CompileTiming {
     pub start_us: f64,
     /// Time from `start_us` to the end of the compile's last phase or instant (µs).
     pub span_us: f64,
-    /// Summed durations of the compile's top phases: those whose enclosing phase is not the
-    /// compile's own (µs). Nested phases are not added again. A restarted attempt's phases nest
-    /// in the first attempt's `entire_frame_compile`, so they count in both compiles' totals.
+    /// Forward: the frame compile (µs): `compilation_metrics`' `entire_frame_compile_time_s` (or
+    /// `dynamo_cumulative_compile_time_us`) when the compile logged it, else the duration of its
+    /// `entire_frame_compile` phases. A restarted frame compile counts in the attempt that
+    /// completed it, under whose id the phase ended and the metrics were logged (see
+    /// `counted_in`). Null when the compile has none. Equals `compile_directory`'s `duration_s`.
+    pub forward_us: Option<f64>,
+    /// Backward: the compile's outermost `entire_backward_compile` phases (µs). AOTAutograd
+    /// compiles the backward graph lazily, at the first backward call, after the frame compile;
+    /// its events carry the compile's id. Null when there is none.
+    pub backward_us: Option<f64>,
+    /// The compile's time (µs): `forward_us` + `backward_us`, as torch's own `total_wall_time`
+    /// (0 when both are null). Equals `compile_directory`'s `total_s`.
     pub total_us: f64,
+    /// The compile's other outermost phases (µs), not in `total_us`: those neither around its
+    /// frame compile (`dynamo`) nor a backward compile. At the first run, Triton autotuning and
+    /// CUDA graph recording (torch counts them as runtime: `runtime_triton_autotune_time_us`,
+    /// `runtime_cudagraphify_time_us`); in the row with a null `compile_id`, work outside
+    /// `torch.compile` (AOT Inductor's `compile_fx_aot`, export's `fullgraph_capture`). Null when
+    /// there is none. A phase that began inside another compile's phase counts in that one's
+    /// time: different compiles' `total_us` and `other_us` can be added up (a frame compile
+    /// nested in another's, rare, counts in both, as in their metrics).
+    pub other_us: Option<f64>,
+    /// The compile id whose `forward_us` counts this compile's `entire_frame_compile`, when it
+    /// ended under another id (a restarted attempt `[0/0]`, completed as `[0/0_1]`); else null.
+    pub counted_in: Option<String>,
     /// The compile's phases, one per distinct (enclosing phase, name), in order of first begin.
     pub phases: Vec<Phase>,
     /// Instant events (`ph` `i`, `I`, `n`: cache hits and misses, ...) by name, in order of first
