@@ -141,7 +141,10 @@ fn a_compile_is_its_frame_compile_plus_its_lazy_backward_in_every_table() {
     let times = times_agree(&b, &ranks[&0]);
     assert_eq!(times[0], ("[0/0]".into(), [Some(19552467.0), Some(1651572.5), Some(21204039.5), None]));
     // Every compile of every rank: the two tables agree (times_agree), and only `forward` ([0/0],
-    // [1/0] on rank 2) has a backward: sync_grads and rank 2's helper only run under no_grad.
+    // [1/0] on rank 2) has a lazy backward: sync_grads and rank 2's helper run on tensors that need
+    // no gradient, and rank 1's recompile of `forward` with a dynamic batch, [0/1], compiled its
+    // backward within its frame compile (bw_compiler at lines 19830-22428 of rank 1's log, inside
+    // entire_frame_compile, lines 16552-22732), so that time is in its forward.
     for (rank, stream) in &ranks {
         let with_backward: Vec<String> =
             times_agree(&b, stream).into_iter().filter(|(_, t)| t[1].is_some()).map(|(id, _)| id).collect();
