@@ -103,7 +103,7 @@ export const TIME_PARTS = {
   forward: 'The frame compile (entire_frame_compile, as in compilation_metrics): Dynamo, AOTAutograd and Inductor when the frame first ran',
   backward: 'The backward graph, which AOTAutograd compiles lazily at the first backward call (entire_backward_compile)',
   total: 'forward + backward',
-  other: 'Not compile time: other phases of the compile id, e.g. Triton autotuning and CUDA graph recording at the first run',
+  other: 'Not in the total: the compile id\'s phases outside its frame compile and backward (Triton autotuning and CUDA graph recording at the first run, compiled autograd\'s capture)',
 };
 
 /** A compile's time in seconds from its compile_directory row: {forward, backward, total, other}, each a number or null. */

@@ -113,7 +113,7 @@ function crumbs(ctx, id) {
 /** The compile's time as facts: forward, backward, total, and other time when there is some. */
 function timeFacts(t) {
   const fact = (part) => [part, t[part] != null ? h('span', { title: TIME_PARTS[part] }, seconds(t[part])) : null];
-  return [fact('forward'), fact('backward'), fact('total'), t.other != null ? ['other (not compile)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
+  return [fact('forward'), fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
 }
 
 /** The answer first: what happened to this compile, in words. */

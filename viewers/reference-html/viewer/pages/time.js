@@ -99,7 +99,7 @@ export async function render(ctx) {
     section('Compiles, slowest first',
       note('Forward: the frame compile; backward: the backward graph, compiled lazily at the first backward call; total: both, ',
         'as on the Compiles page. A restarted attempt\'s frame compile counts in the attempt that completed it. ',
-        withOther ? 'Other: phases of the compile id that are not compile time (autotuning, CUDA graphs at the first run). ' : '',
+        withOther ? 'Other, not in the time: the compile id\'s phases outside its frame compile and backward (autotuning and CUDA graphs at the first run, compiled autograd\'s capture). ' : '',
         'Phase columns add up the phase in the forward and the backward. Click a compile for its timeline.'),
       tableBox),
     timelineBox,

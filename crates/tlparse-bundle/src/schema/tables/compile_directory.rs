@@ -87,7 +87,7 @@ pub struct CompileEntry {
     pub total_s: Option<f64>,
     /// The compile's other outermost trace phases, in seconds, not in `total_s`
     /// (`compile_time`'s `other_us`: Triton autotuning and CUDA graph recording at the first
-    /// run). Null when there is none.
+    /// run, compiled autograd's capture). Null when there is none.
     pub other_s: Option<f64>,
     /// `fail_type` from `compilation_metrics`, for failed compiles.
     pub fail_type: Option<String>,

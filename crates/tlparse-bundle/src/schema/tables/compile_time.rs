@@ -59,9 +59,9 @@ pub struct CompileTiming {
     /// The compile's other outermost phases (µs), not in `total_us`: those neither around its
     /// frame compile (`dynamo`) nor a backward compile. At the first run, Triton autotuning and
     /// CUDA graph recording (torch counts them as runtime: `runtime_triton_autotune_time_us`,
-    /// `runtime_cudagraphify_time_us`); in the row with a null `compile_id`, work outside
-    /// `torch.compile` (AOT Inductor's `compile_fx_aot`, export's `fullgraph_capture`). Null when
-    /// there is none. A phase that began inside another compile's phase counts in that one's
+    /// `runtime_cudagraphify_time_us`); compiled autograd's capture (`compiled_autograd`, under an
+    /// id like `[!0/-/-]`); in the row with a null `compile_id`, work outside `torch.compile` (AOT
+    /// Inductor's `compile_fx_aot`, export's `fullgraph_capture`). Null when there is none. A phase that began inside another compile's phase counts in that one's
     /// time: different compiles' `total_us` and `other_us` can be added up (a frame compile
     /// nested in another's, rare, counts in both, as in their metrics).
     pub other_us: Option<f64>,
