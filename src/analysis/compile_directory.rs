@@ -3,6 +3,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::compile_time::CompileClock;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
@@ -21,11 +22,11 @@ pub struct CompileDirectoryView<'a> {
 }
 
 /// The rows of the compile directory.
-struct Entries<'a>(&'a Compiles, &'a StackTable);
+struct Entries<'a>(&'a Compiles, &'a StackTable, &'a CompileClock);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, self.1, r)))
+        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, self.1, self.2, r)))
     }
 }
 
@@ -49,8 +50,11 @@ fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option
     })
 }
 
-fn entry(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> CompileEntry {
+fn entry(c: &Compiles, stacks: &StackTable, clock: &CompileClock, r: &CompileRecord) -> CompileEntry {
     let m = r.metrics.as_deref();
+    // The compile's time in the parts `compile_time` reports, in seconds.
+    let parts = clock.parts(c, Some(&r.id));
+    let s = |us: Option<f64>| us.map(|us| us / 1e6);
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
         compile_id: r.display.clone(),
@@ -69,7 +73,11 @@ fn entry(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> CompileEntry {
         start_ts: r.start_ts.clone(),
         end_ts: r.end_ts.clone(),
         start_time: m.and_then(|m| m.start_time),
-        duration_s: m.and_then(|m| m.entire_frame_compile_time_s),
+        // As logged when it is, not through µs and back.
+        duration_s: m.and_then(|m| m.entire_frame_compile_time_s).or(s(parts.forward_us)),
+        backward_s: s(parts.backward_us),
+        total_s: s(parts.total_us()),
+        other_s: s(parts.other_us),
         fail_type: text(|m| &m.fail_type),
         fail_reason: text(|m| &m.fail_reason),
         restart_reasons: r.restart_reasons().to_vec(),
@@ -92,7 +100,7 @@ impl Table for CompileDirectoryTable {
         }
         let rows = c.records.len() as u64;
         Some((
-            CompileDirectoryView { compiles: Entries(c, ctx.stacks), unattributed: ArtifactRefs(c, &c.unattributed) },
+            CompileDirectoryView { compiles: Entries(c, ctx.stacks, ctx.clock), unattributed: ArtifactRefs(c, &c.unattributed) },
             rows,
         ))
     }

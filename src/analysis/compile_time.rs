@@ -1,16 +1,18 @@
 //! Compile time by phase: `chromium_event` begin/end pairs (one stack per pid/tid, paired by
-//! name), summed per compile id and enclosing phase.
+//! name), summed per compile id and enclosing phase; and each compile's time in parts (forward,
+//! backward, other), which `compile_directory` reports too.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Compiles, Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause, UnmatchedEvent,
+    UnmatchedSide,
 };
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
@@ -37,17 +39,125 @@ struct Node {
     first_seq: u64,
 }
 
+/// Trace event names with a meaning for a compile's time (see `CompileTiming`).
+const FRAME: &str = "entire_frame_compile";
+const BACKWARD: &str = "entire_backward_compile";
+
 /// An open begin on a thread's stack.
 struct Open {
     node: usize,
     name: u32,
+    /// The node's compile.
+    compile: u32,
     begin: f64,
-    /// Time in phases nested directly inside.
-    children: f64,
-    /// A phase of the same name is open below it (its time is already in that one's total).
-    same_name_below: bool,
     seq: u64,
     line: u64,
+    /// Time while it was the innermost open phase of its thread.
+    self_time: f64,
+    /// Since when it has been the innermost one; `None` while a phase is open above it.
+    top_since: Option<f64>,
+    /// Time while it was the innermost open phase of its name: what it adds to the name's total.
+    name_time: f64,
+    name_since: Option<f64>,
+    /// Time in complete (`X`) events directly inside, which never are on the stack.
+    complete_children: f64,
+    /// An `entire_frame_compile` ended inside it: it is that frame compile's wrapper (`dynamo`).
+    holds_frame: bool,
+}
+
+impl Open {
+    fn new(node: usize, name: u32, compile: usize, begin: f64, ev: &Event) -> Open {
+        Open {
+            node,
+            name,
+            compile: compile as u32,
+            begin,
+            seq: ev.seq,
+            line: ev.line,
+            self_time: 0.0,
+            top_since: None,
+            name_time: 0.0,
+            name_since: None,
+            complete_children: 0.0,
+            holds_frame: false,
+        }
+    }
+
+    fn stop_top(&mut self, now: f64) {
+        if let Some(since) = self.top_since.take() {
+            self.self_time += now - since;
+        }
+    }
+
+    fn stop_name(&mut self, now: f64) {
+        if let Some(since) = self.name_since.take() {
+            self.name_time += now - since;
+        }
+    }
+}
+
+/// One (pid, tid)'s open phases. The time between two of its begins and ends (by their `ts`)
+/// goes to the innermost open phase (self time) and, per name, to the innermost open phase of
+/// that name (the name's total): nested phases are not counted twice, however the events
+/// interleave. `ts` may go back (a log that replays a segment), so each phase's self time is
+/// kept within [0, its duration] when it ends, and within what it adds to its name's total.
+struct Thread {
+    /// `pid` and `tid` as raw JSON text.
+    key: (String, String),
+    /// `ts` of the thread's last begin or end.
+    clock: f64,
+    open: Vec<Open>,
+}
+
+impl Thread {
+    fn advance(&mut self, ts: f64) {
+        self.clock = ts;
+    }
+
+    fn push(&mut self, mut open: Open) {
+        let now = self.clock;
+        if let Some(top) = self.open.last_mut() {
+            top.stop_top(now);
+        }
+        if let Some(same) = self.open.iter_mut().rev().find(|o| o.name == open.name) {
+            same.stop_name(now);
+        }
+        open.top_since = Some(now);
+        open.name_since = Some(now);
+        self.open.push(open);
+    }
+
+    /// Takes the open phase at `at` off the stack, its time settled; the phases below take back
+    /// the time it held.
+    fn remove(&mut self, at: usize) -> Open {
+        let now = self.clock;
+        let mut o = self.open.remove(at);
+        let held_name = o.name_since.is_some();
+        o.stop_top(now);
+        o.stop_name(now);
+        if at == self.open.len() {
+            if let Some(top) = self.open.last_mut() {
+                top.top_since = Some(now);
+            }
+        }
+        if held_name {
+            if let Some(same) = self.open[..at].iter_mut().rev().find(|b| b.name == o.name) {
+                same.name_since = Some(now);
+            }
+        }
+        o
+    }
+}
+
+/// A begin or end that found no partner.
+struct Unmatched {
+    side: UnmatchedSide,
+    cause: UnmatchedCause,
+    name: String,
+    compile: Option<CompileId>,
+    seq: u64,
+    line: u64,
+    ts: f64,
 }
 
 #[derive(Default)]
@@ -55,6 +165,53 @@ struct CompileState {
     start: Option<f64>,
     end: f64,
     instants: Vec<(String, u64, u64)>,
+    /// Summed `entire_frame_compile` that ended under this compile id.
+    forward: Option<f64>,
+    backward: Option<f64>,
+    other: Option<f64>,
+    /// The compile whose `forward` counts this one's `entire_frame_compile`, if another.
+    counted_in: Option<u32>,
+}
+
+/// Adds to a time that is null until something is added.
+fn add(time: &mut Option<f64>, dur: f64) {
+    *time = Some(time.unwrap_or(0.0) + dur);
+}
+
+/// One compile's time in parts (µs), as both `compile_time` and `compile_directory` report it
+/// (see `CompileTiming` in the format crate).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompileParts {
+    pub forward_us: Option<f64>,
+    pub backward_us: Option<f64>,
+    pub other_us: Option<f64>,
+}
+
+impl CompileParts {
+    /// The compile's time: forward + backward, as torch's `calculate_time_spent` makes its
+    /// `total_wall_time` (`other` is not compile work, or not this compile's: see the schema);
+    /// `None` when both are.
+    pub fn total_us(&self) -> Option<f64> {
+        let parts = [self.forward_us, self.backward_us];
+        parts.iter().any(Option::is_some).then(|| us(parts.iter().flatten().sum()))
+    }
+}
+
+/// Each compile's parts as its trace events time them, handed to the tables that report a
+/// compile's time (`compile_time`, `compile_directory`) so that they report the same.
+#[derive(Debug, Default)]
+pub struct CompileClock {
+    traced: HashMap<Option<CompileId>, CompileParts>,
+}
+
+impl CompileClock {
+    /// A compile's parts: the forward from its `compilation_metrics` when logged (torch's own
+    /// number, which tlparse shows), else from its trace events; the rest from its trace events.
+    pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
+        let traced = self.traced.get(&id.map(normalize)).copied().unwrap_or_default();
+        let logged = id.and_then(|id| compiles.get(id)?.metrics.as_ref()?.frame_compile_us());
+        CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
+    }
 }
 
 /// Per phase name over the stream.
@@ -74,6 +231,7 @@ pub struct PackedCompileTime {
     phases: Vec<PhaseTotal>,
     total_us: f64,
     unmatched: Vec<UnmatchedEvent>,
+    overlaps: Vec<Overlap>,
     events: u64,
     other_events: Vec<PhCount>,
 }
@@ -85,8 +243,8 @@ struct CompileTimings {
     by_compile: Vec<Vec<u32>>,
     /// Each node's position in its compile's list.
     local: Vec<u32>,
-    /// Each compile's time in its outermost phases.
-    totals: Vec<f64>,
+    /// Each compile's time in parts.
+    parts: Vec<CompileParts>,
 }
 
 impl CompileTimings {
@@ -115,11 +273,16 @@ impl CompileTimings {
                 }
             })
             .collect();
+        let parts = self.parts[c];
         CompileTiming {
             compile_id: display(c as u32),
             start_us: start,
             span_us: us(s.end - start),
-            total_us: us(self.totals[c]),
+            forward_us: parts.forward_us,
+            backward_us: parts.backward_us,
+            total_us: parts.total_us().unwrap_or(0.0),
+            other_us: parts.other_us,
+            counted_in: s.counted_in.and_then(display),
             phases,
             instants: s
                 .instants
@@ -136,6 +299,14 @@ impl Serialize for CompileTimings {
     }
 }
 
+/// Phases of one name that outlived an enclosing phase of another: (name, outlived) ids, count,
+/// and the first one's begin seq and line.
+struct OverlapCount {
+    names: (u32, u32),
+    count: u64,
+    first: (u64, u64),
+}
+
 #[derive(Default)]
 pub struct CompileTimeTable {
     compiles: Vec<Option<CompileId>>,
@@ -148,15 +319,26 @@ pub struct CompileTimeTable {
     nodes: Vec<Node>,
     /// (compile, parent, name) → node.
     node_index: HashMap<(u32, u32, u32), u32>,
-    /// One stack per (pid, tid) as raw JSON text, in order of first appearance (there are few).
-    stacks: Vec<((String, String), Vec<Open>)>,
+    /// One per (pid, tid), in order of first appearance (there are few).
+    threads: Vec<Thread>,
     total: f64,
-    unmatched: Vec<(UnmatchedSide, String, Option<CompileId>, u64, u64, f64)>,
+    unmatched: Vec<Unmatched>,
+    overlaps: Vec<OverlapCount>,
     events: u64,
     other: BTreeMap<Option<String>, u64>,
 }
 
 impl CompileTimeTable {
+    /// Each compile's parts as the trace events time them, for the tables that report them.
+    pub fn clock(&self) -> CompileClock {
+        let parts = |s: &CompileState| CompileParts {
+            forward_us: s.forward.map(us),
+            backward_us: s.backward.map(us),
+            other_us: s.other.map(us),
+        };
+        CompileClock { traced: self.compiles.iter().copied().zip(self.states.iter().map(parts)).collect() }
+    }
+
     fn compile(&mut self, id: Option<CompileId>) -> usize {
         *self.compile_index.entry(id).or_insert_with(|| {
             self.compiles.push(id);
@@ -176,12 +358,13 @@ impl CompileTimeTable {
         id
     }
 
-    fn stack_index(&mut self, pid: &str, tid: &str) -> usize {
-        match self.stacks.iter().position(|((p, t), _)| p == pid && t == tid) {
+    fn thread_index(&mut self, pid: &str, tid: &str) -> usize {
+        match self.threads.iter().position(|t| t.key.0 == pid && t.key.1 == tid) {
             Some(i) => i,
             None => {
-                self.stacks.push(((pid.to_string(), tid.to_string()), Vec::new()));
-                self.stacks.len() - 1
+                let key = (pid.to_string(), tid.to_string());
+                self.threads.push(Thread { key, clock: 0.0, open: Vec::new() });
+                self.threads.len() - 1
             }
         }
     }
@@ -218,28 +401,157 @@ impl CompileTimeTable {
     }
 
     /// Books a begin that was never ended.
-    fn unfinished(&mut self, open: Open) {
+    fn unfinished(&mut self, open: Open, cause: UnmatchedCause) {
         let n = &mut self.nodes[open.node];
         n.unfinished += 1;
-        let id = self.compiles[n.compile as usize];
+        let compile = self.compiles[n.compile as usize];
         let name = self.names[n.name as usize].clone();
-        self.unmatched.push((UnmatchedSide::Begin, name, id, open.seq, open.line, open.begin));
+        let (seq, line, ts) = (open.seq, open.line, open.begin);
+        self.unmatched.push(Unmatched { side: UnmatchedSide::Begin, cause, name, compile, seq, line, ts });
     }
 
-    /// Books a finished occurrence of `node`.
-    fn close(&mut self, node: usize, dur: f64, children: f64, outermost: bool, same_name_below: bool) {
+    /// Counts a phase (its name, begin seq and line) that began inside `outlived` and is still
+    /// open after it ended.
+    fn overlap(&mut self, (name, seq, line): (u32, u64, u64), outlived: u32) {
+        let names = (name, outlived);
+        match self.overlaps.iter_mut().find(|o| o.names == names) {
+            Some(o) => {
+                o.count += 1;
+                o.first = o.first.min((seq, line));
+            }
+            None => self.overlaps.push(OverlapCount { names, count: 1, first: (seq, line) }),
+        }
+    }
+
+    /// The phases still open above a phase that just ended at `at` of thread `ti`: when it was
+    /// the outermost one, those of its own compile are given up (their end was lost: left open,
+    /// they would swallow the rest of the log), their self time going back to it, as they are
+    /// not timed; the others overlap it and stay open.
+    fn settle_above(&mut self, ti: usize, at: usize, ended: &mut Open) {
+        for i in (at..self.threads[ti].open.len()).rev() {
+            let o = &self.threads[ti].open[i];
+            if at == 0 && o.compile == ended.compile {
+                let o = self.threads[ti].remove(i);
+                ended.self_time += o.self_time;
+                self.unfinished(o, UnmatchedCause::Abandoned);
+            } else {
+                let phase = (o.name, o.seq, o.line);
+                self.overlap(phase, ended.name);
+            }
+        }
+    }
+
+    /// An `entire_frame_compile` of `begun` (a compile index) ended under `ended` on thread `ti`:
+    /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
+    /// outermost itself, is its wrapper.
+    fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
+        add(&mut self.states[ended].forward, dur);
+        if begun != ended {
+            self.states[begun].counted_in = Some(ended as u32);
+        }
+        if let Some(bottom) = self.threads[ti].open.first_mut().filter(|_| !outermost) {
+            bottom.holds_frame = true;
+        }
+    }
+
+    /// Books the time of an outermost phase to its compile's part.
+    fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
+        self.total += dur;
+        let s = &mut self.states[compile as usize];
+        match self.names[name as usize].as_str() {
+            _ if holds_frame => {} // the frame compile inside is the forward
+            FRAME => {}
+            BACKWARD => add(&mut s.backward, dur),
+            _ => add(&mut s.other, dur),
+        }
+    }
+
+    /// Books a finished occurrence: its node, its name's totals, and an outermost one's compile.
+    fn close(&mut self, open: Open, dur: f64, outermost: bool) {
+        let self_time = (open.self_time - open.complete_children).clamp(0.0, dur);
+        let n = &mut self.nodes[open.node];
+        n.count += 1;
+        n.total += dur;
+        n.self_time += self_time;
+        let name_time = open.name_time.max(0.0);
+        let t = &mut self.name_totals[open.name as usize];
+        t.count += 1;
+        t.total += name_time;
+        t.self_time += self_time.min(name_time);
+        if outermost {
+            self.outermost(open.compile, open.name, open.holds_frame, dur);
+        }
+    }
+
+    fn begin(&mut self, ev: &Event, ti: usize, name: &str, ts: f64, id: Option<CompileId>, top: Option<usize>) {
+        let c = self.compile(id);
+        self.touch(c, ts, ts);
+        let name = self.name_id(name);
+        let node = self.node(c, top, name, ts, ev.seq);
+        let thread = &mut self.threads[ti];
+        thread.advance(ts);
+        thread.push(Open::new(node, name, c, ts, ev));
+    }
+
+    fn end(&mut self, ev: &Event, ti: usize, name: &str, ts: f64, id: Option<CompileId>) {
+        let name_id = self.name_ids.get(name).copied();
+        let thread = &mut self.threads[ti];
+        thread.advance(ts);
+        let Some(at) = thread.open.iter().rposition(|o| Some(o.name) == name_id) else {
+            let (side, cause) = (UnmatchedSide::End, UnmatchedCause::NoBegin);
+            let (seq, line, name) = (ev.seq, ev.line, name.to_string());
+            self.unmatched.push(Unmatched { side, cause, name, compile: id, seq, line, ts });
+            return;
+        };
+        let mut open = thread.remove(at);
+        let dur = (ts - open.begin).max(0.0);
+        self.settle_above(ti, at, &mut open);
+        self.touch(open.compile as usize, open.begin, ts);
+        if self.names[open.name as usize] == FRAME {
+            let ended = self.compile(id);
+            self.frame_ended(ti, open.compile as usize, ended, dur, at == 0);
+        }
+        self.close(open, dur, at == 0);
+    }
+
+    /// A complete (`X`) event: timed from its `dur`, never on the stack.
+    fn complete(&mut self, ev: &Event, ti: usize, name: &str, ts: f64, dur: f64, id: Option<CompileId>) {
+        let c = self.compile(id);
+        self.touch(c, ts, ts + dur);
+        let name = self.name_id(name);
+        let top = self.threads[ti].open.last().map(|o| o.node);
+        let node = self.node(c, top, name, ts, ev.seq);
+        let thread = &mut self.threads[ti];
+        let outermost = thread.open.is_empty();
+        let in_same_name = thread.open.iter().any(|o| o.name == name);
+        if let Some(parent) = thread.open.last_mut() {
+            parent.complete_children += dur;
+        }
         let n = &mut self.nodes[node];
         n.count += 1;
         n.total += dur;
-        n.self_time += dur - children;
-        let t = &mut self.name_totals[n.name as usize];
+        n.self_time += dur;
+        let t = &mut self.name_totals[name as usize];
         t.count += 1;
-        if !same_name_below {
+        if !in_same_name {
             t.total += dur;
+            t.self_time += dur;
         }
-        t.self_time += dur - children;
+        if self.names[name as usize] == FRAME {
+            self.frame_ended(ti, c, c, dur, outermost);
+        }
         if outermost {
-            self.total += dur;
+            self.outermost(c as u32, name, false, dur);
+        }
+    }
+
+    fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
+        let c = self.compile(id);
+        self.touch(c, ts, ts);
+        let instants = &mut self.states[c].instants;
+        match instants.iter_mut().find(|(n, _, _)| n == name) {
+            Some(entry) => entry.1 += 1,
+            None => instants.push((name.to_string(), 1, ev.seq)),
         }
     }
 }
@@ -264,8 +576,9 @@ impl Table for CompileTimeTable {
             return;
         };
         self.events += 1;
-        let si = self.stack_index(te.pid.as_deref().map_or("", |r| r.get()), te.tid.as_deref().map_or("", |r| r.get()));
-        let top = self.stacks[si].1.last().map(|o| o.node);
+        let ti =
+            self.thread_index(te.pid.as_deref().map_or("", |r| r.get()), te.tid.as_deref().map_or("", |r| r.get()));
+        let top = self.threads[ti].open.last().map(|o| o.node);
         // The envelope's id has the attempt; `args.compile_id` does not. Events with neither
         // belong to the phase they run inside.
         let id = ev
@@ -274,90 +587,61 @@ impl Table for CompileTimeTable {
             .or_else(|| super::trace_event::compile_id(te))
             .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile as usize]));
         match te.ph.as_deref() {
-            Some("B") => {
-                let c = self.compile(id);
-                self.touch(c, ts, ts);
-                let name = self.name_id(name);
-                let node = self.node(c, top, name, ts, ev.seq);
-                let stack = &mut self.stacks[si].1;
-                let same_name_below = stack.iter().any(|o| o.name == name);
-                stack.push(Open { node, name, begin: ts, children: 0.0, same_name_below, seq: ev.seq, line: ev.line });
-            }
-            Some("E") => {
-                let name_id = self.name_ids.get(name).copied();
-                let stack = &mut self.stacks[si].1;
-                let Some(at) = stack.iter().rposition(|o| Some(o.name) == name_id) else {
-                    self.unmatched.push((UnmatchedSide::End, name.to_string(), id, ev.seq, ev.line, ts));
-                    return;
-                };
-                // Begins above the match were never ended: report them, don't time them.
-                let mut popped: Vec<Open> = stack.drain(at..).collect();
-                let open = popped.remove(0);
-                let outermost = stack.is_empty();
-                let dur = (ts - open.begin).max(0.0);
-                if let Some(parent) = stack.last_mut() {
-                    parent.children += dur;
-                }
-                for o in popped {
-                    self.unfinished(o);
-                }
-                let compile = self.nodes[open.node].compile as usize;
-                self.touch(compile, open.begin, ts);
-                self.close(open.node, dur, open.children, outermost, open.same_name_below);
-            }
-            Some("X") => {
-                let c = self.compile(id);
-                let dur = te.dur.unwrap_or(0.0).max(0.0);
-                self.touch(c, ts, ts + dur);
-                let name = self.name_id(name);
-                let node = self.node(c, top, name, ts, ev.seq);
-                let stack = &mut self.stacks[si].1;
-                let outermost = stack.is_empty();
-                let same_name_below = stack.iter().any(|o| o.name == name);
-                if let Some(parent) = stack.last_mut() {
-                    parent.children += dur;
-                }
-                self.close(node, dur, 0.0, outermost, same_name_below);
-            }
-            Some("i" | "I" | "n") => {
-                let c = self.compile(id);
-                self.touch(c, ts, ts);
-                let instants = &mut self.states[c].instants;
-                match instants.iter_mut().find(|(n, _, _)| n == name) {
-                    Some(entry) => entry.1 += 1,
-                    None => instants.push((name.to_string(), 1, ev.seq)),
-                }
-            }
+            Some("B") => self.begin(ev, ti, name, ts, id, top),
+            Some("E") => self.end(ev, ti, name, ts, id),
+            Some("X") => self.complete(ev, ti, name, ts, te.dur.unwrap_or(0.0).max(0.0), id),
+            Some("i" | "I" | "n") => self.instant(ev, name, ts, id),
             other => *self.other.entry(other.map(str::to_string)).or_default() += 1,
         }
     }
 
-    fn finish(mut self, _ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
+    fn finish(mut self, ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
         if self.events == 0 {
             return None;
         }
         // Begins still open at the end of the log.
-        for (_, stack) in std::mem::take(&mut self.stacks) {
-            for o in stack {
-                self.unfinished(o);
+        for thread in std::mem::take(&mut self.threads) {
+            for o in thread.open {
+                self.unfinished(o, UnmatchedCause::OpenAtEnd);
             }
         }
-        self.unmatched.sort_by_key(|u| u.3);
         self.node_index = HashMap::new();
+        let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
 
         // Each compile's nodes in order of first begin (creation order), and each node's
         // position there.
         let mut by_compile: Vec<Vec<u32>> = vec![Vec::new(); self.compiles.len()];
         let mut local = vec![0u32; self.nodes.len()];
-        let mut totals = vec![0.0; self.compiles.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             let list = &mut by_compile[n.compile as usize];
             local[i] = list.len() as u32;
             list.push(i as u32);
-            if self.parent(i).is_none_or(|p| self.nodes[p].compile != n.compile) {
-                totals[n.compile as usize] += n.total;
-            }
         }
+        let phases = self.phase_totals(&by_compile);
+        let unmatched = self.unmatched_rows();
+        let overlaps = self.overlap_rows();
+        let rows = self.compiles.len() as u64;
+        let (total_us, events) = (us(self.total), self.events);
+        let other_events =
+            std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
+        Some((
+            PackedCompileTime {
+                compiles: CompileTimings { table: self, by_compile, local, parts },
+                phases,
+                total_us,
+                unmatched,
+                overlaps,
+                events,
+                other_events,
+            },
+            rows,
+        ))
+    }
+}
+
+impl CompileTimeTable {
+    /// Every phase name over the stream, by total time descending, ties by name.
+    fn phase_totals(&self, by_compile: &[Vec<u32>]) -> Vec<PhaseTotal> {
         // How many compiles have a phase of each name.
         let mut phase_compiles = vec![0u64; self.names.len()];
         let mut counted_for = vec![usize::MAX; self.names.len()];
@@ -385,32 +669,242 @@ impl Table for CompileTimeTable {
             })
             .collect();
         phase_totals.sort_by(|a, b| b.total_us.total_cmp(&a.total_us).then_with(|| a.name.cmp(&b.name)));
+        phase_totals
+    }
 
-        let unmatched = std::mem::take(&mut self.unmatched)
+    /// The unpaired events, in log order.
+    fn unmatched_rows(&mut self) -> Vec<UnmatchedEvent> {
+        let mut unmatched = std::mem::take(&mut self.unmatched);
+        unmatched.sort_by_key(|u| u.seq);
+        unmatched
             .into_iter()
-            .map(|(side, name, c, seq, line, ts)| UnmatchedEvent {
-                side,
-                name,
-                compile_id: c.as_ref().map(display_compile_id),
-                seq,
-                line,
-                ts_us: ts,
+            .map(|u| UnmatchedEvent {
+                side: u.side,
+                cause: u.cause,
+                name: u.name,
+                compile_id: u.compile.as_ref().map(display_compile_id),
+                seq: u.seq,
+                line: u.line,
+                ts_us: u.ts,
             })
-            .collect();
-        let rows = self.compiles.len() as u64;
-        let (total_us, events) = (us(self.total), self.events);
-        let other_events =
-            std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
-        Some((
-            PackedCompileTime {
-                compiles: CompileTimings { table: self, by_compile, local, totals },
-                phases: phase_totals,
-                total_us,
-                unmatched,
-                events,
-                other_events,
-            },
-            rows,
-        ))
+            .collect()
+    }
+
+    /// The overlaps, in order of first occurrence.
+    fn overlap_rows(&mut self) -> Vec<Overlap> {
+        let mut overlaps = std::mem::take(&mut self.overlaps);
+        overlaps.sort_by_key(|o| o.first);
+        let name = |id: u32| self.names[id as usize].clone();
+        overlaps
+            .into_iter()
+            .map(|o| Overlap {
+                name: name(o.names.0),
+                outlived: name(o.names.1),
+                count: o.count,
+                first_seq: o.first.0,
+                first_line: o.first.1,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::parse::{Meta, parse_trace_event};
+    use crate::schema::tables::CompileTime;
+    use crate::schema::{IndexRow, PayloadFormat, PayloadRef, StackTable};
+
+    /// One trace event as a test writes it: `ph`, name, thread, compile id, `ts`, `dur`.
+    type Ev = (&'static str, &'static str, u8, Option<u64>, f64, f64);
+
+    /// Runs the table over the events (each its own `chromium_event` entry, its compile id in
+    /// `args`) and reads the finished table back as a viewer would.
+    fn run(events: &[Ev]) -> CompileTime {
+        let mut table = CompileTimeTable::default();
+        let mut diags = Diagnostics::default();
+        let stacks = StackTable::default();
+        for (seq, &(ph, name, tid, frame, ts, dur)) in events.iter().enumerate() {
+            let cid = frame.map_or("None".to_string(), |f| format!("{f}/0"));
+            let json = format!(
+                r#"{{"name": "{name}", "ph": "{ph}", "ts": {ts}, "dur": {dur}, "pid": 0, "tid": {tid}, "args": {{"compile_id": "{cid}"}}}}"#
+            );
+            let te = parse_trace_event(json.as_bytes()).unwrap();
+            let payload = PayloadRef {
+                hash: "0".repeat(32),
+                size: 0,
+                lines: 1,
+                format: PayloadFormat::Json,
+                md5_mismatch: false,
+            };
+            let row = IndexRow {
+                seq: seq as u64,
+                line: seq as u64 + 1,
+                ts: String::new(),
+                level: "V".into(),
+                src: String::new(),
+                kind: "chromium_event".into(),
+                name: None,
+                compile_id: None,
+                cid: None,
+                rank: None,
+                meta: Meta::Value(serde_json::json!({})),
+                meta_stacks: Vec::new(),
+                stack: None,
+                extra: None,
+                payload: Some(payload),
+            };
+            table.observe(&Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks), &mut diags);
+        }
+        let (compiles, clock) = (Compiles::default(), table.clock());
+        let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
+        let (packed, _) = table.finish(&ctx).expect("events were read");
+        serde_json::from_value(serde_json::to_value(&packed).unwrap()).unwrap()
+    }
+
+    /// What must hold whatever the events: self time within the total, per phase and per name,
+    /// and each compile's total the sum of its parts.
+    fn check_invariants(t: &CompileTime) -> Result<(), TestCaseError> {
+        for c in &t.compiles {
+            for p in &c.phases {
+                prop_assert!(p.self_us >= 0.0 && p.self_us <= p.total_us, "{:?} {p:?}", c.compile_id);
+            }
+            let parts = [c.forward_us, c.backward_us].iter().flatten().sum::<f64>();
+            prop_assert!((c.total_us - parts).abs() < 1e-3, "{c:?}");
+        }
+        for p in &t.phases {
+            prop_assert!(p.self_us >= 0.0 && p.self_us <= p.total_us, "{p:?}");
+        }
+        Ok(())
+    }
+
+    fn event() -> impl Strategy<Value = (&'static str, &'static str, u8, Option<u64>, f64, f64)> {
+        let ph = prop_oneof![3 => Just("B"), 3 => Just("E"), 1 => Just("X")];
+        let name = prop_oneof![Just("a"), Just("b"), Just(FRAME), Just(BACKWARD)];
+        (ph, name, 0u8..2, proptest::option::of(0u64..2), -20.0..100.0f64, 0.0..50.0f64)
+    }
+
+    proptest! {
+        /// Any interleaving of begins, ends and complete events on two threads, `ts` sometimes
+        /// going back: self time never exceeds the time it is part of.
+        #[test]
+        fn self_time_never_exceeds_total(steps in proptest::collection::vec(event(), 1..60)) {
+            let mut ts = 0.0;
+            let events: Vec<Ev> = steps
+                .into_iter()
+                .map(|(ph, name, tid, frame, dt, dur)| {
+                    ts += dt;
+                    (ph, name, tid, frame, ts, dur)
+                })
+                .collect();
+            check_invariants(&run(&events))?;
+        }
+
+        /// With `ts` in log order and every phase ended (in any order, so phases overlap), each
+        /// moment counts in at most one compile: the compiles' totals and other times add up to
+        /// no more than the time in outermost phases.
+        #[test]
+        fn compile_totals_add_up_to_at_most_the_stream_total(steps in proptest::collection::vec(event(), 1..60)) {
+            let mut ts = 0.0;
+            let mut open: [Vec<(&'static str, Option<u64>)>; 2] = [Vec::new(), Vec::new()];
+            let mut events: Vec<Ev> = Vec::new();
+            for (ph, name, tid, frame, dt, dur) in steps {
+                ts += dt.abs();
+                let stack = &mut open[tid as usize];
+                // A frame compile inside another counts in both (as in their metrics): not here.
+                if name == FRAME && stack.iter().any(|(n, _)| *n == FRAME) {
+                    continue;
+                }
+                match ph {
+                    "B" => stack.push((name, frame)),
+                    // An end of one of the thread's open phases, picked by `dur`.
+                    "E" if !stack.is_empty() => {
+                        let (name, frame) = stack.remove(dur as usize % stack.len());
+                        events.push(("E", name, tid, frame, ts, 0.0));
+                        continue;
+                    }
+                    "E" => continue,
+                    _ => {}
+                }
+                events.push((ph, name, tid, frame, ts, dur.min(dt.abs())));
+            }
+            for (tid, stack) in open.iter_mut().enumerate() {
+                while let Some((name, frame)) = stack.pop() {
+                    ts += 1.0;
+                    events.push(("E", name, tid as u8, frame, ts, 0.0));
+                }
+            }
+            prop_assume!(!events.is_empty());
+            let t = run(&events);
+            check_invariants(&t)?;
+            // Only an outermost phase ending first leaves phases unpaired (given up, then their end).
+            prop_assert!(t.unmatched.iter().all(|u| u.cause != UnmatchedCause::OpenAtEnd), "{:?}", t.unmatched);
+            let sum: f64 = t.compiles.iter().map(|c| c.total_us + c.other_us.unwrap_or(0.0)).sum();
+            // Every part, total and the stream total are rounded to the nanosecond (0.001 µs).
+            let rounding = 2e-3 * (t.compiles.len() + 1) as f64;
+            prop_assert!(sum <= t.total_us + rounding, "{sum} > {}", t.total_us);
+        }
+    }
+
+    #[test]
+    fn interleaved_phases_pair_by_name_and_split_their_time() {
+        // torch 2.15 logs a compile worker's compile_file on the main thread's tid while the main
+        // thread waits in async_compile.wait (ranks_shifted rank 0, lines 4656-4716): a, then b
+        // inside it, then c inside b; c ends, a ends (b outlives it), b ends.
+        let t = run(&[
+            ("B", "load", 0, Some(0), 0.0, 0.0),
+            ("B", "compile_file", 0, Some(0), 10.0, 0.0),
+            ("B", "async_compile.wait", 0, Some(0), 20.0, 0.0),
+            ("B", "compile_file", 0, Some(0), 30.0, 0.0),
+            ("E", "compile_file", 0, Some(0), 80.0, 0.0),
+            ("E", "compile_file", 0, Some(0), 90.0, 0.0),
+            ("E", "async_compile.wait", 0, Some(0), 95.0, 0.0),
+            ("E", "load", 0, Some(0), 100.0, 0.0),
+        ]);
+        assert!(t.unmatched.is_empty(), "{:?}", t.unmatched);
+        assert_eq!(t.overlaps.len(), 1);
+        assert_eq!(
+            (t.overlaps[0].name.as_str(), t.overlaps[0].outlived.as_str()),
+            ("async_compile.wait", "compile_file")
+        );
+        let phase = |name: &str, parent: Option<u32>| {
+            let p = t.compiles[0].phases.iter().find(|p| p.name == name && p.parent == parent).unwrap();
+            (p.total_us, p.self_us)
+        };
+        // Self time: load 0-10 and 95-100; compile_file 10-20; wait 20-30 and 80-95; the inner
+        // compile_file 30-80.
+        assert_eq!(phase("load", None), (100.0, 15.0));
+        assert_eq!(phase("compile_file", Some(0)), (80.0, 10.0));
+        assert_eq!(phase("async_compile.wait", Some(1)), (75.0, 25.0));
+        assert_eq!(phase("compile_file", Some(2)), (50.0, 50.0));
+        // compile_file was open 10-90: its name's total counts the nested one once.
+        let name = t.phases.iter().find(|p| p.name == "compile_file").unwrap();
+        assert_eq!((name.count, name.total_us, name.self_us), (2, 80.0, 60.0));
+    }
+
+    #[test]
+    fn a_compile_is_its_frame_compile_plus_its_backward() {
+        // [0/0]'s dynamo wraps its entire_frame_compile; its backward is compiled later, at the
+        // first backward call; [1/0]'s autotuning runs at its first run.
+        let t = run(&[
+            ("B", "dynamo", 0, Some(0), 0.0, 0.0),
+            ("B", FRAME, 0, Some(0), 1.0, 0.0),
+            ("E", FRAME, 0, Some(0), 9.0, 0.0),
+            ("E", "dynamo", 0, Some(0), 10.0, 0.0),
+            ("B", BACKWARD, 0, Some(0), 20.0, 0.0),
+            ("B", "inductor_compile", 0, Some(0), 21.0, 0.0),
+            ("E", "inductor_compile", 0, Some(0), 24.0, 0.0),
+            ("E", BACKWARD, 0, Some(0), 25.0, 0.0),
+            ("X", "benchmark_all_configs", 0, Some(1), 30.0, 2.0),
+        ]);
+        let c = |i: usize| {
+            let c = &t.compiles[i];
+            (c.forward_us, c.backward_us, c.other_us, c.total_us)
+        };
+        assert_eq!(c(0), (Some(8.0), Some(5.0), None, 13.0));
+        assert_eq!(c(1), (None, None, Some(2.0), 0.0));
+        assert_eq!(t.total_us, 10.0 + 5.0 + 2.0);
     }
 }

@@ -87,6 +87,8 @@ pub struct Metrics {
     pub co_firstlineno: Option<i64>,
     pub start_time: Option<f64>,
     pub entire_frame_compile_time_s: Option<f64>,
+    /// The same time in µs, which older torch (late 2024) logs instead.
+    pub dynamo_cumulative_compile_time_us: Option<f64>,
     /// `fail_type` is set (not null), whatever its type.
     pub failed: bool,
     pub fail_type: Option<Box<str>>,
@@ -101,6 +103,14 @@ pub struct Metrics {
     /// The non-zero cache counters (number fields named `*cache*`, but the cache sizes): name (in
     /// `Compiles::names`) and value.
     cache_counters: Vec<(u32, f64)>,
+}
+
+impl Metrics {
+    /// The frame compile's time in µs: `entire_frame_compile_time_s`, else
+    /// `dynamo_cumulative_compile_time_us` (they agree wherever both are logged).
+    pub fn frame_compile_us(&self) -> Option<f64> {
+        self.entire_frame_compile_time_s.map(|s| s * 1e6).or(self.dynamo_cumulative_compile_time_us)
+    }
 }
 
 impl CompileRecord {
@@ -308,6 +318,7 @@ impl Compiles {
             co_firstlineno: meta.get("co_firstlineno").and_then(Value::as_i64),
             start_time: meta.get("start_time").and_then(Value::as_f64),
             entire_frame_compile_time_s: meta.get("entire_frame_compile_time_s").and_then(Value::as_f64),
+            dynamo_cumulative_compile_time_us: meta.get("dynamo_cumulative_compile_time_us").and_then(Value::as_f64),
             failed: meta.get("fail_type").is_some_and(|v| !v.is_null()),
             fail_type: text("fail_type"),
             fail_reason: text("fail_reason"),

@@ -197,6 +197,9 @@ pub struct Finish<'a> {
     pub stacks: &'a StackTable,
     /// What was collected about each compile id.
     pub compiles: &'a Compiles,
+    /// Each compile's time as the trace events give it: every table that reports a compile's
+    /// time takes it from here (`CompileClock::parts`), so that they agree.
+    pub clock: &'a compile_time::CompileClock,
 }
 
 /// One analysis table of a stream: observes every entry in log order, then finishes into its
@@ -326,11 +329,12 @@ macro_rules! tables {
                 mut sink: impl FnMut(TableOutput) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
+                let clock = self.compile_time.clock();
                 // The reading's last batches are freed by now; the tables' buffers should not
                 // stack on their pages.
                 release_free_memory();
                 let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
-                let ctx = Finish { stacks, compiles: &compiles };
+                let ctx = Finish { stacks, compiles: &compiles, clock: &clock };
                 $(finish_table($order, &ctx, &mut sink)?;)*
                 Ok(diagnostics.0)
             }

@@ -1,6 +1,6 @@
 //! `compile_time_imbalance`: compile time per stream, phase and compile id, from each stream's
-//! `compilation_metrics` (totals, metrics phases), `compile_time` (trace phases) and
-//! `compile_directory` (who has which compile), compiles aligned by code.
+//! `compile_directory` (each compile's time, who has which compile; compiles aligned by code),
+//! `compilation_metrics` (which compiles count, metrics phases) and `compile_time` (trace phases).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,7 +39,8 @@ fn round_ns(us: f64) -> f64 {
     (us * 1e3).round() / 1e3
 }
 
-/// A compile's time (µs): `dynamo_cumulative_compile_time_us`, else `entire_frame_compile_time_s`.
+/// A compile's frame compile time (µs) from its metrics, for a stream without a compile directory
+/// total: `dynamo_cumulative_compile_time_us`, else `entire_frame_compile_time_s`.
 fn compile_time_us(row: &MetricsRow) -> Option<f64> {
     row.metrics
         .get("dynamo_cumulative_compile_time_us")
@@ -55,6 +56,13 @@ impl StreamTimes {
             compile_ids: dir.iter().flat_map(|d| &d.compiles).filter_map(|c| aligned(&c.compile_id)).collect(),
             ..StreamTimes::default()
         };
+        // Each compile's time as every per-stream table and page gives it: its frame compile and
+        // its lazily compiled backward, which its compilation_metrics entry does not count.
+        let totals: BTreeMap<&str, f64> = dir
+            .iter()
+            .flat_map(|d| &d.compiles)
+            .filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?))))
+            .collect();
         for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
             let fields = row.metrics.as_object();
             if row.runtime {
@@ -68,7 +76,8 @@ impl StreamTimes {
             if row.kind != "compilation_metrics" {
                 continue;
             }
-            let Some(us) = compile_time_us(&row) else {
+            let total = row.compile_id.as_deref().and_then(|c| totals.get(c)).copied();
+            let Some(us) = total.or_else(|| compile_time_us(&row)) else {
                 t.untimed += 1;
                 continue;
             };

@@ -1,7 +1,8 @@
-// compile-data.js: what the compile pages (compiles, trie, compile, artifact) share: the compile
-// directory with lookups by id, frame labels, cache-outcome chips and artifact links.
+// compile-data.js: what the compile pages (compiles, trie, compile, artifact, time) share: the
+// compile directory with lookups by id, frame labels, cache-outcome chips, artifact links, and a
+// compile's time in parts.
 
-import { h, externalLink } from './dom.js';
+import { h, externalLink, seconds } from './dom.js';
 
 /**
  * The stream's compile directory with a map by compile id; null when the stream has none.
@@ -121,4 +122,42 @@ export function sameFrame(c, compiles) {
     const [b1, b2] = order(b);
     return a1 - b1 || a2 - b2;
   });
+}
+
+/**
+ * What each part of a compile's time is (docs/tables/compile_time.md, "A compile's time"), as
+ * column titles and tooltips: every page shows the same forward, backward and total.
+ */
+export const TIME_PARTS = {
+  forward: 'The frame compile (entire_frame_compile, as in compilation_metrics): Dynamo, AOTAutograd and Inductor when the frame first ran',
+  backward: 'The backward graph, which AOTAutograd compiles lazily at the first backward call (entire_backward_compile)',
+  total: 'forward + backward',
+  other: 'Not in the total: the compile id\'s phases outside its frame compile and backward (Triton autotuning and CUDA graph recording at the first run, compiled autograd\'s capture)',
+};
+
+/** A compile's time in seconds from its compile_directory row: {forward, backward, total, other}, each a number or null. */
+export function entryTimes(c) {
+  return { forward: c.duration_s ?? null, backward: c.backward_s ?? null, total: c.total_s ?? null, other: c.other_s ?? null };
+}
+
+/** The same from its compile_time row (µs); total is null when the compile has neither part. */
+export function timingTimes(t) {
+  const s = (us) => (us == null ? null : us / 1e6);
+  const total = t.forward_us == null && t.backward_us == null ? null : s(t.total_us);
+  return { forward: s(t.forward_us), backward: s(t.backward_us), total, other: s(t.other_us) };
+}
+
+/** The times as the pages print them ('–' for none), for the pages' exposed state. */
+export function shownTimes(t) {
+  return { forward: seconds(t.forward), backward: seconds(t.backward), total: seconds(t.total) };
+}
+
+/** "21.2 s (forward 19.6 s + backward 1.65 s)", or just the total when there is no backward. */
+export function timeSummary(t) {
+  if (t.total == null) return null;
+  const total = h('strong', { class: 'num', title: TIME_PARTS.total }, seconds(t.total));
+  if (t.backward == null) return total;
+  return h('span', { class: 'time-summary' }, total, ' (',
+    h('span', { title: TIME_PARTS.forward }, `forward ${seconds(t.forward)}`), ' + ',
+    h('span', { title: TIME_PARTS.backward }, `backward ${seconds(t.backward)}`), ')');
 }

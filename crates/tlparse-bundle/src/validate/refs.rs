@@ -127,6 +127,7 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     // Compile ids that a payload may name with no index row carrying them (a trace event's
     // `args.compile_id`, a recorded run): nothing to check them against.
     ("CompileTiming", "compile_id", Ref::NotChecked),
+    ("CompileTiming", "counted_in", Ref::NotChecked),
     ("OuterPhase", "compile_id", Ref::NotChecked),
     ("UnmatchedEvent", "compile_id", Ref::NotChecked),
     ("GraphRun", "compile_id", Ref::NotChecked),

@@ -5,7 +5,10 @@
 // guards, inputs and runnables, and the stream's stack table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, artifactNames, tlparseName, sameFrame } from '../compile-data.js';
+import {
+  loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, artifactNames,
+  tlparseName, sameFrame, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
+} from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -51,6 +54,7 @@ export async function render(ctx) {
   const myInputs = mine(inputs?.inputs);
   const stackId = c.stack ?? replaced?.stack ?? null;
   const stack = stackId != null && stacks?.stacks?.[stackId] ? stacks.stacks[stackId].map((f) => stacks.frames[f]) : null;
+  const times = entryTimes(c);
 
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
@@ -65,6 +69,8 @@ export async function render(ctx) {
     metricsKinds: metricRows.map((m) => m.kind),
     stackFrames: stack?.length ?? 0,
     prev: prev?.compile_id ?? null, next: next?.compile_id ?? null,
+    times: shownTimes(times),
+    phaseTimes: timing ? shownTimes(timingTimes(timing)) : null,
   });
 
   return h('div', { class: 'compile-page' },
@@ -81,7 +87,7 @@ export async function render(ctx) {
     h('div', { class: 'grid-2' },
       section('Facts', facts([
         ['status', statusBadge(c.status)],
-        ['duration', c.duration_s != null ? seconds(c.duration_s) : null],
+        ...timeFacts(times),
         ['started', c.start_ts ? h('span', { class: 'mono' }, c.start_ts) : null],
         ['ended', c.end_ts ? h('span', { class: 'mono' }, c.end_ts) : null],
         ['start time', c.start_time != null ? new Date(c.start_time * 1000).toISOString().replace('T', ' ').replace('Z', ' UTC') : null],
@@ -109,6 +115,12 @@ function crumbs(ctx, id) {
     h('span', { class: 'crumb-here' }, id ?? '?'));
 }
 
+/** The compile's time as facts: forward, backward, total, and other time when there is some. */
+function timeFacts(t) {
+  const fact = (part) => [part, t[part] != null ? h('span', { title: TIME_PARTS[part] }, seconds(t[part])) : null];
+  return [fact('forward'), fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
+}
+
 /** The answer first: what happened to this compile, in words. */
 function verdict(ctx, c, byId, replaced) {
   const parts = [];
@@ -132,8 +144,9 @@ function verdict(ctx, c, byId, replaced) {
   } else if (c.status === 'metrics_missing') {
     parts.push(h('p', { class: 'verdict-line' }, 'No compilation metrics were logged: the compile crashed, or the log ended before it finished.'));
   } else {
+    const time = timeSummary(entryTimes(c));
     parts.push(h('p', { class: 'verdict-line' }, c.status === 'ok_with_restart' ? 'Compiled after a restart' : 'Compiled',
-      c.duration_s != null ? ` in ${seconds(c.duration_s)}` : '', '.',
+      time ? [' in ', time] : '', '.',
       replaced ? [' It replaces the restarted attempt ', h('a', { href: ctx.href('compile', { id: replaced.compile_id }) }, replaced.compile_id), '.'] : ''));
   }
   if (c.restart_reasons?.length) {
@@ -245,7 +258,11 @@ function phasesSection(timing) {
     type: 'button', class: 'show-more',
     on: { click: (e) => { all = !all; drawPhases(all); e.target.textContent = all ? 'Show the main phases only' : `Show all ${timing.phases.length} phases`; } },
   }, `Show all ${timing.phases.length} phases`) : null;
-  return section(`Phases (${seconds(timing.total_us / 1e6)} timed)`,
+  const summary = timeSummary(timingTimes(timing));
+  return section('Phases',
+    summary ? h('p', { class: 'phases-total' }, 'Compile time ', summary,
+      timing.counted_in ? ` (this attempt's frame compile counts in ${timing.counted_in})` : '', '.')
+      : timing.counted_in ? note(`This attempt's frame compile counts in ${timing.counted_in}, which completed it.`) : null,
     list, more,
     timing.instants.length ? note('Events: ', timing.instants.map((x, i) => [i ? ', ' : '', code(x.name), x.count > 1 ? ` ×${x.count}` : ''])) : null,
     note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), '); the darker part is time spent in the phase itself, not in nested phases.',
@@ -256,7 +273,7 @@ function phaseRow(p, depth, span) {
   return h('div', { class: 'phase', role: 'listitem' },
     h('span', { class: 'phase-name', style: { paddingLeft: `${depth * 14}px` }, title: p.name },
       p.name, p.count > 1 ? h('span', { class: 'muted' }, ` ×${p.count}`) : null,
-      p.unfinished ? h('span', { class: 'error', title: 'began and never ended' }, ` (${p.unfinished} unfinished)`) : null,
+      p.unfinished ? h('span', { class: 'warn-text', title: 'began and never ended: its end was lost, or the log ended first' }, ` (${p.unfinished} unfinished)`) : null,
       p.outer ? h('span', { class: 'muted', title: `inside phase ${p.outer.phase} of ${p.outer.compile_id}` }, ` ⤴ ${p.outer.compile_id}`) : null),
     h('span', { class: 'phase-track' },
       h('span', {

@@ -1,9 +1,10 @@
 // pages/compiles.js: the compile directory (`#/compiles?s=&status=`): every compile id of the
-// stream with its status, frame, duration, graph breaks, cache outcomes and artifacts; status
-// chips filter it, a click opens the compile. Then the artifacts logged outside any compile.
+// stream with its status, frame, time (forward, backward, total), graph breaks, cache outcomes and
+// artifacts; status chips filter it, a click opens the compile. Then the artifacts logged outside
+// any compile.
 
 import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName } from '../compile-data.js';
+import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName, entryTimes, shownTimes, timeSummary, TIME_PARTS } from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -18,7 +19,11 @@ export async function render(ctx) {
   const byStatus = new Map();
   for (const c of compiles) byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1);
   const frames = new Set(compiles.map((c) => `${c.cid?.compiled_autograd_id}/${c.cid?.frame_id}`));
-  const totalTime = compiles.reduce((s, c) => s + (c.duration_s ?? 0), 0);
+  const sum = (part) => compiles.reduce((s, c) => s + (entryTimes(c)[part] ?? 0), 0);
+  const anyBackward = compiles.some((c) => c.backward_s != null);
+  const totalTime = { forward: sum('forward'), backward: anyBackward ? sum('backward') : null, total: sum('total') };
+  const withOther = compiles.some((c) => c.other_s != null);
+  ctx.expose('times', Object.fromEntries(compiles.map((c) => [c.compile_id, shownTimes(entryTimes(c))])));
 
   const tableHolder = h('div');
   const chips = h('div', { class: 'status-chips', role: 'group', 'aria-label': 'Filter by status' });
@@ -41,7 +46,7 @@ export async function render(ctx) {
   function drawTable() {
     const rows = current ? compiles.filter((c) => c.status === current) : compiles;
     ctx.expose('compiles', rows.map((c) => c.compile_id));
-    tableHolder.replaceChildren(compileTable(ctx, rows, byId));
+    tableHolder.replaceChildren(compileTable(ctx, rows, byId, withOther));
   }
   drawChips(current);
   drawTable();
@@ -51,12 +56,14 @@ export async function render(ctx) {
     h('h1', null, 'Compiles'),
     h('section', { class: 'card' },
       h('p', { class: 'lead' }, `${plural(compiles.length, 'compile id')} of ${plural(frames.size, 'frame')}, `,
-        `${seconds(totalTime)} compiling in total.`,
+        timeSummary(totalTime) ?? seconds(0), ' compiling in total.',
         byStatus.get('failed') ? h('span', { class: 'error' }, ` ${plural(byStatus.get('failed'), 'compile')} failed.`) : null),
       chips,
       tableHolder,
       note('Click a row to open the compile: its metrics, phases, guards, inputs, stack and artifacts. ',
-        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey).',
+        'Restarted attempts log no metrics: their frame is the one of the attempt that replaced them (in grey), ',
+        'and their frame compile counts in that attempt\'s forward. ',
+        'Forward: the frame compile; backward: the backward graph, compiled lazily at the first backward call; total: both.',
         byStatus.get('compiled_autograd_capture') ? [' ', statusBadge('compiled_autograd_capture'),
           ' ids ([!N/-/-]) are compiled autograd capturing a backward graph: they log no metrics by design; ',
           'the captured graph is compiled under the ids [!N/frame/compile] of the same N, linked from each capture.'] : null)),
@@ -83,7 +90,13 @@ function captureCell(c) {
     graphs.length ? ['compiled as ', h('span', { class: 'mono' }, graphs.join(', '))] : 'no compile of it logged');
 }
 
-function compileTable(ctx, rows, byId) {
+/** A right-aligned time column of the compile table: one part of entryTimes. */
+function timeColumn(part, label = part) {
+  return { key: part, label, title: TIME_PARTS[part], align: 'right', width: '6.5em',
+    value: (c) => entryTimes(c)[part], render: (c) => seconds(entryTimes(c)[part]) };
+}
+
+function compileTable(ctx, rows, byId, withOther) {
   if (!rows.length) return empty('No compile has this status.');
   return dataTable({
     name: 'compiles', rows, maxRows: 25,
@@ -103,7 +116,10 @@ function compileTable(ctx, rows, byId) {
             h('span', { class: 'muted' }, fileLine(f.file, f.line)));
         },
       },
-      { key: 'duration_s', label: 'duration', align: 'right', width: '7em', render: (c) => seconds(c.duration_s) },
+      timeColumn('forward'),
+      timeColumn('backward'),
+      timeColumn('total'),
+      withOther ? timeColumn('other') : null,
       {
         key: 'graph_breaks', label: 'breaks', align: 'right', width: '6em', value: (c) => c.graph_breaks.length,
         render: (c) => (c.graph_breaks.length
@@ -116,6 +132,6 @@ function compileTable(ctx, rows, byId) {
       },
       { key: 'artifacts', label: 'artifacts', align: 'right', width: '7em', value: (c) => c.artifacts.length },
       { key: 'start_ts', label: 'started', width: '13em', render: (c) => h('span', { class: 'mono muted' }, c.start_ts ?? '–') },
-    ],
+    ].filter(Boolean),
   });
 }

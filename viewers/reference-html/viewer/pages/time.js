@@ -1,11 +1,12 @@
 // pages/time.js: where the compile time went (`#/time?s=&id=`). Reads the `compile_time` table
-// (docs/tables/compile_time.md): compiles slowest first with their time in the main phases,
-// a timeline of the selected compile's phases (`id`, default the slowest), and the stream's totals
-// per phase. The stream's Chrome trace opens in Perfetto (window.open + the PING/PONG postMessage
+// (docs/tables/compile_time.md): compiles slowest first with their forward, backward and total
+// time and their time in the main phases, a timeline of the selected compile's phases (`id`,
+// default the slowest), the stream's totals per phase, and overlapping and unpaired events. The stream's Chrome trace opens in Perfetto (window.open + the PING/PONG postMessage
 // hand-off of https://perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui) or downloads.
 
 import { h, section, note, empty, plural, count, seconds, dataTable, facts, download } from '../dom.js';
 import { bar, keepInUrl, percent, pill } from '../analysis.js';
+import { timingTimes, shownTimes, timeSummary, TIME_PARTS } from '../compile-data.js';
 
 const PERFETTO = 'https://ui.perfetto.dev';
 /** Phase columns of the compiles table: at most this many. */
@@ -13,10 +14,13 @@ const PHASE_COLUMNS = 6;
 /**
  * The phases compilation_metrics also times (tlparse's columns) plus the usual big steps, shown
  * first when the stream has them: the outermost phases (dynamo, compile_attempt_0) all last about
- * as long as the whole compile and tell little. Other phases fill the remaining columns.
+ * as long as the whole compile and tell little, and the forward and backward columns already show
+ * entire_frame_compile and entire_backward_compile. Other phases fill the remaining columns.
  */
-const PREFERRED_PHASES = ['entire_frame_compile', 'bytecode_tracing', 'backend_compile', 'create_aot_dispatcher_function',
+const PREFERRED_PHASES = ['bytecode_tracing', 'backend_compile', 'create_aot_dispatcher_function',
   'inductor_compile', 'code_gen', 'compile_file', 'async_compile.wait'];
+/** Phases the forward and backward columns show. */
+const PART_PHASES = new Set(['dynamo', 'entire_frame_compile', 'entire_backward_compile']);
 const us = (t) => seconds(t / 1e6);
 
 /** @param {any} ctx see app.js */
@@ -31,13 +35,16 @@ export async function render(ctx) {
         : 'This stream logged no chromium_event entries, so there are no phase timings. torch logs them with TORCH_TRACE since 2.5.')));
   }
 
-  const slowest = [...compiles].sort((a, b) => b.total_us - a.total_us);
+  // By compile time; rows with none (events outside any compile, restarted attempts) by other time.
+  const slowest = [...compiles].sort((a, b) => b.total_us - a.total_us || (b.other_us ?? 0) - (a.other_us ?? 0));
   const maxTotal = slowest[0].total_us || 1;
+  const withOther = compiles.some((c) => c.other_us != null);
   const phaseNames = phaseColumns(table.phases);
   const perPhase = new Map(compiles.map((c) => [c, phaseTimes(c)]));
   let selected = compiles.find((c) => c.compile_id === ctx.params.get('id')) ?? slowest[0];
   const exposed = {
     compiles: slowest.map((c) => ({ compile_id: c.compile_id, total_us: c.total_us })),
+    times: Object.fromEntries(compiles.map((c) => [c.compile_id, shownTimes(timingTimes(c))])),
     phases: table.phases.map((p) => p.name),
     selected: selected.compile_id,
   };
@@ -62,14 +69,17 @@ export async function render(ctx) {
         render: (c) => h('span', { class: c === selected ? 'an-current' : null }, c === selected ? '▸ ' : '', c.compile_id
           ? h('a', { href: ctx.href('compile', { id: c.compile_id }), on: { click: (e) => e.stopPropagation() } }, c.compile_id)
           : h('span', { class: 'an-muted', title: 'events outside any compile' }, 'no compile')) },
-      { key: 'total_us', label: 'time', align: 'right', width: '6.5em', render: (c) => us(c.total_us) },
-      { key: 'bar', label: '', width: 'minmax(10em, 2fr)', value: (c) => c.total_us, render: (c) => bar(c.total_us / maxTotal) },
+      partColumn('forward'),
+      partColumn('backward'),
+      partColumn('total'),
+      { key: 'bar', label: '', width: 'minmax(8em, 2fr)', value: (c) => c.total_us, render: (c) => bar(c.total_us / maxTotal) },
+      withOther ? partColumn('other') : null,
       ...phaseNames.map((name) => ({
-        key: `p:${name}`, label: h('span', { class: 'an-col-label' }, name.replace(/[_.]/g, '$&\u200b')), title: `time in ${name}`, align: 'right', width: 'minmax(7em, 1fr)',
+        key: `p:${name}`, label: h('span', { class: 'an-col-label' }, name.replace(/[_.]/g, '$&\u200b')), title: `time in ${name}, forward and backward`, align: 'right', width: 'minmax(7em, 1fr)',
         value: (c) => perPhase.get(c).get(name) ?? null,
         render: (c) => (perPhase.get(c).has(name) ? us(perPhase.get(c).get(name)) : h('span', { class: 'an-muted' }, '–')),
       })),
-    ],
+    ].filter(Boolean),
   }));
   drawTable();
   timelineBox.replaceChildren(timeline(ctx, selected));
@@ -77,24 +87,50 @@ export async function render(ctx) {
   return h('div', null,
     h('h1', null, 'Compile time'),
     section('Where the time went',
-      h('p', { class: 'an-lead' }, slowest[0].compile_id ? ['The slowest compile, ', h('strong', null, slowest[0].compile_id), `, took ${us(slowest[0].total_us)}`] : `The slowest events took ${us(slowest[0].total_us)}`,
-        ` (${percent(slowest[0].total_us / (table.total_us || 1))} of the time in timed phases). `,
-        busiest(slowest[0])),
+      h('p', { class: 'an-lead' }, lead(slowest[0], table), busiest(slowest[0])),
       facts([
         ['in timed phases', us(table.total_us)],
         ['compiles timed', count(compiles.filter((c) => c.compile_id != null).length)],
         ['trace events', count(table.events)],
-        table.unmatched.length ? ['unpaired events', h('span', { class: 'error' }, `${plural(table.unmatched.length, 'begin or end', 'begins or ends')} without a partner (below)`)] : [null, null],
+        table.overlaps.length ? ['overlapping phases', `${plural(table.overlaps.reduce((n, o) => n + o.count, 0), 'phase')} outlived the phase they began in (below)`] : [null, null],
+        table.unmatched.length ? ['unpaired events', h('span', { class: 'warn-text' }, `${plural(table.unmatched.length, 'begin or end', 'begins or ends')} without a partner (below)`)] : [null, null],
       ])),
     trace,
     section('Compiles, slowest first',
-      note('Time is the compile\'s own phases (restarted attempts also count in their first attempt). Click a compile for its timeline.'),
+      note('Forward: the frame compile; backward: the backward graph, compiled lazily at the first backward call; total: both, ',
+        'as on the Compiles page. A restarted attempt\'s frame compile counts in the attempt that completed it. ',
+        withOther ? 'Other, not in the time: the compile id\'s phases outside its frame compile and backward (autotuning and CUDA graphs at the first run, compiled autograd\'s capture). ' : '',
+        'Phase columns add up the phase in the forward and the backward. Click a compile for its timeline.'),
       tableBox),
     timelineBox,
     section(`Phases over the stream (${table.phases.length})`,
       note('Total: wall time in the phase (nested occurrences of the same phase counted once); dark part: self time, not in nested phases.'),
       phaseTotals(table)),
-    table.unmatched.length ? section(`Unpaired events (${table.unmatched.length})`, unmatchedTable(ctx, table.unmatched)) : null);
+    table.overlaps.length ? section(`Overlapping phases (${table.overlaps.length})`, overlapsNote(), overlapsTable(table.overlaps)) : null,
+    table.unmatched.length ? section(`Unpaired events (${table.unmatched.length})`,
+      note('torch ends every phase it begins, even on an exception: these lost their partner, and are not timed.'),
+      unmatchedTable(ctx, table.unmatched)) : null);
+}
+
+/**
+ * A right-aligned column of one part of a compile's time (timingTimes). A restarted attempt's
+ * forward says which attempt counts its frame compile.
+ */
+function partColumn(part) {
+  const render = (c) => (part === 'forward' && c.counted_in
+    ? h('span', { class: 'an-muted', title: `its frame compile counts in ${c.counted_in}, which completed it` }, `in ${c.counted_in}`)
+    : seconds(timingTimes(c)[part]));
+  return { key: part, label: part === 'total' ? 'time' : part, title: TIME_PARTS[part], align: 'right', width: '6.5em',
+    value: (c) => timingTimes(c)[part], render };
+}
+
+/** "The slowest compile, [0/0], took 21.2 s (forward 19.6 s + backward 1.65 s)" (share of the timed phases). */
+function lead(c, table) {
+  const t = timingTimes(c);
+  const time = t.total ?? t.other ?? 0;
+  const share = ` (${percent(time * 1e6 / (table.total_us || 1))} of the time in timed phases). `;
+  if (!c.compile_id) return [`The slowest events, outside any compile, took ${seconds(time)}`, share];
+  return ['The slowest compile, ', h('strong', null, c.compile_id), ', took ', timeSummary(t) ?? seconds(time), share];
 }
 
 /** Time per phase name in a compile, not counting a phase nested in one of the same name. */
@@ -111,7 +147,7 @@ function phaseTimes(c) {
 function phaseColumns(phases) {
   const present = new Set(phases.map((p) => p.name));
   const names = PREFERRED_PHASES.filter((n) => present.has(n)).slice(0, PHASE_COLUMNS);
-  for (const p of phases) if (names.length < PHASE_COLUMNS && !names.includes(p.name)) names.push(p.name);
+  for (const p of phases) if (names.length < PHASE_COLUMNS && !names.includes(p.name) && !PART_PHASES.has(p.name)) names.push(p.name);
   return names;
 }
 
@@ -120,7 +156,7 @@ function busiest(c) {
   const p = c.phases.reduce((best, x) => (!best || x.self_us > best.self_us ? x : best), null);
   if (!p) return '';
   return ['The phase with the most time of its own: ', h('strong', { class: 'mono' }, p.name),
-    ` (${us(p.self_us)}${p.count > 1 ? ` over ${p.count} runs` : ''}, ${percent(p.self_us / (c.total_us || 1))} of the compile).`];
+    ` (${us(p.self_us)}${p.count > 1 ? ` over ${p.count} runs` : ''}, ${percent(p.self_us / (c.total_us || c.other_us || 1))} of the compile).`];
 }
 
 /** The selected compile's phases as a tree with Gantt bars (offset and length over its span). */
@@ -154,7 +190,7 @@ function timeline(ctx, c) {
         { key: 'name', label: 'phase', width: 'minmax(16em, 2fr)',
           render: (r) => h('span', { class: 'mono', style: { paddingLeft: `${r.depth * 14}px` }, title: r.name }, r.name,
             r.count > 1 ? h('span', { class: 'an-muted' }, ` ×${r.count}`) : null,
-            r.unfinished ? h('span', { class: 'error', title: 'began and never ended' }, ` (${r.unfinished} unfinished)`) : null) },
+            r.unfinished ? h('span', { class: 'warn-text', title: 'began and never ended: its end was lost, or the log ended first' }, ` (${r.unfinished} unfinished)`) : null) },
         { key: 'total_us', label: 'total', align: 'right', width: '6.5em', render: (r) => us(r.total_us) },
         { key: 'self_us', label: 'self', align: 'right', width: '6.5em', render: (r) => us(r.self_us) },
         { key: 'gantt', label: 'when (over the compile)', width: 'minmax(16em, 4fr)', value: (r) => r.offset_us,
@@ -189,6 +225,34 @@ function phaseTotals(table) {
   });
 }
 
+/** Why phases overlap: routine, not an error. */
+function overlapsNote() {
+  return note('Routine, not an error: torch logs every thread\'s events with the same pid and tid, so a compile worker\'s ',
+    h('span', { class: 'mono' }, 'compile_file'), ' and the main thread\'s ', h('span', { class: 'mono' }, 'async_compile.wait'),
+    ' interleave instead of nesting. Each has its begin and its end; they are paired by name and timed as logged.');
+}
+
+function overlapsTable(rows) {
+  return dataTable({
+    name: 'overlaps',
+    rows,
+    maxRows: 6,
+    columns: [
+      { key: 'name', label: 'phase', width: 'minmax(12em, 2fr)', render: (o) => h('span', { class: 'mono' }, o.name) },
+      { key: 'outlived', label: 'outlived', width: 'minmax(12em, 2fr)', render: (o) => h('span', { class: 'mono' }, o.outlived) },
+      { key: 'count', label: 'times', align: 'right', width: '5em' },
+      { key: 'first_line', label: 'first at log line', align: 'right', width: '9em' },
+    ],
+  });
+}
+
+/** What each cause of an unpaired event means. */
+const UNMATCHED_CAUSES = {
+  open_at_end: 'still open when the log ended (killed, or copied while written)',
+  abandoned: 'its compile\'s outermost phase ended first (its end was lost)',
+  no_begin: 'no open begin of that name (lost, or before the log began)',
+};
+
 function unmatchedTable(ctx, rows) {
   return dataTable({
     name: 'unmatched',
@@ -196,6 +260,7 @@ function unmatchedTable(ctx, rows) {
     maxRows: 8,
     columns: [
       { key: 'side', label: 'side', width: '6em', render: (u) => (u.side === 'begin' ? 'begin, no end' : 'end, no begin') },
+      { key: 'cause', label: 'why', width: 'minmax(14em, 2fr)', render: (u) => UNMATCHED_CAUSES[u.cause] ?? u.cause },
       { key: 'name', label: 'phase', width: 'minmax(14em, 2fr)', render: (u) => h('span', { class: 'mono' }, u.name) },
       { key: 'compile_id', label: 'compile', width: '8em', render: (u) => u.compile_id ?? '–' },
       { key: 'line', label: 'log line', align: 'right', width: '7em' },

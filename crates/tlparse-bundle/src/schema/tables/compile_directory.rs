@@ -89,8 +89,22 @@ pub struct CompileEntry {
     pub end_ts: String,
     /// `start_time` from `compilation_metrics` (seconds since the epoch), when logged.
     pub start_time: Option<f64>,
-    /// Wall time of the whole frame compile in seconds (`entire_frame_compile_time_s`), when logged.
+    /// Forward: wall time of the frame compile in seconds, `compilation_metrics`'
+    /// `entire_frame_compile_time_s` (or `dynamo_cumulative_compile_time_us`), else the duration
+    /// of the `entire_frame_compile` trace phases that ended under this compile id:
+    /// `compile_time`'s `forward_us`, in seconds.
     pub duration_s: Option<f64>,
+    /// Backward: the lazily compiled backward, in seconds (`compile_time`'s `backward_us`): the
+    /// compile's outermost `entire_backward_compile` trace phases, at the first backward call.
+    /// Null when there is none, or the stream logged no trace events.
+    pub backward_s: Option<f64>,
+    /// The compile's time in seconds: `duration_s` + `backward_s` (`compile_time`'s `total_us`).
+    /// Null when both are.
+    pub total_s: Option<f64>,
+    /// The compile's other outermost trace phases, in seconds, not in `total_s`
+    /// (`compile_time`'s `other_us`: Triton autotuning and CUDA graph recording at the first
+    /// run, compiled autograd's capture). Null when there is none.
+    pub other_s: Option<f64>,
     /// `fail_type` from `compilation_metrics`, for failed compiles.
     pub fail_type: Option<String>,
     /// `fail_reason` from `compilation_metrics`, for failed compiles.

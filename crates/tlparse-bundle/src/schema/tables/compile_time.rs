@@ -16,10 +16,15 @@ pub struct CompileTime {
     /// Every phase name over the whole stream, by `total_us` descending (ties by name).
     pub phases: Vec<PhaseTotal>,
     /// Wall time in phases over the whole stream: the summed durations of the outermost phases
-    /// (those that began with no other phase open on their thread).
+    /// (those that were the only phase open on their thread when they ended).
     pub total_us: f64,
     /// Begin events never ended and end events with no open begin of the same name, in log order.
     pub unmatched: Vec<UnmatchedEvent>,
+    /// Phases that outlived the phase they began in instead of nesting in it, by (name, outlived
+    /// phase's name), in order of first occurrence. Routine: torch logs the events of every thread
+    /// with the same `pid` and `tid`, so a compile worker's `compile_file` and the main thread's
+    /// `async_compile.wait` interleave on one stack. They are paired by name and timed as logged.
+    pub overlaps: Vec<Overlap>,
     /// Number of `chromium_event` entries read as trace events.
     pub events: u64,
     /// Trace events whose phase type (`ph`) is none of `B`, `E`, `X`, `i`, `I`, `n`, counted by
@@ -38,10 +43,31 @@ pub struct CompileTiming {
     pub start_us: f64,
     /// Time from `start_us` to the end of the compile's last phase or instant (µs).
     pub span_us: f64,
-    /// Summed durations of the compile's top phases: those whose enclosing phase is not the
-    /// compile's own (µs). Nested phases are not added again. A restarted attempt's phases nest
-    /// in the first attempt's `entire_frame_compile`, so they count in both compiles' totals.
+    /// Forward: the frame compile (µs): `compilation_metrics`' `entire_frame_compile_time_s` (or
+    /// `dynamo_cumulative_compile_time_us`) when the compile logged it, else the duration of its
+    /// `entire_frame_compile` phases. A restarted frame compile counts in the attempt that
+    /// completed it, under whose id the phase ended and the metrics were logged (see
+    /// `counted_in`). Null when the compile has none. Equals `compile_directory`'s `duration_s`.
+    pub forward_us: Option<f64>,
+    /// Backward: the compile's outermost `entire_backward_compile` phases (µs). AOTAutograd
+    /// compiles the backward graph lazily, at the first backward call, after the frame compile;
+    /// its events carry the compile's id. Null when there is none.
+    pub backward_us: Option<f64>,
+    /// The compile's time (µs): `forward_us` + `backward_us`, as torch's own `total_wall_time`
+    /// (0 when both are null). Equals `compile_directory`'s `total_s`.
     pub total_us: f64,
+    /// The compile's other outermost phases (µs), not in `total_us`: those neither around its
+    /// frame compile (`dynamo`) nor a backward compile. At the first run, Triton autotuning and
+    /// CUDA graph recording (torch counts them as runtime: `runtime_triton_autotune_time_us`,
+    /// `runtime_cudagraphify_time_us`); compiled autograd's capture (`compiled_autograd`, under an
+    /// id like `[!0/-/-]`); in the row with a null `compile_id`, work outside `torch.compile` (AOT
+    /// Inductor's `compile_fx_aot`, export's `fullgraph_capture`). Null when there is none. A phase that began inside another compile's phase counts in that one's
+    /// time: different compiles' `total_us` and `other_us` can be added up (a frame compile
+    /// nested in another's, rare, counts in both, as in their metrics).
+    pub other_us: Option<f64>,
+    /// The compile id whose `forward_us` counts this compile's `entire_frame_compile`, when it
+    /// ended under another id (a restarted attempt `[0/0]`, completed as `[0/0_1]`); else null.
+    pub counted_in: Option<String>,
     /// The compile's phases, one per distinct (enclosing phase, name), in order of first begin.
     pub phases: Vec<Phase>,
     /// Instant events (`ph` `i`, `I`, `n`: cache hits and misses, ...) by name, in order of first
@@ -80,7 +106,9 @@ pub struct Phase {
     pub unfinished: u64,
     /// Summed duration of the completed occurrences (µs).
     pub total_us: f64,
-    /// `total_us` minus the time spent in phases nested directly inside it (µs).
+    /// Time of the completed occurrences when they were the innermost open phase of their thread
+    /// (not inside a nested phase of any compile), minus complete (`X`) events directly inside
+    /// (µs). Never more than `total_us`.
     pub self_us: f64,
     /// Start of the first occurrence, relative to the compile's `start_us` (µs).
     pub offset_us: f64,
@@ -108,9 +136,11 @@ pub struct PhaseTotal {
     pub name: String,
     /// Completed occurrences.
     pub count: u64,
-    /// Summed duration (µs); an occurrence nested in another of the same name is not added again.
+    /// Time with an occurrence of this name open (µs), over its completed occurrences: an
+    /// occurrence nested in another of the same name is not added again.
     pub total_us: f64,
-    /// Summed self time (µs): duration minus directly nested phases.
+    /// Summed self time of the completed occurrences (µs), as in `Phase`. Never more than
+    /// `total_us`.
     pub self_us: f64,
     /// Number of rows of `compiles` that have the phase.
     pub compiles: u64,
@@ -122,6 +152,8 @@ pub struct PhaseTotal {
 pub struct UnmatchedEvent {
     /// Which side is missing its partner.
     pub side: UnmatchedSide,
+    /// Why it is unpaired.
+    pub cause: UnmatchedCause,
     /// The event's `name`.
     pub name: String,
     /// The compile id it was attributed to, if any.
@@ -138,11 +170,42 @@ pub struct UnmatchedEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnmatchedSide {
-    /// A `B` event with no `E` of the same name on its thread before the log ended, or before an
-    /// enclosing phase ended.
+    /// A `B` event with no `E` of the same name on its thread (see `UnmatchedCause`).
     Begin,
     /// An `E` event with no open `B` of the same name on its thread.
     End,
+}
+
+/// Why an event is unpaired. None of these is routine in a complete torch log: torch ends every
+/// phase it begins, even on an exception.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UnmatchedCause {
+    /// A begin still open when the log ended: the process was killed, or the log was copied
+    /// while it was still being written.
+    OpenAtEnd,
+    /// A begin still open when the outermost phase of its compile around it ended: its end was
+    /// lost (a corrupted line) or never logged.
+    Abandoned,
+    /// An end with no open begin of its name: its begin was lost or logged before the log began.
+    NoBegin,
+}
+
+/// Phases of one name that outlived an enclosing phase of another name (see
+/// `CompileTime::overlaps`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Overlap {
+    /// The phase that began inside `outlived` and ended after it.
+    pub name: String,
+    /// The enclosing phase's name.
+    pub outlived: String,
+    /// Occurrences.
+    pub count: u64,
+    /// `seq` of the first occurrence's begin entry.
+    pub first_seq: u64,
+    /// Header line of that entry in the input file.
+    pub first_line: u64,
 }
 
 /// A count of trace events of one `ph`.

@@ -52,7 +52,8 @@ pub use cache_outcomes::{
     CompileCaches,
 };
 pub use compile_time::{
-    CompileTime, CompileTiming, InstantCount, OuterPhase, PhCount, Phase, PhaseTotal, UnmatchedEvent, UnmatchedSide,
+    CompileTime, CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause,
+    UnmatchedEvent, UnmatchedSide,
 };
 
 /// A logged artifact, as tables refer to it: an entry of a named kind (`artifact`, `graph_dump`,
