@@ -100,7 +100,10 @@ impl Table for CompileDirectoryTable {
         }
         let rows = c.records.len() as u64;
         Some((
-            CompileDirectoryView { compiles: Entries(c, ctx.stacks, ctx.clock), unattributed: ArtifactRefs(c, &c.unattributed) },
+            CompileDirectoryView {
+                compiles: Entries(c, ctx.stacks, ctx.clock),
+                unattributed: ArtifactRefs(c, &c.unattributed),
+            },
             rows,
         ))
     }
