@@ -89,12 +89,6 @@ impl Alignment {
         self.by_stream.get(stream)?.get(compile_id).copied()
     }
 
-    /// A stream's own compile id for an aligned compile.
-    pub fn compile_id(&self, aligned: u32, stream_id: &str) -> Option<&str> {
-        let row = self.table.compiles.get(aligned as usize)?;
-        row.present.iter().find(|p| p.stream == stream_id).map(|p| p.compile_id.as_str())
-    }
-
     /// The reference another cross-rank table's row makes to an aligned compile.
     pub fn compile_ref(&self, aligned: u32) -> AlignedCompileRef {
         let row = &self.table.compiles[aligned as usize];

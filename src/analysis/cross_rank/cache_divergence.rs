@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Alignment, CrossRankTable, StreamTables, group_by};
+use super::{Alignment, CrossRankTable, StreamTables, group_by, row_order};
 use crate::schema::cross_rank::cache_divergence::{
     CacheDivergence, CacheDivergenceKind, CacheOutcomeItem, CacheSequenceGroup, CompileCacheOutcomes, CompileOutcomes,
     OutcomeGroup, StreamCacheCounts,
@@ -13,12 +13,8 @@ use crate::schema::tables::{CacheOutcomes, CacheResult};
 
 pub struct CacheDivergenceTable;
 
-/// A row's place: an aligned compile, or (last) lookups outside any compile.
+/// A row's place (see `row_order`): an aligned compile, or (last) lookups outside any compile.
 type RowKey = (bool, u32);
-
-fn row_key(aligned: Option<u32>) -> RowKey {
-    (aligned.is_none(), aligned.unwrap_or(0))
-}
 
 /// One stream's view: its outcomes per aligned compile (only those with a lookup) and the
 /// aligned compiles it made at all.
@@ -54,7 +50,7 @@ impl CrossRankTable for CacheDivergenceTable {
                     items.sort_by(|a, b| a.cache.cmp(&b.cache));
                     if !items.is_empty() {
                         let compile = aligned.map(|a| alignment.compile_ref(a));
-                        outcomes.insert(row_key(aligned), CompileCacheOutcomes { compile, outcomes: items });
+                        outcomes.insert(row_order(aligned), CompileCacheOutcomes { compile, outcomes: items });
                     }
                 }
                 StreamCaches { outcomes, compiles }

@@ -12,13 +12,12 @@ pub mod runtime_estimates_trace;
 pub mod runtime_estimations;
 pub mod tensor_meta;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::TableOutput;
 use super::alignment::{Alignment, StreamCompiles};
-use crate::schema::CompileId;
 use crate::schema::cross_rank::CompileAlignment;
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::CompileDirectory;
@@ -83,30 +82,10 @@ pub fn group_by<'a, K: PartialEq>(items: impl IntoIterator<Item = (&'a str, K)>)
     groups
 }
 
-/// Orders compile ids, which the per-stream tables give in their display form (`[0/1]`, the same
-/// in every table), by their parts as the streams' `compile_directory` tables give them.
-pub struct CompileOrder(HashMap<String, CompileId>);
-
-/// Sort key of a displayed compile id (see `CompileOrder::key`).
-pub type CompileSortKey = (u8, Option<CompileId>, String);
-
-impl CompileOrder {
-    pub fn new<'a>(directories: impl IntoIterator<Item = &'a CompileDirectory>) -> Self {
-        let parts = directories.into_iter().flat_map(|d| &d.compiles).map(|c| (c.compile_id.clone(), c.cid));
-        CompileOrder(parts.collect())
-    }
-
-    /// Known compile ids by their parts; then any other by its display form; then `None` (no
-    /// compile id) last.
-    pub fn key(&self, display: Option<&str>) -> CompileSortKey {
-        match display {
-            Some(d) => match self.0.get(d) {
-                Some(cid) => (0, Some(*cid), d.to_string()),
-                None => (1, None, d.to_string()),
-            },
-            None => (2, None, String::new()),
-        }
-    }
+/// Where a row about one aligned compile sorts: in `compile_alignment` order, rows about entries
+/// outside any compile (`None`) last.
+pub fn row_order(aligned: Option<u32>) -> (bool, u32) {
+    (aligned.is_none(), aligned.unwrap_or(0))
 }
 
 /// The label of each stream: `rank N` when N (its rank, else its file rank) is unique among the

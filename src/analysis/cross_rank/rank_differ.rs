@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Alignment, CrossRankTable, StreamTables, group_by};
+use super::{Alignment, CrossRankTable, StreamTables, group_by, row_order};
 use crate::schema::cross_rank::AlignedCompileRef;
 use crate::schema::cross_rank::rank_differ::{
     ArtifactComparison, ArtifactStatus, PayloadGroup, RankDiffer, StreamDiffer,
@@ -69,7 +69,7 @@ impl CrossRankTable for RankDifferTable {
             let Some(dir) = &s.compile_directory else { continue };
             let lists = dir.compiles.iter().map(|c| (alignment.aligned(i, &c.compile_id), &c.artifacts));
             for (aligned, artifacts) in lists.chain([(None, &dir.unattributed)]) {
-                let rows = compiles.entry((aligned.is_none(), aligned.unwrap_or(0))).or_default();
+                let rows = compiles.entry(row_order(aligned)).or_default();
                 rows.compile = aligned.map(|a| alignment.compile_ref(a));
                 rows.add(i, streams.len(), artifacts);
             }

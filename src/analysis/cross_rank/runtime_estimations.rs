@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Alignment, CrossRankTable, StreamTables, group_streams};
+use super::{Alignment, CrossRankTable, StreamTables, group_streams, row_order};
 use crate::schema::cross_rank::runtime_estimations::{
     GraphRuntimes, RuntimeEstimations, StreamGraphRuntime, StreamRuntime,
 };
@@ -19,11 +19,10 @@ pub fn nearly_equal(a: f64, b: f64) -> bool {
     (a - b).abs() <= RELATIVE_TOLERANCE * a.abs().max(b.abs())
 }
 
-/// Where a graph sits across streams: its aligned compile and its occurrence there; graphs
-/// logged outside any compile last.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Where a graph sits across streams: its aligned compile and its occurrence there. Sorted as
+/// `row_order` sorts compiles (graphs logged outside any compile last), then by occurrence.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphKey {
-    outside: bool,
     /// The aligned compile (see `compile_alignment`); `None` outside any compile.
     pub aligned: Option<u32>,
     /// The occurrence of the artifact for that compile in its stream.
@@ -38,7 +37,19 @@ impl GraphKey {
             Some(id) => Some(alignment.aligned(i, id)?),
             None => None,
         };
-        Some(GraphKey { outside: aligned.is_none(), aligned, occurrence: g.occurrence })
+        Some(GraphKey { aligned, occurrence: g.occurrence })
+    }
+}
+
+impl Ord for GraphKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (row_order(self.aligned), self.occurrence).cmp(&(row_order(other.aligned), other.occurrence))
+    }
+}
+
+impl PartialOrd for GraphKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
