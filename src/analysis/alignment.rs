@@ -55,8 +55,12 @@ impl Alignment {
         let index: HashMap<&AlignmentKey, u32> = order.iter().enumerate().map(|(i, k)| (k, i as u32)).collect();
         let mut by_stream = vec![HashMap::new(); streams.len()];
         let mut present: Vec<BTreeMap<usize, StreamCompile>> = vec![BTreeMap::new(); order.len()];
+        let mut frames: Vec<BTreeMap<usize, u64>> = vec![BTreeMap::new(); order.len()];
         for k in &keyed {
             let a = index[&k.key];
+            if let Some(frame) = k.entry.cid.frame_id {
+                frames[a as usize].insert(k.stream, frame);
+            }
             by_stream[k.stream].insert(k.entry.compile_id.clone(), a);
             let compile = StreamCompile {
                 stream: streams[k.stream].stream.to_string(),
@@ -71,7 +75,7 @@ impl Alignment {
             .zip(present)
             .map(|((key, label), present)| aligned_compile(streams, key.clone(), label, present))
             .collect();
-        let stream_rows = stream_rows(streams, &compiles, &by_stream);
+        let stream_rows = stream_rows(streams, &compiles, &frames, &by_stream);
         let table = CompileAlignment {
             diverges: compiles.iter().any(|c| !c.missing.is_empty()),
             ids_shifted: compiles.iter().any(|c| c.compile_id_differs),
@@ -361,52 +365,52 @@ fn groups(streams: &[StreamCompiles], by_stream: &[HashMap<String, u32>]) -> Vec
 /// Codes that only some streams compiled, each with the first compile of it on every stream that
 /// compiled it.
 fn partial_code(streams: &[StreamCompiles], compiles: &[AlignedCompile], rows: &[StreamAlignment]) -> Vec<PartialCode> {
-    let mut seen: Vec<(Option<u64>, &CodeKey)> = Vec::new();
-    let mut out = Vec::new();
-    for (i, c) in compiles.iter().enumerate() {
+    let index: HashMap<&str, usize> = streams.iter().enumerate().map(|(i, s)| (s.stream, i)).collect();
+    // Per code (and compiled-autograd id), in order of its first row: each stream's first compile.
+    let mut codes: Vec<(Option<u64>, &CodeKey, BTreeMap<usize, &StreamCompile>)> = Vec::new();
+    let mut position: HashMap<(Option<u64>, &CodeKey), usize> = HashMap::new();
+    for c in compiles {
         let Some(code) = &c.key.code else { continue };
-        if seen.contains(&(c.key.compiled_autograd_id, code)) {
-            continue;
-        }
-        seen.push((c.key.compiled_autograd_id, code));
-        let of_code = compiles[i..]
-            .iter()
-            .filter(|o| o.key.code.as_ref() == Some(code) && o.key.compiled_autograd_id == c.key.compiled_autograd_id);
-        let mut first: BTreeMap<usize, StreamCompile> = BTreeMap::new();
-        for o in of_code {
-            for p in &o.present {
-                let at = streams.iter().position(|s| s.stream == p.stream).expect("present streams are streams");
-                first.entry(at).or_insert_with(|| p.clone());
-            }
-        }
-        if first.len() == streams.len() {
-            continue;
-        }
-        let later_frame_id_shift = match first.iter().next() {
-            Some((&at, only)) if first.len() == 1 => later_shift(&streams[at], &rows[at], only),
-            _ => None,
-        };
-        out.push(PartialCode {
-            later_frame_id_shift,
-            code: code.clone(),
-            compiled_autograd_id: c.key.compiled_autograd_id,
-            label: short(code),
-            not_compiled_by: (0..streams.len())
-                .filter(|i| !first.contains_key(i))
-                .map(|i| streams[i].stream.to_string())
-                .collect(),
-            compiled_by: first.into_values().collect(),
+        let at = *position.entry((c.key.compiled_autograd_id, code)).or_insert_with(|| {
+            codes.push((c.key.compiled_autograd_id, code, BTreeMap::new()));
+            codes.len() - 1
         });
+        for p in &c.present {
+            codes[at].2.entry(index[p.stream.as_str()]).or_insert(p);
+        }
     }
-    out
+    codes
+        .into_iter()
+        .filter(|(_, _, first)| first.len() < streams.len())
+        .map(|(compiled_autograd_id, code, first)| {
+            let later_frame_id_shift = match first.iter().next() {
+                Some((&at, only)) if first.len() == 1 => later_shift(&streams[at], &rows[at], only),
+                _ => None,
+            };
+            PartialCode {
+                later_frame_id_shift,
+                code: code.clone(),
+                compiled_autograd_id,
+                label: short(code),
+                not_compiled_by: (0..streams.len())
+                    .filter(|i| !first.contains_key(i))
+                    .map(|i| streams[i].stream.to_string())
+                    .collect(),
+                compiled_by: first.into_values().cloned().collect(),
+            }
+        })
+        .collect()
 }
 
-/// Each stream's counts and frame-id shifts.
+/// Each stream's counts and frame-id shifts; `frames[a]` is each stream's frame id (by stream
+/// index) of aligned compile `a`.
 fn stream_rows(
     streams: &[StreamCompiles],
     compiles: &[AlignedCompile],
+    frames: &[BTreeMap<usize, u64>],
     by_stream: &[HashMap<String, u32>],
 ) -> Vec<StreamAlignment> {
+    let mut shifts = frame_id_shifts(compiles, frames, streams.len()).into_iter();
     streams
         .iter()
         .enumerate()
@@ -414,38 +418,38 @@ fn stream_rows(
             stream: s.stream.to_string(),
             compiles: s.compiles.len() as u64,
             missing: (compiles.len() - by_stream[i].len()) as u64,
-            frame_id_shifts: frame_id_shifts(s, streams, compiles),
+            frame_id_shifts: shifts.next().unwrap_or_default(),
         })
         .collect()
 }
 
-/// Where a stream's frame ids differ from the usual ones: for every code's first compile
-/// (ordinal 0, attempt 0) the stream made, its frame id against the most common one of the other
-/// streams that made it.
-fn frame_id_shifts(s: &StreamCompiles, streams: &[StreamCompiles], compiles: &[AlignedCompile]) -> Vec<FrameIdShift> {
-    let frame_of = |stream: &str, compile_id: &str| -> Option<u64> {
-        let dir = streams.iter().find(|x| x.stream == stream)?.compiles;
-        dir.iter().find(|e| e.compile_id == compile_id)?.cid.frame_id
-    };
+/// Where each stream's frame ids differ from the usual ones: for every code's first compile
+/// (ordinal 0, attempt 0), a stream's frame id against the most common one among the other
+/// streams that made it (the smallest on a tie). One pass over the compiles, whatever the number
+/// of streams.
+fn frame_id_shifts(
+    compiles: &[AlignedCompile],
+    frames: &[BTreeMap<usize, u64>],
+    streams: usize,
+) -> Vec<Vec<FrameIdShift>> {
+    let mut shifts = vec![Vec::new(); streams];
     let firsts = compiles.iter().enumerate().filter(|(_, c)| c.key.ordinal == Some(0) && c.key.attempt == 0);
-    firsts
-        .filter_map(|(a, c)| {
-            let own = c.present.iter().find(|p| p.stream == s.stream)?;
-            let frame_id = frame_of(s.stream, &own.compile_id)?;
-            let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
-            for p in c.present.iter().filter(|p| p.stream != s.stream) {
-                *counts.entry(frame_of(&p.stream, &p.compile_id)?).or_default() += 1;
+    for (a, _) in firsts {
+        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        for &f in frames[a].values() {
+            *counts.entry(f).or_default() += 1;
+        }
+        for (&stream, &frame_id) in &frames[a] {
+            // The other streams' counts: this stream's own frame id once less.
+            let others = counts.iter().map(|(&f, &n)| (f, n - usize::from(f == frame_id))).filter(|&(_, n)| n > 0);
+            let Some((usual, _)) = others.max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))) else { continue };
+            if usual != frame_id {
+                let by = frame_id as i64 - usual as i64;
+                shifts[stream].push(FrameIdShift { aligned: a as u32, frame_id, usual_frame_id: usual, by });
             }
-            let max = *counts.values().max()?;
-            let usual = *counts.iter().find(|(_, n)| **n == max)?.0;
-            (usual != frame_id).then(|| FrameIdShift {
-                aligned: a as u32,
-                frame_id,
-                usual_frame_id: usual,
-                by: frame_id as i64 - usual as i64,
-            })
-        })
-        .collect()
+        }
+    }
+    shifts
 }
 
 /// The findings of an alignment in words, one per line, streams named by `label`: code only some
