@@ -499,10 +499,10 @@ fn later_shift(s: &StreamCompiles, row: &StreamAlignment, first: &StreamCompile)
 
 #[cfg(test)]
 mod tests {
+    use super::tests_support::row;
     use super::*;
-    use crate::schema::tables::{CodeSource, CompiledCode};
 
-    /// A compile directory row: `[frame/compile_attempt]`-style parts, and its code's name and line.
+    /// A compile directory row of these parts, its code named `name` at line `line` of /w/m.py.
     fn entry(
         ca: Option<u64>,
         frame: Option<u64>,
@@ -511,29 +511,7 @@ mod tests {
         code: Option<(&str, i64)>,
     ) -> CompileEntry {
         let cid = CompileId { compiled_autograd_id: ca, frame_id: frame, frame_compile_id: fc, attempt: Some(attempt) };
-        let part = |p: Option<u64>| p.map_or("-".to_string(), |n| n.to_string());
-        let mut display = format!("{}/{}", part(frame), part(fc));
-        if attempt > 0 {
-            display.push_str(&format!("_{attempt}"));
-        }
-        let display = match ca {
-            Some(ca) => format!("[!{ca}/{display}]"),
-            None => format!("[{display}]"),
-        };
-        let code = code.map(|(name, line)| CompiledCode {
-            filename: "/w/m.py".into(),
-            line,
-            name: name.into(),
-            from: CodeSource::Metrics,
-        });
-        let json = serde_json::json!({
-            "compile_id": display, "cid": cid, "dir": "", "status": "ok", "restarted_as": null,
-            "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
-            "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
-            "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
-            "graph_breaks": [], "cache": [], "artifacts": [],
-        });
-        serde_json::from_value(json).expect("a compile directory row")
+        row(cid, code.map(|(name, line)| ("/w/m.py".to_string(), line, name)))
     }
 
     fn labels_of(a: &Alignment) -> Vec<(&str, Vec<&str>)> {
@@ -650,7 +628,27 @@ mod properties {
 #[cfg(test)]
 mod tests_support {
     use super::*;
+    use crate::parse::display_compile_id;
     use crate::schema::tables::{CodeSource, CompiledCode};
+
+    /// A compile directory row with these parts and code (file, first line, name); the fields the
+    /// alignment does not read are left empty.
+    pub fn row(cid: CompileId, code: Option<(String, i64, &str)>) -> CompileEntry {
+        let code = code.map(|(filename, line, name)| CompiledCode {
+            filename,
+            line,
+            name: name.into(),
+            from: CodeSource::Metrics,
+        });
+        serde_json::from_value(serde_json::json!({
+            "compile_id": display_compile_id(&cid), "cid": cid, "dir": "", "status": "ok", "restarted_as": null,
+            "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
+            "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
+            "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
+            "graph_breaks": [], "cache": [], "artifacts": [],
+        }))
+        .expect("a compile directory row")
+    }
 
     /// Compile directory rows from `(frame, frame compile, attempt, ca flag, code)` tuples: code
     /// 0 is unknown, 1..3 name three functions; one compile id per tuple (duplicates dropped).
@@ -660,32 +658,13 @@ mod tests_support {
             .iter()
             .filter(|(f, fc, a, ca, _)| seen.insert((*f, *fc, *a, *ca)))
             .map(|&(frame, fc, attempt, ca, code)| {
-                let ca = (ca == 1).then_some(0);
                 let cid = CompileId {
-                    compiled_autograd_id: ca,
+                    compiled_autograd_id: (ca == 1).then_some(0),
                     frame_id: Some(frame),
                     frame_compile_id: Some(fc),
                     attempt: Some(attempt),
                 };
-                let code = (code > 0).then(|| CompiledCode {
-                    filename: format!("/w/f{code}.py"),
-                    line: code as i64,
-                    name: "fn".into(),
-                    from: CodeSource::Metrics,
-                });
-                let mut display = format!("{frame}/{fc}");
-                if attempt > 0 {
-                    display.push_str(&format!("_{attempt}"));
-                }
-                let display = if ca.is_some() { format!("[!0/{display}]") } else { format!("[{display}]") };
-                serde_json::from_value(serde_json::json!({
-                    "compile_id": display, "cid": cid, "dir": "", "status": "ok", "restarted_as": null,
-                    "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
-                    "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
-                    "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
-                    "graph_breaks": [], "cache": [], "artifacts": [],
-                }))
-                .expect("a compile directory row")
+                row(cid, (code > 0).then(|| (format!("/w/f{code}.py"), code as i64, "fn")))
             })
             .collect()
     }
