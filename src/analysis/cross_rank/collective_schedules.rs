@@ -46,6 +46,11 @@ impl StreamView {
         Some(&self.collectives.as_ref()?.compiles[*self.rows.get(&aligned)?])
     }
 
+    /// Whether the stream made the compile and logged a schedule for it (`state` is `Logged`).
+    fn has_schedule(&self, aligned: u32) -> bool {
+        self.compiles.contains(&aligned) && self.row(aligned).is_some_and(|r| !r.schedules.is_empty())
+    }
+
     fn state(&self, aligned: u32) -> ScheduleState {
         if !self.compiles.contains(&aligned) {
             return ScheduleState::Missing;
@@ -68,9 +73,13 @@ impl CrossRankTable for CollectiveSchedulesTable {
             return None;
         }
 
-        // Aligned compiles with a schedule on some stream, in alignment order.
-        let scheduled: Vec<u32> = (0..alignment.len() as u32)
-            .filter(|&a| views.iter().any(|v| matches!(v.state(a), ScheduleState::Logged(_))))
+        // Aligned compiles with a schedule on some stream, in alignment order (only the streams'
+        // collectives rows can have one; `state` would copy every schedule to say so).
+        let scheduled: Vec<u32> = views
+            .iter()
+            .flat_map(|v| v.rows.keys().copied().filter(|&a| v.has_schedule(a)))
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
             .collect();
 
         let index = stream_index(streams);
