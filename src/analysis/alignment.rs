@@ -292,8 +292,13 @@ fn aligned_order(keyed: &[Keyed]) -> Vec<AlignmentKey> {
 
 /// `name (file.py:line)`, with the file's last component only.
 fn short(code: &CodeKey) -> String {
+    format!("{} ({})", code.name, short_place(code))
+}
+
+/// `file.py:line`: where the code starts, with the file's last component only.
+fn short_place(code: &CodeKey) -> String {
     let file = code.filename.rsplit('/').next().unwrap_or(&code.filename);
-    format!("{} ({file}:{})", code.name, code.line)
+    format!("{file}:{}", code.line)
 }
 
 /// `name (path/to/file.py:line)`.
@@ -465,9 +470,8 @@ pub fn findings(t: &CompileAlignment, label: impl Fn(&[String]) -> String) -> Ve
         } else {
             format!("which {} did not compile", label(&p.not_compiled_by))
         };
-        let file = p.code.filename.rsplit('/').next().unwrap_or(&p.code.filename);
-        let (name, at) = (&p.code.name, p.code.line);
-        let mut line = format!("{} compiled `{name}` ({file}:{at}) as {}, {others}", label(&by), ids.join(" / "));
+        let (name, place) = (&p.code.name, short_place(&p.code));
+        let mut line = format!("{} compiled `{name}` ({place}) as {}, {others}", label(&by), ids.join(" / "));
         if let Some(by) = p.later_frame_id_shift {
             line.push_str(&format!("; its later frame ids are shifted by {by}"));
         }
