@@ -7,6 +7,7 @@ use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::analysis::alignment;
+use crate::analysis::cross_rank::group_by;
 use crate::bundle::{self, BuildOptions, reader};
 use crate::parse::display_compile_id;
 use crate::serve::{self, ServeOptions};
@@ -381,18 +382,12 @@ fn compile_label(
     cross: &crate::schema::cross_rank::CrossRank,
     c: &crate::schema::cross_rank::AlignedCompileRef,
 ) -> String {
-    let mut by_id: Vec<(&str, Vec<String>)> = Vec::new();
-    for s in &c.compile_ids {
-        match by_id.iter_mut().find(|(id, _)| *id == s.compile_id) {
-            Some((_, streams)) => streams.push(s.stream.clone()),
-            None => by_id.push((&s.compile_id, vec![s.stream.clone()])),
-        }
-    }
-    if let [(id, _)] = by_id.as_slice() {
+    let by_id = group_by(c.compile_ids.iter().map(|s| (s.stream.as_str(), s.compile_id.as_str())));
+    if let [(_, id)] = by_id.as_slice() {
         return format!("{} {id}", c.label);
     }
     let ids: Vec<String> =
-        by_id.iter().map(|(id, streams)| format!("{id} on {}", group_label(cross, streams))).collect();
+        by_id.iter().map(|(group, id)| format!("{id} on {}", group_label(cross, &group.streams))).collect();
     format!("{} = {}", c.label, ids.join("; "))
 }
 
