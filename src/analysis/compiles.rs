@@ -378,7 +378,7 @@ impl Compiles {
         let record = &mut self.records[index];
         if ev.name == Some("dynamo_graph_break_reason") {
             if let Some(text) = ev.payload_text() {
-                record.graph_breaks.push(super::graph_breaks::parse(&text).reason);
+                record.graph_breaks.push(super::graph_breaks::reason(&text));
             }
         }
         if let Some(a) = artifact {
