@@ -3,7 +3,6 @@
 
 use serde::{Serialize, Serializer};
 
-use super::compile_time::CompileClock;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
@@ -22,11 +21,11 @@ pub struct CompileDirectoryView<'a> {
 }
 
 /// The rows of the compile directory.
-struct Entries<'a>(&'a Compiles, &'a StackTable, &'a CompileClock);
+struct Entries<'a>(&'a Finish<'a>);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.records.iter().map(|r| entry(self.0, self.1, self.2, r)))
+        serializer.collect_seq(self.0.compiles.records.iter().map(|r| entry(self.0, r)))
     }
 }
 
@@ -50,10 +49,11 @@ fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option
     })
 }
 
-fn entry(c: &Compiles, stacks: &StackTable, clock: &CompileClock, r: &CompileRecord) -> CompileEntry {
+fn entry(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
+    let c = ctx.compiles;
     let m = r.metrics.as_deref();
     // The compile's time in the parts `compile_time` reports, in seconds.
-    let parts = clock.parts(c, Some(&r.id));
+    let parts = ctx.clock.parts(c, Some(&r.id));
     let s = |us: Option<f64>| us.map(|us| us / 1e6);
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
@@ -66,7 +66,7 @@ fn entry(c: &Compiles, stacks: &StackTable, clock: &CompileClock, r: &CompileRec
         co_name: text(|m| &m.co_name),
         co_filename: text(|m| &m.co_filename),
         co_firstlineno: m.and_then(|m| m.co_firstlineno),
-        code: compiled_code(c, stacks, r),
+        code: compiled_code(c, ctx.stacks, r),
         stack: r.start_stack,
         first_seq: r.first_seq,
         last_seq: r.last_seq,
@@ -99,12 +99,6 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((
-            CompileDirectoryView {
-                compiles: Entries(c, ctx.stacks, ctx.clock),
-                unattributed: ArtifactRefs(c, &c.unattributed),
-            },
-            rows,
-        ))
+        Some((CompileDirectoryView { compiles: Entries(ctx), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
     }
 }

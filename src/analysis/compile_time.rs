@@ -523,26 +523,17 @@ impl CompileTimeTable {
         let node = self.node(c, top, name, ts, ev.seq);
         let thread = &mut self.threads[ti];
         let outermost = thread.open.is_empty();
-        let in_same_name = thread.open.iter().any(|o| o.name == name);
+        // All its time is its own, and its name's unless one of that name is open around it.
+        let mut occurrence = Open::new(node, name, c, ts, ev);
+        occurrence.self_time = dur;
+        occurrence.name_time = if thread.open.iter().any(|o| o.name == name) { 0.0 } else { dur };
         if let Some(parent) = thread.open.last_mut() {
             parent.complete_children += dur;
-        }
-        let n = &mut self.nodes[node];
-        n.count += 1;
-        n.total += dur;
-        n.self_time += dur;
-        let t = &mut self.name_totals[name as usize];
-        t.count += 1;
-        if !in_same_name {
-            t.total += dur;
-            t.self_time += dur;
         }
         if self.names[name as usize] == FRAME {
             self.frame_ended(ti, c, c, dur, outermost);
         }
-        if outermost {
-            self.outermost(c as u32, name, false, dur);
-        }
+        self.close(occurrence, dur, outermost);
     }
 
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {

@@ -32,13 +32,6 @@ pub struct Artifact {
     url: Option<Box<str>>,
 }
 
-impl Artifact {
-    /// Whether the entry came with a payload (a link never does): only those have a format.
-    pub fn has_payload(&self) -> bool {
-        self.format.is_some()
-    }
-}
-
 /// A list of artifacts, serialized as their rows.
 pub struct ArtifactRefs<'a>(pub &'a Compiles, pub &'a [Artifact]);
 
@@ -244,7 +237,7 @@ impl Compiles {
             lines: a.lines,
             format: a.format,
             url: a.url.as_deref().map(str::to_string),
-            no_payload: !a.has_payload() && self.kind(a) != "link",
+            no_payload: self.no_payload(a),
         }
     }
 
@@ -259,6 +252,12 @@ impl Compiles {
 
     pub fn name(&self, a: &Artifact) -> &str {
         &self.names[a.name as usize]
+    }
+
+    /// Whether an artifact was logged without the payload it should have had (a link never has
+    /// one): only entries with a payload have a format.
+    pub fn no_payload(&self, a: &Artifact) -> bool {
+        a.format.is_none() && self.kind(a) != "link"
     }
 
     /// The artifacts of a compile with a given name, in log order.
@@ -379,7 +378,7 @@ impl Compiles {
         let record = &mut self.records[index];
         if ev.name == Some("dynamo_graph_break_reason") {
             if let Some(text) = ev.payload_text() {
-                record.graph_breaks.push(super::graph_breaks::parse(&text).reason);
+                record.graph_breaks.push(super::graph_breaks::reason(&text));
             }
         }
         if let Some(a) = artifact {

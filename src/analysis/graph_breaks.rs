@@ -23,24 +23,12 @@ pub struct BreakText {
     pub traceback: Vec<BreakFrame>,
 }
 
-/// Reads a `dynamo_graph_break_reason` payload. The generic "Encountered graph break when
-/// attempting to trace ..." header is skipped for the line that names the actual reason.
+/// Reads a `dynamo_graph_break_reason` payload.
 pub fn parse(text: &str) -> BreakText {
     let lines: Vec<&str> = text.lines().collect();
     let logged =
         lines.iter().find_map(|l| l.trim().strip_prefix("Graph break in user code at ")).map(|s| s.trim().to_string());
-    let mut reason = None;
-    if let Some(at) = lines.iter().position(|l| l.trim_start().starts_with("Graph Break Reason:")) {
-        let head = lines[at].trim_start().trim_start_matches("Graph Break Reason:").trim();
-        reason = if head.starts_with("Encountered graph break when attempting to trace") || head.is_empty() {
-            lines[at + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty()).map(str::to_string)
-        } else {
-            Some(head.to_string())
-        };
-    }
-    let reason = reason
-        .or_else(|| lines.iter().map(|l| l.trim()).find(|l| !l.is_empty()).map(str::to_string))
-        .unwrap_or_default();
+    let reason = reason_in(&lines);
     let explanation = lines.iter().find_map(|l| l.trim().strip_prefix("Explanation:")).map(|s| s.trim().to_string());
     let url = lines.iter().find_map(|l| {
         let at = l.find("https://")?;
@@ -52,6 +40,28 @@ pub fn parse(text: &str) -> BreakText {
     let location = innermost_user.or_else(|| logged.clone());
     let raised_at = logged.filter(|l| Some(l) != location.as_ref());
     BreakText { reason, location, raised_at, explanation, url, traceback }
+}
+
+/// The short reason of a `dynamo_graph_break_reason` payload, as [`parse`] reads it, without
+/// the rest (the traceback above all): what `Compiles` keeps of every break.
+pub fn reason(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    reason_in(&lines)
+}
+
+/// The short reason among a payload's lines. The generic "Encountered graph break when
+/// attempting to trace ..." header is skipped for the line that names the actual reason.
+fn reason_in(lines: &[&str]) -> String {
+    let mut reason = None;
+    if let Some(at) = lines.iter().position(|l| l.trim_start().starts_with("Graph Break Reason:")) {
+        let head = lines[at].trim_start().trim_start_matches("Graph Break Reason:").trim();
+        reason = if head.starts_with("Encountered graph break when attempting to trace") || head.is_empty() {
+            lines[at + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty()).map(str::to_string)
+        } else {
+            Some(head.to_string())
+        };
+    }
+    reason.or_else(|| lines.iter().map(|l| l.trim()).find(|l| !l.is_empty()).map(str::to_string)).unwrap_or_default()
 }
 
 /// The frames of the "User code traceback:" section (up to its first blank line): each a

@@ -84,17 +84,19 @@ impl HeldCompile {
     /// Files a pane's text: the compile's pre-grad graph keeps its most wanted name (the last of
     /// it); a graph pane starts the next graph when the current one has that pane under the same
     /// name, and otherwise keeps the most wanted name.
-    fn add_pane(&mut self, pane: usize, new: HeldPane) {
+    /// The text is copied only when it is kept.
+    fn add_pane(&mut self, pane: usize, seq: u64, precedence: usize, bytes: &[u8]) {
+        let new = || Some(HeldPane { seq, precedence, text: String::from_utf8_lossy(bytes).into_owned() });
         if pane == PRE_GRAD {
-            if self.pre_grad.as_ref().is_none_or(|h| new.precedence <= h.precedence) {
-                self.pre_grad = Some(new);
+            if self.pre_grad.as_ref().is_none_or(|h| precedence <= h.precedence) {
+                self.pre_grad = new();
             }
             return;
         }
-        let graph = self.graph_for(|g| g.panes[pane].as_ref().is_some_and(|h| h.precedence == new.precedence));
+        let graph = self.graph_for(|g| g.panes[pane].as_ref().is_some_and(|h| h.precedence == precedence));
         let held = &mut graph.panes[pane];
-        if held.as_ref().is_none_or(|h| new.precedence < h.precedence) {
-            *held = Some(new);
+        if held.as_ref().is_none_or(|h| precedence < h.precedence) {
+            *held = new();
         }
     }
 }
@@ -168,8 +170,7 @@ impl ProvenanceTable {
             }
         }
         self.last_pane_compile = Some(index);
-        let text = String::from_utf8_lossy(bytes).into_owned();
-        self.compiles[index].add_pane(pane, HeldPane { seq: ev.seq, precedence, text });
+        self.compiles[index].add_pane(pane, ev.seq, precedence, bytes);
     }
 }
 

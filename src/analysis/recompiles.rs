@@ -146,7 +146,7 @@ impl RecompilesTable {
             let mut seen: HashMap<&str, usize> = HashMap::new();
             r.artifacts
                 .iter()
-                .filter(|a| a.has_payload() || c.kind(a) == "link")
+                .filter(|a| !c.no_payload(a))
                 .map(|a| {
                     let key = c.name(a);
                     let n = seen.entry(key).or_default();
