@@ -114,6 +114,19 @@ export function compileHref(ctx, stream, id) {
   return ctx.href('compile', { s: stream, id });
 }
 
+/** An aligned compile's own compile id on each stream that has it (Map stream → compile id); empty for null. */
+export function ownIds(ref) {
+  return new Map((ref?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+}
+
+/**
+ * A link to one stream's own compile `id`, titled "rank 2's [1/0]" unless `title` says otherwise,
+ * showing `text` (default the id). A click on it does not also click the table row it is in.
+ */
+export function compileLink(ctx, stream, id, label, { cls = 'rk-cid mono', title = `${label(stream)}'s ${id}`, text = id } = {}) {
+  return h('a', { class: cls, href: compileHref(ctx, stream, id), title, on: { click: (e) => e.stopPropagation() } }, text);
+}
+
 /**
  * An aligned compile as DOM: its label, then its compile ids, each a link to the compile page of
  * a rank that has that id (the usual id to the first such rank; every other id to its own rank).
@@ -121,10 +134,7 @@ export function compileHref(ctx, stream, id) {
  */
 export function compileRef(ctx, ref, label, { onlyIds = false } = {}) {
   if (!ref) return h('span', { class: 'rk-compile none' }, '(outside any compile)');
-  const link = (g) => h('a', {
-    class: 'rk-cid mono', href: compileHref(ctx, g.streams[0], g.id),
-    title: `${ranksText(g.streams, label)}: ${g.id}`, on: { click: (e) => e.stopPropagation() },
-  }, g.id);
+  const link = (g) => compileLink(ctx, g.streams[0], g.id, label, { title: `${ranksText(g.streams, label)}: ${g.id}` });
   const [usual, ...others] = idGroups(ref.compile_ids);
   const ids = !usual ? null : [link(usual), others.length ? [' (', others.slice(0, MAX_EXCEPTIONS).map((g, i) => [i ? ', ' : '',
     h('span', { class: 'rk-shifted-id' }, link(g), ` on ${ranksText(g.streams, label)}`)]),

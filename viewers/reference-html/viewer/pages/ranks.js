@@ -9,7 +9,7 @@
 
 import { h, section, note, empty, dataTable, statusBadge, count, seconds, plural, download, STATUS } from '../dom.js';
 import {
-  rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, usualCompileId,
+  rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, compileLink, ownIds, usualCompileId,
   alignedIndex, alignmentFindings, AMBIGUITY,
 } from '../ranks-common.js';
 
@@ -190,12 +190,11 @@ function groupBy(items, key) {
  */
 function rankChips(streams, { ctx, ranks, label }, ref) {
   if (streams.length > 6) return h('span', { class: 'rk-ranks', title: streams.map(label).join(', ') }, ranks(streams));
-  const own = new Map((ref?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+  const own = ownIds(ref);
   // The rank's own id is written on the chip only when the ranks' ids for this compile differ.
   const differ = new Set(own.values()).size > 1;
   return h('span', { class: 'rk-ranks' }, streams.map((s) => (own.has(s)
-    ? h('a', { class: 'rk-chip', href: compileHref(ctx, s, own.get(s)), title: `${label(s)}'s ${own.get(s)}`, on: { click: (e) => e.stopPropagation() } },
-      label(s), differ ? h('span', { class: 'rk-chip-id' }, own.get(s)) : null)
+    ? compileLink(ctx, s, own.get(s), label, { cls: 'rk-chip', text: [label(s), differ ? h('span', { class: 'rk-chip-id' }, own.get(s)) : null] })
     : h('span', { class: 'rk-chip' }, label(s)))));
 }
 
