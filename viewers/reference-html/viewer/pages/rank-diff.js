@@ -101,10 +101,15 @@ export async function render(ctx) {
 
 /** Selects for compile id, artifact and the two ranks; a change navigates (the URL holds the choice). */
 function pickers(ctx, rd, row, a, b, label, go) {
-  const keys = [...new Set(rd.artifacts.map(compileKey))];
-  const refOf = new Map(rd.artifacts.map((r) => [compileKey(r), r.compile]));
-  const currentId = row ? compileKey(row) : keys[0];
-  const inId = rd.artifacts.filter((r) => compileKey(r) === currentId);
+  // Each compile's artifacts, in table order: one pass over the table.
+  const byCompile = new Map();
+  for (const r of rd.artifacts) {
+    const k = compileKey(r);
+    if (!byCompile.has(k)) byCompile.set(k, []);
+    byCompile.get(k).push(r);
+  }
+  const currentId = row ? compileKey(row) : byCompile.keys().next().value;
+  const inId = byCompile.get(currentId);
   const artKey = (r) => `${r.name}\u0000${r.occurrence}`;
   const firstDiffering = (rows) => rows.find((r) => r.groups.length >= 2) ?? rows[0];
   const open = (r, pa, pb) => go({
@@ -115,10 +120,10 @@ function pickers(ctx, rd, row, a, b, label, go) {
     options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
   const differing = (rows) => rows.filter((r) => r.groups.length >= 2).length;
   const parts = [
-    h('label', null, 'compile ', select('Compile', currentId, keys.map((k) => {
-      const n = differing(rd.artifacts.filter((r) => compileKey(r) === k));
-      return [k, `${compileText(refOf.get(k), label)}${n ? ` (${n} differ)` : ''}`];
-    }), (k) => open(firstDiffering(rd.artifacts.filter((r) => compileKey(r) === k)))))];
+    h('label', null, 'compile ', select('Compile', currentId, [...byCompile].map(([k, rows]) => {
+      const n = differing(rows);
+      return [k, `${compileText(rows[0].compile, label)}${n ? ` (${n} differ)` : ''}`];
+    }), (k) => open(firstDiffering(byCompile.get(k)))))];
   if (row) {
     const streams = row.groups.flatMap((g, i) => g.streams.map((s) => [s, i]));
     const own = ownIds(row.compile);
