@@ -147,6 +147,17 @@ export function timingTimes(t) {
   return { forward: s(t.forward_us), backward: s(t.backward_us), total, other: s(t.other_us) };
 }
 
+/**
+ * A right-aligned table column of one part of a compile's time; `timesOf(row)` gives the row's
+ * times (entryTimes, timingTimes). `o` overrides fields of the column (its label, its render).
+ */
+export function timeColumn(part, timesOf, o = {}) {
+  return {
+    key: part, label: part, title: TIME_PARTS[part], align: 'right', width: '6.5em',
+    value: (c) => timesOf(c)[part], render: (c) => seconds(timesOf(c)[part]), ...o,
+  };
+}
+
 /** The times as the pages print them ('–' for none), for the pages' exposed state. */
 export function shownTimes(t) {
   return { forward: seconds(t.forward), backward: seconds(t.backward), total: seconds(t.total) };

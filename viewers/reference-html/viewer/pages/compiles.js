@@ -4,7 +4,9 @@
 // any compile.
 
 import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName, entryTimes, shownTimes, timeSummary, TIME_PARTS } from '../compile-data.js';
+import {
+  loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName, entryTimes, shownTimes, timeSummary, timeColumn,
+} from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -90,12 +92,6 @@ function captureCell(c) {
     graphs.length ? ['compiled as ', h('span', { class: 'mono' }, graphs.join(', '))] : 'no compile of it logged');
 }
 
-/** A right-aligned time column of the compile table: one part of entryTimes. */
-function timeColumn(part, label = part) {
-  return { key: part, label, title: TIME_PARTS[part], align: 'right', width: '6.5em',
-    value: (c) => entryTimes(c)[part], render: (c) => seconds(entryTimes(c)[part]) };
-}
-
 function compileTable(ctx, rows, byId, withOther) {
   if (!rows.length) return empty('No compile has this status.');
   return dataTable({
@@ -116,10 +112,10 @@ function compileTable(ctx, rows, byId, withOther) {
             h('span', { class: 'muted' }, fileLine(f.file, f.line)));
         },
       },
-      timeColumn('forward'),
-      timeColumn('backward'),
-      timeColumn('total'),
-      withOther ? timeColumn('other') : null,
+      timeColumn('forward', entryTimes),
+      timeColumn('backward', entryTimes),
+      timeColumn('total', entryTimes),
+      withOther ? timeColumn('other', entryTimes) : null,
       {
         key: 'graph_breaks', label: 'breaks', align: 'right', width: '6em', value: (c) => c.graph_breaks.length,
         render: (c) => (c.graph_breaks.length
