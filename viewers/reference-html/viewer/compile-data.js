@@ -1,6 +1,6 @@
 // compile-data.js: what the compile pages (compiles, trie, compile, artifact, time) share: the
-// compile directory with lookups by id, frame labels, cache-outcome chips, artifact links, and a
-// compile's time in parts.
+// compile directory with lookups by id, frame labels, cache-outcome chips, artifact links, stack
+// lists (graph-breaks too), and a compile's time in parts and its table column.
 
 import { h, externalLink, seconds } from './dom.js';
 
@@ -105,6 +105,20 @@ export function artifactName(ctx, art, compileId, extra = null) {
     class: ['badge', 'no-payload'],
     title: 'torch logged this entry without a payload (no has_payload), so there is nothing to open; tlparse lists it as an empty file',
   }, 'no payload'));
+}
+
+/**
+ * A Python stack as a list, outermost call first: each frame's function, file:line and source
+ * line (`loc` in the stack table, `code` in a traceback); frames `library(f)` says are not the
+ * user's are dimmed, and frame number `marked` is marked. `name`: the data-stack test id.
+ */
+export function stackList(frames, { library, marked, name = null }) {
+  return h('ol', { class: 'stack', dataset: name ? { stack: name } : null }, frames.map((f, i) => {
+    const source = f?.loc ?? f?.code;
+    return h('li', { class: [library(f) && 'framework', i === marked && 'user-frame'] },
+      h('span', { class: 'stack-where' }, h('b', null, f?.name ?? '?'), ' ', fileLine(f?.file, f?.line, 3)),
+      source ? h('code', { class: 'stack-loc' }, source) : null);
+  }));
 }
 
 /** A file name that is safe to save: only [A-Za-z0-9_.-], never starting with '-' or '.'. */

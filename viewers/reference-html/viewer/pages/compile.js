@@ -7,7 +7,7 @@
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
 import {
   loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, artifactNames,
-  tlparseName, sameFrame, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
+  tlparseName, sameFrame, stackList, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
 } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
@@ -421,9 +421,7 @@ function stackSection(stack, stackId, replaced, c) {
   const lastUser = stack.map((f) => isFramework(f?.file)).lastIndexOf(false);
   return section('Stack that triggered the compile',
     replaced && replaced.stack === stackId ? note(`Logged by ${replaced.compile_id}, the attempt this one restarted.`) : null,
-    h('ol', { class: 'stack' }, stack.map((f, i) => h('li', { class: [isFramework(f?.file) && 'framework', i === lastUser && 'user-frame'] },
-      h('span', { class: 'stack-where' }, h('b', null, f?.name ?? '?'), ' ', fileLine(f?.file, f?.line, 3)),
-      f?.loc ? h('code', { class: 'stack-loc' }, f.loc) : null))),
+    stackList(stack, { library: (f) => isFramework(f?.file), marked: lastUser }),
     note('Outermost call first. Frames inside torch and site-packages are dimmed; the last user frame is marked.'));
 }
 
