@@ -3,9 +3,9 @@
 // artifacts; status chips filter it, a click opens the compile. Then the artifacts logged outside
 // any compile.
 
-import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
+import { h, replace, section, note, empty, dataTable, count, seconds, plural, statusBadge, STATUS } from '../dom.js';
 import {
-  loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName, entryTimes, shownTimes, timeSummary, timeColumn,
+  loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactColumns, entryTimes, shownTimes, timeSummary, timeColumn,
 } from '../compile-data.js';
 
 export async function render(ctx) {
@@ -72,15 +72,8 @@ export async function render(ctx) {
     section(`Artifacts outside any compile (${count(unattributed.length)})`,
       unattributed.length
         ? dataTable({
-          name: 'unattributed', maxRows: 10, columns: [
-            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', value: artifactNames,
-              render: (a) => [artifactName(ctx, a, null), tlparseName(a)] },
-            { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
-            { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
-            { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
-            { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
-            { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
-          ], rows: unattributed,
+          name: 'unattributed', maxRows: 10, rows: unattributed,
+          columns: artifactColumns(ctx, null, { nameWidth: 'minmax(16em, 3fr)', kindWidth: 'minmax(8em, 1fr)' }),
         })
         : empty('Every artifact of this stream belongs to a compile.')));
 }
