@@ -1,8 +1,8 @@
 // compile-data.js: what the compile pages (compiles, trie, compile, artifact, time) share: the
-// compile directory with lookups by id, frame labels, cache-outcome chips, artifact links, and a
-// compile's time in parts.
+// compile directory with lookups by id, frame labels, cache-outcome chips, artifact links, stack
+// lists (graph-breaks too), and a compile's time in parts and its table column.
 
-import { h, externalLink, seconds } from './dom.js';
+import { h, externalLink, seconds, bytes, count } from './dom.js';
 
 /**
  * The stream's compile directory with a map by compile id; null when the stream has none.
@@ -83,11 +83,6 @@ export function tlparseName(a) {
     : null;
 }
 
-/** What the artifact tables filter and sort on: the name and tlparse's name. */
-export function artifactNames(a) {
-  return a.tlparse_name ? `${a.name} ${a.tlparse_name}` : a.name;
-}
-
 /** A link to the artifact page of an ArtifactRef of compile `compileId` (null: unattributed). */
 export function artifactHref(ctx, art, compileId) {
   return ctx.href('artifact', { blob: art.blob, name: art.name, id: compileId ?? undefined });
@@ -98,13 +93,44 @@ export function artifactHref(ctx, art, compileId) {
  * entry logged without a payload (`no_payload`), the name and a "no payload" mark, since there
  * is nothing to open. `extra` follows the name (a badge, say).
  */
-export function artifactName(ctx, art, compileId, extra = null) {
+function artifactName(ctx, art, compileId, extra) {
   if (art.url) return h('span', null, art.name, ' ', externalLink(art.url, 'link') ?? h('span', { class: 'muted' }, art.url));
   if (art.blob) return [h('a', { href: artifactHref(ctx, art, compileId) }, art.name), extra];
   return h('span', { class: 'no-payload-name' }, art.name, ' ', h('span', {
     class: ['badge', 'no-payload'],
     title: 'torch logged this entry without a payload (no has_payload), so there is nothing to open; tlparse lists it as an empty file',
   }, 'no payload'));
+}
+
+/**
+ * The columns of a table of ArtifactRefs (a compile's, or those outside any compile `compileId`
+ * null): the name, linked (`extra(a)` after it), then kind, format, size, lines and log line.
+ * The name column filters and sorts on tlparse's name too. `nameWidth`, `kindWidth`: as dataTable's.
+ */
+export function artifactColumns(ctx, compileId, { nameWidth, kindWidth, extra = () => null }) {
+  return [
+    { key: 'name', label: 'artifact', width: nameWidth, value: (a) => (a.tlparse_name ? `${a.name} ${a.tlparse_name}` : a.name),
+      render: (a) => [artifactName(ctx, a, compileId, extra(a)), tlparseName(a)] },
+    { key: 'kind', label: 'kind', width: kindWidth },
+    { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
+    { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
+    { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
+    { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
+  ];
+}
+
+/**
+ * A Python stack as a list, outermost call first: each frame's function, file:line and source
+ * line (`loc` in the stack table, `code` in a traceback); frames `library(f)` says are not the
+ * user's are dimmed, and frame number `marked` is marked. `name`: the data-stack test id.
+ */
+export function stackList(frames, { library, marked, name = null }) {
+  return h('ol', { class: 'stack', dataset: name ? { stack: name } : null }, frames.map((f, i) => {
+    const source = f?.loc ?? f?.code;
+    return h('li', { class: [library(f) && 'framework', i === marked && 'user-frame'] },
+      h('span', { class: 'stack-where' }, h('b', null, f?.name ?? '?'), ' ', fileLine(f?.file, f?.line, 3)),
+      source ? h('code', { class: 'stack-loc' }, source) : null);
+  }));
 }
 
 /** A file name that is safe to save: only [A-Za-z0-9_.-], never starting with '-' or '.'. */
@@ -145,6 +171,17 @@ export function timingTimes(t) {
   const s = (us) => (us == null ? null : us / 1e6);
   const total = t.forward_us == null && t.backward_us == null ? null : s(t.total_us);
   return { forward: s(t.forward_us), backward: s(t.backward_us), total, other: s(t.other_us) };
+}
+
+/**
+ * A right-aligned table column of one part of a compile's time; `timesOf(row)` gives the row's
+ * times (entryTimes, timingTimes). `o` overrides fields of the column (its label, its render).
+ */
+export function timeColumn(part, timesOf, o = {}) {
+  return {
+    key: part, label: part, title: TIME_PARTS[part], align: 'right', width: '6.5em',
+    value: (c) => timesOf(c)[part], render: (c) => seconds(timesOf(c)[part]), ...o,
+  };
 }
 
 /** The times as the pages print them ('–' for none), for the pages' exposed state. */

@@ -51,7 +51,7 @@ export function ms(ns) {
 // later frame id shifted.
 
 /** Orders compile ids as people do: "[0/2]" before "[0/10]". */
-export function compareIds(a, b) {
+function compareIds(a, b) {
   return String(a).localeCompare(String(b), undefined, { numeric: true });
 }
 
@@ -74,7 +74,7 @@ export function usualCompileId(ids) {
  * The distinct compile ids of an aligned compile, the usual one first (then by id): [{id, streams}].
  * @param {{stream: string, compile_id: string}[]} ids
  */
-export function idGroups(ids) {
+function idGroups(ids) {
   const usual = usualCompileId(ids);
   const by = new Map();
   for (const { stream, compile_id: id } of ids) {
@@ -88,17 +88,25 @@ export function idGroups(ids) {
 const MAX_EXCEPTIONS = 3;
 
 /**
+ * How compileIdsText and compileRef lay out an aligned compile's compile ids: the usual one,
+ * then at most MAX_EXCEPTIONS others with their ranks, "[0/0] ([1/0] on rank 2, …, 2 more)".
+ * `usual(g)` and `other(g, onRanks)` render an id group ({id, streams}); [] for no ids.
+ */
+function idsLayout(ids, label, usual, other) {
+  const [first, ...others] = idGroups(ids);
+  if (!first) return [];
+  if (!others.length) return [usual(first)];
+  const shown = others.slice(0, MAX_EXCEPTIONS).map((g, i) => [i ? ', ' : '', other(g, ` on ${ranksText(g.streams, label)}`)]);
+  return [usual(first), ' (', shown, others.length > MAX_EXCEPTIONS ? `, ${others.length - MAX_EXCEPTIONS} more` : '', ')'];
+}
+
+/**
  * An aligned compile's compile ids in words: "[0/0]" when every rank has the same one, else the
  * usual one and the exceptions: "[0/0] ([1/0] on rank 2)".
  * @param {{stream: string, compile_id: string}[]} ids @param {(s: string) => string} label
  */
 export function compileIdsText(ids, label) {
-  const [usual, ...others] = idGroups(ids);
-  if (!usual) return '';
-  if (!others.length) return usual.id;
-  const shown = others.slice(0, MAX_EXCEPTIONS).map((g) => `${g.id} on ${ranksText(g.streams, label)}`);
-  if (others.length > MAX_EXCEPTIONS) shown.push(`${others.length - MAX_EXCEPTIONS} more`);
-  return `${usual.id} (${shown.join(', ')})`;
+  return idsLayout(ids, label, (g) => g.id, (g, on) => `${g.id}${on}`).flat(Infinity).join('');
 }
 
 /**
@@ -114,6 +122,19 @@ export function compileHref(ctx, stream, id) {
   return ctx.href('compile', { s: stream, id });
 }
 
+/** An aligned compile's own compile id on each stream that has it (Map stream → compile id); empty for null. */
+export function ownIds(ref) {
+  return new Map((ref?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+}
+
+/**
+ * A link to one stream's own compile `id`, titled "rank 2's [1/0]" unless `title` says otherwise,
+ * showing `text` (default the id). A click on it does not also click the table row it is in.
+ */
+export function compileLink(ctx, stream, id, label, { cls = 'rk-cid mono', title = `${label(stream)}'s ${id}`, text = id } = {}) {
+  return h('a', { class: cls, href: compileHref(ctx, stream, id), title, on: { click: (e) => e.stopPropagation() } }, text);
+}
+
 /**
  * An aligned compile as DOM: its label, then its compile ids, each a link to the compile page of
  * a rank that has that id (the usual id to the first such rank; every other id to its own rank).
@@ -121,14 +142,8 @@ export function compileHref(ctx, stream, id) {
  */
 export function compileRef(ctx, ref, label, { onlyIds = false } = {}) {
   if (!ref) return h('span', { class: 'rk-compile none' }, '(outside any compile)');
-  const link = (g) => h('a', {
-    class: 'rk-cid mono', href: compileHref(ctx, g.streams[0], g.id),
-    title: `${ranksText(g.streams, label)}: ${g.id}`, on: { click: (e) => e.stopPropagation() },
-  }, g.id);
-  const [usual, ...others] = idGroups(ref.compile_ids);
-  const ids = !usual ? null : [link(usual), others.length ? [' (', others.slice(0, MAX_EXCEPTIONS).map((g, i) => [i ? ', ' : '',
-    h('span', { class: 'rk-shifted-id' }, link(g), ` on ${ranksText(g.streams, label)}`)]),
-  others.length > MAX_EXCEPTIONS ? `, ${others.length - MAX_EXCEPTIONS} more` : '', ')'] : null];
+  const link = (g) => compileLink(ctx, g.streams[0], g.id, label, { title: `${ranksText(g.streams, label)}: ${g.id}` });
+  const ids = idsLayout(ref.compile_ids, label, link, (g, on) => h('span', { class: 'rk-shifted-id' }, link(g), on));
   return h('span', { class: 'rk-compile', dataset: { aligned: ref.aligned }, title: compileText(ref, label) },
     onlyIds ? null : [h('span', { class: 'rk-compile-label' }, ref.label), ' '], ids);
 }
@@ -141,7 +156,7 @@ export function alignedIndex(alignment) {
 }
 
 /** "file.py" from "/a/b/file.py". */
-export function baseName(path) {
+function baseName(path) {
   return String(path ?? '').split('/').pop();
 }
 

@@ -6,8 +6,8 @@
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
 import {
-  loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactName, artifactNames,
-  tlparseName, sameFrame, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
+  loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactColumns,
+  sameFrame, stackList, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
 } from '../compile-data.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
@@ -421,9 +421,7 @@ function stackSection(stack, stackId, replaced, c) {
   const lastUser = stack.map((f) => isFramework(f?.file)).lastIndexOf(false);
   return section('Stack that triggered the compile',
     replaced && replaced.stack === stackId ? note(`Logged by ${replaced.compile_id}, the attempt this one restarted.`) : null,
-    h('ol', { class: 'stack' }, stack.map((f, i) => h('li', { class: [isFramework(f?.file) && 'framework', i === lastUser && 'user-frame'] },
-      h('span', { class: 'stack-where' }, h('b', null, f?.name ?? '?'), ' ', fileLine(f?.file, f?.line, 3)),
-      f?.loc ? h('code', { class: 'stack-loc' }, f.loc) : null))),
+    stackList(stack, { library: (f) => isFramework(f?.file), marked: lastUser }),
     note('Outermost call first. Frames inside torch and site-packages are dimmed; the last user frame is marked.'));
 }
 
@@ -441,14 +439,10 @@ function artifactsSection(ctx, c, runnables) {
     payloadless ? note(`${plural(payloadless, 'artifact was', 'artifacts were')} logged without a payload (marked "no payload"): `,
       'torch named them but wrote no content, as it does for some on a cache hit.') : null,
     dataTable({
-      name: 'artifacts', maxRows: 20, rows: c.artifacts, columns: [
-        { key: 'name', label: 'artifact', width: 'minmax(20em, 4fr)', value: artifactNames,
-          render: (a) => [artifactName(ctx, a, c.compile_id, runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null), tlparseName(a)] },
-        { key: 'kind', label: 'kind', width: 'minmax(9em, 1.5fr)' },
-        { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
-        { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
-        { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
-        { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
-      ],
+      name: 'artifacts', maxRows: 20, rows: c.artifacts,
+      columns: artifactColumns(ctx, c.compile_id, {
+        nameWidth: 'minmax(20em, 4fr)', kindWidth: 'minmax(9em, 1.5fr)',
+        extra: (a) => (runnableSeqs.has(a.seq) ? runnable.cloneNode(true) : null),
+      }),
     }));
 }

@@ -3,8 +3,10 @@
 // artifacts; status chips filter it, a click opens the compile. Then the artifacts logged outside
 // any compile.
 
-import { h, replace, section, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, STATUS } from '../dom.js';
-import { loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactName, artifactNames, tlparseName, entryTimes, shownTimes, timeSummary, TIME_PARTS } from '../compile-data.js';
+import { h, replace, section, note, empty, dataTable, count, seconds, plural, statusBadge, STATUS } from '../dom.js';
+import {
+  loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactColumns, entryTimes, shownTimes, timeSummary, timeColumn,
+} from '../compile-data.js';
 
 export async function render(ctx) {
   const dir = await loadDirectory(ctx);
@@ -70,15 +72,8 @@ export async function render(ctx) {
     section(`Artifacts outside any compile (${count(unattributed.length)})`,
       unattributed.length
         ? dataTable({
-          name: 'unattributed', maxRows: 10, columns: [
-            { key: 'name', label: 'artifact', width: 'minmax(16em, 3fr)', value: artifactNames,
-              render: (a) => [artifactName(ctx, a, null), tlparseName(a)] },
-            { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' },
-            { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
-            { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },
-            { key: 'lines', label: 'lines', align: 'right', width: '6em', render: (a) => count(a.lines) },
-            { key: 'line', label: 'log line', align: 'right', width: '7em', render: (a) => count(a.line) },
-          ], rows: unattributed,
+          name: 'unattributed', maxRows: 10, rows: unattributed,
+          columns: artifactColumns(ctx, null, { nameWidth: 'minmax(16em, 3fr)', kindWidth: 'minmax(8em, 1fr)' }),
         })
         : empty('Every artifact of this stream belongs to a compile.')));
 }
@@ -88,12 +83,6 @@ function captureCell(c) {
   const graphs = c.graph_compiles ?? [];
   return h('span', { class: 'muted' }, 'backward graph captured by compiled autograd; ',
     graphs.length ? ['compiled as ', h('span', { class: 'mono' }, graphs.join(', '))] : 'no compile of it logged');
-}
-
-/** A right-aligned time column of the compile table: one part of entryTimes. */
-function timeColumn(part, label = part) {
-  return { key: part, label, title: TIME_PARTS[part], align: 'right', width: '6.5em',
-    value: (c) => entryTimes(c)[part], render: (c) => seconds(entryTimes(c)[part]) };
 }
 
 function compileTable(ctx, rows, byId, withOther) {
@@ -116,10 +105,10 @@ function compileTable(ctx, rows, byId, withOther) {
             h('span', { class: 'muted' }, fileLine(f.file, f.line)));
         },
       },
-      timeColumn('forward'),
-      timeColumn('backward'),
-      timeColumn('total'),
-      withOther ? timeColumn('other') : null,
+      timeColumn('forward', entryTimes),
+      timeColumn('backward', entryTimes),
+      timeColumn('total', entryTimes),
+      withOther ? timeColumn('other', entryTimes) : null,
       {
         key: 'graph_breaks', label: 'breaks', align: 'right', width: '6em', value: (c) => c.graph_breaks.length,
         render: (c) => (c.graph_breaks.length

@@ -7,7 +7,7 @@
 
 import { h, section, note, empty, plural, count, facts, externalLink } from '../dom.js';
 import { bar, blobText, lazyDetails, masterDetail, pathCell, percent, pill } from '../analysis.js';
-import { fileLine } from '../compile-data.js';
+import { stackList } from '../compile-data.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -89,9 +89,6 @@ function userStack(g) {
   const at = frames.map((f) => f.user && `${f.file}:${f.line}` === g.location).lastIndexOf(true);
   return h('div', { class: 'an-user-stack' },
     h('h3', null, 'User code traceback'),
-    h('ol', { class: 'stack', dataset: { stack: 'break' } }, frames.map((f, i) =>
-      h('li', { class: [!f.user && 'framework', i === at && 'user-frame'] },
-        h('span', { class: 'stack-where' }, h('b', null, f.name), ' ', fileLine(f.file, f.line, 3)),
-        f.code ? h('code', { class: 'stack-loc' }, f.code) : null))),
+    stackList(frames, { library: (f) => !f.user, marked: at, name: 'break' }),
     note('Outermost call first. Frames in torch, site-packages and the standard library are dimmed; the user line the break happened in is marked.'));
 }

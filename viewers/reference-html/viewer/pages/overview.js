@@ -11,7 +11,7 @@ const STORM_COMPILES = 8;
 export async function render(ctx) {
   const m = ctx.manifest;
   const streams = m.streams;
-  const [warnings, attention, failuresOf] = await findings(ctx);
+  const [warnings, failuresOf] = await findings(ctx);
   ctx.expose('warnings', warnings.map((w) => w.text));
   ctx.expose('streams', streams.map((s) => ({ id: s.id, failed: failuresOf.get(s.id)?.failed ?? 0, restarts: failuresOf.get(s.id)?.restarts ?? 0 })));
 
@@ -25,7 +25,6 @@ export async function render(ctx) {
           w.link ? h('a', { href: w.link }, w.parts ?? w.text) : w.parts ?? w.text))))
       : h('section', { class: 'card ok-box' }, h('h2', null, 'No problems found'),
         note('No failures, recompile storms, graph breaks, rank divergence or log problems.')),
-    attention,
     h('div', { class: 'grid-2' },
       section('Inputs',
         dataTable({
@@ -70,8 +69,8 @@ export async function render(ctx) {
 }
 
 /**
- * Warnings from the manifest and the small tables, worst first; the cross-rank findings; and
- * each stream's failures table (null without one), by stream id.
+ * Warnings from the manifest, the small tables and the cross-rank tables, worst first; and each
+ * stream's failures table (null without one), by stream id.
  */
 async function findings(ctx) {
   const m = ctx.manifest;
@@ -102,7 +101,7 @@ async function findings(ctx) {
         ctx.href('graph-breaks', { s: s.id }));
     }
   }
-  const attention = m.cross_rank ? await crossRankFindings(ctx, add) : null;
+  if (m.cross_rank) await crossRankFindings(ctx, add);
   if (m.diagnostics.total) {
     add('warn', `${plural(m.diagnostics.total, 'log problem')}: ${Object.entries(m.diagnostics.by_kind)
       .map(([k, n]) => `${n} ${k}`).join(', ')}`, '#diagnostics');
@@ -110,7 +109,7 @@ async function findings(ctx) {
   const order = { error: 0, warn: 1, info: 2 };
   warnings.sort((a, b) => order[a.severity] - order[b.severity]);
   const failuresOf = new Map(perStream.map(({ s, failures }) => [s.id, failures]));
-  return [warnings, attention, failuresOf];
+  return [warnings, failuresOf];
 }
 
 /** Divergence between ranks, from the cross-rank tables that summarise it. */
@@ -135,7 +134,6 @@ async function crossRankFindings(ctx, add) {
     add('warn', `Compile time imbalance: ${imbalance.slowest.map(label).join(', ')} spent ` +
       `${imbalance.max_over_min.toFixed(1)}x as long compiling as the fastest rank`, ctx.href('ranks'));
   }
-  return null;
 }
 
 function diagnosticsSection(ctx) {

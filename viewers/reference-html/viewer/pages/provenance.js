@@ -51,7 +51,7 @@ export async function render(ctx) {
 }
 
 /** "forward", "backward", "inference", or "graph 2" when the log does not say. */
-export function graphLabel(g, i) {
+function graphLabel(g, i) {
   return g.graph ?? `graph ${i + 1}`;
 }
 
@@ -167,7 +167,7 @@ function maps(compile, graph) {
  * provenance.js finds them: pre → post → code, post → pre and code, code → post → pre.
  * @returns {{pre?: number[], post?: number[], code?: number[]}}
  */
-export function correspondingLines(compile, graph, key, line) {
+function correspondingLines(compile, graph, key, line) {
   const { step } = maps(compile, graph);
   if (key === 'pre') {
     const post = step('pre', 'post', line);

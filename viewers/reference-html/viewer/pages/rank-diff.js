@@ -8,7 +8,7 @@
 
 import { h, section, note, empty, bytes, plural } from '../dom.js';
 import { diffText, diffView, diffStats } from '../diff.js';
-import { rankLabeller, ranksText, compileRef, compileText, compileHref } from '../ranks-common.js';
+import { rankLabeller, ranksText, compileRef, compileText, compileLink, ownIds } from '../ranks-common.js';
 
 /** The key of a row's compile in the URL: its aligned index, '' outside any compile. */
 const compileKey = (r) => (r.compile ? String(r.compile.aligned) : '');
@@ -57,7 +57,7 @@ export async function render(ctx) {
   const ga = groupOf(a);
   const gb = groupOf(b);
 
-  const own = new Map((row.compile?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+  const own = ownIds(row.compile);
   const sub = (streams) => (row.compile ? { ...row.compile, compile_ids: row.compile.compile_ids.filter((c) => streams.includes(c.stream)) } : null);
   const head = h('div', null, title,
     h('p', { class: 'rk-diff-key' }, compileRef(ctx, row.compile, label), ' · ',
@@ -89,7 +89,7 @@ export async function render(ctx) {
     name: row.name, occurrence: row.occurrence, a, b, blobA, blobB, identical, added, removed,
   });
   // Each side names the rank's own compile id, linked to that rank's compile.
-  const side = (s) => [label(s), own.has(s) ? [' ', h('a', { class: 'rk-cid mono', href: compileHref(ctx, s, own.get(s)), title: `${label(s)}'s ${own.get(s)}` }, own.get(s))] : null];
+  const side = (s) => [label(s), own.has(s) ? [' ', compileLink(ctx, s, own.get(s), label)] : null];
   return h('div', null, head,
     h('section', { class: 'card' },
       h('h2', { class: 'rk-diff-sides' }, side(a), ' → ', side(b)),
@@ -101,10 +101,15 @@ export async function render(ctx) {
 
 /** Selects for compile id, artifact and the two ranks; a change navigates (the URL holds the choice). */
 function pickers(ctx, rd, row, a, b, label, go) {
-  const keys = [...new Set(rd.artifacts.map(compileKey))];
-  const refOf = new Map(rd.artifacts.map((r) => [compileKey(r), r.compile]));
-  const currentId = row ? compileKey(row) : keys[0];
-  const inId = rd.artifacts.filter((r) => compileKey(r) === currentId);
+  // Each compile's artifacts, in table order: one pass over the table.
+  const byCompile = new Map();
+  for (const r of rd.artifacts) {
+    const k = compileKey(r);
+    if (!byCompile.has(k)) byCompile.set(k, []);
+    byCompile.get(k).push(r);
+  }
+  const currentId = row ? compileKey(row) : byCompile.keys().next().value;
+  const inId = byCompile.get(currentId);
   const artKey = (r) => `${r.name}\u0000${r.occurrence}`;
   const firstDiffering = (rows) => rows.find((r) => r.groups.length >= 2) ?? rows[0];
   const open = (r, pa, pb) => go({
@@ -115,13 +120,13 @@ function pickers(ctx, rd, row, a, b, label, go) {
     options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
   const differing = (rows) => rows.filter((r) => r.groups.length >= 2).length;
   const parts = [
-    h('label', null, 'compile ', select('Compile', currentId, keys.map((k) => {
-      const n = differing(rd.artifacts.filter((r) => compileKey(r) === k));
-      return [k, `${compileText(refOf.get(k), label)}${n ? ` (${n} differ)` : ''}`];
-    }), (k) => open(firstDiffering(rd.artifacts.filter((r) => compileKey(r) === k)))))];
+    h('label', null, 'compile ', select('Compile', currentId, [...byCompile].map(([k, rows]) => {
+      const n = differing(rows);
+      return [k, `${compileText(rows[0].compile, label)}${n ? ` (${n} differ)` : ''}`];
+    }), (k) => open(firstDiffering(byCompile.get(k)))))];
   if (row) {
     const streams = row.groups.flatMap((g, i) => g.streams.map((s) => [s, i]));
-    const own = new Map((row.compile?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+    const own = ownIds(row.compile);
     const rankOptions = streams.map(([s, i]) => [s, `${label(s)}${own.has(s) ? ` ${own.get(s)}` : ''} (payload ${i + 1})`]);
     parts.push(
       h('label', null, 'artifact ', select('Artifact', artKey(row), inId.map((r) => [artKey(r),

@@ -9,7 +9,7 @@
 
 import { h, section, note, empty, dataTable, statusBadge, count, seconds, plural, download, STATUS } from '../dom.js';
 import {
-  rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, usualCompileId,
+  rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, compileLink, ownIds, usualCompileId,
   alignedIndex, alignmentFindings, AMBIGUITY,
 } from '../ranks-common.js';
 
@@ -94,7 +94,8 @@ function divergences({ t, ranks, label }) {
   const add = (severity, text, sec, parts) => out.push({ severity, text, sec, parts });
   const groupsText = (gs) => gs.map((g) => ranks(g.streams)).join(' vs ');
   const al = t.compile_alignment;
-  for (const f of alignmentFindings(al, label)) {
+  const findings = alignmentFindings(al, label);
+  for (const f of findings) {
     if (f.kind === 'partial_code') add('warn', f.text, 'grid', f.parts);
   }
   if (al?.diverges) add('warn', `Ranks compiled different graphs: ${groupsText(al.groups.map((g) => g.group))}`, 'groups');
@@ -129,8 +130,9 @@ function divergences({ t, ranks, label }) {
   }
   const rt = t.runtime_estimations;
   if (rt?.differs) {
-    const worst = rt.graphs.filter((g) => g.differs).sort((a, b) => b.delta_ns - a.delta_ns)[0];
-    add('warn', `Estimated runtimes differ on ${plural(rt.graphs.filter((g) => g.differs).length, 'graph')}; largest gap ` +
+    const differing = rt.graphs.filter((g) => g.differs).sort((a, b) => b.delta_ns - a.delta_ns);
+    const worst = differing[0];
+    add('warn', `Estimated runtimes differ on ${plural(differing.length, 'graph')}; largest gap ` +
       `${compileText(worst.compile, label)}${worst.occurrence ? ` #${worst.occurrence}` : ''}: ` +
       `${ranks(worst.slowest)} ${ms(worst.delta_ns)} slower than ${ranks(worst.fastest)}`, 'runtime');
   }
@@ -145,7 +147,7 @@ function divergences({ t, ranks, label }) {
   const rd = t.rank_differ;
   if (rd?.differs) add('info', `${plural(rd.differs, 'artifact')} logged with different payloads on different ranks`, 'rank-differ');
   if (al?.ids_shifted) add('info', shiftText(al, label), 'grid');
-  for (const f of alignmentFindings(al, label)) {
+  for (const f of findings) {
     if (f.kind === 'ambiguity') add('info', f.text, 'groups');
   }
   const sev = { error: 0, warn: 1, info: 2 };
@@ -190,12 +192,11 @@ function groupBy(items, key) {
  */
 function rankChips(streams, { ctx, ranks, label }, ref) {
   if (streams.length > 6) return h('span', { class: 'rk-ranks', title: streams.map(label).join(', ') }, ranks(streams));
-  const own = new Map((ref?.compile_ids ?? []).map((c) => [c.stream, c.compile_id]));
+  const own = ownIds(ref);
   // The rank's own id is written on the chip only when the ranks' ids for this compile differ.
   const differ = new Set(own.values()).size > 1;
   return h('span', { class: 'rk-ranks' }, streams.map((s) => (own.has(s)
-    ? h('a', { class: 'rk-chip', href: compileHref(ctx, s, own.get(s)), title: `${label(s)}'s ${own.get(s)}`, on: { click: (e) => e.stopPropagation() } },
-      label(s), differ ? h('span', { class: 'rk-chip-id' }, own.get(s)) : null)
+    ? compileLink(ctx, s, own.get(s), label, { cls: 'rk-chip', text: [label(s), differ ? h('span', { class: 'rk-chip-id' }, own.get(s)) : null] })
     : h('span', { class: 'rk-chip' }, label(s)))));
 }
 
@@ -273,14 +274,15 @@ function gridSection(env) {
   const toggle = h('label', { class: 'rk-toggle' },
     h('input', { type: 'checkbox', checked: onlyDiff, on: { change: (e) => { location.hash = ctx.href('ranks', { sec: 'grid', grid: e.target.checked ? 'diff' : null }); } } }),
     ' only compiles that differ between ranks (missing on some, or another status)');
+  const statusDiffers = al.compiles.some((r) => r.status_differs);
   const legend = [
     h('div', { class: 'rk-legend' }, 'Each cell is the rank\'s own compile id (a link to it), coloured by its status:',
       Object.keys(STATUS).map((st) => statusBadge(st))),
     // Only the marks this grid uses.
-    al.ids_shifted || al.diverges || al.compiles.some((r) => r.status_differs) ? h('div', { class: 'rk-legend' },
+    al.ids_shifted || al.diverges || statusDiffers ? h('div', { class: 'rk-legend' },
       al.ids_shifted ? [h('span', { class: 'rk-cell-sample shifted' }, '[1/0]'), ' another compile id than most ranks give this compile (its frame ids are shifted);'] : null,
       al.diverges ? [h('span', { class: 'rk-cell-sample missing' }, '—'), ' the rank never made this compile;'] : null,
-      al.compiles.some((r) => r.status_differs) ? [h('span', { class: 'rk-col-mark' }, '≠'), ' its status differs between ranks.'] : null) : null];
+      statusDiffers ? [h('span', { class: 'rk-col-mark' }, '≠'), ' its status differs between ranks.'] : null) : null];
   if (!rows.length) return h('div', null, h('div', { class: 'toolbar' }, toggle), empty('No compile differs between ranks.'));
 
   let longestId = 5;
@@ -422,13 +424,10 @@ function ownCompileText(env, stream, id) {
  * (then `suffix(row)`), and each rank's own compile ids, each linked to a rank's compile.
  */
 function compileColumns(env, get, { suffix = () => '', title = 'compile' } = {}) {
+  const text = (r) => `${get(r)?.label ?? '(outside any compile)'}${suffix(r)}`;
   return [{
-    key: 'compile', label: title, width: 'minmax(15em, 2fr)',
-    value: (r) => `${get(r)?.label ?? '(outside any compile)'}${suffix(r)}`,
-    render: (r) => {
-      const text = `${get(r)?.label ?? '(outside any compile)'}${suffix(r)}`;
-      return h('span', { title: text }, text);
-    },
+    key: 'compile', label: title, width: 'minmax(15em, 2fr)', value: text,
+    render: (r) => h('span', { title: text(r) }, text(r)),
   }, {
     key: 'compile_ids', label: 'compile ids', width: 'minmax(13.5em, 1.2fr)',
     value: (r) => compileIdsText(get(r)?.compile_ids ?? [], env.label),

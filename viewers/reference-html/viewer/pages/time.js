@@ -6,7 +6,7 @@
 
 import { h, section, note, empty, plural, count, seconds, dataTable, facts, download } from '../dom.js';
 import { bar, keepInUrl, percent, pill } from '../analysis.js';
-import { timingTimes, shownTimes, timeSummary, TIME_PARTS } from '../compile-data.js';
+import { timingTimes, shownTimes, timeSummary, timeColumn } from '../compile-data.js';
 
 const PERFETTO = 'https://ui.perfetto.dev';
 /** Phase columns of the compiles table: at most this many. */
@@ -41,10 +41,16 @@ export async function render(ctx) {
   const withOther = compiles.some((c) => c.other_us != null);
   const phaseNames = phaseColumns(table.phases);
   const perPhase = new Map(compiles.map((c) => [c, phaseTimes(c)]));
+  const times = new Map(compiles.map((c) => [c, timingTimes(c)]));
+  const timesOf = (c) => times.get(c);
+  // A restarted attempt's forward says which attempt counts its frame compile.
+  const forward = (c) => (c.counted_in
+    ? h('span', { class: 'an-muted', title: `its frame compile counts in ${c.counted_in}, which completed it` }, `in ${c.counted_in}`)
+    : seconds(timesOf(c).forward));
   let selected = compiles.find((c) => c.compile_id === ctx.params.get('id')) ?? slowest[0];
   const exposed = {
     compiles: slowest.map((c) => ({ compile_id: c.compile_id, total_us: c.total_us })),
-    times: Object.fromEntries(compiles.map((c) => [c.compile_id, shownTimes(timingTimes(c))])),
+    times: Object.fromEntries(compiles.map((c) => [c.compile_id, shownTimes(timesOf(c))])),
     phases: table.phases.map((p) => p.name),
     selected: selected.compile_id,
   };
@@ -69,11 +75,11 @@ export async function render(ctx) {
         render: (c) => h('span', { class: c === selected ? 'an-current' : null }, c === selected ? '▸ ' : '', c.compile_id
           ? h('a', { href: ctx.href('compile', { id: c.compile_id }), on: { click: (e) => e.stopPropagation() } }, c.compile_id)
           : h('span', { class: 'an-muted', title: 'events outside any compile' }, 'no compile')) },
-      partColumn('forward'),
-      partColumn('backward'),
-      partColumn('total'),
+      timeColumn('forward', timesOf, { render: forward }),
+      timeColumn('backward', timesOf),
+      timeColumn('total', timesOf, { label: 'time' }),
       { key: 'bar', label: '', width: 'minmax(8em, 2fr)', value: (c) => c.total_us, render: (c) => bar(c.total_us / maxTotal) },
-      withOther ? partColumn('other') : null,
+      withOther ? timeColumn('other', timesOf) : null,
       ...phaseNames.map((name) => ({
         key: `p:${name}`, label: h('span', { class: 'an-col-label' }, name.replace(/[_.]/g, '$&\u200b')), title: `time in ${name}, forward and backward`, align: 'right', width: 'minmax(7em, 1fr)',
         value: (c) => perPhase.get(c).get(name) ?? null,
@@ -110,18 +116,6 @@ export async function render(ctx) {
     table.unmatched.length ? section(`Unpaired events (${table.unmatched.length})`,
       note('torch ends every phase it begins, even on an exception: these lost their partner, and are not timed.'),
       unmatchedTable(ctx, table.unmatched)) : null);
-}
-
-/**
- * A right-aligned column of one part of a compile's time (timingTimes). A restarted attempt's
- * forward says which attempt counts its frame compile.
- */
-function partColumn(part) {
-  const render = (c) => (part === 'forward' && c.counted_in
-    ? h('span', { class: 'an-muted', title: `its frame compile counts in ${c.counted_in}, which completed it` }, `in ${c.counted_in}`)
-    : seconds(timingTimes(c)[part]));
-  return { key: part, label: part === 'total' ? 'time' : part, title: TIME_PARTS[part], align: 'right', width: '6.5em',
-    value: (c) => timingTimes(c)[part], render };
 }
 
 /** "The slowest compile, [0/0], took 21.2 s (forward 19.6 s + backward 1.65 s)" (share of the timed phases). */

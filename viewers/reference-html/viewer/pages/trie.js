@@ -4,7 +4,7 @@
 // is flattened into rows and only the rows in view are drawn, so a trie of 100,000 frames
 // expands, collapses and searches smoothly. `q` filters to matching frames and compile ids.
 
-import { h, section, note, empty, count, plural, statusBadge } from '../dom.js';
+import { h, section, note, empty, count, plural, statusBadge, STATUS } from '../dom.js';
 import { loadDirectory, shortPath } from '../compile-data.js';
 
 const ROW_HEIGHT = 26; // px; must match .trie-row in style.css
@@ -284,6 +284,6 @@ function mark(text, query) {
 
 function legend() {
   return h('p', { class: 'note trie-legend' }, 'Status: ',
-    ['ok', 'ok_with_restart', 'restarted', 'empty_graph', 'failed', 'metrics_missing', 'compiled_autograd_capture'].map((s) => [statusBadge(s), ' ']),
+    Object.keys(STATUS).map((s) => [statusBadge(s), ' ']),
     '· a → b: attempt a restarted as b. Hover a status for what it means.');
 }
