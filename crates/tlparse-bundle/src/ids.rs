@@ -1,5 +1,5 @@
 //! Blob ids: the first 128 bits of the blake3 hash of a blob's bytes, written as 32 lowercase
-//! hex digits.
+//! hex digits. And compile ids as tables show them.
 
 /// A blob id as bytes.
 pub type BlobId = [u8; 16];
@@ -37,9 +37,23 @@ pub fn parse_blob_id(s: &str) -> Option<BlobId> {
     is_blob_id(s).then(|| u128::from_str_radix(s, 16).ok()).flatten().map(u128::to_be_bytes)
 }
 
+/// A compile id as tables display it (`[0/1]`, `[0/1_2]`, `[!0/1/2]`, `[!0/-/-]`), from the same
+/// with or without its brackets (`0/1`), surrounding whitespace ignored.
+pub fn displayed_compile_id(id: &str) -> String {
+    let id = id.trim();
+    if id.starts_with('[') && id.ends_with(']') { id.to_string() } else { format!("[{id}]") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compile_ids_are_displayed_with_brackets() {
+        for (given, shown) in [("0/1", "[0/1]"), ("[0/1]", "[0/1]"), (" !0/1/2 ", "[!0/1/2]"), ("[0/1_2]", "[0/1_2]")] {
+            assert_eq!(displayed_compile_id(given), shown);
+        }
+    }
 
     #[test]
     fn blob_ids_round_trip_through_hex_and_nothing_else_parses() {

@@ -499,18 +499,95 @@ impl<S: ByteSource> Bundle<S> {
         Ok(data)
     }
 
-    /// The bytes of a blob, checked against its hash.
+    /// The bytes of a blob, checked against its hash: the payload exactly as logged (torch writes
+    /// UTF-8 text, but nothing checks it: `String::from_utf8_lossy` to show it).
+    ///
+    /// The pack is decompressed as a stream and only up to the blob's end, then dropped (a blob
+    /// early in a pack costs a fraction of the pack); when [`Bundle::pack`] last decompressed
+    /// that pack whole, the blob is cut from it instead.
     pub fn blob(&self, hash: &str) -> Result<Vec<u8>, ReadError> {
         let loc = self.locate(hash)?.ok_or_else(|| invalid(self.source.describe(), format!("no blob {hash}")))?;
-        let pack = self.pack(loc.pack)?;
         let pack_path = &self.pack_info(loc.pack)?.path;
-        let bytes = blob_bytes(&pack, &loc)
-            .ok_or_else(|| invalid(pack_path, format!("blob {hash} lies outside the pack")))?
-            .to_vec();
+        let outside = || invalid(pack_path, format!("blob {hash} lies outside the pack"));
+        let cached = match self.pack_cache.lock().expect("not poisoned").as_ref() {
+            Some((id, data)) if *id == loc.pack => Some(data.clone()),
+            _ => None,
+        };
+        let bytes = match cached {
+            Some(pack) => blob_bytes(&pack, &loc).ok_or_else(outside)?.to_vec(),
+            None => self.blob_streamed(hash, &loc)?,
+        };
         if hex(&blob_id(&bytes)) != hash {
             return Err(invalid(pack_path, format!("blob {hash} does not match its hash")));
         }
         Ok(bytes)
+    }
+
+    /// The `loc.size` bytes at `loc.offset` of a pack, decompressing it only that far.
+    fn blob_streamed(&self, hash: &str, loc: &BlobLocation) -> Result<Vec<u8>, ReadError> {
+        let (info, mut reader) = self.open_pack(loc.pack)?;
+        let outside = || invalid(&info.path, format!("blob {hash} lies outside the pack"));
+        loc.offset.checked_add(loc.size).filter(|&end| end <= info.raw_size).ok_or_else(outside)?;
+        let failed = |e| read_failed(&info.path, e, info.raw_size);
+        let skipped = std::io::copy(&mut (&mut reader).take(loc.offset), &mut std::io::sink()).map_err(failed)?;
+        let mut bytes = Vec::new();
+        reader.take(loc.size).read_to_end(&mut bytes).map_err(failed)?;
+        if skipped != loc.offset || bytes.len() as u64 != loc.size {
+            return Err(invalid(
+                &info.path,
+                format!(
+                    "ends before blob {hash} does (at {} of {} bytes manifest.json declares)",
+                    skipped + bytes.len() as u64,
+                    info.raw_size
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Where the payload of artifact `name` of a compile is, found through the stream's
+    /// `compile_directory` table (the event index is not read). `compile_id` is written as
+    /// displayed (`[0/1]`, `[0/1_2]`, `[!0/1/2]`) or without its brackets (`0/1`); `name` is the
+    /// artifact's `name` in the table (`inductor_output_code`, `dynamo_output_graph`,
+    /// `fx_graph_runnable`, ...) or its `tlparse_name`. `None` when the stream has no such
+    /// compile or the compile no such artifact; when it logged several, the first (in log
+    /// order) with a payload. An unknown stream is an error.
+    pub fn artifact_ref(
+        &self,
+        stream: &str,
+        compile_id: &str,
+        name: &str,
+    ) -> Result<Option<schema::tables::ArtifactRef>, ReadError> {
+        let Some(directory) = self.stream_table::<schema::tables::CompileDirectory>(stream)? else {
+            return Ok(None);
+        };
+        let wanted = crate::ids::displayed_compile_id(compile_id);
+        let Some(compile) = directory.compiles.into_iter().find(|c| c.compile_id == wanted) else {
+            return Ok(None);
+        };
+        let named = |a: &schema::tables::ArtifactRef| a.name == name || a.tlparse_name.as_deref() == Some(name);
+        let first = compile.artifacts.iter().position(|a| named(a) && a.blob.is_some());
+        let first = first.or_else(|| compile.artifacts.iter().position(named));
+        Ok(first.map(|i| compile.artifacts.into_iter().nth(i).expect("a position found in it")))
+    }
+
+    /// The payload of artifact `name` of compile `compile_id` in `stream` (see
+    /// [`Bundle::artifact_ref`] for how it is found), read with [`Bundle::blob`]: three files
+    /// (the compile directory, one blob-index shard, the start of one pack). `None` when there
+    /// is no such artifact, or it was logged without a payload (a link, or `no_payload`).
+    ///
+    /// ```
+    /// # let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bundles/simple");
+    /// let bundle = tlparse_bundle::Bundle::open(&root)?;
+    /// let code = bundle.artifact("log0", "[0/0]", "inductor_output_code")?.expect("logged");
+    /// assert!(String::from_utf8_lossy(&code).contains("def call(args)"));
+    /// # Ok::<(), tlparse_bundle::ReadError>(())
+    /// ```
+    pub fn artifact(&self, stream: &str, compile_id: &str, name: &str) -> Result<Option<Vec<u8>>, ReadError> {
+        match self.artifact_ref(stream, compile_id, name)?.and_then(|a| a.blob) {
+            Some(blob) => self.blob(&blob).map(Some),
+            None => Ok(None),
+        }
     }
 }
 
