@@ -335,9 +335,20 @@ fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Opt
 /// fetches one small file.
 pub const SHARD_TARGET: usize = 4096;
 
-/// How many leading hex digits name a blob-index shard.
+/// Entries a bundle's only shard holds at most. An entry takes about 28 bytes compressed (its
+/// id is incompressible), so one shard of 4096 entries would be a 110 KB fetch for every
+/// artifact shown; past 512 entries (14 KB), 16 shards cost a viewer less, shard and manifest
+/// together (each shard adds about 170 bytes to the manifest's `files`, which every viewer reads).
+pub const SINGLE_SHARD_MAX: usize = 512;
+
+/// How many leading hex digits name a blob-index shard: 0 (one shard) up to
+/// [`SINGLE_SHARD_MAX`] blobs, else the fewest that keep the average shard at [`SHARD_TARGET`]
+/// entries or fewer.
 pub fn shard_prefix_len(blobs: usize) -> u32 {
-    let mut len = 0;
+    if blobs <= SINGLE_SHARD_MAX {
+        return 0;
+    }
+    let mut len = 1;
     while blobs > SHARD_TARGET << (4 * len) {
         len += 1;
     }
@@ -395,6 +406,15 @@ mod tests {
                 (n.trim_end_matches(".json.zst").to_string(), serde_json::from_slice(&json).unwrap())
             })
             .collect()
+    }
+
+    #[test]
+    fn one_shard_holds_at_most_512_blobs_and_sixteen_or_more_average_4096_or_fewer() {
+        let expected =
+            [(0, 0), (512, 0), (513, 1), (4096, 1), (65536, 1), (65537, 2), (1 << 20, 2), ((1 << 20) + 1, 3)];
+        for (blobs, len) in expected {
+            assert_eq!(shard_prefix_len(blobs), len, "{blobs} blobs");
+        }
     }
 
     #[test]
