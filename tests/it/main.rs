@@ -3,6 +3,7 @@
 mod build;
 mod cli;
 mod cross_rank;
+mod docs;
 mod fixtures;
 mod format_crate;
 mod properties;
