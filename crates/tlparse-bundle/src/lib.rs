@@ -4,7 +4,8 @@
 //! ([`naming`]), and a strict reader
 //! ([`reader`]) that treats every bundle as untrusted input, reading through a [`ByteSource`]
 //! (a local directory here; anything that can fetch a file by path). With the `validate`
-//! feature, [`validate::validate`] checks a whole bundle against its JSON Schemas.
+//! feature, [`validate::validate`] checks a whole bundle against its JSON Schemas. README.md
+//! shows how to use it (its examples are tests).
 //!
 //! Open a bundle and read rows of a table:
 //!
@@ -22,6 +23,11 @@
 //! }
 //! # Ok::<(), tlparse_bundle::reader::ReadError>(())
 //! ```
+
+/// The examples of README.md, compiled and run by `cargo test -p tlparse-bundle`.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 pub mod ids;
 pub mod naming;
