@@ -1,5 +1,7 @@
-//! Embeds the reference viewer (`viewers/reference-html/`) in the binary. Plain files only: the
-//! viewer has no build step, so building needs nothing but the stock Rust toolchain.
+//! Embeds the reference viewer (`viewers/reference-html/`) in the binary, with the shared loader
+//! (`viewers/bundle-loader/src/bundle-loader.js`) as its `viewer/bundle-loader.js`: the one copy of
+//! the loader a bundle ships is made here, never by hand. Plain files only: the viewer has no build
+//! step, so building needs nothing but the stock Rust toolchain.
 //!
 //! Writes `$OUT_DIR/viewer_files.rs`: a sorted list of `(path in the bundle, bytes)` that
 //! `src/viewer.rs` includes. Sorted so bundles stay byte-identical across builds.
@@ -9,16 +11,24 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const VIEWER_DIR: &str = "viewers/reference-html";
+/// The shared loader, written into every bundle as `viewer/bundle-loader.js`.
+const LOADER: &str = "viewers/bundle-loader/src/bundle-loader.js";
 
 fn main() {
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo::rerun-if-changed={VIEWER_DIR}");
+    println!("cargo::rerun-if-changed={LOADER}");
 
     // Only the entry page and viewer/ are shipped: they are the paths `validate` knows to skip.
     let viewer = root.join(VIEWER_DIR);
     let mut files: Vec<(String, PathBuf)> = vec![("index.html".into(), viewer.join("index.html"))];
     collect(&viewer.join("viewer"), "viewer/", &mut files);
+    assert!(
+        !files.iter().any(|(path, _)| path == "viewer/bundle-loader.js"),
+        "{VIEWER_DIR}/viewer/bundle-loader.js must not exist: the loader lives in {LOADER}"
+    );
+    files.push(("viewer/bundle-loader.js".into(), root.join(LOADER)));
     files.sort();
 
     let mut code = String::from("&[\n");

@@ -1,4 +1,4 @@
-// Real-browser tests of viewers/reference-html/viewer/bundle-loader.js: bundles built by the release
+// Real-browser tests of viewers/bundle-loader/src/bundle-loader.js: bundles built by the release
 // tlparse-build from fixture logs, served by server.js in two modes (plain / ghpages), read by
 // Debian's Chromium through playwright-core. Run with ./run.sh (or `node --test` here).
 import { test, describe, before, after } from 'node:test';
@@ -102,6 +102,14 @@ function inspect(dir) {
   return { dir, manifest, streams, crossRank, crossTraces, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
 }
 
+/** What the test servers serve: the bundles, the loader, the test page and its npm modules. */
+const MOUNTS = () => ({
+  '/bundles/': path.join(tmp, 'bundles'),
+  '/loader/': path.join(REPO, 'viewers/bundle-loader/src'),
+  '/node_modules/': path.join(HERE, 'node_modules'),
+  '/': HERE,
+});
+
 const cat = (dir, hash) => execFileSync(BIN, ['cat', dir, hash], { maxBuffer: 1 << 28 });
 
 let tmp, browser;
@@ -162,12 +170,7 @@ for (const mode of ['plain', 'ghpages']) {
   describe(`${mode} server`, () => {
     let srv;
     before(async () => {
-      srv = await startServer(mode, {
-        '/bundles/': path.join(tmp, 'bundles'),
-        '/loader/': path.join(REPO, 'viewers/reference-html/viewer'),
-        '/node_modules/': path.join(HERE, 'node_modules'),
-        '/': HERE,
-      });
+      srv = await startServer(mode, MOUNTS());
     });
     after(() => srv?.close());
 
@@ -285,6 +288,73 @@ for (const mode of ['plain', 'ghpages']) {
       assert.match(r.error, /GET http:\/\/127\.0\.0\.1:\d+\/bundles\/no-such-bundle\/manifest\.json: HTTP 404/);
     });
 
+    test('refuses a bundle older than the viewer reads, naming both versions', async () => {
+      const { page, close } = await openPage(srv);
+      const r = await page.evaluate((u) => window.tryOpen(u, 6), `${srv.url}/bundles/simple`);
+      await close();
+      assert.equal(r.ok, false);
+      assert.match(r.error, /This bundle is format version 5; this viewer reads format version 6 and later/);
+    });
+
+    for (const name of ['graph_breaks', 'multi_rank_runtime']) {
+      test(`${name}: artifact(stream, compile id, name) reads compile_directory + one shard + one pack, never the index`, { timeout: TIMEOUT }, async (t) => {
+        const b = bundles[name];
+        const m = b.manifest;
+        const stream = m.streams[m.streams.length - 1].id;
+        const dir = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(b.dir, m.streams.find((s) => s.id === stream).tables.compile_directory.path)))).toString('utf8'));
+        // The last compile's first artifact with a payload whose name is logged once for it.
+        const compile = dir.compiles.findLast((c) => c.artifacts.some((a) => a.blob));
+        const ref = compile.artifacts.find((a) => a.blob && compile.artifacts.filter((x) => x.name === a.name).length === 1);
+        const { page, errors, close } = await openPage(srv);
+        srv.requests.length = 0;
+        const r = await page.evaluate((a) => window.artifact1(...a), [`${srv.url}/bundles/${name}/`, stream, compile.compile_id.slice(1, -1), ref.name]);
+        const files = bundleRequests(srv, name).map((q) => q.file);
+        await close();
+        assert.deepEqual(errors, []);
+        const expected = execFileSync(BIN, ['cat', b.dir, compile.compile_id, ref.name, '--stream', stream], { maxBuffer: 1 << 28 });
+        assert.equal(Buffer.from(r.text, 'utf8').compare(expected), 0, `${compile.compile_id} ${ref.name} vs tlparse-build cat`);
+        assert.deepEqual(r.absent, [null, null]);
+        const shard = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? ref.blob.slice(0, m.blobs.index_prefix_len) : 'all');
+        assert.deepEqual(files, ['manifest.json', m.streams.find((s) => s.id === stream).tables.compile_directory.path, shard,
+          m.blobs.packs[b.locations[ref.blob].pack].path]);
+        t.diagnostic(`${mode} ${name}: ${stream} ${compile.compile_id} ${ref.name} (${ref.size} B)`);
+      });
+    }
+
+    test('sharded: streaming a pack stops once the blob is decoded; later blobs cost one more read at most', { timeout: TIMEOUT }, async (t) => {
+      const b = bundles.sharded;
+      const m = b.manifest;
+      const pack = m.blobs.packs[0];
+      const inPack0 = Object.entries(b.locations).filter(([, l]) => l.pack === 0).sort((x, y) => x[1].offset - y[1].offset);
+      const packFile = m.files.find((f) => f.path === pack.path);
+      // A slow link: the pack arrives in 8 KiB pieces, so stopping early shows in what was sent.
+      const slow = await startServer(mode, MOUNTS(), { trickle: true });
+      const url = `${slow.url}/bundles/sharded/`;
+      const { page, errors, close } = await openPage(slow);
+      try {
+        const first = await page.evaluate((a) => window.packBlobs(...a), [url, [inPack0[0][0]]]);
+        assert.deepEqual(first, [inPack0[0][0]]);
+        const stats = await page.evaluate(() => window.streamStats);
+        await new Promise((r) => setTimeout(r, 100)); // let the server notice the cancelled response
+        const sent = slow.requests.filter((q) => q.path.endsWith(pack.path)).map((q) => q.bytes);
+        t.diagnostic(`${mode}: first blob (offset 0) of a ${packFile.size} B pack: ${sent} B sent; ` +
+          `decoded ${stats.bytesOut} B (shard included) of the pack's ${pack.raw_size}`);
+        assert.equal(sent.length, 1);
+        assert.ok(sent[0] < packFile.size / 2, `sent ${sent[0]} B of a ${packFile.size} B pack`);
+        assert.ok(stats.bytesOut < pack.raw_size / 2, `decoded ${stats.bytesOut} B of ${pack.raw_size}`);
+        // Every blob of the pack in order: right bytes, and the pack is read at most twice.
+        slow.requests.length = 0;
+        const all = await page.evaluate((a) => window.packBlobs(...a), [url, inPack0.map(([h]) => h)]);
+        assert.deepEqual(all, inPack0.map(([h]) => h));
+        const packReads = slow.requests.filter((q) => q.path.endsWith(pack.path)).length;
+        assert.ok(packReads >= 1 && packReads <= 2, `pack read ${packReads} times`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+        await slow.close();
+      }
+    });
+
     test('without zstdDecompress: native DecompressionStream("zstd") or a clear error', async (t) => {
       const b = bundles.simple;
       const hash = b.payloads[0].hash;
@@ -297,7 +367,7 @@ for (const mode of ['plain', 'ghpages']) {
         assert.equal(r.blake3, hash);
       } else {
         assert.equal(r.ok, false);
-        assert.match(r.error, /no zstd DecompressionStream.*zstdDecompress.*fzstd/);
+        assert.match(r.error, /no zstd DecompressionStream.*zstdStream.*fzstd/);
       }
     });
 

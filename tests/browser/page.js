@@ -1,7 +1,7 @@
 // Test page: exercises bundle-loader.js in the browser. Node (playwright-core) calls the
 // window.* functions below with page.evaluate and asserts on what they return.
-import { openBundle, READER_VERSION } from 'bundle-loader';
-import { decompress } from 'fzstd';
+import { openBundle, READER_VERSION, zstdStreamFromFzstd } from 'bundle-loader';
+import * as fzstd from 'fzstd';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
@@ -11,10 +11,25 @@ window.decodeStats = { calls: 0, ms: 0, bytesIn: 0, bytesOut: 0 };
 const opts = {
   zstdDecompress(data) {
     const t0 = performance.now();
-    const out = decompress(data);
+    const out = fzstd.decompress(data);
     Object.assign(window.decodeStats, { calls: window.decodeStats.calls + 1, ms: window.decodeStats.ms + performance.now() - t0,
       bytesIn: window.decodeStats.bytesIn + data.length, bytesOut: window.decodeStats.bytesOut + out.length });
     return out;
+  },
+};
+/** Streaming decoding (fzstd's Decompress), counting the compressed bytes it was fed. */
+window.streamStats = { bytesIn: 0, bytesOut: 0 };
+const fzstdStream = zstdStreamFromFzstd(fzstd);
+const streamOpts = {
+  zstdStream() {
+    const count = new TransformStream({
+      transform(chunk, out) { window.streamStats.bytesIn += chunk.length; out.enqueue(chunk); },
+    });
+    const decode = fzstdStream();
+    const tally = new TransformStream({
+      transform(chunk, out) { window.streamStats.bytesOut += chunk.length; out.enqueue(chunk); },
+    });
+    return { writable: count.writable, readable: count.readable.pipeThrough(decode).pipeThrough(tally) };
   },
 };
 const $ = (sel) => document.querySelector(sel);
@@ -139,10 +154,27 @@ window.text1 = async (hash) => {
   return { text: new TextDecoder().decode(bytes), size: bytes.length, blake3: bytesToHex(blake3(bytes, { dkLen: 16 })) };
 };
 
+/** Reads one artifact by (stream, compile id, name) with the streaming decoder. */
+window.artifact1 = async (url, stream, compileId, name) => {
+  const b = await openBundle(url, streamOpts);
+  window.streamStats = { bytesIn: 0, bytesOut: 0 };
+  const text = await b.artifact(stream, compileId, name);
+  const absent = [await b.artifact(stream, compileId, 'no_such_artifact'), await b.artifact(stream, '[999/0]', name)];
+  return { text, absent, stats: window.streamStats };
+};
+
+/** Reads every blob of a pack, in order, with the streaming decoder; returns their blake3s. */
+window.packBlobs = async (url, hashes) => {
+  const b = await openBundle(url, streamOpts);
+  const out = [];
+  for (const h of hashes) out.push(bytesToHex(blake3(await b.blob(h), { dkLen: 16 })));
+  return out;
+};
+
 /** Opens a bundle, returning the error message instead of throwing. */
-window.tryOpen = async (url) => {
+window.tryOpen = async (url, minFormatVersion) => {
   try {
-    await openBundle(url, opts);
+    await openBundle(url, { ...opts, minFormatVersion });
     return { ok: true };
   } catch (e) {
     note(`refused <code>${url}</code>: ${e.message}`);

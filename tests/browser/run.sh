@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the real-browser tests of viewers/reference-html/bundle-loader.js.
+# Runs the real-browser tests of the shared loader (viewers/bundle-loader/) and the reference viewer.
 # Usage (from anywhere): tests/browser/run.sh [extra `node --test` args]
 # Needs: node >= 20, npm, cargo; Chromium at $CHROMIUM (default /usr/bin/chromium; installed with
 # apt-get when missing and we are root). Browsers are never downloaded by npm.

@@ -17,15 +17,32 @@ const TYPES = {
 };
 const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
 
-/** mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. */
-export async function startServer(mode, mounts) {
+/**
+ * mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. With
+ * `opts.trickle`, bodies are sent in 8 KiB pieces 5 ms apart, like a slow link, so a client that
+ * stops reading early is seen to (a request's `bytes` then counts only what was written before the
+ * client went away).
+ */
+export async function startServer(mode, mounts, opts = {}) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const send = (status, body, headers) => {
       res.writeHead(status, { 'Content-Length': body.length, ...headers });
-      res.end(req.method === 'HEAD' ? undefined : body);
-      requests.push({ path: urlPath, status, bytes: body.length, gzip: headers['Content-Encoding'] === 'gzip' });
+      const record = { path: urlPath, status, bytes: body.length, gzip: headers['Content-Encoding'] === 'gzip' };
+      requests.push(record);
+      if (req.method === 'HEAD') return res.end();
+      if (!opts.trickle) return res.end(body);
+      record.bytes = 0;
+      const piece = (at) => {
+        if (res.destroyed) return;
+        if (at >= body.length) return res.end();
+        const end = Math.min(at + 8192, body.length);
+        res.write(body.subarray(at, end));
+        record.bytes = end;
+        setTimeout(piece, 5, end);
+      };
+      piece(0);
     };
     const prefix = Object.keys(mounts).sort((a, b) => b.length - a.length).find((p) => urlPath.startsWith(p));
     const file = prefix && path.join(mounts[prefix], urlPath.slice(prefix.length));

@@ -36,9 +36,12 @@ export async function setup(inputs, { mode = 'plain' } = {}) {
     const out = path.join(tmp, 'b', name);
     execFileSync(BIN, [input, '-o', out, '--overwrite', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
     assert.ok(fs.existsSync(path.join(out, 'index.html')), `${name}: the bundle ships no viewer`);
-    // While editing the viewer: VIEWER_FROM_REPO=1 overlays viewers/reference-html/ on the shipped
+    // While editing the viewer: VIEWER_FROM_REPO=1 overlays viewers/reference-html/ (and the loader) on the shipped
     // copy, so JS/CSS changes need no rebuild of the binary. CI never sets it.
-    if (process.env.VIEWER_FROM_REPO) fs.cpSync(path.join(REPO, 'viewers/reference-html'), out, { recursive: true });
+    if (process.env.VIEWER_FROM_REPO) {
+      fs.cpSync(path.join(REPO, 'viewers/reference-html'), out, { recursive: true });
+      fs.cpSync(path.join(REPO, 'viewers/bundle-loader/src/bundle-loader.js'), path.join(out, 'viewer/bundle-loader.js'));
+    }
     dirs[name] = out;
   }
   const server = await startServer(mode, { '/b/': path.join(tmp, 'b') });

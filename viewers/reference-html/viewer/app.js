@@ -6,9 +6,13 @@
 // browser tests assert on data rather than pixels.
 
 import { openBundle } from './bundle-loader.js';
-import { decompress, decoder } from './zstd.js';
+import { decompressStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
+
+/** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
+ * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
+export const MIN_FORMAT_VERSION = 5;
 
 const viewer = {
   /** 'loading' | 'ready' | 'error': the state of the current page. */
@@ -59,7 +63,7 @@ function bundleUrl() {
 async function start() {
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), { zstdDecompress: decompress });
+    bundle = await openBundle(bundleUrl(), { zstdStream: decompressStream, minFormatVersion: MIN_FORMAT_VERSION });
   } catch (e) {
     fail(app, `Could not open the bundle at ${bundleUrl()}`, e, [
       'Serve the bundle directory over HTTP (tlparse-build serve BUNDLE) and open its address, or pass ',

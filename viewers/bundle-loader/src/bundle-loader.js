@@ -1,20 +1,30 @@
-// bundle-loader.js: read a tlparse bundle (format v2) over HTTP, in any browser or worker.
-// Dependency-free ES module; copy it into your viewer. It never relies on response headers:
-// hosts that gzip responses on the fly (GitHub Pages) and hosts that don't both work.
-// Compressed bundle files (`.zst`: packs, index, blob-index shards) are zstd; bring a decoder.
+// bundle-loader.js: read a tlparse bundle over HTTP, in any browser, worker or Node >= 20.
+// The one loader every viewer in viewers/ uses (the reference viewer ships a copy made by the
+// build). Dependency-free ES module; its types are in bundle-loader.d.ts and schema.d.ts.
+// It never relies on response headers: hosts that gzip responses on the fly (GitHub Pages) and
+// hosts that don't both work. Compressed bundle files (`.zst`: packs, index, tables, blob-index
+// shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
-/** Highest `min_reader_version` this loader can read. */
+/** Highest `min_reader_version` this loader can read: it reads bundles of format 5 and every
+ * later format whose `min_reader_version` is still 5 (later versions only add fields). */
 export const READER_VERSION = 5;
+
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
 /**
  * @typedef {{pack: number, offset: number, size: number}} BlobLocation
  * @typedef {{frames: {file: string, line: number, name: string, loc?: string}[], stacks: number[][]}} StackTable
  * @typedef {object} OpenOptions
- * @property {(data: Uint8Array) => Uint8Array | Promise<Uint8Array>} [zstdDecompress]
- *   zstd decoder for the blob packs, e.g. `decompress` from the npm package `fzstd`. Without it
- *   the loader uses `new DecompressionStream('zstd')`, which most browsers do not have yet.
+ * @property {() => TransformStream<Uint8Array, Uint8Array>} [zstdStream] makes a streaming zstd
+ *   decoder; lets the loader stop reading a pack once the blob it wants is decoded. Default: the
+ *   platform's `DecompressionStream('zstd')` where it exists; `zstdStreamFromFzstd(fzstd)` wraps
+ *   the npm package fzstd.
+ * @property {(data: Uint8Array) => Uint8Array | Promise<Uint8Array>} [zstdDecompress] a
+ *   whole-buffer zstd decoder (e.g. fzstd's `decompress`), used when no `zstdStream` is given.
+ * @property {number} [minFormatVersion] refuse bundles whose `format_version` is below this: the
+ *   oldest format the viewer was written for (default 1).
  * @property {typeof fetch} [fetch] fetch to use (default: the global one).
- * @property {number} [packCacheSize] decompressed packs kept in memory (default 4, ~1 MiB each).
+ * @property {number} [packCacheSize] decoded packs kept in memory (default 4, ~1 MiB each).
  * @property {number} [shardCacheSize] blob-index shards kept in memory (default 16).
  */
 
@@ -37,6 +47,11 @@ export async function openBundle(baseUrl, opts = {}) {
     throw new Error(`This bundle (format version ${manifest.format_version}) needs a bundle reader of version ` +
       `${manifest.min_reader_version} or newer; this bundle-loader.js is version ${READER_VERSION}. Update the viewer.`);
   }
+  const oldest = opts.minFormatVersion ?? 1;
+  if (!(manifest.format_version >= oldest)) {
+    throw new Error(`This bundle is format version ${manifest.format_version}; this viewer reads format version ` +
+      `${oldest} and later. Rebuild the bundle with a newer tlparse-build.`);
+  }
   if (manifest.blobs.compression !== 'zstd') throw new Error(`unsupported blob compression ${manifest.blobs.compression}`);
   return new Bundle(base, manifest, doFetch, opts);
 }
@@ -50,10 +65,12 @@ export class Bundle {
     /** The parsed manifest.json. */
     this.manifest = manifest;
     this._fetch = doFetch;
-    this._zstd = opts.zstdDecompress ?? nativeZstd;
+    this._zstdStream = opts.zstdStream ?? (opts.zstdDecompress ? null : nativeZstdStream);
+    this._zstd = opts.zstdDecompress ?? null;
     this._shards = new Lru(opts.shardCacheSize ?? 16);
     this._packs = new Lru(opts.packCacheSize ?? 4);
     this._stacks = new Map();
+    this._directories = new Lru(8);
   }
 
   /** Fetches a bundle file (path relative to the bundle) and checks the response status. */
@@ -142,9 +159,23 @@ export class Bundle {
    * @param {string} path @returns {Promise<Uint8Array>}
    */
   async bytes(path) {
-    const data = new Uint8Array(await (await this._get(path)).arrayBuffer());
-    const isZstd = data.length >= 4 && data[0] === 0x28 && data[1] === 0xb5 && data[2] === 0x2f && data[3] === 0xfd;
-    return isZstd ? await this._zstd(data) : data;
+    return this._decoded(await this._get(path), Infinity);
+  }
+
+  /**
+   * The first `want` decoded bytes of a response (or more: whole decoded chunks are kept), all of
+   * them when `want` is Infinity; zstd is decoded when the body starts with its magic number.
+   * With a streaming decoder, reading stops (and the download is cancelled) once `want` bytes
+   * are decoded; at most `limit` bytes are ever decoded.
+   */
+  async _decoded(response, want, limit = Infinity) {
+    if (!this._zstdStream) {
+      const data = new Uint8Array(await response.arrayBuffer());
+      return startsWithZstd(data) ? await this._zstd(data) : data;
+    }
+    const [head, rest] = await peek(response.body, ZSTD_MAGIC.length);
+    const stream = startsWithZstd(head) ? rest.pipeThrough(this._zstdStream()) : rest;
+    return readUpTo(stream, want, limit);
   }
 
   /**
@@ -177,15 +208,20 @@ export class Bundle {
   }
 
   /**
-   * The bytes of a blob (a copy; the decompressed pack stays cached).
+   * The bytes of a blob (a copy; the decoded pack, or the part of it read so far, stays cached).
+   * With a streaming zstd decoder, the first blob read from a pack downloads only the pack's start,
+   * up to the blob's end; a later blob past that part reads the whole pack once.
    * @param {string} hash @returns {Promise<Uint8Array>}
    */
   async blob(hash) {
     const loc = await this.locate(hash);
     if (!loc) throw new Error(`no blob ${hash} in this bundle`);
-    const pack = await this._packs.get(loc.pack, () => this._loadPack(loc.pack));
-    if (loc.offset + loc.size > pack.length) throw new Error(`blob ${hash} lies outside its pack`);
-    return pack.slice(loc.offset, loc.offset + loc.size);
+    const end = loc.offset + loc.size;
+    let pack = await this._packs.get(loc.pack, () => this._loadPack(loc.pack, end));
+    // The cached start of the pack ends before this blob: read the whole pack this time, so that
+    // reading many blobs of a pack costs at most two downloads of it.
+    if (pack.length < end) pack = await this._packs.replace(loc.pack, () => this._loadPack(loc.pack));
+    return pack.slice(loc.offset, end);
   }
 
   /** A blob decoded as UTF-8 text. @param {string} hash @returns {Promise<string>} */
@@ -193,15 +229,65 @@ export class Bundle {
     return new TextDecoder().decode(await this.blob(hash));
   }
 
-  async _loadPack(i) {
+  /**
+   * One compile's row of a stream's `compile_directory` (cached), or null when the stream has no
+   * such compile. `compileId` as displayed (`[0/1]`, `[!0/1/0]`) or without brackets (`0/1`).
+   * @param {string} streamId @param {string} compileId
+   * @returns {Promise<import('./schema').CompileEntry | null>}
+   */
+  async compile(streamId, compileId) {
+    const dir = await this._directories.get(streamId, () => this.table(streamId, 'compile_directory'));
+    const id = compileId.startsWith('[') ? compileId : `[${compileId}]`;
+    return dir?.compiles.find((c) => c.compile_id === id) ?? null;
+  }
+
+  /**
+   * The text of one artifact of a compile, by name (`inductor_output_code`, `dynamo_output_graph`,
+   * `fx_graph_runnable`, ...: `compile_directory.compiles[].artifacts[].name`), read through the
+   * compile directory, one blob-index shard and the start of one pack: never the event index.
+   * `nth` picks among artifacts logged more than once under the name. Null when the compile or the
+   * artifact does not exist; '' for an artifact logged without a payload (a link's URL for a link).
+   * @param {string} streamId @param {string} compileId @param {string} name @param {number} [nth]
+   * @returns {Promise<string | null>}
+   */
+  async artifact(streamId, compileId, name, nth = 0) {
+    const compile = await this.compile(streamId, compileId);
+    const ref = compile?.artifacts.filter((a) => a.name === name)[nth];
+    if (!ref) return null;
+    if (ref.blob == null) return ref.url ?? '';
+    return this.text(ref.blob);
+  }
+
+  /** Pack `i` decoded up to at least byte `end` (all of it when `end` is Infinity). */
+  async _loadPack(i, end = Infinity) {
     const info = this.manifest.blobs.packs[i];
     if (!info) throw new Error(`no pack ${i} in this bundle`);
-    const raw = await this.bytes(info.path);
-    if (raw.length !== info.raw_size) {
+    if (end !== Infinity && end > info.raw_size) {
+      throw new Error(`pack ${info.path}: a blob ends at byte ${end}, past its ${info.raw_size} bytes`);
+    }
+    const raw = await this._decoded(await this._get(info.path), end, info.raw_size);
+    const complete = end === Infinity || raw.length < end || !this._zstdStream;
+    if (complete && raw.length !== info.raw_size) {
       throw new Error(`pack ${info.path}: decoded ${raw.length} bytes, manifest says ${info.raw_size}`);
     }
     return raw;
   }
+}
+
+/**
+ * A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`): its
+ * streaming `Decompress` wrapped as a TransformStream.
+ * @param {{Decompress: any}} fzstd @returns {() => TransformStream<Uint8Array, Uint8Array>}
+ */
+export function zstdStreamFromFzstd(fzstd) {
+  return () => {
+    let decoder;
+    return new TransformStream({
+      start(out) { decoder = new fzstd.Decompress((chunk) => { if (chunk.length) out.enqueue(chunk); }); },
+      transform(chunk) { decoder.push(chunk); },
+      flush() { decoder.push(new Uint8Array(0), true); },
+    });
+  };
 }
 
 /** fetch + status check; with `missingOk`, a 404 yields null. */
@@ -212,16 +298,69 @@ async function get(doFetch, url, missingOk = false) {
   return r;
 }
 
-/** Default zstd decoder: the platform's DecompressionStream, where it supports zstd. */
-async function nativeZstd(data) {
-  let ds;
+/** Default streaming zstd decoder: the platform's DecompressionStream, where it supports zstd. */
+function nativeZstdStream() {
   try {
-    ds = new DecompressionStream('zstd');
+    return new DecompressionStream('zstd');
   } catch {
     throw new Error("This browser has no zstd DecompressionStream: pass a decoder, e.g. " +
-      "openBundle(url, {zstdDecompress: fzstd.decompress}) with the npm package fzstd");
+      "openBundle(url, {zstdStream: zstdStreamFromFzstd(fzstd)}) with the npm package fzstd");
   }
-  return new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(ds)).arrayBuffer());
+}
+
+function startsWithZstd(data) {
+  return data.length >= 4 && ZSTD_MAGIC.every((b, i) => data[i] === b);
+}
+
+/** The first `n` bytes of a body (fewer if it is shorter), and a stream of all of it. */
+async function peek(body, n) {
+  const reader = body.getReader();
+  const parts = [];
+  let got = 0;
+  while (got < n) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    got += value.length;
+  }
+  const head = concat(parts, got);
+  const all = new ReadableStream({
+    start(out) { if (head.length) out.enqueue(head); },
+    async pull(out) {
+      const { done, value } = await reader.read();
+      if (done) out.close();
+      else out.enqueue(value);
+    },
+    cancel(reason) { return reader.cancel(reason); },
+  });
+  return [head, all];
+}
+
+/** Reads a stream until `want` bytes (then cancels it) or its end; fails past `limit` bytes. */
+async function readUpTo(stream, want, limit) {
+  const reader = stream.getReader();
+  const parts = [];
+  let got = 0;
+  while (got < want) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += value.length;
+    if (got > limit) {
+      reader.cancel().catch(() => {});
+      throw new Error(`decoded more than the ${limit} bytes the manifest announces`);
+    }
+    parts.push(value);
+  }
+  if (got >= want) reader.cancel().catch(() => {});
+  return concat(parts, got);
+}
+
+function concat(parts, total) {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
 }
 
 /**
@@ -244,9 +383,17 @@ function* jsonLines(bytes) {
 class Lru {
   constructor(max) { this.max = Math.max(1, max); this.map = new Map(); }
   get(key, load) {
-    let p = this.map.get(key);
-    if (p) this.map.delete(key);
-    else (p = load()).catch(() => this.map.get(key) === p && this.map.delete(key));
+    const p = this.map.get(key);
+    if (!p) return this.replace(key, load);
+    this.map.delete(key);
+    this.map.set(key, p);
+    return p;
+  }
+  /** Loads `key` anew, replacing what is cached. */
+  replace(key, load) {
+    const p = load();
+    p.catch(() => this.map.get(key) === p && this.map.delete(key));
+    this.map.delete(key);
     this.map.set(key, p);
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value);
     return p;

@@ -1,0 +1,69 @@
+// bundle-loader.d.ts: the types of bundle-loader.js's API. The bundle's own file types are in
+// schema.d.ts, generated from the JSON Schemas (re-exported here).
+import type {
+  BlobLocation, CompileEntry, CrossRankTables, Diagnostic, IndexRow, Manifest, StackTable, StreamTables,
+} from './schema';
+
+export type * from './schema';
+
+/** Highest `min_reader_version` this loader can read. */
+export declare const READER_VERSION: number;
+
+export interface OpenOptions {
+  /** Makes a streaming zstd decoder; lets the loader stop reading a pack once the blob it wants is
+   * decoded. Default: the platform's `DecompressionStream('zstd')` where it exists. */
+  zstdStream?: () => TransformStream<Uint8Array, Uint8Array> | ReadableWritablePair<Uint8Array, Uint8Array>;
+  /** A whole-buffer zstd decoder (e.g. fzstd's `decompress`), used when no `zstdStream` is given. */
+  zstdDecompress?: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+  /** Refuse bundles whose `format_version` is below this (the oldest format the viewer was
+   * written for; default 1). */
+  minFormatVersion?: number;
+  /** fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Decoded packs kept in memory (default 4, ~1 MiB each). */
+  packCacheSize?: number;
+  /** Blob-index shards kept in memory (default 16). */
+  shardCacheSize?: number;
+}
+
+/** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
+export declare function openBundle(baseUrl: string | URL, opts?: OpenOptions): Promise<Bundle>;
+
+/** A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`). */
+export declare function zstdStreamFromFzstd(fzstd: { Decompress: unknown }): () => TransformStream<Uint8Array, Uint8Array>;
+
+/** An open bundle. Get one with {@link openBundle}. */
+export declare class Bundle {
+  /** The bundle's URL (ends with '/'). */
+  readonly base: URL;
+  /** The parsed manifest.json. */
+  readonly manifest: Manifest;
+  /** The index rows of a stream, in log order. */
+  indexRows(streamId: string): AsyncGenerator<IndexRow>;
+  /** One table of a stream; null when the stream has no data for it. */
+  table<K extends keyof StreamTables>(streamId: string, name: K): Promise<StreamTables[K] | null>;
+  table(streamId: string, name: string): Promise<unknown | null>;
+  /** A stream's Chrome trace as JSON bytes; null when it logged no chromium events. */
+  chromeTrace(streamId: string): Promise<Uint8Array | null>;
+  /** One cross-rank table; null for a single-stream bundle or a table with no rows. */
+  crossRankTable<K extends keyof CrossRankTables>(name: K): Promise<CrossRankTables[K] | null>;
+  crossRankTable(name: string): Promise<unknown | null>;
+  /** A cross-rank Chrome trace (`chrome_trace` by default) as JSON bytes, or null. */
+  crossRankTrace(field?: 'chrome_trace' | 'runtime_estimates_trace'): Promise<Uint8Array | null>;
+  /** The diagnostics (problems found in the logs), in input order. */
+  diagnostics(): AsyncGenerator<Diagnostic>;
+  /** Any bundle file's bytes, zstd-decoded when it is zstd. */
+  bytes(path: string): Promise<Uint8Array>;
+  /** A stream's stack table. */
+  stacks(streamId: string): Promise<StackTable>;
+  /** Where a blob is stored, or null if the bundle has no blob with that id. */
+  locate(hash: string): Promise<BlobLocation | null>;
+  /** The bytes of a blob. */
+  blob(hash: string): Promise<Uint8Array>;
+  /** A blob decoded as UTF-8 text. */
+  text(hash: string): Promise<string>;
+  /** One compile's compile_directory row, or null; `compileId` as `[0/1]` or `0/1`. */
+  compile(streamId: string, compileId: string): Promise<CompileEntry | null>;
+  /** The text of a compile's artifact by name, through compile_directory; null when absent. */
+  artifact(streamId: string, compileId: string, name: string, nth?: number): Promise<string | null>;
+}

@@ -1,0 +1,98 @@
+// bundle-loader.js in Node (>= 20) against the committed test bundle
+// (crates/tlparse-bundle/tests/bundles/simple, built from fixtures-repo/tlparse-tests/simple.log),
+// through a fetch that reads files. The real-browser tests are in tests/browser/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as fzstd from 'fzstd';
+import { openBundle, zstdStreamFromFzstd, READER_VERSION } from '../src/bundle-loader.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
+const BASE = 'http://bundle.test/simple/';
+
+/** A fetch serving BUNDLE at BASE, recording the paths asked for. */
+function fileFetch(asked = []) {
+  return async (url) => {
+    const rel = decodeURIComponent(new URL(url).pathname.slice(new URL(BASE).pathname.length));
+    asked.push(rel);
+    const file = path.join(BUNDLE, rel);
+    if (!file.startsWith(BUNDLE + path.sep) || !fs.existsSync(file)) return new Response('not found', { status: 404 });
+    return new Response(fs.readFileSync(file));
+  };
+}
+
+const open = (asked, extra = {}) => openBundle(BASE, { fetch: fileFetch(asked), zstdStream: zstdStreamFromFzstd(fzstd), ...extra });
+const unzstdJson = (rel) => JSON.parse(Buffer.from(fzstd.decompress(fs.readFileSync(path.join(BUNDLE, rel)))).toString('utf8'));
+
+test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard and one pack', async () => {
+  const asked = [];
+  const b = await open(asked);
+  const m = b.manifest;
+  const stream = m.streams[0];
+  // Checked in simple.log: compile [0/0] logs dynamo_output_graph; its blob is in compile_directory.
+  const dir = unzstdJson(stream.tables.compile_directory.path);
+  const ref = dir.compiles.find((c) => c.compile_id === '[0/0]').artifacts.find((a) => a.name === 'dynamo_output_graph');
+  const text = await b.artifact(stream.id, '0/0', 'dynamo_output_graph');
+  assert.match(text, /^class GraphModule\(torch\.nn\.Module\):/);
+  assert.equal(Buffer.byteLength(text, 'utf8'), ref.size);
+  assert.equal(text, await b.text(ref.blob));
+  const shard = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? ref.blob.slice(0, m.blobs.index_prefix_len) : 'all');
+  const pack = m.blobs.packs[unzstdJson(shard)[ref.blob].pack].path;
+  assert.deepEqual(asked.slice(0, 4), ['manifest.json', stream.tables.compile_directory.path, shard, pack]);
+  assert.ok(!asked.some((p) => p.startsWith('index/')), 'never the event index');
+  assert.equal(await b.artifact(stream.id, '[0/0]', 'no_such_artifact'), null);
+  assert.equal(await b.artifact(stream.id, '[99/0]', 'dynamo_output_graph'), null);
+});
+
+test('whole-buffer and streaming decoders read every blob alike', async () => {
+  const streaming = await open([]);
+  const whole = await openBundle(BASE, { fetch: fileFetch(), zstdDecompress: fzstd.decompress });
+  const m = streaming.manifest;
+  const shards = m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
+  let n = 0;
+  for (const shard of shards) {
+    for (const [hash, loc] of Object.entries(unzstdJson(shard))) {
+      const [a, b] = [await streaming.blob(hash), await whole.blob(hash)];
+      assert.equal(a.length, loc.size);
+      assert.deepEqual(a, b);
+      n++;
+    }
+  }
+  assert.ok(n > 10, `${n} blobs`);
+});
+
+test('typed tables: compile_directory rows and an absent table', async () => {
+  const b = await open([]);
+  const s = b.manifest.streams[0].id;
+  const dir = await b.table(s, 'compile_directory');
+  // simple.log logs one compile: 58 envelopes, all with frame_id 0 and frame_compile_id 0.
+  assert.deepEqual(dir.compiles.map((c) => [c.compile_id, c.status]), [['[0/0]', 'ok']]);
+  assert.equal(await b.table(s, 'no_such_table'), null);
+  assert.equal(await b.crossRankTable('compile_alignment'), null, 'one stream: no cross-rank tables');
+});
+
+test('version checks name both versions', async () => {
+  await assert.rejects(open([], { minFormatVersion: READER_VERSION + 1 }),
+    new RegExp(`format version ${READER_VERSION}; this viewer reads format version ${READER_VERSION + 1} and later`));
+  const future = async (url) => {
+    const r = await fileFetch()(url);
+    if (!String(url).endsWith('manifest.json')) return r;
+    return new Response(JSON.stringify({ ...(await r.json()), min_reader_version: 99 }));
+  };
+  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 5/);
+});
+
+test('a pack that decodes past its announced size is refused', async () => {
+  const b = await open([]);
+  const m = structuredClone(b.manifest);
+  for (const p of m.blobs.packs) p.raw_size = 10;
+  const lying = await openBundle(BASE, {
+    fetch: async (url) => String(url).endsWith('manifest.json') ? new Response(JSON.stringify(m)) : fileFetch()(url),
+    zstdStream: zstdStreamFromFzstd(fzstd),
+  });
+  const hash = Object.keys(unzstdJson(m.files.find((f) => f.path.startsWith('blobs/index/')).path))[0];
+  await assert.rejects(lying.blob(hash), /past its 10 bytes|more than the 10 bytes/);
+});

@@ -1,0 +1,16 @@
+// Type-checked by `tsc -p .` (npm test): the loader's API is typed by the generated schema types.
+import { openBundle, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
+
+export async function failedCompiles(url: string): Promise<CompileEntry[]> {
+  const bundle = await openBundle(url);
+  const stream = bundle.manifest.streams[0].id;
+  const directory = await bundle.table(stream, 'compile_directory');
+  const failed: CompileStatus = 'failed';
+  return (directory?.compiles ?? []).filter((c) => c.status === failed);
+}
+
+export async function alignedLabels(url: string): Promise<string[]> {
+  const bundle = await openBundle(url);
+  const alignment = await bundle.crossRankTable('compile_alignment');
+  return alignment?.compiles.map((c) => c.label) ?? [];
+}
