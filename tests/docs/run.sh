@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the Node tests of the docs (tests/docs/*.test.mjs): llms.txt and llms-full.txt are up to
+# date (else: run scripts/regenerate) and within budget, and the reference code of llms-full.txt
+# reads real bundles. Installs fzstd (tests/browser's lock) first; builds tlparse-build if needed.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+(cd "$REPO/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
+cd "$REPO"
+exec node --test tests/docs/
