@@ -9,7 +9,7 @@ import os
 import re
 from typing import Any, Dict, Iterator, List, Optional, Union
 
-from .blobs import BlobStore
+from .blobs import BlobStore, Lru
 from .decode import iter_json_lines, open_decoded, parse_json, read_json
 from .errors import BundleError, NotFoundError, UnsupportedBundleError, clip, suggest
 from .limits import FORMAT_NAME, READER_VERSION, Limits
@@ -59,6 +59,8 @@ class Bundle:
         self._streams = _stream_entries(self.manifest)
         self.streams: List[str] = list(self._streams)
         self._blobs: Optional[BlobStore] = None
+        # compile_directory by stream, kept for artifact(): over HTTP, one fetch per stream.
+        self._directories: Lru[str, List[Dict[str, Any]]] = Lru(4)
 
     def __repr__(self) -> str:
         return f"<Bundle {self.source.describe()}: {len(self.streams)} stream(s)>"
@@ -128,8 +130,7 @@ class Bundle:
     def _artifact_ref(self, stream: Optional[str], compile_id: str, name: str, occurrence: int) -> Dict[str, Any]:
         sid, _ = self._stream(stream)
         wanted = normalize_compile_id(compile_id)
-        directory = self.table("compile_directory", sid)
-        compiles = [c for c in (directory.rows if directory else []) if isinstance(c, dict)]
+        compiles = self._compiles(sid)
         found = [c for c in compiles if c.get("compile_id") == wanted]
         if not found:
             ids = [c.get("compile_id") for c in compiles]
@@ -147,6 +148,15 @@ class Bundle:
             what = f"a link to {clip(ref['url'])}" if ref.get("url") else "logged without a payload"
             raise NotFoundError(f"{name} of {where} is {what} (log line {ref.get('line')}): no text to read")
         return ref
+
+    def _compiles(self, stream: str) -> List[Dict[str, Any]]:
+        """The rows of a stream's compile_directory (none when it has no such table)."""
+        compiles = self._directories.get(stream)
+        if compiles is None:
+            directory = self.table("compile_directory", stream)
+            compiles = [c for c in (directory.rows if directory else []) if isinstance(c, dict)]
+            self._directories.put(stream, compiles)
+        return compiles
 
     def blob(self, blob_id: str) -> bytes:
         """The bytes of a blob (a payload as logged), by its id. Not checked against the id:
