@@ -57,19 +57,67 @@ def _sniff(raw: Capped) -> "tuple[bytes, _Prefixed]":
     return head, _Prefixed(head, raw)
 
 
+# Compressed bytes given to the decoder at a time. zstd expands at most ~32,000 times (a 4-byte
+# RLE block gives 128 KiB), so one call never outputs more than ~32 MiB, whatever the limit.
+ZSTD_INPUT_PIECE = 1 << 10
+
+
+class _Zstd:
+    """zstd frames decoded as a stream, with a frame cut short or bytes after the last frame
+    refused (python-zstandard's own stream_reader ends quietly on a cut frame)."""
+
+    def __init__(self, raw: _Prefixed, path: str) -> None:
+        self._raw = raw
+        self._path = path
+        self._decoder = self._new_decoder()
+        self._started = False  # the current frame has had input
+        self._input = b""  # input read but not yet given to the decoder
+        self._output = bytearray()
+        self._ended = False
+
+    @staticmethod
+    def _new_decoder() -> Any:
+        return zstandard.ZstdDecompressor(max_window_size=MAX_ZSTD_WINDOW).decompressobj()
+
+    def read(self, size: int = -1) -> bytes:
+        while not self._ended and (size is None or size < 0 or len(self._output) < size):
+            self._step()
+        if size is None or size < 0:
+            size = len(self._output)
+        out = bytes(self._output[:size])
+        del self._output[:size]
+        return out
+
+    def _step(self) -> None:
+        """Gives the decoder one more piece of input; at the end of the input, checks the frame ended."""
+        if not self._input:
+            self._input = self._raw.read(ZSTD_INPUT_PIECE)
+            if not self._input:
+                if self._started:
+                    raise BundleError(f"{self._path}: its zstd frame is cut short")
+                self._ended = True
+                return
+        piece, self._input = self._input[:ZSTD_INPUT_PIECE], self._input[ZSTD_INPUT_PIECE:]
+        self._started = True
+        self._output += self._decoder.decompress(piece)
+        if self._decoder.eof:
+            # Whatever follows a frame must be another frame (zstd files may be concatenated).
+            rest = self._decoder.unused_data + self._input
+            if rest and not rest.startswith(ZSTD_MAGIC[: len(rest)]):
+                raise BundleError(f"{self._path}: bytes after the end of its zstd frame")
+            self._input, self._decoder, self._started = rest, self._new_decoder(), False
+
+    def close(self) -> None:
+        self._raw.close()
+
+
 def open_decoded(source: ByteSource, path: str, stored_limit: int, limit: int) -> Capped:
     """A bundle file as a stream of its decoded bytes: zstd-decompressed when it is zstd. The
     file may take `stored_limit` bytes as stored, and give `limit` bytes decoded."""
     head, stream = _sniff(source.open(path, stored_limit))
     if head != ZSTD_MAGIC:
         return Capped(stream, limit, path)
-    try:
-        decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_ZSTD_WINDOW)
-        reader = decompressor.stream_reader(stream, read_across_frames=True, closefd=True)
-    except zstandard.ZstdError as e:
-        stream.close()
-        raise BundleError(f"{path}: cannot be decompressed: {clip(str(e))}") from e
-    return Capped(reader, limit, path, "decompresses to more than")
+    return Capped(_Zstd(stream, path), limit, path, "decompresses to more than")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -114,8 +162,14 @@ def _lines(stream: Capped, path: str, max_line: int) -> Iterator[Any]:
                 pending = bytearray(rest)
                 for line in lines:
                     number += 1
-                    yield parse_json(bytes(line), f"{path}:{number}")
+                    yield _line(line, f"{path}:{number}", max_line)
             if len(pending) > max_line:
                 raise BundleError(f"{path}:{number + 1}: line longer than {max_line} bytes; refused")
         if pending:
-            yield parse_json(bytes(pending), f"{path}:{number + 1}")
+            yield _line(pending, f"{path}:{number + 1}", max_line)
+
+
+def _line(line: bytearray, where: str, max_line: int) -> Any:
+    if len(line) > max_line:
+        raise BundleError(f"{where}: line longer than {max_line} bytes; refused")
+    return parse_json(bytes(line), where)
