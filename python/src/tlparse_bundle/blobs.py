@@ -7,7 +7,6 @@ blake3-128 of the bytes; they are not checked here (the standard library has no 
 from __future__ import annotations
 
 import re
-import threading
 from collections import OrderedDict
 from typing import Any, Dict, Generic, Optional, Tuple, TypeVar
 
@@ -101,8 +100,6 @@ class BlobStore:
         self._packs = packs
         self._shards: Lru[str, Dict[str, Any]] = Lru(SHARDS_CACHED)
         self._decoded: Lru[int, _Pack] = Lru(PACKS_CACHED)
-        # One reader at a time: the caches and a pack's decoder are shared.
-        self._lock = threading.Lock()
 
     def shard_name(self, blob_id: str) -> str:
         return blob_id[: self._prefix_len] if self._prefix_len else "all"
@@ -131,13 +128,12 @@ class BlobStore:
 
     def read(self, blob_id: str) -> bytes:
         """The bytes of a blob."""
-        with self._lock:
-            pack, offset, size = self.locate(blob_id)
-            decoded = self._pack(pack)
-            if not decoded.decompress_to(offset + size):
-                path = self._pack_info(pack)[0]
-                raise BundleError(f"{path}: decompresses to fewer bytes than blob {blob_id} needs ({offset + size})")
-            return bytes(decoded.data[offset : offset + size])
+        pack, offset, size = self.locate(blob_id)
+        decoded = self._pack(pack)
+        if not decoded.decompress_to(offset + size):
+            path = self._pack_info(pack)[0]
+            raise BundleError(f"{path}: decompresses to fewer bytes than blob {blob_id} needs ({offset + size})")
+        return bytes(decoded.data[offset : offset + size])
 
     def _shard(self, path: str) -> Dict[str, Any]:
         shard = self._shards.get(path)

@@ -50,7 +50,8 @@ def normalize_compile_id(compile_id: str) -> str:
 class Bundle:
     """An open bundle. `manifest` is manifest.json as a dict; `streams` the ids of its streams
     (`"rank0"`, `"log0"`, ...) in manifest order, which the methods taking `stream=` accept
-    (None means the only stream of a one-stream bundle)."""
+    (None means the only stream of a one-stream bundle). Caches are not locked: use a Bundle
+    from one thread at a time (open one per thread)."""
 
     def __init__(self, source: ByteSource, limits: Optional[Limits] = None) -> None:
         self.source = source

@@ -32,7 +32,7 @@ def clip(value: object, limit: int = MAX_QUOTED) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def suggest(wanted: str, known: Iterable[str], limit: int = 20) -> str:
+def suggest(wanted: str, known: Iterable[object], limit: int = 20) -> str:
     """A hint for a message: the known names close to `wanted`, else the first known names."""
     import difflib
 

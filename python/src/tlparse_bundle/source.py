@@ -11,7 +11,7 @@ import os
 import stat
 import zlib
 from abc import ABC, abstractmethod
-from typing import Optional
+from typing import Optional, Protocol
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlsplit, urlunsplit
 from urllib.request import (
@@ -37,12 +37,18 @@ CHUNK = 1 << 20
 READ_ERRORS = (OSError, EOFError, ValueError, zlib.error, zstandard.ZstdError, http.client.HTTPException)
 
 
+class Readable(Protocol):
+    """What a byte stream needs to be read: a file, an HTTP response, a decoder."""
+
+    def read(self, size: int = ...) -> bytes: ...
+
+
 class Capped:
     """A binary stream that gives at most `limit` bytes of `inner` and raises a `BundleError`
     if `inner` has more, so a cut is never mistaken for the end. Read errors of `inner` (a
     dropped connection, corrupt gzip or zstd) become `BundleError`s naming `what`."""
 
-    def __init__(self, inner: object, limit: int, what: str, too_large: str = "larger than") -> None:
+    def __init__(self, inner: Readable, limit: int, what: str, too_large: str = "larger than") -> None:
         self._inner = inner
         self._left = limit
         self._limit = limit
@@ -54,7 +60,7 @@ class Capped:
         if size is None or size < 0 or size > self._left + 1:
             size = self._left + 1
         try:
-            data = self._inner.read(size)  # type: ignore[attr-defined]
+            data = self._inner.read(size)
         except BundleError:
             raise
         except READ_ERRORS as e:
@@ -228,7 +234,7 @@ class HttpSource(ByteSource):
             raise BundleError(f"{path}: cannot fetch {url}: {clip(str(e))}") from e
         return Capped(self._decoded(response, path), limit, path)
 
-    def _decoded(self, response: http.client.HTTPResponse, path: str) -> object:
+    def _decoded(self, response: http.client.HTTPResponse, path: str) -> Readable:
         """The response body, gunzipped when the server compressed it on the fly."""
         encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding in ("identity", ""):

@@ -4,6 +4,7 @@ main list is said once, here, from docs/tables/*.md and docs/cross_rank/*.md."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from .errors import BundleError, NotFoundError, suggest
@@ -109,7 +110,7 @@ class Table(Mapping[str, Any]):
         """A pandas DataFrame of the main list, or of the list named `key` (one row per item;
         nested objects stay Python objects in their cell). Needs pandas."""
         try:
-            import pandas
+            pandas = importlib.import_module("pandas")
         except ImportError as e:
             raise ImportError(
                 "Table.to_pandas() needs pandas, which is not installed: "
