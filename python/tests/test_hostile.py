@@ -4,6 +4,7 @@ message says what is wrong (never another exception)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -183,6 +184,18 @@ def test_a_decompression_bomb_is_cut_at_the_limit(simple_copy: Path) -> None:
     b = tlparse_bundle.open(simple_copy, limits=Limits(document=1 << 20))
     with pytest.raises(BundleError, match=f"{TABLE}: decompresses to more than 1048576 bytes; refused"):
         b.table("compile_directory")
+
+
+def test_a_zstd_window_over_16_mib_is_refused(simple_copy: Path) -> None:
+    # A frame may ask for a 32 MiB window whatever its content: the decoder would allocate it.
+    params = zstandard.ZstdCompressionParameters.from_level(3, window_log=25)
+    out = io.BytesIO()
+    with zstandard.ZstdCompressor(compression_params=params).stream_writer(out, closefd=False) as w:
+        w.write(b'{"compiles": [], "unattributed": []}')
+    assert zstandard.get_frame_parameters(out.getvalue()).window_size == 32 << 20
+    (simple_copy / TABLE).write_bytes(out.getvalue())
+    with pytest.raises(BundleError, match=f"{TABLE}: cannot be read: .*too much memory"):
+        tlparse_bundle.open(simple_copy).table("compile_directory")
 
 
 def test_a_pack_shorter_than_its_blobs_is_refused(simple_copy: Path) -> None:
