@@ -252,6 +252,17 @@ def test_a_malformed_table_is_refused(simple_copy: Path, stored: bytes, message:
         tlparse_bundle.open(simple_copy).table("compile_directory").rows
 
 
+@pytest.mark.parametrize("compiles,message", [
+    ([{"compile_id": "[0/0]", "artifacts": 5}], "the artifacts of \\[0/0\\] are not a list"),
+    ([{"compile_id": "[0/0]", "artifacts": [{"name": "x", "blob": "../../etc/passwd"}]}], "not a blob id"),
+    ([7, {"compile_id": "[0/0]", "artifacts": ["x", {"name": "x", "blob": None}]}], "logged without a payload"),
+])
+def test_a_malformed_compile_directory_fails_artifact_clearly(simple_copy: Path, compiles: Any, message: str) -> None:
+    (simple_copy / TABLE).write_bytes(zstd(json.dumps({"compiles": compiles, "unattributed": []}).encode()))
+    with pytest.raises(BundleError, match=message):
+        tlparse_bundle.open(simple_copy).artifact(None, "0/0", "x")
+
+
 def test_a_table_already_decompressed_by_a_host_is_read(simple_copy: Path, bundles: Dict[str, Path]) -> None:
     # Some hosts serve `.zst` decoded: the bytes, not the name, say whether it is zstd.
     plain = zstandard.ZstdDecompressor().stream_reader((simple_copy / TABLE).read_bytes()).read()

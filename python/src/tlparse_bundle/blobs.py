@@ -6,6 +6,7 @@ blake3-128 of the bytes; they are not checked here (the standard library has no 
 
 from __future__ import annotations
 
+import io
 import re
 from collections import OrderedDict
 from typing import Any, Dict, Generic, Optional, Tuple, TypeVar
@@ -64,14 +65,13 @@ def _int(value: object, where: str, high: Optional[int] = None) -> int:
 class _Pack:
     """A pack being decompressed: what was decompressed so far, and the decoder to go on with."""
 
-    def __init__(self, stream: Capped, raw_size: int) -> None:
+    def __init__(self, stream: Capped) -> None:
         self.stream: Optional[Capped] = stream
         self.data = bytearray()
-        self.raw_size = raw_size
 
     def decompress_to(self, end: int) -> bool:
-        """Decompresses until the first `end` bytes are there, and no further; False when the
-        pack ends before."""
+        """Decompresses until the first `end` bytes are there (going on by at least PACK_STEP
+        at a time, never past the pack's declared size); False when the pack ends before."""
         while len(self.data) < end and self.stream is not None:
             chunk = self.stream.read(max(end - len(self.data), PACK_STEP))
             if not chunk:
@@ -160,10 +160,11 @@ class BlobStore:
         decoded = self._decoded.get(pack)
         if decoded is None:
             path, raw_size = self._pack_info(pack)
-            # The pack is fetched whole (one file, ~1 MiB at most as stored: one request over HTTP),
-            # then decompressed no further than its declared size, and only as far as needed.
+            # The pack is fetched whole (one request over HTTP; packs hold ~1 MiB before
+            # compression), then decompressed only as far as the blobs asked for, and never past
+            # its declared size.
             stored = read_all(self._source.open(path, self._limits.file))
-            decoded = _Pack(open_decoded(_Bytes(path, stored), path, len(stored), raw_size), raw_size)
+            decoded = _Pack(open_decoded(_Bytes(path, stored), path, len(stored), raw_size))
             self._decoded.put(pack, decoded)
         return decoded
 
@@ -176,8 +177,6 @@ class _Bytes(ByteSource):
         self._data = data
 
     def open(self, path: str, limit: int) -> Capped:
-        import io
-
         return Capped(io.BytesIO(self._data), limit, path)
 
     def describe(self) -> str:

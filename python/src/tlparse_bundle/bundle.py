@@ -136,9 +136,12 @@ class Bundle:
         if not found:
             ids = [c.get("compile_id") for c in compiles]
             raise NotFoundError(f"stream {sid} has no compile id {clip(wanted, 80)}: {suggest(wanted, ids)}")
-        artifacts = [a for a in found[0].get("artifacts") or [] if isinstance(a, dict)]
-        named = [a for a in artifacts if name in (a.get("name"), a.get("tlparse_name"))]
         where = f"compile {wanted} of stream {sid}"
+        listed = found[0].get("artifacts", [])
+        if not isinstance(listed, list):
+            raise BundleError(f"compile_directory of stream {sid}: the artifacts of {wanted} are not a list")
+        artifacts = [a for a in listed if isinstance(a, dict)]
+        named = [a for a in artifacts if name in (a.get("name"), a.get("tlparse_name"))]
         if not named:
             names = list(dict.fromkeys(a.get("name") for a in artifacts))
             raise NotFoundError(f"{where} has no artifact named {clip(name, 80)!r}: {suggest(name, names)}")
