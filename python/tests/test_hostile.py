@@ -300,3 +300,49 @@ def test_bad_stack_ids_are_refused(simple_copy: Path) -> None:
         stacks.stack(0)
     with pytest.raises(NotFoundError, match="no stack 1"):
         stacks.stack(1)
+
+
+# --- any odd value anywhere the reader looks -------------------------------------------------------
+
+FIELDS_READ = [
+    ("streams",), ("streams", 0), ("streams", 0, "id"), ("streams", 0, "index"), ("streams", 0, "stacks"),
+    ("streams", 0, "tables"), ("streams", 0, "tables", "compile_directory"),
+    ("streams", 0, "tables", "compile_directory", "path"), ("cross_rank",), ("diagnostics",),
+    ("diagnostics", "path"), ("blobs",), ("blobs", "index_prefix_len"), ("blobs", "index_path"),
+    ("blobs", "packs"), ("blobs", "packs", 0), ("blobs", "packs", 0, "path"), ("blobs", "packs", 0, "raw_size"),
+]
+ODD_VALUES = [None, -1, 10**30, 1.5, True, "x", "", [], {}, [1], {"a": 1}]
+
+
+def replace_at(path: tuple, value: Any) -> Callable[[Dict[str, Any]], None]:
+    def edit(m: Dict[str, Any]) -> None:
+        target: Any = m
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return edit
+
+
+def read_everything(b: tlparse_bundle.Bundle, blob_ids: Any) -> None:
+    b.table("compile_directory")
+    b.table("compile_alignment")
+    list(b.index_rows())
+    list(b.diagnostics())
+    b.stacks()
+    for blob_id in blob_ids:
+        b.blob(blob_id)
+    b.artifact(None, "0/0", "inductor_output_code")
+
+
+@pytest.mark.parametrize("field", FIELDS_READ, ids=lambda f: "/".join(map(str, f)))
+def test_odd_values_in_the_manifest_raise_bundle_errors_only(simple_copy: Path, field: tuple) -> None:
+    # Blobs of every pack, so that pack 0's entry is used whatever the shard order.
+    blob_ids = list({loc["pack"]: blob_id for blob_id, loc in shard_entries(simple_copy).items()}.values())
+    pristine = (simple_copy / "manifest.json").read_text()
+    for value in ODD_VALUES:
+        (simple_copy / "manifest.json").write_text(pristine)
+        edit_manifest(simple_copy, replace_at(field, value))
+        try:
+            read_everything(tlparse_bundle.open(simple_copy), blob_ids)
+        except BundleError:
+            pass  # refused with a message: what is wanted; any other exception fails the test
