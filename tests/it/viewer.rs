@@ -36,11 +36,15 @@ fn every_bundle_ships_the_viewer_byte_for_byte_and_validate_accepts_it() {
         .map(|f| format!("viewer/{f}"))
         .collect();
     expected.push("index.html".into());
+    // The loader is not in reference-html/: the build ships the shared package's one copy.
+    expected.push("viewer/bundle-loader.js".into());
     expected.sort();
     assert_eq!(shipped, expected);
     assert!(shipped.contains(&"viewer/fzstd.js".to_string()), "the viewer's zstd decoder is shipped");
+    let loader = Path::new(env!("CARGO_MANIFEST_DIR")).join("viewers/bundle-loader/src/bundle-loader.js");
     for f in &expected {
-        assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(source.join(f)).unwrap(), "{f} differs");
+        let from = if f == "viewer/bundle-loader.js" { loader.clone() } else { source.join(f) };
+        assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(from).unwrap(), "{f} differs");
     }
     // The manifest lists exactly these files under `viewer`, with their size and hash, and
     // none of them under the format's `files`.

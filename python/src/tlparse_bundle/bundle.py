@@ -1,0 +1,233 @@
+"""`open()` and `Bundle`: a bundle opened through a byte source, its manifest checked for format
+and version, and its tables, artifacts, blobs, index rows, diagnostics and stacks read on demand.
+Everything taken from the bundle is untrusted: paths are checked, sizes capped, and malformed
+content raises `BundleError` naming the file."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, Iterator, List, Optional, Union
+
+from .blobs import BlobStore, Lru
+from .decode import iter_json_lines, open_decoded, parse_json, read_json
+from .errors import BundleError, NotFoundError, UnsupportedBundleError, clip, suggest
+from .limits import FORMAT_NAME, READER_VERSION, Limits
+from .paths import check_path
+from .source import ByteSource, DirSource, HttpSource, read_all
+from .stacks import Stacks
+from .tables import CROSS_RANK_TABLES, STREAM_TABLES, Table
+
+MANIFEST = "manifest.json"
+
+PathOrUrl = Union[str, "os.PathLike[str]", ByteSource]
+
+
+def open(where: PathOrUrl, *, limits: Optional[Limits] = None, timeout: float = 30.0) -> "Bundle":
+    """Opens a bundle: a local directory (str or path), an `http(s)://` URL of the bundle's
+    directory (with or without a trailing slash), or any `ByteSource`. `timeout` is per HTTP
+    request, in seconds."""
+    return Bundle(source_for(where, timeout), limits or Limits())
+
+
+def source_for(where: PathOrUrl, timeout: float = 30.0) -> ByteSource:
+    """The byte source for what `open` was given."""
+    if isinstance(where, ByteSource):
+        return where
+    if isinstance(where, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", where):
+        if where.split(":", 1)[0].lower() in ("http", "https"):
+            return HttpSource(where, timeout)
+        raise ValueError(f"cannot read a bundle from {clip(where)}: only local directories and http(s) URLs")
+    return DirSource(where)
+
+
+def normalize_compile_id(compile_id: str) -> str:
+    """A compile id in display form: `0/0` and `[0/0]` are both `[0/0]`."""
+    text = str(compile_id).strip()
+    return text if text.startswith("[") else f"[{text}]"
+
+
+class Bundle:
+    """An open bundle. `manifest` is manifest.json as a dict; `streams` the ids of its streams
+    (`"rank0"`, `"log0"`, ...) in manifest order, which the methods taking `stream=` accept
+    (None means the only stream of a one-stream bundle). Caches are not locked: use a Bundle
+    from one thread at a time (open one per thread)."""
+
+    def __init__(self, source: ByteSource, limits: Optional[Limits] = None) -> None:
+        self.source = source
+        self.limits = limits or Limits()
+        self.manifest: Dict[str, Any] = read_manifest(source, self.limits)
+        self._streams = _stream_entries(self.manifest)
+        self.streams: List[str] = list(self._streams)
+        self._blobs: Optional[BlobStore] = None
+        # compile_directory by stream, kept for artifact(): over HTTP, one fetch per stream.
+        self._directories: Lru[str, List[Dict[str, Any]]] = Lru(4)
+
+    def __repr__(self) -> str:
+        return f"<Bundle {self.source.describe()}: {len(self.streams)} stream(s)>"
+
+    # Streams and tables.
+
+    def _stream(self, stream: Optional[str]) -> "tuple[str, Dict[str, Any]]":
+        """A stream's id and manifest entry; None names the only stream."""
+        if stream is None:
+            if len(self.streams) == 1:
+                return self.streams[0], self._streams[self.streams[0]]
+            shown = ", ".join(self.streams[:8]) + (", ..." if len(self.streams) > 8 else "")
+            raise BundleError(f"this bundle has {len(self.streams)} streams ({shown}): pass stream=")
+        entry = self._streams.get(stream) if isinstance(stream, str) else None
+        if entry is None:
+            raise NotFoundError(f"no stream {clip(stream, 80)!r} in this bundle: {suggest(str(stream), self.streams)}")
+        return stream, entry
+
+    def table(self, name: str, stream: Optional[str] = None) -> Optional[Table]:
+        """A table, parsed. With `stream=None`: the cross-rank table of that name if it is one,
+        else the only stream's table (a bundle of several streams needs `stream=`). None when the
+        table is absent: a table with no rows is not written, and a one-stream bundle has no
+        cross-rank tables."""
+        if stream is None:
+            cross = self._cross_rank_tables()
+            if name in cross:
+                return self._load(name, None, cross[name], "manifest.json: cross_rank.tables")
+            if name in CROSS_RANK_TABLES:
+                return None
+        elif name in CROSS_RANK_TABLES:
+            raise BundleError(f"{name} is a cross-rank table: call table({name!r}) without stream=")
+        sid, entry = self._stream(stream)
+        tables = _object(entry.get("tables", {}), f"manifest.json: stream {sid}: tables")
+        if name in tables:
+            return self._load(name, sid, tables[name], f"manifest.json: stream {sid}: tables")
+        if name in STREAM_TABLES:
+            return None
+        known = list(STREAM_TABLES) + list(CROSS_RANK_TABLES) + list(tables)
+        raise NotFoundError(f"no table named {clip(name, 80)!r}: {suggest(name, known)}")
+
+    def _cross_rank_tables(self) -> Dict[str, Any]:
+        cross = self.manifest.get("cross_rank")
+        if cross is None:
+            return {}
+        cross = _object(cross, "manifest.json: cross_rank")
+        return _object(cross.get("tables", {}), "manifest.json: cross_rank.tables")
+
+    def _load(self, name: str, stream: Optional[str], ref: Any, where: str) -> Table:
+        ref = _object(ref, f"{where}.{name}")
+        path = check_path(ref.get("path"), f"{where}.{name}.path")
+        data = read_json(self.source, path, self.limits)
+        if not isinstance(data, dict):
+            raise BundleError(f"{path}: a table is a JSON object")
+        return Table(name, stream, data, ref.get("rows"))
+
+    # Artifacts and blobs.
+
+    def artifact(self, stream: Optional[str], compile_id: str, name: str, occurrence: int = 0) -> str:
+        """The text of an artifact of a compile, found through the stream's `compile_directory`
+        (`compile_id` as `[0/0]` or `0/0`; `name` as in its `artifacts[].name`, or tlparse's
+        `tlparse_name`). A compile that logged several artifacts of that name has them in log
+        order: `occurrence` picks one (0, the first, as `tlparse-build cat`). Bytes that are not
+        UTF-8 are replaced by U+FFFD: `blob()` gives them exactly."""
+        ref = self._artifact_ref(stream, compile_id, name, occurrence)
+        return self.blob(ref["blob"]).decode("utf-8", errors="replace")
+
+    def _artifact_ref(self, stream: Optional[str], compile_id: str, name: str, occurrence: int) -> Dict[str, Any]:
+        sid, _ = self._stream(stream)
+        wanted = normalize_compile_id(compile_id)
+        compiles = self._compiles(sid)
+        found = [c for c in compiles if c.get("compile_id") == wanted]
+        if not found:
+            ids = [c.get("compile_id") for c in compiles]
+            raise NotFoundError(f"stream {sid} has no compile id {clip(wanted, 80)}: {suggest(wanted, ids)}")
+        where = f"compile {wanted} of stream {sid}"
+        listed = found[0].get("artifacts", [])
+        if not isinstance(listed, list):
+            raise BundleError(f"compile_directory of stream {sid}: the artifacts of {wanted} are not a list")
+        artifacts = [a for a in listed if isinstance(a, dict)]
+        named = [a for a in artifacts if name in (a.get("name"), a.get("tlparse_name"))]
+        if not named:
+            names = list(dict.fromkeys(a.get("name") for a in artifacts))
+            raise NotFoundError(f"{where} has no artifact named {clip(name, 80)!r}: {suggest(name, names)}")
+        if not 0 <= occurrence < len(named):
+            raise NotFoundError(f"{where} has {len(named)} artifact(s) named {name!r}, no occurrence {occurrence}")
+        ref = named[occurrence]
+        if not isinstance(ref.get("blob"), str):
+            what = f"a link to {clip(ref['url'])}" if ref.get("url") else "logged without a payload"
+            raise NotFoundError(f"{name} of {where} is {what} (log line {ref.get('line')}): no text to read")
+        return ref
+
+    def _compiles(self, stream: str) -> List[Dict[str, Any]]:
+        """The rows of a stream's compile_directory (none when it has no such table)."""
+        compiles = self._directories.get(stream)
+        if compiles is None:
+            directory = self.table("compile_directory", stream)
+            compiles = [c for c in (directory.rows if directory else []) if isinstance(c, dict)]
+            self._directories.put(stream, compiles)
+        return compiles
+
+    def blob(self, blob_id: str) -> bytes:
+        """The bytes of a blob (a payload as logged), by its id. Not checked against the id:
+        ids are blake3-128, which the standard library does not compute."""
+        if self._blobs is None:
+            self._blobs = BlobStore(self.source, self.manifest.get("blobs"), self.limits)
+        return self._blobs.read(blob_id)
+
+    # Files read line by line, and stacks.
+
+    def index_rows(self, stream: Optional[str] = None) -> Iterator[Dict[str, Any]]:
+        """The event index of a stream: one dict per log entry, in log order, read lazily."""
+        sid, entry = self._stream(stream)
+        path = check_path(entry.get("index"), f"manifest.json: stream {sid}: index")
+        return iter_json_lines(self.source, path, self.limits)
+
+    def diagnostics(self) -> Iterator[Dict[str, Any]]:
+        """The problems found in the logs (`diagnostics.jsonl`), one dict each, read lazily."""
+        diagnostics = _object(self.manifest.get("diagnostics"), "manifest.json: diagnostics")
+        path = check_path(diagnostics.get("path"), "manifest.json: diagnostics.path")
+        return iter_json_lines(self.source, path, self.limits)
+
+    def stacks(self, stream: Optional[str] = None) -> Stacks:
+        """The stack table of a stream."""
+        sid, entry = self._stream(stream)
+        path = check_path(entry.get("stacks"), f"manifest.json: stream {sid}: stacks")
+        return Stacks(path, read_json(self.source, path, self.limits))
+
+
+def read_manifest(source: ByteSource, limits: Limits) -> Dict[str, Any]:
+    """manifest.json, refused unless it names this format and a reader version this one meets."""
+    try:
+        data = read_all(open_decoded(source, MANIFEST, limits.manifest, limits.manifest))
+    except NotFoundError as e:
+        raise NotFoundError(f"{source.describe()}: not a bundle (no {MANIFEST}): {e}") from e
+    manifest = parse_json(data, MANIFEST)
+    if not isinstance(manifest, dict):
+        raise BundleError(f"{MANIFEST}: not a JSON object")
+    if manifest.get("format") != FORMAT_NAME:
+        raise UnsupportedBundleError(
+            f"{MANIFEST}: not a {FORMAT_NAME} manifest (its format is {clip(manifest.get('format'), 80)})"
+        )
+    needed = manifest.get("min_reader_version")
+    if isinstance(needed, bool) or not isinstance(needed, int) or needed > READER_VERSION:
+        raise UnsupportedBundleError(
+            f"{MANIFEST}: this bundle needs a reader of format version {clip(needed, 40)} "
+            f"(min_reader_version); this reader reads version {READER_VERSION}: update tlparse-bundle"
+        )
+    return manifest
+
+
+def _stream_entries(manifest: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The manifest's streams by id, checked to be objects with distinct string ids."""
+    streams = manifest.get("streams")
+    if not isinstance(streams, list):
+        raise BundleError(f"{MANIFEST}: streams is not a list")
+    entries: Dict[str, Dict[str, Any]] = {}
+    for i, entry in enumerate(streams):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise BundleError(f"{MANIFEST}: streams[{i}] is not an object with a string id")
+        if entry["id"] in entries:
+            raise BundleError(f"{MANIFEST}: stream id {clip(entry['id'], 80)!r} is listed twice")
+        entries[entry["id"]] = entry
+    return entries
+
+
+def _object(value: Any, where: str) -> Dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BundleError(f"{where} is not a JSON object")
+    return value
