@@ -4,54 +4,66 @@
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicIsize, Ordering};
 
-/// The system allocator, counting the bytes live and their peak since [`measure`] reset it.
+/// The system allocator, counting the bytes the measuring thread allocates and frees, and their
+/// peak, while [`measure`] runs. Only that thread counts: the other tests of the binary run on
+/// other threads at the same time, and their allocations would make a peak flaky.
 pub struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
 /// Peaks are per test: tests that measure take this lock so they don't run at once.
 static MEASURING: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    /// True on the thread inside [`measure`]. Const-initialized: reading it never allocates.
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Adds `delta` bytes to the live count when this thread is being measured.
+fn count(delta: isize) {
+    if COUNTED.try_with(Cell::get).unwrap_or(false) {
+        let live = LIVE.fetch_add(delta, Ordering::Relaxed) + delta;
+        PEAK.fetch_max(live, Ordering::Relaxed);
+    }
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
+            count(layout.size() as isize);
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            if new_size > layout.size() {
-                let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
-                PEAK.fetch_max(live, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
+            count(new_size as isize - layout.size() as isize);
         }
         p
     }
 }
 
-/// Runs `f` and returns its result with the peak heap it added, in bytes.
+/// Runs `f` on this thread and returns its result with the peak heap it added, in bytes.
 pub fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let _alone = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    LIVE.store(0, Ordering::Relaxed);
+    PEAK.store(0, Ordering::Relaxed);
+    COUNTED.with(|c| c.set(true));
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+    COUNTED.with(|c| c.set(false));
+    (out, PEAK.load(Ordering::Relaxed).max(0) as usize)
 }
 
 /// The bundle committed for the crate's tests (built from tlparse's `simple.log`).
