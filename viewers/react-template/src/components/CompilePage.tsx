@@ -21,7 +21,9 @@ export function CompilePage({ bundle, route, stream, compileId }: CompilePagePro
   const compile = useAsync(`${bundle.base} ${stream} ${compileId}`, () => bundle.compile(stream, compileId));
   const back = <Link to={{ bundle: route.bundle, stream: route.stream }}>← all compiles</Link>;
   if (compile.status === 'loading') return <Loading what={`compile ${compileId}`} />;
-  if (compile.status === 'error') return <ErrorBox title={`Could not read compile ${compileId}`} error={compile.error} />;
+  if (compile.status === 'error') {
+    return <ErrorBox title={`Could not read compile ${compileId}`} error={compile.error} />;
+  }
   if (!compile.value) return <section>{back}<p>No compile {compileId} in stream {stream}.</p></section>;
   const c = compile.value;
   return (
@@ -31,7 +33,9 @@ export function CompilePage({ bundle, route, stream, compileId }: CompilePagePro
       <CompileFacts compile={c} route={route} />
       <Artifacts compile={c} route={route} />
       {route.artifact !== undefined && (
-        <ArtifactText bundle={bundle} stream={stream} compileId={c.compile_id} name={route.artifact} nth={route.nth ?? 0} />
+        <ArtifactText
+          bundle={bundle} stream={stream} compileId={c.compile_id} name={route.artifact} nth={route.nth ?? 0}
+        />
       )}
     </section>
   );
@@ -40,7 +44,8 @@ export function CompilePage({ bundle, route, stream, compileId }: CompilePagePro
 /** `2.28 s`, or `21.20 s (forward 19.55 s, backward 1.65 s)` when a backward was compiled. */
 function compileTime(c: CompileEntry): string {
   if (c.backward_s === null) return formatSeconds(c.total_s);
-  return `${formatSeconds(c.total_s)} (forward ${formatSeconds(c.duration_s)}, backward ${formatSeconds(c.backward_s)})`;
+  const parts = `forward ${formatSeconds(c.duration_s)}, backward ${formatSeconds(c.backward_s)}`;
+  return `${formatSeconds(c.total_s)} (${parts})`;
 }
 
 export function CompileFacts({ compile: c, route }: { compile: CompileEntry; route: Route }) {
@@ -50,7 +55,10 @@ export function CompileFacts({ compile: c, route }: { compile: CompileEntry; rou
     ['time', compileTime(c)],
     ['logged', `${c.start_ts} – ${c.end_ts}`],
   ];
-  if (c.restarted_as) facts.push(['restarted as', <Link to={{ ...route, compile: c.restarted_as, artifact: undefined }}>{c.restarted_as}</Link>]);
+  if (c.restarted_as) {
+    const restart = { bundle: route.bundle, stream: route.stream, compile: c.restarted_as };
+    facts.push(['restarted as', <Link to={restart}>{c.restarted_as}</Link>]);
+  }
   if (c.fail_type) facts.push(['failure', `${c.fail_type}: ${c.fail_reason ?? ''}`]);
   for (const reason of c.restart_reasons) facts.push(['restart reason', <pre className="inline-pre">{reason}</pre>]);
   for (const reason of c.graph_breaks) facts.push(['graph break', reason]);
