@@ -1,10 +1,9 @@
 // App.tsx: the page layout and the router: which view the URL (route.ts) asks for.
 //   no ?bundle=           → Welcome
-//   ?bundle=              → Overview, stream picker, compiles-per-frame chart, compile list
+//   ?bundle=              → overview, stream picker, compile list, compiles-per-frame chart
 //   &compile=[0/1]        → that compile and its artifacts
 //   &artifact=NAME(&nth=) → ...and that artifact's text
-import type { Bundle } from './bundle';
-import { openBundleOnce, tableOf } from './bundle';
+import { openBundleOnce, tableOf, type Bundle } from './bundle';
 import { compileRows } from './data';
 import { useRoute, type Route } from './route';
 import { useAsync } from './useAsync';

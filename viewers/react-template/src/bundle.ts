@@ -3,7 +3,7 @@
 import * as fzstd from 'fzstd';
 import { openBundle, zstdStreamFromFzstd, type Bundle, type StreamTables } from 'tlparse-bundle-loader';
 import type { OverviewTables } from './data';
-import { MIN_FORMAT_VERSION } from './formats';
+import { MIN_FORMAT_VERSION, type TableName } from './formats';
 
 export type { Bundle };
 
@@ -27,7 +27,7 @@ type AnyTable = StreamTables[keyof StreamTables] | null;
 const fetchedTables = new WeakMap<Bundle, Map<string, Promise<AnyTable>>>();
 
 /** One table of a stream, typed by its name; null when the stream has none (empty tables are absent). */
-export function tableOf<K extends keyof StreamTables>(
+export function tableOf<K extends TableName>(
   bundle: Bundle, stream: string, name: K,
 ): Promise<StreamTables[K] | null> {
   let tables = fetchedTables.get(bundle);

@@ -6,9 +6,12 @@ import type { StreamTables } from 'tlparse-bundle-loader';
 /** The oldest bundle format version this viewer was written for (docs/format.md). */
 export const MIN_FORMAT_VERSION = 5;
 
-/** The per-stream tables this viewer reads (docs/tables/<name>.md describes each). */
+/** The per-stream tables this viewer reads (docs/tables/<name>.md describes each).
+ * `tableOf()` (src/bundle.ts) accepts only these names: add one here to read it. */
 export const TABLES_READ = [
   'compile_directory', // the compile list, one compile, its artifacts, the recompiles chart
   'failures', // the overview's failure and restart counts
   'compile_time', // the overview's total compile time
 ] as const satisfies readonly (keyof StreamTables)[];
+
+export type TableName = (typeof TABLES_READ)[number];
