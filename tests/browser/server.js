@@ -4,6 +4,7 @@
 //   ghpages: like GitHub Pages: also gzips on the fly (Content-Encoding: gzip) the types it
 //            compresses: .json, .js, .html and extensions with no mime mapping (.zst, .jsonl,
 //            served as application/octet-stream); .gz is served raw as application/gzip.
+// In both, a path ending in '/' serves that directory's index.html.
 // Every request is recorded in `server.requests` ({path, status, bytes: body bytes sent, gzip}).
 import http from 'node:http';
 import fs from 'node:fs';
@@ -45,7 +46,9 @@ export async function startServer(mode, mounts, opts = {}) {
       piece(0);
     };
     const prefix = Object.keys(mounts).sort((a, b) => b.length - a.length).find((p) => urlPath.startsWith(p));
-    const file = prefix && path.join(mounts[prefix], urlPath.slice(prefix.length));
+    // A path ending in '/' serves that directory's index.html, as GitHub Pages and most hosts do.
+    const rel = urlPath.endsWith('/') ? `${urlPath}index.html` : urlPath;
+    const file = prefix && path.join(mounts[prefix], rel.slice(prefix.length));
     if (!file || !file.startsWith(mounts[prefix]) || !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
       return send(404, Buffer.from('not found\n'), { 'Content-Type': 'text/plain' });
     }

@@ -1,0 +1,9 @@
+// main.tsx: the entry point: mounts <App/> into index.html's #root.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+createRoot(root).render(<StrictMode><App /></StrictMode>);
