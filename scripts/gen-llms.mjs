@@ -46,7 +46,8 @@ const NOTES = {
   'docs/llms-full.txt': 'everything needed to write a viewer in one file (types, a tested readBlob, id grammar, status values, costs, caveats, excerpts)',
   'docs/cross_rank/chrome_trace.md': 'every rank\'s chromium events in one Chrome trace, one process per rank',
   'docs/cross_rank/runtime_estimates_trace.md': 'Inductor\'s estimated op runtimes per graph as a Chrome trace, one process per rank',
-  'viewers/README.md': 'the reference viewer shipped in every bundle, and the rules its pages follow',
+  'viewers/README.md': 'the catalogue of viewers and readers; the reference viewer shipped in every bundle, and the rules its pages follow',
+  'viewers/react-template/README.md': 'a Vite + React + TypeScript viewer to fork: run it, build it for GitHub Pages, add a page',
   'viewers/bundle-loader/README.md': 'the JavaScript reader (browsers, workers, Node): API and costs',
   'crates/tlparse-bundle/README.md': 'the Rust reader: open a bundle, read tables and artifacts, other byte sources, limits',
   'python/README.md': 'the Python reader',
@@ -56,7 +57,8 @@ const sortedPages = (dir) => fs.readdirSync(path.join(REPO, dir)).filter((f) => 
 
 /** Every doc page, in sections. Pages of docs/ not listed elsewhere go to "Other pages". */
 export function pages() {
-  const readers = ['viewers/README.md', 'viewers/bundle-loader/README.md', 'crates/tlparse-bundle/README.md', 'python/README.md'];
+  const readers = ['viewers/README.md', 'viewers/react-template/README.md', 'viewers/bundle-loader/README.md',
+    'crates/tlparse-bundle/README.md', 'python/README.md'];
   const sections = [
     ['Format', ['docs/format.md']],
     ['Per-stream tables', sortedPages('docs/tables')],

@@ -36,7 +36,8 @@ test('llms.txt has the llmstxt.org form and links every doc page, and only pages
   for (const link of links) assert.ok(fs.existsSync(path.join(REPO, link)), `llms.txt links ${link}, which does not exist`);
   const docs = (dir) => fs.readdirSync(path.join(REPO, dir)).filter((f) => f.endsWith('.md') && !f.endsWith('.template.md')).map((f) => path.join(dir, f));
   const expected = [...docs('docs'), ...docs('docs/tables'), ...docs('docs/cross_rank'), 'docs/llms-full.txt',
-    'viewers/README.md', 'crates/tlparse-bundle/README.md'];
+    'viewers/README.md', 'viewers/react-template/README.md', 'viewers/bundle-loader/README.md',
+    'crates/tlparse-bundle/README.md', 'python/README.md'];
   for (const page of expected) assert.ok(links.includes(page), `llms.txt does not link ${page}`);
   assert.deepEqual(new Set(links), new Set(pages().flatMap(([, p]) => p)));
 });

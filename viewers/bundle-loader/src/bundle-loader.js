@@ -70,7 +70,7 @@ export class Bundle {
     this._shards = new Lru(opts.shardCacheSize ?? 16);
     this._packs = new Lru(opts.packCacheSize ?? 4);
     this._stacks = new Map();
-    this._directories = new Lru(8);
+    this._files = new Lru(8);
   }
 
   /** Fetches a bundle file (path relative to the bundle) and checks the response status. */
@@ -102,8 +102,16 @@ export class Bundle {
    */
   async table(streamId, name) {
     const t = this._stream(streamId).tables?.[name];
-    if (!t) return null;
-    return JSON.parse(new TextDecoder().decode(await this.bytes(t.path)));
+    return t ? this._json(t.path) : null;
+  }
+
+  /**
+   * A JSON bundle file, parsed anew on every call (callers may change what they get), from bytes
+   * fetched and decoded once: the last few stay cached, so `table()` then `artifact()` on the same
+   * stream fetch compile_directory once.
+   */
+  async _json(path) {
+    return JSON.parse(new TextDecoder().decode(await this._files.get(path, () => this.bytes(path))));
   }
 
   /**
@@ -125,8 +133,7 @@ export class Bundle {
    */
   async crossRankTable(name) {
     const t = this.manifest.cross_rank?.tables?.[name];
-    if (!t) return null;
-    return JSON.parse(new TextDecoder().decode(await this.bytes(t.path)));
+    return t ? this._json(t.path) : null;
   }
 
   /**
@@ -230,13 +237,13 @@ export class Bundle {
   }
 
   /**
-   * One compile's row of a stream's `compile_directory` (cached), or null when the stream has no
+   * One compile's row of a stream's `compile_directory`, or null when the stream has no
    * such compile. `compileId` as displayed (`[0/1]`, `[!0/1/0]`) or without brackets (`0/1`).
    * @param {string} streamId @param {string} compileId
    * @returns {Promise<import('./schema').CompileEntry | null>}
    */
   async compile(streamId, compileId) {
-    const dir = await this._directories.get(streamId, () => this.table(streamId, 'compile_directory'));
+    const dir = await this.table(streamId, 'compile_directory');
     const id = compileId.startsWith('[') ? compileId : `[${compileId}]`;
     return dir?.compiles.find((c) => c.compile_id === id) ?? null;
   }
@@ -292,7 +299,14 @@ export function zstdStreamFromFzstd(fzstd) {
 
 /** fetch + status check; with `missingOk`, a 404 yields null. */
 async function get(doFetch, url, missingOk = false) {
-  const r = await doFetch(url);
+  let r;
+  try {
+    r = await doFetch(url);
+  } catch (e) {
+    // Browsers say only "Failed to fetch": name the URL and the usual cause.
+    throw new Error(`GET ${url}: ${e.message} (network error; a bundle on another host than this ` +
+      `page must be served with CORS headers that allow this page's origin)`);
+  }
   if (missingOk && r.status === 404) return null;
   if (!r.ok) throw new Error(`GET ${url}: HTTP ${r.status} ${r.statusText}`);
   return r;

@@ -96,3 +96,20 @@ test('a pack that decodes past its announced size is refused', async () => {
   const hash = Object.keys(unzstdJson(m.files.find((f) => f.path.startsWith('blobs/index/')).path))[0];
   await assert.rejects(lying.blob(hash), /past its 10 bytes|more than the 10 bytes/);
 });
+
+test('table() then artifact() fetch compile_directory once; each call parses a fresh copy', async () => {
+  const asked = [];
+  const b = await open(asked);
+  const s = b.manifest.streams[0];
+  const first = await b.table(s.id, 'compile_directory');
+  first.compiles.length = 0; // a caller changing its copy changes nobody else's
+  assert.match(await b.artifact(s.id, '[0/0]', 'dynamo_output_graph'), /^class GraphModule/);
+  assert.equal((await b.table(s.id, 'compile_directory')).compiles.length, 1);
+  assert.equal(asked.filter((p) => p === s.tables.compile_directory.path).length, 1);
+});
+
+test('a network error names the URL and the usual cause (CORS)', async () => {
+  const failing = async () => { throw new TypeError('Failed to fetch'); };
+  await assert.rejects(openBundle(BASE, { fetch: failing }),
+    /GET http:\/\/bundle\.test\/simple\/manifest\.json: Failed to fetch \(network error; .*CORS/);
+});
