@@ -6,7 +6,7 @@
 // browser tests assert on data rather than pixels.
 
 import { openBundle } from './bundle-loader.js';
-import { decompressStream, decoder } from './zstd.js';
+import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
 
@@ -63,7 +63,7 @@ function bundleUrl() {
 async function start() {
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), { zstdStream: decompressStream, minFormatVersion: MIN_FORMAT_VERSION });
+    bundle = await openBundle(bundleUrl(), { zstdStream: await zstdStream(), minFormatVersion: MIN_FORMAT_VERSION });
   } catch (e) {
     fail(app, `Could not open the bundle at ${bundleUrl()}`, e, [
       'Serve the bundle directory over HTTP (tlparse-build serve BUNDLE) and open its address, or pass ',

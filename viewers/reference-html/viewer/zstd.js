@@ -1,7 +1,9 @@
-// zstd.js: zstd decoding for the viewer, as the streaming decoder the loader takes (`zstdStream`).
-// Where the browser has a native zstd DecompressionStream, that is used; elsewhere fzstd.js, a
-// pure-JavaScript decoder (the npm package fzstd, vendored unchanged), which is loaded only then,
-// so browsers with a native decoder never fetch it.
+// zstd.js: the zstd decoder the viewer gives the loader. Where the browser has a native zstd
+// DecompressionStream, the loader uses it by default; elsewhere fzstd.js, a pure-JavaScript
+// decoder (the npm package fzstd, vendored unchanged), which is loaded only then, so browsers
+// with a native decoder never fetch it.
+
+import { zstdStreamFromFzstd } from './bundle-loader.js';
 
 function hasNativeZstd() {
   try {
@@ -14,38 +16,13 @@ function hasNativeZstd() {
 
 const native = typeof DecompressionStream !== 'undefined' && hasNativeZstd();
 
-let fzstd = null;
-
 /**
- * A streaming zstd decoder (one or more frames; skippable frames are skipped). Streaming lets the
- * loader stop downloading a pack once the blob it wants is decoded.
- * @returns {TransformStream<Uint8Array, Uint8Array>}
+ * The loader's `zstdStream` option: undefined where the browser decodes zstd itself (the
+ * loader's default), else a streaming decoder made from fzstd.js.
+ * @returns {Promise<(() => TransformStream<Uint8Array, Uint8Array>) | undefined>}
  */
-export function decompressStream() {
-  if (native) return new DecompressionStream('zstd');
-  let decoder;
-  return new TransformStream({
-    async start(out) {
-      fzstd ??= import('./fzstd.js');
-      fzstd.catch(() => { fzstd = null; });
-      const { Decompress } = await fzstd;
-      decoder = new Decompress((chunk) => { if (chunk.length) out.enqueue(chunk); });
-    },
-    transform(chunk) {
-      try {
-        decoder.push(chunk);
-      } catch (e) {
-        throw new Error(`invalid zstd data: ${e.message}`);
-      }
-    },
-    flush() {
-      try {
-        decoder.push(new Uint8Array(0), true);
-      } catch (e) {
-        throw new Error(`invalid zstd data: ${e.message}`);
-      }
-    },
-  });
+export async function zstdStream() {
+  return native ? undefined : zstdStreamFromFzstd(await import('./fzstd.js'));
 }
 
 /** Which decoder is in use ('native' or 'fzstd'), for the viewer's about box and tests. */
