@@ -20,9 +20,10 @@ const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
 
 /**
  * mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. With
- * `opts.trickle`, bodies are sent in 8 KiB pieces 5 ms apart, like a slow link, so a client that
- * stops reading early is seen to (a request's `bytes` then counts only what was written before the
- * client went away).
+ * `opts.trickle` (a RegExp), bodies of the paths it matches are sent like over a slow link: in 8 KiB pieces 5 ms apart, with a 3 s
+ * pause once half the body is sent, so that a client that stops reading in the first half is
+ * seen to whatever the machine's load (a request's `bytes` counts only what was written before
+ * the client went away).
  */
 export async function startServer(mode, mounts, opts = {}) {
   const requests = [];
@@ -33,7 +34,7 @@ export async function startServer(mode, mounts, opts = {}) {
       const record = { path: urlPath, status, bytes: body.length, gzip: headers['Content-Encoding'] === 'gzip' };
       requests.push(record);
       if (req.method === 'HEAD') return res.end();
-      if (!opts.trickle) return res.end(body);
+      if (!opts.trickle?.test(urlPath)) return res.end(body);
       record.bytes = 0;
       const piece = (at) => {
         if (res.destroyed) return;
@@ -41,7 +42,8 @@ export async function startServer(mode, mounts, opts = {}) {
         const end = Math.min(at + 8192, body.length);
         res.write(body.subarray(at, end));
         record.bytes = end;
-        setTimeout(piece, 5, end);
+        const half = at < body.length / 2 && end >= body.length / 2;
+        setTimeout(piece, half ? 3000 : 5, end);
       };
       piece(0);
     };
