@@ -20,10 +20,10 @@ const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
 
 /**
  * mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. With
- * `opts.trickle` (a RegExp), bodies of the paths it matches are sent like over a slow link: in 8 KiB pieces 5 ms apart, with a 3 s
- * pause once half the body is sent, so that a client that stops reading in the first half is
- * seen to whatever the machine's load (a request's `bytes` counts only what was written before
- * the client went away).
+ * `opts.trickle` (a RegExp), bodies of the paths it matches are sent like over a slow link: in
+ * 8 KiB pieces 5 ms apart, with a 3 s pause once half the body is sent, so that a client that
+ * stops reading in the first half is seen to whatever the machine's load (a request's `bytes`
+ * counts only what was written before the client went away).
  */
 export async function startServer(mode, mounts, opts = {}) {
   const requests = [];
