@@ -196,7 +196,7 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     let hash = match what {
         [hash] => hash.clone(),
         [compile_id, name] => {
-            let wanted = if compile_id.starts_with('[') { compile_id.clone() } else { format!("[{compile_id}]") };
+            let wanted = tlparse_bundle::ids::displayed_compile_id(compile_id);
             let mut matches = Vec::new();
             // The first matching entry logged without a payload, to say so rather than "none".
             let mut payloadless = None;
