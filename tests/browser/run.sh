@@ -9,16 +9,7 @@ REPO="$(cd "$HERE/../.." && pwd)"
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
-if [ ! -x "$CHROMIUM" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "run.sh: $CHROMIUM missing; installing Debian's chromium" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "run.sh: $CHROMIUM is missing (install Debian's chromium, or set CHROMIUM=/path/to/chrome)" >&2
-    exit 1
-  fi
-fi
+"$REPO/scripts/ensure-chromium"
 
 cd "$HERE"
 if [ -f package-lock.json ]; then
