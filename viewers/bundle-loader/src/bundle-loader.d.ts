@@ -29,15 +29,31 @@ export interface OpenOptions {
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
 export declare function openBundle(baseUrl: string | URL, opts?: OpenOptions): Promise<Bundle>;
 
+/** A file of a picked or dropped folder and its `/`-separated path in it (`my-bundle/manifest.json`). */
+export interface LocalFile {
+  path: string;
+  file: Blob;
+}
+
+/** Opens a bundle from local files, read in this page (nothing is uploaded): the `File`s of a folder
+ * picked with `<input type=file webkitdirectory>` (paths from `webkitRelativePath`) or dropped
+ * (`filesFromDataTransfer`). The bundle is the one folder among them holding `manifest.json`. */
+export declare function openBundleFromFiles(files: Iterable<File | LocalFile>, opts?: OpenOptions): Promise<Bundle>;
+
+/** The files of a drop, walking dropped folders; call it in the drop handler before any `await`. */
+export declare function filesFromDataTransfer(dataTransfer: DataTransfer): Promise<LocalFile[]>;
+
 /** A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`). */
 export declare function zstdStreamFromFzstd(fzstd: { Decompress: unknown }): () => TransformStream<Uint8Array, Uint8Array>;
 
-/** An open bundle. Get one with {@link openBundle}. */
+/** An open bundle. Get one with {@link openBundle} or {@link openBundleFromFiles}. */
 export declare class Bundle {
   /** The bundle's URL (ends with '/'). */
   readonly base: URL;
   /** The parsed manifest.json. */
   readonly manifest: Manifest;
+  /** The name of the local folder it was opened from (`openBundleFromFiles`); null over HTTP. */
+  readonly localFolder: string | null;
   /** The index rows of a stream, in log order. */
   indexRows(streamId: string): AsyncGenerator<IndexRow>;
   /** One table of a stream; null when the stream has no data for it. */

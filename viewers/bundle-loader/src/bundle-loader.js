@@ -1,4 +1,5 @@
-// bundle-loader.js: read a tlparse bundle over HTTP, in any browser, worker or Node >= 20.
+// bundle-loader.js: read a tlparse bundle over HTTP (or from local files: openBundleFromFiles), in
+// any browser, worker or Node >= 20.
 // The one loader every viewer in viewers/ uses (the reference viewer ships a copy made by the
 // build). Dependency-free ES module; its types are in bundle-loader.d.ts and schema.d.ts.
 // It never relies on response headers: hosts that gzip responses on the fly (GitHub Pages) and
@@ -56,7 +57,126 @@ export async function openBundle(baseUrl, opts = {}) {
   return new Bundle(base, manifest, doFetch, opts);
 }
 
-/** An open bundle. Get one with {@link openBundle}. */
+/**
+ * @typedef {{path: string, file: Blob}} LocalFile a file of a picked or dropped folder and its path
+ *   in it, `/`-separated (`my-bundle/tables/log0/compile_directory.json.zst`)
+ */
+
+/** Scheme of the URLs of a bundle opened from local files: not fetchable, so no read can escape to
+ * the network even through a fetch other than the one openBundleFromFiles makes. */
+const LOCAL_SCHEME = 'bundle-folder:';
+
+/**
+ * Opens a bundle from local files, read entirely in this page (nothing is uploaded): the `File`s
+ * of a folder picked with `<input type=file webkitdirectory>` (each path is its
+ * `webkitRelativePath`) or dropped (see {@link filesFromDataTransfer}). The bundle is the folder
+ * holding `manifest.json`: the picked folder itself or any folder inside it (one only). Only the
+ * files under that folder can be read; every read goes through the same code as over HTTP.
+ * @param {Iterable<File | LocalFile>} files
+ * @param {OpenOptions} [opts] as for {@link openBundle} (`fetch` is replaced)
+ * @returns {Promise<Bundle>}
+ */
+export async function openBundleFromFiles(files, opts = {}) {
+  const { name, byPath } = bundleFolder([...files].map(asLocalFile));
+  const base = new URL(`${LOCAL_SCHEME}/${encodeURIComponent(name || 'files')}/`);
+  const bundle = await openBundle(base, { ...opts, fetch: localFetch(base, byPath) });
+  bundle.localFolder = name || 'dropped files';
+  return bundle;
+}
+
+/** `{path, file}` of a File (its `webkitRelativePath`, else its name) or of a LocalFile. */
+function asLocalFile(f) {
+  if (f && typeof f.path === 'string' && f.file instanceof Blob) return f;
+  if (f instanceof Blob) return { path: f.webkitRelativePath || f.name, file: f };
+  throw new TypeError('openBundleFromFiles takes File objects or {path, file} pairs');
+}
+
+/**
+ * The bundle among the files: the one folder holding a `manifest.json`, its name (last path
+ * segment; '' when the files were dropped loose) and its files by path relative to it.
+ * @param {LocalFile[]} files
+ */
+function bundleFolder(files) {
+  const checked = files.map((f) => ({ segments: safeSegments(f.path), file: f.file }));
+  const roots = checked.filter((f) => f.segments.at(-1) === 'manifest.json').map((f) => f.segments.slice(0, -1));
+  if (roots.length === 0) {
+    throw new Error(`No manifest.json among the ${files.length} files opened: open the bundle's folder ` +
+      '(made by tlparse-build TRACE -o FOLDER), or a folder holding it.');
+  }
+  if (roots.length > 1) {
+    const listed = roots.slice(0, 5).map((r) => `${r.join('/') || '(top)'}/`).join(', ');
+    throw new Error(`${roots.length} bundles (folders with a manifest.json) among the files opened: ${listed}` +
+      `${roots.length > 5 ? ', ...' : ''}. Open one bundle's folder.`);
+  }
+  const root = roots[0];
+  const byPath = new Map();
+  for (const f of checked) {
+    if (f.segments.length <= root.length || !root.every((s, i) => f.segments[i] === s)) continue;
+    const rel = f.segments.slice(root.length).join('/');
+    if (byPath.has(rel)) throw new Error(`two files opened at the same path ${root.concat(rel).join('/')}`);
+    byPath.set(rel, f.file);
+  }
+  return { name: root.at(-1) ?? '', byPath };
+}
+
+/** A path's segments; refuses absolute paths, `.`, `..` and empty segments. */
+function safeSegments(path) {
+  const segments = String(path).split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) {
+    throw new Error(`refused the file path ${JSON.stringify(path)}: a bundle's paths are relative, ` +
+      'with no empty, "." or ".." segment');
+  }
+  return segments;
+}
+
+/** A fetch answering the URLs under `base` from `byPath`, a 404 naming the file for any other. */
+function localFetch(base, byPath) {
+  return async (input) => {
+    const url = new URL(typeof input === 'object' && 'url' in input ? input.url : String(input));
+    const rel = url.href.startsWith(base.href) ? decodeURIComponent(url.pathname.slice(base.pathname.length)) : null;
+    const file = rel !== null && !rel.split('/').some((s) => s === '' || s === '.' || s === '..') ? byPath.get(rel) : undefined;
+    if (!file) return new Response('not found', { status: 404, statusText: 'Not Found: no such file in the opened folder' });
+    return new Response(file);
+  };
+}
+
+/**
+ * The files of what was dropped (a `drop` event's `dataTransfer`), walking dropped folders
+ * (`webkitGetAsEntry`; every batch of `readEntries`). Call it in the drop handler before any
+ * `await`: a DataTransfer's items are readable only during the event. Paths start with the
+ * dropped item's name (`my-bundle/manifest.json`), as a picked folder's `webkitRelativePath`s do.
+ * @param {DataTransfer} dataTransfer @returns {Promise<LocalFile[]>}
+ */
+export function filesFromDataTransfer(dataTransfer) {
+  const items = [...(dataTransfer.items ?? [])].filter((i) => i.kind === 'file');
+  const roots = items.map((i) => ({ entry: i.webkitGetAsEntry?.() ?? null, file: i.getAsFile() }));
+  if (items.length === 0) return Promise.resolve([...(dataTransfer.files ?? [])].map(asLocalFile));
+  return (async () => {
+    const out = [];
+    for (const { entry, file } of roots) {
+      if (entry?.isDirectory) await walkDirectory(entry, entry.name, out);
+      else if (file) out.push(asLocalFile(file));
+    }
+    return out;
+  })();
+}
+
+/** Adds the files under a FileSystemDirectoryEntry to `out`, with paths starting at `path`. */
+async function walkDirectory(dir, path, out) {
+  const reader = dir.createReader();
+  // readEntries answers in batches (100 at a time in Chromium) until an empty one.
+  for (;;) {
+    const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+    if (batch.length === 0) return;
+    for (const entry of batch) {
+      const child = `${path}/${entry.name}`;
+      if (entry.isDirectory) await walkDirectory(entry, child, out);
+      else if (entry.isFile) out.push({ path: child, file: await new Promise((resolve, reject) => entry.file(resolve, reject)) });
+    }
+  }
+}
+
+/** An open bundle. Get one with {@link openBundle} or {@link openBundleFromFiles}. */
 export class Bundle {
   /** @param {URL} base @param {any} manifest @param {typeof fetch} doFetch @param {OpenOptions} opts */
   constructor(base, manifest, doFetch, opts) {
@@ -71,6 +191,8 @@ export class Bundle {
     this._packs = new Lru(opts.packCacheSize ?? 4);
     this._stacks = new Map();
     this._files = new Lru(8);
+    /** The name of the local folder the bundle was read from (openBundleFromFiles); null over HTTP. */
+    this.localFolder = null;
   }
 
   /** Fetches a bundle file (path relative to the bundle) and checks the response status. */

@@ -1,5 +1,5 @@
 // Type-checked by `tsc -p .` (npm test): the loader's API is typed by the generated schema types.
-import { openBundle, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
+import { openBundle, openBundleFromFiles, filesFromDataTransfer, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
 
 export async function failedCompiles(url: string): Promise<CompileEntry[]> {
   const bundle = await openBundle(url);
@@ -13,4 +13,13 @@ export async function alignedLabels(url: string): Promise<string[]> {
   const bundle = await openBundle(url);
   const alignment = await bundle.crossRankTable('compile_alignment');
   return alignment?.compiles.map((c) => c.label) ?? [];
+}
+
+/** A picked folder's files (an `<input type=file webkitdirectory>`) or a drop, opened in the page. */
+export async function localCompiles(input: HTMLInputElement, drop?: DataTransfer): Promise<string[]> {
+  const files = drop ? await filesFromDataTransfer(drop) : [...(input.files ?? [])];
+  const bundle = await openBundleFromFiles(files);
+  const folder: string | null = bundle.localFolder;
+  const directory = await bundle.table(bundle.manifest.streams[0].id, 'compile_directory');
+  return (directory?.compiles ?? []).map((c) => `${folder}: ${c.compile_id}`);
 }
