@@ -1,14 +1,16 @@
-// app.js: the viewer's shell. Opens the bundle (this page's directory, or `?bundle=URL`), draws
-// the header and navigation, and routes `#/<page>?<params>` to a module in pages/. The URL holds
-// all state, so every view can be linked to.
+// app.js: the viewer's shell. Opens the bundle (this page's directory, or `?bundle=URL`, or a
+// folder picked or dropped from this computer: local-folder.js), draws the header and navigation,
+// and routes `#/<page>?<params>` to a module in pages/. The URL holds all state, so every view can
+// be linked to, except which local folder is open (a URL cannot point at it).
 //
 // Test hook: `window.__viewer` exposes what is loaded and shown (see `viewer` below), so
 // browser tests assert on data rather than pixels.
 
-import { openBundle } from './bundle-loader.js';
+import { openBundle, openBundleFromFiles } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
+import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
  * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
@@ -22,6 +24,8 @@ const viewer = {
   params: {},
   /** The open Bundle (see bundle-loader.js), its manifest, and the zstd decoder in use. */
   bundle: null,
+  /** The name of the local folder the bundle was read from; null when it came from a URL. */
+  localFolder: null,
   manifest: null,
   decoder,
   /** What the current page loaded and shows, set by the page (`ctx.expose`). */
@@ -60,22 +64,67 @@ function bundleUrl() {
   return given ? new URL(given, location.href) : new URL('./', location.href);
 }
 
+const openOptions = async () => ({ zstdStream: await zstdStream(), minFormatVersion: MIN_FORMAT_VERSION });
+
 async function start() {
+  acceptDrops(openLocal);
+  const given = new URLSearchParams(location.search).has('bundle');
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), { zstdStream: await zstdStream(), minFormatVersion: MIN_FORMAT_VERSION });
+    bundle = await openBundle(bundleUrl(), await openOptions());
   } catch (e) {
-    fail(app, `Could not open the bundle at ${bundleUrl()}`, e, [
-      'Serve the bundle directory over HTTP (tlparse-build serve BUNDLE) and open its address, or pass ',
-      h('code', null, '?bundle=URL'), ' pointing at a directory that holds manifest.json.']);
+    if (!given && /manifest\.json: HTTP 404/.test(e?.message)) {
+      // Hosted without a bundle next to it (GitHub Pages, a CDN): a start page, not an error.
+      replace(app, dropZonePanel(openLocal, `No bundle is served with this page (${new URL('manifest.json', bundleUrl())}: HTTP 404).`));
+      viewer.state = 'ready';
+      viewer.page = 'open-folder';
+    } else {
+      replace(app, dropZonePanel(openLocal, errorBox(`Could not open the bundle at ${bundleUrl()}`, e, [
+        'Serve the bundle directory over HTTP (tlparse-build serve BUNDLE) and open its address, or pass ',
+        h('code', null, '?bundle=URL'), ' pointing at a directory that holds manifest.json, or open a bundle folder below.'])));
+      setError(e);
+    }
     viewer.renders++;
     return;
   }
+  window.addEventListener('hashchange', show);
+  await showBundle(bundle);
+}
+
+/**
+ * Opens the bundle in a picked or dropped folder (`files`: File[] or a promise of LocalFile[]) and
+ * shows its overview; on failure, says why where the bundle would be, with the picker again.
+ */
+async function openLocal(files) {
+  const target = main ?? app;
+  Object.assign(viewer, { state: 'loading', error: null });
+  replace(target, h('p', { class: 'loading' }, 'Reading the folder…'));
+  let bundle;
+  try {
+    bundle = await openBundleFromFiles(await files, await openOptions());
+  } catch (e) {
+    console.warn(e);
+    replace(target, dropZonePanel(openLocal, errorBox('Could not open this folder as a bundle', e)));
+    setError(e);
+    viewer.renders++;
+    return;
+  }
+  if (!viewer.bundle) window.addEventListener('hashchange', show);
+  // A new bundle: its own routes from the overview on (replaceState fires no hashchange).
+  history.replaceState(null, '', `${location.pathname}${location.search}#/overview`);
+  await showBundle(bundle);
+}
+
+/** Draws the shell (header, tabs, main) for `bundle`, then its current page. */
+async function showBundle(bundle) {
+  cache.clear(); // tables of the bundle shown before
   viewer.bundle = bundle;
   viewer.manifest = bundle.manifest;
+  viewer.localFolder = bundle.localFolder;
   const m = bundle.manifest;
   const inputs = m.inputs.map((i) => i.path.split('/').pop());
-  document.title = `${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`} · torch.compile trace`;
+  const name = inputs.length === 1 ? inputs[0] : `${inputs.length} logs`;
+  document.title = `${bundle.localFolder ? `${bundle.localFolder} (local) · ` : ''}${name} · torch.compile trace`;
 
   streamSelect = m.streams.length > 1
     ? h('select', { class: 'stream-select', 'aria-label': 'Stream (rank)', on: { change: (e) => { location.hash = href(route().page, { s: e.target.value }); } } },
@@ -86,15 +135,26 @@ async function start() {
   replace(app,
     h('header', { class: 'top' },
       h('a', { class: 'brand', href: '#/overview' }, 'tlparse'),
+      localBadge(bundle.localFolder),
       h('span', { class: 'title', title: m.inputs.map((i) => i.path).join('\n') },
-        inputs.length === 1 ? inputs[0] : `${inputs.length} logs`, ' · ', plural(m.streams.length, 'stream')),
+        name, ' · ', plural(m.streams.length, 'stream')),
       h('span', { class: 'spacer' }),
       streamSelect,
+      folderPicker(openLocal, { label: 'Open folder…', compact: true }),
       themeToggle()),
     navEl,
     main);
-  window.addEventListener('hashchange', show);
   await show();
+}
+
+/** "local folder NAME" in the header of a bundle read from disk: this page's URL does not point at it. */
+function localBadge(folder) {
+  if (!folder) return null;
+  return h('span', {
+    class: 'local-badge',
+    title: 'Read from this computer by this page; nothing was uploaded. The page\'s address does not ' +
+      'point at this folder: links to it will not open it elsewhere, and after a reload, open the folder again.',
+  }, 'local folder ', h('b', null, folder));
 }
 
 /** "rank 3" from the cross-rank labels when there are any, else the stream id. */
@@ -168,10 +228,18 @@ function cached(key, load) {
 }
 
 function fail(container, title, error, help) {
-  replace(container, h('div', { class: 'error-box', role: 'alert' },
+  replace(container, errorBox(title, error, help));
+  setError(error);
+}
+
+function errorBox(title, error, help) {
+  return h('div', { class: 'error-box', role: 'alert' },
     h('h2', null, title),
     h('pre', null, String(error?.message ?? error)),
-    help ? h('p', null, help) : null));
+    help ? h('p', null, help) : null);
+}
+
+function setError(error) {
   viewer.state = 'error';
   viewer.error = String(error?.message ?? error);
 }
