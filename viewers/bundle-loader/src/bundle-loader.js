@@ -106,7 +106,7 @@ function bundleFolder(files) {
   if (roots.length > 1) {
     const listed = roots.slice(0, 5).map((r) => `${r.join('/') || '(top)'}/`).join(', ');
     throw new Error(`${roots.length} bundles (folders with a manifest.json) among the files opened: ${listed}` +
-      `${roots.length > 5 ? ', ...' : ''}. Open one bundle's folder.`);
+      `${roots.length > 5 ? ` and ${roots.length - 5} more` : ''}. Open one bundle's folder.`);
   }
   const root = roots[0];
   const byPath = new Map();

@@ -78,6 +78,8 @@ test('the bundle is found inside a picked parent folder; files beside it stay un
 test('several bundles, none, or a path with ".." are refused, saying why', async () => {
   const two = [...bundleFiles('runs/a/'), ...bundleFiles('runs/b/')];
   await assert.rejects(openBundleFromFiles(two, OPTS), /^Error: 2 bundles \(folders with a manifest\.json\) among the files opened: runs\/a\/, runs\/b\/\. Open one bundle's folder\.$/);
+  const seven = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].flatMap((n) => [secret(`${n}/manifest.json`)]);
+  await assert.rejects(openBundleFromFiles(seven, OPTS), /^Error: 7 bundles .*: a\/, b\/, c\/, d\/, e\/ and 2 more\. Open one bundle's folder\.$/);
   await assert.rejects(openBundleFromFiles([secret('x/notes.txt')], OPTS), /No manifest\.json among the 1 files opened/);
   for (const bad of ['simple/../manifest.json', '../simple/manifest.json', '/etc/passwd', 'simple//x', './simple/x']) {
     await assert.rejects(openBundleFromFiles([...bundleFiles('simple/'), secret(bad)], OPTS),

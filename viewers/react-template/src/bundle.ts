@@ -1,22 +1,51 @@
 // bundle.ts: opening bundles and fetching their tables, each at most once per page load.
 // Everything here goes through tlparse-bundle-loader (../bundle-loader); nothing parses files itself.
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, type Bundle, type StreamTables } from 'tlparse-bundle-loader';
+import {
+  openBundle, openBundleFromFiles, zstdStreamFromFzstd, type Bundle, type LocalFile, type StreamTables,
+} from 'tlparse-bundle-loader';
 import type { OverviewTables } from './data';
 import { MIN_FORMAT_VERSION, type TableName } from './formats';
 
 export type { Bundle };
 
 const openedBundles = new Map<string, Promise<Bundle>>();
+const OPTIONS = {
+  zstdStream: zstdStreamFromFzstd(fzstd), // browsers have no zstd DecompressionStream
+  minFormatVersion: MIN_FORMAT_VERSION,
+};
+
+/** `?bundle=` values of local folders: `local:N/NAME` (N counts the folders opened in this page). */
+const LOCAL = /^local:\d+\/(.*)$/s;
+let localFolders = 0;
+
+/** The folder name when `bundle` (a `?bundle=` value) stands for a local folder, else null. */
+export function localFolderName(bundle: string): string | null {
+  return LOCAL.exec(bundle)?.[1] ?? null;
+}
+
+/**
+ * Opens a picked or dropped folder's files (read in this page, never uploaded) and returns the
+ * `?bundle=` value that stands for it until the page is reloaded: an address cannot point at a
+ * folder on the user's disk.
+ */
+export async function openLocalFolder(files: Iterable<File | LocalFile>): Promise<string> {
+  const bundle = await openBundleFromFiles(files, OPTIONS);
+  const key = `local:${++localFolders}/${bundle.localFolder ?? ''}`;
+  openedBundles.set(key, Promise.resolve(bundle));
+  return key;
+}
 
 /** Opens the bundle at `url` (absolute, or relative to this page); refuses formats we don't read. */
 export function openBundleOnce(url: string): Promise<Bundle> {
   let opening = openedBundles.get(url);
+  const folder = localFolderName(url);
+  if (!opening && folder !== null) {
+    return Promise.reject(new Error(`The local folder ${folder} is no longer open: this page's address cannot ` +
+      'point at a folder on your disk. Open it again with "Open folder…".'));
+  }
   if (!opening) {
-    opening = openBundle(url, {
-      zstdStream: zstdStreamFromFzstd(fzstd), // browsers have no zstd DecompressionStream
-      minFormatVersion: MIN_FORMAT_VERSION,
-    });
+    opening = openBundle(url, OPTIONS);
     opening.catch(() => openedBundles.delete(url)); // a failed open can be retried
     openedBundles.set(url, opening);
   }

@@ -240,3 +240,92 @@ describe.each(['plain', 'ghpages'] as const)('built app, %s hosting', (mode) => 
     }
   });
 });
+
+// A bundle folder from this computer: only the app is served (no bundle on any server); folders
+// are picked with setInputFiles on the folder input, or dropped as the Files of a picked folder (a
+// script-made DataTransfer cannot carry directories; the directory walk has Node tests in
+// viewers/bundle-loader/test/local-files.test.js).
+describe('a local bundle folder, read in the page', () => {
+  let server: StaticServer;
+  let appUrl: string;
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `local-${name}.png`), fullPage: true });
+  /** Every request the page makes, by URL: all must be the app's own files. */
+  const recordRequests = (page: Page) => {
+    const urls: string[] = [];
+    page.on('request', (r) => urls.push(r.url()));
+    return urls;
+  };
+
+  beforeAll(async () => {
+    server = await startServer('plain', { [SUB_PATH]: DIST });
+    appUrl = `${server.url}${SUB_PATH}`;
+  });
+  afterAll(async () => {
+    expect(server.requests.filter((r) => r.status !== 200 || !r.path.startsWith(SUB_PATH))).toEqual([]);
+    await server.close();
+  });
+
+  test('pick graph_breaks: overview, a compile, an artifact equal to `tlparse-build cat`; a reload says to reopen', async () => {
+    const { page, errors } = await openPage(appUrl);
+    const urls = recordRequests(page);
+    await page.locator('.welcome .drop-zone').waitFor();
+    await shot(page, 'welcome');
+    await page.setInputFiles('.welcome input[type=file]', path.join(bundlesDir, 'graph_breaks'));
+    await expect.poll(() => stat(page, 'compiles').textContent()).toBe('27'); // checked by hand: test/data.test.ts
+    expect(await page.locator('[data-stat="failures"] .stat-note').textContent()).toBe('10 restarts');
+    expect(await page.locator('header .local-badge').textContent()).toBe('local folder graph_breaks');
+    expect(new URL(page.url()).searchParams.get('bundle')).toBe('local:1/graph_breaks');
+    await shot(page, 'opened');
+
+    await page.click('.compile-row:has-text("[1/0_1]")');
+    await page.click('.artifacts a:text-is("inductor_output_code")');
+    const expected = catArtifact(path.join(bundlesDir, 'graph_breaks'), 'log0', '[1/0_1]', 'inductor_output_code');
+    await expect.poll(() => page.locator('.artifact-text pre').textContent()).toBe(expected);
+    await page.goBack();
+    await page.locator('.artifact-text').waitFor({ state: 'detached' });
+    expect(new URL(page.url()).searchParams.get('compile')).toBe('[1/0_1]');
+    expect(urls.filter((u) => !u.startsWith(appUrl))).toEqual([]);
+
+    await page.reload();
+    const alert = page.locator('main [role=alert] p');
+    await expect.poll(() => alert.textContent()).toBe('The local folder graph_breaks is no longer open: this page\'s ' +
+      'address cannot point at a folder on your disk. Open it again with "Open folder…".');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('a folder holding several bundles is refused, naming them', async () => {
+    const { page, errors } = await openPage(appUrl);
+    await page.setInputFiles('.welcome input[type=file]', bundlesDir);
+    const alert = page.locator('.welcome [role=alert] p');
+    await expect.poll(() => alert.textContent()).toMatch(/^6 bundles \(folders with a manifest\.json\) among the files opened: ([^ ]+\/, ){4}[^ ]+\/ and 1 more\. Open one bundle's folder\.$/);
+    await shot(page, 'several');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  test('a drop of a folder\'s files on the drop zone opens it', async () => {
+    const { page, errors } = await openPage(appUrl);
+    const urls = recordRequests(page);
+    await page.evaluate(() => {
+      const source = Object.assign(document.createElement('input'), { type: 'file', id: 'test-source', webkitdirectory: true, hidden: true });
+      document.body.append(source);
+    });
+    await page.setInputFiles('#test-source', path.join(bundlesDir, 'ranks_shifted'));
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      for (const f of (document.getElementById('test-source') as HTMLInputElement).files ?? []) dt.items.add(f);
+      return dt;
+    });
+    await page.dispatchEvent('.drop-zone', 'dragover', { dataTransfer });
+    await expect.poll(() => page.locator('.drop-zone.hover').count()).toBe(1);
+    await shot(page, 'drop-hover');
+    await page.dispatchEvent('.drop-zone', 'drop', { dataTransfer });
+    await expect.poll(() => stat(page, 'streams').textContent()).toBe('4');
+    expect(await stat(page, 'compiles').textContent()).toBe('18');
+    expect(await page.locator('header .local-badge').textContent()).toBe('local folder ranks_shifted');
+    expect(urls.filter((u) => !u.startsWith(appUrl))).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
