@@ -10,6 +10,7 @@ mod properties;
 mod refs;
 mod schema_drift;
 mod serve;
+mod serve_attacks;
 mod snapshots;
 mod tables;
 mod util;
