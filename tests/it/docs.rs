@@ -2,7 +2,9 @@
 //! parses (as one JSON value, or as JSON Lines), and every one in a `.md` page is cut from a real
 //! bundle: the comment on the line above it, `<!-- example: FIXTURE FILE -->`, names a fixture and
 //! a file of its bundle, and the example is an abridgement of a value in that file (objects may
-//! leave out members, lists items; nothing is changed, and `[]` means an empty list).
+//! leave out members, lists items; nothing is changed, and `[]` means an empty list). A fence
+//! marked `<!-- cors: NAME -->` instead is a storage host's CORS configuration, not bundle data:
+//! tests/docs/hosting.test.mjs checks those.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,8 @@ struct Fence {
     at: String,
     body: String,
     example: Option<(String, String)>,
+    /// Marked `<!-- cors: NAME -->`: a host's configuration, checked by tests/docs.
+    is_cors_config: bool,
 }
 
 fn doc_files() -> Vec<PathBuf> {
@@ -52,6 +56,7 @@ fn fences(path: &Path) -> Vec<Fence> {
                 at: format!("{}:{}", path.display(), start + 1),
                 body: lines[start + 1..end].join("\n"),
                 example,
+                is_cors_config: above.trim().starts_with("<!-- cors: "),
             });
             i = end;
         }
@@ -147,6 +152,7 @@ fn every_json_example_in_the_docs_is_cut_from_a_bundle_of_its_fixture() {
     for fence in &fences {
         match &fence.example {
             Some((fixture, _)) => by_fixture.entry(fixture).or_default().push(fence),
+            None if fence.is_cors_config => problems.extend(parse(fence).err()),
             None => problems.push(format!(
                 "{}: no `<!-- example: FIXTURE FILE -->` line above the fence names where it is cut from",
                 fence.at
