@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod bundle;
 pub mod cli;
 pub mod parse;
+pub mod proxy;
 pub mod serve;
 pub mod viewer;
 

@@ -1,0 +1,338 @@
+//! `tlparse-build proxy`: serves the bundle files of an upstream (object storage or an HTTP base
+//! URL) with CORS for an allowlist of viewer origins, so a viewer on another origin can read
+//! bundles that live where no CORS is configured.
+//!
+//! The proxy forwards only paths shaped like bundle files ([`paths`]), never runs anything of the
+//! bucket on its own origin (every response is `Content-Security-Policy: sandbox`, HTML and
+//! JavaScript go out as plain text), bounds every upstream fetch ([`upstream`]) and keeps recent
+//! packs, whose names are their hash, in a byte-bounded cache ([`cache`]).
+
+pub mod cache;
+pub mod paths;
+pub mod upstream;
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::stream::{BoxStream, StreamExt};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Empty, Full, StreamBody};
+use hyper::body::Frame;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
+
+use cache::ByteLru;
+use paths::BundleFile;
+use upstream::{Upstream, UpstreamError};
+
+/// The largest file fetched: packs are ~1 MiB compressed (1 MiB of payloads before zstd), but
+/// one payload bigger than that gets a pack of its own; the largest in the fixtures and the
+/// 150 MB benchmark log is well under 16 MiB, so 256 MiB (the format reader's own `Limits::file`)
+/// leaves a wide margin and still stops an upstream that streams without end.
+pub const DEFAULT_MAX_FILE: u64 = 256 << 20;
+/// Bytes of packs kept in memory: a few hundred packs, enough for a team browsing a few jobs.
+pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
+/// The shortest bearer token accepted: a token guessed in reasonable time is no token.
+pub const MIN_TOKEN_LEN: usize = 16;
+
+/// What the proxy answers with.
+pub type ProxyBody = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// The proxy's state, shared by every connection.
+pub struct Proxy {
+    upstream: Upstream,
+    max_file: u64,
+    cache: Arc<ByteLru>,
+    /// blake3 of the bearer token: `blake3::Hash` compares in constant time, and hashing first
+    /// makes the comparison independent of the given token's length too.
+    token: Option<blake3::Hash>,
+}
+
+impl Proxy {
+    pub fn new(upstream: Upstream, max_file: u64, cache_bytes: u64, token: Option<&str>) -> Proxy {
+        Proxy {
+            upstream,
+            max_file,
+            cache: Arc::new(ByteLru::new(cache_bytes)),
+            token: token.map(|token| blake3::hash(token.as_bytes())),
+        }
+    }
+
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    /// Whether a request with these headers may read files: always without a token; with one,
+    /// only with `Authorization: Bearer <token>`.
+    pub fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(expected) = self.token else {
+            return true;
+        };
+        let given = headers.get(header::AUTHORIZATION).and_then(|value| value.as_bytes().strip_prefix(b"Bearer "));
+        given.is_some_and(|given| blake3::hash(given) == expected)
+    }
+
+    /// The answer to a GET (or, with `head_only`, a HEAD) of `target` (path and query) that the
+    /// server already vetted (method, Host, origin). CORS headers are the server's to add.
+    pub async fn answer(&self, head_only: bool, target: &str, headers: &HeaderMap) -> Response<ProxyBody> {
+        if !self.authorized(headers) {
+            let mut response =
+                text(StatusCode::UNAUTHORIZED, "a bearer token is required (Authorization: Bearer ...)\n");
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+        let file = match paths::bundle_file(target) {
+            Ok(file) => file,
+            Err(refused) => return text(StatusCode::NOT_FOUND, &format!("refused: {}\n", refused.reason())),
+        };
+        if let Some(bytes) = file.pack_hash.as_ref().and_then(|_| self.cache.get(&file.key)) {
+            let size = bytes.len() as u64;
+            let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
+            return file_response(&file, size, body, "hit");
+        }
+        match self.upstream.fetch(&file.key, !head_only, self.max_file).await {
+            Ok(fetched) => {
+                let body = match fetched.body {
+                    None => empty(),
+                    Some(stream) => {
+                        let stream = match &file.pack_hash {
+                            Some(hash) if self.cache.admits(fetched.size) => self.caching(stream, &file.key, hash),
+                            _ => stream,
+                        };
+                        body_of(stream)
+                    }
+                };
+                file_response(&file, fetched.size, body, "miss")
+            }
+            Err(UpstreamError::NotFound) => {
+                text(StatusCode::NOT_FOUND, &format!("not found upstream: /{}\n", file.key))
+            }
+            Err(error) => {
+                // The key is checked safe to print; the reason is fixed text.
+                eprintln!("proxy: /{}: {error}", file.key);
+                text(StatusCode::BAD_GATEWAY, &format!("{error}\n"))
+            }
+        }
+    }
+
+    /// `stream`, passed on as it comes, and also kept: once it ends, the whole pack goes into
+    /// the cache if its blake3 is the one its name gives (a pack that does not match is served
+    /// once, as the upstream sent it, and never cached).
+    fn caching(
+        &self,
+        stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
+        key: &str,
+        hash: &str,
+    ) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
+        let kept = Arc::new(Mutex::new(Some(BytesMut::new())));
+        let keep = Arc::clone(&kept);
+        let passed_on = stream.inspect(move |item| {
+            let mut kept = keep.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match item {
+                Ok(bytes) => kept.as_mut().map_or((), |buffer| buffer.extend_from_slice(bytes)),
+                Err(_) => *kept = None,
+            }
+        });
+        let (cache, key, hash) = (Arc::clone(&self.cache), key.to_owned(), hash.to_owned());
+        // Polled only once every byte went out: a client that leaves early caches nothing.
+        let store_when_complete = futures_util::stream::once(async move {
+            let whole = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+            if let Some(bytes) = whole.map(BytesMut::freeze) {
+                if blake3::hash(&bytes).to_hex()[..32] == hash {
+                    cache.insert(&key, bytes);
+                } else {
+                    eprintln!("proxy: /{key}: its bytes do not match its name's hash; not cached");
+                }
+            }
+        })
+        .filter_map(|()| std::future::ready(None));
+        passed_on.chain(store_when_complete).boxed()
+    }
+}
+
+fn file_response(file: &BundleFile, size: u64, body: ProxyBody, cache: &'static str) -> Response<ProxyBody> {
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(file.file_name())));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    let cache_control = if file.pack_hash.is_some() { "public, max-age=31536000, immutable" } else { "no-cache" };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    headers.insert("x-proxy-cache", HeaderValue::from_static(cache));
+    harden(headers);
+    response
+}
+
+fn text(status: StatusCode, message: &str) -> Response<ProxyBody> {
+    let mut response = Response::new(Full::new(Bytes::from(message.to_owned())).map_err(never).boxed_unsync());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    harden(headers);
+    response
+}
+
+/// Nothing from the bucket may run on the proxy's origin, whatever a browser makes of it.
+fn harden(headers: &mut HeaderMap) {
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+}
+
+fn empty() -> ProxyBody {
+    Empty::new().map_err(never).boxed_unsync()
+}
+
+fn body_of(stream: BoxStream<'static, Result<Bytes, UpstreamError>>) -> ProxyBody {
+    // An error ends the body early: hyper then closes the connection, and the client sees fewer
+    // bytes than Content-Length announced, never a silently short file.
+    let frames = stream.map(|item| item.map(Frame::data).map_err(|e| std::io::Error::other(e.to_string())));
+    StreamBody::new(frames).boxed_unsync()
+}
+
+fn never(never: Infallible) -> std::io::Error {
+    match never {}
+}
+
+/// The content type of a file the proxy serves, by its name: the same mapping as `serve`'s, with
+/// every type a browser could run (HTML, JavaScript, SVG) sent as plain text.
+pub fn content_type(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
+    match extension.as_str() {
+        "css" => "text/css; charset=utf-8",
+        "json" | "map" => "application/json",
+        "jsonl" => "application/jsonl",
+        "html" | "htm" | "js" | "mjs" | "svg" | "txt" | "md" => "text/plain; charset=utf-8",
+        "wasm" => "application/wasm",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "zst" => "application/zstd",
+        "gz" => "application/gzip",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+    use object_store::path::Path as StorePath;
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    const TOKEN: &str = "0123456789abcdef-token";
+
+    async fn proxy_over(files: &[(&str, &[u8])], token: Option<&str>) -> (Proxy, Arc<InMemory>) {
+        let store = Arc::new(InMemory::new());
+        for (path, bytes) in files {
+            store.put(&StorePath::from(*path), PutPayload::from(bytes.to_vec())).await.unwrap();
+        }
+        let upstream = Upstream::from_store(store.clone(), "bundles", "memory");
+        (Proxy::new(upstream, 1 << 20, 4 << 20, token), store)
+    }
+
+    async fn body(response: Response<ProxyBody>) -> Vec<u8> {
+        response.into_body().collect().await.unwrap().to_bytes().to_vec()
+    }
+
+    fn pack_name(bytes: &[u8]) -> String {
+        format!("blobs/packs/{}.zst", &blake3::hash(bytes).to_hex()[..32])
+    }
+
+    #[tokio::test]
+    async fn serves_files_with_their_type_and_never_as_runnable() {
+        let files: &[(&str, &[u8])] =
+            &[("bundles/job/manifest.json", b"{}"), ("bundles/job/viewer/app.js", b"alert(1)")];
+        let (proxy, _) = proxy_over(files, None).await;
+        let response = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let headers = response.headers().clone();
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+        assert_eq!(headers[header::CONTENT_LENGTH], "2");
+        assert_eq!(headers[header::CACHE_CONTROL], "no-cache");
+        assert_eq!(headers[header::CONTENT_SECURITY_POLICY], "sandbox");
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert_eq!(body(response).await, b"{}");
+
+        let script = proxy.answer(false, "/job/viewer/app.js", &HeaderMap::new()).await;
+        assert_eq!(script.headers()[header::CONTENT_TYPE], "text/plain; charset=utf-8");
+        let head = proxy.answer(true, "/job/viewer/app.js", &HeaderMap::new()).await;
+        assert_eq!(head.headers()[header::CONTENT_LENGTH], "8");
+        assert!(body(head).await.is_empty());
+
+        let missing = proxy.answer(false, "/job/stacks/rank0.json", &HeaderMap::new()).await;
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+        assert_eq!(body(missing).await, b"not found upstream: /job/stacks/rank0.json\n");
+        let refused = proxy.answer(false, "/job/../manifest.json", &HeaderMap::new()).await;
+        assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+        assert!(String::from_utf8(body(refused).await).unwrap().starts_with("refused: "));
+    }
+
+    #[tokio::test]
+    async fn a_token_when_set_is_required() {
+        let (proxy, _) = proxy_over(&[("bundles/manifest.json", b"{}")], Some(TOKEN)).await;
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            headers
+        };
+        let none = proxy.answer(false, "/manifest.json", &HeaderMap::new()).await;
+        assert_eq!(none.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(none.headers()[header::WWW_AUTHENTICATE], "Bearer");
+        for wrong in ["Bearer 0123456789abcdef-tokeN", "Bearer ", "Basic x", &format!("bearer {TOKEN}"), TOKEN] {
+            assert_eq!(
+                proxy.answer(false, "/manifest.json", &with(wrong)).await.status(),
+                StatusCode::UNAUTHORIZED,
+                "{wrong}"
+            );
+        }
+        let right = proxy.answer(false, "/manifest.json", &with(&format!("Bearer {TOKEN}"))).await;
+        assert_eq!(right.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn packs_are_cached_once_checked_against_their_name() {
+        let pack = b"pretend zstd frame".as_slice();
+        let good = pack_name(pack);
+        let bad = pack_name(b"other bytes");
+        let files = [(format!("bundles/{good}"), pack), (format!("bundles/{bad}"), pack)];
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let (proxy, store) = proxy_over(&files, None).await;
+        for name in [&good, &bad] {
+            let first = proxy.answer(false, &format!("/{name}"), &HeaderMap::new()).await;
+            assert_eq!(first.headers()["x-proxy-cache"], "miss");
+            assert_eq!(first.headers()[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
+            assert_eq!(first.headers()[header::CONTENT_TYPE], "application/zstd");
+            assert_eq!(body(first).await, pack);
+            store.delete(&StorePath::from(format!("bundles/{name}"))).await.unwrap();
+        }
+        let cached = proxy.answer(false, &format!("/{good}"), &HeaderMap::new()).await;
+        assert_eq!(
+            (cached.status(), &cached.headers()["x-proxy-cache"]),
+            (StatusCode::OK, &HeaderValue::from_static("hit"))
+        );
+        assert_eq!(body(cached).await, pack);
+        let head = proxy.answer(true, &format!("/{good}"), &HeaderMap::new()).await;
+        assert_eq!(head.headers()[header::CONTENT_LENGTH], pack.len().to_string().as_str());
+        let unchecked = proxy.answer(false, &format!("/{bad}"), &HeaderMap::new()).await;
+        assert_eq!(unchecked.status(), StatusCode::NOT_FOUND, "a pack whose bytes do not match its name is not cached");
+        assert_eq!(proxy.cache.used(), pack.len() as u64);
+    }
+
+    #[test]
+    fn content_types_never_runnable() {
+        for (name, expected) in [
+            ("index.html", "text/plain; charset=utf-8"),
+            ("app.mjs", "text/plain; charset=utf-8"),
+            ("x.SVG", "text/plain; charset=utf-8"),
+            ("style.css", "text/css; charset=utf-8"),
+            ("manifest.json", "application/json"),
+            ("diagnostics.jsonl", "application/jsonl"),
+            ("a.json.zst", "application/zstd"),
+            ("chrome_trace.json.gz", "application/gzip"),
+            ("LICENSE", "application/octet-stream"),
+        ] {
+            assert_eq!(content_type(name), expected, "{name}");
+        }
+    }
+}
