@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod bundle;
 pub mod cli;
+pub mod http;
 pub mod parse;
 pub mod proxy;
 pub mod serve;
