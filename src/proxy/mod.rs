@@ -12,16 +12,18 @@ pub mod paths;
 pub mod upstream;
 
 use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
+use camino::{Utf8Path, Utf8PathBuf};
 use futures_util::stream::{BoxStream, StreamExt};
-use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full, StreamBody};
 use hyper::body::Frame;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 
+use crate::http::{self, Handler, Method, Request};
 use cache::ByteLru;
 use paths::BundleFile;
 use upstream::{Upstream, UpstreamError};
@@ -36,8 +38,97 @@ pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 /// The shortest bearer token accepted: a token guessed in reasonable time is no token.
 pub const MIN_TOKEN_LEN: usize = 16;
 
-/// What the proxy answers with.
-pub type ProxyBody = UnsyncBoxBody<Bytes, std::io::Error>;
+/// The port listened on when none is given: outside the range `serve` tries (8000 to 8020).
+pub const DEFAULT_PORT: u16 = 8030;
+
+/// How to run the proxy (the command line's `proxy`).
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// `s3://bucket/prefix`, `gs://...`, `az://...` or an `http(s)://` base URL.
+    pub upstream: String,
+    /// Origins whose pages may read through the proxy (`*` literally for any).
+    pub allow_origins: Vec<String>,
+    /// Names the proxy may be reached by besides loopback ones (`Host` values).
+    pub allow_hosts: Vec<String>,
+    pub bind: IpAddr,
+    /// 0: any free port.
+    pub port: u16,
+    /// A file holding the bearer token clients must send.
+    pub token_file: Option<Utf8PathBuf>,
+    pub max_file: u64,
+    pub cache_bytes: u64,
+}
+
+/// Runs the proxy until the process is killed: checks the options, prints the URL to give
+/// viewers, then serves. Returns only on an error before serving.
+pub fn run(options: &ProxyOptions) -> Result<(), String> {
+    let origins = http::AllowedOrigins::parse(&options.allow_origins)?;
+    if origins.is_empty() {
+        return Err("proxy: give at least one --allow-origin (the viewer's origin, e.g. https://you.github.io)".into());
+    }
+    if !options.bind.is_loopback() && options.allow_hosts.is_empty() {
+        return Err(format!(
+            "proxy: --bind {} needs --allow-host NAME (the name clients reach the proxy by): requests \
+             naming any other Host are refused, which is what keeps DNS-rebinding pages out",
+            options.bind
+        ));
+    }
+    let token = options.token_file.as_deref().map(read_token).transpose()?;
+    let upstream = Upstream::open(&options.upstream, upstream::UpstreamTimeouts::default())?;
+    let listener = std::net::TcpListener::bind((options.bind, options.port))
+        .map_err(|e| format!("could not listen on {}:{}: {e}", options.bind, options.port))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    print_banner(&upstream, addr, &origins, token.is_some(), options);
+    let access = http::Access { extra_hosts: options.allow_hosts.clone(), origins };
+    let proxy = Proxy::new(upstream, options.max_file, options.cache_bytes, token.as_deref());
+    http::run(listener, access, http::Limits::default(), proxy).map_err(|e| format!("could not start the server: {e}"))
+}
+
+fn print_banner(
+    upstream: &Upstream,
+    addr: SocketAddr,
+    origins: &http::AllowedOrigins,
+    token: bool,
+    options: &ProxyOptions,
+) {
+    let url = if addr.ip().is_loopback() {
+        format!("http://{addr}/")
+    } else {
+        format!("http://{}:{}/", options.allow_hosts[0], addr.port())
+    };
+    println!("Proxying {} at {url} (Ctrl-C to stop)", upstream.description);
+    println!("Readable by pages of: {}", origins.to_strings().join(", "));
+    if token {
+        println!(
+            "Requests need Authorization: Bearer <the token in {}>",
+            options.token_file.as_deref().map_or("", |f| f.as_str())
+        );
+    }
+    println!("A viewer opens a bundle under it as VIEWER/?bundle={url}PREFIX (the folder that holds manifest.json)");
+    if !addr.ip().is_loopback() {
+        println!(
+            "note: plain HTTP on {addr}; put a TLS reverse proxy in front (the token and the traces travel in clear)"
+        );
+    }
+    // The tests, and scripts, read the URL as soon as it is printed.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+}
+
+/// The token in `path`, without surrounding whitespace; refused when short enough to guess.
+fn read_token(path: &Utf8Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
+    let token = text.trim();
+    if token.len() < MIN_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "--token-file {path}: the token must be at least {MIN_TOKEN_LEN} printable ASCII characters, no spaces \
+             (e.g. `openssl rand -hex 32 > {path}`)"
+        ));
+    }
+    Ok(token.to_owned())
+}
+
+/// What the proxy answers with: the server core's body.
+pub type ProxyBody = http::Body;
 
 /// The proxy's state, shared by every connection.
 pub struct Proxy {
@@ -73,8 +164,8 @@ impl Proxy {
         given.is_some_and(|given| blake3::hash(given) == expected)
     }
 
-    /// The answer to a GET (or, with `head_only`, a HEAD) of `target` (path and query) that the
-    /// server already vetted (method, Host, origin). CORS headers are the server's to add.
+    /// The answer to a GET (or, with `head_only`, a HEAD) of `target` (a normalized path) that
+    /// the server core already vetted (method, Host, origin). CORS headers are the core's to add.
     pub async fn answer(&self, head_only: bool, target: &str, headers: &HeaderMap) -> Response<ProxyBody> {
         if !self.authorized(headers) {
             let mut response =
@@ -148,6 +239,12 @@ impl Proxy {
         })
         .filter_map(|()| std::future::ready(None));
         passed_on.chain(store_when_complete).boxed()
+    }
+}
+
+impl Handler for Proxy {
+    async fn handle(&self, request: Request) -> Response<ProxyBody> {
+        self.answer(request.method == Method::Head, &request.path, &request.headers).await
     }
 }
 
