@@ -13,7 +13,7 @@ pub mod upstream;
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -188,7 +188,9 @@ impl Proxy {
                     None => empty(),
                     Some(stream) => {
                         let stream = match &file.pack_hash {
-                            Some(hash) if self.cache.admits(fetched.size) => self.caching(stream, &file.key, hash),
+                            Some(hash) if self.cache.admits(fetched.size) => {
+                                self.caching(stream, fetched.size, &file, hash)
+                            }
                             _ => stream,
                         };
                         body_of(stream)
@@ -207,38 +209,37 @@ impl Proxy {
         }
     }
 
-    /// `stream`, passed on as it comes, and also kept: once it ends, the whole pack goes into
-    /// the cache if its blake3 is the one its name gives (a pack that does not match is served
-    /// once, as the upstream sent it, and never cached).
+    /// `stream` (`size` bytes), passed on as it comes, and also kept: once its last byte went
+    /// by, the whole pack goes into the cache if its blake3 is the one its name gives (a pack that
+    /// does not match is served once, as the upstream sent it, and never cached). Checked on the
+    /// last chunk, not at the stream's end: hyper stops polling a body once Content-Length bytes
+    /// are out.
     fn caching(
         &self,
         stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
-        key: &str,
+        size: u64,
+        file: &BundleFile,
         hash: &str,
     ) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
-        let kept = Arc::new(Mutex::new(Some(BytesMut::new())));
-        let keep = Arc::clone(&kept);
-        let passed_on = stream.inspect(move |item| {
-            let mut kept = keep.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            match item {
-                Ok(bytes) => kept.as_mut().map_or((), |buffer| buffer.extend_from_slice(bytes)),
-                Err(_) => *kept = None,
-            }
-        });
-        let (cache, key, hash) = (Arc::clone(&self.cache), key.to_owned(), hash.to_owned());
-        // Polled only once every byte went out: a client that leaves early caches nothing.
-        let store_when_complete = futures_util::stream::once(async move {
-            let whole = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
-            if let Some(bytes) = whole.map(BytesMut::freeze) {
-                if blake3::hash(&bytes).to_hex()[..32] == hash {
-                    cache.insert(&key, bytes);
-                } else {
-                    eprintln!("proxy: /{key}: its bytes do not match its name's hash; not cached");
+        let (cache, key, hash) = (Arc::clone(&self.cache), file.key.clone(), hash.to_owned());
+        let mut kept = Some(BytesMut::new());
+        stream
+            .inspect(move |item| {
+                let Some(buffer) = kept.as_mut() else { return };
+                match item {
+                    Ok(bytes) => buffer.extend_from_slice(bytes),
+                    Err(_) => kept = None,
                 }
-            }
-        })
-        .filter_map(|()| std::future::ready(None));
-        passed_on.chain(store_when_complete).boxed()
+                if kept.as_ref().is_some_and(|buffer| buffer.len() as u64 == size) {
+                    let whole = kept.take().expect("just checked").freeze();
+                    if blake3::hash(&whole).to_hex()[..32] == hash {
+                        cache.insert(&key, whole);
+                    } else {
+                        eprintln!("proxy: /{key}: its bytes do not match its name's hash; not cached");
+                    }
+                }
+            })
+            .boxed()
     }
 }
 
@@ -332,6 +333,19 @@ mod tests {
         response.into_body().collect().await.unwrap().to_bytes().to_vec()
     }
 
+    /// The body as hyper sends it: frames only until Content-Length bytes are out, never polled
+    /// for its end.
+    async fn body_as_sent(response: Response<ProxyBody>) -> Vec<u8> {
+        let length: usize = response.headers()[header::CONTENT_LENGTH].to_str().unwrap().parse().unwrap();
+        let mut body = response.into_body();
+        let mut out = Vec::new();
+        while out.len() < length {
+            let frame = body.frame().await.expect("a frame").unwrap();
+            out.extend_from_slice(frame.data_ref().unwrap());
+        }
+        out
+    }
+
     fn pack_name(bytes: &[u8]) -> String {
         format!("blobs/packs/{}.zst", &blake3::hash(bytes).to_hex()[..32])
     }
@@ -400,7 +414,7 @@ mod tests {
             assert_eq!(first.headers()["x-proxy-cache"], "miss");
             assert_eq!(first.headers()[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
             assert_eq!(first.headers()[header::CONTENT_TYPE], "application/zstd");
-            assert_eq!(body(first).await, pack);
+            assert_eq!(body_as_sent(first).await, pack);
             store.delete(&StorePath::from(format!("bundles/{name}"))).await.unwrap();
         }
         let cached = proxy.answer(false, &format!("/{good}"), &HeaderMap::new()).await;
