@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::analysis::alignment;
 use crate::bundle::{self, BuildOptions, reader};
+use crate::http::AllowedOrigins;
 use crate::parse::display_compile_id;
 use crate::proxy::ProxyOptions;
 use crate::serve::{self, ServeOptions};
@@ -60,6 +61,10 @@ enum Command {
         /// Only print the URL; do not open a browser.
         #[arg(long)]
         no_open: bool,
+        /// Let pages of ORIGIN (`scheme://host[:port]`, e.g. a hosted viewer's
+        /// `https://NAME.github.io`) read the bundle; repeatable. `*` allows every origin.
+        #[arg(long = "allow-origin", value_name = "ORIGIN")]
+        allow_origin: Vec<String>,
     },
     /// Serve the bundles of an object store or web server to viewers on other origins: adds
     /// CORS for the origins given, forwards only bundle files (GET and HEAD), never lets a file
@@ -141,8 +146,10 @@ pub fn main() -> ExitCode {
         None => run_build(cli.build),
         Some(Command::Validate { bundle }) => run_validate(&bundle),
         Some(Command::Cat { bundle, what, stream }) => run_cat(&bundle, &what, stream.as_deref()),
-        Some(Command::Serve { bundle, port, no_open }) => {
-            run_serve(&bundle, &ServeOptions { port, open_browser: !no_open })
+        Some(Command::Serve { bundle, port, no_open, allow_origin }) => {
+            AllowedOrigins::parse(&allow_origin).and_then(|allowed_origins| {
+                run_serve(&bundle, &ServeOptions { port, open_browser: !no_open, allowed_origins })
+            })
         }
         Some(Command::Proxy(args)) => run_proxy(args),
     };
@@ -218,7 +225,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(1));
     }
     if args.open {
-        return run_serve(&out, &ServeOptions { port: args.port, open_browser: true });
+        return run_serve(&out, &ServeOptions { port: args.port, open_browser: true, ..ServeOptions::default() });
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,9 @@
 //! The local server behind `serve` and `--open`: serves a bundle directory on 127.0.0.1, so the
-//! viewer shipped in it can fetch the bundle's files.
+//! viewer shipped in it (or a hosted viewer on an origin given with `--allow-origin`) can fetch
+//! the bundle's files. It runs on the hardened core in [`crate::http`].
 //!
-//! Files go out as they are on disk, with a content type from their extension and never a
-//! `Content-Encoding`: the viewer decompresses `.zst` and `.gz` itself.
+//! Files go out as they are on disk, streamed, with a content type from their extension and
+//! never a `Content-Encoding`: the viewer decompresses `.zst` and `.gz` itself.
 //!
 //! A bundle is untrusted, and its viewer runs as a page of this origin: a viewer file
 //! (`index.html`, `viewer/...`) goes out only when the manifest lists it under `viewer` and its
@@ -16,10 +17,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use percent_encoding::percent_decode_str;
-use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
 use crate::bundle::paths;
+use crate::http::{self, Access, AllowedOrigins, Body, Handler, Request, Response, header};
 use crate::schema::ViewerFile;
 use crate::viewer;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
@@ -27,8 +27,6 @@ use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
 /// The port tried first when none is given, then the next [`EXTRA_PORTS`] ones, then any free one.
 pub const DEFAULT_PORT: u16 = 8000;
 const EXTRA_PORTS: u16 = 20;
-/// Threads answering requests: a viewer fetches a handful of files at once on load.
-const WORKERS: usize = 8;
 /// The largest viewer file served: the shipped ones are tens of KiB, and each is read whole to
 /// be checked.
 const MAX_VIEWER_FILE: u64 = 16 << 20;
@@ -36,12 +34,14 @@ const MAX_VIEWER_FILE: u64 = 16 << 20;
 pub const NO_BROWSER_ENV: &str = "TLPARSE_NO_BROWSER";
 
 /// How to serve.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     /// Listen on exactly this port (0: any free one); `None` tries [`DEFAULT_PORT`] and the next ones.
     pub port: Option<u16>,
     /// Open the viewer in the user's browser, where there is one.
     pub open_browser: bool,
+    /// Other origins whose pages (a hosted viewer) may read the bundle.
+    pub allowed_origins: AllowedOrigins,
 }
 
 /// Why a bundle could not be served.
@@ -58,7 +58,7 @@ pub enum ServeError {
 }
 
 /// Serves `bundle` until the process is killed: prints the URL, opens it in a browser if asked
-/// (and possible), answers requests on a few threads. Returns only on an error before serving.
+/// (and possible), answers requests. Returns only on an error before or while starting.
 pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError> {
     if !bundle.join(paths::MANIFEST).is_file() {
         return Err(ServeError::NotABundle(bundle.to_owned()));
@@ -68,7 +68,6 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
     let listener = listen(options.port)?;
     let addr =
         listener.local_addr().map_err(|source| ServeError::Listen { port: options.port.unwrap_or(0), source })?;
-    let server = Arc::new(Server::from_listener(listener, None).map_err(|e| ServeError::Server(e.to_string()))?);
     let url = format!("http://{addr}/");
     let has_viewer = root.join(viewer::ENTRY).is_file();
     if !has_viewer {
@@ -81,27 +80,21 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
     if let Some(why) = &viewer_refused {
         println!("note: {bundle}'s viewer will not be served: {why}; `tlparse-build validate` tells more.");
     }
+    if !options.allowed_origins.is_empty() {
+        let origins = options.allowed_origins.to_strings().join(", ");
+        println!("Pages of {origins} may read this bundle: give a hosted viewer the bundle URL {url}");
+    }
     println!("Serving {} at {url} (Ctrl-C to stop)", root.display());
 
-    let root = Arc::new(root);
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|_| {
-            let (server, root) = (Arc::clone(&server), Arc::clone(&root));
-            std::thread::spawn(move || {
-                for request in server.incoming_requests() {
-                    answer(&root, request);
-                }
-            })
-        })
-        .collect();
-    // After the workers start: a text browser blocks until it quits, and must get its page.
+    // The listener is bound, so the browser's requests wait in its backlog until the server runs;
+    // on its own thread, since a text browser blocks until it quits.
     if options.open_browser && has_viewer && viewer_refused.is_none() {
-        open_in_browser(&url, addr);
+        let url = url.clone();
+        std::thread::spawn(move || open_in_browser(&url, addr));
     }
-    for worker in workers {
-        let _ = worker.join();
-    }
-    Ok(())
+    let access = Access { extra_hosts: Vec::new(), origins: options.allowed_origins.clone() };
+    let files = BundleFiles { root: Arc::new(root) };
+    http::run(listener, access, http::Limits::default(), files).map_err(|e| ServeError::Server(e.to_string()))
 }
 
 fn listen(port: Option<u16>) -> Result<TcpListener, ServeError> {
@@ -119,41 +112,94 @@ fn listen(port: Option<u16>) -> Result<TcpListener, ServeError> {
     Err(last_error.expect("at least one port was tried"))
 }
 
-fn answer(root: &Path, request: Request) {
-    let response = match request.method() {
-        Method::Get | Method::Head => respond_to(root, request.url()),
-        _ => text_response(405, "only GET and HEAD are supported\n").with_header(header("Allow", "GET, HEAD")).boxed(),
-    };
-    // The client may have gone away; there is nobody to tell.
-    let _ = request.respond(response.with_header(header("Cache-Control", "no-cache")));
+/// Answers requests with the files of the bundle at `root` (canonical).
+struct BundleFiles {
+    root: Arc<PathBuf>,
 }
 
-fn respond_to(root: &Path, target: &str) -> ResponseBox {
-    match resolve(root, target) {
-        Resolved::File(path) => match bundle_path(root, &path).filter(|rel| viewer::is_viewer_path(rel)) {
-            Some(rel) => match checked_viewer_file(root, &rel) {
-                Ok(bytes) => file_response(Response::from_data(bytes), content_type(&path)),
-                Err(why) => text_response(403, &format!("refused: {why}\n")).boxed(),
-            },
-            None => match File::open(&path) {
-                Ok(file) => file_response(Response::from_file(file), data_content_type(&path)),
-                Err(_) => text_response(404, &format!("not found: {target}\n")).boxed(),
-            },
-        },
-        Resolved::Directory(location) => Response::empty(301).with_header(header("Location", &location)).boxed(),
-        Resolved::NotFound => text_response(404, &format!("not found: {target}\n")).boxed(),
-        Resolved::Forbidden => text_response(403, "forbidden: outside the bundle\n").boxed(),
+impl Handler for BundleFiles {
+    async fn handle(&self, request: Request) -> Response<Body> {
+        let root = Arc::clone(&self.root);
+        // Resolving, opening and checking touch the disk: off the async threads.
+        let answer = tokio::task::spawn_blocking(move || answer_to(&root, &request.path)).await;
+        let mut response = match answer {
+            Ok(Answer::File { file, len, content_type }) => {
+                file_response(http::file_body(tokio::fs::File::from_std(file), len), len, content_type)
+            }
+            Ok(Answer::Checked { bytes, content_type }) => {
+                let len = bytes.len() as u64;
+                file_response(http::full(bytes), len, content_type)
+            }
+            Ok(Answer::Redirect(location)) => redirect(&location),
+            Ok(Answer::Text(status, text)) => http::text(status, &text),
+            Err(_) => http::text(500, "internal error\n"),
+        };
+        response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+        response
     }
 }
 
-fn file_response<R: io::Read + Send + 'static>(response: Response<R>, content_type: &str) -> ResponseBox {
+/// What a request gets, worked out on a blocking thread.
+enum Answer {
+    /// A bundle file, opened, to stream.
+    File {
+        file: File,
+        len: u64,
+        content_type: &'static str,
+    },
+    /// A viewer file, read whole and checked against the manifest.
+    Checked {
+        bytes: Vec<u8>,
+        content_type: &'static str,
+    },
+    Redirect(String),
+    Text(u16, String),
+}
+
+/// The answer for `path` (decoded and normalized by the core).
+fn answer_to(root: &Path, path: &str) -> Answer {
+    let not_found = || Answer::Text(404, format!("not found: {}\n", shown(path)));
+    match resolve(root, path) {
+        Resolved::File(file) => match bundle_path(root, &file).filter(|rel| viewer::is_viewer_path(rel)) {
+            Some(rel) => match checked_viewer_file(root, &rel) {
+                Ok(bytes) => Answer::Checked { bytes, content_type: content_type(&file) },
+                Err(why) => Answer::Text(403, format!("refused: {why}\n")),
+            },
+            None => match File::open(&file).and_then(|opened| Ok((opened.metadata()?.len(), opened))) {
+                Ok((len, opened)) => Answer::File { file: opened, len, content_type: data_content_type(&file) },
+                Err(_) => not_found(),
+            },
+        },
+        Resolved::Directory(location) => Answer::Redirect(location),
+        Resolved::NotFound => not_found(),
+        Resolved::Forbidden => Answer::Text(403, "forbidden: outside the bundle\n".into()),
+    }
+}
+
+/// A request path for a message: escaped and cut short, since it is the client's text.
+fn shown(path: &str) -> String {
+    let short: String = path.chars().take(100).collect();
+    short.escape_debug().to_string()
+}
+
+fn file_response(body: Body, len: u64, content_type: &'static str) -> Response<Body> {
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
+    // Always a length, so the viewer can show progress and HEAD tells the size.
+    headers.insert(header::CONTENT_LENGTH, len.into());
     response
-        .with_header(header("Content-Type", content_type))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        // Always a Content-Length (tiny_http would otherwise chunk files over 32 KiB), so the
-        // viewer can show progress and HEAD tells the size.
-        .with_chunked_threshold(usize::MAX)
-        .boxed()
+}
+
+/// A redirect within this origin: `location` is a normalized path, starting with exactly one `/`.
+fn redirect(location: &str) -> Response<Body> {
+    let mut response = http::text(301, "");
+    match header::HeaderValue::from_str(location) {
+        Ok(value) => _ = response.headers_mut().insert(header::LOCATION, value),
+        Err(_) => *response.status_mut() = http::StatusCode::NOT_FOUND,
+    }
+    response.headers_mut().remove(header::CONTENT_TYPE);
+    response
 }
 
 /// `path` (canonical, under the canonical `root`) as a bundle path, `/`-separated.
@@ -193,16 +239,6 @@ fn listed_viewer_file(root: &Path, rel: &str) -> Option<ViewerFile> {
     parsed.viewer?.into_iter().find(|f| f.path == rel)
 }
 
-fn text_response(status: u16, body: &str) -> Response<io::Cursor<Vec<u8>>> {
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
-}
-
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("header names and values are ASCII")
-}
-
 /// What a request path names.
 #[derive(Debug, PartialEq, Eq)]
 enum Resolved {
@@ -215,18 +251,15 @@ enum Resolved {
     Forbidden,
 }
 
-/// Maps a request target (`/path?query`, percent-encoded) to a file under `root`, which must be
-/// canonical. `..` is refused outright, and so is anything that resolves (through symlinks)
-/// outside `root`.
-fn resolve(root: &Path, target: &str) -> Resolved {
-    let raw_path = target.split(['?', '#']).next().unwrap_or_default();
-    let Some(raw_path) = raw_path.strip_prefix('/') else {
-        return Resolved::NotFound;
-    };
-    let Ok(path) = percent_decode_str(raw_path).decode_utf8() else {
+/// Maps a decoded request path to a file under `root`, which must be canonical. `..` is refused
+/// outright, and so is anything that resolves (through symlinks) outside `root`. The path is
+/// not decoded again: the core did that once.
+fn resolve(root: &Path, path: &str) -> Resolved {
+    let Some(path) = path.strip_prefix('/') else {
         return Resolved::NotFound;
     };
     let mut file = root.to_path_buf();
+    let mut segments = Vec::new();
     for segment in path.split('/') {
         match segment {
             "" | "." => continue,
@@ -240,6 +273,7 @@ fn resolve(root: &Path, target: &str) -> Resolved {
             return Resolved::Forbidden;
         }
         file.push(segment);
+        segments.push(segment);
     }
     let Ok(real) = file.canonicalize() else {
         return Resolved::NotFound;
@@ -250,8 +284,10 @@ fn resolve(root: &Path, target: &str) -> Resolved {
     if !real.is_dir() {
         return Resolved::File(real);
     }
-    if !raw_path.is_empty() && !raw_path.ends_with('/') {
-        return Resolved::Directory(format!("/{raw_path}/"));
+    if !segments.is_empty() && !path.ends_with('/') {
+        // Rebuilt from the segments, so it starts with exactly one `/`: `//viewer` must not
+        // send the browser to a host named `viewer`.
+        return Resolved::Directory(format!("/{}/", segments.join("/")));
     }
     match real.join("index.html").canonicalize() {
         Ok(index) if !index.starts_with(root) => Resolved::Forbidden,
@@ -334,13 +370,14 @@ mod tests {
         std::fs::write(dir.path().join("secret"), "").unwrap();
 
         assert_eq!(resolve(&root, "/"), Resolved::File(root.join("index.html")));
-        assert_eq!(resolve(&root, "/?x=1"), Resolved::File(root.join("index.html")));
         assert_eq!(resolve(&root, "/viewer/app.js"), Resolved::File(root.join("viewer/app.js")));
-        assert_eq!(resolve(&root, "/viewer/%61pp.js"), Resolved::File(root.join("viewer/app.js")));
         assert_eq!(resolve(&root, "/viewer"), Resolved::Directory("/viewer/".into()));
+        assert_eq!(resolve(&root, "//viewer"), Resolved::Directory("/viewer/".into()), "never `//viewer/`");
+        assert_eq!(resolve(&root, "/./viewer"), Resolved::Directory("/viewer/".into()));
         assert_eq!(resolve(&root, "/viewer/"), Resolved::NotFound, "no index.html there");
         assert_eq!(resolve(&root, "/missing.json"), Resolved::NotFound);
-        for escape in ["/../secret", "/%2e%2e/secret", "/viewer/..%2F..%2Fsecret", "/viewer/%2E%2E/../secret"] {
+        assert_eq!(resolve(&root, "/viewer/%61pp.js"), Resolved::NotFound, "decoded once, by the core");
+        for escape in ["/../secret", "/viewer/../../secret", "/viewer/a\\b"] {
             assert_eq!(resolve(&root, escape), Resolved::Forbidden, "{escape}");
         }
         assert_eq!(resolve(&root, "//secret"), Resolved::NotFound, "an absolute path stays under the root");

@@ -11,6 +11,7 @@ mod proxy;
 mod refs;
 mod schema_drift;
 mod serve;
+mod serve_attacks;
 mod snapshots;
 mod tables;
 mod util;

@@ -8,10 +8,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::util::{fixture, run};
+use crate::util::{assert_valid, fixture, run};
 
 /// A child process killed when dropped, so a failing test leaves no server behind.
-struct KillOnDrop(Child);
+pub(crate) struct KillOnDrop(pub(crate) Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
@@ -33,7 +33,7 @@ fn spawn(args: &[&str]) -> KillOnDrop {
 
 /// Runs a command that must exit on its own (e.g. a refused `serve`): a server that starts
 /// instead fails the test rather than hanging it.
-fn run_to_exit(args: &[&str]) -> Output {
+pub(crate) fn run_to_exit(args: &[&str]) -> Output {
     let mut process = spawn(args);
     let started = Instant::now();
     while process.0.try_wait().unwrap().is_none() {
@@ -47,17 +47,17 @@ fn run_to_exit(args: &[&str]) -> Output {
 }
 
 /// A running `tlparse-build` serving a bundle (killed when dropped).
-struct ServerProcess {
-    process: KillOnDrop,
+pub(crate) struct ServerProcess {
+    pub(crate) process: KillOnDrop,
     /// Everything it printed up to and including the `Serving ... at URL` line.
-    stdout: String,
+    pub(crate) stdout: String,
     /// `127.0.0.1:PORT`
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl ServerProcess {
     /// Runs the binary (never opening a browser) and waits for it to print the URL it serves.
-    fn start(args: &[&str]) -> ServerProcess {
+    pub(crate) fn start(args: &[&str]) -> ServerProcess {
         let mut process = spawn(args);
         // Lines arrive on a channel so that a server that never prints fails the test instead of hanging it.
         let (lines_tx, lines) = mpsc::channel();
@@ -94,31 +94,41 @@ impl ServerProcess {
         }
     }
 
-    fn get(&self, target: &str) -> HttpResponse {
+    pub(crate) fn get(&self, target: &str) -> HttpResponse {
         request(&self.addr, "GET", target)
     }
 }
 
-struct HttpResponse {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(crate) struct HttpResponse {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl HttpResponse {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
 /// One HTTP/1.1 request on its own connection (`Connection: close`, so the body ends at EOF).
 /// The target goes out exactly as given: `..` and `%2e` are not normalised away as a client library might.
-fn request(addr: &str, method: &str, target: &str) -> HttpResponse {
+pub(crate) fn request(addr: &str, method: &str, target: &str) -> HttpResponse {
+    exchange(addr, &format!("{method} {target} HTTP/1.1\r\nHost: {addr}"))
+}
+
+/// Sends `head` (a request line and headers, no blank line) on a fresh connection with
+/// `Connection: close`, and parses the whole answer.
+pub(crate) fn exchange(addr: &str, head: &str) -> HttpResponse {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(stream, "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(stream, "{head}\r\nConnection: close\r\n\r\n").unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
+    parse_response(&raw)
+}
+
+pub(crate) fn parse_response(raw: &[u8]) -> HttpResponse {
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("end of headers");
     let head = String::from_utf8(raw[..split].to_vec()).unwrap();
     let mut lines = head.split("\r\n");
@@ -133,16 +143,17 @@ fn request(addr: &str, method: &str, target: &str) -> HttpResponse {
 }
 
 /// A bundle of simple.log, with the viewer it ships, in a fresh directory.
-fn bundle_with_viewer() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn bundle_with_viewer() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bundle");
     let built = run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", out.to_str().unwrap()]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert_valid(&out);
     (dir, out)
 }
 
 /// The bundle files listed in its manifest whose path ends with `suffix`.
-fn manifest_files_ending_with(bundle: &Path, suffix: &str) -> Vec<String> {
+pub(crate) fn manifest_files_ending_with(bundle: &Path, suffix: &str) -> Vec<String> {
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
     manifest["files"]
@@ -189,8 +200,13 @@ fn serves_a_bundle_with_the_content_types_a_viewer_needs() {
     let index = server.get("/");
     assert_eq!((index.status, index.header("Content-Type")), (200, Some("text/html; charset=utf-8")));
     assert_eq!(index.body, std::fs::read(bundle.join("index.html")).unwrap());
-    let redirect = server.get("/viewer");
-    assert_eq!((redirect.status, redirect.header("Location")), (301, Some("/viewer/")));
+    // Redirects stay on this origin: `//viewer/` would be the host `viewer` to a browser.
+    for target in ["/viewer", "//viewer", "/.//viewer", "/%2Fviewer"] {
+        let redirect = server.get(target);
+        assert_eq!((redirect.status, redirect.header("Location")), (301, Some("/viewer/")), "{target}");
+    }
+    let elsewhere = server.get("//evil.example/x");
+    assert_eq!((elsewhere.status, elsewhere.header("Location")), (404, None));
 
     let head = request(&server.addr, "HEAD", "/manifest.json");
     assert_eq!(head.status, 200);
