@@ -104,6 +104,10 @@ struct ProxyArgs {
     /// Memory for recently read packs, in MiB (0: no cache).
     #[arg(long, default_value_t = crate::proxy::DEFAULT_CACHE_BYTES >> 20, value_name = "MIB")]
     cache_mb: u64,
+    /// How long the upstream may stay silent (connecting, answering, or in the middle of a file)
+    /// before the request fails: a 502, or a body cut short. Retried once.
+    #[arg(long, default_value_t = crate::proxy::upstream::UpstreamTimeouts::DEFAULT_INACTIVITY.as_secs_f64(), value_name = "SECONDS")]
+    upstream_timeout: f64,
 }
 
 #[derive(Debug, Args)]
@@ -172,6 +176,12 @@ fn run_proxy(args: ProxyArgs) -> Result<ExitCode, String> {
         token_file: args.token_file,
         max_file: args.max_file_mb.saturating_mul(1 << 20),
         cache_bytes: args.cache_mb.saturating_mul(1 << 20),
+        upstream_timeouts: crate::proxy::upstream::UpstreamTimeouts::with_inactivity(
+            std::time::Duration::try_from_secs_f64(args.upstream_timeout)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or("--upstream-timeout: a positive number of seconds")?,
+        ),
     };
     crate::proxy::run(&options)?;
     Ok(ExitCode::SUCCESS)

@@ -57,6 +57,7 @@ pub struct ProxyOptions {
     pub token_file: Option<Utf8PathBuf>,
     pub max_file: u64,
     pub cache_bytes: u64,
+    pub upstream_timeouts: upstream::UpstreamTimeouts,
 }
 
 /// Runs the proxy until the process is killed: checks the options, prints the URL to give
@@ -74,7 +75,7 @@ pub fn run(options: &ProxyOptions) -> Result<(), String> {
         ));
     }
     let token = options.token_file.as_deref().map(read_token).transpose()?;
-    let upstream = Upstream::open(&options.upstream, upstream::UpstreamTimeouts::default())?;
+    let upstream = Upstream::open(&options.upstream, options.upstream_timeouts)?;
     let listener = std::net::TcpListener::bind((options.bind, options.port))
         .map_err(|e| format!("could not listen on {}:{}: {e}", options.bind, options.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;

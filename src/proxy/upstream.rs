@@ -27,14 +27,25 @@ pub struct UpstreamTimeouts {
     pub total: Duration,
 }
 
-impl Default for UpstreamTimeouts {
-    /// 5 s to connect, 20 s of silence, 5 min in all (a 64 MiB pack at 2 Mbit/s takes 4.5 min).
-    fn default() -> UpstreamTimeouts {
+impl UpstreamTimeouts {
+    /// Silence allowed by default: a browser waits on the proxy, and with the one retry a
+    /// stalled upstream answers 502 after about twice this.
+    pub const DEFAULT_INACTIVITY: Duration = Duration::from_secs(10);
+
+    /// `inactivity` of silence, connecting included (at most 5 s of it), 5 min in all (a 64 MiB
+    /// file at 2 Mbit/s takes 4.5 min).
+    pub fn with_inactivity(inactivity: Duration) -> UpstreamTimeouts {
         UpstreamTimeouts {
-            connect: Duration::from_secs(5),
-            inactivity: Duration::from_secs(20),
+            connect: inactivity.min(Duration::from_secs(5)),
+            inactivity,
             total: Duration::from_secs(300),
         }
+    }
+}
+
+impl Default for UpstreamTimeouts {
+    fn default() -> UpstreamTimeouts {
+        UpstreamTimeouts::with_inactivity(Self::DEFAULT_INACTIVITY)
     }
 }
 

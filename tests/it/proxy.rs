@@ -363,6 +363,50 @@ fn bounds_the_size_of_upstream_files() {
     assert_eq!(manifest.text(), format!("upstream file is {size} bytes, over the proxy's limit of 0\n"));
 }
 
+/// An upstream that stalls: accepts, reads the request, then sends `answer` (maybe nothing) and
+/// stays silent, holding every connection open for a minute at most.
+fn stalling_upstream(answer: &'static [u8]) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let (started, mut held) = (Instant::now(), Vec::new());
+        while started.elapsed() < Duration::from_secs(60) {
+            match listener.accept() {
+                Ok((mut stream, _)) => {
+                    stream.set_nonblocking(false).unwrap();
+                    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                    let _ = stream.read(&mut [0u8; 4096]);
+                    let _ = stream.write_all(answer);
+                    held.push(stream);
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    });
+    url
+}
+
+#[test]
+fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
+    let proxy = Proxy::start(&stalling_upstream(b""), &["--upstream-timeout", "1"]);
+    let started = Instant::now();
+    let silent = proxy.get("/job/manifest.json");
+    let waited = started.elapsed();
+    assert_eq!((silent.status, silent.text()), (502, "upstream failed: timed out\n".to_string()));
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
+    eprintln!("a silent upstream (1 s timeout, one retry) answered 502 after {waited:?}");
+
+    let half = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{\"format\": \"tlparse-bundle\"";
+    let proxy = Proxy::start(&stalling_upstream(half), &["--upstream-timeout", "1"]);
+    let started = Instant::now();
+    let cut = proxy.get("/job/manifest.json");
+    assert_eq!(cut.status, 200, "the headers went out before the stall");
+    assert_eq!(cut.header("content-length"), Some("100000"));
+    assert!(cut.body.len() < 100000, "the body is cut short, never padded: {} bytes", cut.body.len());
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
 #[test]
 fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
     let run = |args: &[&str]| {
