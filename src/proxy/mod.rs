@@ -181,9 +181,11 @@ impl Proxy {
         if let Some(bytes) = file.pack_hash.as_ref().and_then(|_| self.cache.get(&file.key)) {
             let size = bytes.len() as u64;
             let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
-            return file_response(&file, size, body, "hit");
+            return file_response(&file, size, None, body, "hit");
         }
-        match self.upstream.fetch(&file.key, !head_only, self.max_file).await {
+        // Packs never change: a browser keeps them and never revalidates.
+        let if_none_match = file.pack_hash.is_none().then(|| entity_tag(headers)).flatten();
+        match self.upstream.fetch(&file.key, !head_only, self.max_file, if_none_match.clone()).await {
             Ok(fetched) => {
                 let body = match fetched.body {
                     None => empty(),
@@ -197,8 +199,9 @@ impl Proxy {
                         body_of(stream)
                     }
                 };
-                file_response(&file, fetched.size, body, "miss")
+                file_response(&file, fetched.size, fetched.etag.as_deref(), body, "miss")
             }
+            Err(UpstreamError::NotModified) => not_modified(if_none_match.as_deref()),
             Err(UpstreamError::NotFound) => {
                 text(StatusCode::NOT_FOUND, &format!("not found upstream: /{}\n", file.key))
             }
@@ -250,9 +253,37 @@ impl Handler for Proxy {
     }
 }
 
-fn file_response(file: &BundleFile, size: u64, body: ProxyBody, cache: &'static str) -> Response<ProxyBody> {
+/// The client's `If-None-Match`, when it is one a proxy may pass on: short, visible ASCII.
+fn entity_tag(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::IF_NONE_MATCH)?.to_str().ok()?;
+    (value.len() <= 256 && value.bytes().all(|b| b.is_ascii_graphic() || b == b' ')).then(|| value.to_owned())
+}
+
+fn not_modified(etag: Option<&str>) -> Response<ProxyBody> {
+    let mut response = Response::new(empty());
+    *response.status_mut() = StatusCode::NOT_MODIFIED;
+    let headers = response.headers_mut();
+    if let Some(etag) = etag.and_then(|etag| HeaderValue::from_str(etag).ok()) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    harden(headers);
+    response
+}
+
+fn file_response(
+    file: &BundleFile,
+    size: u64,
+    etag: Option<&str>,
+    body: ProxyBody,
+    cache: &'static str,
+) -> Response<ProxyBody> {
     let mut response = Response::new(body);
     let headers = response.headers_mut();
+    // The upstream's tag, if it is a valid header value (an upstream is not trusted to send one).
+    if let Some(etag) = etag.and_then(|etag| HeaderValue::from_str(etag).ok()) {
+        headers.insert(header::ETAG, etag);
+    }
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(file.file_name())));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
     let cache_control = if file.pack_hash.is_some() { "public, max-age=31536000, immutable" } else { "no-cache" };
@@ -378,6 +409,24 @@ mod tests {
         let refused = proxy.answer(false, "/job/../manifest.json", &HeaderMap::new()).await;
         assert_eq!(refused.status(), StatusCode::NOT_FOUND);
         assert!(String::from_utf8(body(refused).await).unwrap().starts_with("refused: "));
+    }
+
+    #[tokio::test]
+    async fn revalidates_with_the_upstream_entity_tag() {
+        let (proxy, store) = proxy_over(&[("bundles/job/manifest.json", b"{}")], None).await;
+        let first = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
+        let etag = first.headers()[header::ETAG].clone();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, etag.clone());
+        let again = proxy.answer(false, "/job/manifest.json", &headers).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(again.headers()[header::ETAG], etag);
+        assert!(body(again).await.is_empty());
+        store.put(&StorePath::from("bundles/job/manifest.json"), PutPayload::from_static(b"{ }")).await.unwrap();
+        let changed = proxy.answer(false, "/job/manifest.json", &headers).await;
+        assert_eq!(changed.status(), StatusCode::OK);
+        assert_ne!(changed.headers()[header::ETAG], etag);
+        assert_eq!(body(changed).await, b"{ }");
     }
 
     #[tokio::test]

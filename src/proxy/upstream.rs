@@ -60,6 +60,8 @@ pub struct Upstream {
 /// A file found upstream: its size, and its bytes unless only its head was asked.
 pub struct Fetched {
     pub size: u64,
+    /// The upstream's entity tag, for a browser's next `If-None-Match`.
+    pub etag: Option<String>,
     /// Exactly `size` bytes, or an error item and nothing more.
     pub body: Option<BoxStream<'static, Result<Bytes, UpstreamError>>>,
 }
@@ -69,6 +71,9 @@ pub struct Fetched {
 pub enum UpstreamError {
     #[error("not found upstream")]
     NotFound,
+    /// The file still has the entity tag the client sent.
+    #[error("not modified")]
+    NotModified,
     #[error("upstream file is {size} bytes, over the proxy's limit of {max}")]
     TooLarge { size: u64, max: u64 },
     /// A short fixed reason: which step failed, never the upstream's words.
@@ -103,8 +108,9 @@ impl Upstream {
                     return Err(format!("{description}: no bucket"));
                 }
                 let bucket_url = format!("{scheme}://{container}");
-                let store = object_store_for(scheme, &bucket_url, retry, &client_settings)
-                    .map_err(|e| format!("{description}: {}", short_build_error(&e)))?;
+                let store = object_store_for(scheme, &bucket_url, retry, &client_settings).map_err(|e| {
+                    format!("{description}: {}; see {}", short_build_error(&e), environment_hint(scheme))
+                })?;
                 (store, prefix.trim_matches('/').to_owned())
             }
             "http" | "https" => {
@@ -130,21 +136,23 @@ impl Upstream {
     }
 
     /// The file at `key` (a path [`super::paths::bundle_file`] accepted), its body only if
-    /// `with_body`. Files over `max_size` bytes are refused before their body is read, and the
-    /// body stops with an error if the upstream sends more than it announced.
-    pub async fn fetch(&self, key: &str, with_body: bool, max_size: u64) -> Result<Fetched, UpstreamError> {
+    /// `with_body`; [`UpstreamError::NotModified`] if it still has the entity tag
+    /// `if_none_match`. Files over `max_size` bytes are refused before their body is read, and
+    /// the body stops with an error if the upstream sends more than it announced.
+    pub async fn fetch(
+        &self,
+        key: &str,
+        with_body: bool,
+        max_size: u64,
+        if_none_match: Option<String>,
+    ) -> Result<Fetched, UpstreamError> {
         let location = self.location(key)?;
-        if !with_body {
-            let head = GetOptions { head: true, ..GetOptions::default() };
-            let meta = self.store.get_opts(&location, head).await.map_err(|e| classify(&e))?.meta;
-            check_size(meta.size, max_size)?;
-            return Ok(Fetched { size: meta.size, body: None });
-        }
-        let result = self.store.get_opts(&location, GetOptions::default()).await.map_err(|e| classify(&e))?;
-        let size = result.meta.size;
+        let options = GetOptions { head: !with_body, if_none_match, ..GetOptions::default() };
+        let result = self.store.get_opts(&location, options).await.map_err(|e| classify(&e))?;
+        let (size, etag) = (result.meta.size, result.meta.e_tag.clone());
         check_size(size, max_size)?;
-        let body = exactly(result.into_stream(), size);
-        Ok(Fetched { size, body: Some(body) })
+        let body = with_body.then(|| exactly(result.into_stream(), size));
+        Ok(Fetched { size, etag, body })
     }
 
     fn location(&self, key: &str) -> Result<StorePath, UpstreamError> {
@@ -202,7 +210,16 @@ fn short_build_error(error: &object_store::Error) -> &'static str {
     match error {
         object_store::Error::NotImplemented { .. } => "not supported",
         object_store::Error::UnknownConfigurationKey { .. } => "an unknown configuration key in the environment",
-        _ => "could not configure the upstream (check its URL and the environment's credentials and region)",
+        _ => "could not configure the upstream from its URL and the environment",
+    }
+}
+
+/// Which environment variables configure a store, for an error message.
+fn environment_hint(scheme: &str) -> &'static str {
+    match scheme {
+        "s3" => "AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL, ...",
+        "gs" => "GOOGLE_SERVICE_ACCOUNT, GOOGLE_APPLICATION_CREDENTIALS, ...",
+        _ => "AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_KEY, ...",
     }
 }
 
@@ -255,6 +272,7 @@ pub fn classify(error: &object_store::Error) -> UpstreamError {
     use object_store::Error as E;
     match error {
         E::NotFound { .. } => return UpstreamError::NotFound,
+        E::NotModified { .. } => return UpstreamError::NotModified,
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
             return UpstreamError::Failed("access denied (check the proxy's credentials)");
         }
@@ -312,18 +330,18 @@ mod tests {
     async fn fetches_under_the_prefix_and_bounds_the_size() {
         let (upstream, store) = in_memory("bundles/v1");
         store.put(&StorePath::from("bundles/v1/job/manifest.json"), PutPayload::from_static(b"{}")).await.unwrap();
-        let fetched = upstream.fetch("job/manifest.json", true, 10).await.unwrap();
+        let fetched = upstream.fetch("job/manifest.json", true, 10, None).await.unwrap();
         assert_eq!(fetched.size, 2);
         assert_eq!(collect(fetched).await.unwrap(), b"{}");
-        let head = upstream.fetch("job/manifest.json", false, 10).await.unwrap();
+        let head = upstream.fetch("job/manifest.json", false, 10, None).await.unwrap();
         assert!(head.body.is_none() && head.size == 2);
-        assert_eq!(upstream.fetch("job/missing.json", true, 10).await.err(), Some(UpstreamError::NotFound));
+        assert_eq!(upstream.fetch("job/missing.json", true, 10, None).await.err(), Some(UpstreamError::NotFound));
         assert_eq!(
-            upstream.fetch("job/manifest.json", true, 1).await.err(),
+            upstream.fetch("job/manifest.json", true, 1, None).await.err(),
             Some(UpstreamError::TooLarge { size: 2, max: 1 })
         );
         assert_eq!(
-            upstream.fetch("job/manifest.json", false, 1).await.err(),
+            upstream.fetch("job/manifest.json", false, 1, None).await.err(),
             Some(UpstreamError::TooLarge { size: 2, max: 1 })
         );
     }

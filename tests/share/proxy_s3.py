@@ -107,6 +107,11 @@ def main():
             immutable = path.startswith("blobs/packs/")
             check(("immutable" in headers["cache-control"]) == immutable, f"{path}: {headers['cache-control']}")
             check(headers["content-security-policy"] == "sandbox", path)
+        status, headers, _ = proxy.get("/job-1/manifest.json", auth)
+        etag = headers.get("etag")
+        check(status == 200 and etag, f"manifest: {status}, ETag {etag}")
+        status, headers, body = proxy.get("/job-1/manifest.json", {**auth, "If-None-Match": etag})
+        check((status, body, headers.get("etag")) == (304, b"", etag), f"revalidation: {status} {headers}")
         status, _, body = proxy.get("/job-1/stacks/rank9.json", auth)
         check((status, body) == (404, b"not found upstream: /job-1/stacks/rank9.json\n"), f"{status} {body}")
         for path in ["/", "/job-1/", "/secret.txt", "/job-1/blobs/packs/", "/.aws/manifest.json"]:
@@ -144,7 +149,7 @@ def main():
         print(f"an unreachable endpoint answered 502 in {time.monotonic() - started:.2f} s")
         output += down.stop()
         check(secret not in output and token not in output, "the proxy printed a secret")
-        print(f"proxy over S3 (moto): {len(files)} files read back byte for byte; refusals, token, CORS, cache, 502: ok")
+        print(f"proxy over S3 (moto): {len(files)} files read back byte for byte; revalidation, refusals, token, CORS, cache, 502: ok")
 
 
 if __name__ == "__main__":
