@@ -28,10 +28,11 @@ use cache::ByteLru;
 use paths::BundleFile;
 use upstream::{Upstream, UpstreamError};
 
-/// The largest file fetched: packs are ~1 MiB compressed (1 MiB of payloads before zstd), but
-/// one payload bigger than that gets a pack of its own; the largest in the fixtures and the
-/// 150 MB benchmark log is well under 16 MiB, so 256 MiB (the format reader's own `Limits::file`)
-/// leaves a wide margin and still stops an upstream that streams without end.
+/// The largest file fetched. A pack holds about 1 MiB of payloads before zstd (the largest pack
+/// of the fixtures is 33 KB compressed); only a single payload bigger than that makes a bigger
+/// pack, and manifests and tables of large jobs reach a few MiB. 256 MiB is the bound the
+/// format's own reader puts on any file (`Limits::file`): every file a reader accepts passes,
+/// and an upstream that streams without end is still stopped.
 pub const DEFAULT_MAX_FILE: u64 = 256 << 20;
 /// Bytes of packs kept in memory: a few hundred packs, enough for a team browsing a few jobs.
 pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
