@@ -93,18 +93,14 @@ fn print_banner(
     token: bool,
     options: &ProxyOptions,
 ) {
-    let url = if addr.ip().is_loopback() {
-        format!("http://{addr}/")
-    } else {
-        format!("http://{}:{}/", options.allow_hosts[0], addr.port())
-    };
+    let url = format!("http://{addr}/");
     println!("Proxying {} at {url} (Ctrl-C to stop)", upstream.description);
     println!("Readable by pages of: {}", origins.to_strings().join(", "));
-    if token {
-        println!(
-            "Requests need Authorization: Bearer <the token in {}>",
-            options.token_file.as_deref().map_or("", |f| f.as_str())
-        );
+    if !options.allow_hosts.is_empty() {
+        println!("Also reached by the Host names: {}", options.allow_hosts.join(", "));
+    }
+    if let Some(file) = options.token_file.as_deref().filter(|_| token) {
+        println!("Requests need Authorization: Bearer <the token in {file}>");
     }
     println!("A viewer opens a bundle under it as VIEWER/?bundle={url}PREFIX (the folder that holds manifest.json)");
     if !addr.ip().is_loopback() {

@@ -353,6 +353,25 @@ fn packs_stay_served_from_the_cache_when_the_upstream_goes_down() {
 }
 
 #[test]
+fn answers_the_host_names_it_is_given_and_no_other() {
+    let (_dir, root, files) = upstream_with_bundle();
+    let upstream = StaticServer::start(root);
+    let proxy = Proxy::start(&upstream.url(), &["--allow-host", "proxy.test", "--allow-host", "proxy.test:8443"]);
+    let manifest = format!("/{PREFIX}/manifest.json");
+    for host in ["proxy.test", "PROXY.test:8443"] {
+        let response = request(&proxy.addr, "GET", &manifest, &[("Host", host)]);
+        assert_eq!(response.status, 200, "{host}");
+        assert!(response.body == files["manifest.json"], "{host}");
+    }
+    for host in ["proxy.test:1", "other.test", "proxy.test.attacker.example"] {
+        assert_eq!(request(&proxy.addr, "GET", &manifest, &[("Host", host)]).status, 421, "{host}");
+    }
+    // Behind a TLS reverse proxy, pages of https://proxy.test are the proxy's own: no CORS needed.
+    let own = request(&proxy.addr, "GET", &manifest, &[("Host", "proxy.test"), ("Origin", "https://proxy.test")]);
+    assert_eq!((own.status, own.header("access-control-allow-origin")), (200, None));
+}
+
+#[test]
 fn bounds_the_size_of_upstream_files() {
     let (_dir, root, files) = upstream_with_bundle();
     let upstream = StaticServer::start(root);

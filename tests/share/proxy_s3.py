@@ -9,6 +9,7 @@ Every request and wait is bounded in time.
 """
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import socket
 from pathlib import Path
 
 import boto3
