@@ -3,7 +3,8 @@
 //! upstream changes or truncates is ever served from it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
@@ -12,6 +13,21 @@ use bytes::Bytes;
 pub struct ByteLru {
     capacity: u64,
     state: Mutex<State>,
+    /// Bytes being collected from the upstream on their way in (see [`ByteLru::reserve`]).
+    collecting: Arc<AtomicU64>,
+}
+
+/// Room held for a file being collected; given back when dropped (the file complete, failed, or
+/// its client gone).
+pub struct Reservation {
+    collecting: Arc<AtomicU64>,
+    bytes: u64,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.collecting.fetch_sub(self.bytes, Ordering::SeqCst);
+    }
 }
 
 #[derive(Default)]
@@ -26,7 +42,19 @@ struct State {
 
 impl ByteLru {
     pub fn new(capacity: u64) -> ByteLru {
-        ByteLru { capacity, state: Mutex::new(State::default()) }
+        ByteLru { capacity, state: Mutex::new(State::default()), collecting: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// Room to collect a file of `size` bytes for the cache, if it [`admits`](Self::admits) it and
+    /// the files being collected at once stay within the cache's capacity: many clients missing
+    /// many packs at once never buffer more than that.
+    pub fn reserve(&self, size: u64) -> Option<Reservation> {
+        if !self.admits(size) {
+            return None;
+        }
+        let previous = self.collecting.fetch_add(size, Ordering::SeqCst);
+        let reservation = Reservation { collecting: Arc::clone(&self.collecting), bytes: size };
+        (previous + size <= self.capacity).then_some(reservation)
     }
 
     /// Whether a file of `size` bytes may go in: at most a quarter of the cache, so one file
@@ -113,6 +141,19 @@ mod tests {
         assert_eq!(cache.used(), 95, "a, c evicted in order of use: {}", cache.used());
         assert!(cache.get("a").is_none() && cache.get("c").is_none());
         assert_eq!(cache.get("g").unwrap().len(), 25);
+    }
+
+    #[test]
+    fn collects_at_most_its_capacity_at_once() {
+        let cache = ByteLru::new(100);
+        let first = cache.reserve(25).unwrap();
+        let held: Vec<_> = (0..3).map(|_| cache.reserve(25).unwrap()).collect();
+        assert!(cache.reserve(1).is_none(), "100 bytes are being collected");
+        assert!(cache.reserve(26).is_none(), "over a quarter");
+        drop(first);
+        assert!(cache.reserve(25).is_some(), "room given back");
+        drop(held);
+        assert_eq!(cache.collecting.load(Ordering::SeqCst), 0);
     }
 
     #[test]

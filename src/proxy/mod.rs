@@ -187,10 +187,9 @@ impl Proxy {
                 let body = match fetched.body {
                     None => empty(),
                     Some(stream) => {
-                        let stream = match &file.pack_hash {
-                            Some(hash) if self.cache.admits(fetched.size) => {
-                                self.caching(stream, fetched.size, &file, hash)
-                            }
+                        let room = file.pack_hash.as_ref().and_then(|_| self.cache.reserve(fetched.size));
+                        let stream = match (&file.pack_hash, room) {
+                            (Some(hash), Some(room)) => self.caching(stream, fetched.size, &file, hash, room),
                             _ => stream,
                         };
                         body_of(stream)
@@ -221,11 +220,14 @@ impl Proxy {
         size: u64,
         file: &BundleFile,
         hash: &str,
+        room: cache::Reservation,
     ) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
         let (cache, key, hash) = (Arc::clone(&self.cache), file.key.clone(), hash.to_owned());
         let mut kept = Some(BytesMut::new());
         stream
             .inspect(move |item| {
+                // Held as long as the stream lives; dropped with it.
+                let _room = &room;
                 let Some(buffer) = kept.as_mut() else { return };
                 match item {
                     Ok(bytes) => buffer.extend_from_slice(bytes),
