@@ -5,15 +5,15 @@
 // it cannot read the upstream directly; a page on B is refused by the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { decompress as unzstd } from 'fzstd';
 import { chromium } from 'playwright-core';
 import { startServer } from './server.js';
+import { startProxy } from './proxy-process.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
@@ -42,24 +42,6 @@ function expectations(dir) {
   assert.ok(hash, 'the fixture has a payload');
   const text = execFileSync(BIN, ['cat', dir, hash]).toString('utf8');
   return { streamId: stream.id, streams: manifest.streams.length, tableName, table: JSON.stringify(table), hash, text };
-}
-
-/** Runs `tlparse-build proxy UPSTREAM --port 0 ...args`; resolves to {url, close()} once it prints its URL. */
-function startProxy(upstreamUrl, args) {
-  const child = spawn(BIN, ['proxy', upstreamUrl, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`proxy printed no URL: ${lines.join('\n')}`)); }, 60_000);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`proxy exited (${code}): ${lines.join('\n')}`)); });
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      const proxying = /^Proxying .* at (http:\/\/\S+?)\/? \(Ctrl-C to stop\)$/.exec(line);
-      if (!proxying) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolve({ url: proxying[1], close: () => child.kill() });
-    });
-  });
 }
 
 /** A page of `origin` (its test page loaded, so relative imports resolve there). */
@@ -104,7 +86,7 @@ before(async () => {
   upstream = await startServer('plain', { '/bundles/job-1/': bundleDir });
   originA = await startServer('plain', MOUNTS);
   originB = await startServer('plain', MOUNTS);
-  proxy = await startProxy(`${upstream.url}/bundles`, ['--allow-origin', originA.url, '--token-file', path.join(tmp, 'token')]);
+  proxy = await startProxy(BIN, `${upstream.url}/bundles`, ['--allow-origin', originA.url, '--token-file', path.join(tmp, 'token')]);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
