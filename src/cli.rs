@@ -10,6 +10,7 @@ use crate::analysis::alignment;
 use crate::bundle::{self, BuildOptions, reader};
 use crate::http::AllowedOrigins;
 use crate::parse::display_compile_id;
+use crate::proxy::ProxyOptions;
 use crate::serve::{self, ServeOptions};
 use tlparse_bundle::DirSource;
 
@@ -65,6 +66,48 @@ enum Command {
         #[arg(long = "allow-origin", value_name = "ORIGIN")]
         allow_origin: Vec<String>,
     },
+    /// Serve the bundles of an object store or web server to viewers on other origins: adds
+    /// CORS for the origins given, forwards only bundle files (GET and HEAD), never lets a file
+    /// run as a page of its own origin. Listens on 127.0.0.1; runs until stopped (Ctrl-C).
+    Proxy(ProxyArgs),
+}
+
+#[derive(Debug, Args)]
+struct ProxyArgs {
+    /// Where the bundles are: `s3://BUCKET/PREFIX`, `gs://...`, `az://CONTAINER/PREFIX` (credentials,
+    /// region and endpoint from the standard environment variables, e.g. AWS_PROFILE,
+    /// AWS_ENDPOINT_URL) or an `http(s)://` base URL. A bundle at UPSTREAM/job-1/ is served at
+    /// /job-1/.
+    upstream: String,
+    /// An origin whose pages may read through the proxy (`https://you.github.io`,
+    /// `http://127.0.0.1:8000`); repeat for more. `*` allows every origin.
+    #[arg(long = "allow-origin", required = true, value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// The port to listen on (0: any free port).
+    #[arg(long, default_value_t = crate::proxy::DEFAULT_PORT)]
+    port: u16,
+    /// The address to listen on. Anything but loopback needs --allow-host; put a TLS reverse
+    /// proxy in front.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// A name clients reach the proxy by (`proxy.example.com` or `proxy.example.com:8443`), as
+    /// their `Host` header gives it; repeat for more. Other names are refused.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
+    /// Require `Authorization: Bearer TOKEN` on every request, TOKEN being this file's content
+    /// (16 printable characters or more; surrounding whitespace ignored).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<Utf8PathBuf>,
+    /// The largest file fetched from the upstream, in MiB.
+    #[arg(long, default_value_t = crate::proxy::DEFAULT_MAX_FILE >> 20, value_name = "MIB")]
+    max_file_mb: u64,
+    /// Memory for recently read packs, in MiB (0: no cache).
+    #[arg(long, default_value_t = crate::proxy::DEFAULT_CACHE_BYTES >> 20, value_name = "MIB")]
+    cache_mb: u64,
+    /// How long the upstream may stay silent (connecting, answering, or in the middle of a file)
+    /// before the request fails: a 502, or a body cut short. Retried once.
+    #[arg(long, default_value_t = crate::proxy::upstream::UpstreamTimeouts::DEFAULT_INACTIVITY.as_secs_f64(), value_name = "SECONDS")]
+    upstream_timeout: f64,
 }
 
 #[derive(Debug, Args)]
@@ -112,6 +155,7 @@ pub fn main() -> ExitCode {
                 run_serve(&bundle, &ServeOptions { port, open_browser: !no_open, allowed_origins })
             })
         }
+        Some(Command::Proxy(args)) => run_proxy(args),
     };
     match result {
         Ok(code) => code,
@@ -120,6 +164,27 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn run_proxy(args: ProxyArgs) -> Result<ExitCode, String> {
+    let options = ProxyOptions {
+        upstream: args.upstream,
+        allow_origins: args.allow_origins,
+        allow_hosts: args.allow_hosts,
+        bind: args.bind,
+        port: args.port,
+        token_file: args.token_file,
+        max_file: args.max_file_mb.saturating_mul(1 << 20),
+        cache_bytes: args.cache_mb.saturating_mul(1 << 20),
+        upstream_timeouts: crate::proxy::upstream::UpstreamTimeouts::with_inactivity(
+            std::time::Duration::try_from_secs_f64(args.upstream_timeout)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or("--upstream-timeout: a positive number of seconds")?,
+        ),
+    };
+    crate::proxy::run(&options)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_build(args: BuildArgs) -> Result<ExitCode, String> {

@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod cli;
 pub mod http;
 pub mod parse;
+pub mod proxy;
 pub mod serve;
 pub mod viewer;
 

@@ -1,6 +1,7 @@
 // Two origins in headless Chromium: a page on origin A (allowed) reads a bundle that
 // `tlparse-build serve BUNDLE --allow-origin A` serves on a third loopback port, with the shared
-// loader; the same page on origin B (not allowed) is refused by the browser.
+// loader; the same page on origin B (not allowed) is refused by the browser. The same cases run
+// against `tlparse-build proxy --allow-origin A` in front of a static host that sends no CORS.
 //
 // To add another way of sharing (e.g. `tlparse-build proxy`), start it in a `before` and call
 // `crossOriginCases(() => bundleUrl)` inside a new `describe`.
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { decompress as unzstd } from 'fzstd';
 import { chromium } from 'playwright-core';
 import { startServer } from './server.js';
+import { startProxy } from './proxy-process.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
@@ -168,4 +170,17 @@ describe('tlparse-build serve --allow-origin', () => {
   });
   after(() => served?.close());
   crossOriginCases(() => served.url);
+});
+
+describe('tlparse-build proxy --allow-origin, in front of a host without CORS', () => {
+  let upstream, proxy;
+  before(async () => {
+    upstream = await startServer('plain', { '/bundles/job-1/': bundleDir });
+    proxy = await startProxy(BIN, `${upstream.url}/bundles`, ['--allow-origin', originA.url]);
+  });
+  after(async () => {
+    proxy?.close();
+    await upstream?.close();
+  });
+  crossOriginCases(() => `${proxy.url}/job-1/`);
 });

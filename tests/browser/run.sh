@@ -24,4 +24,4 @@ if [ "$TLPARSE_BUILD" = "$BUILT" ]; then
   (cd "$REPO" && cargo build --release --quiet)
 fi
 
-exec node --test --test-reporter=spec --test-concurrency=2 "$@" bundle-loader.test.js cross-origin.test.js viewer-*.test.js
+exec node --test --test-reporter=spec --test-concurrency=2 "$@" bundle-loader.test.js cross-origin.test.js proxy-cross-origin.test.js viewer-*.test.js

@@ -1,0 +1,498 @@
+//! `tlparse-build proxy`: serves the bundle files of an upstream (object storage or an HTTP base
+//! URL) with CORS for an allowlist of viewer origins, so a viewer on another origin can read
+//! bundles that live where no CORS is configured.
+//!
+//! The proxy forwards only paths shaped like bundle files ([`paths`]), never runs anything of the
+//! bucket on its own origin (every response is `Content-Security-Policy: sandbox`, HTML and
+//! JavaScript go out as plain text), bounds every upstream fetch ([`upstream`]) and keeps recent
+//! packs, whose names are their hash, in a byte-bounded cache ([`cache`]).
+
+pub mod cache;
+pub mod paths;
+pub mod upstream;
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use camino::{Utf8Path, Utf8PathBuf};
+use futures_util::stream::{BoxStream, StreamExt};
+use http_body_util::{BodyExt, Empty, Full, StreamBody};
+use hyper::body::Frame;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
+
+use crate::http::{self, Handler, Method, Request};
+use cache::ByteLru;
+use paths::BundleFile;
+use upstream::{Upstream, UpstreamError};
+
+/// The largest file fetched. A pack holds about 1 MiB of payloads before zstd (the largest pack
+/// of the fixtures is 33 KB compressed); only a single payload bigger than that makes a bigger
+/// pack, and manifests and tables of large jobs reach a few MiB. 256 MiB is the bound the
+/// format's own reader puts on any file (`Limits::file`): every file a reader accepts passes,
+/// and an upstream that streams without end is still stopped.
+pub const DEFAULT_MAX_FILE: u64 = 256 << 20;
+/// Bytes of packs kept in memory: a few hundred packs, enough for a team browsing a few jobs.
+pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
+/// The shortest bearer token accepted: a token guessed in reasonable time is no token.
+pub const MIN_TOKEN_LEN: usize = 16;
+
+/// The port listened on when none is given: outside the range `serve` tries (8000 to 8020).
+pub const DEFAULT_PORT: u16 = 8030;
+
+/// How to run the proxy (the command line's `proxy`).
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// `s3://bucket/prefix`, `gs://...`, `az://...` or an `http(s)://` base URL.
+    pub upstream: String,
+    /// Origins whose pages may read through the proxy (`*` literally for any).
+    pub allow_origins: Vec<String>,
+    /// Names the proxy may be reached by besides loopback ones (`Host` values).
+    pub allow_hosts: Vec<String>,
+    pub bind: IpAddr,
+    /// 0: any free port.
+    pub port: u16,
+    /// A file holding the bearer token clients must send.
+    pub token_file: Option<Utf8PathBuf>,
+    pub max_file: u64,
+    pub cache_bytes: u64,
+    pub upstream_timeouts: upstream::UpstreamTimeouts,
+}
+
+/// Runs the proxy until the process is killed: checks the options, prints the URL to give
+/// viewers, then serves. Returns only on an error before serving.
+pub fn run(options: &ProxyOptions) -> Result<(), String> {
+    let origins = http::AllowedOrigins::parse(&options.allow_origins)?;
+    if origins.is_empty() {
+        return Err("proxy: give at least one --allow-origin (the viewer's origin, e.g. https://you.github.io)".into());
+    }
+    if !options.bind.is_loopback() && options.allow_hosts.is_empty() {
+        return Err(format!(
+            "proxy: --bind {} needs --allow-host NAME (the name clients reach the proxy by): requests \
+             naming any other Host are refused, which is what keeps DNS-rebinding pages out",
+            options.bind
+        ));
+    }
+    let token = options.token_file.as_deref().map(read_token).transpose()?;
+    let upstream = Upstream::open(&options.upstream, options.upstream_timeouts)?;
+    let listener = std::net::TcpListener::bind((options.bind, options.port))
+        .map_err(|e| format!("could not listen on {}:{}: {e}", options.bind, options.port))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    print_banner(&upstream, addr, &origins, token.is_some(), options);
+    let access = http::Access { extra_hosts: options.allow_hosts.clone(), origins };
+    let proxy = Proxy::new(upstream, options.max_file, options.cache_bytes, token.as_deref());
+    http::run(listener, access, http::Limits::default(), proxy).map_err(|e| format!("could not start the server: {e}"))
+}
+
+fn print_banner(
+    upstream: &Upstream,
+    addr: SocketAddr,
+    origins: &http::AllowedOrigins,
+    token: bool,
+    options: &ProxyOptions,
+) {
+    let url = format!("http://{addr}/");
+    println!("Proxying {} at {url} (Ctrl-C to stop)", upstream.description);
+    println!("Readable by pages of: {}", origins.to_strings().join(", "));
+    if !options.allow_hosts.is_empty() {
+        println!("Also reached by the Host names: {}", options.allow_hosts.join(", "));
+    }
+    if let Some(file) = options.token_file.as_deref().filter(|_| token) {
+        println!("Requests need Authorization: Bearer <the token in {file}>");
+    }
+    println!("A viewer opens a bundle under it as VIEWER/?bundle={url}PREFIX (the folder that holds manifest.json)");
+    if !addr.ip().is_loopback() {
+        println!(
+            "note: plain HTTP on {addr}; put a TLS reverse proxy in front (the token and the traces travel in clear)"
+        );
+    }
+    // The tests, and scripts, read the URL as soon as it is printed.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+}
+
+/// The token in `path`, without surrounding whitespace; refused when short enough to guess.
+fn read_token(path: &Utf8Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
+    let token = text.trim();
+    if token.len() < MIN_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "--token-file {path}: the token must be at least {MIN_TOKEN_LEN} printable ASCII characters, no spaces \
+             (e.g. `openssl rand -hex 32 > {path}`)"
+        ));
+    }
+    Ok(token.to_owned())
+}
+
+/// What the proxy answers with: the server core's body.
+pub type ProxyBody = http::Body;
+
+/// The proxy's state, shared by every connection.
+pub struct Proxy {
+    upstream: Upstream,
+    max_file: u64,
+    cache: Arc<ByteLru>,
+    /// blake3 of the bearer token: `blake3::Hash` compares in constant time, and hashing first
+    /// makes the comparison independent of the given token's length too.
+    token: Option<blake3::Hash>,
+}
+
+impl Proxy {
+    pub fn new(upstream: Upstream, max_file: u64, cache_bytes: u64, token: Option<&str>) -> Proxy {
+        Proxy {
+            upstream,
+            max_file,
+            cache: Arc::new(ByteLru::new(cache_bytes)),
+            token: token.map(|token| blake3::hash(token.as_bytes())),
+        }
+    }
+
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    /// Whether a request with these headers may read files: always without a token; with one,
+    /// only with `Authorization: Bearer <token>`.
+    pub fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(expected) = self.token else {
+            return true;
+        };
+        let given = headers.get(header::AUTHORIZATION).and_then(|value| value.as_bytes().strip_prefix(b"Bearer "));
+        given.is_some_and(|given| blake3::hash(given) == expected)
+    }
+
+    /// The answer to a GET (or, with `head_only`, a HEAD) of `target` (a normalized path) that
+    /// the server core already vetted (method, Host, origin). CORS headers are the core's to add.
+    pub async fn answer(&self, head_only: bool, target: &str, headers: &HeaderMap) -> Response<ProxyBody> {
+        if !self.authorized(headers) {
+            let mut response =
+                text(StatusCode::UNAUTHORIZED, "a bearer token is required (Authorization: Bearer ...)\n");
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+        let file = match paths::bundle_file(target) {
+            Ok(file) => file,
+            Err(refused) => return text(StatusCode::NOT_FOUND, &format!("refused: {}\n", refused.reason())),
+        };
+        if let Some(bytes) = file.pack_hash.as_ref().and_then(|_| self.cache.get(&file.key)) {
+            let size = bytes.len() as u64;
+            let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
+            return file_response(&file, size, None, body, "hit");
+        }
+        // Packs never change: a browser keeps them and never revalidates.
+        let if_none_match = file.pack_hash.is_none().then(|| entity_tag(headers)).flatten();
+        match self.upstream.fetch(&file.key, !head_only, self.max_file, if_none_match.clone()).await {
+            Ok(fetched) => {
+                let body = match fetched.body {
+                    None => empty(),
+                    Some(stream) => {
+                        let room = file.pack_hash.as_ref().and_then(|_| self.cache.reserve(fetched.size));
+                        let stream = match (&file.pack_hash, room) {
+                            (Some(hash), Some(room)) => self.caching(stream, fetched.size, &file, hash, room),
+                            _ => stream,
+                        };
+                        body_of(stream)
+                    }
+                };
+                file_response(&file, fetched.size, fetched.etag.as_deref(), body, "miss")
+            }
+            Err(UpstreamError::NotModified) => not_modified(if_none_match.as_deref()),
+            Err(UpstreamError::NotFound) => {
+                text(StatusCode::NOT_FOUND, &format!("not found upstream: /{}\n", file.key))
+            }
+            Err(error) => {
+                // The key is checked safe to print; the reason is fixed text.
+                eprintln!("proxy: /{}: {error}", file.key);
+                text(StatusCode::BAD_GATEWAY, &format!("{error}\n"))
+            }
+        }
+    }
+
+    /// `stream` (`size` bytes), passed on as it comes, and also kept: once its last byte went
+    /// by, the whole pack goes into the cache if its blake3 is the one its name gives (a pack that
+    /// does not match is served once, as the upstream sent it, and never cached). Checked on the
+    /// last chunk, not at the stream's end: hyper stops polling a body once Content-Length bytes
+    /// are out.
+    fn caching(
+        &self,
+        stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
+        size: u64,
+        file: &BundleFile,
+        hash: &str,
+        room: cache::Reservation,
+    ) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
+        let (cache, key, hash) = (Arc::clone(&self.cache), file.key.clone(), hash.to_owned());
+        let mut kept = Some(BytesMut::new());
+        stream
+            .inspect(move |item| {
+                // Held as long as the stream lives; dropped with it.
+                let _room = &room;
+                let Some(buffer) = kept.as_mut() else { return };
+                match item {
+                    Ok(bytes) => buffer.extend_from_slice(bytes),
+                    Err(_) => kept = None,
+                }
+                if kept.as_ref().is_some_and(|buffer| buffer.len() as u64 == size) {
+                    let whole = kept.take().expect("just checked").freeze();
+                    if blake3::hash(&whole).to_hex()[..32] == hash {
+                        cache.insert(&key, whole);
+                    } else {
+                        eprintln!("proxy: /{key}: its bytes do not match its name's hash; not cached");
+                    }
+                }
+            })
+            .boxed()
+    }
+}
+
+impl Handler for Proxy {
+    async fn handle(&self, request: Request) -> Response<ProxyBody> {
+        self.answer(request.method == Method::Head, &request.path, &request.headers).await
+    }
+}
+
+/// The client's `If-None-Match`, when it is one a proxy may pass on: short, visible ASCII.
+fn entity_tag(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::IF_NONE_MATCH)?.to_str().ok()?;
+    (value.len() <= 256 && value.bytes().all(|b| b.is_ascii_graphic() || b == b' ')).then(|| value.to_owned())
+}
+
+fn not_modified(etag: Option<&str>) -> Response<ProxyBody> {
+    let mut response = Response::new(empty());
+    *response.status_mut() = StatusCode::NOT_MODIFIED;
+    let headers = response.headers_mut();
+    if let Some(etag) = etag.and_then(|etag| HeaderValue::from_str(etag).ok()) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    harden(headers);
+    response
+}
+
+fn file_response(
+    file: &BundleFile,
+    size: u64,
+    etag: Option<&str>,
+    body: ProxyBody,
+    cache: &'static str,
+) -> Response<ProxyBody> {
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    // The upstream's tag, if it is a valid header value (an upstream is not trusted to send one).
+    if let Some(etag) = etag.and_then(|etag| HeaderValue::from_str(etag).ok()) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(file.file_name())));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    let cache_control = if file.pack_hash.is_some() { "public, max-age=31536000, immutable" } else { "no-cache" };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    headers.insert("x-proxy-cache", HeaderValue::from_static(cache));
+    harden(headers);
+    response
+}
+
+fn text(status: StatusCode, message: &str) -> Response<ProxyBody> {
+    let mut response = Response::new(Full::new(Bytes::from(message.to_owned())).map_err(never).boxed_unsync());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    harden(headers);
+    response
+}
+
+/// Nothing from the bucket may run on the proxy's origin, whatever a browser makes of it.
+fn harden(headers: &mut HeaderMap) {
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+}
+
+fn empty() -> ProxyBody {
+    Empty::new().map_err(never).boxed_unsync()
+}
+
+fn body_of(stream: BoxStream<'static, Result<Bytes, UpstreamError>>) -> ProxyBody {
+    // An error ends the body early: hyper then closes the connection, and the client sees fewer
+    // bytes than Content-Length announced, never a silently short file.
+    let frames = stream.map(|item| item.map(Frame::data).map_err(|e| std::io::Error::other(e.to_string())));
+    StreamBody::new(frames).boxed_unsync()
+}
+
+fn never(never: Infallible) -> std::io::Error {
+    match never {}
+}
+
+/// The content type of a file the proxy serves, by its name: the same mapping as `serve`'s, with
+/// every type a browser could run (HTML, JavaScript, SVG) sent as plain text.
+pub fn content_type(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
+    match extension.as_str() {
+        "css" => "text/css; charset=utf-8",
+        "json" | "map" => "application/json",
+        "jsonl" => "application/jsonl",
+        "html" | "htm" | "js" | "mjs" | "svg" | "txt" | "md" => "text/plain; charset=utf-8",
+        "wasm" => "application/wasm",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "zst" => "application/zstd",
+        "gz" => "application/gzip",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+    use object_store::path::Path as StorePath;
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    const TOKEN: &str = "0123456789abcdef-token";
+
+    async fn proxy_over(files: &[(&str, &[u8])], token: Option<&str>) -> (Proxy, Arc<InMemory>) {
+        let store = Arc::new(InMemory::new());
+        for (path, bytes) in files {
+            store.put(&StorePath::from(*path), PutPayload::from(bytes.to_vec())).await.unwrap();
+        }
+        let upstream = Upstream::from_store(store.clone(), "bundles", "memory");
+        (Proxy::new(upstream, 1 << 20, 4 << 20, token), store)
+    }
+
+    async fn body(response: Response<ProxyBody>) -> Vec<u8> {
+        response.into_body().collect().await.unwrap().to_bytes().to_vec()
+    }
+
+    /// The body as hyper sends it: frames only until Content-Length bytes are out, never polled
+    /// for its end.
+    async fn body_as_sent(response: Response<ProxyBody>) -> Vec<u8> {
+        let length: usize = response.headers()[header::CONTENT_LENGTH].to_str().unwrap().parse().unwrap();
+        let mut body = response.into_body();
+        let mut out = Vec::new();
+        while out.len() < length {
+            let frame = body.frame().await.expect("a frame").unwrap();
+            out.extend_from_slice(frame.data_ref().unwrap());
+        }
+        out
+    }
+
+    fn pack_name(bytes: &[u8]) -> String {
+        format!("blobs/packs/{}.zst", &blake3::hash(bytes).to_hex()[..32])
+    }
+
+    #[tokio::test]
+    async fn serves_files_with_their_type_and_never_as_runnable() {
+        let files: &[(&str, &[u8])] =
+            &[("bundles/job/manifest.json", b"{}"), ("bundles/job/viewer/app.js", b"alert(1)")];
+        let (proxy, _) = proxy_over(files, None).await;
+        let response = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let headers = response.headers().clone();
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+        assert_eq!(headers[header::CONTENT_LENGTH], "2");
+        assert_eq!(headers[header::CACHE_CONTROL], "no-cache");
+        assert_eq!(headers[header::CONTENT_SECURITY_POLICY], "sandbox");
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert_eq!(body(response).await, b"{}");
+
+        let script = proxy.answer(false, "/job/viewer/app.js", &HeaderMap::new()).await;
+        assert_eq!(script.headers()[header::CONTENT_TYPE], "text/plain; charset=utf-8");
+        let head = proxy.answer(true, "/job/viewer/app.js", &HeaderMap::new()).await;
+        assert_eq!(head.headers()[header::CONTENT_LENGTH], "8");
+        assert!(body(head).await.is_empty());
+
+        let missing = proxy.answer(false, "/job/stacks/rank0.json", &HeaderMap::new()).await;
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+        assert_eq!(body(missing).await, b"not found upstream: /job/stacks/rank0.json\n");
+        let refused = proxy.answer(false, "/job/../manifest.json", &HeaderMap::new()).await;
+        assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+        assert!(String::from_utf8(body(refused).await).unwrap().starts_with("refused: "));
+    }
+
+    #[tokio::test]
+    async fn revalidates_with_the_upstream_entity_tag() {
+        let (proxy, store) = proxy_over(&[("bundles/job/manifest.json", b"{}")], None).await;
+        let first = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
+        let etag = first.headers()[header::ETAG].clone();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, etag.clone());
+        let again = proxy.answer(false, "/job/manifest.json", &headers).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(again.headers()[header::ETAG], etag);
+        assert!(body(again).await.is_empty());
+        store.put(&StorePath::from("bundles/job/manifest.json"), PutPayload::from_static(b"{ }")).await.unwrap();
+        let changed = proxy.answer(false, "/job/manifest.json", &headers).await;
+        assert_eq!(changed.status(), StatusCode::OK);
+        assert_ne!(changed.headers()[header::ETAG], etag);
+        assert_eq!(body(changed).await, b"{ }");
+    }
+
+    #[tokio::test]
+    async fn a_token_when_set_is_required() {
+        let (proxy, _) = proxy_over(&[("bundles/manifest.json", b"{}")], Some(TOKEN)).await;
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            headers
+        };
+        let none = proxy.answer(false, "/manifest.json", &HeaderMap::new()).await;
+        assert_eq!(none.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(none.headers()[header::WWW_AUTHENTICATE], "Bearer");
+        for wrong in ["Bearer 0123456789abcdef-tokeN", "Bearer ", "Basic x", &format!("bearer {TOKEN}"), TOKEN] {
+            assert_eq!(
+                proxy.answer(false, "/manifest.json", &with(wrong)).await.status(),
+                StatusCode::UNAUTHORIZED,
+                "{wrong}"
+            );
+        }
+        let right = proxy.answer(false, "/manifest.json", &with(&format!("Bearer {TOKEN}"))).await;
+        assert_eq!(right.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn packs_are_cached_once_checked_against_their_name() {
+        let pack = b"pretend zstd frame".as_slice();
+        let good = pack_name(pack);
+        let bad = pack_name(b"other bytes");
+        let files = [(format!("bundles/{good}"), pack), (format!("bundles/{bad}"), pack)];
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let (proxy, store) = proxy_over(&files, None).await;
+        for name in [&good, &bad] {
+            let first = proxy.answer(false, &format!("/{name}"), &HeaderMap::new()).await;
+            assert_eq!(first.headers()["x-proxy-cache"], "miss");
+            assert_eq!(first.headers()[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
+            assert_eq!(first.headers()[header::CONTENT_TYPE], "application/zstd");
+            assert_eq!(body_as_sent(first).await, pack);
+            store.delete(&StorePath::from(format!("bundles/{name}"))).await.unwrap();
+        }
+        let cached = proxy.answer(false, &format!("/{good}"), &HeaderMap::new()).await;
+        assert_eq!(
+            (cached.status(), &cached.headers()["x-proxy-cache"]),
+            (StatusCode::OK, &HeaderValue::from_static("hit"))
+        );
+        assert_eq!(body(cached).await, pack);
+        let head = proxy.answer(true, &format!("/{good}"), &HeaderMap::new()).await;
+        assert_eq!(head.headers()[header::CONTENT_LENGTH], pack.len().to_string().as_str());
+        let unchecked = proxy.answer(false, &format!("/{bad}"), &HeaderMap::new()).await;
+        assert_eq!(unchecked.status(), StatusCode::NOT_FOUND, "a pack whose bytes do not match its name is not cached");
+        assert_eq!(proxy.cache.used(), pack.len() as u64);
+    }
+
+    #[test]
+    fn content_types_never_runnable() {
+        for (name, expected) in [
+            ("index.html", "text/plain; charset=utf-8"),
+            ("app.mjs", "text/plain; charset=utf-8"),
+            ("x.SVG", "text/plain; charset=utf-8"),
+            ("style.css", "text/css; charset=utf-8"),
+            ("manifest.json", "application/json"),
+            ("diagnostics.jsonl", "application/jsonl"),
+            ("a.json.zst", "application/zstd"),
+            ("chrome_trace.json.gz", "application/gzip"),
+            ("LICENSE", "application/octet-stream"),
+        ] {
+            assert_eq!(content_type(name), expected, "{name}");
+        }
+    }
+}
