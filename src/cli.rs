@@ -1,4 +1,5 @@
-//! The command line: a thin clap layer over [`crate::bundle`] and [`crate::serve`].
+//! The command line: a thin clap layer over [`crate::bundle`], [`crate::serve`] and
+//! [`crate::publish`].
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -9,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::analysis::alignment;
 use crate::bundle::{self, BuildOptions, reader};
 use crate::parse::display_compile_id;
+use crate::publish::{self, Place, Progress, PublishOptions};
 use crate::serve::{self, ServeOptions};
 use tlparse_bundle::DirSource;
 
@@ -60,6 +62,43 @@ enum Command {
         #[arg(long)]
         no_open: bool,
     },
+    /// Publish a bundle where a browser can read it: a bucket or a directory for GitHub Pages.
+    ///
+    /// URL is `s3://BUCKET/PREFIX` (AWS, R2, MinIO or any S3 API server: the endpoint, region
+    /// and credentials come only from the standard AWS_* variables: AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL; or the instance's
+    /// role), `gs://BUCKET/PREFIX`
+    /// (GOOGLE_* variables), `az://CONTAINER/PREFIX` (AZURE_* variables, with
+    /// AZURE_STORAGE_ACCOUNT_NAME), or a directory (a path or `file://`), which gets the bundle
+    /// at its root plus a `.nojekyll`, ready to push to GitHub Pages.
+    ///
+    /// The bundle is validated first; a damaged one is refused. Each file gets its content type
+    /// and a cache policy (hash-named packs immutable, everything else revalidated on each use);
+    /// files already there with the same bytes are skipped. The manifest is written last, so a
+    /// reader never sees a manifest whose files are missing.
+    ///
+    /// A different bundle already at URL is refused unless --replace. With --replace, the old
+    /// manifest is deleted first (readers see no bundle rather than a mix of two), the new files
+    /// are uploaded, the new manifest written, and then the old bundle's files that the new one
+    /// does not list are deleted. Nothing else at URL is ever deleted.
+    Publish {
+        /// The bundle directory.
+        bundle: Utf8PathBuf,
+        /// Where to publish: s3://, gs://, az://, file:// or a directory.
+        url: String,
+        /// Replace a different bundle already at URL (see above for the order of writes).
+        #[arg(long)]
+        replace: bool,
+        /// Files transferred at once.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: u16,
+        /// Print one line per file written or deleted (on stderr), instead of a progress bar.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Print nothing but errors.
+        #[arg(short, long, conflicts_with = "verbose")]
+        quiet: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +143,11 @@ pub fn main() -> ExitCode {
         Some(Command::Cat { bundle, what, stream }) => run_cat(&bundle, &what, stream.as_deref()),
         Some(Command::Serve { bundle, port, no_open }) => {
             run_serve(&bundle, &ServeOptions { port, open_browser: !no_open })
+        }
+        Some(Command::Publish { bundle, url, replace, jobs, verbose, quiet }) => {
+            let progress = if verbose { Progress::Lines } else { publish::default_progress(quiet) };
+            let options = PublishOptions { bundle, url, replace, jobs: jobs.into(), progress };
+            run_publish(&options, quiet)
         }
     };
     match result {
@@ -166,6 +210,48 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         return run_serve(&out, &ServeOptions { port: args.port, open_browser: true });
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String> {
+    let summary = publish::publish(options).map_err(|e| e.to_string())?;
+    if quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let replaced = if summary.replaced { "replaced the bundle there: " } else { "" };
+    println!(
+        "published {} to {}: {replaced}{} file(s) uploaded ({}), {} already there, {} old file(s) deleted, in {:.1} s",
+        options.bundle,
+        options.url,
+        summary.uploaded,
+        human_bytes(summary.uploaded_bytes),
+        summary.already_there,
+        summary.deleted,
+        summary.elapsed.as_secs_f64()
+    );
+    match &summary.place {
+        Place::Url(folder) => {
+            println!("open:       {folder}index.html");
+            println!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
+        }
+        Place::Dir(dir) => {
+            println!("open:       tlparse-build serve {dir}");
+            println!(
+                "GitHub Pages: commit {dir} (with its .nojekyll) as the root of the branch or /docs folder Pages \
+                 serves; the viewer is then at https://OWNER.github.io/REPO/ and the bundle URL is that folder"
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1.8 MB`, `912 B`.
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KB", b as f64 / (1u64 << 10) as f64),
+        b => format!("{b} B"),
+    }
 }
 
 fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, String> {

@@ -1,0 +1,311 @@
+//! `publish`: puts a bundle's files where a browser can read them: a bucket (S3 API, GCS, Azure)
+//! or a local directory laid out for GitHub Pages.
+//!
+//! The order of writes is what keeps readers right. A reader starts from `manifest.json`, so the
+//! manifest is written last: until then a reader finds no bundle, never a manifest whose files
+//! are missing. Replacing a different bundle deletes the old manifest first (for a while there is
+//! no bundle: a wrong answer is worse than none), uploads, writes the new manifest, and only then
+//! deletes the old bundle's files the new one does not list. Files already there with the same
+//! bytes are skipped, so publishing again costs a HEAD a file.
+
+mod destination;
+mod target;
+
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use futures_util::{StreamExt, TryStreamExt};
+use indicatif::{ProgressBar, ProgressStyle};
+use tlparse_bundle::DirSource;
+use tlparse_bundle::source::BundlePath;
+
+use crate::bundle::paths;
+use crate::schema::Manifest;
+pub use destination::{Destination, DestinationError, Host};
+use target::{PlannedFile, Target};
+
+/// The file that tells GitHub Pages to serve every file as it is, not through Jekyll (which
+/// would drop files and folders whose names start with `_` or `.`).
+pub use paths::NOJEKYLL;
+
+/// What to publish where, and how.
+#[derive(Debug, Clone)]
+pub struct PublishOptions {
+    pub bundle: Utf8PathBuf,
+    /// `s3://BUCKET/PREFIX`, `gs://...`, `az://CONTAINER/PREFIX`, `file://DIR` or a directory path.
+    pub url: String,
+    /// Replace a different bundle found at `url`.
+    pub replace: bool,
+    /// Files transferred at once.
+    pub jobs: usize,
+    pub progress: Progress,
+}
+
+/// How progress is shown, on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    None,
+    /// A progress bar (a terminal).
+    Bar,
+    /// One line per file written or deleted.
+    Lines,
+}
+
+/// What a publish did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Files written (the manifest included), and their bytes.
+    pub uploaded: usize,
+    pub uploaded_bytes: u64,
+    /// Files already there with the same bytes, not written again.
+    pub already_there: usize,
+    /// Files of a replaced bundle that the new one does not list, deleted.
+    pub deleted: usize,
+    /// A different bundle was found and replaced.
+    pub replaced: bool,
+    pub elapsed: Duration,
+    /// Where the bundle is now.
+    pub place: Place,
+}
+
+/// Where a published bundle can be opened.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// A bucket: the folder URL (ending in `/`), which holds the viewer's `index.html`.
+    Url(String),
+    Dir(Utf8PathBuf),
+}
+
+/// Why a bundle was not published.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
+    #[error("{bundle} is not a bundle ({why})")]
+    NotABundle { bundle: Utf8PathBuf, why: String },
+    #[error(
+        "{bundle} does not validate ({count} problem(s), the first: {first}); nothing was published. `tlparse-build validate {bundle}` lists them"
+    )]
+    Invalid { bundle: Utf8PathBuf, count: usize, first: String },
+    #[error(
+        "{url} already holds a different bundle; nothing was published. Pass --replace to replace it (its readers see no bundle while the new one uploads)"
+    )]
+    Different { url: String },
+    #[error("{path}: {source}")]
+    Store { path: String, source: object_store::Error },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{0} changed since the bundle was checked; nothing more was published")]
+    Changed(String),
+}
+
+/// What the destination held before this publish.
+enum Found {
+    /// No manifest: nothing, or the files of a publish that was stopped before its manifest.
+    Nothing,
+    /// This very manifest, byte for byte.
+    Same,
+    /// Another manifest; the paths it lists (its own excluded).
+    Different(BTreeSet<String>),
+}
+
+/// Checks and publishes a bundle; blocks until done.
+pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
+    let started = Instant::now();
+    let manifest_bytes = checked_manifest(&options.bundle)?;
+    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|e| PublishError::NotABundle { bundle: options.bundle.clone(), why: e.to_string() })?;
+    let (target, place) = match destination::open(&options.url)? {
+        Destination::Store { store, prefix, host } => {
+            let url = host.folder_url(&prefix);
+            (Target::Store { store, prefix }, Place::Url(url))
+        }
+        Destination::Dir(dir) => (Target::Dir(dir.clone()), Place::Dir(dir)),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| PublishError::Io { path: "tokio runtime".into(), source })?;
+    let mut summary = runtime.block_on(run(options, &target, &manifest, &manifest_bytes))?;
+    summary.elapsed = started.elapsed();
+    summary.place = place;
+    Ok(summary)
+}
+
+/// The manifest's bytes, once the whole bundle validates (and the manifest did not change while
+/// it was being checked).
+fn checked_manifest(bundle: &Utf8Path) -> Result<Vec<u8>, PublishError> {
+    let not_a_bundle = |why: String| PublishError::NotABundle { bundle: bundle.to_owned(), why };
+    let read =
+        || std::fs::read(bundle.join(paths::MANIFEST)).map_err(|e| not_a_bundle(format!("{}: {e}", paths::MANIFEST)));
+    let before = read()?;
+    let problems = tlparse_bundle::validate::validate(DirSource::new(bundle.as_std_path()))
+        .map_err(|e| not_a_bundle(e.to_string()))?;
+    if let Some(first) = problems.first() {
+        return Err(PublishError::Invalid { bundle: bundle.to_owned(), count: problems.len(), first: first.clone() });
+    }
+    if read()? != before {
+        return Err(PublishError::Changed(paths::MANIFEST.into()));
+    }
+    Ok(before)
+}
+
+/// Every file to publish but the manifest: the format's files, then the viewer's.
+fn planned_files(manifest: &Manifest) -> Vec<PlannedFile> {
+    let data = manifest.files.iter().map(|f| PlannedFile {
+        path: f.path.clone(),
+        size: f.size,
+        blake3: f.blake3.clone(),
+        viewer: false,
+    });
+    let viewer = manifest.viewer.iter().flatten().map(|f| PlannedFile {
+        path: f.path.clone(),
+        size: f.size,
+        blake3: f.blake3.clone(),
+        viewer: true,
+    });
+    data.chain(viewer).collect()
+}
+
+async fn run(
+    options: &PublishOptions,
+    target: &Target,
+    manifest: &Manifest,
+    manifest_bytes: &[u8],
+) -> Result<Summary, PublishError> {
+    let limit = tlparse_bundle::reader::Limits::default().manifest;
+    let found = match target.read(paths::MANIFEST, limit).await? {
+        None => Found::Nothing,
+        Some(bytes) if bytes == manifest_bytes => Found::Same,
+        Some(bytes) => Found::Different(listed_paths(&bytes)),
+    };
+    let mut summary = Summary {
+        uploaded: 0,
+        uploaded_bytes: 0,
+        already_there: 0,
+        deleted: 0,
+        replaced: matches!(found, Found::Different(_)),
+        elapsed: Duration::ZERO,
+        place: Place::Url(String::new()),
+    };
+    if let Found::Different(_) = found {
+        if !options.replace {
+            return Err(PublishError::Different { url: options.url.clone() });
+        }
+        // First, so that no reader ever gets the old manifest with some of the new files.
+        target.delete(paths::MANIFEST).await?;
+        note(options, &format!("deleted {} (the old bundle's)", paths::MANIFEST));
+    }
+
+    let files = planned_files(manifest);
+    let progress = progress_bar(options, files.iter().map(|f| f.size).sum());
+    let outcomes: Vec<(bool, u64)> = futures_util::stream::iter(files.iter())
+        .map(|file| publish_file(options, target, file, &progress))
+        .buffer_unordered(options.jobs.max(1))
+        .try_collect()
+        .await?;
+    progress.finish_and_clear();
+    for (uploaded, size) in outcomes {
+        if uploaded {
+            summary.uploaded += 1;
+            summary.uploaded_bytes += size;
+        } else {
+            summary.already_there += 1;
+        }
+    }
+    if let Target::Dir(dir) = target {
+        write_nojekyll(dir)?;
+    }
+
+    // Last: from now on readers see the new bundle, whole.
+    let manifest_file = PlannedFile {
+        path: paths::MANIFEST.into(),
+        size: manifest_bytes.len() as u64,
+        blake3: blake3::hash(manifest_bytes).to_hex().to_string(),
+        viewer: false,
+    };
+    if matches!(found, Found::Same) {
+        summary.already_there += 1;
+    } else {
+        target.put(&manifest_file, options.bundle.join(paths::MANIFEST).into_std_path_buf()).await?;
+        note(options, &format!("uploaded {}", paths::MANIFEST));
+        summary.uploaded += 1;
+        summary.uploaded_bytes += manifest_file.size;
+    }
+
+    if let Found::Different(old) = found {
+        let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        for stale in old.iter().filter(|p| !new.contains(p.as_str())) {
+            target.delete(stale).await?;
+            note(options, &format!("deleted {stale}"));
+            summary.deleted += 1;
+        }
+    }
+    Ok(summary)
+}
+
+/// Publishes one file unless it is already there; `(uploaded, size)`.
+async fn publish_file(
+    options: &PublishOptions,
+    target: &Target,
+    file: &PlannedFile,
+    progress: &ProgressBar,
+) -> Result<(bool, u64), PublishError> {
+    let there = target.has(file).await?;
+    if !there {
+        target.put(file, options.bundle.join(&file.path).into_std_path_buf()).await?;
+        note(options, &format!("uploaded {}", file.path));
+    }
+    progress.inc(file.size);
+    Ok((!there, file.size))
+}
+
+/// The paths a manifest found at the destination lists (`files` and `viewer`), read leniently (it
+/// may be of another format version) and each checked to stay inside the bundle: they are about
+/// to be deleted, and that manifest is not ours.
+fn listed_paths(manifest: &[u8]) -> BTreeSet<String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(manifest) else {
+        return BTreeSet::new();
+    };
+    ["files", "viewer"]
+        .iter()
+        .filter_map(|key| value.get(key).and_then(|v| v.as_array()))
+        .flatten()
+        .filter_map(|entry| entry.get("path").and_then(|p| p.as_str()))
+        .filter(|path| *path != paths::MANIFEST && BundlePath::new(path).is_ok())
+        .map(str::to_string)
+        .collect()
+}
+
+fn write_nojekyll(dir: &Utf8Path) -> Result<(), PublishError> {
+    let path = dir.join(NOJEKYLL);
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => Ok(()),
+        _ => std::fs::write(&path, b"").map_err(|source| PublishError::Io { path: NOJEKYLL.into(), source }),
+    }
+}
+
+fn progress_bar(options: &PublishOptions, total: u64) -> ProgressBar {
+    if options.progress != Progress::Bar {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let style =
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}").expect("a valid template");
+    bar.set_style(style);
+    bar
+}
+
+fn note(options: &PublishOptions, line: &str) {
+    if options.progress == Progress::Lines {
+        eprintln!("{line}");
+    }
+}
+
+/// The progress a command line gets by default: a bar on a terminal, nothing otherwise.
+pub fn default_progress(quiet: bool) -> Progress {
+    if !quiet && std::io::stderr().is_terminal() { Progress::Bar } else { Progress::None }
+}
