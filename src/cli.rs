@@ -232,6 +232,7 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         Place::Url(folder) => {
             println!("open:       {folder}index.html");
             println!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
+            println!("note: browsers read it only if the bucket (or this prefix) allows public reads");
         }
         Place::Dir(dir) => {
             println!("open:       tlparse-build serve {dir}");

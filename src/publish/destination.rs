@@ -10,9 +10,9 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
-use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
 use object_store::path::Path as StorePath;
-use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
+use object_store::{BackoffConfig, ClientConfigKey, ObjectStore, RetryConfig};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 /// Where the files go.
@@ -116,25 +116,33 @@ pub fn open(url: &str) -> Result<Destination, DestinationError> {
     let base = format!("{scheme}://{bucket}");
     let (store, host): (Arc<dyn ObjectStore>, Host) = match scheme {
         "s3" | "s3a" => {
-            let builder =
-                AmazonS3Builder::from_env().with_url(&base).with_retry(retry()).with_client_options(client_options());
+            let mut builder = AmazonS3Builder::from_env().with_url(&base).with_retry(retry());
+            for (key, value) in TIMEOUTS {
+                if builder.get_config_value(&AmazonS3ConfigKey::Client(key)).is_none() {
+                    builder = builder.with_config(AmazonS3ConfigKey::Client(key), value);
+                }
+            }
             let region = builder.get_config_value(&AmazonS3ConfigKey::Region).unwrap_or_else(|| "us-east-1".into());
             let endpoint = builder.get_config_value(&AmazonS3ConfigKey::Endpoint);
             let host = Host::S3 { bucket: bucket.into(), region, endpoint };
             (Arc::new(builder.build().map_err(store_error)?), host)
         }
         "gs" => {
-            let builder = GoogleCloudStorageBuilder::from_env()
-                .with_url(&base)
-                .with_retry(retry())
-                .with_client_options(client_options());
+            let mut builder = GoogleCloudStorageBuilder::from_env().with_url(&base).with_retry(retry());
+            for (key, value) in TIMEOUTS {
+                if builder.get_config_value(&GoogleConfigKey::Client(key)).is_none() {
+                    builder = builder.with_config(GoogleConfigKey::Client(key), value);
+                }
+            }
             (Arc::new(builder.build().map_err(store_error)?), Host::Gcs { bucket: bucket.into() })
         }
         "az" | "azure" => {
-            let builder = MicrosoftAzureBuilder::from_env()
-                .with_url(&base)
-                .with_retry(retry())
-                .with_client_options(client_options());
+            let mut builder = MicrosoftAzureBuilder::from_env().with_url(&base).with_retry(retry());
+            for (key, value) in TIMEOUTS {
+                if builder.get_config_value(&AzureConfigKey::Client(key)).is_none() {
+                    builder = builder.with_config(AzureConfigKey::Client(key), value);
+                }
+            }
             let account = builder
                 .get_config_value(&AzureConfigKey::AccountName)
                 .ok_or_else(|| DestinationError::NoAzureAccount { url: url.into() })?;
@@ -163,10 +171,10 @@ fn retry() -> RetryConfig {
 }
 
 /// A stalled connection fails (and is retried) rather than hanging the publish: 10 s to connect,
-/// 2 minutes for a request (a 16 MiB part at 1 Mbit/s takes about as long).
-fn client_options() -> ClientOptions {
-    ClientOptions::new().with_connect_timeout(Duration::from_secs(10)).with_timeout(Duration::from_secs(120))
-}
+/// 2 minutes for a request (a 16 MiB part at 1 Mbit/s takes about as long). Set as config keys,
+/// not as `ClientOptions`, which would replace the ones read from the environment
+/// (`AWS_ALLOW_HTTP`, proxies); a timeout the environment sets wins.
+const TIMEOUTS: [(ClientConfigKey, &str); 2] = [(ClientConfigKey::ConnectTimeout, "10s"), (ClientConfigKey::Timeout, "120s")];
 
 #[cfg(test)]
 mod tests {
