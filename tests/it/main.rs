@@ -7,6 +7,7 @@ mod docs;
 mod fixtures;
 mod format_crate;
 mod properties;
+mod publish;
 mod refs;
 mod schema_drift;
 mod serve;
