@@ -80,7 +80,9 @@ enum Command {
     /// A different bundle already at URL is refused unless --replace. With --replace, the old
     /// manifest is deleted first (readers see no bundle rather than a mix of two), the new files
     /// are uploaded, the new manifest written, and then the old bundle's files that the new one
-    /// does not list are deleted. Nothing else at URL is ever deleted.
+    /// does not list are deleted. With no manifest at URL (a publish stopped before writing it),
+    /// --replace deletes the files it left there that the new bundle does not list (only paths
+    /// a bundle uses: index.html, viewer/, blobs/, ...). Nothing else at URL is ever deleted.
     Publish {
         /// The bundle directory.
         bundle: Utf8PathBuf,
@@ -228,6 +230,13 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         summary.deleted,
         summary.elapsed.as_secs_f64()
     );
+    if summary.leftovers > 0 {
+        println!(
+            "note: {} file(s) of an earlier, interrupted publish are there and not part of this bundle; \
+             left in place (--replace deletes them)",
+            summary.leftovers
+        );
+    }
     match &summary.place {
         Place::Url(folder) => {
             println!("open:       {folder}index.html");

@@ -174,7 +174,8 @@ fn retry() -> RetryConfig {
 /// 2 minutes for a request (a 16 MiB part at 1 Mbit/s takes about as long). Set as config keys,
 /// not as `ClientOptions`, which would replace the ones read from the environment
 /// (`AWS_ALLOW_HTTP`, proxies); a timeout the environment sets wins.
-const TIMEOUTS: [(ClientConfigKey, &str); 2] = [(ClientConfigKey::ConnectTimeout, "10s"), (ClientConfigKey::Timeout, "120s")];
+const TIMEOUTS: [(ClientConfigKey, &str); 2] =
+    [(ClientConfigKey::ConnectTimeout, "10s"), (ClientConfigKey::Timeout, "120s")];
 
 #[cfg(test)]
 mod tests {

@@ -63,6 +63,9 @@ pub struct Summary {
     pub already_there: usize,
     /// Files of a replaced bundle that the new one does not list, deleted.
     pub deleted: usize,
+    /// Files of an earlier publish stopped before its manifest, which this bundle does not list,
+    /// left in place (without --replace).
+    pub leftovers: usize,
     /// A different bundle was found and replaced.
     pub replaced: bool,
     pub elapsed: Duration,
@@ -187,6 +190,7 @@ async fn run(
         uploaded_bytes: 0,
         already_there: 0,
         deleted: 0,
+        leftovers: 0,
         replaced: matches!(found, Found::Different(_)),
         elapsed: Duration::ZERO,
         place: Place::Url(String::new()),
@@ -236,15 +240,43 @@ async fn run(
         summary.uploaded_bytes += manifest_file.size;
     }
 
-    if let Found::Different(old) = found {
-        let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        for stale in old.iter().filter(|p| !new.contains(p.as_str())) {
-            target.delete(stale).await?;
-            note(options, &format!("deleted {stale}"));
+    let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let stale: Vec<String> = match found {
+        Found::Different(old) => old.into_iter().filter(|p| !new.contains(p.as_str())).collect(),
+        Found::Same => Vec::new(),
+        Found::Nothing => leftovers(target, &new).await?,
+    };
+    if summary.replaced || options.replace {
+        for path in &stale {
+            target.delete(path).await?;
+            note(options, &format!("deleted {path}"));
             summary.deleted += 1;
         }
+    } else {
+        summary.leftovers = stale.len();
     }
     Ok(summary)
+}
+
+/// With no manifest at the destination, the files there that look like a bundle's (the format's
+/// folders, `index.html`, `diagnostics.jsonl`) and that `new` does not list: left by a publish
+/// stopped before its manifest, the first or a `--replace` one. Nothing else is ever touched: a
+/// Pages site's `CNAME` or README, another prefix's objects.
+async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>, PublishError> {
+    let found = target.list().await?;
+    Ok(found.into_iter().filter(|p| is_bundle_shaped(p) && !new.contains(p.as_str())).collect())
+}
+
+/// Whether `path` is where a bundle (of any format version) keeps a file.
+fn is_bundle_shaped(path: &str) -> bool {
+    const FOLDERS: [&str; 6] = ["index", "stacks", "blobs", "tables", "schema", paths::VIEWER_DIR];
+    if BundlePath::new(path).is_err() {
+        return false;
+    }
+    match path.split_once('/') {
+        Some((folder, _)) => FOLDERS.contains(&folder),
+        None => path == paths::VIEWER_ENTRY || path == paths::DIAGNOSTICS,
+    }
 }
 
 /// Publishes one file unless it is already there; `(uploaded, size)`.

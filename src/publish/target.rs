@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use camino::Utf8PathBuf;
+use futures_util::TryStreamExt;
 use object_store::buffered::BufWriter;
 use object_store::path::Path as StorePath;
 use object_store::{Attribute, Attributes, GetOptions, ObjectStore, ObjectStoreExt};
@@ -159,6 +160,43 @@ impl Target {
             Target::Dir(dir) => {
                 let (dir, file) = (dir.clone(), file.clone());
                 blocking(move || write_atomically(dir.as_std_path(), &file, &source)).await.map_err(io_error)
+            }
+        }
+    }
+
+    /// Every file under the destination, as `/`-separated paths relative to it.
+    pub async fn list(&self) -> Result<Vec<String>, PublishError> {
+        match self {
+            Target::Store { store, prefix } => {
+                let metas: Vec<_> = store
+                    .list(Some(prefix))
+                    .try_collect()
+                    .await
+                    .map_err(|source| PublishError::Store { path: prefix.to_string(), source })?;
+                let strip = |key: &StorePath| {
+                    key.prefix_match(prefix)
+                        .map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"))
+                };
+                Ok(metas.iter().filter_map(|m| strip(&m.location)).collect())
+            }
+            Target::Dir(dir) => {
+                let root = dir.clone().into_std_path_buf();
+                blocking(move || {
+                    let mut found = Vec::new();
+                    for entry in walkdir::WalkDir::new(&root).follow_links(false) {
+                        let entry = entry.map_err(io::Error::other)?;
+                        if !entry.file_type().is_file() {
+                            continue;
+                        }
+                        let rel = entry.path().strip_prefix(&root).map_err(io::Error::other)?;
+                        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
+                            found.push(parts.join("/"));
+                        }
+                    }
+                    Ok(found)
+                })
+                .await
+                .map_err(|source| PublishError::Io { path: dir.to_string(), source })
             }
         }
     }

@@ -94,7 +94,11 @@ fn a_directory_gets_the_pages_layout_and_a_second_publish_writes_nothing() {
     let before = stamps(&site);
     let second = publish(&bundle, &site, &[]);
     assert!(second.status.success(), "{}", stderr(&second));
-    assert!(stdout(&second).contains(&format!(": 0 file(s) uploaded (0 B), {files} already there")), "{}", stdout(&second));
+    assert!(
+        stdout(&second).contains(&format!(": 0 file(s) uploaded (0 B), {files} already there")),
+        "{}",
+        stdout(&second)
+    );
     assert_eq!(stamps(&site), before, "a second publish rewrote files");
 }
 
@@ -122,6 +126,8 @@ fn a_different_bundle_is_refused_and_replace_swaps_it_leaving_other_files() {
     let mut expected = pages_tree(&simple);
     expected.insert("CNAME".into(), b"traces.example.org\n".to_vec());
     assert_eq!(read_tree(&site), expected);
+    std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
+    assert_valid(&site);
 }
 
 #[test]
@@ -167,5 +173,37 @@ fn replace_deletes_only_inside_the_destination_whatever_the_old_manifest_lists()
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains(", 0 old file(s) deleted"), "{}", stdout(&out));
     assert_eq!(std::fs::read(dir.path().join("victim")).unwrap(), b"keep me");
+    assert_valid(&site);
+}
+
+#[test]
+fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
+    let (dir, ranks, _) = build(&fixture(RANKS));
+    let simple = dir.path().join("simple");
+    crate::util::build_to(&fixture("torch-2.15/simple"), &simple);
+    let site = dir.path().join("site");
+    assert!(publish(&ranks, &site, &[]).status.success());
+    // What a --replace publish stopped after deleting the old manifest leaves.
+    std::fs::remove_file(site.join("manifest.json")).unwrap();
+    std::fs::write(site.join("CNAME"), "traces.example.org\n").unwrap();
+    let old_only = read_tree(&ranks).keys().filter(|p| !read_tree(&simple).contains_key(*p)).count();
+
+    let kept = publish(&simple, &site, &[]);
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    assert!(
+        stdout(&kept).contains(&format!("note: {old_only} file(s) of an earlier, interrupted publish")),
+        "{}",
+        stdout(&kept)
+    );
+    assert_eq!(read_tree(&site).len(), pages_tree(&simple).len() + old_only + 1);
+
+    std::fs::remove_file(site.join("manifest.json")).unwrap();
+    let replaced = publish(&simple, &site, &["--replace"]);
+    assert!(replaced.status.success(), "{}", stderr(&replaced));
+    assert!(stdout(&replaced).contains(&format!(", {old_only} old file(s) deleted")), "{}", stdout(&replaced));
+    let mut expected = pages_tree(&simple);
+    expected.insert("CNAME".into(), b"traces.example.org\n".to_vec());
+    assert_eq!(read_tree(&site), expected);
+    std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
     assert_valid(&site);
 }
