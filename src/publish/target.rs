@@ -344,3 +344,66 @@ fn hash_file(path: &Path, limit: u64) -> io::Result<(u64, String)> {
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> io::Result<T> + Send + 'static) -> io::Result<T> {
     tokio::task::spawn_blocking(f).await.map_err(io::Error::other)?
 }
+
+#[cfg(test)]
+mod tests {
+    use object_store::memory::InMemory;
+
+    use super::*;
+
+    /// `size` bytes that do not repeat, as a file in `dir`, and its entry.
+    fn file(dir: &Path, path: &str, size: usize) -> (PathBuf, PlannedFile) {
+        let mut bytes = vec![0u8; size];
+        blake3::Hasher::new().update(path.as_bytes()).finalize_xof().fill(&mut bytes);
+        let local = dir.join("source");
+        std::fs::write(&local, &bytes).unwrap();
+        let entry = PlannedFile {
+            path: path.into(),
+            size: size as u64,
+            blake3: blake3::hash(&bytes).to_hex().to_string(),
+            viewer: false,
+        };
+        (local, entry)
+    }
+
+    fn memory_target() -> (Arc<InMemory>, Target) {
+        let store = Arc::new(InMemory::new());
+        let target = Target::Store { store: store.clone(), prefix: StorePath::from("runs/a") };
+        (store, target)
+    }
+
+    #[tokio::test]
+    async fn a_file_larger_than_a_part_goes_up_whole_with_its_headers_and_is_then_found() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two full parts and a piece: a multipart upload.
+        let (local, entry) = file(dir.path(), "tables/cross_rank/chrome_trace.json.gz", 2 * MULTIPART_PART + 12345);
+        let (store, target) = memory_target();
+        assert!(!target.has(&entry).await.unwrap());
+        target.put(&entry, local.clone()).await.unwrap();
+        let key = StorePath::from("runs/a/tables/cross_rank/chrome_trace.json.gz");
+        let got = store.get(&key).await.unwrap();
+        let attributes = got.attributes.clone();
+        assert_eq!(got.bytes().await.unwrap().as_ref(), std::fs::read(&local).unwrap());
+        assert_eq!(attributes.get(&Attribute::ContentType).map(|v| v.as_ref()), Some("application/gzip"));
+        assert_eq!(attributes.get(&Attribute::CacheControl).map(|v| v.as_ref()), Some(media::REVALIDATE));
+        assert!(target.has(&entry).await.unwrap(), "the same file is not found on a second look");
+        let other = PlannedFile { blake3: "0".repeat(64), ..entry };
+        assert!(!target.has(&other).await.unwrap(), "a file of the same size and another hash passes for it");
+    }
+
+    #[tokio::test]
+    async fn a_file_changed_since_the_check_is_never_published() {
+        let dir = tempfile::tempdir().unwrap();
+        for size in [1000, 2 * MULTIPART_PART + 1] {
+            let (local, entry) = file(dir.path(), "index/rank0.jsonl.zst", size);
+            let mut changed = std::fs::read(&local).unwrap();
+            changed[size / 2] ^= 1;
+            std::fs::write(&local, changed).unwrap();
+            let (store, target) = memory_target();
+            let err = target.put(&entry, local).await.unwrap_err();
+            assert!(matches!(err, PublishError::Changed(ref p) if p == "index/rank0.jsonl.zst"), "{err}");
+            let listed: Vec<_> = store.list(None).try_collect().await.unwrap();
+            assert!(listed.is_empty(), "{size} bytes: {listed:?}");
+        }
+    }
+}
