@@ -264,7 +264,17 @@ async fn run(
 /// Pages site's `CNAME` or README, another prefix's objects.
 async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>, PublishError> {
     let found = target.list().await?;
-    Ok(found.into_iter().filter(|p| is_bundle_shaped(p) && !new.contains(p.as_str())).collect())
+    let mut stale = Vec::new();
+    let ours = |p: &String| is_bundle_shaped(p) || target::is_temporary(p);
+    for path in found.into_iter().filter(|p| ours(p) && !new.contains(p.as_str())) {
+        if target::is_temporary(&path) {
+            // Ours, unmistakably, and never part of a bundle: gone with or without --replace.
+            target.delete(&path).await?;
+        } else {
+            stale.push(path);
+        }
+    }
+    Ok(stale)
 }
 
 /// Whether `path` is where a bundle (of any format version) keeps a file.

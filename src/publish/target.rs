@@ -41,6 +41,19 @@ impl PlannedFile {
 /// The object metadata key holding a file's blake3, so a later publish can tell the same file
 /// from a different one with a HEAD (`x-amz-meta-blake3`, `x-goog-meta-blake3`, `x-ms-meta-blake3`).
 const BLAKE3_METADATA: &str = "blake3";
+/// What names a temporary file of a directory publish: `.NAME.publish-PID`.
+const TEMPORARY_MARK: &str = ".publish-";
+
+/// Whether `path` is a temporary file a directory publish writes before renaming it, left by a
+/// publish that was killed.
+pub fn is_temporary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.starts_with('.')
+        && name
+            .rsplit_once(TEMPORARY_MARK)
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Files up to this size go in one PUT; larger ones as a multipart upload of parts this size,
 /// so a huge trace or index never needs one request of hundreds of MB (S3 refuses one PUT over
 /// 5 GiB), and a failed part is retried alone.
@@ -76,8 +89,15 @@ impl Target {
                 if found.meta.size != file.size {
                     return Ok(false);
                 }
-                let stored = found.attributes.get(&Attribute::Metadata(BLAKE3_METADATA.into()));
-                Ok(media::is_hash_named(&file.path) || stored.is_some_and(|h| h.as_ref() == file.blake3))
+                let attribute = |key: Attribute| found.attributes.get(&key).map(|v| v.as_ref().to_string());
+                // Headers too: an object put by another tool (or an older publish) with a wrong
+                // type or cache policy is put again, and so fixed.
+                let headers_right = attribute(Attribute::ContentType).as_deref() == Some(file.content_type())
+                    && attribute(Attribute::CacheControl).as_deref() == Some(media::cache_control(&file.path))
+                    && attribute(Attribute::ContentEncoding).is_none();
+                let stored = attribute(Attribute::Metadata(BLAKE3_METADATA.into()));
+                let same_bytes = media::is_hash_named(&file.path) || stored.as_deref() == Some(file.blake3.as_str());
+                Ok(headers_right && same_bytes)
             }
             Target::Dir(dir) => {
                 let path = dir.join(&file.path).into_std_path_buf();
@@ -265,7 +285,7 @@ fn write_atomically(dir: &Path, file: &PlannedFile, source: &Path) -> io::Result
     let parent = target.parent().expect("a bundle path has a parent under dir");
     create_dirs(dir, parent)?;
     let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let temp = parent.join(format!(".{name}.publish-{}", std::process::id()));
+    let temp = parent.join(format!(".{name}{TEMPORARY_MARK}{}", std::process::id()));
     let result = copy_checked(source, &temp, file).and_then(|()| std::fs::rename(&temp, &target));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -387,8 +407,15 @@ mod tests {
         assert_eq!(attributes.get(&Attribute::ContentType).map(|v| v.as_ref()), Some("application/gzip"));
         assert_eq!(attributes.get(&Attribute::CacheControl).map(|v| v.as_ref()), Some(media::REVALIDATE));
         assert!(target.has(&entry).await.unwrap(), "the same file is not found on a second look");
-        let other = PlannedFile { blake3: "0".repeat(64), ..entry };
+        let other = PlannedFile { blake3: "0".repeat(64), ..entry.clone() };
         assert!(!target.has(&other).await.unwrap(), "a file of the same size and another hash passes for it");
+        let mut wrong_type = Attributes::new();
+        wrong_type.insert(Attribute::ContentType, "application/octet-stream".into());
+        wrong_type.insert(Attribute::CacheControl, media::REVALIDATE.into());
+        wrong_type.insert(Attribute::Metadata(BLAKE3_METADATA.into()), entry.blake3.clone().into());
+        let bytes = std::fs::read(&local).unwrap();
+        store.put_opts(&key, bytes.into(), wrong_type.into()).await.unwrap();
+        assert!(!target.has(&entry).await.unwrap(), "an object with the wrong content type is not put again");
     }
 
     #[tokio::test]

@@ -188,6 +188,9 @@ fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
     std::fs::write(site.join("CNAME"), "traces.example.org\n").unwrap();
     let old_only = read_tree(&ranks).keys().filter(|p| !read_tree(&simple).contains_key(*p)).count();
 
+    // Temporary files of a directory publish that was killed: always removed.
+    std::fs::write(site.join(".manifest.json.publish-4242"), "{").unwrap();
+    std::fs::write(site.join("blobs/packs/.0123.zst.publish-4242"), "x").unwrap();
     let kept = publish(&simple, &site, &[]);
     assert!(kept.status.success(), "{}", stderr(&kept));
     assert!(
@@ -196,6 +199,9 @@ fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
         stdout(&kept)
     );
     assert_eq!(read_tree(&site).len(), pages_tree(&simple).len() + old_only + 1);
+    assert!(
+        !site.join(".manifest.json.publish-4242").exists() && !site.join("blobs/packs/.0123.zst.publish-4242").exists()
+    );
 
     std::fs::remove_file(site.join("manifest.json")).unwrap();
     let replaced = publish(&simple, &site, &["--replace"]);
