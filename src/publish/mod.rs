@@ -247,11 +247,16 @@ async fn run(
         Found::Nothing => leftovers(target, &new).await?,
     };
     if summary.replaced || options.replace {
-        for path in &stale {
-            target.delete(path).await?;
-            note(options, &format!("deleted {path}"));
-            summary.deleted += 1;
-        }
+        futures_util::stream::iter(stale.iter())
+            .map(|path| async move {
+                target.delete(path).await?;
+                note(options, &format!("deleted {path}"));
+                Ok::<(), PublishError>(())
+            })
+            .buffer_unordered(options.jobs.max(1))
+            .try_collect::<Vec<()>>()
+            .await?;
+        summary.deleted = stale.len();
     } else {
         summary.leftovers = stale.len();
     }
