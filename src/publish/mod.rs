@@ -117,7 +117,10 @@ enum Found {
 /// Checks and publishes a bundle; blocks until done.
 pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
     let started = Instant::now();
-    let manifest_bytes = checked_manifest(&options.bundle)?;
+    let checking = spinner(options, format!("checking {}", options.bundle));
+    let manifest_bytes = checked_manifest(&options.bundle);
+    checking.finish_and_clear();
+    let manifest_bytes = manifest_bytes?;
     let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
         .map_err(|e| PublishError::NotABundle { bundle: options.bundle.clone(), why: e.to_string() })?;
     let (target, place) = match destination::open(&options.url)? {
@@ -344,6 +347,16 @@ fn progress_bar(options: &PublishOptions, total: u64) -> ProgressBar {
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}").expect("a valid template");
     bar.set_style(style);
     bar
+}
+
+/// A spinner with a message while something long runs (validating a big bundle takes seconds).
+fn spinner(options: &PublishOptions, message: String) -> ProgressBar {
+    if options.progress != Progress::Bar {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner().with_message(message);
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    spinner
 }
 
 fn note(options: &PublishOptions, line: &str) {
