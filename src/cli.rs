@@ -230,6 +230,12 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         summary.deleted,
         summary.elapsed.as_secs_f64()
     );
+    if summary.foreign_viewer {
+        println!(
+            "note: the bundle's viewer is not the one this tlparse-build ships (another version's, or changed by \
+             whoever built it); it was published as it is and runs as a page of the destination's origin"
+        );
+    }
     if summary.leftovers > 0 {
         println!(
             "note: {} file(s) of an earlier, interrupted publish are there and not part of this bundle; \

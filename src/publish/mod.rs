@@ -68,6 +68,9 @@ pub struct Summary {
     pub leftovers: usize,
     /// A different bundle was found and replaced.
     pub replaced: bool,
+    /// The bundle's viewer is not byte for byte the one this build of tlparse-build ships (an
+    /// older or newer version, or another author's): it runs at the destination's origin as is.
+    pub foreign_viewer: bool,
     pub elapsed: Duration,
     /// Where the bundle is now.
     pub place: Place,
@@ -137,6 +140,7 @@ pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
         .map_err(|source| PublishError::Io { path: "tokio runtime".into(), source })?;
     let mut summary = runtime.block_on(run(options, &target, &manifest, &manifest_bytes))?;
     summary.elapsed = started.elapsed();
+    summary.foreign_viewer = manifest.viewer.as_ref().is_some_and(|v| *v != crate::viewer::manifest_entries());
     summary.place = place;
     Ok(summary)
 }
@@ -195,6 +199,7 @@ async fn run(
         deleted: 0,
         leftovers: 0,
         replaced: matches!(found, Found::Different(_)),
+        foreign_viewer: false,
         elapsed: Duration::ZERO,
         place: Place::Url(String::new()),
     };

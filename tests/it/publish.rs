@@ -213,3 +213,32 @@ fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
     std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
     assert_valid(&site);
 }
+
+#[test]
+fn a_viewer_other_than_ours_is_published_with_a_note() {
+    let (dir, bundle, _) = build(&fixture("torch-2.15/simple"));
+    let site = dir.path().join("site");
+    let ours = publish(&bundle, &site, &[]);
+    assert!(ours.status.success(), "{}", stderr(&ours));
+    assert!(!stdout(&ours).contains("note: the bundle's viewer"), "{}", stdout(&ours));
+
+    // A bundle whose author changed its viewer, manifest and all: it validates.
+    let page = b"<!doctype html><title>another viewer</title>\n";
+    std::fs::write(bundle.join("index.html"), page).unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
+    let entry = manifest["viewer"].as_array_mut().unwrap().iter_mut().find(|f| f["path"] == "index.html").unwrap();
+    *entry = serde_json::to_value(tlparse_build::schema::ViewerFile::of("index.html", page)).unwrap();
+    std::fs::write(bundle.join("manifest.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    assert_valid(&bundle);
+    let other = dir.path().join("other");
+    let out = publish(&bundle, &other, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("note: the bundle's viewer is not the one this tlparse-build ships"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read(other.join("index.html")).unwrap(), page);
+    assert_valid(&other);
+}
