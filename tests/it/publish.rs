@@ -242,3 +242,16 @@ fn a_viewer_other_than_ours_is_published_with_a_note() {
     assert_eq!(std::fs::read(other.join("index.html")).unwrap(), page);
     assert_valid(&other);
 }
+
+#[test]
+fn validation_accepts_an_empty_nojekyll_and_nothing_else_unlisted() {
+    let (_dir, bundle, _) = build(&fixture("torch-2.15/simple"));
+    let problems = |b: &Path| tlparse_bundle::validate::validate(tlparse_bundle::DirSource::new(b)).unwrap();
+    std::fs::write(bundle.join(".nojekyll"), "").unwrap();
+    assert_eq!(problems(&bundle), Vec::<String>::new());
+    std::fs::write(bundle.join(".nojekyll"), "theme: x\n").unwrap();
+    assert_eq!(problems(&bundle), vec![".nojekyll: file is not listed in manifest.json".to_string()]);
+    std::fs::write(bundle.join(".nojekyll"), "").unwrap();
+    std::fs::write(bundle.join("tables/.nojekyll"), "").unwrap();
+    assert_eq!(problems(&bundle), vec!["tables/.nojekyll: file is not listed in manifest.json".to_string()]);
+}
