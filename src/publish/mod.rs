@@ -186,12 +186,7 @@ async fn run(
     manifest: &Manifest,
     manifest_bytes: &[u8],
 ) -> Result<Summary, PublishError> {
-    let limit = tlparse_bundle::reader::Limits::default().manifest;
-    let found = match target.read(paths::MANIFEST, limit).await? {
-        None => Found::Nothing,
-        Some(bytes) if bytes == manifest_bytes => Found::Same,
-        Some(bytes) => Found::Different(listed_paths(&bytes)),
-    };
+    let found = inspect(target, manifest_bytes).await?;
     let mut summary = Summary {
         uploaded: 0,
         uploaded_bytes: 0,
@@ -211,10 +206,40 @@ async fn run(
         target.delete(paths::MANIFEST).await?;
         note(options, &format!("deleted {} (the old bundle's)", paths::MANIFEST));
     }
-
     let files = planned_files(manifest);
+    upload_files(options, target, &files, &mut summary).await?;
+    if let Target::Dir(dir) = target {
+        write_nojekyll(dir)?;
+    }
+    // Last: from now on readers see the new bundle, whole.
+    if matches!(found, Found::Same) {
+        summary.already_there += 1;
+    } else {
+        write_manifest(options, target, manifest_bytes, &mut summary).await?;
+    }
+    clean_up(options, target, found, &files, &mut summary).await?;
+    Ok(summary)
+}
+
+/// What the destination holds now, told by its manifest.
+async fn inspect(target: &Target, manifest_bytes: &[u8]) -> Result<Found, PublishError> {
+    let limit = tlparse_bundle::reader::Limits::default().manifest;
+    Ok(match target.read(paths::MANIFEST, limit).await? {
+        None => Found::Nothing,
+        Some(bytes) if bytes == manifest_bytes => Found::Same,
+        Some(bytes) => Found::Different(listed_paths(&bytes)),
+    })
+}
+
+/// Every file but the manifest, `options.jobs` at a time, skipping those already there.
+async fn upload_files(
+    options: &PublishOptions,
+    target: &Target,
+    files: &[PlannedFile],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
     let progress = progress_bar(options, files.iter().map(|f| f.size).sum());
-    let outcomes: Vec<(bool, u64)> = futures_util::stream::iter(files.iter())
+    let outcomes: Vec<(bool, u64)> = futures_util::stream::iter(files)
         .map(|file| publish_file(options, target, file, &progress))
         .buffer_unordered(options.jobs.max(1))
         .try_collect()
@@ -228,47 +253,58 @@ async fn run(
             summary.already_there += 1;
         }
     }
-    if let Target::Dir(dir) = target {
-        write_nojekyll(dir)?;
-    }
+    Ok(())
+}
 
-    // Last: from now on readers see the new bundle, whole.
+async fn write_manifest(
+    options: &PublishOptions,
+    target: &Target,
+    manifest_bytes: &[u8],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
     let manifest_file = PlannedFile {
         path: paths::MANIFEST.into(),
         size: manifest_bytes.len() as u64,
         blake3: blake3::hash(manifest_bytes).to_hex().to_string(),
         viewer: false,
     };
-    if matches!(found, Found::Same) {
-        summary.already_there += 1;
-    } else {
-        target.put(&manifest_file, options.bundle.join(paths::MANIFEST).into_std_path_buf()).await?;
-        note(options, &format!("uploaded {}", paths::MANIFEST));
-        summary.uploaded += 1;
-        summary.uploaded_bytes += manifest_file.size;
-    }
+    target.put(&manifest_file, options.bundle.join(paths::MANIFEST).into_std_path_buf()).await?;
+    note(options, &format!("uploaded {}", paths::MANIFEST));
+    summary.uploaded += 1;
+    summary.uploaded_bytes += manifest_file.size;
+    Ok(())
+}
 
+/// After the manifest: deletes the replaced bundle's files that the new one does not list, or
+/// (with --replace) those an interrupted publish left; without --replace only counts the latter.
+async fn clean_up(
+    options: &PublishOptions,
+    target: &Target,
+    found: Found,
+    files: &[PlannedFile],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
     let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let stale: Vec<String> = match found {
         Found::Different(old) => old.into_iter().filter(|p| !new.contains(p.as_str())).collect(),
         Found::Same => Vec::new(),
         Found::Nothing => leftovers(target, &new).await?,
     };
-    if summary.replaced || options.replace {
-        futures_util::stream::iter(stale.iter())
-            .map(|path| async move {
-                target.delete(path).await?;
-                note(options, &format!("deleted {path}"));
-                Ok::<(), PublishError>(())
-            })
-            .buffer_unordered(options.jobs.max(1))
-            .try_collect::<Vec<()>>()
-            .await?;
-        summary.deleted = stale.len();
-    } else {
+    if !(summary.replaced || options.replace) {
         summary.leftovers = stale.len();
+        return Ok(());
     }
-    Ok(summary)
+    futures_util::stream::iter(stale.iter())
+        .map(|path| async move {
+            target.delete(path).await?;
+            note(options, &format!("deleted {path}"));
+            Ok::<(), PublishError>(())
+        })
+        .buffer_unordered(options.jobs.max(1))
+        .try_collect::<Vec<()>>()
+        .await?;
+    summary.deleted = stale.len();
+    Ok(())
 }
 
 /// With no manifest at the destination, the files there that look like a bundle's (the format's
@@ -289,7 +325,6 @@ async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>,
     }
     Ok(stale)
 }
-
 /// Whether `path` is where a bundle (of any format version) keeps a file.
 fn is_bundle_shaped(path: &str) -> bool {
     const FOLDERS: [&str; 6] = ["index", "stacks", "blobs", "tables", "schema", paths::VIEWER_DIR];
