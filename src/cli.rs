@@ -247,7 +247,10 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         Place::Url(folder) => {
             println!("open:       {folder}index.html");
             println!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
-            println!("note: browsers read it only if the bucket (or this prefix) allows public reads");
+            println!(
+                "note: browsers read it only if the bucket (or this prefix) allows public reads; where the bucket \
+                 is served under another domain (a CDN, R2's r2.dev), open PREFIX/index.html there"
+            );
         }
         Place::Dir(dir) => {
             println!("open:       tlparse-build serve {dir}");

@@ -119,13 +119,14 @@ test('a different bundle is refused and the old one stays readable', TIMEOUT, as
   assert.deepEqual(Buffer.from(await served.arrayBuffer()), fs.readFileSync(path.join(ranks, 'manifest.json')));
 });
 
-test('a first publish killed midway leaves no manifest, and running it again uploads only what is missing', TIMEOUT, async () => {
+test('a first publish killed midway leaves no manifest, and running it again uploads only what is missing', TIMEOUT, async (t) => {
   const killed = await publishKilledAfterFirstUpload([ranks, `s3://${BUCKET}/killed`]);
   assert.equal(killed.signal, 'SIGKILL', `the publish ended before it was killed:\n${killed.stderr}`);
   const left = objects('killed');
   const total = publishedPaths(ranksManifest).length;
   assert.ok(Object.keys(left).length >= 1 && Object.keys(left).length < total, `${Object.keys(left).length} objects`);
   assert.ok(!('manifest.json' in left), 'a manifest was written before its files');
+  t.diagnostic(`killed with ${Object.keys(left).length} of ${total} files uploaded`);
   const served = await fetch(`${ENDPOINT}/${BUCKET}/killed/manifest.json`, { signal: AbortSignal.timeout(30_000) });
   assert.notEqual(served.status, 200, 'a reader found a bundle');
 
@@ -136,12 +137,13 @@ test('a first publish killed midway leaves no manifest, and running it again upl
   assert.deepEqual(Object.keys(objects('killed')).sort(), publishedPaths(ranksManifest).sort());
 });
 
-test('a --replace publish killed midway leaves no manifest, never the old one with new files', TIMEOUT, async () => {
+test('a --replace publish killed midway leaves no manifest, never the old one with new files', TIMEOUT, async (t) => {
   const killed = await publishKilledAfterFirstUpload([simple, `s3://${BUCKET}/runs/job 1`, '--replace']);
   assert.equal(killed.signal, 'SIGKILL', `the publish ended before it was killed:\n${killed.stderr}`);
   assert.match(killed.stderr, /^deleted manifest\.json \(the old bundle's\)\nuploaded /m);
   const left = objects('runs/job 1');
   assert.ok(!('manifest.json' in left), 'a manifest is there while the bundle is half replaced');
+  t.diagnostic(`killed with ${Object.keys(left).length} objects there (old and new)`);
   const newFile = simpleManifest.files.concat(simpleManifest.viewer).find((f) => f.path === killed.first);
   assert.equal(left[killed.first]?.blake3, newFile.blake3, 'the new bundle\'s first file is there');
 
