@@ -215,7 +215,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
 }
 
 fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String> {
-    let summary = publish::publish(options).map_err(|e| e.to_string())?;
+    let summary = publish::publish(options).map_err(|e| publish::redact_credentials(&e.to_string()))?;
     if quiet {
         return Ok(ExitCode::SUCCESS);
     }

@@ -107,6 +107,34 @@ pub enum PublishError {
     Changed(String),
 }
 
+/// The environment variables that hold secrets object_store reads (or an identifier that goes
+/// with one): their values never appear in a message.
+const CREDENTIAL_VARIABLES: [&str; 10] = [
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_ACCESS_KEY",
+    "AZURE_STORAGE_SAS_KEY",
+    "AZURE_STORAGE_TOKEN",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_FEDERATED_TOKEN",
+];
+
+/// `message` with the value of every credential variable set replaced by `[redacted]`. A server's
+/// error body may quote what it was sent (AWS's SignatureDoesNotMatch quotes the access key id),
+/// and object_store passes it on.
+pub fn redact_credentials(message: &str) -> String {
+    let secrets = CREDENTIAL_VARIABLES.iter().filter_map(|name| std::env::var(name).ok());
+    redact(message, secrets)
+}
+
+fn redact(message: &str, secrets: impl Iterator<Item = String>) -> String {
+    // Short values (an empty or placeholder one) would redact ordinary words.
+    secrets.filter(|s| s.len() >= 8).fold(message.to_string(), |m, secret| m.replace(&secret, "[redacted]"))
+}
+
 /// What the destination held before this publish.
 enum Found {
     /// No manifest: nothing, or the files of a publish that was stopped before its manifest.
@@ -408,4 +436,29 @@ fn note(options: &PublishOptions, line: &str) {
 /// The progress a command line gets by default: a bar on a terminal, nothing otherwise.
 pub fn default_progress(quiet: bool) -> Progress {
     if !quiet && std::io::stderr().is_terminal() { Progress::Bar } else { Progress::None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_redacted_from_messages() {
+        let message = "403: <AWSAccessKeyId>AKIAEXAMPLEKEY01</AWSAccessKeyId> signed with sekrit/value+1";
+        let secrets = ["AKIAEXAMPLEKEY01".to_string(), "sekrit/value+1".to_string(), "short".to_string()];
+        assert_eq!(
+            redact(message, secrets.into_iter()),
+            "403: <AWSAccessKeyId>[redacted]</AWSAccessKeyId> signed with [redacted]"
+        );
+    }
+
+    #[test]
+    fn only_a_bundle_s_paths_count_as_leftovers() {
+        for path in ["index.html", "diagnostics.jsonl", "blobs/packs/x.zst", "viewer/app.js", "index/rank0.jsonl.zst"] {
+            assert!(is_bundle_shaped(path), "{path}");
+        }
+        for path in ["CNAME", "README.md", "manifest.json", "other/index.html", "../blobs/x", "docs/blobs/x"] {
+            assert!(!is_bundle_shaped(path), "{path}");
+        }
+    }
 }
