@@ -400,9 +400,15 @@ fn listed_paths(manifest: &[u8]) -> BTreeSet<String> {
 
 fn write_nojekyll(dir: &Utf8Path) -> Result<(), PublishError> {
     let path = dir.join(NOJEKYLL);
+    let error = |source| PublishError::Io { path: NOJEKYLL.into(), source };
     match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_file() => Ok(()),
-        _ => std::fs::write(&path, b"").map_err(|source| PublishError::Io { path: NOJEKYLL.into(), source }),
+        // Never written through: a link could point anywhere.
+        Ok(_) => Err(error(std::io::Error::other("there, and not a plain file"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map(drop).map_err(error)
+        }
+        Err(e) => Err(error(e)),
     }
 }
 

@@ -255,3 +255,17 @@ fn validation_accepts_an_empty_nojekyll_and_nothing_else_unlisted() {
     std::fs::write(bundle.join("tables/.nojekyll"), "").unwrap();
     assert_eq!(problems(&bundle), vec!["tables/.nojekyll: file is not listed in manifest.json".to_string()]);
 }
+
+#[test]
+fn a_nojekyll_symlink_is_never_written_through() {
+    let (dir, bundle, _) = build(&fixture("torch-2.15/simple"));
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(dir.path().join("precious"), "keep").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("precious"), site.join(".nojekyll")).unwrap();
+    let out = publish(&bundle, &site, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(".nojekyll: there, and not a plain file"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.path().join("precious")).unwrap(), b"keep");
+    assert!(!site.join("manifest.json").exists(), "the manifest was written after a failure");
+}
