@@ -1,4 +1,5 @@
-//! The command line: a thin clap layer over [`crate::bundle`] and [`crate::serve`].
+//! The command line: a thin clap layer over [`crate::bundle`], [`crate::serve`] and
+//! [`crate::publish`].
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -11,6 +12,7 @@ use crate::bundle::{self, BuildOptions, reader};
 use crate::http::AllowedOrigins;
 use crate::parse::display_compile_id;
 use crate::proxy::ProxyOptions;
+use crate::publish::{self, Place, Progress, PublishOptions};
 use crate::serve::{self, ServeOptions};
 use tlparse_bundle::DirSource;
 
@@ -65,6 +67,45 @@ enum Command {
         /// `https://NAME.github.io`) read the bundle; repeatable. `*` allows every origin.
         #[arg(long = "allow-origin", value_name = "ORIGIN")]
         allow_origin: Vec<String>,
+    },
+    /// Publish a bundle where a browser can read it: a bucket or a directory for GitHub Pages.
+    ///
+    /// URL is `s3://BUCKET/PREFIX` (AWS, R2, MinIO or any S3 API server: the endpoint, region
+    /// and credentials come only from the standard AWS_* variables: AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL; or the instance's
+    /// role), `gs://BUCKET/PREFIX`
+    /// (GOOGLE_* variables), `az://CONTAINER/PREFIX` (AZURE_* variables, with
+    /// AZURE_STORAGE_ACCOUNT_NAME), or a directory (a path or `file://`), which gets the bundle
+    /// at its root plus a `.nojekyll`, ready to push to GitHub Pages.
+    ///
+    /// The bundle is validated first; a damaged one is refused. Each file gets its content type
+    /// and a cache policy (hash-named packs immutable, everything else revalidated on each use);
+    /// files already there with the same bytes are skipped. The manifest is written last, so a
+    /// reader never sees a manifest whose files are missing.
+    ///
+    /// A different bundle already at URL is refused unless --replace. With --replace, the old
+    /// manifest is deleted first (readers see no bundle rather than a mix of two), the new files
+    /// are uploaded, the new manifest written, and then the old bundle's files that the new one
+    /// does not list are deleted. With no manifest at URL (a publish stopped before writing it),
+    /// --replace deletes the files it left there that the new bundle does not list (only paths
+    /// a bundle uses: index.html, viewer/, blobs/, ...). Nothing else at URL is ever deleted.
+    Publish {
+        /// The bundle directory.
+        bundle: Utf8PathBuf,
+        /// Where to publish: s3://, gs://, az://, file:// or a directory.
+        url: String,
+        /// Replace a different bundle already at URL (see above for the order of writes).
+        #[arg(long)]
+        replace: bool,
+        /// Files transferred at once.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: u16,
+        /// Print one line per file written or deleted (on stderr), instead of a progress bar.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Print nothing but errors.
+        #[arg(short, long, conflicts_with = "verbose")]
+        quiet: bool,
     },
     /// Serve the bundles of an object store or web server to viewers on other origins: adds
     /// CORS for the origins given, forwards only bundle files (GET and HEAD), never lets a file
@@ -155,6 +196,11 @@ pub fn main() -> ExitCode {
                 run_serve(&bundle, &ServeOptions { port, open_browser: !no_open, allowed_origins })
             })
         }
+        Some(Command::Publish { bundle, url, replace, jobs, verbose, quiet }) => {
+            let progress = if verbose { Progress::Lines } else { publish::default_progress(quiet) };
+            let options = PublishOptions { bundle, url, replace, jobs: jobs.into(), progress };
+            run_publish(&options, quiet)
+        }
         Some(Command::Proxy(args)) => run_proxy(args),
     };
     match result {
@@ -238,6 +284,65 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         return run_serve(&out, &ServeOptions { port: args.port, open_browser: true, ..ServeOptions::default() });
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String> {
+    let summary = publish::publish(options).map_err(|e| publish::redact_credentials(&e.to_string()))?;
+    if quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let replaced = if summary.replaced { "replaced the bundle there: " } else { "" };
+    println!(
+        "published {} to {}: {replaced}{} file(s) uploaded ({}), {} already there, {} old file(s) deleted, in {:.1} s",
+        options.bundle,
+        options.url,
+        summary.uploaded,
+        human_bytes(summary.uploaded_bytes),
+        summary.already_there,
+        summary.deleted,
+        summary.elapsed.as_secs_f64()
+    );
+    if summary.foreign_viewer {
+        println!(
+            "note: the bundle's viewer is not the one this tlparse-build ships (another version's, or changed by \
+             whoever built it); it was published as it is and runs as a page of the destination's origin"
+        );
+    }
+    if summary.leftovers > 0 {
+        println!(
+            "note: {} file(s) of an earlier, interrupted publish are there and not part of this bundle; \
+             left in place (--replace deletes them)",
+            summary.leftovers
+        );
+    }
+    match &summary.place {
+        Place::Url(folder) => {
+            println!("open:       {folder}index.html");
+            println!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
+            println!(
+                "note: browsers read it only if the bucket (or this prefix) allows public reads; where the bucket \
+                 is served under another domain (a CDN, R2's r2.dev), open PREFIX/index.html there"
+            );
+        }
+        Place::Dir(dir) => {
+            println!("open:       tlparse-build serve {dir}");
+            println!(
+                "GitHub Pages: commit {dir} (with its .nojekyll) as the root of the branch or /docs folder Pages \
+                 serves; the viewer is then at https://OWNER.github.io/REPO/ and the bundle URL is that folder"
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1.8 MB`, `912 B`.
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KB", b as f64 / (1u64 << 10) as f64),
+        b => format!("{b} B"),
+    }
 }
 
 fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, String> {

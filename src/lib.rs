@@ -2,17 +2,22 @@
 //! bundle that static viewers read.
 //!
 //! The modules read as the pipeline: [`parse`] (log text → entries and diagnostics),
-//! [`analysis`] (entries → tables), [`bundle`] (the only code that writes), with [`cli`] the
-//! command line, [`viewer`] the embedded reference viewer and [`serve`] the local server that
-//! shows a bundle in it. The format itself (types, table registry, strict reader, validation)
-//! is the crate `tlparse_bundle`, which depends on nothing here.
+//! [`analysis`] (entries → tables), [`bundle`] (the only code that writes a bundle), with [`cli`]
+//! the command line and [`viewer`] the embedded reference viewer. Sharing a bundle: [`serve`]
+//! (the local server that shows it) and [`proxy`] (CORS in front of a bucket), both on the
+//! hardened server core [`http`]; [`publish`] (puts it in a bucket or a Pages directory); and
+//! [`media`] (each file's content type and cache policy, for all three). The format itself
+//! (types, table registry, strict reader, validation) is the crate `tlparse_bundle`, which depends
+//! on nothing here.
 
 pub mod analysis;
 pub mod bundle;
 pub mod cli;
 pub mod http;
+pub mod media;
 pub mod parse;
 pub mod proxy;
+pub mod publish;
 pub mod serve;
 pub mod viewer;
 

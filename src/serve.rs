@@ -20,6 +20,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::bundle::paths;
 use crate::http::{self, Access, AllowedOrigins, Body, Handler, Request, Response, header};
+use crate::media;
 use crate::schema::ViewerFile;
 use crate::viewer;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
@@ -162,11 +163,13 @@ fn answer_to(root: &Path, path: &str) -> Answer {
     match resolve(root, path) {
         Resolved::File(file) => match bundle_path(root, &file).filter(|rel| viewer::is_viewer_path(rel)) {
             Some(rel) => match checked_viewer_file(root, &rel) {
-                Ok(bytes) => Answer::Checked { bytes, content_type: content_type(&file) },
+                Ok(bytes) => Answer::Checked { bytes, content_type: media::content_type(&file.to_string_lossy()) },
                 Err(why) => Answer::Text(403, format!("refused: {why}\n")),
             },
             None => match File::open(&file).and_then(|opened| Ok((opened.metadata()?.len(), opened))) {
-                Ok((len, opened)) => Answer::File { file: opened, len, content_type: data_content_type(&file) },
+                Ok((len, opened)) => {
+                    Answer::File { file: opened, len, content_type: media::data_content_type(&file.to_string_lossy()) }
+                }
                 Err(_) => not_found(),
             },
         },
@@ -296,40 +299,6 @@ fn resolve(root: &Path, path: &str) -> Resolved {
     }
 }
 
-/// The content type of a bundle or viewer file, by extension. Compressed files keep their own
-/// type (no `Content-Encoding`): the viewer decompresses them.
-fn content_type(path: &Path) -> &'static str {
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    match extension.as_str() {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" | "map" => "application/json",
-        "jsonl" => "application/jsonl",
-        "txt" => "text/plain; charset=utf-8",
-        "md" => "text/markdown; charset=utf-8",
-        // WebAssembly.instantiateStreaming refuses any other type.
-        "wasm" => "application/wasm",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "zst" => "application/zstd",
-        "gz" => "application/gzip",
-        _ => "application/octet-stream",
-    }
-}
-
-/// The content type of a file that is not the viewer's: never one a browser runs, since only
-/// the checked viewer may run as a page of this origin. The format's own files are JSON or
-/// compressed, and keep their type.
-fn data_content_type(path: &Path) -> &'static str {
-    match content_type(path) {
-        "text/html; charset=utf-8" | "text/javascript; charset=utf-8" | "image/svg+xml" => "text/plain; charset=utf-8",
-        other => other,
-    }
-}
-
 /// Opens `url` in the user's browser unless [`NO_BROWSER_ENV`] is set or there is evidently no
 /// browser to open (over SSH, or no display on Linux). Never fails: the URL is printed already.
 fn open_in_browser(url: &str, addr: SocketAddr) {
@@ -386,22 +355,6 @@ mod tests {
         {
             std::os::unix::fs::symlink(dir.path().join("secret"), root.join("link")).unwrap();
             assert_eq!(resolve(&root, "/link"), Resolved::Forbidden);
-        }
-    }
-
-    #[test]
-    fn content_types_by_extension() {
-        for (name, expected) in [
-            ("index.html", "text/html; charset=utf-8"),
-            ("viewer/app.mjs", "text/javascript; charset=utf-8"),
-            ("viewer/fzstd.js", "text/javascript; charset=utf-8"),
-            ("manifest.json", "application/json"),
-            ("diagnostics.jsonl", "application/jsonl"),
-            ("tables/log0/failures.json.zst", "application/zstd"),
-            ("traces/log0.json.gz", "application/gzip"),
-            ("LICENSE", "application/octet-stream"),
-        ] {
-            assert_eq!(content_type(Path::new(name)), expected, "{name}");
         }
     }
 }

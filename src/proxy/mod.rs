@@ -24,6 +24,7 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 
 use crate::http::{self, Handler, Method, Request};
+use crate::media;
 use cache::ByteLru;
 use paths::BundleFile;
 use upstream::{Upstream, UpstreamError};
@@ -283,9 +284,9 @@ fn file_response(
     if let Some(etag) = etag.and_then(|etag| HeaderValue::from_str(etag).ok()) {
         headers.insert(header::ETAG, etag);
     }
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(file.file_name())));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media::data_content_type(file.file_name())));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-    let cache_control = if file.pack_hash.is_some() { "public, max-age=31536000, immutable" } else { "no-cache" };
+    let cache_control = if file.pack_hash.is_some() { media::IMMUTABLE } else { media::REVALIDATE };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
     headers.insert("x-proxy-cache", HeaderValue::from_static(cache));
     harden(headers);
@@ -321,25 +322,6 @@ fn body_of(stream: BoxStream<'static, Result<Bytes, UpstreamError>>) -> ProxyBod
 
 fn never(never: Infallible) -> std::io::Error {
     match never {}
-}
-
-/// The content type of a file the proxy serves, by its name: the same mapping as `serve`'s, with
-/// every type a browser could run (HTML, JavaScript, SVG) sent as plain text.
-pub fn content_type(name: &str) -> &'static str {
-    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
-    match extension.as_str() {
-        "css" => "text/css; charset=utf-8",
-        "json" | "map" => "application/json",
-        "jsonl" => "application/jsonl",
-        "html" | "htm" | "js" | "mjs" | "svg" | "txt" | "md" => "text/plain; charset=utf-8",
-        "wasm" => "application/wasm",
-        "png" => "image/png",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "zst" => "application/zstd",
-        "gz" => "application/gzip",
-        _ => "application/octet-stream",
-    }
 }
 
 #[cfg(test)]
@@ -492,7 +474,7 @@ mod tests {
             ("chrome_trace.json.gz", "application/gzip"),
             ("LICENSE", "application/octet-stream"),
         ] {
-            assert_eq!(content_type(name), expected, "{name}");
+            assert_eq!(media::data_content_type(name), expected, "{name}");
         }
     }
 }

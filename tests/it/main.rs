@@ -8,6 +8,7 @@ mod fixtures;
 mod format_crate;
 mod properties;
 mod proxy;
+mod publish;
 mod refs;
 mod schema_drift;
 mod serve;

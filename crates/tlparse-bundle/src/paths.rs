@@ -12,6 +12,10 @@ pub const CROSS_RANK_DIR: &str = "cross_rank";
 /// The Chrome trace of the runtime estimates, across ranks.
 pub const RUNTIME_ESTIMATES_TRACE: &str = "tables/cross_rank/runtime_estimates_trace.json.gz";
 
+/// The empty file that tells GitHub Pages to serve every file as it is (no Jekyll), which
+/// `publish` writes at the root of a directory: the one file a bundle may hold unlisted.
+pub const NOJEKYLL: &str = ".nojekyll";
+
 /// The shipped viewer's entry page, at the bundle root.
 pub const VIEWER_ENTRY: &str = "index.html";
 /// The directory holding the rest of the shipped viewer.

@@ -116,6 +116,12 @@ impl Validator {
         Validator { schemas, problems: Vec::new(), unlisted: 0 }
     }
 
+    /// Whether `rel` is the root `.nojekyll` that `publish` writes for GitHub Pages, and empty.
+    fn is_empty_nojekyll<S: ByteSource>(&self, bundle: &Bundle<S>, rel: &str) -> bool {
+        rel == paths::NOJEKYLL
+            && BundlePath::new(rel).ok().and_then(|p| bundle.source().read(&p, 1).ok()).is_some_and(|b| b.is_empty())
+    }
+
     fn problem(&mut self, p: impl std::fmt::Display) {
         if self.problems.len() < MAX_PROBLEMS {
             self.problems.push(clip(p, MAX_PROBLEM_LEN));
@@ -151,7 +157,8 @@ impl Validator {
     }
 
     /// Listed files exist with their size, hash and schema; nothing unlisted but the shipped
-    /// viewer; no symlinks or special files; schemas as this format writes them.
+    /// viewer and a GitHub Pages `.nojekyll` (empty: it holds nothing a reader could take for
+    /// data); no symlinks or special files; schemas as this format writes them.
     /// `listing` is every entry of the bundle, where the source can list them.
     fn files<S: ByteSource>(&mut self, bundle: &Bundle<S>, listing: Option<&[Listed]>) {
         let m = &bundle.manifest;
@@ -159,7 +166,9 @@ impl Validator {
         for item in listing.unwrap_or_default() {
             match item {
                 Listed::File(rel) => {
-                    if rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(rel) {
+                    let unlisted =
+                        rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(rel);
+                    if unlisted && !self.is_empty_nojekyll(bundle, rel) {
                         self.problem(format!("{rel}: file is not listed in manifest.json"));
                     }
                 }

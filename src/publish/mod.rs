@@ -1,0 +1,470 @@
+//! `publish`: puts a bundle's files where a browser can read them: a bucket (S3 API, GCS, Azure)
+//! or a local directory laid out for GitHub Pages.
+//!
+//! The order of writes is what keeps readers right. A reader starts from `manifest.json`, so the
+//! manifest is written last: until then a reader finds no bundle, never a manifest whose files
+//! are missing. Replacing a different bundle deletes the old manifest first (for a while there is
+//! no bundle: a wrong answer is worse than none), uploads, writes the new manifest, and only then
+//! deletes the old bundle's files the new one does not list. Files already there with the same
+//! bytes are skipped, so publishing again costs a HEAD a file.
+
+mod destination;
+mod target;
+
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use futures_util::{StreamExt, TryStreamExt};
+use indicatif::{ProgressBar, ProgressStyle};
+use tlparse_bundle::DirSource;
+use tlparse_bundle::source::BundlePath;
+
+use crate::bundle::paths;
+use crate::schema::Manifest;
+pub use destination::{Destination, DestinationError, Host};
+use target::{PlannedFile, Target};
+
+/// The file that tells GitHub Pages to serve every file as it is, not through Jekyll (which
+/// would drop files and folders whose names start with `_` or `.`).
+pub use paths::NOJEKYLL;
+
+/// What to publish where, and how.
+#[derive(Debug, Clone)]
+pub struct PublishOptions {
+    pub bundle: Utf8PathBuf,
+    /// `s3://BUCKET/PREFIX`, `gs://...`, `az://CONTAINER/PREFIX`, `file://DIR` or a directory path.
+    pub url: String,
+    /// Replace a different bundle found at `url`.
+    pub replace: bool,
+    /// Files transferred at once.
+    pub jobs: usize,
+    pub progress: Progress,
+}
+
+/// How progress is shown, on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    None,
+    /// A progress bar (a terminal).
+    Bar,
+    /// One line per file written or deleted.
+    Lines,
+}
+
+/// What a publish did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Files written (the manifest included), and their bytes.
+    pub uploaded: usize,
+    pub uploaded_bytes: u64,
+    /// Files already there with the same bytes, not written again.
+    pub already_there: usize,
+    /// Files of a replaced bundle that the new one does not list, deleted.
+    pub deleted: usize,
+    /// Files of an earlier publish stopped before its manifest, which this bundle does not list,
+    /// left in place (without --replace).
+    pub leftovers: usize,
+    /// A different bundle was found and replaced.
+    pub replaced: bool,
+    /// The bundle's viewer is not byte for byte the one this build of tlparse-build ships (an
+    /// older or newer version, or another author's): it runs at the destination's origin as is.
+    pub foreign_viewer: bool,
+    pub elapsed: Duration,
+    /// Where the bundle is now.
+    pub place: Place,
+}
+
+/// Where a published bundle can be opened.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// A bucket: the folder URL (ending in `/`), which holds the viewer's `index.html`.
+    Url(String),
+    Dir(Utf8PathBuf),
+}
+
+/// Why a bundle was not published.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
+    #[error("{bundle} is not a bundle ({why})")]
+    NotABundle { bundle: Utf8PathBuf, why: String },
+    #[error(
+        "{bundle} does not validate ({count} problem(s), the first: {first}); nothing was published. `tlparse-build validate {bundle}` lists them"
+    )]
+    Invalid { bundle: Utf8PathBuf, count: usize, first: String },
+    #[error(
+        "{url} already holds a different bundle; nothing was published. Pass --replace to replace it (its readers see no bundle while the new one uploads)"
+    )]
+    Different { url: String },
+    #[error("{path}: {source}")]
+    Store { path: String, source: object_store::Error },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{0} changed since the bundle was checked; nothing more was published")]
+    Changed(String),
+}
+
+/// The environment variables that hold secrets object_store reads (or an identifier that goes
+/// with one): their values never appear in a message.
+const CREDENTIAL_VARIABLES: [&str; 10] = [
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_ACCESS_KEY",
+    "AZURE_STORAGE_SAS_KEY",
+    "AZURE_STORAGE_TOKEN",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_FEDERATED_TOKEN",
+];
+
+/// `message` with the value of every credential variable set replaced by `[redacted]`. A server's
+/// error body may quote what it was sent (AWS's SignatureDoesNotMatch quotes the access key id),
+/// and object_store passes it on.
+pub fn redact_credentials(message: &str) -> String {
+    let secrets = CREDENTIAL_VARIABLES.iter().filter_map(|name| std::env::var(name).ok());
+    redact(message, secrets)
+}
+
+fn redact(message: &str, secrets: impl Iterator<Item = String>) -> String {
+    // Short values (an empty or placeholder one) would redact ordinary words.
+    secrets.filter(|s| s.len() >= 8).fold(message.to_string(), |m, secret| m.replace(&secret, "[redacted]"))
+}
+
+/// What the destination held before this publish.
+enum Found {
+    /// No manifest: nothing, or the files of a publish that was stopped before its manifest.
+    Nothing,
+    /// This very manifest, byte for byte.
+    Same,
+    /// Another manifest; the paths it lists (its own excluded).
+    Different(BTreeSet<String>),
+}
+
+/// Checks and publishes a bundle; blocks until done.
+pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
+    let started = Instant::now();
+    let checking = spinner(options, format!("checking {}", options.bundle));
+    let manifest_bytes = checked_manifest(&options.bundle);
+    checking.finish_and_clear();
+    let manifest_bytes = manifest_bytes?;
+    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|e| PublishError::NotABundle { bundle: options.bundle.clone(), why: e.to_string() })?;
+    let (target, place) = match destination::open(&options.url)? {
+        Destination::Store { store, prefix, host } => {
+            let url = host.folder_url(&prefix);
+            (Target::Store { store, prefix }, Place::Url(url))
+        }
+        Destination::Dir(dir) => (Target::Dir(dir.clone()), Place::Dir(dir)),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| PublishError::Io { path: "tokio runtime".into(), source })?;
+    let mut summary = runtime.block_on(run(options, &target, &manifest, &manifest_bytes))?;
+    summary.elapsed = started.elapsed();
+    summary.foreign_viewer = manifest.viewer.as_ref().is_some_and(|v| *v != crate::viewer::manifest_entries());
+    summary.place = place;
+    Ok(summary)
+}
+
+/// The manifest's bytes, once the whole bundle validates (and the manifest did not change while
+/// it was being checked).
+fn checked_manifest(bundle: &Utf8Path) -> Result<Vec<u8>, PublishError> {
+    let not_a_bundle = |why: String| PublishError::NotABundle { bundle: bundle.to_owned(), why };
+    let read =
+        || std::fs::read(bundle.join(paths::MANIFEST)).map_err(|e| not_a_bundle(format!("{}: {e}", paths::MANIFEST)));
+    let before = read()?;
+    let problems = tlparse_bundle::validate::validate(DirSource::new(bundle.as_std_path()))
+        .map_err(|e| not_a_bundle(e.to_string()))?;
+    if let Some(first) = problems.first() {
+        return Err(PublishError::Invalid { bundle: bundle.to_owned(), count: problems.len(), first: first.clone() });
+    }
+    if read()? != before {
+        return Err(PublishError::Changed(paths::MANIFEST.into()));
+    }
+    Ok(before)
+}
+
+/// Every file to publish but the manifest: the format's files, then the viewer's.
+fn planned_files(manifest: &Manifest) -> Vec<PlannedFile> {
+    let data = manifest.files.iter().map(|f| PlannedFile {
+        path: f.path.clone(),
+        size: f.size,
+        blake3: f.blake3.clone(),
+        viewer: false,
+    });
+    let viewer = manifest.viewer.iter().flatten().map(|f| PlannedFile {
+        path: f.path.clone(),
+        size: f.size,
+        blake3: f.blake3.clone(),
+        viewer: true,
+    });
+    data.chain(viewer).collect()
+}
+
+async fn run(
+    options: &PublishOptions,
+    target: &Target,
+    manifest: &Manifest,
+    manifest_bytes: &[u8],
+) -> Result<Summary, PublishError> {
+    let found = inspect(target, manifest_bytes).await?;
+    let mut summary = Summary {
+        uploaded: 0,
+        uploaded_bytes: 0,
+        already_there: 0,
+        deleted: 0,
+        leftovers: 0,
+        replaced: matches!(found, Found::Different(_)),
+        foreign_viewer: false,
+        elapsed: Duration::ZERO,
+        place: Place::Url(String::new()),
+    };
+    if let Found::Different(_) = found {
+        if !options.replace {
+            return Err(PublishError::Different { url: options.url.clone() });
+        }
+        // First, so that no reader ever gets the old manifest with some of the new files.
+        target.delete(paths::MANIFEST).await?;
+        note(options, &format!("deleted {} (the old bundle's)", paths::MANIFEST));
+    }
+    let files = planned_files(manifest);
+    upload_files(options, target, &files, &mut summary).await?;
+    if let Target::Dir(dir) = target {
+        write_nojekyll(dir)?;
+    }
+    // Last: from now on readers see the new bundle, whole.
+    if matches!(found, Found::Same) {
+        summary.already_there += 1;
+    } else {
+        write_manifest(options, target, manifest_bytes, &mut summary).await?;
+    }
+    clean_up(options, target, found, &files, &mut summary).await?;
+    Ok(summary)
+}
+
+/// What the destination holds now, told by its manifest.
+async fn inspect(target: &Target, manifest_bytes: &[u8]) -> Result<Found, PublishError> {
+    let limit = tlparse_bundle::reader::Limits::default().manifest;
+    Ok(match target.read(paths::MANIFEST, limit).await? {
+        None => Found::Nothing,
+        Some(bytes) if bytes == manifest_bytes => Found::Same,
+        Some(bytes) => Found::Different(listed_paths(&bytes)),
+    })
+}
+
+/// Every file but the manifest, `options.jobs` at a time, skipping those already there.
+async fn upload_files(
+    options: &PublishOptions,
+    target: &Target,
+    files: &[PlannedFile],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
+    let progress = progress_bar(options, files.iter().map(|f| f.size).sum());
+    let outcomes: Vec<(bool, u64)> = futures_util::stream::iter(files)
+        .map(|file| publish_file(options, target, file, &progress))
+        .buffer_unordered(options.jobs.max(1))
+        .try_collect()
+        .await?;
+    progress.finish_and_clear();
+    for (uploaded, size) in outcomes {
+        if uploaded {
+            summary.uploaded += 1;
+            summary.uploaded_bytes += size;
+        } else {
+            summary.already_there += 1;
+        }
+    }
+    Ok(())
+}
+
+async fn write_manifest(
+    options: &PublishOptions,
+    target: &Target,
+    manifest_bytes: &[u8],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
+    let manifest_file = PlannedFile {
+        path: paths::MANIFEST.into(),
+        size: manifest_bytes.len() as u64,
+        blake3: blake3::hash(manifest_bytes).to_hex().to_string(),
+        viewer: false,
+    };
+    target.put(&manifest_file, options.bundle.join(paths::MANIFEST).into_std_path_buf()).await?;
+    note(options, &format!("uploaded {}", paths::MANIFEST));
+    summary.uploaded += 1;
+    summary.uploaded_bytes += manifest_file.size;
+    Ok(())
+}
+
+/// After the manifest: deletes the replaced bundle's files that the new one does not list, or
+/// (with --replace) those an interrupted publish left; without --replace only counts the latter.
+async fn clean_up(
+    options: &PublishOptions,
+    target: &Target,
+    found: Found,
+    files: &[PlannedFile],
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
+    let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let stale: Vec<String> = match found {
+        Found::Different(old) => old.into_iter().filter(|p| !new.contains(p.as_str())).collect(),
+        Found::Same => Vec::new(),
+        Found::Nothing => leftovers(target, &new).await?,
+    };
+    if !(summary.replaced || options.replace) {
+        summary.leftovers = stale.len();
+        return Ok(());
+    }
+    futures_util::stream::iter(stale.iter())
+        .map(|path| async move {
+            target.delete(path).await?;
+            note(options, &format!("deleted {path}"));
+            Ok::<(), PublishError>(())
+        })
+        .buffer_unordered(options.jobs.max(1))
+        .try_collect::<Vec<()>>()
+        .await?;
+    summary.deleted = stale.len();
+    Ok(())
+}
+
+/// With no manifest at the destination, the files there that look like a bundle's (the format's
+/// folders, `index.html`, `diagnostics.jsonl`) and that `new` does not list: left by a publish
+/// stopped before its manifest, the first or a `--replace` one. Nothing else is ever touched: a
+/// Pages site's `CNAME` or README, another prefix's objects.
+async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>, PublishError> {
+    let found = target.list().await?;
+    let mut stale = Vec::new();
+    let ours = |p: &String| is_bundle_shaped(p) || target::is_temporary(p);
+    for path in found.into_iter().filter(|p| ours(p) && !new.contains(p.as_str())) {
+        if target::is_temporary(&path) {
+            // Ours, unmistakably, and never part of a bundle: gone with or without --replace.
+            target.delete(&path).await?;
+        } else {
+            stale.push(path);
+        }
+    }
+    Ok(stale)
+}
+/// Whether `path` is where a bundle (of any format version) keeps a file.
+fn is_bundle_shaped(path: &str) -> bool {
+    const FOLDERS: [&str; 6] = ["index", "stacks", "blobs", "tables", "schema", paths::VIEWER_DIR];
+    if BundlePath::new(path).is_err() {
+        return false;
+    }
+    match path.split_once('/') {
+        Some((folder, _)) => FOLDERS.contains(&folder),
+        None => path == paths::VIEWER_ENTRY || path == paths::DIAGNOSTICS,
+    }
+}
+
+/// Publishes one file unless it is already there; `(uploaded, size)`.
+async fn publish_file(
+    options: &PublishOptions,
+    target: &Target,
+    file: &PlannedFile,
+    progress: &ProgressBar,
+) -> Result<(bool, u64), PublishError> {
+    let there = target.has(file).await?;
+    if !there {
+        target.put(file, options.bundle.join(&file.path).into_std_path_buf()).await?;
+        note(options, &format!("uploaded {}", file.path));
+    }
+    progress.inc(file.size);
+    Ok((!there, file.size))
+}
+
+/// The paths a manifest found at the destination lists (`files` and `viewer`), read leniently (it
+/// may be of another format version) and each checked to stay inside the bundle: they are about
+/// to be deleted, and that manifest is not ours.
+fn listed_paths(manifest: &[u8]) -> BTreeSet<String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(manifest) else {
+        return BTreeSet::new();
+    };
+    ["files", "viewer"]
+        .iter()
+        .filter_map(|key| value.get(key).and_then(|v| v.as_array()))
+        .flatten()
+        .filter_map(|entry| entry.get("path").and_then(|p| p.as_str()))
+        .filter(|path| *path != paths::MANIFEST && BundlePath::new(path).is_ok())
+        .map(str::to_string)
+        .collect()
+}
+
+fn write_nojekyll(dir: &Utf8Path) -> Result<(), PublishError> {
+    let path = dir.join(NOJEKYLL);
+    let error = |source| PublishError::Io { path: NOJEKYLL.into(), source };
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => Ok(()),
+        // Never written through: a link could point anywhere.
+        Ok(_) => Err(error(std::io::Error::other("there, and not a plain file"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map(drop).map_err(error)
+        }
+        Err(e) => Err(error(e)),
+    }
+}
+
+fn progress_bar(options: &PublishOptions, total: u64) -> ProgressBar {
+    if options.progress != Progress::Bar {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let style =
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}").expect("a valid template");
+    bar.set_style(style);
+    bar
+}
+
+/// A spinner with a message while something long runs (validating a big bundle takes seconds).
+fn spinner(options: &PublishOptions, message: String) -> ProgressBar {
+    if options.progress != Progress::Bar {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner().with_message(message);
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    spinner
+}
+
+fn note(options: &PublishOptions, line: &str) {
+    if options.progress == Progress::Lines {
+        eprintln!("{line}");
+    }
+}
+
+/// The progress a command line gets by default: a bar on a terminal, nothing otherwise.
+pub fn default_progress(quiet: bool) -> Progress {
+    if !quiet && std::io::stderr().is_terminal() { Progress::Bar } else { Progress::None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_redacted_from_messages() {
+        let message = "403: <AWSAccessKeyId>AKIAEXAMPLEKEY01</AWSAccessKeyId> signed with sekrit/value+1";
+        let secrets = ["AKIAEXAMPLEKEY01".to_string(), "sekrit/value+1".to_string(), "short".to_string()];
+        assert_eq!(
+            redact(message, secrets.into_iter()),
+            "403: <AWSAccessKeyId>[redacted]</AWSAccessKeyId> signed with [redacted]"
+        );
+    }
+
+    #[test]
+    fn only_a_bundle_s_paths_count_as_leftovers() {
+        for path in ["index.html", "diagnostics.jsonl", "blobs/packs/x.zst", "viewer/app.js", "index/rank0.jsonl.zst"] {
+            assert!(is_bundle_shaped(path), "{path}");
+        }
+        for path in ["CNAME", "README.md", "manifest.json", "other/index.html", "../blobs/x", "docs/blobs/x"] {
+            assert!(!is_bundle_shaped(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! The few operations `publish` needs of a destination, for a bucket and for a local directory
+//! alike: is this file already there, read the manifest, put a file, delete one.
+//!
+//! Every put streams the bundle's file and hashes it on the way: a file whose bytes are not the
+//! ones the manifest lists (changed since the check) is never published.
+
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use camino::Utf8PathBuf;
+use futures_util::TryStreamExt;
+use object_store::buffered::BufWriter;
+use object_store::path::Path as StorePath;
+use object_store::{Attribute, Attributes, GetOptions, ObjectStore, ObjectStoreExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::PublishError;
+use crate::media;
+
+/// One file to publish, as the manifest lists it.
+#[derive(Debug, Clone)]
+pub struct PlannedFile {
+    /// `/`-separated, relative to the bundle root; checked to stay inside it.
+    pub path: String,
+    pub size: u64,
+    /// blake3 of the bytes, 64 hex digits.
+    pub blake3: String,
+    /// A viewer file: the only kind published with a type a browser runs.
+    pub viewer: bool,
+}
+
+impl PlannedFile {
+    pub fn content_type(&self) -> &'static str {
+        if self.viewer { media::content_type(&self.path) } else { media::data_content_type(&self.path) }
+    }
+}
+
+/// The object metadata key holding a file's blake3, so a later publish can tell the same file
+/// from a different one with a HEAD (`x-amz-meta-blake3`, `x-goog-meta-blake3`, `x-ms-meta-blake3`).
+const BLAKE3_METADATA: &str = "blake3";
+/// What names a temporary file of a directory publish: `.NAME.publish-PID`.
+const TEMPORARY_MARK: &str = ".publish-";
+
+/// Whether `path` is a temporary file a directory publish writes before renaming it, left by a
+/// publish that was killed.
+pub fn is_temporary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.starts_with('.')
+        && name
+            .rsplit_once(TEMPORARY_MARK)
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Files up to this size go in one PUT; larger ones as a multipart upload of parts this size,
+/// so a huge trace or index never needs one request of hundreds of MB (S3 refuses one PUT over
+/// 5 GiB), and a failed part is retried alone.
+const MULTIPART_PART: usize = 16 << 20;
+/// Read size when streaming a file.
+const CHUNK: usize = 1 << 20;
+
+/// A destination ready for operations.
+#[derive(Clone)]
+pub enum Target {
+    Store { store: Arc<dyn ObjectStore>, prefix: StorePath },
+    Dir(Utf8PathBuf),
+}
+
+impl Target {
+    fn key(prefix: &StorePath, path: &str) -> StorePath {
+        path.split('/').fold(prefix.clone(), |key, part| key.clone().join(part))
+    }
+
+    /// Whether `file` is already there with the same bytes: for a bucket, by a HEAD (name and
+    /// size for a hash-named pack, else the blake3 stored with it); for a directory, by hashing
+    /// the file there.
+    pub async fn has(&self, file: &PlannedFile) -> Result<bool, PublishError> {
+        match self {
+            Target::Store { store, prefix } => {
+                let key = Self::key(prefix, &file.path);
+                let options = GetOptions { head: true, ..Default::default() };
+                let found = match store.get_opts(&key, options).await {
+                    Ok(found) => found,
+                    Err(object_store::Error::NotFound { .. }) => return Ok(false),
+                    Err(source) => return Err(PublishError::Store { path: file.path.clone(), source }),
+                };
+                if found.meta.size != file.size {
+                    return Ok(false);
+                }
+                let attribute = |key: Attribute| found.attributes.get(&key).map(|v| v.as_ref().to_string());
+                // Headers too: an object put by another tool (or an older publish) with a wrong
+                // type or cache policy is put again, and so fixed.
+                let headers_right = attribute(Attribute::ContentType).as_deref() == Some(file.content_type())
+                    && attribute(Attribute::CacheControl).as_deref() == Some(media::cache_control(&file.path))
+                    && attribute(Attribute::ContentEncoding).is_none();
+                let stored = attribute(Attribute::Metadata(BLAKE3_METADATA.into()));
+                let same_bytes = media::is_hash_named(&file.path) || stored.as_deref() == Some(file.blake3.as_str());
+                Ok(headers_right && same_bytes)
+            }
+            Target::Dir(dir) => {
+                let path = dir.join(&file.path).into_std_path_buf();
+                let (dir, file) = (dir.clone(), file.clone());
+                blocking(move || {
+                    check_no_symlink(dir.as_std_path(), &path)?;
+                    Ok(match hash_file(&path, file.size + 1) {
+                        Ok((size, hash)) => size == file.size && hash == file.blake3,
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+                        Err(e) => return Err(e),
+                    })
+                })
+                .await
+                .map_err(|source| PublishError::Io { path: file.path.clone(), source })
+            }
+        }
+    }
+
+    /// The destination's `manifest.json`, if there is one, read up to `limit` bytes (a larger
+    /// one is no manifest this tool wrote, and is refused).
+    pub async fn read(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, PublishError> {
+        let too_large = || PublishError::Io { path: path.into(), source: tlparse_bundle::source::too_large(limit) };
+        match self {
+            Target::Store { store, prefix } => {
+                let store_error = |source| PublishError::Store { path: path.into(), source };
+                match store.get(&Self::key(prefix, path)).await {
+                    Ok(got) if got.meta.size > limit => Err(too_large()),
+                    Ok(got) => got.bytes().await.map(|b| Some(b.to_vec())).map_err(store_error),
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(store_error(e)),
+                }
+            }
+            Target::Dir(dir) => {
+                let (root, full) = (dir.clone(), dir.join(path).into_std_path_buf());
+                blocking(move || {
+                    check_no_symlink(root.as_std_path(), &full)?;
+                    let mut bytes = Vec::new();
+                    match open_no_follow(&full) {
+                        Ok(f) => f.take(limit + 1).read_to_end(&mut bytes)?,
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                        Err(e) => return Err(e),
+                    };
+                    Ok(Some(bytes))
+                })
+                .await
+                .map_err(|source| PublishError::Io { path: path.into(), source })
+                .and_then(|b| if b.as_ref().is_some_and(|b| b.len() as u64 > limit) { Err(too_large()) } else { Ok(b) })
+            }
+        }
+    }
+
+    /// Puts the bundle file `source` at `file.path`, with its content type and cache control
+    /// (and its blake3, in a bucket). A directory gets it atomically: written beside, then renamed.
+    pub async fn put(&self, file: &PlannedFile, source: PathBuf) -> Result<(), PublishError> {
+        let io_error = |source| PublishError::Io { path: file.path.clone(), source };
+        match self {
+            Target::Store { store, prefix } => {
+                let mut attributes = Attributes::new();
+                attributes.insert(Attribute::ContentType, file.content_type().into());
+                attributes.insert(Attribute::CacheControl, media::cache_control(&file.path).into());
+                attributes.insert(Attribute::Metadata(BLAKE3_METADATA.into()), file.blake3.clone().into());
+                let mut writer =
+                    BufWriter::with_capacity(Arc::clone(store), Self::key(prefix, &file.path), MULTIPART_PART)
+                        .with_attributes(attributes);
+                let streamed = stream_into(&mut writer, &source, file).await;
+                let store_error = |source| PublishError::Store { path: file.path.clone(), source };
+                match streamed {
+                    Ok(()) => writer
+                        .shutdown()
+                        .await
+                        .map_err(|e| store_error(object_store::Error::Generic { store: "upload", source: e.into() })),
+                    Err(e) => {
+                        // Nothing is written until shutdown, but a multipart upload already
+                        // started is cancelled rather than left to be billed.
+                        let _ = writer.abort().await;
+                        Err(e)
+                    }
+                }
+            }
+            Target::Dir(dir) => {
+                let (dir, file) = (dir.clone(), file.clone());
+                blocking(move || write_atomically(dir.as_std_path(), &file, &source)).await.map_err(io_error)
+            }
+        }
+    }
+
+    /// Every file under the destination, as `/`-separated paths relative to it.
+    pub async fn list(&self) -> Result<Vec<String>, PublishError> {
+        match self {
+            Target::Store { store, prefix } => {
+                let metas: Vec<_> = store
+                    .list(Some(prefix))
+                    .try_collect()
+                    .await
+                    .map_err(|source| PublishError::Store { path: prefix.to_string(), source })?;
+                let strip = |key: &StorePath| {
+                    key.prefix_match(prefix)
+                        .map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"))
+                };
+                Ok(metas.iter().filter_map(|m| strip(&m.location)).collect())
+            }
+            Target::Dir(dir) => {
+                let root = dir.clone().into_std_path_buf();
+                blocking(move || {
+                    let mut found = Vec::new();
+                    for entry in walkdir::WalkDir::new(&root).follow_links(false) {
+                        let entry = entry.map_err(io::Error::other)?;
+                        if !entry.file_type().is_file() {
+                            continue;
+                        }
+                        let rel = entry.path().strip_prefix(&root).map_err(io::Error::other)?;
+                        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
+                            found.push(parts.join("/"));
+                        }
+                    }
+                    Ok(found)
+                })
+                .await
+                .map_err(|source| PublishError::Io { path: dir.to_string(), source })
+            }
+        }
+    }
+
+    /// Deletes `path` (`/`-separated, checked); a file already gone is no error.
+    pub async fn delete(&self, path: &str) -> Result<(), PublishError> {
+        match self {
+            Target::Store { store, prefix } => match store.delete(&Self::key(prefix, path)).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(source) => Err(PublishError::Store { path: path.into(), source }),
+            },
+            Target::Dir(dir) => {
+                let (root, full) = (dir.clone(), dir.join(path).into_std_path_buf());
+                blocking(move || {
+                    check_no_symlink(root.as_std_path(), &full)?;
+                    match std::fs::remove_file(&full) {
+                        Ok(()) => remove_empty_parents(root.as_std_path(), &full),
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                        Err(e) => Err(e),
+                    }
+                })
+                .await
+                .map_err(|source| PublishError::Io { path: path.into(), source })
+            }
+        }
+    }
+}
+
+/// Streams `source` into `writer`, checking size and blake3 against `file` before it is finished.
+async fn stream_into(writer: &mut BufWriter, source: &Path, file: &PlannedFile) -> Result<(), PublishError> {
+    let io_error = |source| PublishError::Io { path: file.path.clone(), source };
+    let mut input = tokio::fs::File::from_std(open_no_follow(source).map_err(io_error)?);
+    let mut hasher = blake3::Hasher::new();
+    let mut size = 0u64;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let read = (&mut input).take(CHUNK as u64).read_to_end(&mut chunk).await.map_err(io_error)?;
+        if read == 0 {
+            break;
+        }
+        size += read as u64;
+        if size > file.size {
+            break;
+        }
+        hasher.update(&chunk);
+        writer
+            .put(Bytes::from(chunk))
+            .await
+            .map_err(|source| PublishError::Store { path: file.path.clone(), source })?;
+    }
+    check_same(file, size, &hasher)
+}
+
+fn check_same(file: &PlannedFile, size: u64, hasher: &blake3::Hasher) -> Result<(), PublishError> {
+    let hash = hasher.finalize().to_hex();
+    if size != file.size || hash.as_str() != file.blake3 {
+        return Err(PublishError::Changed(file.path.clone()));
+    }
+    Ok(())
+}
+
+/// Writes `source` to `dir/file.path` through a temporary file in the same directory, renamed
+/// into place once complete and checked, so a reader sees the old file or the new, never a part.
+fn write_atomically(dir: &Path, file: &PlannedFile, source: &Path) -> io::Result<()> {
+    let target = dir.join(&file.path);
+    let parent = target.parent().expect("a bundle path has a parent under dir");
+    create_dirs(dir, parent)?;
+    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let temp = parent.join(format!(".{name}{TEMPORARY_MARK}{}", std::process::id()));
+    let result = copy_checked(source, &temp, file).and_then(|()| std::fs::rename(&temp, &target));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn copy_checked(source: &Path, temp: &Path, file: &PlannedFile) -> io::Result<()> {
+    let mut input = open_no_follow(source)?.take(file.size + 1);
+    let mut output = std::fs::OpenOptions::new().write(true).create_new(true).open(temp)?;
+    let mut hasher = blake3::Hasher::new();
+    let mut buffer = vec![0u8; CHUNK];
+    let mut size = 0u64;
+    loop {
+        let read = input.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        output.write_all(&buffer[..read])?;
+        size += read as u64;
+    }
+    output.sync_all()?;
+    check_same(file, size, &hasher).map_err(io::Error::other)
+}
+
+/// Creates `parent` and the directories above it, up to `root`, refusing any symlink on the way:
+/// a link in the destination could send a write, or a delete, outside it.
+fn create_dirs(root: &Path, parent: &Path) -> io::Result<()> {
+    check_no_symlink(root, parent)?;
+    std::fs::create_dir_all(parent)?;
+    check_no_symlink(root, parent)
+}
+
+/// Fails if `path`, or any directory between `root` and it, is a symlink.
+fn check_no_symlink(root: &Path, path: &Path) -> io::Result<()> {
+    let rel = path.strip_prefix(root).map_err(io::Error::other)?;
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(io::Error::other(format!("{} is a symlink; refusing to follow it", at.display())));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Removes the directories above a deleted file that it left empty, up to `root` (excluded).
+fn remove_empty_parents(root: &Path, file: &Path) -> io::Result<()> {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if std::fs::remove_dir(d).is_err() {
+            break; // not empty: done
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
+fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path)
+}
+
+/// Size and blake3 of a file, reading at most `limit` bytes.
+fn hash_file(path: &Path, limit: u64) -> io::Result<(u64, String)> {
+    let mut hasher = blake3::Hasher::new();
+    let size = io::copy(&mut open_no_follow(path)?.take(limit), &mut hasher)?;
+    Ok((size, hasher.finalize().to_hex().to_string()))
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> io::Result<T> + Send + 'static) -> io::Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use object_store::memory::InMemory;
+
+    use super::*;
+
+    /// `size` bytes that do not repeat, as a file in `dir`, and its entry.
+    fn file(dir: &Path, path: &str, size: usize) -> (PathBuf, PlannedFile) {
+        let mut bytes = vec![0u8; size];
+        blake3::Hasher::new().update(path.as_bytes()).finalize_xof().fill(&mut bytes);
+        let local = dir.join("source");
+        std::fs::write(&local, &bytes).unwrap();
+        let entry = PlannedFile {
+            path: path.into(),
+            size: size as u64,
+            blake3: blake3::hash(&bytes).to_hex().to_string(),
+            viewer: false,
+        };
+        (local, entry)
+    }
+
+    fn memory_target() -> (Arc<InMemory>, Target) {
+        let store = Arc::new(InMemory::new());
+        let target = Target::Store { store: store.clone(), prefix: StorePath::from("runs/a") };
+        (store, target)
+    }
+
+    #[tokio::test]
+    async fn a_file_larger_than_a_part_goes_up_whole_with_its_headers_and_is_then_found() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two full parts and a piece: a multipart upload.
+        let (local, entry) = file(dir.path(), "tables/cross_rank/chrome_trace.json.gz", 2 * MULTIPART_PART + 12345);
+        let (store, target) = memory_target();
+        assert!(!target.has(&entry).await.unwrap());
+        target.put(&entry, local.clone()).await.unwrap();
+        let key = StorePath::from("runs/a/tables/cross_rank/chrome_trace.json.gz");
+        let got = store.get(&key).await.unwrap();
+        let attributes = got.attributes.clone();
+        assert_eq!(got.bytes().await.unwrap().as_ref(), std::fs::read(&local).unwrap());
+        assert_eq!(attributes.get(&Attribute::ContentType).map(|v| v.as_ref()), Some("application/gzip"));
+        assert_eq!(attributes.get(&Attribute::CacheControl).map(|v| v.as_ref()), Some(media::REVALIDATE));
+        assert!(target.has(&entry).await.unwrap(), "the same file is not found on a second look");
+        let other = PlannedFile { blake3: "0".repeat(64), ..entry.clone() };
+        assert!(!target.has(&other).await.unwrap(), "a file of the same size and another hash passes for it");
+        let mut wrong_type = Attributes::new();
+        wrong_type.insert(Attribute::ContentType, "application/octet-stream".into());
+        wrong_type.insert(Attribute::CacheControl, media::REVALIDATE.into());
+        wrong_type.insert(Attribute::Metadata(BLAKE3_METADATA.into()), entry.blake3.clone().into());
+        let bytes = std::fs::read(&local).unwrap();
+        store.put_opts(&key, bytes.into(), wrong_type.into()).await.unwrap();
+        assert!(!target.has(&entry).await.unwrap(), "an object with the wrong content type is not put again");
+    }
+
+    #[tokio::test]
+    async fn a_file_changed_since_the_check_is_never_published() {
+        let dir = tempfile::tempdir().unwrap();
+        for size in [1000, 2 * MULTIPART_PART + 1] {
+            let (local, entry) = file(dir.path(), "index/rank0.jsonl.zst", size);
+            let mut changed = std::fs::read(&local).unwrap();
+            changed[size / 2] ^= 1;
+            std::fs::write(&local, changed).unwrap();
+            let (store, target) = memory_target();
+            let err = target.put(&entry, local).await.unwrap_err();
+            assert!(matches!(err, PublishError::Changed(ref p) if p == "index/rank0.jsonl.zst"), "{err}");
+            let listed: Vec<_> = store.list(None).try_collect().await.unwrap();
+            assert!(listed.is_empty(), "{size} bytes: {listed:?}");
+        }
+    }
+}
