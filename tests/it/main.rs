@@ -13,6 +13,7 @@ mod refs;
 mod schema_drift;
 mod serve;
 mod serve_attacks;
+mod server_process;
 mod snapshots;
 mod tables;
 mod util;

@@ -7,82 +7,22 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::server_process::{HttpResponse, ServerProcess, exchange};
 use crate::util::{build, fixture, read_tree};
 
 const ALLOWED: &str = "http://viewer.test:8000";
 const PREFIX: &str = "team/job-1";
 
-/// A child process killed when dropped, so a failing test leaves no server behind.
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A running `tlparse-build proxy`.
-struct Proxy {
-    _process: KillOnDrop,
-    /// `127.0.0.1:PORT`
-    addr: String,
-    /// What it printed on stderr, collected as it comes.
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Proxy {
-    fn start(upstream: &str, extra: &[&str]) -> Proxy {
-        let mut args = vec!["proxy", upstream, "--allow-origin", ALLOWED, "--port", "0"];
-        args.extend_from_slice(extra);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run tlparse-build proxy");
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut stderr_pipe = child.stderr.take().unwrap();
-        let process = KillOnDrop(child);
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let collected = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(n @ 1..) = stderr_pipe.read(&mut buffer) {
-                collected.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
-            }
-        });
-        // Lines arrive on a channel so that a proxy that never prints fails the test instead of hanging it.
-        let (lines_tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            let line = lines
-                .recv_timeout(wait)
-                .unwrap_or_else(|_| panic!("no `Proxying` line from {args:?}; stderr: {}", stderr.lock().unwrap()));
-            if let Some((_, rest)) = line.split_once(" at http://") {
-                let addr = rest.split_once('/').unwrap().0.to_string();
-                std::thread::spawn(move || while lines.recv().is_ok() {});
-                return Proxy { _process: process, addr, stderr };
-            }
-        }
-    }
-
-    fn get(&self, target: &str) -> HttpResponse {
-        request(&self.addr, "GET", target, &[])
-    }
+/// Runs `tlparse-build proxy` of `upstream` for pages of [`ALLOWED`], on a free port.
+fn start_proxy(upstream: &str, extra: &[&str]) -> ServerProcess {
+    let mut args = vec!["proxy", upstream, "--allow-origin", ALLOWED, "--port", "0"];
+    args.extend_from_slice(extra);
+    ServerProcess::start_proxy(&args)
 }
 
 /// A static file server for the proxy to read from: files under `root`, GET and HEAD, one
@@ -161,48 +101,17 @@ fn serve_one(root: &Path, mut stream: TcpStream, asked: &Mutex<Vec<String>>) -> 
     stream.flush()
 }
 
-struct HttpResponse {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl HttpResponse {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
 /// One HTTP/1.1 request on its own connection (`Connection: close`, so the body ends at EOF),
 /// the target sent exactly as given. `extra` headers may replace `Host`.
 fn request(addr: &str, method: &str, target: &str, extra: &[(&str, &str)]) -> HttpResponse {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut head = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
+    let mut head = format!("{method} {target} HTTP/1.1");
     if !extra.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: {addr}\r\n"));
+        head.push_str(&format!("\r\nHost: {addr}"));
     }
     for (name, value) in extra {
-        head.push_str(&format!("{name}: {value}\r\n"));
+        head.push_str(&format!("\r\n{name}: {value}"));
     }
-    stream.write_all(format!("{head}\r\n").as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("end of headers");
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .map(|l| {
-            let (name, value) = l.split_once(':').unwrap();
-            (name.to_string(), value.trim().to_string())
-        })
-        .collect();
-    HttpResponse { status, headers, body: raw[split + 4..].to_vec() }
+    exchange(addr, &head)
 }
 
 /// A validated bundle of a two-rank fixture (cross-rank tables, traces, viewer), copied under
@@ -237,7 +146,7 @@ fn expected_type(path: &str) -> &'static str {
 fn reads_every_file_of_a_bundle_and_nothing_else_from_an_http_upstream() {
     let (_dir, root, files) = upstream_with_bundle();
     let upstream = StaticServer::start(root);
-    let proxy = Proxy::start(&upstream.url(), &[]);
+    let proxy = start_proxy(&upstream.url(), &[]);
     assert!(files.keys().any(|p| p.starts_with("tables/cross_rank/")) && files.len() > 60, "{}", files.len());
     for (path, bytes) in &files {
         let response = proxy.get(&format!("/{PREFIX}/{path}"));
@@ -285,7 +194,7 @@ fn cors_only_for_allowed_origins_and_a_token_when_given() {
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, format!("{token}\n")).unwrap();
     let upstream = StaticServer::start(root);
-    let proxy = Proxy::start(&upstream.url(), &["--token-file", token_file.to_str().unwrap()]);
+    let proxy = start_proxy(&upstream.url(), &["--token-file", token_file.to_str().unwrap()]);
     let manifest = format!("/{PREFIX}/manifest.json");
     let bearer = format!("Bearer {token}");
 
@@ -335,7 +244,7 @@ fn cors_only_for_allowed_origins_and_a_token_when_given() {
 fn packs_stay_served_from_the_cache_when_the_upstream_goes_down() {
     let (_dir, root, files) = upstream_with_bundle();
     let mut upstream = StaticServer::start(root);
-    let proxy = Proxy::start(&upstream.url(), &[]);
+    let proxy = start_proxy(&upstream.url(), &[]);
     let (pack, bytes) = files.iter().find(|(path, _)| path.starts_with("blobs/packs/")).unwrap();
     let first = proxy.get(&format!("/{PREFIX}/{pack}"));
     assert_eq!((first.status, first.header("x-proxy-cache")), (200, Some("miss")));
@@ -356,7 +265,7 @@ fn packs_stay_served_from_the_cache_when_the_upstream_goes_down() {
 fn answers_the_host_names_it_is_given_and_no_other() {
     let (_dir, root, files) = upstream_with_bundle();
     let upstream = StaticServer::start(root);
-    let proxy = Proxy::start(&upstream.url(), &["--allow-host", "proxy.test", "--allow-host", "proxy.test:8443"]);
+    let proxy = start_proxy(&upstream.url(), &["--allow-host", "proxy.test", "--allow-host", "proxy.test:8443"]);
     let manifest = format!("/{PREFIX}/manifest.json");
     for host in ["proxy.test", "PROXY.test:8443"] {
         let response = request(&proxy.addr, "GET", &manifest, &[("Host", host)]);
@@ -375,7 +284,7 @@ fn answers_the_host_names_it_is_given_and_no_other() {
 fn bounds_the_size_of_upstream_files() {
     let (_dir, root, files) = upstream_with_bundle();
     let upstream = StaticServer::start(root);
-    let proxy = Proxy::start(&upstream.url(), &["--max-file-mb", "0"]);
+    let proxy = start_proxy(&upstream.url(), &["--max-file-mb", "0"]);
     let manifest = proxy.get(&format!("/{PREFIX}/manifest.json"));
     let size = files["manifest.json"].len();
     assert_eq!(manifest.status, 502);
@@ -408,7 +317,7 @@ fn stalling_upstream(answer: &'static [u8]) -> String {
 
 #[test]
 fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
-    let proxy = Proxy::start(&stalling_upstream(b""), &["--upstream-timeout", "1"]);
+    let proxy = start_proxy(&stalling_upstream(b""), &["--upstream-timeout", "1"]);
     let started = Instant::now();
     let silent = proxy.get("/job/manifest.json");
     let waited = started.elapsed();
@@ -417,7 +326,7 @@ fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
     eprintln!("a silent upstream (1 s timeout, one retry) answered 502 after {waited:?}");
 
     let half = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{\"format\": \"tlparse-bundle\"";
-    let proxy = Proxy::start(&stalling_upstream(half), &["--upstream-timeout", "1"]);
+    let proxy = start_proxy(&stalling_upstream(half), &["--upstream-timeout", "1"]);
     let started = Instant::now();
     let cut = proxy.get("/job/manifest.json");
     assert_eq!(cut.status, 200, "the headers went out before the stall");
@@ -468,19 +377,19 @@ mod attacks {
         _dir: tempfile::TempDir,
         _upstream: StaticServer,
         files: BTreeMap<String, Vec<u8>>,
-        proxy: Proxy,
+        proxy: ServerProcess,
     }
 
     fn start() -> Setup {
         let (dir, root, files) = upstream_with_bundle();
         let upstream = StaticServer::start(root);
-        let proxy = Proxy::start(&upstream.url(), &[]);
+        let proxy = start_proxy(&upstream.url(), &[]);
         Setup { _dir: dir, _upstream: upstream, files, proxy }
     }
 
     /// Peak resident memory (KiB) and threads of the proxy, from /proc.
-    fn figures(proxy: &Proxy) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", proxy._process.0.id())).unwrap();
+    fn figures(proxy: &ServerProcess) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", proxy.process.0.id())).unwrap();
         let field = |name: &str| -> u64 {
             let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}"));
             line.split_whitespace().nth(1).unwrap().parse().unwrap()

@@ -9,7 +9,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::serve::{HttpResponse, ServerProcess, bundle_with_viewer, exchange, manifest_files_ending_with};
+use crate::serve::{bundle_with_viewer, manifest_files_ending_with};
+use crate::server_process::{HttpResponse, ServerProcess, exchange, parse_response, run_to_exit};
 
 /// Generous bounds: the old server never answered at all under the first two attacks.
 const LEGIT_WITHIN: Duration = Duration::from_secs(10);
@@ -45,7 +46,7 @@ fn legit_request(server: &ServerProcess, bundle: &std::path::Path) -> Duration {
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).expect("the legitimate request was answered in time");
     let elapsed = started.elapsed();
-    let response = crate::serve::parse_response(&raw);
+    let response = parse_response(&raw);
     assert_eq!(response.status, 200);
     assert_eq!(response.body, std::fs::read(bundle.join("manifest.json")).unwrap());
     assert!(elapsed < LEGIT_WITHIN, "{elapsed:?}");
@@ -272,7 +273,7 @@ fn only_allowed_origins_may_read_and_preflight() {
 fn an_origin_that_is_not_an_origin_is_refused_at_start() {
     let (_dir, bundle) = bundle_with_viewer();
     for bad in ["example.github.io", "https://example.github.io/viewer/", "ftp://x"] {
-        let refused = crate::serve::run_to_exit(&["serve", bundle.to_str().unwrap(), "--allow-origin", bad]);
+        let refused = run_to_exit(&["serve", bundle.to_str().unwrap(), "--allow-origin", bad]);
         assert_eq!(refused.status.code(), Some(2), "{bad}");
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert!(stderr.contains("is not an origin"), "{bad}: {stderr}");
