@@ -1,5 +1,6 @@
 //! The integration tests, one binary (as ripgrep does): real fixtures in, real bundles out.
 
+mod attacks;
 mod build;
 mod cli;
 mod cross_rank;

@@ -362,16 +362,12 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
     assert!(stderr.contains("not supported"), "{stderr}");
 }
 
-/// The attacks `serve` is tested under (tests/it/serve_attacks.rs), against the proxy: a
-/// legitimate client must still be answered in time, with threads and memory bounded. See the
-/// figures with `cargo test --test it proxy::attacks -- --nocapture`.
+/// The attacks `serve` is tested under (tests/it/attacks.rs), against the proxy: a legitimate
+/// client must still be answered in time, with threads and memory bounded. See the figures with
+/// `cargo test --test it proxy::attacks -- --nocapture`.
 mod attacks {
     use super::*;
-    use std::io::ErrorKind;
-
-    const LEGIT_WITHIN: Duration = Duration::from_secs(10);
-    const MAX_THREADS: u64 = 16;
-    const MAX_PEAK_RSS_KIB: u64 = 100 << 10;
+    use crate::attacks::{Target, a_300_mb_header, pipelining_clients_that_never_read, slowloris};
 
     struct Setup {
         _dir: tempfile::TempDir,
@@ -387,47 +383,10 @@ mod attacks {
         Setup { _dir: dir, _upstream: upstream, files, proxy }
     }
 
-    /// Peak resident memory (KiB) and threads of the proxy, from /proc.
-    fn figures(proxy: &ServerProcess) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", proxy.process.0.id())).unwrap();
-        let field = |name: &str| -> u64 {
-            let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}"));
-            line.split_whitespace().nth(1).unwrap().parse().unwrap()
-        };
-        (field("VmHWM:"), field("Threads:"))
-    }
-
-    /// Fetches the manifest through the proxy (so from the upstream), checks it, and times it.
-    fn legit_request(setup: &Setup) -> Duration {
-        let started = Instant::now();
-        let addr = &setup.proxy.addr;
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(LEGIT_WITHIN)).unwrap();
-        write!(stream, "GET /{PREFIX}/manifest.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).expect("the legitimate request was answered in time");
-        let elapsed = started.elapsed();
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("end of headers");
-        assert!(raw.starts_with(b"HTTP/1.1 200 "), "{}", String::from_utf8_lossy(&raw[..split]));
-        assert!(raw[split + 4..] == setup.files["manifest.json"][..]);
-        assert!(elapsed < LEGIT_WITHIN, "{elapsed:?}");
-        elapsed
-    }
-
-    fn report(attack: &str, setup: &Setup, legit: Duration) {
-        let (peak_rss_kib, threads) = figures(&setup.proxy);
-        eprintln!(
-            "proxy, {attack}: legit request answered in {legit:?}; peak RSS {peak_rss_kib} KiB, {threads} threads"
-        );
-        assert!(threads <= MAX_THREADS, "{attack}: {threads} threads");
-        assert!(peak_rss_kib < MAX_PEAK_RSS_KIB, "{attack}: peak RSS {peak_rss_kib} KiB");
-    }
-
-    fn connect(addr: &str) -> TcpStream {
-        let stream = TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        stream.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
-        stream
+    /// The proxy under attack: a legitimate client fetches the manifest through it (so from the upstream).
+    fn target(setup: &Setup) -> Target<'_> {
+        let legit_body = setup.files["manifest.json"].clone();
+        Target { name: "proxy", server: &setup.proxy, legit_path: format!("/{PREFIX}/manifest.json"), legit_body }
     }
 
     #[test]
@@ -440,94 +399,22 @@ mod attacks {
         // ~32 MB of answers per client, far beyond what socket buffers hold.
         let repeats = (32 << 20) / bytes.len() + 1;
         let pipeline = format!("GET /{PREFIX}/{pack} HTTP/1.1\r\nHost: {addr}\r\n\r\n").repeat(repeats);
-        let clients: Vec<TcpStream> = std::thread::scope(|scope| {
-            let writers: Vec<_> = (0..64)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut stream = connect(addr);
-                        let _ = stream.write_all(pipeline.as_bytes());
-                        stream
-                    })
-                })
-                .collect();
-            std::thread::sleep(Duration::from_millis(500));
-            let legit = legit_request(&setup);
-            report(
-                &format!("64 clients pipelining {repeats} GETs of a {}-byte pack, never reading", bytes.len()),
-                &setup,
-                legit,
-            );
-            writers.into_iter().map(|w| w.join().unwrap()).collect()
-        });
-        let legit = legit_request(&setup);
-        report("after the pipelining clients stalled", &setup, legit);
-        drop(clients);
+        let attack = format!("64 clients pipelining {repeats} GETs of a {}-byte pack, never reading", bytes.len());
+        pipelining_clients_that_never_read(&target(&setup), &pipeline, &attack);
     }
 
     #[test]
     fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
         let setup = start();
-        let addr = &setup.proxy.addr;
-        let mut trickling: Vec<TcpStream> = (0..600)
-            .map(|_| {
-                let mut stream = connect(addr);
-                write!(stream, "GET /{PREFIX}/manifest.json HTTP/1.1\r\nHost: {addr}\r\n").unwrap();
-                stream
-            })
-            .collect();
-        let started = Instant::now();
-        let (mut legit, mut cut) = (None, 0);
-        // A header byte per connection every second: the header timeout (15 s) must cut them all.
-        while started.elapsed() < Duration::from_secs(40) && cut < trickling.len() {
-            for stream in &mut trickling {
-                let _ = stream.write_all(b"X");
-            }
-            if legit.is_none() && started.elapsed() > Duration::from_secs(2) {
-                let elapsed = legit_request(&setup);
-                report("600 slowloris connections trickling headers", &setup, elapsed);
-                legit = Some(elapsed);
-            }
-            std::thread::sleep(Duration::from_secs(1));
-            cut = trickling.iter().filter(|s| is_closed(s)).count();
-        }
-        eprintln!("proxy, slowloris: {cut} of {} connections cut after {:?}", trickling.len(), started.elapsed());
-        assert!(legit.is_some());
-        assert_eq!(cut, trickling.len());
-    }
-
-    /// Whether the proxy closed `stream` (EOF, reset, or an answer then EOF), without blocking.
-    fn is_closed(stream: &TcpStream) -> bool {
-        stream.set_nonblocking(true).unwrap();
-        let (mut buf, mut reader) = ([0u8; 1024], stream);
-        let closed = loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break true,
-                Ok(_) => continue,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break false,
-                Err(_) => break true,
-            }
-        };
-        stream.set_nonblocking(false).unwrap();
-        closed
+        slowloris(&target(&setup));
     }
 
     #[test]
     fn a_huge_header_is_refused_early_and_a_foreign_host_always() {
         let setup = start();
-        let addr = &setup.proxy.addr;
-        let mut stream = connect(addr);
-        write!(stream, "GET /{PREFIX}/manifest.json HTTP/1.1\r\nHost: {addr}\r\nX-Huge: ").unwrap();
-        let (chunk, mut sent) = (vec![b'a'; 1 << 20], 0usize);
-        while sent < 300 << 20 {
-            match stream.write(&chunk) {
-                Ok(n) => sent += n,
-                Err(_) => break,
-            }
-        }
-        let legit = legit_request(&setup);
-        report(&format!("a header streamed until the proxy stopped it ({sent} bytes sent)"), &setup, legit);
-        assert!(sent < 300 << 20, "the proxy read all 300 MB of one header");
+        let _huge_header = a_300_mb_header(&target(&setup));
 
+        let addr = &setup.proxy.addr;
         let port = addr.rsplit_once(':').unwrap().1;
         for host in [format!("attacker.example:{port}"), format!("127.0.0.1.nip.io:{port}"), "127.0.0.1:1".into()] {
             let response = request(addr, "GET", &format!("/{PREFIX}/manifest.json"), &[("Host", &host)]);

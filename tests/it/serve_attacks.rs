@@ -1,21 +1,16 @@
-//! `serve` under the attacks an audit ran on the old thread-per-connection server: while each
-//! runs, a legitimate client must still be answered in time, and the server must keep its
-//! threads and memory bounded. The figures (time to answer, peak RSS, threads) are printed; see
-//! them with `cargo test --test it serve_attacks -- --nocapture`.
+//! `serve` under the attacks an audit ran on the old thread-per-connection server (the attacks
+//! themselves are in attacks.rs, shared with the proxy's tests): while each runs, a legitimate
+//! client must still be answered in time, and the server must keep its threads and memory
+//! bounded. The figures (time to answer, peak RSS, threads) are printed; see them with
+//! `cargo test --test it serve_attacks -- --nocapture`.
 //!
 //! Every socket has a timeout and every loop a deadline, so a regression fails, never hangs.
 
-use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::io::Read;
 
+use crate::attacks::{self, Target};
 use crate::serve::{bundle_with_viewer, manifest_files_ending_with};
-use crate::server_process::{HttpResponse, ServerProcess, exchange, parse_response, run_to_exit};
-
-/// Generous bounds: the old server never answered at all under the first two attacks.
-const LEGIT_WITHIN: Duration = Duration::from_secs(10);
-const MAX_THREADS: u64 = 16;
-const MAX_PEAK_RSS_KIB: u64 = 100 << 10;
+use crate::server_process::{HttpResponse, ServerProcess, exchange, run_to_exit};
 
 /// A server of simple.log's bundle (validated) with `extra` arguments.
 fn start(extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, ServerProcess) {
@@ -26,45 +21,10 @@ fn start(extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, ServerProces
     (dir, bundle, server)
 }
 
-/// The server's peak resident memory (KiB) and thread count, from /proc.
-fn figures(server: &ServerProcess) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.process.0.id())).unwrap();
-    let field = |name: &str| -> u64 {
-        let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}"));
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    };
-    (field("VmHWM:"), field("Threads:"))
-}
-
-/// Fetches the manifest as a browser would, checks it, and returns how long it took.
-fn legit_request(server: &ServerProcess, bundle: &std::path::Path) -> Duration {
-    let started = Instant::now();
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    stream.set_read_timeout(Some(LEGIT_WITHIN)).unwrap();
-    let addr = &server.addr;
-    write!(stream, "GET /manifest.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("the legitimate request was answered in time");
-    let elapsed = started.elapsed();
-    let response = parse_response(&raw);
-    assert_eq!(response.status, 200);
-    assert_eq!(response.body, std::fs::read(bundle.join("manifest.json")).unwrap());
-    assert!(elapsed < LEGIT_WITHIN, "{elapsed:?}");
-    elapsed
-}
-
-fn report(attack: &str, server: &ServerProcess, legit: Duration) {
-    let (peak_rss_kib, threads) = figures(server);
-    eprintln!("{attack}: legit request answered in {legit:?}; server peak RSS {peak_rss_kib} KiB, {threads} threads");
-    assert!(threads <= MAX_THREADS, "{attack}: {threads} threads");
-    assert!(peak_rss_kib < MAX_PEAK_RSS_KIB, "{attack}: peak RSS {peak_rss_kib} KiB");
-}
-
-fn connect(addr: &str) -> TcpStream {
-    let stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    stream.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
-    stream
+/// The attacked server, with its manifest as what a legitimate client fetches.
+fn target<'a>(server: &'a ServerProcess, bundle: &std::path::Path) -> Target<'a> {
+    let legit_body = std::fs::read(bundle.join("manifest.json")).unwrap();
+    Target { name: "serve", server, legit_path: "/manifest.json".into(), legit_body }
 }
 
 #[test]
@@ -80,94 +40,20 @@ fn pipelining_clients_that_never_read_do_not_stall_the_others() {
     let repeats = (32 << 20) / size + 1;
     let one = format!("GET /{largest} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr);
     let pipeline = one.repeat(repeats.min(20_000) as usize);
-    let clients: Vec<TcpStream> = std::thread::scope(|scope| {
-        let writers: Vec<_> = (0..64)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut stream = connect(&server.addr);
-                    // The server stops reading once it cannot write: the rest times out, unsent.
-                    let _ = stream.write_all(pipeline.as_bytes());
-                    stream
-                })
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(500));
-        let legit = legit_request(&server, &bundle);
-        report(&format!("64 clients pipelining {repeats} GETs of {size} bytes, never reading"), &server, legit);
-        writers.into_iter().map(|w| w.join().unwrap()).collect()
-    });
-    // Still stalled (their answers unread), and the server still answers.
-    let legit = legit_request(&server, &bundle);
-    report("after the pipelining clients stalled", &server, legit);
-    drop(clients);
+    let attack = format!("64 clients pipelining {repeats} GETs of {size} bytes, never reading");
+    attacks::pipelining_clients_that_never_read(&target(&server, &bundle), &pipeline, &attack);
 }
 
 #[test]
 fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
     let (_dir, bundle, server) = start(&[]);
-    let mut trickling: Vec<TcpStream> = (0..600)
-        .map(|_| {
-            let mut stream = connect(&server.addr);
-            write!(stream, "GET /manifest.json HTTP/1.1\r\nHost: {}\r\n", server.addr).unwrap();
-            stream
-        })
-        .collect();
-    let started = Instant::now();
-    let mut legit = None;
-    let mut cut = 0;
-    // Trickle a header byte per connection every second; the server must cut them all when its
-    // header timeout (15 s) runs out, however steadily they trickle.
-    while started.elapsed() < Duration::from_secs(40) && cut < trickling.len() {
-        for stream in &mut trickling {
-            let _ = stream.write_all(b"X");
-        }
-        if legit.is_none() && started.elapsed() > Duration::from_secs(2) {
-            let elapsed = legit_request(&server, &bundle);
-            report("600 slowloris connections trickling headers", &server, elapsed);
-            legit = Some(elapsed);
-        }
-        std::thread::sleep(Duration::from_secs(1));
-        cut = trickling.iter().filter(|s| is_closed(s)).count();
-    }
-    eprintln!("slowloris: {cut} of {} connections cut after {:?}", trickling.len(), started.elapsed());
-    assert!(legit.is_some());
-    assert_eq!(cut, trickling.len(), "trickling connections still open after {:?}", started.elapsed());
-}
-
-/// Whether the server has closed `stream` (EOF, a reset, or an answer such as 408 followed by
-/// EOF), without blocking.
-fn is_closed(stream: &TcpStream) -> bool {
-    stream.set_nonblocking(true).unwrap();
-    let mut buf = [0u8; 1024];
-    let mut reader = stream;
-    let closed = loop {
-        match reader.read(&mut buf) {
-            Ok(0) => break true,
-            Ok(_) => continue,
-            Err(e) if e.kind() == ErrorKind::WouldBlock => break false,
-            Err(_) => break true,
-        }
-    };
-    stream.set_nonblocking(false).unwrap();
-    closed
+    attacks::slowloris(&target(&server, &bundle));
 }
 
 #[test]
 fn a_300_mb_header_is_refused_early_without_memory_growth() {
     let (_dir, bundle, server) = start(&[]);
-    let mut stream = connect(&server.addr);
-    write!(stream, "GET /manifest.json HTTP/1.1\r\nHost: {}\r\nX-Huge: ", server.addr).unwrap();
-    let chunk = vec![b'a'; 1 << 20];
-    let mut sent = 0usize;
-    while sent < 300 << 20 {
-        match stream.write(&chunk) {
-            Ok(n) => sent += n,
-            Err(_) => break,
-        }
-    }
-    let legit = legit_request(&server, &bundle);
-    report(&format!("a header streamed until the server stopped it ({sent} bytes sent)"), &server, legit);
-    assert!(sent < 300 << 20, "the server read all 300 MB of one header");
+    let mut stream = attacks::a_300_mb_header(&target(&server, &bundle));
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
     assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 431 "), "{}", String::from_utf8_lossy(&answer));
