@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tlparse_build::media;
 
@@ -38,6 +38,40 @@ fn stamps(root: &Path) -> BTreeMap<String, (u64, i64, i64)> {
             (rel, (m.ino(), m.mtime(), m.mtime_nsec()))
         })
         .collect()
+}
+
+/// A file of a Pages site that no bundle lists: a publish never deletes it.
+const CNAME: &[u8] = b"traces.example.org\n";
+
+/// The two-rank bundle and simple's, built side by side, and the Pages directory `site` where
+/// the two-rank one is published: (dir, ranks, simple, site).
+fn ranks_published_and_simple_beside() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let (dir, ranks, _) = build(&fixture(RANKS));
+    let simple = dir.path().join("simple");
+    crate::util::build_to(&fixture("torch-2.15/simple"), &simple);
+    let site = dir.path().join("site");
+    assert!(publish(&ranks, &site, &[]).status.success());
+    (dir, ranks, simple, site)
+}
+
+/// How many files of the bundle `old` the bundle `new` does not have.
+fn files_only_in(old: &Path, new: &Path) -> usize {
+    let new_files = read_tree(new);
+    read_tree(old).keys().filter(|p| !new_files.contains_key(*p)).count()
+}
+
+/// Publishes `simple` over `site` with `--replace`: the `old_only` files of the bundle there are
+/// deleted, the CNAME kept, and the site (the CNAME aside) validates. Returns what it printed.
+fn assert_replaced_keeping_the_cname(simple: &Path, site: &Path, old_only: usize) -> std::process::Output {
+    let replaced = publish(simple, site, &["--replace"]);
+    assert!(replaced.status.success(), "{}", stderr(&replaced));
+    assert!(stdout(&replaced).contains(&format!(", {old_only} old file(s) deleted")), "{}", stdout(&replaced));
+    let mut expected = pages_tree(simple);
+    expected.insert("CNAME".into(), CNAME.to_vec());
+    assert_eq!(read_tree(site), expected);
+    std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
+    assert_valid(site);
+    replaced
 }
 
 /// The bundle's files plus the `.nojekyll` a Pages directory gets.
@@ -104,13 +138,8 @@ fn a_directory_gets_the_pages_layout_and_a_second_publish_writes_nothing() {
 
 #[test]
 fn a_different_bundle_is_refused_and_replace_swaps_it_leaving_other_files() {
-    let (dir, ranks, _) = build(&fixture(RANKS));
-    let simple = dir.path().join("simple");
-    crate::util::build_to(&fixture("torch-2.15/simple"), &simple);
-    let site = dir.path().join("site");
-    assert!(publish(&ranks, &site, &[]).status.success());
-    // A file of the Pages site that no bundle lists: never deleted.
-    std::fs::write(site.join("CNAME"), "traces.example.org\n").unwrap();
+    let (_dir, ranks, simple, site) = ranks_published_and_simple_beside();
+    std::fs::write(site.join("CNAME"), CNAME).unwrap();
     let before = read_tree(&site);
 
     let refused = publish(&simple, &site, &[]);
@@ -118,16 +147,9 @@ fn a_different_bundle_is_refused_and_replace_swaps_it_leaving_other_files() {
     assert!(stderr(&refused).contains("already holds a different bundle; nothing was published. Pass --replace"));
     assert_eq!(read_tree(&site), before, "a refused publish changed the directory");
 
-    let old_only = read_tree(&ranks).keys().filter(|p| !read_tree(&simple).contains_key(*p)).count();
-    let replaced = publish(&simple, &site, &["--replace"]);
-    assert!(replaced.status.success(), "{}", stderr(&replaced));
+    let old_only = files_only_in(&ranks, &simple);
+    let replaced = assert_replaced_keeping_the_cname(&simple, &site, old_only);
     assert!(stdout(&replaced).contains("replaced the bundle there"), "{}", stdout(&replaced));
-    assert!(stdout(&replaced).contains(&format!(", {old_only} old file(s) deleted")), "{}", stdout(&replaced));
-    let mut expected = pages_tree(&simple);
-    expected.insert("CNAME".into(), b"traces.example.org\n".to_vec());
-    assert_eq!(read_tree(&site), expected);
-    std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
-    assert_valid(&site);
 }
 
 #[test]
@@ -178,15 +200,11 @@ fn replace_deletes_only_inside_the_destination_whatever_the_old_manifest_lists()
 
 #[test]
 fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
-    let (dir, ranks, _) = build(&fixture(RANKS));
-    let simple = dir.path().join("simple");
-    crate::util::build_to(&fixture("torch-2.15/simple"), &simple);
-    let site = dir.path().join("site");
-    assert!(publish(&ranks, &site, &[]).status.success());
+    let (_dir, ranks, simple, site) = ranks_published_and_simple_beside();
     // What a --replace publish stopped after deleting the old manifest leaves.
     std::fs::remove_file(site.join("manifest.json")).unwrap();
-    std::fs::write(site.join("CNAME"), "traces.example.org\n").unwrap();
-    let old_only = read_tree(&ranks).keys().filter(|p| !read_tree(&simple).contains_key(*p)).count();
+    std::fs::write(site.join("CNAME"), CNAME).unwrap();
+    let old_only = files_only_in(&ranks, &simple);
 
     // Temporary files of a directory publish that was killed: always removed.
     std::fs::write(site.join(".manifest.json.publish-4242"), "{").unwrap();
@@ -204,14 +222,7 @@ fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
     );
 
     std::fs::remove_file(site.join("manifest.json")).unwrap();
-    let replaced = publish(&simple, &site, &["--replace"]);
-    assert!(replaced.status.success(), "{}", stderr(&replaced));
-    assert!(stdout(&replaced).contains(&format!(", {old_only} old file(s) deleted")), "{}", stdout(&replaced));
-    let mut expected = pages_tree(&simple);
-    expected.insert("CNAME".into(), b"traces.example.org\n".to_vec());
-    assert_eq!(read_tree(&site), expected);
-    std::fs::remove_file(site.join("CNAME")).unwrap(); // not the bundle's
-    assert_valid(&site);
+    assert_replaced_keeping_the_cname(&simple, &site, old_only);
 }
 
 #[test]
