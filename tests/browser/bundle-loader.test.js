@@ -11,15 +11,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { decompress as unzstd } from 'fzstd';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { CHROMIUM, launchChromium } from './chromium.js';
 import { startServer } from './server.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
 const BIN = process.env.TLPARSE_BUILD ?? path.join(REPO, 'target/release/tlparse-build');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.join(HERE, 'screenshots');
 const TIMEOUT = 180_000;
 
@@ -137,11 +136,7 @@ before(async () => {
   Object.assign(m, { format_version: 99, min_reader_version: 99 });
   fs.writeFileSync(path.join(future, 'manifest.json'), JSON.stringify(m, null, 2));
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
