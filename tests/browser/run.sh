@@ -5,11 +5,8 @@
 # apt-get when missing and we are root). Browsers are never downloaded by npm.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
-export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-
-"$REPO/scripts/ensure-chromium"
+# shellcheck source=tests/browser/chromium-env.sh
+source "$HERE/chromium-env.sh" # REPO, CHROMIUM; Chromium installed when missing
 
 cd "$HERE"
 if [ -f package-lock.json ]; then

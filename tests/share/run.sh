@@ -6,11 +6,8 @@
 # Needs what tests/browser/run.sh needs (its node_modules are used), and python3 for moto.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
-export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-
-"$REPO/scripts/ensure-chromium"
+# shellcheck source=tests/browser/chromium-env.sh
+source "$HERE/../browser/chromium-env.sh" # REPO, CHROMIUM; Chromium installed when missing
 if [ ! -d "$REPO/tests/browser/node_modules/playwright-core" ]; then
   (cd "$REPO/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 fi
