@@ -103,7 +103,15 @@ fn print_banner(
     if let Some(file) = options.token_file.as_deref().filter(|_| token) {
         println!("Requests need Authorization: Bearer <the token in {file}>");
     }
-    println!("A viewer opens a bundle under it as VIEWER/?bundle={url}PREFIX (the folder that holds manifest.json)");
+    // Reached from other machines, the proxy is named by its Host name behind a TLS proxy, not
+    // by the address it listens on (0.0.0.0 names no host).
+    let viewer_base = match options.allow_hosts.first() {
+        Some(name) if !addr.ip().is_loopback() => format!("https://{name}/"),
+        _ => url.clone(),
+    };
+    println!(
+        "A viewer opens a bundle under it as VIEWER/?bundle={viewer_base}PREFIX (the folder that holds manifest.json)"
+    );
     if !addr.ip().is_loopback() {
         println!(
             "note: plain HTTP on {addr}; put a TLS reverse proxy in front (the token and the traces travel in clear)"
