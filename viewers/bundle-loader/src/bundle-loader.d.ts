@@ -46,6 +46,17 @@ export declare function filesFromDataTransfer(dataTransfer: DataTransfer): Promi
 /** A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`). */
 export declare function zstdStreamFromFzstd(fzstd: { Decompress: unknown }): () => TransformStream<Uint8Array, Uint8Array>;
 
+/** A bundle file answered with an HTTP error status; message `GET URL: HTTP STATUS TEXT`. */
+export declare class HttpError extends Error {
+  /** The URL fetched. */
+  readonly url: string;
+  /** The HTTP status (401, 404, ...). */
+  readonly status: number;
+  /** The response's `WWW-Authenticate` header; null when absent or not readable by this page. */
+  readonly wwwAuthenticate: string | null;
+  constructor(url: URL | string, response: { status: number; statusText: string; headers?: Headers });
+}
+
 /** An open bundle. Get one with {@link openBundle} or {@link openBundleFromFiles}. */
 export declare class Bundle {
   /** The bundle's URL (ends with '/'). */

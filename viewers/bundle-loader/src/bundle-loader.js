@@ -430,8 +430,28 @@ async function get(doFetch, url, missingOk = false) {
       `page must be served with CORS headers that allow this page's origin)`);
   }
   if (missingOk && r.status === 404) return null;
-  if (!r.ok) throw new Error(`GET ${url}: HTTP ${r.status} ${r.statusText}`);
+  if (!r.ok) throw new HttpError(url, r);
   return r;
+}
+
+/**
+ * A bundle file answered with an HTTP error status (the loader's other failures are plain
+ * `Error`s). Its message is `GET URL: HTTP STATUS TEXT` and its `name` stays 'Error' (as before
+ * it had a class); its fields let a viewer react to the
+ * status, e.g. ask for a token after `401` with `WWW-Authenticate: Bearer` (a cross-origin page
+ * can read that header only when the server exposes it, as `tlparse-build proxy` does).
+ */
+export class HttpError extends Error {
+  /** @param {URL | string} url @param {{status: number, statusText: string, headers?: Headers}} response */
+  constructor(url, response) {
+    super(`GET ${url}: HTTP ${response.status} ${response.statusText}`);
+    /** The URL fetched. */
+    this.url = String(url);
+    /** The HTTP status (401, 404, ...). */
+    this.status = response.status;
+    /** The response's `WWW-Authenticate` header; null when absent or not readable by this page. */
+    this.wwwAuthenticate = response.headers?.get('WWW-Authenticate') ?? null;
+  }
 }
 
 /** Default streaming zstd decoder: the platform's DecompressionStream, where it supports zstd. */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, READER_VERSION } from '../src/bundle-loader.js';
+import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -112,4 +112,20 @@ test('a network error names the URL and the usual cause (CORS)', async () => {
   const failing = async () => { throw new TypeError('Failed to fetch'); };
   await assert.rejects(openBundle(BASE, { fetch: failing }),
     /GET http:\/\/bundle\.test\/simple\/manifest\.json: Failed to fetch \(network error; .*CORS/);
+});
+
+test('an HTTP error status is an HttpError with the status and WWW-Authenticate', async () => {
+  const refusing = async () => new Response('a bearer token is required\n', {
+    status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+  const e = await openBundle(BASE, { fetch: refusing }).then(() => null, (e) => e);
+  assert.ok(e instanceof HttpError && e instanceof Error);
+  assert.equal(String(e), `Error: GET ${BASE}manifest.json: HTTP 401 Unauthorized`);
+  assert.equal(e.status, 401);
+  assert.equal(e.url, `${BASE}manifest.json`);
+  assert.equal(e.wwwAuthenticate, 'Bearer');
+  const missing = await open([]).then((b) => b.bytes('no/such/file')).then(() => null, (e) => e);
+  assert.ok(missing instanceof HttpError);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.wwwAuthenticate, null);
 });

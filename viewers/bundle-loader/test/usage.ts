@@ -1,5 +1,5 @@
 // Type-checked by `tsc -p .` (npm test): the loader's API is typed by the generated schema types.
-import { openBundle, openBundleFromFiles, filesFromDataTransfer, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
+import { openBundle, openBundleFromFiles, filesFromDataTransfer, HttpError, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
 
 export async function failedCompiles(url: string): Promise<CompileEntry[]> {
   const bundle = await openBundle(url);
@@ -22,4 +22,17 @@ export async function localCompiles(input: HTMLInputElement, drop?: DataTransfer
   const folder: string | null = bundle.localFolder;
   const directory = await bundle.table(bundle.manifest.streams[0].id, 'compile_directory');
   return (directory?.compiles ?? []).map((c) => `${folder}: ${c.compile_id}`);
+}
+
+/** Whether opening failed because the server wants a bearer token (a 401 with WWW-Authenticate: Bearer). */
+export async function needsToken(url: string): Promise<boolean> {
+  try {
+    await openBundle(url);
+    return false;
+  } catch (e) {
+    if (!(e instanceof HttpError)) return false;
+    const status: number = e.status;
+    const challenge: string | null = e.wwwAuthenticate;
+    return status === 401 && /^Bearer\b/i.test(challenge ?? '');
+  }
 }
