@@ -14,7 +14,7 @@ const ALLOWED_METHODS: &str = "GET, HEAD";
 /// The request headers a cross-origin page may send: those a reader of a static bundle needs.
 const ALLOWED_REQUEST_HEADERS: &str = "Range, If-None-Match, If-Modified-Since, If-Range, Authorization";
 /// The response headers a cross-origin page may read besides the CORS-safelisted ones.
-const EXPOSED_HEADERS: &str = "Content-Length, Content-Range, ETag, Accept-Ranges, Content-Type";
+const EXPOSED_HEADERS: &str = "Content-Length, Content-Range, ETag, Accept-Ranges, Content-Type, WWW-Authenticate";
 /// How long a browser may cache a preflight answer: long enough that a viewer loading a bundle
 /// preflights once, short enough that a changed allowlist takes effect soon.
 const PREFLIGHT_MAX_AGE_SECONDS: &str = "600";
@@ -355,7 +355,9 @@ mod tests {
         let mut cross = HeaderMap::new();
         add_access_headers(&mut cross, &Reader::CrossOrigin("https://viewer.example".into()), false);
         assert_eq!(cross.get(header::ACCESS_CONTROL_ALLOW_ORIGIN).unwrap(), "https://viewer.example");
-        assert!(cross.get(header::ACCESS_CONTROL_EXPOSE_HEADERS).unwrap().to_str().unwrap().contains("Content-Length"));
+        let exposed = cross.get(header::ACCESS_CONTROL_EXPOSE_HEADERS).unwrap().to_str().unwrap();
+        // WWW-Authenticate: a viewer tells "needs a token" (the proxy's 401) from other refusals.
+        assert!(exposed.contains("Content-Length") && exposed.contains("WWW-Authenticate"), "{exposed}");
         assert!(cross.get(header::ACCESS_CONTROL_ALLOW_CREDENTIALS).is_none());
 
         let mut preflight = HeaderMap::new();
