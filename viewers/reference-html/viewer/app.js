@@ -6,7 +6,7 @@
 // Test hook: `window.__viewer` exposes what is loaded and shown (see `viewer` below), so
 // browser tests assert on data rather than pixels.
 
-import { openBundle, openBundleFromFiles } from './bundle-loader.js';
+import { openBundle, openBundleFromFiles, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
@@ -64,16 +64,75 @@ function bundleUrl() {
   return given ? new URL(given, location.href) : new URL('./', location.href);
 }
 
-const openOptions = async () => ({ zstdStream: await zstdStream(), minFormatVersion: MIN_FORMAT_VERSION });
+/** Loader options; with `token`, its fetch adds it to requests to `bundleUrl()`'s origin only. */
+const openOptions = async (token) => ({
+  zstdStream: await zstdStream(),
+  minFormatVersion: MIN_FORMAT_VERSION,
+  ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : {}),
+});
+
+// A bundle server's bearer token (`tlparse-build proxy --token-file`), asked for by token.js: kept
+// in this tab's sessionStorage under the bundle's origin, never in the page's URL.
+const tokenKey = (origin) => `tlparse-token ${origin}`;
+function storedToken(origin) {
+  try { return sessionStorage.getItem(tokenKey(origin)); } catch { return null; }
+}
+function storeToken(origin, token) {
+  try {
+    if (token) sessionStorage.setItem(tokenKey(origin), token);
+    else sessionStorage.removeItem(tokenKey(origin));
+  } catch { /* storage disabled: the token lasts until this page is left */ }
+}
+
+/** A fetch adding `Authorization: Bearer token` to the requests whose URL's origin is `origin`, and to no other. */
+function bearerFetch(origin, token) {
+  return (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+    if (url.origin !== origin) return fetch(input, init);
+    const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+    headers.set('Authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+}
+
+/** The server wants a bearer token: 401 with `WWW-Authenticate: Bearer` (exposed to this page). */
+const needsToken = (e) => e instanceof HttpError && e.status === 401 && /^Bearer\b/i.test(e.wwwAuthenticate ?? '');
+
+/** Whether this page's URL names a bundle (`?bundle=URL`). */
+const given = () => new URLSearchParams(location.search).has('bundle');
 
 async function start() {
   acceptDrops(openLocal);
-  const given = new URLSearchParams(location.search).has('bundle');
+  await openGiven(given() ? storedToken(bundleUrl().origin) : null);
+}
+
+/**
+ * Opens the bundle of this page's URL (sending `token` to its origin, if given) and shows it; on
+ * a token challenge, the token form (`refused`: after a token); on another failure, the error.
+ */
+async function openGiven(token) {
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), await openOptions());
+    bundle = await openBundle(bundleUrl(), await openOptions(token));
   } catch (e) {
-    if (!given && /manifest\.json: HTTP 404/.test(e?.message)) {
+    const origin = bundleUrl().origin;
+    if (given() && needsToken(e)) {
+      if (token) storeToken(origin, null);
+      const { tokenForm } = await import('./token.js');
+      replace(app, dropZonePanel(openLocal, tokenForm(origin, {
+        refused: !!token,
+        onToken: (typed) => {
+          storeToken(origin, typed);
+          Object.assign(viewer, { state: 'loading', error: null });
+          replace(app, h('p', { class: 'boot' }, 'Loading the bundle…'));
+          openGiven(typed);
+        },
+      })));
+      Object.assign(viewer, { state: 'ready', page: token ? 'token-refused' : 'token' });
+      viewer.renders++;
+      return;
+    }
+    if (!given() && /manifest\.json: HTTP 404/.test(e?.message)) {
       // Hosted without a bundle next to it (GitHub Pages, a CDN): a start page, not an error.
       replace(app, dropZonePanel(openLocal, `No bundle is served with this page (${new URL('manifest.json', bundleUrl())}: HTTP 404).`));
       viewer.state = 'ready';
@@ -87,7 +146,7 @@ async function start() {
     viewer.renders++;
     return;
   }
-  window.addEventListener('hashchange', show);
+  if (!viewer.bundle) window.addEventListener('hashchange', show);
   await showBundle(bundle);
 }
 
