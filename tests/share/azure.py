@@ -124,7 +124,7 @@ class Proxy:
 
 def main():
     blob = Blob()
-    blob.create_container(CONTAINER)
+    blob.create_container(CONTAINER, public_blobs=True)
     with tempfile.TemporaryDirectory() as tmp:
         first_dir, second_dir = Path(tmp) / "first", Path(tmp) / "second"
         first = build_bundle("multi_rank_logs", first_dir)
@@ -138,6 +138,11 @@ def main():
         print(f"published {len(first)} files ({sum(map(len, first.values()))} bytes) to Azurite in {took:.2f} s")
         print("  " + result.stdout.strip().replace("\n", "\n  "))
         check_published(blob, first)
+        # The URL printed is the one a browser opens: the blobs are public, no signature needed.
+        folder = f"{os.environ['AZURITE_BLOB_STORAGE_URL'].rstrip('/')}/{blob.account}/{CONTAINER}/{PREFIX}/"
+        check(f"open:       {folder}index.html\n" in result.stdout, f"the URL to open: {result.stdout}")
+        with urllib.request.urlopen(folder + "index.html", timeout=TIMEOUT) as response:
+            check(response.read() == first["index.html"], "index.html at the printed URL")
 
         proxy = Proxy(f"az://{CONTAINER}/runs/")
         as_data = expected_headers(first, as_data=True)

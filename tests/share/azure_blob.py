@@ -21,10 +21,12 @@ class Blob:
         self.key = base64.b64decode(os.environ["AZURE_STORAGE_ACCOUNT_KEY"])
         self.base = os.environ["AZURITE_BLOB_STORAGE_URL"].rstrip("/") + "/" + self.account
 
-    def request(self, method, path, query=None, body=b""):
-        """(status, headers with lower-case names, body) of a signed request to /ACCOUNT/path."""
+    def request(self, method, path, query=None, body=b"", ms_headers=None):
+        """(status, headers with lower-case names, body) of a signed request to /ACCOUNT/path;
+        `ms_headers`: more x-ms-* headers, signed."""
         query = query or {}
         headers = {
+            **(ms_headers or {}),
             "x-ms-date": datetime.datetime.now(datetime.timezone.utc).strftime("%a, %d %b %Y %H:%M:%S GMT"),
             "x-ms-version": VERSION,
         }
@@ -50,8 +52,10 @@ class Blob:
         except urllib.error.HTTPError as error:
             return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
 
-    def create_container(self, container):
-        status, _, body = self.request("PUT", container, {"restype": "container"})
+    def create_container(self, container, public_blobs=False):
+        """A container; `public_blobs`: its blobs readable by anyone (not its listing)."""
+        ms_headers = {"x-ms-blob-public-access": "blob"} if public_blobs else {}
+        status, _, body = self.request("PUT", container, {"restype": "container"}, ms_headers=ms_headers)
         assert status == 201, f"create container {container}: {status} {body[:300]!r}"
 
     def list(self, container, prefix):
