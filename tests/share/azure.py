@@ -5,7 +5,7 @@ A two-rank bundle is published to az://bundles/runs/x/: every file must be there
 with its Content-Type and Cache-Control (read from the service's own listing and each blob's GET),
 and come back byte for byte through `tlparse-build proxy az://bundles/runs/`; a second publish
 uploads nothing; a different bundle is refused without --replace and replaces the first with it,
-leaving exactly its files. Every request and wait is bounded in time.
+leaving exactly its files; a container that does not exist is an error. Every request and wait is bounded in time.
 """
 import atexit
 import json
@@ -166,10 +166,18 @@ def main():
               f"a different bundle without --replace: {result.returncode} {result.stdout} {result.stderr}")
         check_published(blob, first)
         result, took = publish(second_dir, "--replace")
+        key = os.environ["AZURE_STORAGE_ACCOUNT_KEY"]
+        check(key not in result.stdout + result.stderr, "publish printed the account key")
         check(result.returncode == 0, f"--replace: {result.returncode} {result.stdout} {result.stderr}")
         check_published(blob, second)
         print(f"--replace: {result.stdout.splitlines()[0]}")
-        print(f"publish and proxy over Azure (Azurite): ok")
+
+        # No container: the service's own answer, and nothing published.
+        missing = subprocess.run([BINARY, "publish", str(first_dir), "az://no-such-container/x/"],
+                                 capture_output=True, text=True, timeout=300)
+        check(missing.returncode != 0 and "ContainerNotFound" in missing.stderr and key not in missing.stderr,
+              f"a missing container: {missing.returncode} {missing.stderr}")
+        print("publish and proxy over Azure (Azurite): ok")
 
 
 if __name__ == "__main__":
