@@ -35,9 +35,12 @@ pub enum Host {
     Gcs {
         bucket: String,
     },
+    /// Azure Blob Storage (`endpoint: None`), or the account served at `endpoint`: the emulator
+    /// (Azurite: `{AZURITE_BLOB_STORAGE_URL}/{account}`) or `AZURE_STORAGE_ENDPOINT`.
     Azure {
         account: String,
         container: String,
+        endpoint: Option<String>,
     },
 }
 
@@ -52,7 +55,10 @@ impl Host {
             }
             Host::S3 { bucket, region, endpoint: None } => format!("https://{bucket}.s3.{region}.amazonaws.com"),
             Host::Gcs { bucket } => format!("https://storage.googleapis.com/{}", encode_segment(bucket)),
-            Host::Azure { account, container } => {
+            Host::Azure { container, endpoint: Some(endpoint), .. } => {
+                format!("{}/{}", endpoint.trim_end_matches('/'), encode_segment(container))
+            }
+            Host::Azure { account, container, endpoint: None } => {
                 format!("https://{account}.blob.core.windows.net/{}", encode_segment(container))
             }
         };
@@ -143,16 +149,46 @@ pub fn open(url: &str) -> Result<Destination, DestinationError> {
                     builder = builder.with_config(AzureConfigKey::Client(key), value);
                 }
             }
-            let account = builder
-                .get_config_value(&AzureConfigKey::AccountName)
-                .ok_or_else(|| DestinationError::NoAzureAccount { url: url.into() })?;
-            let host = Host::Azure { account, container: bucket.into() };
+            let host = azure_host(
+                bucket,
+                builder.get_config_value(&AzureConfigKey::AccountName),
+                builder.get_config_value(&AzureConfigKey::UseEmulator).as_deref(),
+                builder.get_config_value(&AzureConfigKey::Endpoint),
+                std::env::var("AZURITE_BLOB_STORAGE_URL").ok(),
+            )
+            .ok_or_else(|| DestinationError::NoAzureAccount { url: url.into() })?;
             (Arc::new(builder.build().map_err(store_error)?), host)
         }
         _ => return Err(DestinationError::Unsupported(url.into())),
     };
     Ok(Destination::Store { store, prefix, host })
 }
+
+/// Who serves `container`, as object_store's Azure builder reaches it: with the emulator on
+/// (`AZURE_STORAGE_USE_EMULATOR`), the account (by default Azurite's `devstoreaccount1`) under
+/// `AZURITE_BLOB_STORAGE_URL` (by default Azurite's `http://127.0.0.1:10000`), path-style;
+/// otherwise `AZURE_STORAGE_ENDPOINT` if set, else the public cloud. `None`: no account named.
+fn azure_host(
+    container: &str,
+    account: Option<String>,
+    use_emulator: Option<&str>,
+    endpoint: Option<String>,
+    azurite_url: Option<String>,
+) -> Option<Host> {
+    let emulator =
+        use_emulator.is_some_and(|v| ["1", "true", "on", "yes", "y"].contains(&v.to_ascii_lowercase().as_str()));
+    if emulator {
+        let account = account.unwrap_or_else(|| EMULATOR_ACCOUNT.into());
+        let base = azurite_url.unwrap_or_else(|| EMULATOR_URL.into());
+        let endpoint = format!("{}/{}", base.trim_end_matches('/'), encode_segment(&account));
+        return Some(Host::Azure { account, container: container.into(), endpoint: Some(endpoint) });
+    }
+    Some(Host::Azure { account: account?, container: container.into(), endpoint })
+}
+
+/// The account and URL object_store's Azure builder uses for the emulator when none is set.
+const EMULATOR_ACCOUNT: &str = "devstoreaccount1";
+const EMULATOR_URL: &str = "http://127.0.0.1:10000";
 
 /// Retries set here rather than left to the library's defaults: a transient error (5xx, a
 /// dropped connection, a throttle) is retried up to 5 times with exponential backoff from 100 ms
@@ -200,8 +236,32 @@ mod tests {
             Host::Gcs { bucket: "g".into() }.folder_url(&prefix("a/b")),
             "https://storage.googleapis.com/g/a/b/"
         );
-        let azure = Host::Azure { account: "acct".into(), container: "c".into() };
+        let azure = Host::Azure { account: "acct".into(), container: "c".into(), endpoint: None };
         assert_eq!(azure.folder_url(&prefix("p")), "https://acct.blob.core.windows.net/c/p/");
+    }
+
+    #[test]
+    fn azure_hosts_follow_the_emulator_and_endpoint_settings() {
+        let url = |host: Option<Host>| host.map(|h| h.folder_url(&prefix("runs/x")));
+        let acct = || Some("acct".to_string());
+        assert_eq!(
+            url(azure_host("c", acct(), Some("false"), None, None)).unwrap(),
+            "https://acct.blob.core.windows.net/c/runs/x/"
+        );
+        assert_eq!(url(azure_host("c", None, None, None, None)), None);
+        // Azurite: path-style, the account first; its defaults when nothing is set.
+        assert_eq!(
+            url(azure_host("c", None, Some("true"), None, Some("http://127.0.0.1:41234/".into()))).unwrap(),
+            "http://127.0.0.1:41234/devstoreaccount1/c/runs/x/"
+        );
+        assert_eq!(
+            url(azure_host("c", acct(), Some("1"), None, None)).unwrap(),
+            "http://127.0.0.1:10000/acct/c/runs/x/"
+        );
+        assert_eq!(
+            url(azure_host("c", acct(), None, Some("https://blobs.example.test/".into()), None)).unwrap(),
+            "https://blobs.example.test/c/runs/x/"
+        );
     }
 
     #[test]
