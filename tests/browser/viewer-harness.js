@@ -64,6 +64,19 @@ export async function setup(inputs, { mode = 'plain' } = {}) {
 }
 
 /**
+ * Serves the viewer that the bundle `name` of `env` ships, alone (no bundle beside it), at
+ * `SERVER.url/app/`: a hosted viewer. Returns the server ({url, close()}).
+ */
+export async function serveViewerAlone(env, name) {
+  const shipped = env.dir(name);
+  const appDir = path.join(env.tmp, 'app');
+  fs.mkdirSync(appDir);
+  fs.cpSync(path.join(shipped, 'index.html'), path.join(appDir, 'index.html'));
+  fs.cpSync(path.join(shipped, 'viewer'), path.join(appDir, 'viewer'), { recursive: true });
+  return startServer('plain', { '/app/': appDir });
+}
+
+/**
  * Opens a viewer URL in a fresh context and waits until its page is rendered. Returns
  * {page, viewer (window.__viewer without the bundle object), errors, requests, close()}.
  * `errors` collects console errors, page errors and failed requests; tests assert it is empty.

@@ -11,8 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, open, settle, go, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
-import { startServer } from './server.js';
+import { setup, serveViewerAlone, open, settle, go, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
 
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>';
 let env;
@@ -22,11 +21,7 @@ let picks; // folders to pick: parent/ (a bundle inside), two/ (two bundles), HO
 before(async () => {
   env = await setup({ graph_breaks: fixture('torch-2.15/graph_breaks'), hostile: fixture('hostile/hostile.log') });
   const shipped = env.dir('graph_breaks');
-  const appDir = path.join(env.tmp, 'app');
-  fs.mkdirSync(appDir);
-  fs.cpSync(path.join(shipped, 'index.html'), path.join(appDir, 'index.html'));
-  fs.cpSync(path.join(shipped, 'viewer'), path.join(appDir, 'viewer'), { recursive: true });
-  app = await startServer('plain', { '/app/': appDir });
+  app = await serveViewerAlone(env, 'graph_breaks');
 
   picks = path.join(env.tmp, 'pick');
   fs.cpSync(shipped, path.join(picks, 'parent/graph_breaks'), { recursive: true });

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, open, settle, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
+import { setup, serveViewerAlone, open, settle, shot, fixture, BIN, TIMEOUT } from './viewer-harness.js';
 import { startServer } from './server.js';
 import { startProxy } from './tlparse-process.js';
 
@@ -19,11 +19,7 @@ let env, app, upstream, proxy;
 before(async () => {
   env = await setup({ graph_breaks: fixture('torch-2.15/graph_breaks') });
   const shipped = env.dir('graph_breaks');
-  const appDir = path.join(env.tmp, 'app');
-  fs.mkdirSync(appDir);
-  fs.cpSync(path.join(shipped, 'index.html'), path.join(appDir, 'index.html'));
-  fs.cpSync(path.join(shipped, 'viewer'), path.join(appDir, 'viewer'), { recursive: true });
-  app = await startServer('plain', { '/app/': appDir });
+  app = await serveViewerAlone(env, 'graph_breaks');
   upstream = await startServer('plain', { '/bundles/job-1/': shipped });
   fs.writeFileSync(path.join(env.tmp, 'token'), `${TOKEN}\n`);
   proxy = await startProxy(BIN, `${upstream.url}/bundles`, ['--allow-origin', app.url, '--token-file', path.join(env.tmp, 'token')]);

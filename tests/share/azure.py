@@ -7,38 +7,29 @@ and come back byte for byte through `tlparse-build proxy az://bundles/runs/`; a 
 uploads nothing; a different bundle is refused without --replace and replaces the first with it,
 leaving exactly its files; a container that does not exist is an error. Every request and wait is bounded in time.
 """
-import atexit
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from azure_blob import Blob  # noqa: E402
+from share_common import BINARY, TIMEOUT, Proxy, check  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-BINARY = os.environ["TLPARSE_BUILD"]
 CONTAINER, PREFIX = "bundles", "runs/x"
 URL = f"az://{CONTAINER}/{PREFIX}/"
-TIMEOUT = 30
 IMMUTABLE, REVALIDATE = "public, max-age=31536000, immutable", "no-cache"
 TYPES = {"html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
          "css": "text/css; charset=utf-8", "json": "application/json", "jsonl": "application/jsonl",
          "txt": "text/plain; charset=utf-8", "wasm": "application/wasm", "zst": "application/zstd",
          "gz": "application/gzip", "svg": "image/svg+xml", "map": "application/json"}
 RUNNABLE = {"text/html; charset=utf-8", "text/javascript; charset=utf-8", "image/svg+xml"}
-
-
-def check(condition, message):
-    if not condition:
-        sys.exit(f"FAIL: {message}")
 
 
 def build_bundle(fixture, out):
@@ -86,42 +77,6 @@ def check_published(blob, files):
         check("content-encoding" not in headers, f"{path}: Content-Encoding {headers.get('content-encoding')}")
 
 
-class Proxy:
-    """A running `tlparse-build proxy`, its URL read from its first line of output."""
-
-    def __init__(self, upstream):
-        self.process = subprocess.Popen(
-            [BINARY, "proxy", upstream, "--allow-origin", "http://127.0.0.1:1", "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        atexit.register(self.process.kill)  # also when a check fails
-        self.output, url_lines, ready = [], [], threading.Event()
-
-        def read_stdout():
-            for line in self.process.stdout:
-                self.output.append(line)
-                if " at http://" in line:
-                    url_lines.append(line)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=read_stdout, daemon=True).start()
-        threading.Thread(target=lambda: self.output.extend(self.process.stderr), daemon=True).start()
-        check(ready.wait(60) and url_lines, f"no URL from the proxy: {self.output}")
-        self.url = url_lines[0].split(" at ")[1].split(" ")[0].rstrip("/")
-
-    def get(self, path):
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=TIMEOUT) as response:
-                return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
-        except urllib.error.HTTPError as error:
-            return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait(timeout=TIMEOUT)
-        return "".join(self.output)
-
-
 def main():
     blob = Blob()
     blob.create_container(CONTAINER, public_blobs=True)
@@ -144,7 +99,7 @@ def main():
         with urllib.request.urlopen(folder + "index.html", timeout=TIMEOUT) as response:
             check(response.read() == first["index.html"], "index.html at the printed URL")
 
-        proxy = Proxy(f"az://{CONTAINER}/runs/")
+        proxy = Proxy(f"az://{CONTAINER}/runs/", "http://127.0.0.1:1")
         as_data = expected_headers(first, as_data=True)
         for path, data in first.items():
             status, headers, body = proxy.get(f"/x/{path}")

@@ -7,10 +7,6 @@
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
-# The debug build: nothing here is timed, and a release build is a long compile.
-BUILT="${CARGO_TARGET_DIR:-$REPO/target}/debug/tlparse-build"
-export TLPARSE_BUILD="${TLPARSE_BUILD:-$BUILT}"
-if [ "$TLPARSE_BUILD" = "$BUILT" ]; then
-  cargo build --quiet
-fi
+# shellcheck source=tests/share/debug-binary.sh
+source "$REPO/tests/share/debug-binary.sh" # TLPARSE_BUILD
 exec timeout 600 scripts/with-azurite python3 tests/share/azure.py

@@ -13,24 +13,17 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import boto3
 
+sys.path.insert(0, str(Path(__file__).parent))
+from share_common import BINARY, TIMEOUT, Proxy, check  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
-BINARY = os.environ["TLPARSE_BUILD"]
 BUCKET, PREFIX = "proxy-test", "team/job-1"
 ALLOWED = "http://viewer.test:8000"
-TIMEOUT = 30
-
-
-def check(condition, message):
-    if not condition:
-        sys.exit(f"FAIL: {message}")
 
 
 def build_bundle(out):
@@ -38,44 +31,6 @@ def build_bundle(out):
                    check=True, timeout=300)
     subprocess.run([BINARY, "validate", str(out)], check=True, timeout=300)
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-
-
-class Proxy:
-    """A running `tlparse-build proxy`, its URL read from its first line of output."""
-
-    def __init__(self, upstream, *extra, env=None):
-        self.process = subprocess.Popen(
-            [BINARY, "proxy", upstream, "--allow-origin", ALLOWED, "--port", "0", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        self.output = []
-        url_lines = []
-        ready = threading.Event()
-
-        def read_stdout():
-            for line in self.process.stdout:
-                self.output.append(line)
-                if " at http://" in line:
-                    url_lines.append(line)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=read_stdout, daemon=True).start()
-        threading.Thread(target=lambda: self.output.extend(self.process.stderr), daemon=True).start()
-        check(ready.wait(60) and url_lines, f"no URL from the proxy: {self.output}")
-        self.url = url_lines[0].split(" at ")[1].split(" ")[0].rstrip("/")
-
-    def get(self, path, headers=None, method="GET"):
-        request = urllib.request.Request(self.url + path, headers=headers or {}, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                return response.status, dict(response.headers), response.read()
-        except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), error.read()
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait(timeout=TIMEOUT)
-        return "".join(self.output)
 
 
 def free_port():
@@ -98,7 +53,7 @@ def main():
         token_file = Path(tmp) / "token"
         token_file.write_text(token + "\n")
 
-        proxy = Proxy(f"s3://{BUCKET}/team", "--token-file", str(token_file))
+        proxy = Proxy(f"s3://{BUCKET}/team", ALLOWED, "--token-file", str(token_file))
         auth = {"Authorization": f"Bearer {token}"}
         check(len(files) > 60 and any(p.startswith("tables/cross_rank/") for p in files), f"{len(files)} files")
         for path, data in files.items():
@@ -142,7 +97,7 @@ def main():
         check(status == 404, f"deleted manifest: {status}")
         output = proxy.stop()
 
-        down = Proxy(f"s3://{BUCKET}/team", env={**os.environ, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"})
+        down = Proxy(f"s3://{BUCKET}/team", ALLOWED, env={**os.environ, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"})
         started = time.monotonic()
         status, _, body = down.get("/job-1/manifest.json")
         check((status, body) == (502, b"upstream failed: could not connect\n"), f"down: {status} {body}")

@@ -12,12 +12,8 @@ if [ ! -d "$REPO/tests/browser/node_modules/playwright-core" ]; then
   (cd "$REPO/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# The debug build: these tests time nothing, and a release build is a long compile.
-BUILT="${CARGO_TARGET_DIR:-$REPO/target}/debug/tlparse-build"
-export TLPARSE_BUILD="${TLPARSE_BUILD:-$BUILT}"
-if [ "$TLPARSE_BUILD" = "$BUILT" ]; then
-  (cd "$REPO" && cargo build --quiet)
-fi
+# shellcheck source=tests/share/debug-binary.sh
+source "$REPO/tests/share/debug-binary.sh" # TLPARSE_BUILD
 
 # with-moto runs the command from the repository root (and installs moto on first use).
 exec "$REPO/scripts/with-moto" node --test --test-reporter=spec --test-concurrency=1 "$@" "$HERE/publish-s3.test.js" "$HERE/publish-pages.test.js"
