@@ -57,10 +57,13 @@ pub fn cache_control(path: &str) -> &'static str {
 /// Whether `path` is a pack, `blobs/packs/<32 lowercase hex digits>.zst`: named by the blake3 of
 /// its bytes, so the name and size tell it apart from any other file.
 pub fn is_hash_named(path: &str) -> bool {
-    let Some(name) = path.strip_prefix("blobs/packs/").and_then(|rest| rest.strip_suffix(".zst")) else {
-        return false;
-    };
-    name.len() == 32 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    pack_hash(path).is_some()
+}
+
+/// The 32 hex digits (the blake3-128 of its bytes) of a pack path, `blobs/packs/<hex>.zst`.
+pub fn pack_hash(path: &str) -> Option<&str> {
+    let hex = path.strip_prefix("blobs/packs/")?.strip_suffix(".zst")?;
+    (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(hex)
 }
 
 #[cfg(test)]

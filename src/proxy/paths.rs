@@ -70,7 +70,7 @@ pub fn bundle_file(target: &str) -> Result<BundleFile, Refused> {
     // for the content type and the pack check).
     let max_start = segments.len().saturating_sub(1).min(MAX_PREFIX_SEGMENTS);
     let start = (0..=max_start).find(|&start| is_bundle_shape(&segments[start..])).ok_or(Refused::NotABundleFile)?;
-    let pack_hash = pack_hash(&segments[start..]).map(str::to_owned);
+    let pack_hash = crate::media::pack_hash(&segments[start..].join("/")).map(str::to_owned);
     Ok(BundleFile { key: relative.to_owned(), pack_hash })
 }
 
@@ -98,17 +98,9 @@ fn is_bundle_shape(parts: &[&str]) -> bool {
         ["tables", _stream, name] => stem(name, ".json.zst") || stem(name, ".json.gz"),
         ["schema", name] | ["schema", _, name] => stem(name, ".schema.json"),
         ["blobs", "index", name] => stem(name, ".json.zst"),
-        _ => pack_hash(parts).is_some(),
+        ["blobs", "packs", _] => crate::media::pack_hash(&parts.join("/")).is_some(),
+        _ => false,
     }
-}
-
-/// The 32 hex digits of `blobs/packs/<hex>.zst`.
-fn pack_hash<'a>(parts: &[&'a str]) -> Option<&'a str> {
-    let ["blobs", "packs", name] = parts else {
-        return None;
-    };
-    let hex = name.strip_suffix(".zst")?;
-    (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(hex)
 }
 
 /// `name` is a non-empty stem followed by `suffix`.
