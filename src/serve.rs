@@ -135,7 +135,8 @@ impl Handler for BundleFiles {
             Ok(Answer::Text(status, text)) => http::text(status, &text),
             Err(_) => http::text(500, "internal error\n"),
         };
-        response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+        // Local files change under the same name whenever the bundle is rebuilt.
+        response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static(media::REVALIDATE));
         response
     }
 }
