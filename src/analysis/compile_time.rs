@@ -743,6 +743,7 @@ mod tests {
                 rank: None,
                 meta: Meta::Value(serde_json::json!({})),
                 meta_stacks: Vec::new(),
+                meta_text: None,
                 stack: None,
                 extra: None,
                 payload: Some(payload),

@@ -27,7 +27,22 @@ pub struct InputFile {
 pub struct Discovery {
     /// Logs in processing order: ranked logs by rank, then the others by path.
     pub inputs: Vec<InputFile>,
-    pub skipped: Vec<Skipped>,
+    /// Files passed over: (path, reason).
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Discovery {
+    /// The skipped files grouped by reason, as the manifest records them.
+    pub fn skipped_groups(&self) -> Vec<Skipped> {
+        let mut groups: std::collections::BTreeMap<&str, Skipped> = std::collections::BTreeMap::new();
+        for (path, reason) in &self.skipped {
+            let group =
+                groups.entry(reason).or_insert_with(|| Skipped { reason: reason.clone(), count: 0, paths: Vec::new() });
+            group.count += 1;
+            group.paths.push(path.clone());
+        }
+        groups.into_values().collect()
+    }
 }
 
 /// Finds the logs at `path`: the file itself, or every TORCH_TRACE log below a directory
@@ -51,17 +66,14 @@ pub fn discover(path: &Utf8Path, latest: bool) -> Result<Discovery, BuildError> 
             continue;
         }
         let Some(file) = Utf8Path::from_path(item.path()) else {
-            found.skipped.push(Skipped {
-                path: item.path().to_string_lossy().into_owned(),
-                reason: "file name is not UTF-8".into(),
-            });
+            found.skipped.push((item.path().to_string_lossy().into_owned(), "file name is not UTF-8".into()));
             continue;
         };
         let size = item.metadata().map(|m| m.len()).unwrap_or(0);
         let modified = item.metadata().ok().and_then(|m| m.modified().ok());
         match classify(file, size) {
             Ok(input) => candidates.push((input, modified)),
-            Err(reason) => found.skipped.push(Skipped { path: file.to_string(), reason }),
+            Err(reason) => found.skipped.push((file.to_string(), reason)),
         }
     }
     if latest {
@@ -69,10 +81,9 @@ pub fn discover(path: &Utf8Path, latest: bool) -> Result<Discovery, BuildError> 
         candidates.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.path.cmp(&a.0.path)));
         if let Some((newest, _)) = candidates.pop() {
             for (other, _) in candidates.drain(..) {
-                found.skipped.push(Skipped {
-                    path: other.path.to_string(),
-                    reason: format!("not the newest log (--latest chose {})", newest.path),
-                });
+                found
+                    .skipped
+                    .push((other.path.to_string(), format!("not the newest log (--latest chose {})", newest.path)));
             }
             candidates.push((newest, None));
         }
@@ -85,7 +96,7 @@ pub fn discover(path: &Utf8Path, latest: bool) -> Result<Discovery, BuildError> 
             &b.path,
         ))
     });
-    found.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    found.skipped.sort();
     if found.inputs.is_empty() {
         return Err(BuildError::NoLogs { path: path.to_owned(), skipped: found.skipped.len() });
     }

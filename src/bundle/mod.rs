@@ -325,7 +325,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         min_reader_version: schema::MIN_READER_VERSION,
         generator: Generator { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
         inputs: manifest_inputs,
-        skipped: found.skipped.clone(),
+        skipped: found.skipped_groups(),
         streams,
         cross_rank,
         counts,

@@ -425,6 +425,7 @@ impl StreamWriter {
             meta,
             stack: envelope_stack,
             meta_stacks,
+            meta_text: None,
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };

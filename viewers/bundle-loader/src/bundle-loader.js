@@ -8,7 +8,7 @@
 
 /** Highest `min_reader_version` this loader can read: it reads bundles of format 5 and every
  * later format whose `min_reader_version` is still 5 (later versions only add fields). */
-export const READER_VERSION = 5;
+export const READER_VERSION = 6;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 

@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 5.
-// GENERATED from schema/v5/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 6.
+// GENERATED from schema/v6/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -46,7 +46,13 @@ export type DiagnosticKind =
   | 'unresolved_string'
   | 'invalid_utf8'
   | 'rank_mismatch'
-  | 'unusable_entry';
+  | 'unusable_entry'
+  | 'line_too_long'
+  | 'payload_too_large'
+  | 'truncated_input'
+  | 'out_of_range'
+  | 'too_deep'
+  | 'unreadable_log';
 /**
  * What a payload contains, detected from the entry's kind and the payload's content.
  */
@@ -1654,11 +1660,12 @@ export interface Diagnostic {
    */
   kind: DiagnosticKind;
   /**
-   * Path of the input file, as in `inputs[].path`.
+   * Path of the input file, as in `inputs[].path` (or, for `unreadable_log`, as in
+   * `skipped[].paths`).
    */
   file: string;
   /**
-   * First line (from 1) concerned.
+   * First line (from 1) concerned; 0 for a problem with the whole file (`unreadable_log`).
    */
   line: number;
   /**
@@ -1674,7 +1681,8 @@ export interface Diagnostic {
    */
   message: string;
   /**
-   * Blob id of a blob holding the raw text of the lines concerned (for unreadable lines).
+   * Blob id of a blob holding the raw bytes of the lines concerned (for lines that could not
+   * be read, or were read with a loss: a header line that is not UTF-8, a line too long).
    */
   raw?: string | null;
 }
@@ -1739,6 +1747,11 @@ export interface IndexRow {
    * table (e.g. `["stack", "user_stack"]`).
    */
   meta_stacks?: string[];
+  /**
+   * The metadata's raw JSON text, when it is nested too deep for JSON readers (128 levels):
+   * `meta` is then null, and a `too_deep` diagnostic names the entry.
+   */
+  meta_text?: string | null;
   /**
    * Id, in the stream's stack table, of the envelope-level `stack` (logged by entries outside
    * any compile).
@@ -1830,7 +1843,9 @@ export interface Manifest {
    */
   inputs: Input[];
   /**
-   * Files found in an input directory that were not read, with the reason.
+   * Files found in an input directory that were not read, grouped by reason (sorted by
+   * reason). Only names that look like logs are listed, so a bundle shared publicly does not
+   * reveal the other files of the directory.
    */
   skipped: Skipped[];
   /**
@@ -1885,8 +1900,9 @@ export interface Generator {
  */
 export interface Input {
   /**
-   * Path of the file as given on the command line (joined to the directory given, for
-   * directory inputs). Never made absolute.
+   * Path of the file relative to the trace given on the command line: its path below the
+   * trace directory (`/`-separated), or its file name when the trace given was a file. No
+   * absolute path or machine-specific prefix is recorded.
    */
   path: string;
   /**
@@ -1915,17 +1931,24 @@ export interface Input {
   streams: string[];
 }
 /**
- * A file in an input directory that was not read.
+ * The files of an input directory that were not read for one reason.
  */
 export interface Skipped {
   /**
-   * Path of the file, joined to the directory given on the command line.
-   */
-  path: string;
-  /**
-   * Why it was not read.
+   * Why they were not read, e.g. `not a TORCH_TRACE log (no log header in its first 4 MiB)`,
+   * `symlink leading out of the trace directory`, `not a regular file (FIFO, socket or device)`.
    */
   reason: string;
+  /**
+   * How many files (or directory entries) were skipped for this reason.
+   */
+  count: number;
+  /**
+   * Those of them whose names look like logs (`.log`, `.txt`, `.gz`, `.zst`, or a name with
+   * `torch_trace` in it), relative to the trace directory, sorted. Other names are counted,
+   * never written.
+   */
+  paths: string[];
 }
 /**
  * A stream: the entries one process wrote into one input file for one rank, in log order.

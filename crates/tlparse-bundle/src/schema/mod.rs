@@ -16,13 +16,17 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes. Bumped on every change to any bundle file's shape.
 /// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace; version 4
 /// lists the shipped viewer's files in the manifest (`viewer`); version 5 aligns the cross-rank
-/// tables by the code each compile compiled (`compile_alignment`), not by compile id.
-pub const FORMAT_VERSION: u32 = 5;
-/// The oldest reader version that can read what this code writes. 5: version 5 renamed and
-/// reshaped fields of the cross-rank tables (rows refer to aligned compiles, not compile ids),
-/// which an older reader would misread. Versions 2 to 4 only added fields. Strict checkers, such
-/// as [`Manifest`]'s `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 5;
+/// tables by the code each compile compiled (`compile_alignment`), not by compile id; version 6
+/// records input paths relative to the trace given, groups skipped files by reason, keeps
+/// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
+/// hostile logs.
+pub const FORMAT_VERSION: u32 = 6;
+/// The oldest reader version that can read what this code writes. 6: version 6 reshaped
+/// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
+/// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
+/// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
+/// `deny_unknown_fields`, follow `format_version`.
+pub const MIN_READER_VERSION: u32 = 6;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.
@@ -40,7 +44,9 @@ pub struct Manifest {
     pub generator: Generator,
     /// Every log file that was read, in the order they were processed (rank order for rank logs).
     pub inputs: Vec<Input>,
-    /// Files found in an input directory that were not read, with the reason.
+    /// Files found in an input directory that were not read, grouped by reason (sorted by
+    /// reason). Only names that look like logs are listed, so a bundle shared publicly does not
+    /// reveal the other files of the directory.
     pub skipped: Vec<Skipped>,
     /// The streams of log entries: one per (input file, process, rank). Usually one per rank.
     pub streams: Vec<Stream>,
@@ -77,8 +83,9 @@ pub struct Generator {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Path of the file as given on the command line (joined to the directory given, for
-    /// directory inputs). Never made absolute.
+    /// Path of the file relative to the trace given on the command line: its path below the
+    /// trace directory (`/`-separated), or its file name when the trace given was a file. No
+    /// absolute path or machine-specific prefix is recorded.
     pub path: String,
     /// Size of the file on disk in bytes (compressed size for `.gz` / `.zst` logs).
     pub size: u64,
@@ -107,14 +114,19 @@ pub enum InputCompression {
     Zstd,
 }
 
-/// A file in an input directory that was not read.
+/// The files of an input directory that were not read for one reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Skipped {
-    /// Path of the file, joined to the directory given on the command line.
-    pub path: String,
-    /// Why it was not read.
+    /// Why they were not read, e.g. `not a TORCH_TRACE log (no log header in its first 4 MiB)`,
+    /// `symlink leading out of the trace directory`, `not a regular file (FIFO, socket or device)`.
     pub reason: String,
+    /// How many files (or directory entries) were skipped for this reason.
+    pub count: u64,
+    /// Those of them whose names look like logs (`.log`, `.txt`, `.gz`, `.zst`, or a name with
+    /// `torch_trace` in it), relative to the trace directory, sorted. Other names are counted,
+    /// never written.
+    pub paths: Vec<String>,
 }
 
 /// A stream: the entries one process wrote into one input file for one rank, in log order.
@@ -334,6 +346,10 @@ pub struct IndexRow<M = serde_json::Value> {
     /// table (e.g. `["stack", "user_stack"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub meta_stacks: Vec<String>,
+    /// The metadata's raw JSON text, when it is nested too deep for JSON readers (128 levels):
+    /// `meta` is then null, and a `too_deep` diagnostic names the entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_text: Option<String>,
     /// Id, in the stream's stack table, of the envelope-level `stack` (logged by entries outside
     /// any compile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -425,9 +441,10 @@ pub struct Frame {
 pub struct Diagnostic {
     /// What went wrong.
     pub kind: DiagnosticKind,
-    /// Path of the input file, as in `inputs[].path`.
+    /// Path of the input file, as in `inputs[].path` (or, for `unreadable_log`, as in
+    /// `skipped[].paths`).
     pub file: String,
-    /// First line (from 1) concerned.
+    /// First line (from 1) concerned; 0 for a problem with the whole file (`unreadable_log`).
     pub line: u64,
     /// Last line concerned (equal to `line` for a single line).
     pub end_line: u64,
@@ -436,7 +453,8 @@ pub struct Diagnostic {
     pub stream: Option<String>,
     /// Human-readable explanation.
     pub message: String,
-    /// Blob id of a blob holding the raw text of the lines concerned (for unreadable lines).
+    /// Blob id of a blob holding the raw bytes of the lines concerned (for lines that could not
+    /// be read, or were read with a loss: a header line that is not UTF-8, a line too long).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
 }
@@ -459,13 +477,34 @@ pub enum DiagnosticKind {
     BadStringTable,
     /// A stack frame whose file refers to a string-table index the process never defined.
     UnresolvedString,
-    /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index).
+    /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index; the
+    /// line's raw bytes are in `raw`).
     InvalidUtf8,
     /// A log whose file name names another rank than its entries do (the entries win).
     RankMismatch,
     /// An entry an analysis table could not use (metadata or payload of an unexpected shape).
     /// The entry stays in the index; the table is written without it.
     UnusableEntry,
+    /// A header line or a line of stray text longer than the line limit (`--max-line-mb`): it
+    /// is not parsed, and its bytes are stored whole in `raw`, streamed, never held in memory.
+    LineTooLong,
+    /// A payload longer than the line limit: stored whole as the entry's blob (hashed, checked
+    /// and compressed as it streamed), but not read by the analysis tables.
+    PayloadTooLarge,
+    /// The input stopped with a read or decompression error (a truncated or corrupt `.gz` or
+    /// `.zst`, an I/O error): every line read before it is kept; `line` is the last line read.
+    TruncatedInput,
+    /// A number out of range where a time, duration or count was expected (not finite, or
+    /// beyond ±2^53, e.g. a timestamp of 1e308): the field is ignored.
+    OutOfRange,
+    /// Metadata or a context value nested deeper than JSON readers accept (128 levels): the
+    /// metadata is kept as its raw text in the row's `meta_text` (a context value as a string of
+    /// its raw text).
+    TooDeep,
+    /// A file that looks like a trace log of the job (named `dedicated_log_torch_trace*`, or
+    /// holding log headers) but could not be read at all: a rank is missing. `line` is 0; the
+    /// file is also counted in `skipped`.
+    UnreadableLog,
 }
 
 impl DiagnosticKind {
@@ -482,6 +521,12 @@ impl DiagnosticKind {
             DiagnosticKind::InvalidUtf8 => "invalid_utf8",
             DiagnosticKind::RankMismatch => "rank_mismatch",
             DiagnosticKind::UnusableEntry => "unusable_entry",
+            DiagnosticKind::LineTooLong => "line_too_long",
+            DiagnosticKind::PayloadTooLarge => "payload_too_large",
+            DiagnosticKind::TruncatedInput => "truncated_input",
+            DiagnosticKind::OutOfRange => "out_of_range",
+            DiagnosticKind::TooDeep => "too_deep",
+            DiagnosticKind::UnreadableLog => "unreadable_log",
         }
     }
 }
