@@ -174,6 +174,12 @@ struct BuildArgs {
     /// Don't ship the reference viewer (`index.html` and `viewer/`) in the bundle.
     #[arg(long)]
     no_viewer: bool,
+    /// The most MiB of one log line or payload held in memory. A longer header or stray line
+    /// is kept only as a `line_too_long` diagnostic (its bytes stored), a longer payload is
+    /// stored but not analysed (`payload_too_large`); both stream to the blob store.
+    #[arg(long, default_value_t = (bundle::DEFAULT_MAX_LINE >> 20) as u64, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=512))]
+    max_line_mb: u64,
     /// After building, serve OUT and open its viewer in a browser, as `serve OUT` does.
     #[arg(long)]
     open: bool,
@@ -244,6 +250,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         latest: args.latest,
         progress: !args.quiet && std::io::stderr().is_terminal(),
         viewer: !args.no_viewer,
+        max_line: (args.max_line_mb << 20) as usize,
     };
     let manifest = bundle::build(&options).map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;

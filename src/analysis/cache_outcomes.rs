@@ -161,8 +161,14 @@ impl CacheOutcomesTable {
         else {
             return;
         };
-        let mut lookup =
-            new_lookup(cache, outcome, name, CacheLookupSource::Artifact, ev.seq, ev.payload.map(|p| p.hash));
+        let mut lookup = new_lookup(
+            cache,
+            outcome,
+            name,
+            CacheLookupSource::Artifact,
+            ev.seq,
+            ev.payload_ref.map(|p| p.hash.as_str()),
+        );
         if ev.payload.is_some() {
             lookup_from_payload(&mut lookup, ev);
         }

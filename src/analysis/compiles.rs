@@ -281,20 +281,21 @@ impl Compiles {
     /// file; and any other entry with a payload but chromium events (a timeline, not a product).
     fn artifact(&mut self, ev: &Event) -> Option<Artifact> {
         let named = NAMED_KINDS.contains(&ev.kind);
-        if ev.kind == "chromium_event" || (ev.payload.is_none() && !named) {
+        // The row's payload, not the bytes: a payload too long to hold is still an artifact.
+        if ev.kind == "chromium_event" || (ev.payload_ref.is_none() && !named) {
             return None;
         }
         let names = ev.names();
         Some(Artifact {
             seq: ev.seq,
             line: ev.line,
-            size: ev.payload.map_or(0, |p| p.bytes.len() as u64),
-            lines: ev.payload.map_or(0, |p| p.lines),
+            size: ev.payload_ref.map_or(0, |p| p.size),
+            lines: ev.payload_ref.map_or(0, |p| p.lines),
             kind: self.intern(ev.kind),
             name: self.intern(&names.name),
             tlparse_name: names.tlparse_name.map(|t| self.intern(&t)),
-            blob: ev.payload.and_then(|p| parse_blob_id(p.hash)),
-            format: ev.payload.map(|p| p.format),
+            blob: ev.payload_ref.and_then(|p| parse_blob_id(&p.hash)),
+            format: ev.payload_ref.map(|p| p.format),
             url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(Box::from)).flatten(),
         })
     }

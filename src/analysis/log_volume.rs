@@ -23,8 +23,8 @@ impl AddEvent for Volume {
         self.entries += 1;
         self.header_bytes += ev.header_bytes;
         self.log_bytes += ev.header_bytes + 1;
-        if let Some(p) = ev.payload {
-            let bytes = p.bytes.len() as u64;
+        if let Some(p) = ev.payload_ref {
+            let bytes = p.size;
             self.payload_entries += 1;
             self.payload_bytes += bytes;
             self.payload_lines += p.lines;

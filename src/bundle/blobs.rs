@@ -65,8 +65,11 @@ struct OpenChunk {
 }
 
 /// Blobs are packed with others of their class: similar payloads side by side compress several
-/// times better than an interleaved mix (measured on the benchmark log).
-pub const CLASSES: usize = 5;
+/// times better than an interleaved mix (measured on the benchmark log). The last class holds
+/// the blobs too long to hold in memory, streamed to a chunk of their own ([`SpillWriter`]).
+pub const CLASSES: usize = 6;
+/// The class of streamed blobs: one per chunk, never in an open chunk.
+const SPILLED_CLASS: usize = CLASSES - 1;
 
 /// Phase 1: collects one input file's distinct blobs into compressed chunks.
 pub struct ChunkWriter {
@@ -164,6 +167,28 @@ impl ChunkWriter {
         Ok(())
     }
 
+    /// Stores a blob streamed to a chunk of its own by a [`SpillWriter`], unless this file
+    /// already stored the same bytes (then the chunk is deleted).
+    pub fn add_spilled(&mut self, chunk: Chunk) -> io::Result<()> {
+        let hash = chunk.slots[0].hash;
+        let key = table_hash(&hash);
+        if self.seen.find(key, |&blob| *self.blob_hash(blob) == hash).is_some() {
+            return fs::remove_file(&chunk.path);
+        }
+        // Chunks are numbered in sealing order: compress what is sealed first, so this one
+        // comes after it.
+        self.compress_sealed()?;
+        let class = SPILLED_CLASS;
+        let number = self.open_start[class];
+        self.class_chunks[class].push((number, self.written.len() as u32));
+        self.open_start[class] += 1;
+        self.written.push(chunk);
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| table_hash(self.blob_hash(blob)));
+        self.seen = seen;
+        Ok(())
+    }
+
     fn compress_sealed(&mut self) -> io::Result<()> {
         let first = self.written.len();
         let sealed = std::mem::take(&mut self.sealed);
@@ -196,6 +221,93 @@ impl ChunkWriter {
         }
         self.compress_sealed()?;
         Ok(self.written)
+    }
+}
+
+/// Streams blobs too long to hold in memory (see [`crate::parse::Spill`]) each to a chunk file of
+/// its own, compressed as they come: one zstd frame with a checksum (its content size unknown
+/// when the frame starts, so not in its header). Finished chunks wait in `done`, by token, for
+/// the thread that files the records to take them.
+pub struct SpillWriter {
+    dir: PathBuf,
+    name: String,
+    open: Option<zstd::stream::Encoder<'static, HashingWriter<fs::File>>>,
+    raw_size: u64,
+    path: PathBuf,
+    /// The token of the next blob.
+    next: u64,
+    done: SpilledChunks,
+}
+
+/// The chunks a [`SpillWriter`] finished, by token; shared with the filing thread.
+pub type SpilledChunks = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Chunk>>>;
+
+/// A writer that hashes (blake3) and counts what goes through it: a chunk's name and size.
+pub struct HashingWriter<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+    size: u64,
+}
+
+impl<W: io::Write> io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.size += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl SpillWriter {
+    /// Chunks go to `dir`, named `{name}-spill-{token}.zst`.
+    pub fn new(dir: &Path, name: &str) -> (Self, SpilledChunks) {
+        let done = SpilledChunks::default();
+        let writer = SpillWriter {
+            dir: dir.to_owned(),
+            name: name.to_owned(),
+            open: None,
+            raw_size: 0,
+            path: PathBuf::new(),
+            next: 0,
+            done: done.clone(),
+        };
+        (writer, done)
+    }
+}
+
+impl crate::parse::Spill for SpillWriter {
+    fn begin(&mut self) -> io::Result<()> {
+        self.path = self.dir.join(format!("{}-spill-{}.zst", self.name, self.next));
+        let file = HashingWriter { inner: fs::File::create(&self.path)?, hasher: blake3::Hasher::new(), size: 0 };
+        let mut encoder = zstd::stream::Encoder::new(file, ZSTD_LEVEL)?;
+        encoder.include_checksum(true)?;
+        self.open = Some(encoder);
+        self.raw_size = 0;
+        Ok(())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.raw_size += bytes.len() as u64;
+        io::Write::write_all(self.open.as_mut().expect("begun"), bytes)
+    }
+
+    fn end(&mut self, id: Hash) -> io::Result<u64> {
+        let mut file = self.open.take().expect("begun").finish()?;
+        io::Write::flush(&mut file)?;
+        let token = self.next;
+        self.next += 1;
+        let chunk = Chunk {
+            path: std::mem::take(&mut self.path),
+            file_hash: *file.hasher.finalize().as_bytes(),
+            size: file.size,
+            raw_size: self.raw_size,
+            slots: vec![Slot { hash: id, size: self.raw_size }],
+        };
+        self.done.lock().expect("spilled chunks lock").insert(token, chunk);
+        Ok(token)
     }
 }
 

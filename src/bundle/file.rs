@@ -10,7 +10,7 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use super::blobs::{Chunk, ChunkWriter, Hash};
+use super::blobs::{Chunk, ChunkWriter, Hash, SpillWriter, SpilledChunks};
 use super::inputs::{HashingReader, InputFile, open_reader};
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
@@ -67,6 +67,8 @@ struct FileState<'a> {
     diagnostics: Vec<FileDiagnostic>,
     /// This batch's entries for the analysis thread, with their stream's position in `order`.
     observed: Vec<(usize, Observed)>,
+    /// Blobs the record reader streamed to chunks of their own, waiting to be filed.
+    spilled: SpilledChunks,
 }
 
 /// Where the temporary files of the `stream`th stream of the `file`th input go (without
@@ -107,13 +109,30 @@ fn blob_class(kind: &str, format: PayloadFormat) -> usize {
 const RAW_CLASS: usize = 4;
 
 impl FileState<'_> {
+    /// Files a blob the record reader streamed to a chunk of its own (finished before the
+    /// record was sent, so it is there).
+    fn file_spilled(&mut self, spilled: &crate::parse::Spilled) -> io::Result<()> {
+        let chunk = self.spilled.lock().expect("spilled chunks lock").remove(&spilled.token);
+        let chunk = chunk.ok_or_else(|| io::Error::other("a streamed blob's chunk is missing"))?;
+        self.chunks.add_spilled(chunk)
+    }
+
     /// Files parsed records in log order: context, diagnostics, blobs, index rows.
     fn file(&mut self, parsed: Vec<Parsed>) -> io::Result<()> {
         for p in parsed {
             match p {
                 Parsed::Unreadable(u) => {
-                    let raw = crate::parse::blob_id(&u.raw);
-                    self.chunks.add(RAW_CLASS, raw, &u.raw)?;
+                    let mut raw = None;
+                    if let Some(spilled) = &u.spilled {
+                        self.file_spilled(spilled)?;
+                        raw = Some((spilled.id, spilled.stored));
+                    }
+                    if !u.raw.is_empty() || raw.is_none() {
+                        let id = crate::parse::blob_id(&u.raw);
+                        self.chunks.add(RAW_CLASS, id, &u.raw)?;
+                        raw = Some((id, u.raw.len() as u64));
+                    }
+                    let (raw, raw_size) = raw.expect("set above");
                     self.diagnostics.push(FileDiagnostic {
                         kind: u.kind,
                         line: u.line,
@@ -121,7 +140,7 @@ impl FileState<'_> {
                         stream: u.pid.map(|pid| StreamKey { pid, slot: RankSlot::Home }),
                         message: u.message,
                         raw: Some(raw),
-                        raw_size: u.raw.len() as u64,
+                        raw_size,
                     });
                 }
                 Parsed::Entry(entry) => {
@@ -138,8 +157,10 @@ impl FileState<'_> {
                             raw_size: 0,
                         });
                     }
-                    if let Some(p) = &routed.entry.payload {
-                        self.chunks.add(blob_class(&routed.entry.kind, p.format), p.hash, &p.bytes)?;
+                    match &routed.entry.payload {
+                        Some(p) if p.spilled.is_some() => self.file_spilled(p.spilled.as_ref().expect("matched"))?,
+                        Some(p) => self.chunks.add(blob_class(&routed.entry.kind, p.format), p.hash, &p.bytes)?,
+                        None => {}
                     }
                     let (stream, writer) = match self.writers.entry(key) {
                         std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
@@ -163,13 +184,15 @@ pub fn process_file(
     input: &InputFile,
     work: &Path,
     progress: &indicatif::ProgressBar,
+    max_line: usize,
 ) -> io::Result<FileResult> {
     let file = std::fs::File::open(&input.path)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
     let reader = open_reader(raw, input.compression)?;
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
+    let (spill, spilled) = SpillWriter::new(work, &format!("f{index}"));
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
-        let mut records = Records::new(reader);
+        let mut records = Records::with_spill(reader, max_line, Box::new(spill));
         let mut batch = Vec::new();
         let mut weight = 0;
         while let Some(record) = records.next_record()? {
@@ -201,6 +224,7 @@ pub fn process_file(
         order: Vec::new(),
         diagnostics: Vec::new(),
         observed: Vec::new(),
+        spilled,
     };
     // Parse batch k+1 on the pool while this thread files batch k in log order.
     let parse = |batch: Vec<RawRecord>| batch.into_par_iter().map(parse_record).collect::<Vec<Parsed>>();

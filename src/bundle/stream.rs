@@ -117,10 +117,6 @@ pub struct StreamAnalyzer {
     chrome_trace: ChromeTraceWriter,
 }
 
-/// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
-/// pages, so they get a slower, tighter level than packs.
-pub const TABLE_ZSTD_LEVEL: i32 = 9;
-
 /// Events larger than this get their long arguments elided in the Chrome trace.
 const BIG_EVENT: usize = 2048;
 /// Longest argument value kept as is in a big event (bytes of JSON).
@@ -402,10 +398,10 @@ impl StreamWriter {
         }
         self.last_timestamp.clone_from(&entry.timestamp);
         let payload = entry.payload.as_ref().map(|p| {
-            self.payload_bytes += p.bytes.len() as u64;
+            self.payload_bytes += p.size();
             PayloadRef {
                 hash: hex(&p.hash),
-                size: p.bytes.len() as u64,
+                size: p.size(),
                 lines: p.lines,
                 format: p.format,
                 md5_mismatch: p.md5_mismatch,
@@ -439,7 +435,8 @@ impl StreamWriter {
             end_line: entry.end_line,
             header_bytes,
             trace: entry.payload.as_mut().and_then(|p| p.trace.take()),
-            payload: entry.payload.map(|p| p.bytes),
+            // A payload too long to hold was streamed to the blob store: the tables never see it.
+            payload: entry.payload.filter(|p| p.spilled.is_none()).map(|p| p.bytes),
             new_stacks: self.interner.take_new(),
         })
     }
@@ -492,18 +489,7 @@ impl StreamAnalyzer {
     /// Finishes every table (serialized and compressed) and the Chrome trace.
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
-        // One compression context for every table, rather than one set up per table.
-        let mut compressor = zstd::bulk::Compressor::new(TABLE_ZSTD_LEVEL)?;
-        let table_diagnostics = self.analysis.finish(&self.stacks, |mut t| -> io::Result<()> {
-            // Tables compress tens of times over: a buffer sized for incompressible input (as
-            // `compress` allocates) would double a large table's memory. Retried in the rare case
-            // it is too small; the frame does not depend on the buffer.
-            let mut compressed = Vec::with_capacity(t.json.len() / 8 + 1024);
-            if compressor.compress_to_buffer(&t.json, &mut compressed).is_err() {
-                compressed = compressor.compress(&t.json)?;
-            }
-            compressed.shrink_to_fit();
-            t.json = compressed;
+        let table_diagnostics = self.analysis.finish(&self.stacks, |t| -> io::Result<()> {
             tables.push(t);
             Ok(())
         })?;

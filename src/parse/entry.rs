@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::glog;
-use super::records::RawRecord;
+use super::records::{MAX_STORED, RawPayload, RawRecord, Spilled};
 use crate::schema::{CompileId, DiagnosticKind, PayloadFormat};
 
 /// Envelope keys that give context rather than the entry's kind.
@@ -185,7 +185,11 @@ fn context_value(raw: &RawValue) -> Value {
 /// A payload and what was learned about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Payload {
+    /// The bytes; empty when the payload was too long to hold and went to the blob store as it
+    /// was read (`spilled`).
     pub bytes: Vec<u8>,
+    /// Where a payload too long to hold went, unread by the tables.
+    pub spilled: Option<Spilled>,
     /// The blob id: [`blob_id`] of the bytes.
     pub hash: BlobId,
     pub lines: u64,
@@ -193,6 +197,13 @@ pub struct Payload {
     pub md5_mismatch: bool,
     /// A `chromium_event` payload read as a trace event (which also proved it JSON).
     pub trace: Option<Box<super::TraceEvent>>,
+}
+
+impl Payload {
+    /// Size of the payload's blob: its bytes, or what the blob store keeps of a spilled one.
+    pub fn size(&self) -> u64 {
+        self.spilled.as_ref().map_or(self.bytes.len() as u64, |s| s.stored)
+    }
 }
 
 /// A record that could not be read as an entry.
@@ -204,8 +215,10 @@ pub struct Unreadable {
     /// The process, when the glog prefix could be read.
     pub pid: Option<u64>,
     pub message: String,
-    /// The raw text of the lines.
+    /// The raw text of the lines (empty when `spilled`).
     pub raw: Vec<u8>,
+    /// A line too long to hold, streamed to the blob store.
+    pub spilled: Option<Spilled>,
 }
 
 /// What one raw record became.
@@ -246,9 +259,16 @@ pub fn parse_record(record: RawRecord) -> Parsed {
                 pid: None,
                 message,
                 raw,
+                spilled: None,
             });
         }
+        RawRecord::LongLine { line, spilled } => return long_line(line, spilled),
         RawRecord::Entry { line, header, payload, payload_lines } => (line, header, payload, payload_lines),
+    };
+    let (payload, spilled) = match payload {
+        Some(RawPayload::Spilled(s)) => (Some(Vec::new()), Some(s)),
+        Some(RawPayload::Held(bytes)) => (Some(bytes), None),
+        None => (None, None),
     };
     let end_line = line + payload_lines;
     let mut problems = Vec::new();
@@ -259,14 +279,18 @@ pub fn parse_record(record: RawRecord) -> Parsed {
             String::from_utf8_lossy(&header)
         }
     };
-    let unreadable = |kind, pid, message: String| {
+    let unreadable = |kind, pid, mut message: String| {
+        if let Some(s) = &spilled {
+            message.push_str(&format!(" (its payload, {} bytes, is blob {})", s.stored, hex(&s.id)));
+        }
         Parsed::Unreadable(Unreadable {
             kind,
             line,
             end_line,
             pid,
             message,
-            raw: raw_text(&header, payload.as_deref()),
+            raw: raw_text(&header, payload.as_deref().filter(|_| spilled.is_none())),
+            spilled: spilled.clone(),
         })
     };
     let Some(prefix) = glog::parse_prefix(&header_text) else {
@@ -354,7 +378,10 @@ pub fn parse_record(record: RawRecord) -> Parsed {
             }
             let md5_mismatch = match declared_md5 {
                 Some(expected) => {
-                    let actual: [u8; 16] = Md5::digest(&bytes).into();
+                    let actual: [u8; 16] = match &spilled {
+                        Some(s) => s.md5.unwrap_or_default(),
+                        None => Md5::digest(&bytes).into(),
+                    };
                     if actual != expected {
                         problems.push((
                             DiagnosticKind::Md5Mismatch,
@@ -365,16 +392,40 @@ pub fn parse_record(record: RawRecord) -> Parsed {
                 }
                 None => false,
             };
-            // A trace event is read here, where parsing runs in parallel, rather than checked
-            // for JSON here and parsed again by the analysis.
-            let trace = (kind == "chromium_event").then(|| super::parse_trace_event(&bytes)).flatten().map(Box::new);
-            let format = if trace.is_some() {
-                PayloadFormat::Json
-            } else {
+            if let Some(s) = &spilled {
+                problems.push((DiagnosticKind::PayloadTooLarge, spilled_payload_message(s)));
                 let encoding = meta.get("encoding").and_then(Value::as_str);
-                detect_format(&kind, name.as_deref(), encoding, &bytes)
-            };
-            Some(Payload { hash: blob_id(&bytes), lines: payload_lines, format, md5_mismatch, trace, bytes })
+                let format = detect_format_of_head(&kind, name.as_deref(), encoding, &s.head);
+                Some(Payload {
+                    hash: s.id,
+                    lines: payload_lines,
+                    format,
+                    md5_mismatch,
+                    trace: None,
+                    bytes,
+                    spilled: spilled.clone(),
+                })
+            } else {
+                // A trace event is read here, where parsing runs in parallel, rather than checked
+                // for JSON here and parsed again by the analysis.
+                let trace =
+                    (kind == "chromium_event").then(|| super::parse_trace_event(&bytes)).flatten().map(Box::new);
+                let format = if trace.is_some() {
+                    PayloadFormat::Json
+                } else {
+                    let encoding = meta.get("encoding").and_then(Value::as_str);
+                    detect_format(&kind, name.as_deref(), encoding, &bytes)
+                };
+                Some(Payload {
+                    hash: blob_id(&bytes),
+                    lines: payload_lines,
+                    format,
+                    md5_mismatch,
+                    trace,
+                    bytes,
+                    spilled: None,
+                })
+            }
         }
     };
 
@@ -396,6 +447,47 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         payload,
         problems,
     }))
+}
+
+/// The problem of a payload too long to hold: stored (or its first part), not analysed.
+fn spilled_payload_message(s: &Spilled) -> String {
+    if s.stored < s.size {
+        format!(
+            "payload of {} bytes is longer than the line limit (--max-line-mb) and than the {MAX_STORED} bytes a \
+             blob may hold: its first {} bytes are stored; not read by the analysis tables",
+            s.size, s.stored
+        )
+    } else {
+        format!(
+            "payload of {} bytes is longer than the line limit (--max-line-mb): stored whole, not read by the \
+             analysis tables",
+            s.size
+        )
+    }
+}
+
+/// A header or stray line too long to hold: unreadable, its bytes stored (its process named when
+/// its first bytes are a glog prefix).
+fn long_line(line: u64, spilled: Spilled) -> Parsed {
+    let head = String::from_utf8_lossy(&spilled.head);
+    let pid = glog::parse_prefix(&head).map(|p| p.pid);
+    let stored = if spilled.stored < spilled.size {
+        format!("its first {} bytes are stored", spilled.stored)
+    } else {
+        "its bytes are stored".to_string()
+    };
+    Parsed::Unreadable(Unreadable {
+        kind: DiagnosticKind::LineTooLong,
+        line,
+        end_line: line,
+        pid,
+        message: format!(
+            "line of {} bytes is longer than the line limit (--max-line-mb): not parsed; {stored}",
+            spilled.size
+        ),
+        raw: Vec::new(),
+        spilled: Some(spilled),
+    })
 }
 
 /// Blob ids are the format's: 128 bits of blake3, which make accidental collisions practically
@@ -457,6 +549,19 @@ fn decode_md5(s: &str) -> Option<[u8; 16]> {
     Some(out)
 }
 
+/// The format of a payload seen only by its first bytes: JSON when declared so or when it starts
+/// like JSON (it cannot be checked whole), else as [`detect_format`] tells from the first line.
+fn detect_format_of_head(kind: &str, name: Option<&str>, encoding: Option<&str>, head: &[u8]) -> PayloadFormat {
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    if encoding == Some("json") || matches!(first, Some(b'{' | b'[')) {
+        return PayloadFormat::Json;
+    }
+    match detect_format(kind, name, encoding, head) {
+        PayloadFormat::Json => PayloadFormat::Text,
+        other => other,
+    }
+}
+
 /// Detects a payload's format: JSON when it parses as JSON (whatever the declared encoding:
 /// `recompile_reasons` declares json but may be a bare string, `torch._functorch.config` declares
 /// string but is JSON), Python for graph and code kinds or Python-looking text, else text.
@@ -494,7 +599,7 @@ mod tests {
         let rec = RawRecord::Entry {
             line: 3,
             header: br#"V0101 00:00:00.000000 7 a.py:1] {"artifact": {"name": "x", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "00000000000000000000000000000000"}"#.to_vec(),
-            payload: Some(b"{\"a\": 1}".to_vec()),
+            payload: Some(RawPayload::Held(b"{\"a\": 1}".to_vec())),
             payload_lines: 1,
         };
         let Parsed::Entry(e) = parse_record(rec) else { panic!() };

@@ -18,7 +18,7 @@ pub use entry::{
     parse_record,
 };
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
-pub use records::{RawRecord, Records};
+pub use records::{MAX_STORED, RawPayload, RawRecord, Records, Spill, Spilled};
 pub use trace_event::{TraceEvent, parse_trace_event};
 
 /// A whole log parsed in memory, sequentially: for tests and small inputs. The bundle writer
