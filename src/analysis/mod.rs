@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
-use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
+use crate::schema::{CompileId, IndexRow, PayloadFormat, PayloadRef, StackTable};
 pub use compiles::{CompileRecord, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
@@ -67,11 +67,30 @@ pub struct Event<'a> {
     /// The envelope-level stack id.
     pub stack: Option<u32>,
     pub payload: Option<EventPayload<'a>>,
+    /// The index row's payload: also there when the payload was too long to hold, and so
+    /// `payload` is `None` (what a table knows of it: size, lines, blob id, format).
+    pub payload_ref: Option<&'a PayloadRef>,
     /// The stream's stacks so far (every stack id of this event resolves in it).
     pub stacks: &'a StackTable,
     meta_value: OnceCell<Value>,
     payload_json: OnceCell<Option<Value>>,
     trace_event: Option<&'a TraceEvent>,
+}
+
+/// The most heap a table may spend on one parsed payload or metadata, estimated before parsing:
+/// JSON can take 36 times its size once parsed (`[0,0,…]`), and a payload held in memory may be
+/// as long as the line limit.
+const MAX_PARSED_JSON: u64 = 64 << 20;
+
+/// JSON parsed unless it is invalid or would take more than [`MAX_PARSED_JSON`] of heap (the
+/// estimate is a scan, skipped for the small documents nearly all entries have).
+fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
+    if bytes.len() as u64 > MAX_PARSED_JSON / 64
+        && tlparse_bundle::reader::json_memory(bytes).is_ok_and(|heap| heap > MAX_PARSED_JSON)
+    {
+        return None;
+    }
+    serde_json::from_slice(bytes).ok()
 }
 
 /// A payload as the tables see it.
@@ -115,6 +134,7 @@ impl<'a> Event<'a> {
                 lines: p.lines,
                 format: p.format,
             }),
+            payload_ref: row.payload.as_ref(),
             stacks,
             meta_value: OnceCell::new(),
             payload_json: OnceCell::new(),
@@ -126,7 +146,9 @@ impl<'a> Event<'a> {
     pub fn meta(&self) -> &Value {
         match self.meta {
             Meta::Value(v) => v,
-            Meta::Raw(_) => self.meta_value.get_or_init(|| self.meta.to_value()),
+            Meta::Raw(raw) => {
+                self.meta_value.get_or_init(|| parse_json_bounded(raw.get().as_bytes()).unwrap_or_default())
+            }
         }
     }
 
@@ -145,7 +167,7 @@ impl<'a> Event<'a> {
 
     /// The payload parsed as JSON, once; `None` without a payload or when it is not JSON.
     pub fn payload_json(&self) -> Option<&Value> {
-        self.payload_json.get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(p.bytes).ok())).as_ref()
+        self.payload_json.get_or_init(|| self.payload.and_then(|p| parse_json_bounded(p.bytes))).as_ref()
     }
 
     /// A `chromium_event` payload read as a trace event (by the parser, which needed to read it
@@ -232,8 +254,20 @@ pub fn pack(row: &impl Serialize) -> PackedRow {
 pub struct TableOutput {
     pub name: &'static str,
     pub rows: u64,
-    /// Compact JSON (the bundle writer replaces it with its zstd compression).
+    /// Compact JSON, zstd-compressed (level [`TABLE_ZSTD_LEVEL`]) as it was serialized: the
+    /// table's uncompressed JSON is never held whole.
     pub json: Vec<u8>,
+}
+
+/// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
+/// pages, so they get a slower, tighter level than packs.
+pub const TABLE_ZSTD_LEVEL: i32 = 9;
+
+impl TableOutput {
+    /// A table serialized straight into its compression.
+    pub fn new(name: &'static str, rows: u64, table: &impl Serialize) -> TableOutput {
+        TableOutput { name, rows, json: compressed_json(table) }
+    }
 }
 
 /// Finishes one table and hands it, serialized, to `sink`.
@@ -243,60 +277,35 @@ fn finish_table<T: Table, E>(
     sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
 ) -> Result<(), E> {
     match table.finish(ctx) {
-        Some((output, rows)) => sink(TableOutput { name: T::NAME, rows, json: to_json(&output) }),
+        Some((output, rows)) => {
+            release_free_memory();
+            sink(TableOutput::new(T::NAME, rows, &output))
+        }
         None => Ok(()),
     }
 }
 
-/// JSON of a table gathered as it is serialized, at most: a larger table is serialized again
-/// into a buffer of its exact size (a long log's largest tables are tens of MB, which a buffer
-/// grown by doubling would hold up to twice over at the end of the build).
-const JSON_BUFFER_CAP: usize = 4 << 20;
-
-/// A table's compact JSON.
-fn to_json(output: &impl Serialize) -> Vec<u8> {
-    let mut first = CappedJson::Buffer(Vec::new());
-    serde_json::to_writer(&mut first, output).expect("tables serialize");
-    match first {
-        CappedJson::Buffer(json) => json,
-        CappedJson::Counted(len) => {
-            release_free_memory();
-            let mut json = Vec::with_capacity(len);
-            serde_json::to_writer(&mut json, output).expect("tables serialize");
-            json
-        }
-    }
+/// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
+/// zstd's context, never the JSON whole).
+fn compressed_json(output: &impl Serialize) -> Vec<u8> {
+    let encoder = zstd::stream::Encoder::new(Vec::new(), TABLE_ZSTD_LEVEL).expect("a zstd level in range");
+    // serde_json writes in small pieces: buffered, zstd sees them in blocks.
+    let mut out = std::io::BufWriter::with_capacity(64 << 10, encoder);
+    serde_json::to_writer(&mut out, output).expect("tables serialize");
+    let encoder = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory");
+    let mut compressed = encoder.finish().expect("compressing to memory");
+    compressed.shrink_to_fit();
+    compressed
 }
 
-/// Hands the allocator's free pages back to the system before a large table's buffer is made:
-/// glibc keeps the pages of small blocks freed (the states of the tables finished so far, the
-/// last batches of entries), and the buffer would be resident on top of them.
+/// Hands the allocator's free pages back to the system before a table is serialized: glibc
+/// keeps the pages of small blocks freed (the states of the tables finished so far, the last
+/// batches of entries), and the table's buffers would be resident on top of them.
 fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// JSON kept up to [`JSON_BUFFER_CAP`], then only counted.
-enum CappedJson {
-    Buffer(Vec<u8>),
-    Counted(usize),
-}
-
-impl std::io::Write for CappedJson {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            CappedJson::Buffer(json) if json.len() + buf.len() <= JSON_BUFFER_CAP => json.extend_from_slice(buf),
-            CappedJson::Buffer(json) => *self = CappedJson::Counted(json.len() + buf.len()),
-            CappedJson::Counted(len) => *len += buf.len(),
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

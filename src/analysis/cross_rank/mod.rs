@@ -113,19 +113,15 @@ macro_rules! cross_rank_tables {
         pub fn build(streams: &[StreamTables], alignment: &Alignment) -> Vec<TableOutput> {
             let mut out = Vec::new();
             if !alignment.is_empty() {
-                out.push(TableOutput {
-                    name: <CompileAlignment as tlparse_bundle::Table>::NAME,
-                    rows: alignment.len() as u64,
-                    json: serde_json::to_vec(&alignment.table).expect("tables serialize"),
-                });
+                out.push(TableOutput::new(
+                    <CompileAlignment as tlparse_bundle::Table>::NAME,
+                    alignment.len() as u64,
+                    &alignment.table,
+                ));
             }
             $(
                 if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams, alignment) {
-                    out.push(TableOutput {
-                        name: <$ty as CrossRankTable>::NAME,
-                        rows,
-                        json: serde_json::to_vec(&table).expect("tables serialize"),
-                    });
+                    out.push(TableOutput::new(<$ty as CrossRankTable>::NAME, rows, &table));
                 }
             )*
             out
