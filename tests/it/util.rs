@@ -39,6 +39,7 @@ pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
         latest: false,
         progress: false,
         viewer: true,
+        max_line: tlparse_build::bundle::DEFAULT_MAX_LINE,
     };
     let manifest = bundle::build(&options).unwrap_or_else(|e| panic!("building {input}: {e}"));
     assert_valid(out);
