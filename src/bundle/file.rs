@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::blobs::{Chunk, ChunkWriter, Hash};
 use super::inputs::{HashingReader, InputFile, open_reader};
+use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
@@ -164,9 +165,10 @@ pub fn process_file(
     work: &Path,
     progress: &indicatif::ProgressBar,
 ) -> io::Result<FileResult> {
-    let file = std::fs::File::open(&input.path)?;
+    // Errors of reading the input are marked as such: every other error is the output's.
+    let file = std::fs::File::open(&input.path).map_err(reading_input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
-    let reader = open_reader(raw, input.compression)?;
+    let reader = open_reader(raw, input.compression).map_err(reading_input)?;
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
         let mut records = Records::new(reader);
@@ -238,7 +240,7 @@ pub fn process_file(
     result?;
     let (chunks, summaries) = finished?;
     let mut analyzed = analyzed?.into_iter();
-    let (lines, bytes) = read?;
+    let (lines, bytes) = read.map_err(reading_input)?;
 
     let mut streams = Vec::new();
     for (key, mut summary) in order.into_iter().zip(summaries) {
