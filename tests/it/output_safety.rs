@@ -245,8 +245,8 @@ fn a_failed_swap_puts_the_old_bundle_back_whichever_step_fails() {
 #[test]
 fn a_swap_whose_undoing_fails_too_is_undone_by_the_next_build() {
     // The first new entry fails to move in, and so does the first old entry moved back: the old
-    // bundle stays in the backup, OUT without a manifest. Checked by hand: the error says where
-    // the old bundle is kept; the next build put it back, then refused to overwrite it.
+    // bundle stays in the backup, OUT without a manifest. Checked by hand: the error names both
+    // failed steps, the backup where the old bundle is kept, and says the next build puts it back.
     let dir = tempfile::tempdir().unwrap();
     let (old, new) = swap_bundles(dir.path());
     let case = swap_case(dir.path().join("case"), &old, &new);
@@ -352,8 +352,8 @@ fn a_build_removes_abandoned_staging_directories_but_not_those_in_use() {
 
 #[test]
 fn a_build_killed_mid_way_leaves_a_staging_directory_the_next_build_removes() {
-    // Checked by hand: the 10-fold log takes about 2 s to build (debug); killed as soon as its
-    // staging directory appeared, the directory stayed until the next build.
+    // Checked by hand: the 10-fold log takes about 4 s to build (debug); killed with kill -9 half
+    // a second in, its staging directory stayed until the next build into the same OUT.
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("big.log");
     let one = fs::read(fixture("tlparse-tests/multi_rank_logs/dedicated_log_torch_trace_rank_1.log")).unwrap();
