@@ -120,7 +120,7 @@ impl Target {
         entries_listed_in(&self.out, &listed).map_err(|path| BuildError::NotInBundle(self.named(&path)))
     }
 
-    /// `path` (under OUT or the staging directory) as the user would name it: under OUT as given.
+    /// `path`, a path under OUT, as the user would name it: under OUT as they gave it.
     fn named(&self, path: &Path) -> String {
         match path.strip_prefix(&self.out) {
             Ok(rest) if rest.as_os_str().is_empty() => self.display.clone(),
