@@ -159,7 +159,9 @@ struct BuildArgs {
     /// The bundle directory to write.
     #[arg(short, long, required = true)]
     out: Option<Utf8PathBuf>,
-    /// Replace OUT if it is an existing bundle (a directory that is not a bundle is never deleted).
+    /// Replace the bundle at OUT. Only the old bundle's own entries are replaced: anything else in
+    /// OUT (.git, CNAME, notes) stays, and a file the old manifest does not list inside one of a
+    /// bundle's folders stops the build. A directory that is not a bundle is never touched.
     #[arg(long)]
     overwrite: bool,
     /// With a directory: read only its most recently modified log.

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::blobs::{Chunk, ChunkWriter, Hash, SpillWriter, SpilledChunks};
 use super::inputs::{HashingReader, InputFile, open_reader};
+use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
@@ -178,6 +179,25 @@ impl FileState<'_> {
     }
 }
 
+/// The input's reader, its errors marked as errors of reading the input (the reader thread also
+/// writes: the chunks of blobs too long to hold).
+struct MarkedReads<R>(R);
+
+impl<R: io::Read> io::Read for MarkedReads<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(reading_input)
+    }
+}
+
+impl<R: io::BufRead> io::BufRead for MarkedReads<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.0.fill_buf().map_err(reading_input)
+    }
+    fn consume(&mut self, amount: usize) {
+        self.0.consume(amount)
+    }
+}
+
 /// Reads one input file; `work` is the staging area for its temporary files.
 pub fn process_file(
     index: usize,
@@ -186,9 +206,10 @@ pub fn process_file(
     progress: &indicatif::ProgressBar,
     max_line: usize,
 ) -> io::Result<FileResult> {
-    let file = std::fs::File::open(&input.path)?;
+    // Errors of reading the input are marked as such: every other error is the output's.
+    let file = std::fs::File::open(&input.path).map_err(reading_input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
-    let reader = open_reader(raw, input.compression)?;
+    let reader = MarkedReads(open_reader(raw, input.compression).map_err(reading_input)?);
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
     let (spill, spilled) = SpillWriter::new(work, &format!("f{index}"));
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
@@ -262,6 +283,7 @@ pub fn process_file(
     result?;
     let (chunks, summaries) = finished?;
     let mut analyzed = analyzed?.into_iter();
+    // Read errors come marked by `MarkedReads`; the thread's other errors are the spill's writes.
     let (lines, bytes) = read?;
 
     let mut streams = Vec::new();

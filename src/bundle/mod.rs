@@ -5,6 +5,7 @@ pub mod blobs;
 pub mod file;
 pub mod inputs;
 pub mod merged_trace;
+pub mod output;
 pub mod stream;
 
 pub use tlparse_bundle::{paths, reader};
@@ -14,7 +15,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use rayon::prelude::*;
 
 use crate::analysis::alignment::Alignment;
@@ -40,6 +41,20 @@ pub enum BuildError {
     OutputExists(Utf8PathBuf),
     #[error("{0} exists and is not a tlparse-build bundle; refusing to delete it")]
     NotABundle(Utf8PathBuf),
+    #[error(
+        "{0}: not a file of the bundle it is in (its manifest.json does not list it); refusing to replace the \
+         bundle: move it out of the way, or build elsewhere"
+    )]
+    NotInBundle(String),
+    #[error("writing {path}: {source}")]
+    Write { path: String, source: io::Error },
+    #[error("{out}: replacing the old bundle failed ({step}: {source}); {outcome}")]
+    Replace { out: String, step: String, source: io::Error, outcome: String },
+    #[error(
+        "{out}: an earlier build stopped while replacing the bundle, and putting the old bundle back from {backup} \
+         failed ({step}: {source})"
+    )]
+    Recover { out: String, backup: String, step: String, source: io::Error },
     #[error("{0}")]
     Usage(String),
 }
@@ -78,33 +93,21 @@ pub const DEFAULT_MAX_LINE: usize = 16 << 20;
 /// Builds a bundle and returns its manifest.
 pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
     let found = inputs::discover(&options.input, options.latest)?;
-    check_output(&options.output, options.overwrite)?;
-
-    let out = options.output.as_std_path();
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).map_err(|e| BuildError::io(parent.display(), e))?;
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "bundle".into());
-    let staging = parent.join(format!(".{name}.tlparse-build-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    let result = build_into(&staging, &found, options).and_then(|manifest| {
-        if options.viewer {
-            write_viewer(&staging).map_err(|e| BuildError::io(staging.display(), e))?;
-        }
-        Ok(manifest)
-    });
-    match result {
-        Ok(manifest) => {
-            replace_output(&staging, out, &parent, &name).map_err(|e| BuildError::io(&options.output, e))?;
+    let target = output::Target::new(&options.output)?;
+    target.clean_stale()?;
+    target.check(options.overwrite)?;
+    let staging = output::Staging::create(&target)?;
+    let root = staging.path();
+    let manifest = build_into(root, &found, options)
+        .and_then(|manifest| {
+            if options.viewer {
+                write_viewer(root).map_err(|e| BuildError::io(root.display(), e))?;
+            }
             Ok(manifest)
-        }
-        Err(e) => {
-            let _ = fs::remove_dir_all(&staging);
-            Err(e)
-        }
-    }
+        })
+        .map_err(|e| target.name_output(e, root))?;
+    staging.install(&target, options.overwrite)?;
+    Ok(manifest)
 }
 
 /// Writes the embedded reference viewer into the bundle; the manifest lists these files under
@@ -114,35 +117,6 @@ fn write_viewer(root: &Path) -> io::Result<()> {
         let file = root.join(path);
         fs::create_dir_all(file.parent().expect("viewer files are under the root"))?;
         fs::write(file, bytes)?;
-    }
-    Ok(())
-}
-
-/// Refuses to build over something that should not be replaced.
-fn check_output(output: &Utf8Path, overwrite: bool) -> Result<(), BuildError> {
-    let Ok(meta) = fs::symlink_metadata(output) else { return Ok(()) };
-    let empty_dir = meta.is_dir() && fs::read_dir(output).map(|mut d| d.next().is_none()).unwrap_or(false);
-    if empty_dir {
-        return Ok(());
-    }
-    if !overwrite {
-        return Err(BuildError::OutputExists(output.to_owned()));
-    }
-    if !meta.is_dir() || !reader::is_bundle(output.as_std_path()) {
-        return Err(BuildError::NotABundle(output.to_owned()));
-    }
-    Ok(())
-}
-
-/// Moves the finished staging directory into place, replacing an old bundle if there is one.
-fn replace_output(staging: &Path, out: &Path, parent: &Path, name: &str) -> io::Result<()> {
-    if fs::symlink_metadata(out).is_ok() {
-        let old = parent.join(format!(".{name}.tlparse-build-old-{}", std::process::id()));
-        fs::rename(out, &old)?;
-        fs::rename(staging, out)?;
-        fs::remove_dir_all(&old)?;
-    } else {
-        fs::rename(staging, out)?;
     }
     Ok(())
 }
@@ -174,7 +148,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         .par_iter()
         .enumerate()
         .map(|(i, input)| {
-            file::process_file(i, input, &work, &progress, options.max_line).map_err(|e| BuildError::io(&input.path, e))
+            file::process_file(i, input, &work, &progress, options.max_line)
+                .map_err(|e| output::file_error(&input.path, root, e))
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();

@@ -8,6 +8,7 @@ mod docs;
 mod fixtures;
 mod format_crate;
 mod memory;
+mod output_safety;
 mod properties;
 mod proxy;
 mod publish;
