@@ -200,17 +200,20 @@ fn validate_reports_tampering() {
     assert!(ok.status.success());
     assert!(String::from_utf8_lossy(&ok.stdout).ends_with(": valid\n"));
 
-    // Flip one byte of the pack, and add a stray file.
+    // Flip one byte of the pack, and add a stray file among the bundle's (a file beside them,
+    // like a Pages site's CNAME, is not the bundle's and is passed over).
     let pack = std::fs::read_dir(Path::new(&out).join("blobs/packs")).unwrap().next().unwrap().unwrap().path();
     let mut bytes = std::fs::read(&pack).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0xff;
     std::fs::write(&pack, bytes).unwrap();
-    std::fs::write(Path::new(&out).join("stray.txt"), "x").unwrap();
+    std::fs::write(Path::new(&out).join("tables/stray.txt"), "x").unwrap();
+    std::fs::write(Path::new(&out).join("CNAME"), "example.com").unwrap();
     let bad = run(&["validate", &out]);
     assert_eq!(bad.status.code(), Some(1));
     let report = String::from_utf8_lossy(&bad.stdout);
-    assert!(report.contains("stray.txt: file is not listed in manifest.json"), "{report}");
+    assert!(report.contains("tables/stray.txt: file is not listed in manifest.json"), "{report}");
+    assert!(!report.contains("CNAME"), "{report}");
     assert!(report.contains("blake3 does not match manifest.json"), "{report}");
 }
 

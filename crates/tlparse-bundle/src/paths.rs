@@ -16,6 +16,17 @@ pub const RUNTIME_ESTIMATES_TRACE: &str = "tables/cross_rank/runtime_estimates_t
 /// `publish` writes at the root of a directory: the one file a bundle may hold unlisted.
 pub const NOJEKYLL: &str = ".nojekyll";
 
+/// Every name a bundle writes at its root. Anything else beside them (a Pages directory's
+/// `CNAME`, a `.git`) is not part of the bundle: readers never open it, `validate` passes over
+/// it, and `--overwrite` leaves it where it is.
+pub const ROOT_NAMES: [&str; 9] =
+    ["blobs", "diagnostics.jsonl", "index", "index.html", "manifest.json", "schema", "stacks", "tables", "viewer"];
+
+/// Whether a path (relative, `/`-separated) lies under one of the [`ROOT_NAMES`].
+pub fn is_under_bundle_names(rel: &str) -> bool {
+    ROOT_NAMES.contains(&rel.split('/').next().unwrap_or_default())
+}
+
 /// The shipped viewer's entry page, at the bundle root.
 pub const VIEWER_ENTRY: &str = "index.html";
 /// The directory holding the rest of the shipped viewer.

@@ -156,15 +156,19 @@ impl Validator {
         }
     }
 
-    /// Listed files exist with their size, hash and schema; nothing unlisted but the shipped
-    /// viewer and a GitHub Pages `.nojekyll` (empty: it holds nothing a reader could take for
-    /// data); no symlinks or special files; schemas as this format writes them.
+    /// Listed files exist with their size, hash and schema; nothing unlisted under the names a
+    /// bundle writes ([`paths::ROOT_NAMES`]) but the shipped viewer, and no GitHub Pages
+    /// `.nojekyll` but an empty one (it holds nothing a reader could take for data); no symlinks
+    /// or special files anywhere; schemas as this format writes them. Files beside those names
+    /// are not the bundle's and are passed over.
     /// `listing` is every entry of the bundle, where the source can list them.
     fn files<S: ByteSource>(&mut self, bundle: &Bundle<S>, listing: Option<&[Listed]>) {
         let m = &bundle.manifest;
         let listed: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
         for item in listing.unwrap_or_default() {
             match item {
+                // Beside the bundle, not in it: never read (a Pages site's CNAME, its .git).
+                Listed::File(rel) if !paths::is_under_bundle_names(rel) && rel != paths::NOJEKYLL => {}
                 Listed::File(rel) => {
                     let unlisted =
                         rel != paths::MANIFEST && !listed.contains(rel.as_str()) && !paths::is_viewer_path(rel);
