@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use super::blobs::{Chunk, ChunkWriter, Hash};
-use super::inputs::{HashingReader, InputFile, open_reader};
+use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
@@ -164,9 +164,9 @@ pub fn process_file(
     work: &Path,
     progress: &indicatif::ProgressBar,
 ) -> io::Result<FileResult> {
-    let file = std::fs::File::open(&input.path)?;
+    let file = inputs::open_input(input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
-    let reader = open_reader(raw, input.compression)?;
+    let (reader, stop) = open_reader(raw, input.compression)?;
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
         let mut records = Records::new(reader);
@@ -239,6 +239,11 @@ pub fn process_file(
     let (chunks, summaries) = finished?;
     let mut analyzed = analyzed?.into_iter();
     let (lines, bytes) = read?;
+    // A truncated or corrupt input: what was read before the error is kept, and said so.
+    if let Some(error) = stop.get() {
+        diagnostics.push(inputs::truncated_input(lines, error));
+        inputs::hash_unread_rest(input, &hasher);
+    }
 
     let mut streams = Vec::new();
     for (key, mut summary) in order.into_iter().zip(summaries) {
