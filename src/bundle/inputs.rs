@@ -101,7 +101,8 @@ impl Skip {
 /// A file or directory passed over.
 #[derive(Debug, Clone)]
 pub struct SkippedFile {
-    /// Relative to the trace given; `None` when the name is not UTF-8.
+    /// Relative to the trace given (with U+FFFD for bytes that are not UTF-8 in a name skipped
+    /// for that reason); `None` when unknown.
     pub path: Option<String>,
     pub skip: Skip,
 }
@@ -228,11 +229,12 @@ fn walk(root: &Utf8Path, output: Option<(u64, u64)>) -> io::Result<Walk> {
             if entry.file_type().is_dir() {
                 entries.skip_current_dir();
             }
-            found.pass(None, Skip::NonUtf8Name, None);
+            found.pass(Some(lossy_relative_name(root, entry.path())), Skip::NonUtf8Name, None);
             continue;
         };
         let kind = entry.file_type();
-        if kind.is_dir() {
+        // The root is a directory (checked), though its entry is a symlink when TRACE is one.
+        if kind.is_dir() || entry.depth() == 0 {
             if let Some(skip) = excluded_directory(&entry, output) {
                 entries.skip_current_dir();
                 found.pass(Some(name), skip, None);
@@ -346,7 +348,9 @@ fn lost_log(skipped: &SkippedFile) -> Option<Diagnostic> {
     let file_name = path.rsplit('/').next().unwrap_or(path);
     let lost = match &skipped.skip {
         Skip::Unreadable(_) => looks_like_log(file_name),
-        Skip::SameFile | Skip::NotNewest(_) | Skip::OutputDirectory | Skip::Bundle | Skip::Staging => false,
+        // Read under another name or not wanted; or, for a directory link, read where it points.
+        Skip::SameFile | Skip::NotNewest(_) | Skip::SymlinkToDirectory => false,
+        Skip::OutputDirectory | Skip::Bundle | Skip::Staging => false,
         _ => file_name.to_ascii_lowercase().contains("torch_trace"),
     };
     lost.then(|| Diagnostic {
@@ -366,6 +370,12 @@ fn relative_name(root: &Utf8Path, path: &Path) -> Option<String> {
     let path = Utf8Path::from_path(path)?;
     let rel = path.strip_prefix(root).unwrap_or(path);
     Some(if rel.as_str().is_empty() { ".".into() } else { rel.as_str().to_string() })
+}
+
+/// The same, with bytes that are not UTF-8 replaced by U+FFFD: how a name that is not UTF-8 is
+/// listed and reported.
+fn lossy_relative_name(root: &Utf8Path, path: &Path) -> String {
+    path.strip_prefix(root).unwrap_or(path).to_string_lossy().into_owned()
 }
 
 /// Why a directory of the walk is not descended, if it is not: the output directory, a bundle
