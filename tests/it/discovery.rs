@@ -10,7 +10,7 @@ use tlparse_build::bundle::inputs::DECODE_STEP;
 use tlparse_build::bundle::reader::Bundle;
 use tlparse_build::schema::{DiagnosticKind, Manifest, Skipped};
 
-use crate::util::{assert_valid, fixture, run};
+use crate::util::{assert_valid, fixture, read_tree, run};
 
 /// A small real rank log (178 lines) and a bigger one (7,193 lines, 860 KB).
 const SMALL_RANK: &str = "tlparse-tests/multi_rank_logs/dedicated_log_torch_trace_rank_0.log";
@@ -495,6 +495,16 @@ fn bundles_record_no_absolute_path_and_no_name_of_unrelated_files() {
     let paths: Vec<&str> = m.inputs.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(paths, [rank_name(0), format!("private-subdir/{}", rank_name(1))]);
     assert_eq!(m.skipped, [skipped("not a TORCH_TRACE log (no log header in its first 4 MiB)", 4, &[])]);
+    // Nor does anything of the trace's location: the same logs elsewhere give the same bundle.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let moved = elsewhere.path().join("a").join("b");
+    std::fs::create_dir_all(moved.join("private-subdir")).unwrap();
+    for entry in walkdir::WalkDir::new(&trace).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_file()) {
+        std::fs::copy(entry.path(), moved.join(entry.path().strip_prefix(&trace).unwrap())).unwrap();
+    }
+    let (moved_manifest, _) = build_cli(&moved, &elsewhere.path().join("bundle"), &["--strict"], 0);
+    assert_eq!(moved_manifest.inputs, m.inputs);
+    assert!(read_tree(&elsewhere.path().join("bundle")) == read_tree(&out), "the bundles differ");
     let texts = bundle_texts(&out);
     assert!(texts.len() > 20, "read {} files", texts.len());
     for (path, text) in texts {
