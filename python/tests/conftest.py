@@ -59,7 +59,6 @@ def bundles(binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Dict[str,
     out = tmp_path_factory.mktemp("bundles")
     built = {}
     for name, source in SOURCES.items():
-        # Relative input paths: index rows' `line`s are then read back from REPO / inputs[].path.
         run(binary, Path("fixtures-repo") / source, "-o", out / name, "-q")
         built[name] = out / name
     log = out / "big.log"

@@ -13,7 +13,7 @@ import pytest
 import tlparse_bundle
 from tlparse_bundle import BundleError, NotFoundError
 
-from conftest import REPO, run
+from conftest import FIXTURES, REPO, SOURCES, run
 from helpers import counted_rows, logged_payload, manifest, shard_entries
 
 
@@ -181,12 +181,19 @@ def test_the_big_bundle_has_sharded_blob_index(bundles: Dict[str, Path]) -> None
     assert sorted(p.name for p in (bundles["big"] / "blobs" / "index").iterdir()) == [f"{i:x}.json.zst" for i in range(16)]
 
 
+def input_file(bundle: str, path: str) -> Path:
+    """An input of a bundle of SOURCES on disk: its path is relative to the trace given (below
+    the directory, or the file's name when the trace is a file)."""
+    trace = FIXTURES / SOURCES[bundle]
+    return trace / path if trace.is_dir() else trace
+
+
 @pytest.mark.parametrize("bundle", ["simple", "ranks_shifted"])
 def test_blobs_are_the_payloads_as_logged(bundles: Dict[str, Path], bundle: str) -> None:
     b = tlparse_bundle.open(bundles[bundle])
     checked = 0
     for stream in b.manifest["streams"]:
-        log = (REPO / b.manifest["inputs"][stream["input"]]["path"]).read_bytes().split(b"\n")
+        log = input_file(bundle, b.manifest["inputs"][stream["input"]]["path"]).read_bytes().split(b"\n")
         for row in b.index_rows(stream["id"]):
             if "payload" in row:
                 expected = logged_payload(log, row["line"], row["payload"]["lines"])

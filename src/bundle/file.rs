@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use super::blobs::{Chunk, ChunkWriter, Hash, SpillWriter, SpilledChunks};
-use super::inputs::{HashingReader, InputFile, open_reader};
+use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
@@ -207,9 +207,10 @@ pub fn process_file(
     max_line: usize,
 ) -> io::Result<FileResult> {
     // Errors of reading the input are marked as such: every other error is the output's.
-    let file = std::fs::File::open(&input.path).map_err(reading_input)?;
+    let file = inputs::open_input(input).map_err(reading_input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
-    let reader = MarkedReads(open_reader(raw, input.compression).map_err(reading_input)?);
+    let (reader, stop) = open_reader(raw, input.compression).map_err(reading_input)?;
+    let reader = MarkedReads(reader);
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
     let (spill, spilled) = SpillWriter::new(work, &format!("f{index}"));
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
@@ -285,6 +286,11 @@ pub fn process_file(
     let mut analyzed = analyzed?.into_iter();
     // Read errors come marked by `MarkedReads`; the thread's other errors are the spill's writes.
     let (lines, bytes) = read?;
+    // A truncated or corrupt input: what was read before the error is kept, and said so.
+    if let Some(error) = stop.get() {
+        diagnostics.push(inputs::truncated_input(lines, error));
+        inputs::hash_unread_rest(input, &hasher);
+    }
 
     let mut streams = Vec::new();
     for (key, mut summary) in order.into_iter().zip(summaries) {

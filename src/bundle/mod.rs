@@ -35,8 +35,8 @@ pub enum BuildError {
     Io { path: String, source: io::Error },
     #[error("{path} is not a TORCH_TRACE log: {reason}")]
     NotATrace { path: Utf8PathBuf, reason: String },
-    #[error("no TORCH_TRACE logs found in {path} ({skipped} other file(s) skipped)")]
-    NoLogs { path: Utf8PathBuf, skipped: usize },
+    #[error("no TORCH_TRACE logs found in {path}: {found}")]
+    NoLogs { path: Utf8PathBuf, found: String },
     #[error("{0} already exists; pass --overwrite to replace it")]
     OutputExists(Utf8PathBuf),
     #[error("{0} exists and is not a tlparse-build bundle; refusing to delete it")]
@@ -92,7 +92,7 @@ pub const DEFAULT_MAX_LINE: usize = 16 << 20;
 
 /// Builds a bundle and returns its manifest.
 pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
-    let found = inputs::discover(&options.input, options.latest)?;
+    let found = inputs::discover(&options.input, options.latest, &options.output)?;
     let target = output::Target::new(&options.output)?;
     target.clean_stale()?;
     target.check(options.overwrite)?;
@@ -166,7 +166,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     let mut unranked = 0;
     let mut streams = Vec::new();
     let mut manifest_inputs = Vec::new();
-    let mut diagnostics = Vec::new();
+    // Logs lost whole come first; then each input's, in input order.
+    let mut diagnostics = found.diagnostics.clone();
     let mut chunks = Vec::new();
     let mut raw_bytes = 0;
     let mut counts = Counts {
@@ -255,7 +256,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             raw_bytes += d.raw_size;
             diagnostics.push(Diagnostic {
                 kind: d.kind,
-                file: input.path.to_string(),
+                file: input.name.clone(),
                 line: d.line,
                 end_line: d.end_line,
                 stream: d.stream.and_then(|k| ids.get(&k).cloned()),
@@ -267,7 +268,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         counts.input_bytes += result.bytes;
         chunks.push(result.chunks);
         manifest_inputs.push(Input {
-            path: input.path.to_string(),
+            path: input.name.clone(),
             size: input.size,
             blake3: blobs::hex(&result.blake3),
             compression: input.compression,

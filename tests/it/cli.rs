@@ -17,18 +17,19 @@ fn builds_a_directory_of_rank_logs_in_rank_order_and_lists_skipped_files() {
     assert_valid(Path::new(&out));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
-    // Skipped files are grouped by reason.
+    // Skipped files are grouped by reason, named relative to the trace directory. The two
+    // empty decoys are not named like trace logs: no diagnostic.
     assert_eq!(
         m["skipped"],
         serde_json::json!([{
             "reason": "empty file",
             "count": 2,
-            "paths": [
-                "fixtures-repo/tlparse-tests/multi_rank_messy_input/another.log",
-                "fixtures-repo/tlparse-tests/multi_rank_messy_input/some_other_file.txt"
-            ]
+            "paths": ["another.log", "some_other_file.txt"]
         }])
     );
+    let inputs: Vec<&str> = m["inputs"].as_array().unwrap().iter().map(|i| i["path"].as_str().unwrap()).collect();
+    assert_eq!(inputs, ["dedicated_log_torch_trace_rank_0.log", "dedicated_log_torch_trace_rank_1.log"]);
+    assert_eq!(m["diagnostics"]["total"], 0);
     let ids: Vec<&str> = m["streams"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["rank0", "rank1"]);
 
@@ -49,7 +50,14 @@ fn builds_a_directory_of_rank_logs_in_rank_order_and_lists_skipped_files() {
         serde_json::from_slice(&std::fs::read(Path::new(&out2).join("manifest.json")).unwrap()).unwrap();
     let ids: Vec<&str> = m["streams"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["rank1", "rank2", "rank10"]);
-    assert!(m["skipped"][0]["reason"].as_str().unwrap().starts_with("not a TORCH_TRACE log"));
+    assert_eq!(
+        m["skipped"],
+        serde_json::json!([{
+            "reason": "not a TORCH_TRACE log (no log header in its first 4 MiB)",
+            "count": 1,
+            "paths": ["notes.txt"]
+        }])
+    );
 }
 
 #[test]
@@ -67,8 +75,9 @@ fn latest_picks_the_newest_log_of_a_directory() {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(Path::new(&out).join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["inputs"].as_array().unwrap().len(), 1);
-    assert!(m["inputs"][0]["path"].as_str().unwrap().ends_with("dedicated_log_torch_trace_new.log"));
-    assert!(m["skipped"][0]["reason"].as_str().unwrap().starts_with("not the newest log"));
+    assert_eq!(m["inputs"][0]["path"], "dedicated_log_torch_trace_new.log");
+    assert_eq!(m["skipped"][0]["reason"], "not the newest log (--latest chose dedicated_log_torch_trace_new.log)");
+    assert_eq!(m["skipped"][0]["paths"], serde_json::json!(["dedicated_log_torch_trace_old.log"]));
 }
 
 #[test]

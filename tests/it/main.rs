@@ -4,6 +4,7 @@ mod attacks;
 mod build;
 mod cli;
 mod cross_rank;
+mod discovery;
 mod docs;
 mod fixtures;
 mod format_crate;
