@@ -243,8 +243,11 @@ fn the_output_directory_and_other_bundles_are_never_read_as_input() {
     }
     // A staging directory a killed build left, holding a copy of a log.
     let staging = trace.join(".out.tlparse-build-4242");
-    std::fs::create_dir(&staging).unwrap();
-    std::fs::copy(fixture(SMALL_RANK), staging.join(rank_name(7))).unwrap();
+    let plant_staging = || {
+        std::fs::create_dir(&staging).unwrap();
+        std::fs::copy(fixture(SMALL_RANK), staging.join(rank_name(7))).unwrap();
+    };
+    plant_staging();
     let staging_skip = skipped("a tlparse-build staging or backup directory", 1, &[]);
 
     let out = trace.join("out");
@@ -252,11 +255,15 @@ fn the_output_directory_and_other_bundles_are_never_read_as_input() {
     assert_eq!(first.streams.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["rank0", "rank1"]);
     assert_eq!(first.diagnostics.by_kind.get("bad_json"), Some(&1));
     assert_eq!(first.skipped, std::slice::from_ref(&staging_skip));
+    // The first build, its output beside that staging directory, removed it (nobody held its
+    // lock: see output_safety.rs).
+    assert!(!staging.exists());
     // Again into the same place: the previous bundle is the output, not an input.
     let (second, _) = build_cli(&trace, &out, &["--overwrite"], 0);
     assert_eq!(second.inputs, first.inputs);
-    assert_eq!(second.skipped, [staging_skip.clone(), skipped("the output directory", 1, &[])]);
+    assert_eq!(second.skipped, [skipped("the output directory", 1, &[])]);
     // --latest picks the newest log, rank 1 (the bundle's packs, newer, are not logs).
+    plant_staging();
     let (latest, _) = build_cli(&trace, &out, &["--overwrite", "--latest"], 0);
     assert_eq!(latest.inputs.len(), 1);
     assert_eq!(latest.inputs[0].path, rank_name(1));
@@ -265,7 +272,9 @@ fn the_output_directory_and_other_bundles_are_never_read_as_input() {
         latest.skipped,
         [staging_skip.clone(), skipped(&not_newest, 1, &[&rank_name(0)]), skipped("the output directory", 1, &[])]
     );
-    // Into another directory of the trace: the first bundle is a bundle, not an input.
+    // Into another directory of the trace: the first bundle is a bundle, not an input (and the
+    // staging directory, not beside this output, is left alone).
+    plant_staging();
     let (other, _) = build_cli(&trace, &trace.join("other"), &[], 0);
     assert_eq!(other.inputs, first.inputs);
     assert_eq!(other.skipped, [skipped("a tlparse-build bundle", 1, &[]), staging_skip]);

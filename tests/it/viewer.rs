@@ -125,13 +125,18 @@ fn validate_still_rejects_stray_files_outside_the_viewer() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("b");
     assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", out.to_str().unwrap()]).status.success());
-    std::fs::write(out.join("viewer.html"), "stray").unwrap();
-    std::fs::write(out.join("viewerx"), "stray").unwrap();
+    // Inside the bundle's folders a stray file is a problem; beside them (`viewer.html` at the
+    // root, like a Pages site's CNAME) it is not the bundle's and is passed over.
+    std::fs::write(out.join("schema/viewer.html"), "stray").unwrap();
+    std::fs::write(out.join("index/viewerx"), "stray").unwrap();
+    std::fs::write(out.join("viewer.html"), "beside").unwrap();
     let o = run(&["validate", out.to_str().unwrap()]);
     assert!(!o.status.success());
     let report = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(!report.contains("\nviewer.html") && !report.contains(" viewer.html"), "{report}");
     assert!(
-        report.contains("viewer.html: file is not listed") && report.contains("viewerx: file is not listed"),
+        report.contains("schema/viewer.html: file is not listed")
+            && report.contains("index/viewerx: file is not listed"),
         "{report}"
     );
 }
