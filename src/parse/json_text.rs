@@ -1,0 +1,313 @@
+//! JSON text from the log, made safe to parse and to copy into a bundle: lone surrogate escapes
+//! kept as text, and the limits of JSON readers (nesting depth, number range) found before a
+//! reader of the bundle meets them.
+//!
+//! Why this is needed: serde_json skips a value it is not asked to build (a `RawValue`, an
+//! ignored field) without checking three things it refuses when it builds one: `\uD800`–`\uDFFF`
+//! escapes that do not form a pair, nesting deeper than [`MAX_DEPTH`], and numbers beyond the
+//! range of a 64-bit float. So text accepted while parsing a log could be written into a bundle
+//! that its own readers then refuse.
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::entry::Fields;
+
+/// The deepest nesting of arrays and objects serde_json reads (it refuses the 128th level): the
+/// limit of the bundle's Rust reader and of `validate`.
+pub const MAX_DEPTH: usize = 127;
+
+/// 2^53: the largest magnitude up to which every integer is exact in a 64-bit float (and in
+/// JavaScript). A time, duration, size or count beyond it is not a real one.
+pub const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A number read from the log as a time, duration, size or count, when it can be one: finite
+/// and within ±2^53 ([`MAX_EXACT`]). Sums and differences of such numbers stay finite.
+pub fn usable_number(x: f64) -> Option<f64> {
+    (x.is_finite() && x.abs() <= MAX_EXACT).then_some(x)
+}
+
+/// Keeps lone surrogate escapes as text: each `\uD800`–`\uDFFF` escape that is not half of a
+/// valid pair (high then low) gets its backslash escaped, so the string holds the six characters
+/// `\udce9` instead of a code point no UTF-8 string can hold. Python's `json.dumps` writes such
+/// escapes for every byte of a file name that is not UTF-8. A valid pair, an escaped backslash
+/// followed by `u` (`\\udce9`) and every other byte are left alone; without a lone surrogate the
+/// text is returned as it is (one `memmem` scan).
+pub fn escape_lone_surrogates(text: &[u8]) -> Cow<'_, [u8]> {
+    let mut escaped: Option<Vec<u8>> = None;
+    // `text[..copied]` is already in `escaped`.
+    let mut copied = 0;
+    let mut pos = 0;
+    while let Some(found) = memmem::find(&text[pos..], b"\\u") {
+        let at = pos + found;
+        pos = at + 2;
+        if is_escaped(text, at) {
+            continue;
+        }
+        let Some(unit) = hex_unit(text, at + 2) else { continue };
+        pos = at + 6;
+        if (0xD800..0xDC00).contains(&unit) && low_surrogate_at(text, at + 6) {
+            pos = at + 12;
+            continue;
+        }
+        if !(0xD800..0xE000).contains(&unit) {
+            continue;
+        }
+        let out = escaped.get_or_insert_with(|| Vec::with_capacity(text.len() + 16));
+        out.extend_from_slice(&text[copied..at]);
+        out.push(b'\\');
+        copied = at;
+    }
+    match escaped {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.extend_from_slice(&text[copied..]);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// [`escape_lone_surrogates`] of a `str` (an ASCII backslash added before an ASCII `\` keeps it
+/// UTF-8).
+pub fn escape_lone_surrogates_str(text: &str) -> Cow<'_, str> {
+    match escape_lone_surrogates(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8(bytes).expect("only ASCII backslashes were added")),
+    }
+}
+
+/// Whether the backslash at `at` is itself escaped: an odd number of backslashes before it.
+fn is_escaped(text: &[u8], at: usize) -> bool {
+    text[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// The code unit of the four hex digits at `at`, in either case.
+fn hex_unit(text: &[u8], at: usize) -> Option<u16> {
+    let digits = std::str::from_utf8(text.get(at..at + 4)?).ok()?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
+}
+
+/// Whether a `\uDC00`–`\uDFFF` escape starts at `at`.
+fn low_surrogate_at(text: &[u8], at: usize) -> bool {
+    text.get(at..at + 2) == Some(b"\\u") && hex_unit(text, at + 2).is_some_and(|u| (0xDC00..0xE000).contains(&u))
+}
+
+/// Why serde_json would refuse JSON text that is otherwise well-formed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// Arrays and objects nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// A number beyond the range of a 64-bit float (`1e400`, a 400-digit integer).
+    NumberOutOfRange,
+    /// Anything else serde_json said (not expected of text that was parsed as a raw value and
+    /// had its lone surrogates escaped).
+    Other(String),
+}
+
+impl Refused {
+    /// What a reader would make of `error`, from serde_json's message (its error codes are not
+    /// public; unit tests pin the messages).
+    pub fn of(error: &serde_json::Error) -> Refused {
+        let message = error.to_string();
+        if message.starts_with("recursion limit exceeded") {
+            Refused::TooDeep
+        } else if message.starts_with("number out of range") {
+            Refused::NumberOutOfRange
+        } else {
+            Refused::Other(message)
+        }
+    }
+
+    /// The diagnostic kind for text kept unparsed for this reason.
+    pub fn kind(&self) -> crate::schema::DiagnosticKind {
+        use crate::schema::DiagnosticKind;
+        match self {
+            Refused::TooDeep => DiagnosticKind::TooDeep,
+            Refused::NumberOutOfRange => DiagnosticKind::OutOfRange,
+            Refused::Other(_) => DiagnosticKind::BadJson,
+        }
+    }
+
+    /// Why, in words, for a diagnostic about `what` (e.g. "metadata").
+    pub fn describe(&self, what: &str) -> String {
+        match self {
+            Refused::TooDeep => {
+                format!("{what} is nested deeper than {MAX_DEPTH} levels, more than JSON readers accept")
+            }
+            Refused::NumberOutOfRange => {
+                format!("{what} holds a number beyond the range of a 64-bit float, which JSON readers refuse")
+            }
+            Refused::Other(message) => format!("{what} cannot be read as JSON: {message}"),
+        }
+    }
+}
+
+/// What JSON readers can read of text they refuse whole: of an object, each member they can read
+/// as its value and each other one as a string of its text (members are read as raw values, which
+/// have no depth limit); null for anything but an object. What the analysis sees of metadata kept
+/// as text, so that an artifact keeps its name and a metrics entry its times.
+pub fn shallow_value(text: &str) -> Value {
+    let Ok(Fields(members)) = serde_json::from_str::<Fields>(text) else { return Value::Null };
+    let readable = |raw: &RawValue| serde_json::from_str(raw.get()).unwrap_or_else(|_| Value::String(raw.get().into()));
+    Value::Object(members.into_iter().map(|(key, raw)| (key.into_owned(), readable(raw))).collect())
+}
+
+/// Checks that serde_json can read well-formed JSON text whole (which parsing it as a raw value
+/// did not check): the nesting depth and the range of numbers. Builds nothing.
+pub fn check(text: &[u8]) -> Result<(), Refused> {
+    serde_json::from_slice::<Checked>(text).map(|_| ()).map_err(|e| Refused::of(&e))
+}
+
+/// A JSON value read to the end and dropped: unlike `IgnoredAny`, it makes serde_json check
+/// depth and numbers as it would when building a value.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Checked)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = Checked;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn escaped(text: &str) -> String {
+        escape_lone_surrogates_str(text).into_owned()
+    }
+
+    #[test]
+    fn lone_surrogates_are_kept_as_text_and_pairs_are_left_alone() {
+        // What Python's json.dumps writes for the file name b"caf\xe9.py" (surrogateescape).
+        assert_eq!(escaped(r#"{"f": "caf\udce9.py"}"#), r#"{"f": "caf\\udce9.py"}"#);
+        let v: serde_json::Value = serde_json::from_str(&escaped(r#"{"f": "caf\udce9.py"}"#)).unwrap();
+        assert_eq!(v["f"], "caf\\udce9.py");
+        // A lone high surrogate, upper case, at the end of a string and of the text.
+        assert_eq!(escaped(r#""\uD83D""#), r#""\\uD83D""#);
+        assert_eq!(escaped(r"\uD83D"), r"\\uD83D");
+        // A high one followed by something that is not a low one.
+        assert_eq!(escaped(r#""\ud83d\u0041""#), r#""\\ud83d\u0041""#);
+        assert_eq!(escaped(r#""\ud83d\ud83d\ude00""#), r#""\\ud83d\ud83d\ude00""#);
+        // A low one first, then a valid pair.
+        assert_eq!(escaped(r#""\ude00\ud83d\ude00""#), r#""\\ude00\ud83d\ude00""#);
+        // Valid pairs (either case), other escapes and already escaped text stay as they are.
+        for kept in [
+            r#""\ud83d\ude00""#,
+            r#""\uD83D\uDE00""#,
+            r#""\u00e9\n\"\\""#,
+            r#""\\udce9""#,
+            r#""\\\\udce9""#,
+            r#""\udc""#,
+            r#""plain""#,
+        ] {
+            assert_eq!(escaped(kept), kept);
+            assert!(matches!(escape_lone_surrogates_str(kept), Cow::Borrowed(_)));
+        }
+        // An escaped backslash before an escape: `\\\udce9` is `\` then a lone surrogate.
+        assert_eq!(escaped(r#""\\\udce9""#), r#""\\\\udce9""#);
+    }
+
+    proptest! {
+        /// Whatever strings a log holds, escaped text parses, valid text is unchanged, and each
+        /// lone surrogate becomes its six characters.
+        #[test]
+        fn escaped_text_always_parses(parts in proptest::collection::vec(
+            prop_oneof![
+                Just(r"\udce9".to_string()),
+                Just(r"\uD800".to_string()),
+                Just(r"\ud83d\ude00".to_string()),
+                Just(r"\\".to_string()),
+                Just(r"\\u".to_string()),
+                Just("u".to_string()),
+                "[a-z\u{e9}]{0,3}",
+            ],
+            0..8,
+        )) {
+            let json = format!("\"{}\"", parts.concat());
+            let text = escape_lone_surrogates_str(&json);
+            let parsed: String = serde_json::from_str(&text).unwrap();
+            if serde_json::from_str::<String>(&json).is_ok() {
+                prop_assert_eq!(&*text, &json);
+            }
+            // `\uD800` right before `\udce9` is a valid pair, not two lone ones.
+            let paired = json.matches(r"\uD800\udce9").count();
+            let lone = parts.iter().filter(|p| p.as_str() == r"\udce9" || p.as_str() == r"\uD800").count() - 2 * paired;
+            prop_assert_eq!(parsed.matches(r"\udce9").count() + parsed.matches(r"\uD800").count(), lone);
+        }
+    }
+
+    #[test]
+    fn depth_is_checked_at_serde_jsons_limit() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH + 1)).is_err());
+        assert_eq!(check(nested(MAX_DEPTH).as_bytes()), Ok(()));
+        assert_eq!(check(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
+        // Objects count as arrays do; brackets inside strings do not count.
+        let objects = format!("{}1{}", r#"{"a":"#.repeat(MAX_DEPTH + 1), "}".repeat(MAX_DEPTH + 1));
+        assert_eq!(check(objects.as_bytes()), Err(Refused::TooDeep));
+        let in_string = format!("[\"{}\"]", "[".repeat(500));
+        assert_eq!(check(in_string.as_bytes()), Ok(()));
+    }
+
+    #[test]
+    fn numbers_beyond_a_float_are_found() {
+        assert_eq!(check(br#"{"a": [1e308, -1.7976931348623157e308, 1e-400]}"#), Ok(()));
+        assert_eq!(check(br#"{"a": 1e400}"#), Err(Refused::NumberOutOfRange));
+        assert_eq!(check(format!("[{}]", "9".repeat(400)).as_bytes()), Err(Refused::NumberOutOfRange));
+        // A raw value skips all three problems: what makes this check necessary.
+        let raw: Box<serde_json::value::RawValue> = serde_json::from_str(r#"[1e400, "\udce9"]"#).unwrap();
+        assert_eq!(check(raw.get().as_bytes()), Err(Refused::NumberOutOfRange));
+    }
+
+    #[test]
+    fn usable_numbers_are_finite_and_exact() {
+        assert_eq!(usable_number(1_733_527_213_928_251.2), Some(1_733_527_213_928_251.2));
+        assert_eq!(usable_number(-MAX_EXACT), Some(-MAX_EXACT));
+        for bad in [1e308, -1e308, MAX_EXACT * 2.0, f64::INFINITY, f64::NAN] {
+            assert_eq!(usable_number(bad), None, "{bad}");
+        }
+    }
+}
