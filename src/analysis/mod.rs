@@ -36,7 +36,8 @@ use serde_json::Value;
 
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
-use crate::schema::{CompileId, IndexRow, PayloadFormat, StackTable};
+use crate::parse::json_text::{escape_lone_surrogates, shallow_value, usable_number};
+use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
@@ -64,6 +65,8 @@ pub struct Event<'a> {
     pub meta: &'a Meta,
     /// The `meta` fields that hold stack ids.
     pub meta_stacks: &'a [String],
+    /// The metadata's text, when JSON readers refuse it whole (`meta` is then null).
+    pub meta_text: Option<&'a str>,
     /// The envelope-level stack id.
     pub stack: Option<u32>,
     pub payload: Option<EventPayload<'a>>,
@@ -108,6 +111,7 @@ impl<'a> Event<'a> {
             display_id: row.compile_id.as_deref(),
             meta: &row.meta,
             meta_stacks: &row.meta_stacks,
+            meta_text: row.meta_text.as_deref(),
             stack: row.stack,
             payload: row.payload.as_ref().zip(payload).map(|(p, bytes)| EventPayload {
                 bytes,
@@ -122,11 +126,13 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// The metadata as a JSON value, parsed once on first use.
+    /// The metadata as a JSON value, parsed once on first use. Of metadata kept as text, what can
+    /// be read of it ([`shallow_value`]): the rest of an entry nested too deep is still analysed.
     pub fn meta(&self) -> &Value {
-        match self.meta {
-            Meta::Value(v) => v,
-            Meta::Raw(_) => self.meta_value.get_or_init(|| self.meta.to_value()),
+        match (self.meta, self.meta_text) {
+            (_, Some(text)) => self.meta_value.get_or_init(|| shallow_value(text)),
+            (Meta::Value(v), None) => v,
+            (Meta::Raw(_), None) => self.meta_value.get_or_init(|| self.meta.to_value()),
         }
     }
 
@@ -143,9 +149,12 @@ impl<'a> Event<'a> {
         self.payload.map(|p| String::from_utf8_lossy(p.bytes))
     }
 
-    /// The payload parsed as JSON, once; `None` without a payload or when it is not JSON.
+    /// The payload parsed as JSON, once (lone surrogate escapes kept as text); `None` without a
+    /// payload or when it is not JSON.
     pub fn payload_json(&self) -> Option<&Value> {
-        self.payload_json.get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(p.bytes).ok())).as_ref()
+        self.payload_json
+            .get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(&escape_lone_surrogates(p.bytes)).ok()))
+            .as_ref()
     }
 
     /// A `chromium_event` payload read as a trace event (by the parser, which needed to read it
@@ -167,9 +176,10 @@ impl<'a> Event<'a> {
     }
 }
 
-/// A problem a table found with an entry: becomes an `unusable_entry` diagnostic.
+/// A problem a table found with an entry: an `unusable_entry` diagnostic, or `out_of_range`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDiagnostic {
+    pub kind: DiagnosticKind,
     pub line: u64,
     pub end_line: u64,
     /// Which table, and what was wrong.
@@ -184,10 +194,37 @@ impl Diagnostics {
     /// Records that `table` could not use the entry.
     pub fn unusable(&mut self, table: &str, ev: &Event, why: impl std::fmt::Display) {
         self.0.push(TableDiagnostic {
+            kind: DiagnosticKind::UnusableEntry,
             line: ev.line,
             end_line: ev.end_line,
             message: format!("{table}: {} entry not used: {why}", ev.kind),
         });
+    }
+
+    /// A number of the entry read as a time, duration, size or count: `None` (as if absent) when
+    /// it cannot be one ([`usable_number`]), with an `out_of_range` diagnostic. Tables that read
+    /// the same field of an entry report it once.
+    pub fn number(&mut self, ev: &Event, field: &str, value: Option<f64>) -> Option<f64> {
+        let x = value?;
+        if usable_number(x).is_some() {
+            return Some(x);
+        }
+        let message = format!("{} {field} {x:?} is out of range (not finite, or beyond ±2^53): ignored", ev.kind);
+        let reported = self.0.iter().rev().take_while(|d| d.line == ev.line).any(|d| d.message == message);
+        if !reported {
+            self.0.push(TableDiagnostic {
+                kind: DiagnosticKind::OutOfRange,
+                line: ev.line,
+                end_line: ev.end_line,
+                message,
+            });
+        }
+        None
+    }
+
+    /// A JSON field of the entry read as a time, duration, size or count (see [`Self::number`]).
+    pub fn json_number(&mut self, ev: &Event, field: &str, value: Option<&Value>) -> Option<f64> {
+        self.number(ev, field, value.and_then(Value::as_f64))
     }
 }
 
