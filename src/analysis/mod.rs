@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
-use crate::parse::json_text::{escape_lone_surrogates, shallow_value, usable_number};
+use crate::parse::json_text::{self, escape_lone_surrogates, shallow_value, usable_number};
 use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, StackTable};
 pub use compiles::{CompileRecord, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
@@ -150,10 +150,10 @@ impl<'a> Event<'a> {
     }
 
     /// The payload parsed as JSON, once (lone surrogate escapes kept as text); `None` without a
-    /// payload or when it is not JSON.
+    /// payload, or when it is not JSON the bundle can hold (tables copy parts of it).
     pub fn payload_json(&self) -> Option<&Value> {
         self.payload_json
-            .get_or_init(|| self.payload.and_then(|p| serde_json::from_slice(&escape_lone_surrogates(p.bytes)).ok()))
+            .get_or_init(|| self.payload.and_then(|p| json_text::parse(&escape_lone_surrogates(p.bytes)).ok()))
             .as_ref()
     }
 

@@ -176,8 +176,8 @@ impl Envelope {
 }
 
 /// A context value: the null and small integers envelopes are made of without a parser. A value
-/// JSON readers would refuse (nested too deep, a number beyond a float) is kept as a string of
-/// its text, noted in `problems`.
+/// the bundle cannot hold as JSON (nested too deep, a number beyond a float) is kept as a string
+/// of its text, noted in `problems`.
 fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
     let text = raw.get();
     if text == "null" {
@@ -188,34 +188,32 @@ fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, 
             return Value::from(n);
         }
     }
-    serde_json::from_str(text).unwrap_or_else(|e| {
-        let unreadable = Refused::of(&e);
-        let why = unreadable.describe(&format!("context value {key:?}"));
-        problems.push((unreadable.kind(), format!("{why}: kept as a string of its text")));
+    json_text::parse(text.as_bytes()).unwrap_or_else(|refused: Refused| {
+        let why = refused.describe(&format!("context value {key:?}"));
+        problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
         Value::String(text.to_string())
     })
 }
 
 /// The kind's metadata: parsed when the parser needs to look inside (string table, stacks,
-/// names), else kept as its text. Text JSON readers would refuse (a raw value is not checked for
-/// depth nor number range) is kept in `meta_text` instead, the metadata null, noted in
-/// `problems`.
+/// names), else kept as its text. Text the bundle cannot hold as JSON (a raw value is not
+/// checked for depth nor number range) is kept in `meta_text` instead, the metadata null, noted
+/// in `problems`.
 fn read_meta(kind: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> (Meta, Option<String>) {
     let text = raw.get();
     let needs_parsing = kind == "str" || NAMED_KINDS.contains(&kind) || text.contains("\"filename\"");
-    let unreadable = if needs_parsing {
-        match serde_json::from_str(text) {
-            Ok(value) => return (Meta::Value(value), None),
-            Err(e) => Refused::of(&e),
-        }
+    let read = if needs_parsing {
+        json_text::parse(text.as_bytes()).map(Meta::Value)
     } else {
-        match json_text::check(text.as_bytes()) {
-            Ok(()) => return (Meta::Raw(raw.to_owned()), None),
-            Err(unreadable) => unreadable,
-        }
+        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_owned()))
     };
-    problems.push((unreadable.kind(), format!("{}: kept as text in meta_text", unreadable.describe("metadata"))));
-    (Meta::Value(Value::Null), Some(text.to_string()))
+    match read {
+        Ok(meta) => (meta, None),
+        Err(refused) => {
+            problems.push((refused.kind(), format!("{}: kept as text in meta_text", refused.describe("metadata"))));
+            (Meta::Value(Value::Null), Some(text.to_string()))
+        }
+    }
 }
 
 /// A payload and what was learned about it.

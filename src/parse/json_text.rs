@@ -4,9 +4,10 @@
 //!
 //! Why this is needed: serde_json skips a value it is not asked to build (a `RawValue`, an
 //! ignored field) without checking three things it refuses when it builds one: `\uD800`–`\uDFFF`
-//! escapes that do not form a pair, nesting deeper than [`MAX_DEPTH`], and numbers beyond the
-//! range of a 64-bit float. So text accepted while parsing a log could be written into a bundle
-//! that its own readers then refuse.
+//! escapes that do not form a pair, nesting deeper than 127 levels, and numbers beyond the range
+//! of a 64-bit float. So text accepted while parsing a log could be written into a bundle that
+//! its own readers then refuse. And a value from the log is nested deeper still in the bundle
+//! file that holds it (an index row, a table's row), hence [`MAX_DEPTH`].
 
 use std::borrow::Cow;
 
@@ -18,9 +19,11 @@ use serde_json::value::RawValue;
 
 use super::entry::Fields;
 
-/// The deepest nesting of arrays and objects serde_json reads (it refuses the 128th level): the
-/// limit of the bundle's Rust reader and of `validate`.
-pub const MAX_DEPTH: usize = 127;
+/// The deepest nesting of arrays and objects in JSON from a log that the bundle holds as JSON
+/// (deeper JSON is kept as text). serde_json, the bundle's Rust reader and `validate`, reads 127
+/// levels; the files that hold a value from the log nest it a few levels deeper (a metrics table
+/// row four), so this leaves them room.
+pub const MAX_DEPTH: usize = 100;
 
 /// 2^53: the largest magnitude up to which every integer is exact in a 64-bit float (and in
 /// JavaScript). A time, duration, size or count beyond it is not a real one.
@@ -100,7 +103,8 @@ fn low_surrogate_at(text: &[u8], at: usize) -> bool {
     text.get(at..at + 2) == Some(b"\\u") && hex_unit(text, at + 2).is_some_and(|u| (0xDC00..0xE000).contains(&u))
 }
 
-/// Why serde_json would refuse JSON text that is otherwise well-formed.
+/// Why JSON text that is otherwise well-formed is not held as JSON: serde_json would refuse it,
+/// or the file holding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused {
     /// Arrays and objects nested deeper than [`MAX_DEPTH`].
@@ -140,7 +144,7 @@ impl Refused {
     pub fn describe(&self, what: &str) -> String {
         match self {
             Refused::TooDeep => {
-                format!("{what} is nested deeper than {MAX_DEPTH} levels, more than JSON readers accept")
+                format!("{what} is nested deeper than {MAX_DEPTH} levels, more than a bundle holds as JSON")
             }
             Refused::NumberOutOfRange => {
                 format!("{what} holds a number beyond the range of a 64-bit float, which JSON readers refuse")
@@ -150,24 +154,64 @@ impl Refused {
     }
 }
 
-/// What JSON readers can read of text they refuse whole: of an object, each member they can read
-/// as its value and each other one as a string of its text (members are read as raw values, which
-/// have no depth limit); null for anything but an object. What the analysis sees of metadata kept
-/// as text, so that an artifact keeps its name and a metrics entry its times.
+/// What can be held as JSON of text refused whole: of an object, each member that can be as its
+/// value and each other one as a string of its text (members are read as raw values, which have
+/// no depth limit); null for anything but an object. What the analysis sees of metadata kept as
+/// text, so that an artifact keeps its name and a metrics entry its times.
 pub fn shallow_value(text: &str) -> Value {
     let Ok(Fields(members)) = serde_json::from_str::<Fields>(text) else { return Value::Null };
-    let readable = |raw: &RawValue| serde_json::from_str(raw.get()).unwrap_or_else(|_| Value::String(raw.get().into()));
-    Value::Object(members.into_iter().map(|(key, raw)| (key.into_owned(), readable(raw))).collect())
+    let held = |raw: &RawValue| parse(raw.get().as_bytes()).unwrap_or_else(|_| Value::String(raw.get().into()));
+    Value::Object(members.into_iter().map(|(key, raw)| (key.into_owned(), held(raw))).collect())
 }
 
-/// Checks that serde_json can read well-formed JSON text whole (which parsing it as a raw value
+/// Parses JSON text from the log, refusing what the bundle cannot hold as JSON (nested deeper
+/// than [`MAX_DEPTH`], a number beyond a float) as it refuses text that is no JSON.
+pub fn parse<T: de::DeserializeOwned>(text: &[u8]) -> Result<T, Refused> {
+    if nested_deeper_than(text, MAX_DEPTH) {
+        return Err(Refused::TooDeep);
+    }
+    serde_json::from_slice(text).map_err(|e| Refused::of(&e))
+}
+
+/// Checks that well-formed JSON text can be held as JSON whole (which parsing it as a raw value
 /// did not check): the nesting depth and the range of numbers. Builds nothing.
 pub fn check(text: &[u8]) -> Result<(), Refused> {
-    serde_json::from_slice::<Checked>(text).map(|_| ()).map_err(|e| Refused::of(&e))
+    parse::<Checked>(text).map(drop)
+}
+
+/// Whether JSON text nests arrays and objects deeper than `limit` (brackets in strings do not
+/// count).
+fn nested_deeper_than(text: &[u8], limit: usize) -> bool {
+    // Text with no more brackets than the limit cannot nest past it: one vectorized count
+    // settles nearly every text without the walk below.
+    if memchr::memchr2_iter(b'[', b'{', text).count() <= limit {
+        return false;
+    }
+    let (mut depth, mut i) = (0usize, 0);
+    while i < text.len() {
+        match text[i] {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A JSON value read to the end and dropped: unlike `IgnoredAny`, it makes serde_json check
-/// depth and numbers as it would when building a value.
+/// numbers (and depth) as it does when building a value.
 struct Checked;
 
 impl<'de> Deserialize<'de> for Checked {
@@ -279,17 +323,29 @@ mod tests {
     }
 
     #[test]
-    fn depth_is_checked_at_serde_jsons_limit() {
+    fn depth_is_checked_below_serde_jsons_limit() {
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-        assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH)).is_ok());
-        assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH + 1)).is_err());
+        // serde_json reads 127 levels: a value of the log at MAX_DEPTH fits with room to spare
+        // in any file that holds it.
+        assert!(serde_json::from_str::<Value>(&nested(127)).is_ok());
+        assert_eq!(Refused::of(&serde_json::from_str::<Value>(&nested(128)).unwrap_err()), Refused::TooDeep);
         assert_eq!(check(nested(MAX_DEPTH).as_bytes()), Ok(()));
         assert_eq!(check(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
-        // Objects count as arrays do; brackets inside strings do not count.
+        assert_eq!(parse::<Value>(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
+        // Objects count as arrays do; brackets inside strings (escaped quotes too) do not.
         let objects = format!("{}1{}", r#"{"a":"#.repeat(MAX_DEPTH + 1), "}".repeat(MAX_DEPTH + 1));
         assert_eq!(check(objects.as_bytes()), Err(Refused::TooDeep));
-        let in_string = format!("[\"{}\"]", "[".repeat(500));
+        let in_string = format!("[\"\\\"{}\"]", "[".repeat(500));
         assert_eq!(check(in_string.as_bytes()), Ok(()));
+        assert!(!nested_deeper_than(in_string.as_bytes(), 1));
+    }
+
+    #[test]
+    fn members_that_cannot_be_held_as_json_become_their_text() {
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let text = format!(r#"{{"name": "x", "deep": {deep}, "big": 1e400, "n": [1]}}"#);
+        assert_eq!(shallow_value(&text), serde_json::json!({"name": "x", "deep": deep, "big": "1e400", "n": [1]}));
+        assert_eq!(shallow_value("[1, 2]"), Value::Null);
     }
 
     #[test]

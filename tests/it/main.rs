@@ -7,6 +7,7 @@ mod cross_rank;
 mod docs;
 mod fixtures;
 mod format_crate;
+mod hostile_json;
 mod properties;
 mod proxy;
 mod publish;
