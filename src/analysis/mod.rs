@@ -153,7 +153,7 @@ impl<'a> Event<'a> {
     /// payload, or when it is not JSON the bundle can hold (tables copy parts of it).
     pub fn payload_json(&self) -> Option<&Value> {
         self.payload_json
-            .get_or_init(|| self.payload.and_then(|p| json_text::parse(&escape_lone_surrogates(p.bytes)).ok()))
+            .get_or_init(|| self.payload.and_then(|p| json_text::parse_bytes(&escape_lone_surrogates(p.bytes)).ok()))
             .as_ref()
     }
 

@@ -188,7 +188,7 @@ fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, 
             return Value::from(n);
         }
     }
-    json_text::parse(text.as_bytes()).unwrap_or_else(|refused: Refused| {
+    json_text::parse(text).unwrap_or_else(|refused: Refused| {
         let why = refused.describe(&format!("context value {key:?}"));
         problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
         Value::String(text.to_string())
@@ -203,7 +203,7 @@ fn read_meta(kind: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, Str
     let text = raw.get();
     let needs_parsing = kind == "str" || NAMED_KINDS.contains(&kind) || text.contains("\"filename\"");
     let read = if needs_parsing {
-        json_text::parse(text.as_bytes()).map(Meta::Value)
+        json_text::parse(text).map(Meta::Value)
     } else {
         json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_owned()))
     };

@@ -11,9 +11,10 @@
 
 use std::borrow::Cow;
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
-use serde::Deserialize;
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -35,6 +36,9 @@ pub fn usable_number(x: f64) -> Option<f64> {
     (x.is_finite() && x.abs() <= MAX_EXACT).then_some(x)
 }
 
+/// Finds `\\u`; made once, as every header and many payloads are searched.
+static UNICODE_ESCAPE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\\u"));
+
 /// Keeps lone surrogate escapes as text: each `\uD800`–`\uDFFF` escape that is not half of a
 /// valid pair (high then low) gets its backslash escaped, so the string holds the six characters
 /// `\udce9` instead of a code point no UTF-8 string can hold. Python's `json.dumps` writes such
@@ -46,7 +50,7 @@ pub fn escape_lone_surrogates(text: &[u8]) -> Cow<'_, [u8]> {
     // `text[..copied]` is already in `escaped`.
     let mut copied = 0;
     let mut pos = 0;
-    while let Some(found) = memmem::find(&text[pos..], b"\\u") {
+    while let Some(found) = UNICODE_ESCAPE.find(&text[pos..]) {
         let at = pos + found;
         pos = at + 2;
         if is_escaped(text, at) {
@@ -91,11 +95,8 @@ fn is_escaped(text: &[u8], at: usize) -> bool {
 
 /// The code unit of the four hex digits at `at`, in either case.
 fn hex_unit(text: &[u8], at: usize) -> Option<u16> {
-    let digits = std::str::from_utf8(text.get(at..at + 4)?).ok()?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u16::from_str_radix(digits, 16).ok()
+    let digits = text.get(at..at + 4)?;
+    digits.iter().try_fold(0u16, |unit, &b| Some(unit << 4 | (b as char).to_digit(16)? as u16))
 }
 
 /// Whether a `\uDC00`–`\uDFFF` escape starts at `at`.
@@ -121,7 +122,7 @@ impl Refused {
     /// public; unit tests pin the messages).
     pub fn of(error: &serde_json::Error) -> Refused {
         let message = error.to_string();
-        if message.starts_with("recursion limit exceeded") {
+        if message.starts_with(TOO_DEEP) || message.starts_with("recursion limit exceeded") {
             Refused::TooDeep
         } else if message.starts_with("number out of range") {
             Refused::NumberOutOfRange
@@ -160,97 +161,141 @@ impl Refused {
 /// text, so that an artifact keeps its name and a metrics entry its times.
 pub fn shallow_value(text: &str) -> Value {
     let Ok(Fields(members)) = serde_json::from_str::<Fields>(text) else { return Value::Null };
-    let held = |raw: &RawValue| parse(raw.get().as_bytes()).unwrap_or_else(|_| Value::String(raw.get().into()));
+    let held = |raw: &RawValue| parse(raw.get()).unwrap_or_else(|_| Value::String(raw.get().into()));
     Value::Object(members.into_iter().map(|(key, raw)| (key.into_owned(), held(raw))).collect())
 }
 
 /// Parses JSON text from the log, refusing what the bundle cannot hold as JSON (nested deeper
 /// than [`MAX_DEPTH`], a number beyond a float) as it refuses text that is no JSON.
-pub fn parse<T: de::DeserializeOwned>(text: &[u8]) -> Result<T, Refused> {
-    if nested_deeper_than(text, MAX_DEPTH) {
-        return Err(Refused::TooDeep);
+pub fn parse(text: &str) -> Result<Value, Refused> {
+    parse_from(serde_json::Deserializer::from_str(text))
+}
+
+/// [`parse`] of bytes that may not be UTF-8 (a payload).
+pub fn parse_bytes(bytes: &[u8]) -> Result<Value, Refused> {
+    parse_from(serde_json::Deserializer::from_slice(bytes))
+}
+
+fn parse_from<'de, R: serde_json::de::Read<'de>>(mut de: serde_json::Deserializer<R>) -> Result<Value, Refused> {
+    let value = Nested(0).deserialize(&mut de).map_err(|e| Refused::of(&e))?;
+    de.end().map_err(|e| Refused::of(&e))?;
+    Ok(value)
+}
+
+/// What a value nested too deep stops a parse with.
+const TOO_DEEP: &str = "nested deeper than the bundle holds as JSON";
+
+/// A value inside `.0` arrays and objects: builds a `Value` as serde_json does, with the depth
+/// limit of the bundle (finding it in the same pass, rather than scanning the text first).
+struct Nested(usize);
+
+impl Nested {
+    /// The depth of what a container holds, unless the container itself is too deep.
+    fn inside<E: de::Error>(&self) -> Result<Nested, E> {
+        if self.0 >= MAX_DEPTH { Err(E::custom(TOO_DEEP)) } else { Ok(Nested(self.0 + 1)) }
     }
-    serde_json::from_slice(text).map_err(|e| Refused::of(&e))
+}
+
+impl<'de> DeserializeSeed<'de> for Nested {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Nested {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inside = self.inside()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(Nested(inside.0))? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inside = self.inside()?;
+        let mut members = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            members.insert(key, map.next_value_seed(Nested(inside.0))?);
+        }
+        Ok(Value::Object(members))
+    }
 }
 
 /// Checks that well-formed JSON text can be held as JSON whole (which parsing it as a raw value
-/// did not check): the nesting depth and the range of numbers. Builds nothing.
+/// did not check): the nesting depth and the range of numbers. Builds nothing and decodes no
+/// string (strings are skipped to their closing quote), so it costs a fraction of a parse.
 pub fn check(text: &[u8]) -> Result<(), Refused> {
-    parse::<Checked>(text).map(drop)
-}
-
-/// Whether JSON text nests arrays and objects deeper than `limit` (brackets in strings do not
-/// count).
-fn nested_deeper_than(text: &[u8], limit: usize) -> bool {
-    // Text with no more brackets than the limit cannot nest past it: one vectorized count
-    // settles nearly every text without the walk below.
-    if memchr::memchr2_iter(b'[', b'{', text).count() <= limit {
-        return false;
-    }
     let (mut depth, mut i) = (0usize, 0);
     while i < text.len() {
         match text[i] {
+            b'"' => {
+                i = string_end(text, i + 1);
+                continue;
+            }
             b'[' | b'{' => {
                 depth += 1;
-                if depth > limit {
-                    return true;
+                if depth > MAX_DEPTH {
+                    return Err(Refused::TooDeep);
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
-            b'"' => {
-                i += 1;
-                while i < text.len() && text[i] != b'"' {
-                    i += if text[i] == b'\\' { 2 } else { 1 };
+            b'-' | b'0'..=b'9' => {
+                let len = text[i..].iter().take_while(|&&b| b.is_ascii_digit() || b"-+.eE".contains(&b)).count();
+                if beyond_a_float(&text[i..i + len]) {
+                    return Err(Refused::NumberOutOfRange);
                 }
+                i += len;
+                continue;
             }
             _ => {}
         }
         i += 1;
     }
-    false
+    Ok(())
 }
 
-/// A JSON value read to the end and dropped: unlike `IgnoredAny`, it makes serde_json check
-/// numbers (and depth) as it does when building a value.
-struct Checked;
-
-impl<'de> Deserialize<'de> for Checked {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(Checked)
+/// Where the string whose text starts at `i` ends: just past its closing quote.
+fn string_end(text: &[u8], mut i: usize) -> usize {
+    while let Some(at) = text.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+        if text[i + at] == b'"' {
+            return i + at + 1;
+        }
+        i += at + 2; // a backslash and the byte it escapes
     }
+    text.len()
 }
 
-impl<'de> Visitor<'de> for Checked {
-    type Value = Checked;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
-        while map.next_entry::<Checked, Checked>()?.is_some() {}
-        Ok(Checked)
-    }
+/// Whether a JSON number is beyond a 64-bit float, as serde_json reads it. Only one with an
+/// exponent or hundreds of digits can be: those (few) are parsed to be sure.
+fn beyond_a_float(number: &[u8]) -> bool {
+    let may_be = number.len() > 300 || number.iter().any(|&b| b == b'e' || b == b'E');
+    may_be && serde_json::from_slice::<f64>(number).is_err()
 }
 
 #[cfg(test)]
@@ -322,6 +367,46 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// The check refuses a number exactly when serde_json does, whatever its digits.
+        #[test]
+        fn numbers_are_refused_as_serde_json_refuses_them(
+            number in "-?[1-9][0-9]{0,400}(\\.[0-9]{1,5})?([eE][+-]?[0-9]{1,4})?"
+        ) {
+            let refused = serde_json::from_str::<Value>(&number).is_err();
+            prop_assert_eq!(check(number.as_bytes()) == Err(Refused::NumberOutOfRange), refused);
+        }
+    }
+
+    /// Any JSON value, a few levels deep.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |x| x.is_finite()).prop_map(Value::from),
+            ".{0,8}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::vec(("[a-c]{1,2}", inner), 0..4)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Within the depth limit, `parse` builds the value serde_json builds.
+        #[test]
+        fn parse_builds_what_serde_json_builds(value in json_value()) {
+            let text = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(parse(&text), Ok(serde_json::from_str::<Value>(&text).unwrap()));
+            prop_assert_eq!(parse_bytes(text.as_bytes()), parse(&text));
+        }
+    }
+
     #[test]
     fn depth_is_checked_below_serde_jsons_limit() {
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
@@ -331,13 +416,14 @@ mod tests {
         assert_eq!(Refused::of(&serde_json::from_str::<Value>(&nested(128)).unwrap_err()), Refused::TooDeep);
         assert_eq!(check(nested(MAX_DEPTH).as_bytes()), Ok(()));
         assert_eq!(check(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
-        assert_eq!(parse::<Value>(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
+        assert_eq!(parse(&nested(MAX_DEPTH)), serde_json::from_str(&nested(MAX_DEPTH)).map_err(|_| Refused::TooDeep));
+        assert_eq!(parse_bytes(nested(MAX_DEPTH + 1).as_bytes()), Err(Refused::TooDeep));
         // Objects count as arrays do; brackets inside strings (escaped quotes too) do not.
         let objects = format!("{}1{}", r#"{"a":"#.repeat(MAX_DEPTH + 1), "}".repeat(MAX_DEPTH + 1));
         assert_eq!(check(objects.as_bytes()), Err(Refused::TooDeep));
         let in_string = format!("[\"\\\"{}\"]", "[".repeat(500));
         assert_eq!(check(in_string.as_bytes()), Ok(()));
-        assert!(!nested_deeper_than(in_string.as_bytes(), 1));
+        assert!(parse(&in_string).is_ok());
     }
 
     #[test]
@@ -350,9 +436,17 @@ mod tests {
 
     #[test]
     fn numbers_beyond_a_float_are_found() {
-        assert_eq!(check(br#"{"a": [1e308, -1.7976931348623157e308, 1e-400]}"#), Ok(()));
+        assert_eq!(check(br#"{"a": [1e308, -1.7976931348623157e308, 1e-400, 18446744073709551615]}"#), Ok(()));
         assert_eq!(check(br#"{"a": 1e400}"#), Err(Refused::NumberOutOfRange));
+        assert_eq!(check(br#"{"a": [0, -2E+400]}"#), Err(Refused::NumberOutOfRange));
         assert_eq!(check(format!("[{}]", "9".repeat(400)).as_bytes()), Err(Refused::NumberOutOfRange));
+        // Numbers in strings and keys are text.
+        assert_eq!(check(br#"{"1e400": "1e400 \" 1e400"}"#), Ok(()));
+        // serde_json refuses exactly what the check finds.
+        for n in ["1e308", "1.8e308", "1.7976931348623157e308", "-1e309", "4.9e-324", "1e-400"] {
+            let refused = serde_json::from_str::<Value>(n).is_err();
+            assert_eq!(check(n.as_bytes()) == Err(Refused::NumberOutOfRange), refused, "{n}");
+        }
         // A raw value skips all three problems: what makes this check necessary.
         let raw: Box<serde_json::value::RawValue> = serde_json::from_str(r#"[1e400, "\udce9"]"#).unwrap();
         assert_eq!(check(raw.get().as_bytes()), Err(Refused::NumberOutOfRange));

@@ -2,6 +2,7 @@
 //! taken while the payload is parsed anyway to tell its format.
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::json_text::{Refused, check, escape_lone_surrogates, usable_number};
@@ -32,20 +33,26 @@ pub fn parse_trace_event(bytes: &[u8]) -> Option<TraceEvent> {
 
 /// Reads a chromium event payload as the tables and the Chrome trace use it, noting in `problems`
 /// what of it is lost: lone surrogate escapes are kept as text (see [`escape_lone_surrogates`]);
-/// a payload JSON readers would refuse whole (too deep, a number beyond a float) is no trace
+/// a payload the bundle cannot hold as JSON (too deep, a number beyond a float) is no trace
 /// event; a `ts` or `dur` that cannot be a time is ignored.
 pub fn read_trace_event(bytes: &[u8], problems: &mut Vec<(DiagnosticKind, String)>) -> Option<TraceEvent> {
     let text = escape_lone_surrogates(bytes);
-    match check(&text) {
-        Ok(()) => {}
-        Err(Refused::Other(_)) => return None, // not JSON: a text payload, nothing lost
-        Err(unreadable) => {
-            let why = unreadable.describe("chromium_event payload");
-            problems.push((unreadable.kind(), format!("{why}: left out of the Chrome trace (its blob keeps it)")));
-            return None;
+    // The fields read first, then the rest, which serde_json skipped unchecked. A payload of
+    // another shape is no trace event, but the Chrome trace copies it if it is JSON.
+    let mut event: TraceEvent = match serde_json::from_slice(&text) {
+        Ok(event) => event,
+        Err(e) => {
+            let refused = match Refused::of(&e) {
+                Refused::Other(_) if serde_json::from_slice::<IgnoredAny>(&text).is_ok() => check(&text).err(),
+                Refused::Other(_) => None,
+                refused => Some(refused),
+            };
+            return left_out(refused, problems);
         }
+    };
+    if let Err(refused) = check(&text) {
+        return left_out(Some(refused), problems);
     }
-    let mut event = parse_trace_event(&text)?;
     for (field, value) in [("ts", &mut event.ts), ("dur", &mut event.dur)] {
         if let Some(x) = value.filter(|&x| usable_number(x).is_none()) {
             *value = None;
@@ -56,6 +63,16 @@ pub fn read_trace_event(bytes: &[u8], problems: &mut Vec<(DiagnosticKind, String
         }
     }
     Some(event)
+}
+
+/// No trace event. JSON the bundle cannot hold (`refused`) is left out of the Chrome trace,
+/// noted in `problems`; anything else loses nothing.
+fn left_out(refused: Option<Refused>, problems: &mut Vec<(DiagnosticKind, String)>) -> Option<TraceEvent> {
+    if let Some(refused) = refused {
+        let why = refused.describe("chromium_event payload");
+        problems.push((refused.kind(), format!("{why}: left out of the Chrome trace (its blob keeps it)")));
+    }
+    None
 }
 
 /// Raw JSON compared as text (`RawValue` has no equality of its own).
