@@ -65,7 +65,7 @@ pub struct Event<'a> {
     pub meta: &'a Meta,
     /// The `meta` fields that hold stack ids.
     pub meta_stacks: &'a [String],
-    /// The metadata's text, when JSON readers refuse it whole (`meta` is then null).
+    /// The metadata's text, when the bundle does not hold it as JSON (`meta` is then null).
     pub meta_text: Option<&'a str>,
     /// The envelope-level stack id.
     pub stack: Option<u32>,

@@ -54,10 +54,10 @@ pub struct Entry {
     pub source: String,
     /// The envelope's non-structural key.
     pub kind: String,
-    /// The kind's value (null when JSON readers would refuse its text: see `meta_text`).
+    /// The kind's value (null when it is kept in `meta_text`).
     pub meta: Meta,
-    /// The metadata's raw JSON text, when JSON readers would refuse it (nested too deep, or a
-    /// number beyond a float); a diagnostic says which.
+    /// The metadata's raw JSON text, when the bundle cannot hold it as JSON (nested too deep, or
+    /// a number beyond a float); a diagnostic says which.
     pub meta_text: Option<String>,
     pub name: Option<String>,
     pub compile_id: Option<CompileId>,

@@ -10,7 +10,9 @@ use camino::Utf8PathBuf;
 use md5::{Digest, Md5};
 use serde_json::{Value, json};
 use tlparse_build::bundle::reader::Bundle;
-use tlparse_build::schema::tables::{CompilationMetrics, CompileDirectory, CompileTime};
+use tlparse_build::schema::tables::{
+    CacheOutcomes, CompilationMetrics, CompileDirectory, CompileTime, Guards, RuntimeEstimates,
+};
 use tlparse_build::schema::{DiagnosticKind, IndexRow};
 
 use crate::util::{build, fixture, run};
@@ -21,7 +23,12 @@ const FIXTURE: &str = "tlparse-tests/chromium_events.log";
 /// with `new`, and the md5 of each payload an edit touched is recomputed (as torch would have
 /// logged it), so that only the hostile bytes differ.
 fn hostile(edits: &[(usize, &[u8], &[u8])]) -> Vec<u8> {
-    let log = std::fs::read(fixture(FIXTURE)).unwrap();
+    hostile_from(FIXTURE, edits)
+}
+
+/// [`hostile`] of another fixture.
+fn hostile_from(rel: &str, edits: &[(usize, &[u8], &[u8])]) -> Vec<u8> {
+    let log = std::fs::read(fixture(rel)).unwrap();
     let mut lines: Vec<Vec<u8>> = log.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
     for &(line, old, new) in edits {
         let text = &mut lines[line - 1];
@@ -68,9 +75,14 @@ fn build_one(log: &[u8]) -> (tempfile::TempDir, tempfile::TempDir, PathBuf, Bund
 /// Builds `log` as rank 0 and the unchanged fixture as rank 1, the way a multi-rank job's
 /// directory looks; the build (with its cross-rank tables and merged trace) must validate.
 fn build_two_ranks(log: &[u8]) -> (tempfile::TempDir, Bundle<tlparse_bundle::DirSource>) {
+    build_two_ranks_with(log, FIXTURE)
+}
+
+/// [`build_two_ranks`] with the fixture `rank1` as rank 1.
+fn build_two_ranks_with(log: &[u8], rank1: &str) -> (tempfile::TempDir, Bundle<tlparse_bundle::DirSource>) {
     let ranks = tempfile::tempdir().unwrap();
     std::fs::write(ranks.path().join("dedicated_log_torch_trace_rank_0_x.log"), log).unwrap();
-    std::fs::copy(fixture(FIXTURE), ranks.path().join("dedicated_log_torch_trace_rank_1_x.log")).unwrap();
+    std::fs::copy(fixture(rank1), ranks.path().join("dedicated_log_torch_trace_rank_1_x.log")).unwrap();
     let (out_dir, out, manifest) = build(&Utf8PathBuf::from_path_buf(ranks.path().to_owned()).unwrap());
     assert_eq!(manifest.streams.len(), 2);
     let bundle = Bundle::open(&out).unwrap();
@@ -196,6 +208,78 @@ fn times_out_of_range_are_ignored_with_a_diagnostic_and_never_become_null() {
 
     build_two_ranks(&log);
     assert_eq!(strict_exit(&log), Some(1));
+}
+
+#[test]
+fn runtime_estimates_and_guard_latency_out_of_range_are_ignored() {
+    // Rank 0 of multi_rank_runtime: the first two ops of the first runtime estimates (entry at
+    // line 1686) at 1e308, whose sum was infinite (null in runtime_estimates, which then did not
+    // validate), and the guard tree's latency (entry at line 3057) at `inf`, which Rust parses.
+    let rank0 = "tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_0.log";
+    let log = hostile_from(
+        rank0,
+        &[
+            (1692, b"6885841.870239033", b"1e308"),
+            (1710, b"2167.1957671957675", b"1e308"),
+            (3146, b"Guard latency = 117.18 us", b"Guard latency = inf us"),
+        ],
+    );
+    let (_logs, _out_dir, _out, b) = build_one(&log);
+    let stream = &b.manifest.streams[0].id;
+    let diags: Vec<(DiagnosticKind, u64, String)> =
+        diagnostics(&b).into_iter().filter(|d| d.0 == DiagnosticKind::OutOfRange).collect();
+    assert_eq!(
+        diags,
+        [
+            (
+                DiagnosticKind::OutOfRange,
+                1686,
+                "artifact estimated_runtime_ns 1e308 is out of range (not finite, or beyond ±2^53): ignored"
+                    .to_string()
+            ),
+            (
+                DiagnosticKind::OutOfRange,
+                3057,
+                "dynamo_cpp_guards_str Guard latency inf is out of range (not finite, or beyond ±2^53): ignored"
+                    .to_string()
+            ),
+        ]
+    );
+    // The graph without its estimates is left out (as one missing them would be); the log's
+    // three others (lines 5499, 9423 and 13347) stay.
+    let estimates = b.stream_table::<RuntimeEstimates>(stream).unwrap().unwrap();
+    let lines: Vec<u64> = estimates.graphs.iter().map(|g| g.line).collect();
+    assert_eq!(lines, [5499, 9423, 13347]);
+    // The tree loses its latency; the next one (there are four) keeps its own.
+    let guards = b.stream_table::<Guards>(stream).unwrap().unwrap();
+    let latencies: Vec<(u64, Option<f64>)> =
+        guards.guard_trees.iter().map(|t| (t.line, t.latency_us)).take(2).collect();
+    assert_eq!(latencies[0], (3057, None));
+    assert!(latencies[1].1.is_some(), "{latencies:?}");
+    build_two_ranks_with(&log, "tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_1.log");
+}
+
+#[test]
+fn cache_times_out_of_range_are_ignored() {
+    // The time the fx graph cache hit saved (payload line 4282 of the artifact at 4281) and the
+    // time its miss took (payload line 2016 of the artifact at 2015), at 1e308 and -1e308.
+    let cache = "tlparse-tests/cache_hit_miss.log";
+    let log = hostile_from(
+        cache,
+        &[
+            (4282, b"\"time_saved_ns\": 4009141776", b"\"time_saved_ns\": 1e308"),
+            (2016, b"\"time_taken_ns\": 4009141776", b"\"time_taken_ns\": -1e308"),
+        ],
+    );
+    let (_logs, _out_dir, _out, b) = build_one(&log);
+    let summary: Vec<(DiagnosticKind, u64)> = diagnostics(&b).iter().map(|d| (d.0, d.1)).collect();
+    assert_eq!(summary, [(DiagnosticKind::OutOfRange, 2015), (DiagnosticKind::OutOfRange, 4281)]);
+    let outcomes = b.stream_table::<CacheOutcomes>("log0").unwrap().unwrap();
+    let lookups: Vec<_> = outcomes.compiles.iter().flat_map(|c| &c.lookups).collect();
+    let hit = lookups.iter().find(|l| l.name == "fx_graph_cache_hit").unwrap();
+    let miss = lookups.iter().find(|l| l.name == "fx_graph_cache_miss").unwrap();
+    assert_eq!((hit.time_saved_ms, miss.time_taken_ms), (None, None));
+    build_two_ranks_with(&log, cache);
 }
 
 #[test]
