@@ -68,17 +68,15 @@ fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 /// A lookup's details from its artifact payload.
-fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event) {
+fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event, diags: &mut Diagnostics) {
     match ev.payload_json() {
         Some(Value::Object(obj)) => {
             lookup.key = str_field(obj, "key");
             lookup.status = str_field(obj, "cache_status_detailed");
             lookup.reason = ["cache_bypass_reason", "reason", "_reason"].iter().find_map(|k| str_field(obj, k));
-            lookup.time_saved_ms = obj
-                .get("time_saved_ms")
-                .and_then(Value::as_f64)
-                .or_else(|| obj.get("time_saved_ns").and_then(Value::as_f64).map(|ns| ns / 1e6));
-            lookup.time_taken_ms = obj.get("time_taken_ns").and_then(Value::as_f64).map(|ns| ns / 1e6);
+            let mut time = |key: &str| diags.json_number(ev, key, obj.get(key));
+            lookup.time_saved_ms = time("time_saved_ms").or_else(|| time("time_saved_ns").map(|ns| ns / 1e6));
+            lookup.time_taken_ms = time("time_taken_ns").map(|ns| ns / 1e6);
             lookup.guard_expr = str_field(obj, "cache_status_guard_expr");
             // Older torch split components into their lines; count only `[hash] name: ...` ones.
             if let Some(Value::Array(items)) = obj.get("components") {
@@ -154,7 +152,7 @@ struct CompileLookups {
 }
 
 impl CacheOutcomesTable {
-    fn artifact(&mut self, ev: &Event) {
+    fn artifact(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let Some(name) = ev.name else { return };
         let Some((cache, outcome)) =
             classify(name, || ev.payload_json()?.get("cache_state")?.as_str().map(str::to_string))
@@ -170,7 +168,7 @@ impl CacheOutcomesTable {
             ev.payload_ref.map(|p| p.hash.as_str()),
         );
         if ev.payload.is_some() {
-            lookup_from_payload(&mut lookup, ev);
+            lookup_from_payload(&mut lookup, ev, diags);
         }
         // Cache payloads name their compile (`0/1`) even when the envelope does not.
         let id = ev
@@ -247,9 +245,9 @@ impl Table for CacheOutcomesTable {
     type Format = crate::schema::tables::CacheOutcomes;
     type Output<'a> = PackedCacheOutcomes;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         match ev.kind {
-            "artifact" => self.artifact(ev),
+            "artifact" => self.artifact(ev, diags),
             "chromium_event" => self.chromium_event(ev),
             _ => {}
         }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::packed_rows::PackedRows;
 use super::{Diagnostics, Event, Finish, Table};
+use crate::parse::json_text::usable_number;
 use crate::schema::tables::MetricsRow;
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
@@ -26,6 +27,14 @@ pub struct CompilationMetricsTable {
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
     shared_index: std::collections::HashMap<String, usize>,
+}
+
+/// Whether a metrics field's name says it holds a time, a size or a count (`start_time`,
+/// `*_time_s`, `*_us`, `*_count`, `param_bytes`...): what its number must be usable as. Other
+/// numbers (versions, ids) are the log's business.
+fn names_a_measure(key: &str) -> bool {
+    const SUFFIXES: [&str; 9] = ["_time", "_s", "_ms", "_us", "_ns", "_count", "_size", "_bytes", "_numel"];
+    SUFFIXES.iter().any(|s| key.ends_with(s))
 }
 
 /// Values over this many bytes of JSON are stored once per table (torch repeats its whole
@@ -72,10 +81,15 @@ impl Table for CompilationMetricsTable {
             diags.unusable(Self::NAME, ev, "metadata is not an object");
             return;
         };
+        // The row keeps every field as logged; a time, size or count that cannot be one is
+        // reported here, and left out of `times_s` (the cross-rank tables skip it too).
+        for (key, value) in fields.iter().filter(|(k, _)| names_a_measure(k)) {
+            diags.json_number(ev, key, Some(value));
+        }
         let times_s: BTreeMap<String, f64> = fields
             .iter()
             .filter(|(k, _)| k.ends_with("_time_s") || *k == "elapsed_time")
-            .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+            .filter_map(|(k, v)| Some((k.clone(), v.as_f64().and_then(usable_number)?)))
             .collect();
         let metrics: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), self.share(v))).collect();
         let row = MetricsRow {

@@ -300,14 +300,26 @@ impl Compiles {
         })
     }
 
-    /// What the shared facts read of a `compilation_metrics` entry's metadata.
-    fn metrics(&mut self, meta: &Value) -> Metrics {
+    /// What the shared facts read of a `compilation_metrics` entry's metadata. A time or count
+    /// that cannot be one is ignored (see [`Diagnostics::number`]).
+    fn metrics(&mut self, ev: &Event, diags: &mut Diagnostics) -> Metrics {
+        let meta = ev.meta();
         let text = |key| meta.get(key).and_then(Value::as_str).map(Box::from);
-        let uint = |key| meta.get(key).and_then(Value::as_u64);
+        let mut number = |key: &str| diags.json_number(ev, key, meta.get(key));
+        let start_time = number("start_time");
+        let entire_frame_compile_time_s = number("entire_frame_compile_time_s");
+        let dynamo_cumulative_compile_time_us = number("dynamo_cumulative_compile_time_us");
+        let mut uint = |key: &str| {
+            let n = meta.get(key).and_then(Value::as_u64)?;
+            diags.number(ev, key, Some(n as f64)).map(|_| n)
+        };
+        let (graph_op_count, graph_node_count, graph_input_count) =
+            (uint("graph_op_count"), uint("graph_node_count"), uint("graph_input_count"));
+        let (guard_count, shape_env_guard_count) = (uint("guard_count"), uint("shape_env_guard_count"));
         let mut cache_counters = Vec::new();
         for (key, value) in meta.as_object().into_iter().flatten() {
             if key.contains("cache") && key != "cache_size" && key != "accumulated_cache_size" {
-                if let Some(x) = value.as_f64().filter(|&x| x != 0.0) {
+                if let Some(x) = diags.json_number(ev, key, Some(value)).filter(|&x| x != 0.0) {
                     cache_counters.push((self.intern(key), x));
                 }
             }
@@ -316,18 +328,18 @@ impl Compiles {
             co_name: text("co_name"),
             co_filename: text("co_filename"),
             co_firstlineno: meta.get("co_firstlineno").and_then(Value::as_i64),
-            start_time: meta.get("start_time").and_then(Value::as_f64),
-            entire_frame_compile_time_s: meta.get("entire_frame_compile_time_s").and_then(Value::as_f64),
-            dynamo_cumulative_compile_time_us: meta.get("dynamo_cumulative_compile_time_us").and_then(Value::as_f64),
+            start_time,
+            entire_frame_compile_time_s,
+            dynamo_cumulative_compile_time_us,
             failed: meta.get("fail_type").is_some_and(|v| !v.is_null()),
             fail_type: text("fail_type"),
             fail_reason: text("fail_reason"),
             restart_reasons: strings(meta.get("restart_reasons")),
-            graph_op_count: uint("graph_op_count"),
-            graph_node_count: uint("graph_node_count"),
-            graph_input_count: uint("graph_input_count"),
-            guard_count: uint("guard_count"),
-            shape_env_guard_count: uint("shape_env_guard_count"),
+            graph_op_count,
+            graph_node_count,
+            graph_input_count,
+            guard_count,
+            shape_env_guard_count,
             cache_counters,
         }
     }
@@ -338,7 +350,7 @@ impl Compiles {
         counters.iter().map(|&(name, x)| (self.names[name as usize].to_string(), x)).collect()
     }
 
-    pub fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
             if let Some(a) = artifact {
@@ -373,7 +385,7 @@ impl Compiles {
             _ => {}
         }
         if ev.kind == "compilation_metrics" && record.metrics.is_none() {
-            let metrics = Box::new(self.metrics(ev.meta()));
+            let metrics = Box::new(self.metrics(ev, diags));
             self.records[index].metrics = Some(metrics);
         }
         let record = &mut self.records[index];

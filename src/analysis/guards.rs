@@ -294,6 +294,7 @@ impl GuardsTable {
             return;
         };
         let (managers, guards, latency_us) = parse_tree(&text);
+        let latency_us = diags.number(ev, "Guard latency", latency_us);
         let compile_id = compile_id(ev);
         let summary = self.summary(&compile_id);
         summary.tree_guards += guards.len() as u64;

@@ -36,7 +36,8 @@ use serde_json::Value;
 
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
-use crate::schema::{CompileId, IndexRow, PayloadFormat, PayloadRef, StackTable};
+use crate::parse::json_text::{self, escape_lone_surrogates, shallow_value, usable_number};
+use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, PayloadRef, StackTable};
 pub use compiles::{CompileRecord, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
@@ -64,6 +65,8 @@ pub struct Event<'a> {
     pub meta: &'a Meta,
     /// The `meta` fields that hold stack ids.
     pub meta_stacks: &'a [String],
+    /// The metadata's text, when the bundle does not hold it as JSON (`meta` is then null).
+    pub meta_text: Option<&'a str>,
     /// The envelope-level stack id.
     pub stack: Option<u32>,
     pub payload: Option<EventPayload<'a>>,
@@ -82,15 +85,16 @@ pub struct Event<'a> {
 /// as long as the line limit.
 const MAX_PARSED_JSON: u64 = 64 << 20;
 
-/// JSON parsed unless it is invalid or would take more than [`MAX_PARSED_JSON`] of heap (the
-/// estimate is a scan, skipped for the small documents nearly all entries have).
+/// JSON parsed (lone surrogate escapes kept as text, nesting as deep as a bundle may hold) unless
+/// it is invalid or would take more than [`MAX_PARSED_JSON`] of heap (the estimate is a scan,
+/// skipped for the small documents nearly all entries have).
 fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
     if bytes.len() as u64 > MAX_PARSED_JSON / 64
         && tlparse_bundle::reader::json_memory(bytes).is_ok_and(|heap| heap > MAX_PARSED_JSON)
     {
         return None;
     }
-    serde_json::from_slice(bytes).ok()
+    json_text::parse_bytes(&escape_lone_surrogates(bytes)).ok()
 }
 
 /// A payload as the tables see it.
@@ -127,6 +131,7 @@ impl<'a> Event<'a> {
             display_id: row.compile_id.as_deref(),
             meta: &row.meta,
             meta_stacks: &row.meta_stacks,
+            meta_text: row.meta_text.as_deref(),
             stack: row.stack,
             payload: row.payload.as_ref().zip(payload).map(|(p, bytes)| EventPayload {
                 bytes,
@@ -142,11 +147,13 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// The metadata as a JSON value, parsed once on first use.
+    /// The metadata as a JSON value, parsed once on first use. Of metadata kept as text, what can
+    /// be read of it ([`shallow_value`]): the rest of an entry nested too deep is still analysed.
     pub fn meta(&self) -> &Value {
-        match self.meta {
-            Meta::Value(v) => v,
-            Meta::Raw(raw) => {
+        match (self.meta, self.meta_text) {
+            (_, Some(text)) => self.meta_value.get_or_init(|| shallow_value(text)),
+            (Meta::Value(v), None) => v,
+            (Meta::Raw(raw), None) => {
                 self.meta_value.get_or_init(|| parse_json_bounded(raw.get().as_bytes()).unwrap_or_default())
             }
         }
@@ -165,7 +172,8 @@ impl<'a> Event<'a> {
         self.payload.map(|p| String::from_utf8_lossy(p.bytes))
     }
 
-    /// The payload parsed as JSON, once; `None` without a payload or when it is not JSON.
+    /// The payload parsed as JSON, once (lone surrogate escapes kept as text); `None` without a
+    /// payload, or when it is not JSON the bundle can hold (tables copy parts of it).
     pub fn payload_json(&self) -> Option<&Value> {
         self.payload_json.get_or_init(|| self.payload.and_then(|p| parse_json_bounded(p.bytes))).as_ref()
     }
@@ -189,9 +197,10 @@ impl<'a> Event<'a> {
     }
 }
 
-/// A problem a table found with an entry: becomes an `unusable_entry` diagnostic.
+/// A problem a table found with an entry: an `unusable_entry` diagnostic, or `out_of_range`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDiagnostic {
+    pub kind: DiagnosticKind,
     pub line: u64,
     pub end_line: u64,
     /// Which table, and what was wrong.
@@ -206,10 +215,37 @@ impl Diagnostics {
     /// Records that `table` could not use the entry.
     pub fn unusable(&mut self, table: &str, ev: &Event, why: impl std::fmt::Display) {
         self.0.push(TableDiagnostic {
+            kind: DiagnosticKind::UnusableEntry,
             line: ev.line,
             end_line: ev.end_line,
             message: format!("{table}: {} entry not used: {why}", ev.kind),
         });
+    }
+
+    /// A number of the entry read as a time, duration, size or count: `None` (as if absent) when
+    /// it cannot be one ([`usable_number`]), with an `out_of_range` diagnostic. Tables that read
+    /// the same field of an entry report it once.
+    pub fn number(&mut self, ev: &Event, field: &str, value: Option<f64>) -> Option<f64> {
+        let x = value?;
+        if usable_number(x).is_some() {
+            return Some(x);
+        }
+        let message = format!("{} {field} {x:?} is out of range (not finite, or beyond ±2^53): ignored", ev.kind);
+        let reported = self.0.iter().rev().take_while(|d| d.line == ev.line).any(|d| d.message == message);
+        if !reported {
+            self.0.push(TableDiagnostic {
+                kind: DiagnosticKind::OutOfRange,
+                line: ev.line,
+                end_line: ev.end_line,
+                message,
+            });
+        }
+        None
+    }
+
+    /// A JSON field of the entry read as a time, duration, size or count (see [`Self::number`]).
+    pub fn json_number(&mut self, ev: &Event, field: &str, value: Option<&Value>) -> Option<f64> {
+        self.number(ev, field, value.and_then(Value::as_f64))
     }
 }
 

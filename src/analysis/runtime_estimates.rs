@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Diagnostics, Event, Finish, Table};
+use crate::parse::json_text::escape_lone_surrogates;
 use crate::schema::tables::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
 
 const ARTIFACT: &str = "inductor_runtime_and_tensor_meta";
@@ -80,13 +81,20 @@ impl Table for RuntimeEstimatesTable {
             diags.unusable(Self::NAME, ev, "no payload");
             return;
         };
-        let logged: LoggedPayload = match serde_json::from_slice(payload.bytes) {
+        let logged: LoggedPayload = match serde_json::from_slice(&escape_lone_surrogates(payload.bytes)) {
             Ok(p) => p,
             Err(e) => {
                 diags.unusable(Self::NAME, ev, format_args!("payload is not {{\"ops\": [...]}} as torch logs it: {e}"));
                 return;
             }
         };
+        // An estimate that cannot be a duration is ignored as if absent, and an op without one
+        // leaves the artifact out of the table, as a payload missing it does.
+        for op in &logged.ops {
+            if diags.number(ev, "estimated_runtime_ns", Some(op.estimated_runtime_ns)).is_none() {
+                return;
+            }
+        }
         let ops: Vec<RuntimeOp> = logged
             .ops
             .into_iter()

@@ -118,6 +118,15 @@ impl FileState<'_> {
         self.chunks.add_spilled(chunk)
     }
 
+    /// Stores the raw bytes of a header line that is not UTF-8 (the row holds it with U+FFFD):
+    /// their blob id and size, for its `invalid_utf8` diagnostic.
+    fn store_raw_header(&mut self, entry: &mut crate::parse::Entry) -> io::Result<Option<(Hash, u64)>> {
+        let Some(bytes) = entry.raw_header.take() else { return Ok(None) };
+        let hash = crate::parse::blob_id(&bytes);
+        self.chunks.add(RAW_CLASS, hash, &bytes)?;
+        Ok(Some((hash, bytes.len() as u64)))
+    }
+
     /// Files parsed records in log order: context, diagnostics, blobs, index rows.
     fn file(&mut self, parsed: Vec<Parsed>) -> io::Result<()> {
         for p in parsed {
@@ -147,15 +156,17 @@ impl FileState<'_> {
                 Parsed::Entry(entry) => {
                     let mut routed = self.demux.route(*entry);
                     let key = routed.key;
+                    let raw_header = self.store_raw_header(&mut routed.entry)?;
                     for (kind, message) in routed.entry.problems.drain(..) {
+                        let raw = raw_header.filter(|_| kind == DiagnosticKind::InvalidUtf8);
                         self.diagnostics.push(FileDiagnostic {
                             kind,
                             line: routed.entry.line,
-                            end_line: routed.entry.end_line,
+                            end_line: if raw.is_some() { routed.entry.line } else { routed.entry.end_line },
                             stream: Some(key),
                             message,
-                            raw: None,
-                            raw_size: 0,
+                            raw: raw.map(|(hash, _)| hash),
+                            raw_size: raw.map_or(0, |(_, size)| size),
                         });
                     }
                     match &routed.entry.payload {
@@ -297,7 +308,7 @@ pub fn process_file(
         summary.analysis = analyzed.next().unwrap_or_default();
         for d in summary.analysis.table_diagnostics.drain(..) {
             diagnostics.push(FileDiagnostic {
-                kind: DiagnosticKind::UnusableEntry,
+                kind: d.kind,
                 line: d.line,
                 end_line: d.end_line,
                 stream: Some(key),

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
+use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};
 
@@ -236,11 +237,16 @@ impl ChromeTraceWriter {
     /// keys to some) have their long `args` values elided: the trace is for the timeline, and
     /// the full event stays in the blob store under `hash`.
     /// `is_json` is the parser's verdict on the payload (it parsed it whole), so it need not be
-    /// checked again.
-    fn add(&mut self, payload: &[u8], hash: &str, is_json: bool) -> io::Result<()> {
+    /// checked again. Lone surrogate escapes are kept as text, as everywhere in the bundle.
+    fn add(&mut self, payload: &[u8], hash: &str, is_json: bool, is_trace_event: bool) -> io::Result<()> {
         if !is_json || payload.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             return Ok(());
         }
+        let payload = escape_lone_surrogates(payload);
+        if !is_trace_event && !readable_whole(&payload) {
+            return Ok(());
+        }
+        let payload = &payload[..];
         let slimmed;
         let payload = if payload.len() <= BIG_EVENT {
             payload
@@ -264,6 +270,14 @@ impl ChromeTraceWriter {
             }
         }
     }
+}
+
+/// Whether JSON readers can read an event the parser did not read as a trace event (which it
+/// does only with events they read whole): one nested too deep or holding a number beyond a
+/// float is left out of the trace (the parser reported it; its blob keeps it), so that reading
+/// the trace back, to merge it or to view it, never fails.
+fn readable_whole(event: &[u8]) -> bool {
+    json_text::check(event).is_ok()
 }
 
 /// A big event with each `args` value longer than [`BIG_ARG`] replaced by a note naming the blob
@@ -421,7 +435,7 @@ impl StreamWriter {
             meta,
             stack: envelope_stack,
             meta_stacks,
-            meta_text: None,
+            meta_text: entry.meta_text,
             extra: (!entry.extra.is_empty()).then_some(entry.extra),
             payload,
         };
@@ -480,7 +494,7 @@ impl StreamAnalyzer {
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {
-                self.chrome_trace.add(bytes, &p.hash, p.format == PayloadFormat::Json)?;
+                self.chrome_trace.add(bytes, &p.hash, p.format == PayloadFormat::Json, trace.is_some())?;
             }
         }
         Ok(())

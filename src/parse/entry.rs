@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::glog;
+use super::json_text::{self, Refused};
 use super::records::{MAX_STORED, RawPayload, RawRecord, Spilled};
 use crate::schema::{CompileId, DiagnosticKind, PayloadFormat};
 
@@ -53,8 +54,11 @@ pub struct Entry {
     pub source: String,
     /// The envelope's non-structural key.
     pub kind: String,
-    /// The kind's value.
+    /// The kind's value (null when it is kept in `meta_text`).
     pub meta: Meta,
+    /// The metadata's raw JSON text, when the bundle cannot hold it as JSON (nested too deep, or
+    /// a number beyond a float); a diagnostic says which.
+    pub meta_text: Option<String>,
     pub name: Option<String>,
     pub compile_id: Option<CompileId>,
     pub rank: Option<u32>,
@@ -65,6 +69,9 @@ pub struct Entry {
     pub payload: Option<Payload>,
     /// Problems found in this entry; the entry is kept regardless.
     pub problems: Vec<(DiagnosticKind, String)>,
+    /// The header line's bytes (with a `\n`) when they are not valid UTF-8: the row holds them
+    /// with U+FFFD, the `invalid_utf8` diagnostic keeps these.
+    pub raw_header: Option<Vec<u8>>,
 }
 
 /// An entry's metadata: parsed when the parser needed to look inside it, else the raw JSON
@@ -168,8 +175,10 @@ impl Envelope {
     }
 }
 
-/// A context value: the null and small integers envelopes are made of without a parser.
-fn context_value(raw: &RawValue) -> Value {
+/// A context value: the null and small integers envelopes are made of without a parser. A value
+/// the bundle cannot hold as JSON (nested too deep, a number beyond a float) is kept as a string
+/// of its text, noted in `problems`.
+fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
     let text = raw.get();
     if text == "null" {
         return Value::Null;
@@ -179,7 +188,32 @@ fn context_value(raw: &RawValue) -> Value {
             return Value::from(n);
         }
     }
-    serde_json::from_str(text).unwrap_or_default()
+    json_text::parse(text).unwrap_or_else(|refused: Refused| {
+        let why = refused.describe(&format!("context value {key:?}"));
+        problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
+        Value::String(text.to_string())
+    })
+}
+
+/// The kind's metadata: parsed when the parser needs to look inside (string table, stacks,
+/// names), else kept as its text. Text the bundle cannot hold as JSON (a raw value is not
+/// checked for depth nor number range) is kept in `meta_text` instead, the metadata null, noted
+/// in `problems`.
+fn read_meta(kind: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> (Meta, Option<String>) {
+    let text = raw.get();
+    let needs_parsing = kind == "str" || NAMED_KINDS.contains(&kind) || text.contains("\"filename\"");
+    let read = if needs_parsing {
+        json_text::parse(text).map(Meta::Value)
+    } else {
+        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_owned()))
+    };
+    match read {
+        Ok(meta) => (meta, None),
+        Err(refused) => {
+            problems.push((refused.kind(), format!("{}: kept as text in meta_text", refused.describe("metadata"))));
+            (Meta::Value(Value::Null), Some(text.to_string()))
+        }
+    }
 }
 
 /// A payload and what was learned about it.
@@ -275,10 +309,14 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     let header_text = match std::str::from_utf8(&header) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => {
-            problems.push((DiagnosticKind::InvalidUtf8, "header line is not valid UTF-8".to_string()));
+            problems.push((
+                DiagnosticKind::InvalidUtf8,
+                "header line is not valid UTF-8: the index holds it with U+FFFD, raw keeps its bytes".to_string(),
+            ));
             String::from_utf8_lossy(&header)
         }
     };
+    let invalid_utf8 = matches!(header_text, Cow::Owned(_));
     let unreadable = |kind, pid, mut message: String| {
         if let Some(s) = &spilled {
             message.push_str(&format!(" (its payload, {} bytes, is blob {})", s.stored, hex(&s.id)));
@@ -296,7 +334,9 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     let Some(prefix) = glog::parse_prefix(&header_text) else {
         return unreadable(DiagnosticKind::BadPrefix, None, "malformed glog prefix".to_string());
     };
-    let fields: Fields = match serde_json::from_str(prefix.rest) {
+    // Lone surrogates kept as text here reach every value, key and raw text taken from it.
+    let envelope_text = json_text::escape_lone_surrogates_str(prefix.rest);
+    let fields: Fields = match serde_json::from_str(&envelope_text) {
         Ok(fields) => fields,
         Err(e) => {
             return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), format!("envelope is not valid JSON: {e}"));
@@ -312,21 +352,15 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&&*key) {
             kind_meta = Some((key.into_owned(), raw));
         } else {
-            envelope.insert(&key, context_value(raw));
+            envelope.insert(&key, context_value(&key, raw, &mut problems));
         }
     }
-    let (kind, meta) = match kind_meta {
+    let (kind, meta, meta_text) = match kind_meta {
         Some((kind, raw)) => {
-            let needs_parsing =
-                kind == "str" || NAMED_KINDS.contains(&kind.as_str()) || raw.get().contains("\"filename\"");
-            let meta = if needs_parsing {
-                Meta::Value(serde_json::from_str(raw.get()).unwrap_or_default())
-            } else {
-                Meta::Raw(raw.to_owned())
-            };
-            (kind, meta)
+            let (meta, meta_text) = read_meta(&kind, raw, &mut problems);
+            (kind, meta, meta_text)
         }
-        None => ("(none)".to_string(), Meta::Value(Value::Null)),
+        None => ("(none)".to_string(), Meta::Value(Value::Null), None),
     };
     let compile_id = take_compile_id(&mut envelope);
     let rank = match envelope.get("rank") {
@@ -342,12 +376,23 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         _ => None,
     };
     let has_payload = envelope.remove("has_payload");
-    let stack = envelope.remove("stack");
+    // A stack kept as text (too deep to read) is no list of frames: it stays in the row as
+    // extra context rather than being dropped.
+    let stack = match envelope.remove("stack") {
+        Some(Value::String(text)) => {
+            envelope.insert("stack", Value::String(text));
+            None
+        }
+        stack => stack,
+    };
     // Everything left (unknown context keys, structural keys with values of an unexpected type)
     // is kept as extra context, in log order.
     let extra: Map<String, Value> = if envelope.0.is_empty() { Map::new() } else { envelope.0.into_iter().collect() };
     let name = if NAMED_KINDS.contains(&kind.as_str()) {
-        meta.get("name").and_then(Value::as_str).map(str::to_string)
+        // Metadata kept as text still names its artifact (unless the name is what is refused).
+        let shallow = meta_text.as_deref().map(json_text::shallow_value);
+        let logged_name = shallow.as_ref().map_or_else(|| meta.get("name"), |m| m.get("name"));
+        logged_name.and_then(Value::as_str).map(str::to_string)
     } else {
         None
     };
@@ -408,8 +453,10 @@ pub fn parse_record(record: RawRecord) -> Parsed {
             } else {
                 // A trace event is read here, where parsing runs in parallel, rather than checked
                 // for JSON here and parsed again by the analysis.
-                let trace =
-                    (kind == "chromium_event").then(|| super::parse_trace_event(&bytes)).flatten().map(Box::new);
+                let trace = (kind == "chromium_event")
+                    .then(|| super::trace_event::read_trace_event(&bytes, &mut problems))
+                    .flatten()
+                    .map(Box::new);
                 let format = if trace.is_some() {
                     PayloadFormat::Json
                 } else {
@@ -439,6 +486,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         source: prefix.source.to_string(),
         kind,
         meta,
+        meta_text,
         name,
         compile_id,
         rank,
@@ -446,6 +494,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         extra,
         payload,
         problems,
+        raw_header: invalid_utf8.then(|| [&header[..], b"\n"].concat()),
     }))
 }
 

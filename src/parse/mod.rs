@@ -6,6 +6,7 @@
 
 pub mod entry;
 pub mod glog;
+pub mod json_text;
 pub mod process;
 pub mod records;
 pub mod trace_event;

@@ -87,7 +87,8 @@ impl Demux {
             (Some(r), Some(_)) => RankSlot::Other(r),
         };
 
-        if entry.kind == "str" {
+        // A string table entry kept as text (too deep to read) already has its diagnostic.
+        if entry.kind == "str" && entry.meta_text.is_none() {
             let parsed = match &entry.meta {
                 crate::parse::Meta::Value(v) => v.as_array().map(Vec::as_slice),
                 crate::parse::Meta::Raw(_) => None,

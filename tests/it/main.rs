@@ -8,6 +8,7 @@ mod discovery;
 mod docs;
 mod fixtures;
 mod format_crate;
+mod hostile_json;
 mod memory;
 mod output_safety;
 mod properties;

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::{Alignment, CrossRankTable, StreamTables};
+use crate::parse::json_text::usable_number;
 use crate::schema::cross_rank::compile_time_imbalance::{
     CompileSpread, CompileTimeImbalance, PhaseSource, PhaseSpread, StreamCompileTime, StreamTime,
 };
@@ -44,8 +45,14 @@ fn round_ns(us: f64) -> f64 {
 fn compile_time_us(row: &MetricsRow) -> Option<f64> {
     row.metrics
         .get("dynamo_cumulative_compile_time_us")
-        .and_then(Value::as_f64)
+        .and_then(time)
         .or_else(|| row.times_s.get("entire_frame_compile_time_s").map(|&s| us_from_s(s)))
+}
+
+/// A logged time, when it can be one: the rows keep every metric as logged, and the stream's
+/// diagnostics already name those out of range.
+fn time(value: &Value) -> Option<f64> {
+    value.as_f64().and_then(usable_number)
 }
 
 impl StreamTimes {
@@ -68,7 +75,7 @@ impl StreamTimes {
             if row.runtime {
                 let runtime =
                     fields.into_iter().flatten().filter(|(k, _)| k.starts_with("runtime_") && k.ends_with("_time_us"));
-                for v in runtime.filter_map(|(_, v)| v.as_f64()) {
+                for v in runtime.filter_map(|(_, v)| time(v)) {
                     *t.runtime_us.get_or_insert(0.0) += v;
                 }
                 continue;
@@ -91,7 +98,7 @@ impl StreamTimes {
                 .into_iter()
                 .flatten()
                 .filter(|(k, _)| k.ends_with("_cumulative_compile_time_us"))
-                .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)));
+                .filter_map(|(k, v)| Some((k.clone(), time(v)?)));
             for (name, us) in seconds.chain(cumulative) {
                 *t.phases.entry((PhaseSource::Metrics, name)).or_default() += us;
             }
@@ -115,8 +122,9 @@ fn extremes(times: &[StreamTime]) -> (Vec<String>, Vec<String>, f64, f64) {
     (at(max), at(min), max, min)
 }
 
+/// `a / b`, when it is a number: not for a zero `b`, nor one so small the ratio overflows.
 fn ratio(a: f64, b: f64) -> Option<f64> {
-    (b != 0.0).then(|| a / b)
+    Some(a / b).filter(|r| b != 0.0 && r.is_finite())
 }
 
 impl CrossRankTable for CompileTimeImbalanceTable {

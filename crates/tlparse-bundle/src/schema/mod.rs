@@ -346,8 +346,10 @@ pub struct IndexRow<M = serde_json::Value> {
     /// table (e.g. `["stack", "user_stack"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub meta_stacks: Vec<String>,
-    /// The metadata's raw JSON text, when it is nested too deep for JSON readers (128 levels):
-    /// `meta` is then null, and a `too_deep` diagnostic names the entry.
+    /// The metadata's raw JSON text when the bundle does not hold it as JSON: nested deeper than
+    /// 100 levels (files holding it nest it deeper, within the 128 levels JSON readers accept) or
+    /// holding a number beyond a 64-bit float. `meta` is then null; a `too_deep` or
+    /// `out_of_range` diagnostic names the entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_text: Option<String>,
     /// Id, in the stream's stack table, of the envelope-level `stack` (logged by entries outside
@@ -494,12 +496,14 @@ pub enum DiagnosticKind {
     /// The input stopped with a read or decompression error (a truncated or corrupt `.gz` or
     /// `.zst`, an I/O error): every line read before it is kept; `line` is the last line read.
     TruncatedInput,
-    /// A number out of range where a time, duration or count was expected (not finite, or
-    /// beyond ±2^53, e.g. a timestamp of 1e308): the field is ignored.
+    /// A number out of range where a time, duration, size or count was expected (not finite, or
+    /// beyond ±2^53, e.g. a timestamp of 1e308): the field is ignored. Also a number beyond a
+    /// 64-bit float (1e400) in metadata, a context value or a trace event, kept as text as for
+    /// `too_deep`.
     OutOfRange,
-    /// Metadata or a context value nested deeper than JSON readers accept (128 levels): the
-    /// metadata is kept as its raw text in the row's `meta_text` (a context value as a string of
-    /// its raw text).
+    /// Metadata, a context value or a `chromium_event` payload nested deeper than 100 levels:
+    /// metadata is kept in the row's `meta_text`, a context value as a string of its text, a
+    /// trace event is left out of the Chrome trace (its blob keeps it).
     TooDeep,
     /// A file that looks like a trace log of the job (named `dedicated_log_torch_trace*`, or
     /// holding log headers) but could not be read at all: a rank is missing. `line` is 0; the
