@@ -1748,8 +1748,10 @@ export interface IndexRow {
    */
   meta_stacks?: string[];
   /**
-   * The metadata's raw JSON text, when it is nested too deep for JSON readers (128 levels):
-   * `meta` is then null, and a `too_deep` diagnostic names the entry.
+   * The metadata's raw JSON text when the bundle does not hold it as JSON: nested deeper than
+   * 100 levels (files holding it nest it deeper, within the 128 levels JSON readers accept) or
+   * holding a number beyond a 64-bit float. `meta` is then null; a `too_deep` or
+   * `out_of_range` diagnostic names the entry.
    */
   meta_text?: string | null;
   /**
