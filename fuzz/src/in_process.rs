@@ -1,0 +1,185 @@
+//! The `parse` mode's work: a mutated log through the parser and every stream's analysis
+//! tables in this process (parse, route, make the index row as `bundle/stream.rs` does, show the
+//! entry to the tables, finish them into JSON), under `catch_unwind`. A panic anywhere, on this
+//! thread or one the code under test started, is caught by the hook installed here.
+//!
+//! The bundle writer's own stream writer is left out on purpose: its zstd contexts and files
+//! cost forty times what parsing a small log does. The `build` mode runs all of it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tlparse_build::analysis::{Event, StreamAnalysis};
+use tlparse_build::parse::{Meta, Routed, StackSlot, display_compile_id, hex, parse_log};
+use tlparse_build::schema::{Frame, IndexRow, PayloadRef, StackTable};
+
+thread_local! {
+    /// The last panic on this thread: message and location.
+    static THIS_THREAD_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether this thread is running code under test (whose panics are caught, not printed).
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The last panic on any thread, for panics on threads the code under test started (which
+/// reach this thread only as an error saying that a thread panicked).
+static ANY_THREAD_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Installs a panic hook that keeps the message and location of each panic for the report;
+/// panics outside [`catch`] (the fuzzer's own) still go to the hook there was before.
+pub fn install_panic_hook() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if !CATCHING.with(|c| c.get()) {
+            previous(info);
+        }
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(a panic without a message)".into());
+        let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        let text = format!("panicked at {}:\n{message}", location.as_deref().unwrap_or("(unknown)"));
+        THIS_THREAD_PANIC.with(|p| *p.borrow_mut() = Some(text.clone()));
+        *ANY_THREAD_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+    }));
+}
+
+/// How the code under test ended on one input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It ran to the end: the number of streams and entries.
+    Done { streams: usize, entries: usize },
+    /// It panicked: the hook's text (`panicked at LOCATION:\nMESSAGE`).
+    Panicked(String),
+    /// It returned an error, which an in-memory log should never cause.
+    Failed(String),
+}
+
+/// Runs `f`, turning a panic into its message.
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    THIS_THREAD_PANIC.with(|p| p.borrow_mut().take());
+    CATCHING.with(|c| c.set(true));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(false));
+    result.map_err(|_| THIS_THREAD_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into()))
+}
+
+/// Parses `text` and runs every stream's tables to the end.
+pub fn run(text: &[u8], file_rank: Option<u32>) -> Outcome {
+    match catch(|| pipeline(text, file_rank)) {
+        Ok(Ok((streams, entries))) => Outcome::Done { streams, entries },
+        Ok(Err(e)) if e.to_string().contains("panicked") => Outcome::Panicked(
+            ANY_THREAD_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_else(|| e.to_string()),
+        ),
+        Ok(Err(e)) => Outcome::Failed(e.to_string()),
+        Err(panic) => Outcome::Panicked(panic),
+    }
+}
+
+fn pipeline(text: &[u8], file_rank: Option<u32>) -> io::Result<(usize, usize)> {
+    let log = parse_log(text, file_rank)?;
+    let streams = log.streams.len();
+    let mut entries = 0;
+    for routed in log.streams.into_values() {
+        entries += routed.len();
+        let mut stream = Stream::default();
+        for (seq, entry) in routed.into_iter().enumerate() {
+            stream.observe(seq as u64, entry);
+        }
+        stream.finish()?;
+    }
+    Ok((streams, entries))
+}
+
+/// One stream's stack table and tables, fed as the bundle writer feeds them.
+#[derive(Default)]
+struct Stream {
+    stacks: StackTable,
+    frame_ids: HashMap<Frame, u32>,
+    stack_ids: HashMap<Vec<u32>, u32>,
+    analysis: StreamAnalysis,
+}
+
+impl Stream {
+    /// Makes the entry's index row (stacks interned, as `StreamWriter::write` does) and shows
+    /// it to every table.
+    fn observe(&mut self, seq: u64, routed: Routed) {
+        let Routed { mut entry, stacks, .. } = routed;
+        let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
+        let (mut envelope_stack, mut meta_stacks) = (None, Vec::new());
+        for (slot, frames) in stacks {
+            let id = self.intern(frames);
+            match slot {
+                StackSlot::Envelope => envelope_stack = Some(id),
+                StackSlot::Meta(key) => {
+                    if let Meta::Value(Value::Object(fields)) = &mut meta
+                        && let Some(v) = fields.get_mut(&key)
+                    {
+                        *v = Value::from(id);
+                        meta_stacks.push(key);
+                    }
+                }
+            }
+        }
+        let payload = entry.payload.take();
+        let row = IndexRow {
+            seq,
+            line: entry.line,
+            ts: entry.timestamp,
+            level: entry.level.to_string(),
+            src: entry.source,
+            kind: entry.kind,
+            name: entry.name,
+            compile_id: entry.compile_id.as_ref().map(display_compile_id),
+            cid: entry.compile_id,
+            rank: entry.rank,
+            meta,
+            stack: envelope_stack,
+            meta_stacks,
+            meta_text: None,
+            extra: (!entry.extra.is_empty()).then_some(entry.extra),
+            payload: payload.as_ref().map(|p| PayloadRef {
+                hash: hex(&p.hash),
+                size: p.bytes.len() as u64,
+                lines: p.lines,
+                format: p.format,
+                md5_mismatch: p.md5_mismatch,
+            }),
+        };
+        let bytes = payload.as_ref().map(|p| p.bytes.as_slice());
+        let trace = payload.as_ref().and_then(|p| p.trace.as_deref());
+        let ev = Event::new(&row, entry.end_line, entry.header_bytes, bytes, trace, &self.stacks);
+        self.analysis.observe(&ev);
+    }
+
+    fn intern(&mut self, frames: Vec<Frame>) -> u32 {
+        let ids: Vec<u32> = frames
+            .into_iter()
+            .map(|f| {
+                *self.frame_ids.entry(f.clone()).or_insert_with(|| {
+                    self.stacks.frames.push(f);
+                    (self.stacks.frames.len() - 1) as u32
+                })
+            })
+            .collect();
+        *self.stack_ids.entry(ids.clone()).or_insert_with(|| {
+            self.stacks.stacks.push(ids);
+            (self.stacks.stacks.len() - 1) as u32
+        })
+    }
+
+    /// Finishes every table; each must come out as JSON.
+    fn finish(self) -> io::Result<()> {
+        self.analysis.finish(&self.stacks, |table| {
+            serde_json::from_slice::<serde::de::IgnoredAny>(&table.json)
+                .map(drop)
+                .map_err(|e| io::Error::other(format!("table {} is not JSON: {e}", table.name)))
+        })?;
+        Ok(())
+    }
+}
