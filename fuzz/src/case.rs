@@ -111,6 +111,8 @@ pub struct BuildCase {
     pub files: Vec<CaseFile>,
     pub out: OutSetup,
     pub no_viewer: bool,
+    /// The build's stdout is a pipe closed at the other end (`tlparse-build ... | head -1`).
+    pub closed_stdout: bool,
 }
 
 /// A build case written to disk.
@@ -131,6 +133,7 @@ pub struct WrittenCase {
     pub rank_dir: bool,
     pub out_setup: OutSetup,
     pub no_viewer: bool,
+    pub closed_stdout: bool,
 }
 
 impl BuildCase {
@@ -156,17 +159,18 @@ impl BuildCase {
             85..=92 => OutSetup::EmptyDir,
             _ => OutSetup::UserDir,
         };
-        BuildCase { rank_dir, files, out, no_viewer: rng.one_in(2) }
+        BuildCase { rank_dir, files, out, no_viewer: rng.one_in(2), closed_stdout: rng.one_in(20) }
     }
 
     /// A line per file saying how it was made.
     pub fn description(&self) -> String {
         let files: Vec<String> = self.files.iter().map(|f| format!("{}: {}", f.name, f.description)).collect();
         format!(
-            "{}; output {:?}{}\n{}",
+            "{}; output {:?}{}{}\n{}",
             if self.rank_dir { "rank directory" } else { "single log" },
             self.out,
             if self.no_viewer { ", --no-viewer" } else { "" },
+            if self.closed_stdout { ", stdout a closed pipe" } else { "" },
             files.join("\n")
         )
     }
@@ -211,6 +215,7 @@ impl BuildCase {
             rank_dir: self.rank_dir,
             out_setup: self.out,
             no_viewer: self.no_viewer,
+            closed_stdout: self.closed_stdout,
         })
     }
 

@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -70,17 +71,32 @@ pub struct Runner {
 /// The first argument that makes `tlparse-fuzz` the watcher.
 pub const WATCH: &str = "__watch";
 
+/// The watcher's STDOUT argument for a pipe whose reading end is closed.
+const CLOSED: &str = "-";
+
 impl Runner {
     /// Runs `program` with `args` to its end; its stdout and stderr go to `{name}.stdout` and
-    /// `{name}.stderr` in `dir`.
-    pub fn run(&self, program: &Path, args: &[OsString], dir: &Path, name: &str) -> io::Result<Finished> {
+    /// `{name}.stderr` in `dir` (stdout to a pipe nobody reads, closed, with `closed_stdout`:
+    /// as `tlparse-build ... | head -1` leaves it).
+    pub fn run(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        dir: &Path,
+        name: &str,
+        closed_stdout: bool,
+    ) -> io::Result<Finished> {
         let stdout_path = dir.join(format!("{name}.stdout"));
         let stderr_path = dir.join(format!("{name}.stderr"));
+        let stdout_arg: OsString = if closed_stdout { CLOSED.into() } else { stdout_path.clone().into() };
+        if closed_stdout {
+            std::fs::write(&stdout_path, "(stdout was a closed pipe)\n")?;
+        }
         let report = Command::new(&self.watcher)
             .arg(WATCH)
             .arg(self.limits.timeout.as_millis().to_string())
             .arg(self.limits.kill_rss().to_string())
-            .arg(&stdout_path)
+            .arg(stdout_arg)
             .arg(&stderr_path)
             .arg(program)
             .args(args)
@@ -104,16 +120,27 @@ pub fn watch_main(args: &[OsString]) -> io::Result<()> {
         |s: &OsString| s.to_str().and_then(|s| s.parse::<u64>().ok()).ok_or_else(|| io::Error::other("a number"));
     let (timeout, kill_rss) = (Duration::from_millis(number(timeout_ms)?), number(kill_rss)?);
     let start = Instant::now();
-    let child = Command::new(program)
-        .args(rest)
-        .stdin(Stdio::null())
-        .stdout(File::create(stdout)?)
-        .stderr(File::create(stderr)?)
-        .spawn()?;
+    let to = if stdout == CLOSED { closed_pipe()? } else { File::create(stdout)?.into() };
+    let child =
+        Command::new(program).args(rest).stdin(Stdio::null()).stdout(to).stderr(File::create(stderr)?).spawn()?;
     // The Child handle is dropped unwaited: wait4 below reaps the process.
     let (ending, peak_rss) = watch(child.id() as libc::pid_t, timeout, kill_rss, start)?;
     println!("{} {peak_rss} {:.3}", ending_text(ending), start.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The writing end of a pipe whose reading end is already closed: every write to it fails
+/// (EPIPE, or SIGPIPE where that is not ignored).
+fn closed_pipe() -> io::Result<Stdio> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills in the two descriptors of a new pipe.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are new and owned by nothing else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    Ok(Stdio::from(write))
 }
 
 fn ending_text(ending: Ending) -> String {

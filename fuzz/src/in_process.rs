@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 use tlparse_build::analysis::{Event, StreamAnalysis};
-use tlparse_build::parse::{Meta, Routed, StackSlot, display_compile_id, hex, parse_log};
+use tlparse_build::parse::{Meta, ParsedLog, Routed, StackSlot, display_compile_id, hex, parse_log};
 use tlparse_build::schema::{Frame, IndexRow, PayloadRef, StackTable};
 
 thread_local! {
@@ -58,6 +58,8 @@ pub enum Outcome {
     Panicked(String),
     /// It returned an error, which an in-memory log should never cause.
     Failed(String),
+    /// Lines of the input are in no entry and no diagnostic (or in two): what and where.
+    LostLines(String),
 }
 
 /// Runs `f`, turning a panic into its message.
@@ -72,7 +74,8 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// Parses `text` and runs every stream's tables to the end.
 pub fn run(text: &[u8], file_rank: Option<u32>) -> Outcome {
     match catch(|| pipeline(text, file_rank)) {
-        Ok(Ok((streams, entries))) => Outcome::Done { streams, entries },
+        Ok(Ok(Err(lost))) => Outcome::LostLines(lost),
+        Ok(Ok(Ok((streams, entries)))) => Outcome::Done { streams, entries },
         Ok(Err(e)) if e.to_string().contains("panicked") => Outcome::Panicked(
             ANY_THREAD_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_else(|| e.to_string()),
         ),
@@ -81,8 +84,14 @@ pub fn run(text: &[u8], file_rank: Option<u32>) -> Outcome {
     }
 }
 
-fn pipeline(text: &[u8], file_rank: Option<u32>) -> io::Result<(usize, usize)> {
+/// The parse and the tables: the number of streams and entries, or which lines were lost.
+type Pipeline = io::Result<Result<(usize, usize), String>>;
+
+fn pipeline(text: &[u8], file_rank: Option<u32>) -> Pipeline {
     let log = parse_log(text, file_rank)?;
+    if let Err(lost) = every_line_accounted_for(&log) {
+        return Ok(Err(lost));
+    }
     let streams = log.streams.len();
     let mut entries = 0;
     for routed in log.streams.into_values() {
@@ -93,7 +102,26 @@ fn pipeline(text: &[u8], file_rank: Option<u32>) -> io::Result<(usize, usize)> {
         }
         stream.finish()?;
     }
-    Ok((streams, entries))
+    Ok(Ok((streams, entries)))
+}
+
+/// "Nothing is dropped": each line read is in exactly one entry (its header or payload) or one
+/// diagnostic of unreadable lines, in order.
+fn every_line_accounted_for(log: &ParsedLog) -> Result<(), String> {
+    let mut spans: Vec<(u64, u64)> = log.unreadable.iter().map(|u| (u.line, u.end_line)).collect();
+    spans.extend(log.streams.values().flatten().map(|r| (r.entry.line, r.entry.end_line)));
+    spans.sort_unstable();
+    let mut next = 1;
+    for (line, end_line) in spans {
+        if line != next || end_line < line {
+            return Err(format!("lines {line}..={end_line} follow line {}", next - 1));
+        }
+        next = end_line + 1;
+    }
+    if next != log.lines + 1 {
+        return Err(format!("{} lines read, {} accounted for", log.lines, next - 1));
+    }
+    Ok(())
 }
 
 /// One stream's stack table and tables, fed as the bundle writer feeds them.
@@ -181,5 +209,37 @@ impl Stream {
                 .map_err(|e| io::Error::other(format!("table {} is not JSON: {e}", table.name)))
         })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tlparse_build::parse::Unreadable;
+    use tlparse_build::schema::DiagnosticKind;
+
+    fn unreadable(line: u64, end_line: u64) -> Unreadable {
+        Unreadable {
+            kind: DiagnosticKind::BadPrefix,
+            line,
+            end_line,
+            pid: None,
+            message: String::new(),
+            raw: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_line_in_nothing_or_in_two_things_is_lost() {
+        let log = |spans: &[(u64, u64)], lines| ParsedLog {
+            unreadable: spans.iter().map(|&(a, b)| unreadable(a, b)).collect(),
+            lines,
+            ..ParsedLog::default()
+        };
+        assert_eq!(every_line_accounted_for(&log(&[(1, 2), (3, 3)], 3)), Ok(()));
+        assert!(every_line_accounted_for(&log(&[(1, 1), (3, 3)], 3)).is_err());
+        assert!(every_line_accounted_for(&log(&[(1, 2), (2, 3)], 3)).is_err());
+        assert!(every_line_accounted_for(&log(&[(1, 2)], 3)).is_err());
+        assert_eq!(every_line_accounted_for(&log(&[], 0)), Ok(()));
     }
 }

@@ -181,6 +181,11 @@ pub fn parse_violations(outcome: Outcome) -> Vec<Violation> {
                 detail: text,
             }]
         }
+        Outcome::LostLines(what) => vec![Violation {
+            invariant: "lost_lines",
+            signature: format!("parse: lines in no entry and no diagnostic: {}", oracle::normalize(&what, None)),
+            detail: what,
+        }],
         Outcome::Failed(error) => vec![Violation {
             invariant: "error",
             signature: format!("parse: error: {}", oracle::normalize(&error, None)),

@@ -22,20 +22,20 @@ fn fake_binary(dir: &Path, body: &str) -> PathBuf {
     path
 }
 
-fn runner() -> Runner {
-    Runner {
-        watcher: PathBuf::from(env!("CARGO_BIN_EXE_tlparse-fuzz")),
-        limits: Limits { max_rss: 64 << 20, timeout: Duration::from_secs(2) },
-    }
+/// Runs the fakes with a limit of 64 MiB; `timeout` is generous but for the hang's test.
+fn runner(timeout: Duration) -> Runner {
+    Runner { watcher: PathBuf::from(env!("CARGO_BIN_EXE_tlparse-fuzz")), limits: Limits { max_rss: 64 << 20, timeout } }
 }
 
+const PATIENT: Duration = Duration::from_secs(60);
+
 /// A case of the given files (one: a single log; more: a rank directory), written under `dir`.
-fn case(dir: &Path, files: &[(&str, &[u8])], out: OutSetup) -> WrittenCase {
+fn case(dir: &Path, files: &[(&str, &[u8])], out: OutSetup, closed_stdout: bool) -> WrittenCase {
     let files = files
         .iter()
         .map(|(name, bytes)| CaseFile { name: name.to_string(), bytes: bytes.to_vec(), description: String::new() })
         .collect::<Vec<_>>();
-    let case = BuildCase { rank_dir: files.len() > 1, files, out, no_viewer: false };
+    let case = BuildCase { rank_dir: files.len() > 1, files, out, no_viewer: false, closed_stdout };
     case.write(&dir.join("case")).unwrap()
 }
 
@@ -45,9 +45,13 @@ fn check(body: &str) -> Vec<Violation> {
 }
 
 fn check_with(body: &str, files: &[(&str, &[u8])], out: OutSetup) -> Vec<Violation> {
+    check_case(body, files, out, false)
+}
+
+fn check_case(body: &str, files: &[(&str, &[u8])], out: OutSetup, closed_stdout: bool) -> Vec<Violation> {
     let dir = tempfile::tempdir().unwrap();
-    let written = case(dir.path(), files, out);
-    check_build(&fake_binary(dir.path(), body), &runner(), &written).unwrap()
+    let written = case(dir.path(), files, out, closed_stdout);
+    check_build(&fake_binary(dir.path(), body), &runner(PATIENT), &written).unwrap()
 }
 
 fn invariants(found: &[Violation]) -> Vec<&'static str> {
@@ -72,7 +76,11 @@ fn a_panic_is_reported_with_its_location() {
 
 #[test]
 fn a_hang_is_reported() {
-    assert_eq!(invariants(&check("exec sleep 30")), vec!["hang"]);
+    let dir = tempfile::tempdir().unwrap();
+    let written = case(dir.path(), &[("trace.log", LOG)], OutSetup::Fresh, false);
+    let hangs = fake_binary(dir.path(), "exec sleep 30");
+    let found = check_build(&hangs, &runner(Duration::from_secs(1)), &written).unwrap();
+    assert_eq!(invariants(&found), vec!["hang"]);
 }
 
 #[test]
@@ -135,6 +143,17 @@ mkdir -p "$3" && echo '{"inputs": [{"path": "dedicated_log_torch_trace_rank_0.lo
     let found = check_with(names_rank_0, files, OutSetup::Fresh);
     assert_eq!(invariants(&found), vec!["lost_rank"]);
     assert!(found[0].detail.starts_with("dedicated_log_torch_trace_rank_1.log"), "{}", found[0].detail);
+}
+
+#[test]
+fn stdout_can_be_a_closed_pipe() {
+    // The script ignores SIGPIPE, as Rust programs do, and says when a write to stdout fails.
+    let body = format!("trap '' PIPE\necho hi || {{ echo 'error: stdout is closed' >&2; exit 3; }}\n{BEHAVES}");
+    assert_eq!(check_case(&body, &[("trace.log", LOG)], OutSetup::Fresh, false), vec![]);
+    let found = check_case(&body, &[("trace.log", LOG)], OutSetup::Fresh, true);
+    assert_eq!(found.iter().map(|v| v.signature.as_str()).collect::<Vec<_>>(), vec!["exit 3: error: stdout is closed"]);
+    // Dying of SIGPIPE there is no crash.
+    assert_eq!(check_case(&format!("echo hi\n{BEHAVES}"), &[("trace.log", LOG)], OutSetup::Fresh, true), vec![]);
 }
 
 #[test]
