@@ -10,28 +10,85 @@ use crate::corpus::{Corpus, Fixture};
 use crate::mutate::{Budget, mutate};
 use crate::rng::Rng;
 
-/// A mutated log for the in-process parser.
+/// Mutated logs for the in-process parser: one, or the rank logs of one job (whose streams then
+/// go through the cross-rank tables too).
 #[derive(Debug)]
 pub struct ParseCase {
-    pub text: Vec<u8>,
-    /// The rank a file name would give it.
-    pub file_rank: Option<u32>,
-    /// Which fixture and which mutations.
+    pub files: Vec<ParseFile>,
+    /// Which fixtures and which mutations.
     pub description: String,
 }
 
+/// One log of a parse case.
+#[derive(Debug)]
+pub struct ParseFile {
+    pub text: Vec<u8>,
+    /// The rank a file name would give it.
+    pub file_rank: Option<u32>,
+}
+
 impl ParseCase {
-    /// A case: a piece of a fixture (whole, when the fixture is tiny), mutated.
+    /// A case: most often a piece of one fixture (whole, when the fixture is tiny), mutated; a
+    /// third of the time the first lines of two to four rank logs of one job, some mutated.
     pub fn generate(corpus: &Corpus, seed: u64) -> ParseCase {
         let mut rng = Rng::new(seed);
+        match corpus.pick_ranks(&mut rng) {
+            Some(ranks) if rng.one_in(3) => Self::ranks(&mut rng, corpus, &ranks),
+            _ => Self::single(&mut rng, corpus),
+        }
+    }
+
+    fn single(rng: &mut Rng, corpus: &Corpus) -> ParseCase {
         let (fixture, donor) = (rng.pick(&corpus.logs), rng.pick(&corpus.logs));
-        let (piece, lines) = window(&mut rng, &fixture.bytes);
-        let (donor_piece, _) = window(&mut rng, &donor.bytes);
-        let (text, names) = mutate(&mut rng, piece, donor_piece, Budget::PARSE);
+        let (piece, lines) = window(rng, &fixture.bytes);
+        let (donor_piece, _) = window(rng, &donor.bytes);
+        let (text, names) = mutate(rng, piece, donor_piece, Budget::PARSE);
         let file_rank = rng.one_in(3).then(|| rng.below(4) as u32);
         let description = format!("{} ({lines}) mutated by {} (donor {})", fixture.name, names.join(", "), donor.name);
-        ParseCase { text, file_rank, description }
+        ParseCase { files: vec![ParseFile { text, file_rank }], description }
     }
+
+    /// The same number of first lines of each rank log, so that their compiles align.
+    fn ranks(rng: &mut Rng, corpus: &Corpus, ranks: &[&Fixture]) -> ParseCase {
+        let lines = rng.log_size(20, 1_000);
+        let mut files = Vec::new();
+        let mut notes = Vec::new();
+        for (rank, fixture) in ranks.iter().enumerate() {
+            let piece = first_lines(&fixture.bytes, lines);
+            let (text, names) = if rng.one_in(4) {
+                (piece.to_vec(), vec!["none"])
+            } else {
+                let donor = corpus.pick(rng);
+                let donor = window(rng, &donor.bytes).0;
+                mutate(rng, piece, donor, Budget::PARSE)
+            };
+            notes.push(format!("rank {rank}: {} mutated by {}", fixture.name, names.join(", ")));
+            files.push(ParseFile { text, file_rank: Some(rank as u32) });
+        }
+        ParseCase { files, description: format!("first {lines} lines of each rank; {}", notes.join("; ")) }
+    }
+
+    /// Bytes of input, all files together.
+    pub fn size(&self) -> usize {
+        self.files.iter().map(|f| f.text.len()).sum()
+    }
+
+    /// Writes the logs into `dir`: `input.log`, or `rank_N.log` for each rank.
+    pub fn save(&self, dir: &Path) -> io::Result<()> {
+        if let [file] = self.files.as_slice() {
+            return fs::write(dir.join("input.log"), &file.text);
+        }
+        for (i, file) in self.files.iter().enumerate() {
+            fs::write(dir.join(format!("rank_{i}.log")), &file.text)?;
+        }
+        Ok(())
+    }
+}
+
+/// The first `lines` lines of a log, to the end of the entry they end in.
+fn first_lines(log: &[u8], lines: usize) -> &[u8] {
+    let end = log.iter().enumerate().filter(|&(_, &b)| b == b'\n').nth(lines).map_or(log.len(), |(i, _)| i + 1);
+    &log[..next_entry(log, end)]
 }
 
 /// Bytes of a fixture given to the in-process parser whole; larger ones are cut to a window
@@ -334,7 +391,8 @@ mod tests {
             let (a, b) = (BuildCase::generate(&corpus, seed), BuildCase::generate(&corpus, seed));
             assert_eq!(a.description(), b.description());
             assert!(a.files.iter().zip(&b.files).all(|(x, y)| x.bytes == y.bytes && x.name == y.name));
-            assert_eq!(ParseCase::generate(&corpus, seed).text, ParseCase::generate(&corpus, seed).text);
+            let texts = |c: ParseCase| c.files.into_iter().map(|f| f.text).collect::<Vec<_>>();
+            assert_eq!(texts(ParseCase::generate(&corpus, seed)), texts(ParseCase::generate(&corpus, seed)));
         }
     }
 

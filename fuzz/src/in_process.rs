@@ -1,20 +1,23 @@
-//! The `parse` mode's work: a mutated log through the parser and every stream's analysis
-//! tables in this process (parse, route, make the index row as `bundle/stream.rs` does, show the
-//! entry to the tables, finish them into JSON), under `catch_unwind`. A panic anywhere, on this
+//! The `parse` mode's work: mutated logs through the parser and every stream's analysis tables
+//! in this process (parse, route, make the index row as `bundle/stream.rs` does, show the entry
+//! to the tables, finish them into JSON), then, with two streams or more, the cross-rank tables
+//! from those tables as `bundle/mod.rs` computes them; under `catch_unwind`. A panic anywhere, on this
 //! thread or one the code under test started, is caught by the hook installed here.
 //!
 //! The bundle writer's own stream writer is left out on purpose: its zstd contexts and files
 //! cost forty times what parsing a small log does. The `build` mode runs all of it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use serde_json::Value;
+use tlparse_build::analysis::cross_rank::{self, StreamTables};
 use tlparse_build::analysis::{Event, StreamAnalysis};
-use tlparse_build::parse::{Meta, ParsedLog, Routed, StackSlot, display_compile_id, hex, parse_log};
+use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, StackSlot, display_compile_id, hex, parse_log};
+use tlparse_build::schema::cross_rank::RankMember;
 use tlparse_build::schema::{Frame, IndexRow, PayloadRef, StackTable};
 
 thread_local! {
@@ -71,9 +74,10 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     result.map_err(|_| THIS_THREAD_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into()))
 }
 
-/// Parses `text` and runs every stream's tables to the end.
-pub fn run(text: &[u8], file_rank: Option<u32>) -> Outcome {
-    match catch(|| pipeline(text, file_rank)) {
+/// Parses each log (with the rank its file name would give) and runs every stream's tables to
+/// the end, then, with two streams or more, the cross-rank tables over them all.
+pub fn run(files: &[(&[u8], Option<u32>)]) -> Outcome {
+    match catch(|| pipeline(files)) {
         Ok(Ok(Err(lost))) => Outcome::LostLines(lost),
         Ok(Ok(Ok((streams, entries)))) => Outcome::Done { streams, entries },
         Ok(Err(e)) if e.to_string().contains("panicked") => Outcome::Panicked(
@@ -87,22 +91,51 @@ pub fn run(text: &[u8], file_rank: Option<u32>) -> Outcome {
 /// The parse and the tables: the number of streams and entries, or which lines were lost.
 type Pipeline = io::Result<Result<(usize, usize), String>>;
 
-fn pipeline(text: &[u8], file_rank: Option<u32>) -> Pipeline {
-    let log = parse_log(text, file_rank)?;
-    if let Err(lost) = every_line_accounted_for(&log) {
-        return Ok(Err(lost));
-    }
-    let streams = log.streams.len();
+fn pipeline(files: &[(&[u8], Option<u32>)]) -> Pipeline {
+    let mut compared = Vec::new();
     let mut entries = 0;
-    for routed in log.streams.into_values() {
-        entries += routed.len();
-        let mut stream = Stream::default();
-        for (seq, entry) in routed.into_iter().enumerate() {
-            stream.observe(seq as u64, entry);
+    for &(text, file_rank) in files {
+        let log = parse_log(text, file_rank)?;
+        if let Err(lost) = every_line_accounted_for(&log) {
+            return Ok(Err(lost));
         }
-        stream.finish()?;
+        for (key, routed) in log.streams {
+            entries += routed.len();
+            let mut stream = Stream::default();
+            for (seq, entry) in routed.into_iter().enumerate() {
+                stream.observe(seq as u64, entry);
+            }
+            let rank = match key.slot {
+                RankSlot::Other(rank) => Some(rank),
+                RankSlot::Home => file_rank,
+            };
+            let stream_id = format!("s{}", compared.len());
+            let member = RankMember { stream: stream_id, rank, file_rank, label: String::new() };
+            compared.push(StreamTables::new(member, stream.finish()?));
+        }
+    }
+    let streams = compared.len();
+    if streams >= 2 {
+        cross_rank_tables(compared)?;
     }
     Ok(Ok((streams, entries)))
+}
+
+/// The cross-rank tables, as the bundle writer computes them from the streams' tables.
+fn cross_rank_tables(mut compared: Vec<StreamTables>) -> io::Result<()> {
+    let mut members: Vec<RankMember> = compared.iter().map(|s| s.member.clone()).collect();
+    cross_rank::labels(&mut members);
+    for (s, m) in compared.iter_mut().zip(members) {
+        s.member.label = m.label;
+    }
+    let alignment = cross_rank::align(&compared);
+    cross_rank::build(&compared, &alignment).iter().try_for_each(|t| is_json(t.name, &t.json))
+}
+
+fn is_json(table: &str, json: &[u8]) -> io::Result<()> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(json)
+        .map(drop)
+        .map_err(|e| io::Error::other(format!("table {table} is not JSON: {e}")))
 }
 
 /// "Nothing is dropped": each line read is in exactly one entry (its header or payload) or one
@@ -202,13 +235,15 @@ impl Stream {
     }
 
     /// Finishes every table; each must come out as JSON.
-    fn finish(self) -> io::Result<()> {
+    /// Finishes every table; each must come out as JSON. Returns them by name.
+    fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
+        let mut tables = BTreeMap::new();
         self.analysis.finish(&self.stacks, |table| {
-            serde_json::from_slice::<serde::de::IgnoredAny>(&table.json)
-                .map(drop)
-                .map_err(|e| io::Error::other(format!("table {} is not JSON: {e}", table.name)))
+            is_json(table.name, &table.json)?;
+            tables.insert(table.name, table.json);
+            Ok::<_, io::Error>(())
         })?;
-        Ok(())
+        Ok(tables)
     }
 }
 

@@ -153,18 +153,14 @@ fn work(shared: &Shared, worker: usize, scratch: &Path) -> io::Result<()> {
 
 fn parse_case(shared: &Shared, seed: u64) -> io::Result<()> {
     let case = ParseCase::generate(&shared.corpus, seed);
-    let violations = parse_violations(in_process::run(&case.text, case.file_rank));
+    let files: Vec<(&[u8], Option<u32>)> = case.files.iter().map(|f| (f.text.as_slice(), f.file_rank)).collect();
+    let violations = parse_violations(in_process::run(&files));
     if violations.is_empty() {
         return Ok(());
     }
-    let save = |dir: &Path| std::fs::write(dir.join("input.log"), &case.text);
-    let failed = FailedCase {
-        seed,
-        size: case.text.len(),
-        description: &case.description,
-        violations: &violations,
-        save: &save,
-    };
+    let save = |dir: &Path| case.save(dir);
+    let failed =
+        FailedCase { seed, size: case.size(), description: &case.description, violations: &violations, save: &save };
     shared.findings.lock().expect("findings lock").record(failed)
 }
 
@@ -272,14 +268,9 @@ fn report_hang(shared: &Shared, seed: u64) -> ! {
         signature: "parse: a case did not end within the time limit".into(),
         detail: format!("still running after {:?}", shared.options.runner.limits.timeout),
     }];
-    let save = |dir: &Path| std::fs::write(dir.join("input.log"), &case.text);
-    let failed = FailedCase {
-        seed,
-        size: case.text.len(),
-        description: &case.description,
-        violations: &violations,
-        save: &save,
-    };
+    let save = |dir: &Path| case.save(dir);
+    let failed =
+        FailedCase { seed, size: case.size(), description: &case.description, violations: &violations, save: &save };
     let mut findings = shared.findings.lock().unwrap_or_else(|e| e.into_inner());
     if let Err(e) = findings.record(failed) {
         eprintln!("tlparse-fuzz: could not save the hanging case: {e}");

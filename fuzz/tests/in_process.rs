@@ -22,9 +22,14 @@ fn a_panic_is_caught_with_its_message_and_location() {
 fn a_real_log_goes_through_the_parser_and_every_table() {
     let log = tlparse_fuzz::workspace_root().join("fixtures-repo/tlparse-tests/comp_metrics.log");
     let text = std::fs::read(log).unwrap();
-    match in_process::run(&text, None) {
+    match in_process::run(&[(&text, None)]) {
         Outcome::Done { streams, entries } => assert_eq!((streams, entries), (1, 26)),
         other => panic!("{other:?}"),
     }
-    assert!(parse_violations(in_process::run(&text, Some(3))).is_empty());
+    assert!(parse_violations(in_process::run(&[(&text, Some(3))])).is_empty());
+    // Two ranks: the cross-rank tables run too.
+    match in_process::run(&[(&text, Some(0)), (&text, Some(1))]) {
+        Outcome::Done { streams, entries } => assert_eq!((streams, entries), (2, 52)),
+        other => panic!("{other:?}"),
+    }
 }
