@@ -157,14 +157,10 @@ fn check_refusal(code: i32, run: &Finished, case: &WrittenCase) -> io::Result<Ve
     }
     let message = run.stderr.lines().find(|l| l.starts_with("error:")).unwrap_or("(no error line)").to_string();
     let mut found = Vec::new();
-    let justified = match case.out_setup {
-        OutSetup::UserDir => message.contains("not a tlparse-build bundle"),
-        _ => {
-            let says_not_a_log =
-                message.contains("no TORCH_TRACE logs found") || message.contains("is not a TORCH_TRACE log");
-            says_not_a_log && !any_input_has_a_header(case)?
-        }
-    };
+    // The inputs are looked at before the output, so a trace of no logs is refused first.
+    let refuses_user_dir = case.out_setup == OutSetup::UserDir && message.contains("not a tlparse-build bundle");
+    let says_not_a_log = message.contains("no TORCH_TRACE logs found") || message.contains("is not a TORCH_TRACE log");
+    let justified = refuses_user_dir || (says_not_a_log && !any_input_has_a_header(case)?);
     if code != 2 || !justified {
         found.push(Violation::new(
             "exit_code",

@@ -104,6 +104,10 @@ fn exit_2_needs_a_true_reason() {
     let not_a_log = "echo 'error: x is not a TORCH_TRACE log: no header' >&2; exit 2";
     assert_eq!(check_with(not_a_log, &[("trace.log", b"hello\n")], OutSetup::Fresh), vec![]);
     assert_eq!(invariants(&check(not_a_log)), vec!["exit_code"]);
+    // Refusing a directory of the user's given as OUT is a true reason too.
+    let refuses = "echo 'error: out exists and is not a tlparse-build bundle; refusing to delete it' >&2; exit 2";
+    assert_eq!(check_with(refuses, &[("trace.log", LOG)], OutSetup::UserDir), vec![]);
+    assert_eq!(invariants(&check(refuses)), vec!["exit_code"]);
 }
 
 #[test]
