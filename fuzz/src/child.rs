@@ -10,7 +10,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -52,13 +52,14 @@ pub struct Finished {
     /// Peak resident memory in bytes (`ru_maxrss`).
     pub peak_rss: u64,
     pub seconds: f64,
-    /// The start of its stdout and stderr (lossy UTF-8, at most [`KEPT_OUTPUT`] bytes each).
+    /// Its stdout and stderr (lossy UTF-8): the first and the last [`KEPT_OUTPUT`] bytes of each,
+    /// so that a panic after megabytes of warnings is still seen.
     pub stdout: String,
     pub stderr: String,
 }
 
 /// Bytes of each output stream kept for the oracle.
-const KEPT_OUTPUT: u64 = 256 << 10;
+const KEPT_OUTPUT: u64 = 128 << 10;
 
 /// Runs programs under [`Limits`] through the watcher process.
 #[derive(Debug, Clone)]
@@ -106,7 +107,7 @@ impl Runner {
         let report = String::from_utf8_lossy(&report.stdout);
         let (ending, peak_rss, seconds) = parse_report(&report)
             .ok_or_else(|| io::Error::other(format!("the watcher said {report:?}, not how the child ended")))?;
-        Ok(Finished { ending, peak_rss, seconds, stdout: read_start(&stdout_path)?, stderr: read_start(&stderr_path)? })
+        Ok(Finished { ending, peak_rss, seconds, stdout: read_ends(&stdout_path)?, stderr: read_ends(&stderr_path)? })
     }
 }
 
@@ -224,9 +225,16 @@ fn current_rss(pid: libc::pid_t) -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn read_start(path: &Path) -> io::Result<String> {
+fn read_ends(path: &Path) -> io::Result<String> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
     let mut bytes = Vec::new();
-    File::open(path)?.take(KEPT_OUTPUT).read_to_end(&mut bytes)?;
+    (&mut file).take(KEPT_OUTPUT).read_to_end(&mut bytes)?;
+    if len > 2 * KEPT_OUTPUT {
+        bytes.extend_from_slice(b"\n[...]\n");
+        file.seek(SeekFrom::Start(len - KEPT_OUTPUT))?;
+    }
+    file.read_to_end(&mut bytes)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

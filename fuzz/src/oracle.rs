@@ -98,7 +98,7 @@ pub fn process_violations(what: &str, run: &Finished, limits: Limits) -> Vec<Vio
         found.push(Violation::new(
             "panic",
             format!("{what}: panicked at {location}: {}", normalize(&message, None)),
-            format!("panicked at {location}: {message}\n(exit {:?})", run.ending),
+            format!("panicked at {location}: {}\n(exit {:?})", shorten(&message, 300), run.ending),
         ));
     }
     if run.ending == Ending::RanAway || run.peak_rss > limits.max_rss {
@@ -133,7 +133,13 @@ fn check_bundle(binary: &Path, runner: &Runner, case: &WrittenCase) -> io::Resul
         found.push(Violation::new(
             "invalid_bundle",
             format!("validate: {}", normalize(problem, Some(&case.dir))),
-            format!("{problem}\nvalidate ended {:?}:\n{}{}", run.ending, tail(&run.stdout), tail(&run.stderr)),
+            format!(
+                "{}\nvalidate ended {:?}:\n{}{}",
+                shorten(problem, 300),
+                run.ending,
+                tail(&run.stdout),
+                tail(&run.stderr)
+            ),
         ));
     }
     let manifest = match read_json(&case.out.join("manifest.json")) {
@@ -165,12 +171,12 @@ fn check_refusal(code: i32, run: &Finished, case: &WrittenCase) -> io::Result<Ve
         found.push(Violation::new(
             "exit_code",
             format!("exit {code}: {}", normalize(&message, Some(&case.dir))),
-            format!("{message}\nexit {code}; stderr:\n{}", tail(&run.stderr)),
+            format!("{}\nexit {code}; stderr:\n{}", shorten(&message, 300), tail(&run.stderr)),
         ));
     }
     let bundle_written = case.out_setup != OutSetup::UserDir && case.out.join("manifest.json").exists();
     if bundle_written {
-        found.push(Violation::new("exit_code", format!("exit {code} with a bundle written"), message));
+        found.push(Violation::new("exit_code", format!("exit {code} with a bundle written"), shorten(&message, 300)));
     }
     Ok(found)
 }
@@ -351,7 +357,15 @@ fn read_json(path: &Path) -> io::Result<serde_json::Value> {
 /// The last lines of an output, for a report.
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(12)..].join("\n")
+    lines[lines.len().saturating_sub(12)..].iter().map(|l| shorten(l, 300)).collect::<Vec<_>>().join("\n")
+}
+
+/// At most `max` characters of a line (logs put megabytes into some messages).
+fn shorten(line: &str, max: usize) -> String {
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}[... {} more bytes]", &line[..cut], line.len() - cut),
+        None => line.to_string(),
+    }
 }
 
 /// A message with what varies between cases taken out: paths in the case's directory (an input
@@ -422,6 +436,12 @@ mod tests {
             normalize("error: /tmp/fuzz/case-17/out/.bundle.tlparse-build-4242: bad", Some(dir)),
             "error: <staging>: bad"
         );
+    }
+
+    #[test]
+    fn long_lines_are_shortened_for_reports() {
+        assert_eq!(shorten("abc", 5), "abc");
+        assert_eq!(shorten("ééééé", 2), "éé[... 6 more bytes]");
     }
 
     #[test]

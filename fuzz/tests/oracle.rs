@@ -75,6 +75,15 @@ fn a_panic_is_reported_with_its_location() {
 }
 
 #[test]
+fn a_panic_after_megabytes_of_warnings_is_still_seen() {
+    let found = check(
+        "head -c 1000000 /dev/zero | tr '\\0' w >&2\necho \"\nthread 'main' panicked at src/fake.rs:2:2:\nlate\" >&2; exit 101",
+    );
+    assert_eq!(invariants(&found), vec!["panic"]);
+    assert!(found[0].signature.contains("src/fake.rs:2:2: late"), "{}", found[0].signature);
+}
+
+#[test]
 fn a_hang_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let written = case(dir.path(), &[("trace.log", LOG)], OutSetup::Fresh, false);
