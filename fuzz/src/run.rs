@@ -207,7 +207,7 @@ fn build_case(shared: &Shared, seed: u64, scratch: &Path) -> io::Result<()> {
 }
 
 /// Inputs larger than this are not copied into the findings (the seed makes them again).
-const LARGEST_SAVED_INPUT: u64 = 16 << 20;
+const LARGEST_SAVED_INPUT: u64 = 4 << 20;
 
 /// Copies the trace (file or directory) and the binary's output of a failing build case.
 fn save_build_case(trace: &Path, case_dir: &Path, to: &Path) -> io::Result<()> {
