@@ -272,7 +272,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         } else {
             0.0
         };
-        println!(
+        say!(
             "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
             manifest.inputs.len(),
             manifest.streams.len(),
@@ -301,7 +301,7 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         return Ok(ExitCode::SUCCESS);
     }
     let replaced = if summary.replaced { "replaced the bundle there: " } else { "" };
-    println!(
+    say!(
         "published {} to {}: {replaced}{} file(s) uploaded ({}), {} already there, {} old file(s) deleted, in {:.1} s",
         options.bundle,
         options.url,
@@ -312,13 +312,13 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         summary.elapsed.as_secs_f64()
     );
     if summary.foreign_viewer {
-        println!(
+        say!(
             "note: the bundle's viewer is not the one this tlparse-build ships (another version's, or changed by \
              whoever built it); it was published as it is and runs as a page of the destination's origin"
         );
     }
     if summary.leftovers > 0 {
-        println!(
+        say!(
             "note: {} file(s) of an earlier, interrupted publish are there and not part of this bundle; \
              left in place (--replace deletes them)",
             summary.leftovers
@@ -326,16 +326,16 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
     }
     match &summary.place {
         Place::Url(folder) => {
-            println!("open:       {folder}index.html");
-            println!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
-            println!(
+            say!("open:       {folder}index.html");
+            say!("bundle URL: {folder}  (for a viewer hosted elsewhere; the bucket must allow its origin by CORS)");
+            say!(
                 "note: browsers read it only if the bucket (or this prefix) allows public reads; where the bucket \
                  is served under another domain (a CDN, R2's r2.dev), open PREFIX/index.html there"
             );
         }
         Place::Dir(dir) => {
-            println!("open:       tlparse-build serve {dir}");
-            println!(
+            say!("open:       tlparse-build serve {dir}");
+            say!(
                 "GitHub Pages: commit {dir} (with its .nojekyll) as the root of the branch or /docs folder Pages \
                  serves; the viewer is then at https://OWNER.github.io/REPO/ and the bundle URL is that folder"
             );
@@ -367,13 +367,13 @@ fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
     let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path()))
         .map_err(|e| format!("{path} is not a bundle ({e})"))?;
     if problems.is_empty() {
-        println!("{path}: valid");
+        say!("{path}: valid");
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {
-        println!("{path}/{p}");
+        say!("{path}/{p}");
     }
-    println!("{path}: {} problem(s)", problems.len());
+    say!("{path}: {} problem(s)", problems.len());
     Ok(ExitCode::from(1))
 }
 
@@ -450,15 +450,15 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
             parts.push(format!("{} failed compile(s), {} restart(s)", f.failed, f.restarts));
         }
         if !parts.is_empty() {
-            println!("  {}: {}", s.id, parts.join("; "));
+            say!("  {}: {}", s.id, parts.join("; "));
         }
     }
     if manifest.streams.len() > 8 {
-        println!("  ... and {} more stream(s)", manifest.streams.len() - 8);
+        say!("  ... and {} more stream(s)", manifest.streams.len() - 8);
     }
     if let Some(cross) = &manifest.cross_rank {
         for line in cross_rank_findings(&b, cross)? {
-            println!("  across {} streams: {line}", cross.members.len());
+            say!("  across {} streams: {line}", cross.members.len());
         }
     }
     Ok(())

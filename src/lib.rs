@@ -10,6 +10,15 @@
 //! (types, table registry, strict reader, validation) is the crate `tlparse_bundle`, which depends
 //! on nothing here.
 
+/// Prints a line on stdout. A closed stdout (`tlparse-build ... | head -1`) is not an error: the
+/// rest was not wanted, and the work it reports is done (`println!` would panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub mod analysis;
 pub mod bundle;
 pub mod cli;

@@ -72,20 +72,20 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
     let url = format!("http://{addr}/");
     let has_viewer = root.join(viewer::ENTRY).is_file();
     if !has_viewer {
-        println!(
+        say!(
             "note: {bundle} ships no viewer (no index.html: built with --no-viewer or by an older tlparse-build); \
              its files are served as they are. Rebuild it without --no-viewer to get one."
         );
     }
     let viewer_refused = has_viewer.then(|| checked_viewer_file(&root, viewer::ENTRY).err()).flatten();
     if let Some(why) = &viewer_refused {
-        println!("note: {bundle}'s viewer will not be served: {why}; `tlparse-build validate` tells more.");
+        say!("note: {bundle}'s viewer will not be served: {why}; `tlparse-build validate` tells more.");
     }
     if !options.allowed_origins.is_empty() {
         let origins = options.allowed_origins.to_strings().join(", ");
-        println!("Pages of {origins} may read this bundle: give a hosted viewer the bundle URL {url}");
+        say!("Pages of {origins} may read this bundle: give a hosted viewer the bundle URL {url}");
     }
-    println!("Serving {} at {url} (Ctrl-C to stop)", root.display());
+    say!("Serving {} at {url} (Ctrl-C to stop)", root.display());
 
     // The listener is bound, so the browser's requests wait in its backlog until the server runs;
     // on its own thread, since a text browser blocks until it quits.
@@ -309,7 +309,7 @@ fn open_in_browser(url: &str, addr: SocketAddr) {
     let is_set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
     if is_set("SSH_CONNECTION") || is_set("SSH_CLIENT") || is_set("SSH_TTY") {
         let port = addr.port();
-        println!(
+        say!(
             "(over SSH, no browser opened: forward the port with `ssh -L {port}:127.0.0.1:{port} HOST` and open the \
              URL on your machine)"
         );
@@ -318,11 +318,11 @@ fn open_in_browser(url: &str, addr: SocketAddr) {
     // WSL has no display of its own but opens the Windows browser.
     let needs_display = cfg!(all(unix, not(target_os = "macos"))) && !is_set("WSL_DISTRO_NAME");
     if needs_display && !is_set("DISPLAY") && !is_set("WAYLAND_DISPLAY") {
-        println!("(no display, no browser opened: open the URL in a browser)");
+        say!("(no display, no browser opened: open the URL in a browser)");
         return;
     }
     if let Err(e) = webbrowser::open(url) {
-        println!("(could not open a browser: {e}; open the URL yourself)");
+        say!("(could not open a browser: {e}; open the URL yourself)");
     }
 }
 

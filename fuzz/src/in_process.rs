@@ -129,13 +129,15 @@ fn cross_rank_tables(mut compared: Vec<StreamTables>) -> io::Result<()> {
         s.member.label = m.label;
     }
     let alignment = cross_rank::align(&compared);
-    cross_rank::build(&compared, &alignment).iter().try_for_each(|t| is_json(t.name, &t.json))
+    cross_rank::build(&compared, &alignment).iter().try_for_each(|t| table_json(t.name, &t.json).map(drop))
 }
 
-fn is_json(table: &str, json: &[u8]) -> io::Result<()> {
-    serde_json::from_slice::<serde::de::IgnoredAny>(json)
-        .map(drop)
-        .map_err(|e| io::Error::other(format!("table {table} is not JSON: {e}")))
+/// A finished table (zstd-compressed JSON) decompressed, checked to be JSON.
+fn table_json(table: &str, compressed: &[u8]) -> io::Result<Vec<u8>> {
+    let json = zstd::decode_all(compressed).map_err(|e| io::Error::other(format!("table {table} is not zstd: {e}")))?;
+    serde_json::from_slice::<serde::de::IgnoredAny>(&json)
+        .map_err(|e| io::Error::other(format!("table {table} is not JSON: {e}")))?;
+    Ok(json)
 }
 
 /// "Nothing is dropped": each line read is in exactly one entry (its header or payload) or one
@@ -234,13 +236,11 @@ impl Stream {
         })
     }
 
-    /// Finishes every table; each must come out as JSON.
-    /// Finishes every table; each must come out as JSON. Returns them by name.
+    /// Finishes every table; each must come out as JSON. Returns them by name, decompressed.
     fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
         let mut tables = BTreeMap::new();
         self.analysis.finish(&self.stacks, |table| {
-            is_json(table.name, &table.json)?;
-            tables.insert(table.name, table.json);
+            tables.insert(table.name, table_json(table.name, &table.json)?);
             Ok::<_, io::Error>(())
         })?;
         Ok(tables)

@@ -95,13 +95,13 @@ fn print_banner(
     options: &ProxyOptions,
 ) {
     let url = format!("http://{addr}/");
-    println!("Proxying {} at {url} (Ctrl-C to stop)", upstream.description);
-    println!("Readable by pages of: {}", origins.to_strings().join(", "));
+    say!("Proxying {} at {url} (Ctrl-C to stop)", upstream.description);
+    say!("Readable by pages of: {}", origins.to_strings().join(", "));
     if !options.allow_hosts.is_empty() {
-        println!("Also reached by the Host names: {}", options.allow_hosts.join(", "));
+        say!("Also reached by the Host names: {}", options.allow_hosts.join(", "));
     }
     if let Some(file) = options.token_file.as_deref().filter(|_| token) {
-        println!("Requests need Authorization: Bearer <the token in {file}>");
+        say!("Requests need Authorization: Bearer <the token in {file}>");
     }
     // Reached from other machines, the proxy is named by its Host name behind a TLS proxy, not
     // by the address it listens on (0.0.0.0 names no host).
@@ -109,13 +109,11 @@ fn print_banner(
         Some(name) if !addr.ip().is_loopback() => format!("https://{name}/"),
         _ => url.clone(),
     };
-    println!(
+    say!(
         "A viewer opens a bundle under it as VIEWER/?bundle={viewer_base}PREFIX (the folder that holds manifest.json)"
     );
     if !addr.ip().is_loopback() {
-        println!(
-            "note: plain HTTP on {addr}; put a TLS reverse proxy in front (the token and the traces travel in clear)"
-        );
+        say!("note: plain HTTP on {addr}; put a TLS reverse proxy in front (the token and the traces travel in clear)");
     }
     // The tests, and scripts, read the URL as soon as it is printed.
     let _ = std::io::Write::flush(&mut std::io::stdout());

@@ -406,3 +406,21 @@ fn a_build_of_shifted_ranks_names_the_extra_function() {
         "rank 2's fx cache hit on forward (cross_rank::cache_divergence): {stdout}"
     );
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    // `tlparse-build LOG -o OUT | head -c 0`: the summary cannot be printed. It panicked with
+    // "failed printing to stdout: Broken pipe" (exit 101, found by the fuzzer); now the bundle is
+    // built and the exit is 0.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tmp_out(&dir, "b");
+    let script = format!(
+        "'{}' '{}' -o '{out}' | head -c 0; exit ${{PIPESTATUS[0]}}",
+        env!("CARGO_BIN_EXE_tlparse-build"),
+        fixture("tlparse-tests/comp_metrics.log")
+    );
+    let o = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+    assert_valid(Path::new(&out));
+}
