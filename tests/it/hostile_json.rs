@@ -451,3 +451,30 @@ fn a_header_line_that_is_not_utf8_keeps_its_raw_bytes() {
     build_two_ranks(&log);
     assert_eq!(strict_exit(&log), Some(1));
 }
+
+#[test]
+fn a_trace_event_payload_that_is_not_utf8_keeps_the_merged_trace_readable() {
+    // Found by the fuzzer: a byte 0xED in a chromium_event payload's "cat" (md5 recomputed, as
+    // torch would log such bytes) was copied as is into the stream's Chrome trace, which is no
+    // longer UTF-8 JSON; reading it back for the merged trace failed ("invalid unicode code
+    // point", exit 2). Line 9 of chromium_events.log is its first `"cat": "dynamo_timed",`
+    // (checked by hand). The trace gets U+FFFD; the blob keeps the byte.
+    let log = hostile(&[(9, b"dynamo_timed", b"dyna\xedo_timed")]);
+    let (_dir, bundle) = build_two_ranks(&log);
+    let trace = bundle.chrome_trace("rank0").unwrap().expect("rank 0 has a trace");
+    assert!(trace.to_string().contains("dyna\u{fffd}o_timed"), "{trace}");
+    assert_eq!(strict_exit(&log), Some(0), "bytes as logged are not damage");
+}
+
+#[test]
+fn an_empty_payload_beside_another_in_one_pack_validates() {
+    // Found by the fuzzer: an entry declaring the md5 of no bytes (d41d8...) and no payload
+    // line, then an entry with the payload `x`: the empty blob and `x` both sit at offset 0 of
+    // the pack, and `validate` called the empty one "overlaps the blob before it" (the other
+    // order passed). An empty blob holds none of the pack.
+    let log = b"V0101 00:00:00.000000 1 a.py:1] {\"a\": {}, \"has_payload\": \"d41d8cd98f00b204e9800998ecf8427e\"}\n\
+V0101 00:00:00.000000 1 a.py:2] {\"b\": {}, \"has_payload\": \"9dd4e461268c8034f5c8564e155c67a6\"}\n\tx\n";
+    let (_logs, _out_dir, _out, bundle) = build_one(log);
+    assert_eq!(bundle.manifest.counts.unique_blobs, 2);
+    assert_eq!(strict_exit(log), Some(0));
+}

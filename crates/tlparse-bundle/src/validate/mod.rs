@@ -388,6 +388,14 @@ impl Validator {
             let Some(end) = loc.offset.checked_add(loc.size).filter(|&end| end <= info.raw_size) else {
                 continue; // reported with its shard
             };
+            if loc.size == 0 {
+                // An empty blob (a payload of no bytes) holds none of the pack, so it overlaps
+                // nothing, wherever it points; its id must be that of no bytes.
+                if crate::ids::blob_id(&[]) != *id {
+                    self.problem(format!("{}: blob {} does not match its hash", info.path, hex(id)));
+                }
+                continue;
+            }
             if loc.offset < at {
                 self.problem(format!("{}: blob {} overlaps the blob before it", info.path, hex(id)));
                 continue;
