@@ -261,6 +261,7 @@ mod tests {
             pid: None,
             message: String::new(),
             raw: Vec::new(),
+            spilled: None,
         }
     }
 
