@@ -487,27 +487,26 @@ pub enum DiagnosticKind {
     /// An entry an analysis table could not use (metadata or payload of an unexpected shape).
     /// The entry stays in the index; the table is written without it.
     UnusableEntry,
-    /// A header line or a line of stray text longer than the line limit (`--max-line-mb`): it
-    /// is not parsed, and its bytes are stored whole in `raw`, streamed, never held in memory.
+    /// A header or stray line over the line limit (`--max-line-mb`), not parsed; bytes in `raw`.
+    /// They are streamed to the blob store, never held in memory (at most 512 MiB stored).
     LineTooLong,
-    /// A payload longer than the line limit: stored whole as the entry's blob (hashed, checked
-    /// and compressed as it streamed), but not read by the analysis tables.
+    /// A payload over the line limit: stored, md5-checked, not analysed. It is streamed to the
+    /// blob store as it is read (at most 512 MiB stored); the tables do not read it.
     PayloadTooLarge,
-    /// The input stopped with a read or decompression error (a truncated or corrupt `.gz` or
-    /// `.zst`, an I/O error): every line read before it is kept; `line` is the last line read.
+    /// The input ended in a read or decompression error; what came before is kept. A truncated
+    /// or corrupt `.gz` or `.zst`, or an I/O error; `line` is the last line read.
     TruncatedInput,
-    /// A number out of range where a time, duration, size or count was expected (not finite, or
-    /// beyond ±2^53, e.g. a timestamp of 1e308): the field is ignored. Also a number beyond a
-    /// 64-bit float (1e400) in metadata, a context value or a trace event, kept as text as for
-    /// `too_deep`.
+    /// A time, duration, size or count not finite or beyond ±2^53 (e.g. 1e308): ignored. Also a
+    /// number beyond a 64-bit float (1e400) in metadata, a context value or a trace event, kept
+    /// as text as for `too_deep`.
     OutOfRange,
-    /// Metadata, a context value or a `chromium_event` payload nested deeper than 100 levels:
-    /// metadata is kept in the row's `meta_text`, a context value as a string of its text, a
-    /// trace event is left out of the Chrome trace (its blob keeps it).
+    /// JSON nested deeper than 100 levels, kept as text. Metadata goes to the row's `meta_text`,
+    /// a context value becomes a string of its text, a trace event is left out of the Chrome
+    /// trace (its blob keeps it).
     TooDeep,
-    /// A file that looks like a trace log of the job (named `dedicated_log_torch_trace*`, or
-    /// holding log headers) but could not be read at all: a rank is missing. `line` is 0; the
-    /// file is also counted in `skipped`.
+    /// A file that is a trace log of the job but could not be read at all: a rank is missing.
+    /// Named `dedicated_log_torch_trace*`, or holding log headers; `line` is 0, and the file is
+    /// also counted in `skipped`.
     UnreadableLog,
 }
 
