@@ -478,3 +478,19 @@ V0101 00:00:00.000000 1 a.py:2] {\"b\": {}, \"has_payload\": \"9dd4e461268c8034f
     assert_eq!(bundle.manifest.counts.unique_blobs, 2);
     assert_eq!(strict_exit(log), Some(0));
 }
+
+#[test]
+fn a_failure_logged_without_a_compile_id_is_shown_as_documented_and_validates() {
+    // Found while fuzzing: the compilation_metrics entry of comp_failure.log (line 145, with
+    // fail_type BackendCompilerFailed) with its compile id removed. The failures table shows
+    // such a row as `[-/-]` (docs/tables/failures.md), which `validate` refused as "a compile id
+    // no index row carries".
+    let log = hostile_from(
+        "tlparse-tests/comp_failure.log",
+        &[(145, b", \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}", b"}")],
+    );
+    let (_logs, _out_dir, _out, bundle) = build_one(&log);
+    let failures = bundle.stream_table::<tlparse_build::schema::tables::Failures>("log0").unwrap().unwrap();
+    let ids: Vec<&str> = failures.failures.iter().map(|f| f.compile_id.as_str()).collect();
+    assert!(ids.contains(&"[-/-]"), "{ids:?}");
+}
