@@ -16,9 +16,9 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tlparse_build::analysis::cross_rank::{self, StreamTables};
 use tlparse_build::analysis::{Event, StreamAnalysis};
-use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, StackSlot, display_compile_id, hex, parse_log};
+use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, StackSlot, parse_log};
 use tlparse_build::schema::cross_rank::RankMember;
-use tlparse_build::schema::{Frame, IndexRow, PayloadRef, StackTable};
+use tlparse_build::schema::{Frame, StackTable};
 
 thread_local! {
     /// The last panic on this thread: message and location.
@@ -169,8 +169,8 @@ struct Stream {
 }
 
 impl Stream {
-    /// Makes the entry's index row (stacks interned, as `StreamWriter::write` does) and shows
-    /// it to every table.
+    /// Makes the entry's index row (stacks interned here, the row by the writer's own
+    /// `index_row`) and shows it to every table.
     fn observe(&mut self, seq: u64, routed: Routed) {
         let Routed { mut entry, stacks, .. } = routed;
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
@@ -189,31 +189,8 @@ impl Stream {
                 }
             }
         }
+        let row = tlparse_build::bundle::stream::index_row(seq, &mut entry, meta, envelope_stack, meta_stacks);
         let payload = entry.payload.take();
-        let row = IndexRow {
-            seq,
-            line: entry.line,
-            ts: entry.timestamp,
-            level: entry.level.to_string(),
-            src: entry.source,
-            kind: entry.kind,
-            name: entry.name,
-            compile_id: entry.compile_id.as_ref().map(display_compile_id),
-            cid: entry.compile_id,
-            rank: entry.rank,
-            meta,
-            stack: envelope_stack,
-            meta_stacks,
-            meta_text: None,
-            extra: (!entry.extra.is_empty()).then_some(entry.extra),
-            payload: payload.as_ref().map(|p| PayloadRef {
-                hash: hex(&p.hash),
-                size: p.bytes.len() as u64,
-                lines: p.lines,
-                format: p.format,
-                md5_mismatch: p.md5_mismatch,
-            }),
-        };
         let bytes = payload.as_ref().map(|p| p.bytes.as_slice());
         let trace = payload.as_ref().and_then(|p| p.trace.as_deref());
         let ev = Event::new(&row, entry.end_line, entry.header_bytes, bytes, trace, &self.stacks);

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
 use crate::parse::json_text::{self, escape_lone_surrogates};
-use crate::parse::{Meta, Routed, StackSlot, display_compile_id};
+use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
@@ -388,7 +388,7 @@ impl StreamWriter {
     pub fn write(&mut self, routed: Routed) -> io::Result<Observed> {
         let Routed { mut entry, stacks, .. } = routed;
         let header_bytes = entry.header_bytes;
-        let mut meta = entry.meta;
+        let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
         let mut envelope_stack = None;
         let mut meta_stacks = Vec::new();
         for (slot, frames) in stacks {
@@ -418,34 +418,8 @@ impl StreamWriter {
             self.first_timestamp = Some(entry.timestamp.clone());
         }
         self.last_timestamp.clone_from(&entry.timestamp);
-        let payload = entry.payload.as_ref().map(|p| {
-            self.payload_bytes += p.size();
-            PayloadRef {
-                hash: hex(&p.hash),
-                size: p.size(),
-                lines: p.lines,
-                format: p.format,
-                md5_mismatch: p.md5_mismatch,
-            }
-        });
-        let row = IndexRow {
-            seq: self.entries,
-            line: entry.line,
-            ts: entry.timestamp,
-            level: entry.level.to_string(),
-            src: entry.source,
-            kind: entry.kind,
-            name: entry.name,
-            compile_id: entry.compile_id.as_ref().map(display_compile_id),
-            cid: entry.compile_id,
-            rank: entry.rank,
-            meta,
-            stack: envelope_stack,
-            meta_stacks,
-            meta_text: entry.meta_text,
-            extra: (!entry.extra.is_empty()).then_some(entry.extra),
-            payload,
-        };
+        self.payload_bytes += entry.payload.as_ref().map_or(0, |p| p.size());
+        let row = index_row(self.entries, &mut entry, meta, envelope_stack, meta_stacks);
         self.line.clear();
         serde_json::to_writer(&mut self.line, &row)?;
         self.line.push(b'\n');
@@ -479,6 +453,42 @@ impl StreamWriter {
             stacks_path: self.stacks_path,
             analysis: AnalysisSummary::default(),
         })
+    }
+}
+
+/// An entry's index row, once its stacks are interned (`meta` holding their ids, `stack`,
+/// `meta_stacks`). The one definition of a row: the fuzzer's in-process streams make theirs here
+/// too. Takes the entry's text fields; its payload and line numbers stay.
+pub fn index_row(
+    seq: u64,
+    entry: &mut Entry,
+    meta: Meta,
+    stack: Option<u32>,
+    meta_stacks: Vec<String>,
+) -> IndexRow<Meta> {
+    IndexRow {
+        seq,
+        line: entry.line,
+        ts: std::mem::take(&mut entry.timestamp),
+        level: entry.level.to_string(),
+        src: std::mem::take(&mut entry.source),
+        kind: std::mem::take(&mut entry.kind),
+        name: entry.name.take(),
+        compile_id: entry.compile_id.as_ref().map(display_compile_id),
+        cid: entry.compile_id,
+        rank: entry.rank,
+        meta,
+        stack,
+        meta_stacks,
+        meta_text: entry.meta_text.take(),
+        extra: (!entry.extra.is_empty()).then(|| std::mem::take(&mut entry.extra)),
+        payload: entry.payload.as_ref().map(|p| PayloadRef {
+            hash: hex(&p.hash),
+            size: p.size(),
+            lines: p.lines,
+            format: p.format,
+            md5_mismatch: p.md5_mismatch,
+        }),
     }
 }
 
