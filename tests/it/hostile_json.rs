@@ -494,3 +494,19 @@ fn a_failure_logged_without_a_compile_id_is_shown_as_documented_and_validates() 
     let ids: Vec<&str> = failures.failures.iter().map(|f| f.compile_id.as_str()).collect();
     assert!(ids.contains(&"[-/-]"), "{ids:?}");
 }
+
+#[test]
+fn entries_of_a_compile_logged_without_attempt_are_one_compile_and_validate() {
+    // Found by the 30-minute fuzz run: torch logs some entries of a compile without `attempt`
+    // (compilation_metrics_runtime, in multi_rank_runtime); when no entry of the compile carries
+    // it, compile_directory's `cid` says attempt 0 (both display as [0/0]) and `validate` found
+    // no index row with those parts. Here every `"attempt": 0` of comp_metrics.log's compile
+    // [0/0] is removed (checked by hand: one header line carries it, the others of [0/0] carry none).
+    let log = std::fs::read_to_string(fixture("tlparse-tests/comp_metrics.log")).unwrap().replace(
+        "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0",
+        "\"frame_id\": 0, \"frame_compile_id\": 0",
+    );
+    let (_logs, _out_dir, _out, bundle) = build_one(log.as_bytes());
+    let directory = bundle.stream_table::<tlparse_build::schema::tables::CompileDirectory>("log0").unwrap().unwrap();
+    assert!(directory.compiles.iter().any(|c| c.compile_id == "[0/0]"));
+}

@@ -6,6 +6,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+/// Compile id parts as one compile: an absent `attempt` is attempt 0 (torch logs some entries of
+/// a compile, e.g. `compilation_metrics_runtime`, without it; both display as `[0/0]`, and tables
+/// list them as one compile).
+fn same_attempt(cid: CompileId) -> CompileId {
+    CompileId { attempt: cid.attempt.or(Some(0)), ..cid }
+}
+
 /// How tables show the compile id of an entry that had none (`[-/-]`, as tlparse shows it).
 const NO_COMPILE_ID: &str = "[-/-]";
 
@@ -158,7 +165,7 @@ impl CompileIdSet {
             }
         }
         if let Some(cid) = row.cid {
-            self.parts.insert(cid);
+            self.parts.insert(same_attempt(cid));
         }
     }
 
@@ -519,7 +526,8 @@ impl<'v> Checker<'_, 'v> {
     fn compile_id_parts(&self, value: &Value) -> Option<String> {
         let cid = CompileId::deserialize(value).ok()?;
         let (set, whose) = self.compile_ids();
-        (!set.parts.contains(&cid)).then(|| format!("compile id parts {value}, which no index row of {whose} carries"))
+        (!set.parts.contains(&same_attempt(cid)))
+            .then(|| format!("compile id parts {value}, which no index row of {whose} carries"))
     }
 
     fn stream(&self, id: &str) -> Option<String> {
