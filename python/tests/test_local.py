@@ -21,7 +21,7 @@ def test_open_a_path_str_or_pathlike(bundles: Dict[str, Path]) -> None:
     for where in (bundles["simple"], str(bundles["simple"]), str(bundles["simple"]) + os.sep):
         b = tlparse_bundle.open(where)
         assert b.manifest["format"] == "tlparse-bundle"
-        assert b.manifest["format_version"] == 6
+        assert b.manifest["format_version"] == 7
         assert b.streams == ["log0"]
     assert tlparse_bundle.READER_VERSION == 6
 

@@ -19,9 +19,11 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// tables by the code each compile compiled (`compile_alignment`), not by compile id; version 6
 /// records input paths relative to the trace given, groups skipped files by reason, keeps
 /// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
-/// hostile logs.
-pub const FORMAT_VERSION: u32 = 6;
-/// The oldest reader version that can read what this code writes. 6: version 6 reshaped
+/// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
+/// table only).
+pub const FORMAT_VERSION: u32 = 7;
+/// The oldest reader version that can read what this code writes. 6: version 7 only added
+/// fields and a table; version 6 reshaped
 /// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
