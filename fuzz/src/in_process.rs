@@ -8,7 +8,7 @@
 //! cost forty times what parsing a small log does. The `build` mode runs all of it.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
@@ -16,9 +16,9 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tlparse_build::analysis::cross_rank::{self, StreamTables};
 use tlparse_build::analysis::{Event, StreamAnalysis};
-use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, StackSlot, parse_log};
+use tlparse_build::bundle::stream::StackInterner;
+use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, parse_log};
 use tlparse_build::schema::cross_rank::RankMember;
-use tlparse_build::schema::{Frame, StackTable};
 
 thread_local! {
     /// The last panic on this thread: message and location.
@@ -162,61 +162,29 @@ fn every_line_accounted_for(log: &ParsedLog) -> Result<(), String> {
 /// One stream's stack table and tables, fed as the bundle writer feeds them.
 #[derive(Default)]
 struct Stream {
-    stacks: StackTable,
-    frame_ids: HashMap<Frame, u32>,
-    stack_ids: HashMap<Vec<u32>, u32>,
+    interner: StackInterner,
     analysis: StreamAnalysis,
 }
 
 impl Stream {
-    /// Makes the entry's index row (stacks interned here, the row by the writer's own
-    /// `index_row`) and shows it to every table.
+    /// Makes the entry's index row (stacks interned and the row made by the writer's own
+    /// `intern_entry` and `index_row`) and shows it to every table.
     fn observe(&mut self, seq: u64, routed: Routed) {
         let Routed { mut entry, stacks, .. } = routed;
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
-        let (mut envelope_stack, mut meta_stacks) = (None, Vec::new());
-        for (slot, frames) in stacks {
-            let id = self.intern(frames);
-            match slot {
-                StackSlot::Envelope => envelope_stack = Some(id),
-                StackSlot::Meta(key) => {
-                    if let Meta::Value(Value::Object(fields)) = &mut meta
-                        && let Some(v) = fields.get_mut(&key)
-                    {
-                        *v = Value::from(id);
-                        meta_stacks.push(key);
-                    }
-                }
-            }
-        }
+        let (envelope_stack, meta_stacks) = self.interner.intern_entry(stacks, &mut meta);
         let row = tlparse_build::bundle::stream::index_row(seq, &mut entry, meta, envelope_stack, meta_stacks);
         let payload = entry.payload.take();
         let bytes = payload.as_ref().map(|p| p.bytes.as_slice());
         let trace = payload.as_ref().and_then(|p| p.trace.as_deref());
-        let ev = Event::new(&row, entry.end_line, entry.header_bytes, bytes, trace, &self.stacks);
+        let ev = Event::new(&row, entry.end_line, entry.header_bytes, bytes, trace, self.interner.table());
         self.analysis.observe(&ev);
-    }
-
-    fn intern(&mut self, frames: Vec<Frame>) -> u32 {
-        let ids: Vec<u32> = frames
-            .into_iter()
-            .map(|f| {
-                *self.frame_ids.entry(f.clone()).or_insert_with(|| {
-                    self.stacks.frames.push(f);
-                    (self.stacks.frames.len() - 1) as u32
-                })
-            })
-            .collect();
-        *self.stack_ids.entry(ids.clone()).or_insert_with(|| {
-            self.stacks.stacks.push(ids);
-            (self.stacks.stacks.len() - 1) as u32
-        })
     }
 
     /// Finishes every table; each must come out as JSON. Returns them by name, decompressed.
     fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
         let mut tables = BTreeMap::new();
-        self.analysis.finish(&self.stacks, |table| {
+        self.analysis.finish(self.interner.table(), |table| {
             tables.insert(table.name, table_json(table.name, &table.json)?);
             Ok::<_, io::Error>(())
         })?;

@@ -43,6 +43,37 @@ impl StackInterner {
         })
     }
 
+    /// Interns an entry's stacks: the envelope's stack id, and the metadata keys whose stack was
+    /// replaced in `meta` by its id. The fuzzer's in-process streams intern through here too.
+    pub fn intern_entry(
+        &mut self,
+        stacks: Vec<(StackSlot, Vec<Frame>)>,
+        meta: &mut Meta,
+    ) -> (Option<u32>, Vec<String>) {
+        let mut envelope_stack = None;
+        let mut meta_stacks = Vec::new();
+        for (slot, frames) in stacks {
+            let id = self.intern(frames);
+            match slot {
+                StackSlot::Envelope => envelope_stack = Some(id),
+                StackSlot::Meta(key) => {
+                    if let Meta::Value(v) = meta
+                        && let Some(v) = v.get_mut(&key)
+                    {
+                        *v = Value::from(id);
+                        meta_stacks.push(key);
+                    }
+                }
+            }
+        }
+        (envelope_stack, meta_stacks)
+    }
+
+    /// The frames and stacks interned so far.
+    pub fn table(&self) -> &StackTable {
+        &self.table
+    }
+
     pub fn into_table(self) -> StackTable {
         self.table
     }
@@ -389,23 +420,7 @@ impl StreamWriter {
         let Routed { mut entry, stacks, .. } = routed;
         let header_bytes = entry.header_bytes;
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
-        let mut envelope_stack = None;
-        let mut meta_stacks = Vec::new();
-        for (slot, frames) in stacks {
-            let id = self.interner.intern(frames);
-            match slot {
-                StackSlot::Envelope => envelope_stack = Some(id),
-                StackSlot::Meta(key) => {
-                    if let Some(v) = match &mut meta {
-                        Meta::Value(v) => v.get_mut(&key),
-                        Meta::Raw(_) => None,
-                    } {
-                        *v = Value::from(id);
-                        meta_stacks.push(key);
-                    }
-                }
-            }
-        }
+        let (envelope_stack, meta_stacks) = self.interner.intern_entry(stacks, &mut meta);
         let kind_key = match &entry.name {
             Some(name) => format!("{}:{name}", entry.kind),
             None => entry.kind.clone(),
