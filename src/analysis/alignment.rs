@@ -117,6 +117,19 @@ impl Alignment {
     }
 }
 
+/// The key of each compile of one stream, in row order: what [`Alignment::new`] pairs compiles
+/// by. The build writes it into every `compile_directory` row as `align_key` ([`key_string`]),
+/// so that readers (the viewer's run comparison) pair compiles by equality alone.
+pub fn stream_keys(s: &StreamCompiles) -> Vec<AlignmentKey> {
+    key_stream(0, s, &mut Vec::new()).into_iter().map(|k| k.key).collect()
+}
+
+/// The canonical string of a key: its JSON, fields in declaration order and no spaces. Two
+/// compiles [`Alignment::new`] pairs have equal strings, and only those.
+pub fn key_string(k: &AlignmentKey) -> String {
+    serde_json::to_string(k).expect("an alignment key serializes")
+}
+
 /// Keys every compile of one stream, recording what the key cannot decide alone.
 fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> Vec<Keyed<'a>> {
     let codes = frame_codes(s, ambiguities);
