@@ -103,8 +103,13 @@ pub struct RecompileChange {
     pub reasons_removed: Vec<String>,
 }
 
-/// Compares two runs' streams, paired by stream id.
+/// Compares two runs' streams, paired by stream id; two runs of one stream each are paired
+/// whatever their ids (`log0` and `rank0` are the same process's log).
 pub fn compare(a: &[StreamTables], b: &[StreamTables]) -> RunComparison {
+    if let ([sa], [sb]) = (a, b) {
+        let streams = vec![compare_stream(sa, sb)];
+        return RunComparison { streams, streams_only_in_a: Vec::new(), streams_only_in_b: Vec::new() };
+    }
     let ids = |run: &[StreamTables]| run.iter().map(|s| s.stream.clone()).collect::<BTreeSet<_>>();
     let (ids_a, ids_b) = (ids(a), ids(b));
     let streams = a
