@@ -35,7 +35,8 @@ pub fn open_run(path: &Utf8Path) -> Result<Vec<StreamTables>, String> {
     }
     let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
     let tmp = TempDir(std::env::temp_dir().join(format!("tlparse-compare-{}-{nonce}", std::process::id())));
-    let out = camino::Utf8PathBuf::from_path_buf(tmp.0.join("bundle")).map_err(|p| format!("{}: not UTF-8", p.display()))?;
+    let out =
+        camino::Utf8PathBuf::from_path_buf(tmp.0.join("bundle")).map_err(|p| format!("{}: not UTF-8", p.display()))?;
     let options = BuildOptions {
         input: path.to_owned(),
         output: out.clone(),

@@ -117,6 +117,12 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(ctx, align_keys(ctx)), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
+        Some((
+            CompileDirectoryView {
+                compiles: Entries(ctx, align_keys(ctx)),
+                unattributed: ArtifactRefs(c, &c.unattributed),
+            },
+            rows,
+        ))
     }
 }

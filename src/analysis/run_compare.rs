@@ -112,10 +112,8 @@ pub fn compare(a: &[StreamTables], b: &[StreamTables]) -> RunComparison {
     }
     let ids = |run: &[StreamTables]| run.iter().map(|s| s.stream.clone()).collect::<BTreeSet<_>>();
     let (ids_a, ids_b) = (ids(a), ids(b));
-    let streams = a
-        .iter()
-        .filter_map(|sa| b.iter().find(|sb| sb.stream == sa.stream).map(|sb| compare_stream(sa, sb)))
-        .collect();
+    let streams =
+        a.iter().filter_map(|sa| b.iter().find(|sb| sb.stream == sa.stream).map(|sb| compare_stream(sa, sb))).collect();
     RunComparison {
         streams,
         streams_only_in_a: a.iter().map(|s| s.stream.clone()).filter(|s| !ids_b.contains(s)).collect(),
@@ -214,7 +212,8 @@ fn numbered<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 
 /// One compile's IR sizes by numbered name: (unit, size).
 fn sizes(s: &StreamTables, compile_id: &str) -> BTreeMap<String, (&'static str, u64)> {
-    let Some(g) = s.graph_sizes.as_ref().and_then(|t| t.compiles.iter().find(|c| c.compile_id.as_deref() == Some(compile_id)))
+    let Some(g) =
+        s.graph_sizes.as_ref().and_then(|t| t.compiles.iter().find(|c| c.compile_id.as_deref() == Some(compile_id)))
     else {
         return BTreeMap::new();
     };
@@ -343,14 +342,15 @@ fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef]) -> Vec<Change> {
 /// Per code: the number of its frame compiles after the first, and its recompile reasons.
 fn recompile_counts(s: &StreamTables) -> Vec<(String, u64, BTreeSet<String>)> {
     let mut order: Vec<String> = Vec::new();
-    let mut frames: HashMap<String, BTreeSet<(Option<u64>, Option<u64>, Option<u64>)>> = HashMap::new();
+    // A frame compile: (compiled-autograd id, frame id, frame compile id).
+    let mut frames: HashMap<String, BTreeSet<[Option<u64>; 3]>> = HashMap::new();
     for e in rows(s) {
         let Some(code) = code_label(e) else { continue };
         if !frames.contains_key(&code) {
             order.push(code.clone());
         }
         let c = e.cid;
-        frames.entry(code).or_default().insert((c.compiled_autograd_id, c.frame_id, c.frame_compile_id));
+        frames.entry(code).or_default().insert([c.compiled_autograd_id, c.frame_id, c.frame_compile_id]);
     }
     order
         .into_iter()

@@ -119,7 +119,8 @@ pub struct CompileEntry {
     pub cache: Vec<CacheOutcome>,
     /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
     /// log order.
-    pub artifacts: Vec<ArtifactRef>,    /// The compile's alignment key as a canonical string (format 7; absent in older bundles):
+    pub artifacts: Vec<ArtifactRef>,
+    /// The compile's alignment key as a canonical string (format 7; absent in older bundles):
     /// compiles of two streams or two runs that `compile_alignment` would pair (same code,
     /// ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`
     /// table) have equal strings, and no others do. Readers pair compiles by equality of this
