@@ -65,7 +65,7 @@ enum Command {
         /// Print the comparison as JSON.
         #[arg(long)]
         json: bool,
-        /// Print only the changes, without the per-stream headings.
+        /// Print only the findings, without the per-stream headings (counts of compiles).
         #[arg(short, long)]
         quiet: bool,
     },
@@ -245,7 +245,9 @@ fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Res
         return Ok(ExitCode::SUCCESS);
     }
     let lines = crate::analysis::run_compare::findings(&comparison);
-    for line in lines.iter().filter(|l| !quiet || l.starts_with("  ")) {
+    // Quiet: no per-stream heading (a stream only one run has is still said).
+    let heading = |l: &str| l.starts_with("stream ") && l.ends_with(" only in B") && l.contains("in both runs");
+    for line in lines.iter().filter(|l| !(quiet && heading(l))) {
         say!("{}", if quiet { line.trim_start() } else { line });
     }
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,9 @@
 //! Which compile of one stream is "the same compile" as which compile of another: compiles are
-//! aligned by the code they compiled, never by compile id alone. Every cross-rank table (and any
-//! later comparison of two runs) pairs compiles through this one module.
+//! aligned by the code they compiled, never by compile id alone. Every cross-rank table, and the
+//! comparison of two runs (`run_compare`), pairs compiles through this one module; the build also
+//! writes each compile's key into its `compile_directory` row as `align_key` ([`key_string`]), so
+//! that readers (the viewer's Compare page) pair compiles by string equality, with no algorithm
+//! of their own.
 //!
 //! Dynamo numbers frames per process in the order it first compiles them, so one extra function
 //! compiled on one rank shifts every later frame id there. The key of a compile is therefore:

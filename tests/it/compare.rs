@@ -98,6 +98,12 @@ fn two_runs_findings_are_those_of_the_logs() {
     assert!(text.contains("forward (two_runs.py:32) [0/0]→[0/0]: status ok → restarted\n"), "{text}");
     assert!(text.contains("forward (two_runs.py:32) [0/0]→[0/0]: graph breaks +1: Failed to trace builtin operator"));
     insta::assert_snapshot!("compare_two_runs", text);
+    // -q: the same findings without the stream's heading.
+    let out = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "-q"]);
+    let quiet = String::from_utf8(out.stdout).unwrap();
+    let all = findings(&c);
+    let want: Vec<&str> = all[1..].iter().map(|l| l.trim_start()).collect();
+    assert_eq!(quiet.lines().collect::<Vec<_>>(), want);
 }
 
 #[test]
