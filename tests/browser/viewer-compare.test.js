@@ -84,6 +84,8 @@ test('cache_cold → cache_warm: cache miss → hit, and a differing artifact op
   assert.ok(await page.locator('.cmp-diff .diff-line.add').count() > 0);
   assert.deepEqual(errors, []);
   await shot(page, 'compare-cache-diff-light');
+  await page.evaluate(() => { document.documentElement.dataset.theme = 'dark'; });
+  await shot(page, 'compare-cache-diff-dark');
   await go(page, '#/compare?changed=1');
   await close();
 });
