@@ -52,6 +52,23 @@ enum Command {
         #[arg(long)]
         stream: Option<String>,
     },
+    /// Compare two runs: their compiles aligned by code (as across ranks), and per compile what
+    /// changed from A to B (status, compile time, graph sizes, guards, dynamic-shape symbols,
+    /// graph breaks, cache outcomes, artifacts), compiles only one run made, recompile counts.
+    /// A and B are each a bundle directory or a trace (a log file or trace directory, built to
+    /// a temporary bundle first).
+    Compare {
+        /// Run A: a bundle directory or a trace.
+        a: Utf8PathBuf,
+        /// Run B: a bundle directory or a trace.
+        b: Utf8PathBuf,
+        /// Print the comparison as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print only the findings, without the per-stream headings (counts of compiles).
+        #[arg(short, long)]
+        quiet: bool,
+    },
     /// Serve a bundle on 127.0.0.1 and open its viewer in a browser. Runs until stopped (Ctrl-C).
     Serve {
         /// The bundle directory.
@@ -210,6 +227,7 @@ pub fn main() -> ExitCode {
             run_publish(&options, quiet)
         }
         Some(Command::Proxy(args)) => run_proxy(args),
+        Some(Command::Compare { a, b, json, quiet }) => run_compare(&a, &b, json, quiet),
     };
     match result {
         Ok(code) => code,
@@ -218,6 +236,21 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Result<ExitCode, String> {
+    let comparison = crate::compare::compare(a, b)?;
+    if json {
+        say!("{}", serde_json::to_string_pretty(&comparison).map_err(|e| e.to_string())?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let lines = crate::analysis::run_compare::findings(&comparison);
+    // Quiet: no per-stream heading (a stream only one run has is still said).
+    let heading = |l: &str| l.starts_with("stream ") && l.ends_with(" only in B") && l.contains("in both runs");
+    for line in lines.iter().filter(|l| !(quiet && heading(l))) {
+        say!("{}", if quiet { line.trim_start() } else { line });
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_proxy(args: ProxyArgs) -> Result<ExitCode, String> {

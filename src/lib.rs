@@ -22,6 +22,7 @@ macro_rules! say {
 pub mod analysis;
 pub mod bundle;
 pub mod cli;
+pub mod compare;
 pub mod http;
 pub mod media;
 pub mod parse;

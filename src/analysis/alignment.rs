@@ -1,6 +1,9 @@
 //! Which compile of one stream is "the same compile" as which compile of another: compiles are
-//! aligned by the code they compiled, never by compile id alone. Every cross-rank table (and any
-//! later comparison of two runs) pairs compiles through this one module.
+//! aligned by the code they compiled, never by compile id alone. Every cross-rank table, and the
+//! comparison of two runs (`run_compare`), pairs compiles through this one module; the build also
+//! writes each compile's key into its `compile_directory` row as `align_key` ([`key_string`]), so
+//! that readers (the viewer's Compare page) pair compiles by string equality, with no algorithm
+//! of their own.
 //!
 //! Dynamo numbers frames per process in the order it first compiles them, so one extra function
 //! compiled on one rank shifts every later frame id there. The key of a compile is therefore:
@@ -115,6 +118,19 @@ impl Alignment {
     pub fn is_empty(&self) -> bool {
         self.table.compiles.is_empty()
     }
+}
+
+/// The key of each compile of one stream, in row order: what [`Alignment::new`] pairs compiles
+/// by. The build writes it into every `compile_directory` row as `align_key` ([`key_string`]),
+/// so that readers (the viewer's run comparison) pair compiles by equality alone.
+pub fn stream_keys(s: &StreamCompiles) -> Vec<AlignmentKey> {
+    key_stream(0, s, &mut Vec::new()).into_iter().map(|k| k.key).collect()
+}
+
+/// The canonical string of a key: its JSON, fields in declaration order and no spaces. Two
+/// compiles [`Alignment::new`] pairs have equal strings, and only those.
+pub fn key_string(k: &AlignmentKey) -> String {
+    serde_json::to_string(k).expect("an alignment key serializes")
 }
 
 /// Keys every compile of one stream, recording what the key cannot decide alone.

@@ -3,6 +3,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
@@ -20,13 +21,23 @@ pub struct CompileDirectoryView<'a> {
     unattributed: ArtifactRefs<'a>,
 }
 
-/// The rows of the compile directory.
-struct Entries<'a>(&'a Finish<'a>);
+/// The rows of the compile directory, with each row's `align_key` (in record order).
+struct Entries<'a>(&'a Finish<'a>, Vec<String>);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.compiles.records.iter().map(|r| entry(self.0, r)))
+        let rows = self.0.compiles.records.iter().zip(&self.1);
+        serializer.collect_seq(rows.map(|(r, key)| entry(self.0, r, key.clone())))
     }
+}
+
+/// Every compile's alignment key as a string, by the alignment's own keying (one algorithm for
+/// cross-rank tables and run comparison); keyed from rows without their artifacts, which the
+/// keying does not read.
+fn align_keys(ctx: &Finish) -> Vec<String> {
+    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| summary(ctx, r)).collect();
+    let keys = alignment::stream_keys(&alignment::StreamCompiles { stream: "", compiles: &rows });
+    keys.iter().map(alignment::key_string).collect()
 }
 
 /// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
@@ -49,7 +60,13 @@ fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option
     })
 }
 
-fn entry(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
+fn entry(ctx: &Finish, r: &CompileRecord, align_key: String) -> CompileEntry {
+    let artifacts = ctx.compiles.artifact_refs(&r.artifacts);
+    CompileEntry { artifacts, align_key: Some(align_key), ..summary(ctx, r) }
+}
+
+/// A row without its artifacts nor its alignment key.
+fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
     let c = ctx.compiles;
     let m = r.metrics.as_deref();
     // The compile's time in the parts `compile_time` reports, in seconds.
@@ -83,7 +100,8 @@ fn entry(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         restart_reasons: r.restart_reasons().to_vec(),
         graph_breaks: r.graph_breaks.clone(),
         cache: r.cache.clone(),
-        artifacts: c.artifact_refs(&r.artifacts),
+        artifacts: Vec::new(),
+        align_key: None,
     }
 }
 
@@ -99,6 +117,12 @@ impl Table for CompileDirectoryTable {
             return None;
         }
         let rows = c.records.len() as u64;
-        Some((CompileDirectoryView { compiles: Entries(ctx), unattributed: ArtifactRefs(c, &c.unattributed) }, rows))
+        Some((
+            CompileDirectoryView {
+                compiles: Entries(ctx, align_keys(ctx)),
+                unattributed: ArtifactRefs(c, &c.unattributed),
+            },
+            rows,
+        ))
     }
 }

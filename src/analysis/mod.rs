@@ -24,6 +24,7 @@ pub mod log_volume;
 pub mod packed_rows;
 pub mod provenance;
 pub mod recompiles;
+pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;
 pub mod stack_trie;

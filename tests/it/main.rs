@@ -3,6 +3,7 @@
 mod attacks;
 mod build;
 mod cli;
+mod compare;
 mod cross_rank;
 mod discovery;
 mod docs;

@@ -64,6 +64,12 @@ function bundleUrl() {
   return given ? new URL(given, location.href) : new URL('./', location.href);
 }
 
+/** Run B of `?compare=URL` (resolved like `?bundle=`), or null: the Compare page opens it. */
+function compareUrl() {
+  const given = new URLSearchParams(location.search).get('compare');
+  return given ? new URL(given, location.href) : null;
+}
+
 /** Loader options; with `token`, its fetch adds it to requests to `bundleUrl()`'s origin only. */
 const openOptions = async (token) => ({
   zstdStream: await zstdStream(),
@@ -269,6 +275,9 @@ function context(page, params, stream) {
     crossTable: (name) => cached(`x:${name}`, () => b.crossRankTable(name)),
     /** The stream's stack table. */
     stacks: (streamId = stream?.id) => b.stacks(streamId),
+    /** Run B of `?compare=URL`, opened with the same loader once (null without compare=). */
+    compareBundle: () => (compareUrl() ? cached('compare', async () => openBundle(compareUrl(), await openOptions())) : null),
+    compareUrl: () => compareUrl()?.href ?? null,
     /** Puts `value` in `window.__viewer.data[key]` for tests. */
     expose: (key, value) => { viewer.data[key] = value; },
   };

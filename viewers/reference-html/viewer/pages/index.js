@@ -22,6 +22,7 @@ export const PAGES = {
   volume: () => import('./volume.js'), // ?s=STREAM
   entries: () => import('./entries.js'), // ?s=STREAM&kind=KIND&id=[0/1]
   ranks: () => import('./ranks.js'), // ?sec=SECTION&grid=diff (cross-rank)
+  compare: () => import('./compare.js'), // ?changed=1&k=ALIGN_KEY&art=ARTIFACT (with index.html?compare=URL)
   'rank-diff': () => import('./rank-diff.js'), // ?c=ALIGNED_INDEX&name=ARTIFACT_NAME&occ=N&a=STREAM&b=STREAM (or id=[0/1] of rank a)
 };
 
@@ -41,4 +42,5 @@ export const NAV = [
   { page: 'volume', label: 'Log volume', when: table('log_volume') },
   { page: 'entries', label: 'Log entries', when: (m, s) => Boolean(s) },
   { page: 'ranks', label: 'Ranks', also: ['rank-diff'], when: (m) => Boolean(m.cross_rank) },
+  { page: 'compare', label: 'Compare', when: () => new URLSearchParams(location.search).has('compare') },
 ];

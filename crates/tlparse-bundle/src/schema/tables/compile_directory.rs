@@ -120,6 +120,14 @@ pub struct CompileEntry {
     /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
     /// log order.
     pub artifacts: Vec<ArtifactRef>,
+    /// The compile's alignment key as a canonical string (format 7; absent in older bundles):
+    /// compiles of two streams or two runs that `compile_alignment` would pair (same code,
+    /// ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`
+    /// table) have equal strings, and no others do. Readers pair compiles by equality of this
+    /// string alone; its content is the JSON of `compile_alignment`'s `key`, but only equality
+    /// is meant to be used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align_key: Option<String>,
 }
 
 /// The code object a compile compiled.

@@ -1,0 +1,69 @@
+//! `tlparse-build compare A B`: opens each run (a bundle directory, or a trace built to a
+//! temporary bundle first), reads the tables the comparison needs and compares them with
+//! [`crate::analysis::run_compare`].
+
+use std::path::{Path, PathBuf};
+
+use camino::Utf8Path;
+
+use crate::analysis::run_compare::{self, RunComparison, StreamTables};
+use crate::bundle::{self, BuildOptions, reader};
+use crate::schema::tables::{CompileDirectory, GraphBreaks, GraphSizes, Guards, Recompiles};
+
+/// Compares run `a` with run `b`.
+pub fn compare(a: &Utf8Path, b: &Utf8Path) -> Result<RunComparison, String> {
+    Ok(run_compare::compare(&open_run(a)?, &open_run(b)?))
+}
+
+/// A temporary directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The tables of a run: read from the bundle at `path`, or from a bundle built from the trace
+/// at `path` in a temporary directory (removed afterwards).
+pub fn open_run(path: &Utf8Path) -> Result<Vec<StreamTables>, String> {
+    if path.join(tlparse_bundle::paths::MANIFEST).is_file() {
+        return read_run(path.as_std_path()).map_err(|e| format!("{path}: {e}"));
+    }
+    if !path.exists() {
+        return Err(format!("{path}: no such file or directory (expected a bundle directory or a trace)"));
+    }
+    let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let tmp = TempDir(std::env::temp_dir().join(format!("tlparse-compare-{}-{nonce}", std::process::id())));
+    let out =
+        camino::Utf8PathBuf::from_path_buf(tmp.0.join("bundle")).map_err(|p| format!("{}: not UTF-8", p.display()))?;
+    let options = BuildOptions {
+        input: path.to_owned(),
+        output: out.clone(),
+        overwrite: false,
+        latest: false,
+        progress: false,
+        viewer: false,
+        max_line: bundle::DEFAULT_MAX_LINE,
+    };
+    bundle::build(&options).map_err(|e| format!("{path} is neither a bundle nor a trace that builds: {e}"))?;
+    read_run(out.as_std_path()).map_err(|e| format!("{path}: {e}"))
+}
+
+fn read_run(root: &Path) -> Result<Vec<StreamTables>, reader::ReadError> {
+    let b = reader::Bundle::open(root)?;
+    b.manifest
+        .streams
+        .iter()
+        .map(|s| {
+            Ok(StreamTables {
+                stream: s.id.clone(),
+                compile_directory: b.stream_table::<CompileDirectory>(&s.id)?,
+                graph_sizes: b.stream_table::<GraphSizes>(&s.id)?,
+                guards: b.stream_table::<Guards>(&s.id)?,
+                recompiles: b.stream_table::<Recompiles>(&s.id)?,
+                graph_breaks: b.stream_table::<GraphBreaks>(&s.id)?,
+            })
+        })
+        .collect()
+}
