@@ -11,6 +11,8 @@ import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
+import { searchBox } from './search.js';
+import { installFindKeys } from './find.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
  * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
@@ -103,6 +105,7 @@ const given = () => new URLSearchParams(location.search).has('bundle');
 
 async function start() {
   acceptDrops(openLocal);
+  installFindKeys({ main: () => main, globalSearch: () => document.querySelector('input.global-search') });
   await openGiven(given() ? storedToken(bundleUrl().origin) : null);
 }
 
@@ -198,12 +201,24 @@ async function showBundle(bundle) {
       h('span', { class: 'title', title: m.inputs.map((i) => i.path).join('\n') },
         name, ' · ', plural(m.streams.length, 'stream')),
       h('span', { class: 'spacer' }),
+      globalSearch(),
       streamSelect,
       folderPicker(openLocal, { label: 'Open folder…', compact: true }),
       themeToggle()),
     navEl,
     main);
   await show();
+}
+
+/** The header's search box (search.js): the selected stream's names, and artifacts' full text. */
+function globalSearch() {
+  const stream = () => viewer.manifest.streams.find((s) => s.id === route().params.get('s'))?.id ?? viewer.manifest.streams[0]?.id;
+  return searchBox({
+    bundle: () => viewer.bundle,
+    stream,
+    table: (name, streamId) => cached(`t:${streamId}:${name}`, () => viewer.bundle.table(streamId, name)),
+    href,
+  });
 }
 
 /** "local folder NAME" in the header of a bundle read from disk: this page's URL does not point at it. */
