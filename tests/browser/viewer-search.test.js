@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setup, open, go, settle, shot, fixture } from './viewer-harness.js';
 
 let env;
-before(async () => { env = await setup({ gb: fixture('torch-2.15/graph_breaks') }); });
+before(async () => { env = await setup({ gb: fixture('torch-2.15/graph_breaks'), hostile: fixture('hostile/hostile.log') }); });
 after(() => env?.close());
 
 /** Types `query` in the header's search box and waits for the name results of that query. */
@@ -145,6 +145,28 @@ test('"/" focuses the global search on a page with no code view nor table filter
   await go(page, '#/compiles');
   await page.keyboard.press('/');
   assert.equal(await page.evaluate(() => document.activeElement?.className), 'vt-filter');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('hostile names and texts are shown as text in the results, and nothing runs', async () => {
+  // fixtures-repo/hostile/hostile.log: every name, reason and payload is an injection such as
+  // `<img src=x onerror="window.__pwned=1">` (fixtures-repo/scripts/make_hostile.py).
+  const { page, errors, close } = await open(env, env.url('hostile'));
+  const s = await search(page, 'onerror');
+  assert.ok(s.groups.length > 0, 'the hostile names are found');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.__viewer.search.fullText?.state === 'done', null, { timeout: 60_000 });
+  const ft = await page.evaluate(() => JSON.parse(JSON.stringify(window.__viewer.search.fullText)));
+  assert.ok(ft.hits.length > 0, 'payloads hold it too');
+  const panel = await page.evaluate(() => {
+    const p = document.querySelector('.search-panel');
+    const attrs = [...p.querySelectorAll('*')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => /^on/i.test(n));
+    return { text: p.innerText, markup: p.querySelectorAll('img, iframe, svg, script, object, embed').length, attrs, pwned: window.__pwned };
+  });
+  assert.match(panel.text, /<img src=x onerror="window.__pwned=1">/, 'shown as text');
+  assert.deepEqual([panel.markup, panel.attrs, panel.pwned], [0, [], undefined]);
+  await shot(page, 'search-hostile');
   assert.deepEqual(errors, []);
   await close();
 });

@@ -11,7 +11,6 @@ import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
-import { searchBox } from './search.js';
 import { installFindKeys } from './find.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
@@ -210,15 +209,27 @@ async function showBundle(bundle) {
   await show();
 }
 
-/** The header's search box (search.js): the selected stream's names, and artifacts' full text. */
+/**
+ * The header's search box: the selected stream's names, and artifacts' full text. search.js,
+ * which does the searching, loads on the box's first focus, so the first paint does not fetch it.
+ */
 function globalSearch() {
-  const stream = () => viewer.manifest.streams.find((s) => s.id === route().params.get('s'))?.id ?? viewer.manifest.streams[0]?.id;
-  return searchBox({
-    bundle: () => viewer.bundle,
-    stream,
-    table: (name, streamId) => cached(`t:${streamId}:${name}`, () => viewer.bundle.table(streamId, name)),
-    href,
+  const input = h('input', {
+    type: 'search', class: 'global-search', placeholder: 'Search  /', autocomplete: 'off', spellcheck: 'false',
+    'aria-label': 'Search this trace', role: 'combobox', 'aria-expanded': 'false', 'aria-controls': 'search-results',
   });
+  const stream = () => viewer.manifest.streams.find((s) => s.id === route().params.get('s'))?.id ?? viewer.manifest.streams[0]?.id;
+  const load = () => {
+    input.removeEventListener('focus', load);
+    import('./search.js').then((m) => m.attach(input, {
+      bundle: () => viewer.bundle,
+      stream,
+      table: (name, streamId) => cached(`t:${streamId}:${name}`, () => viewer.bundle.table(streamId, name)),
+      href,
+    }));
+  };
+  input.addEventListener('focus', load);
+  return h('div', { class: 'gsearch' }, input);
 }
 
 /** "local folder NAME" in the header of a bundle read from disk: this page's URL does not point at it. */

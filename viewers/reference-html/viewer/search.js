@@ -4,7 +4,8 @@
 // tables that name the pages to link to); "Search the full text" then searches every artifact's
 // text in a worker (search-worker.js), pack by pack, with progress, the hits arriving as they are
 // found. Results are grouped by kind, each a link to its page; arrows and Enter pick one, Escape
-// closes. Every text shown comes from the trace: text nodes only (h()).
+// closes. Every text shown comes from the trace: text nodes only (h()). Loaded when the box is
+// first focused or typed in, so the first paint does not fetch it.
 
 import { h, replace, count, bytes, plural } from './dom.js';
 
@@ -22,18 +23,17 @@ const CHIPS = 6;
 const state = { query: '', loadMs: null, namesMs: null, groups: [], fullText: null };
 
 /**
- * The search box.
+ * Makes `input` (the header's search field, drawn by app.js before this module loads) the
+ * search box: adds the results panel beside it and searches what is typed already.
+ * @param {HTMLInputElement} input
  * @param {{bundle: () => any, stream: () => string | undefined, table: (name: string, stream: string) => Promise<any>,
  *   href: (page: string, params?: object) => string}} o
  */
-export function searchBox(o) {
+export function attach(input, o) {
   if (window.__viewer) window.__viewer.search = state;
-  const input = h('input', {
-    type: 'search', class: 'global-search', placeholder: 'Search  /', autocomplete: 'off', spellcheck: 'false',
-    'aria-label': 'Search this trace', role: 'combobox', 'aria-expanded': 'false', 'aria-controls': 'search-results',
-  });
   const panel = h('div', { class: 'search-panel', id: 'search-results', role: 'listbox', hidden: true });
-  const root = h('div', { class: 'gsearch' }, input, panel);
+  input.after(panel);
+  const root = input.parentElement;
   const s = new Session(o, panel, input);
   let timer = 0;
   input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => s.search(input.value), 60); });
@@ -41,7 +41,7 @@ export function searchBox(o) {
   input.addEventListener('keydown', (e) => s.key(e));
   document.addEventListener('pointerdown', (e) => { if (!root.contains(e.target)) s.close(); });
   window.addEventListener('hashchange', () => s.close());
-  return root;
+  if (input.value.trim()) s.search(input.value);
 }
 
 /** The loaded data of one stream, the open worker, and what the panel shows. */
@@ -199,7 +199,6 @@ class Session {
       this.active = (this.active + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length;
       items.forEach((el, i) => el.classList.toggle('sr-active', i === this.active));
       items[this.active].scrollIntoView({ block: 'nearest' });
-      this.input.setAttribute('aria-activedescendant', '');
     } else if (e.key === 'Enter') {
       const item = items[this.active] ?? items[0];
       if (!item) return;
