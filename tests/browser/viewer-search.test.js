@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { setup, open, go, settle, shot, fixture } from './viewer-harness.js';
 
 let env;
-before(async () => { env = await setup({ gb: fixture('torch-2.15/graph_breaks'), hostile: fixture('hostile/hostile.log') }); });
+before(async () => { env = await setup({ gb: fixture('torch-2.15/graph_breaks'), hostile: fixture('hostile/hostile.log'),
+  failures: fixture('torch-2.15/failures') }); });
 after(() => env?.close());
 
 /** Types `query` in the header's search box and waits for the name results of that query. */
@@ -71,6 +72,25 @@ test('names: a function, a graph-break reason and a guard fragment, each linking
   v = await go(page, href);
   assert.equal(v.page, 'compile');
   assert.equal(v.params.id, guards.items[0].compiles[0]);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a failure message links to its row of the failures page', async () => {
+  // torch-2.15/failures: the compilation_metrics of [1/0] (log line 509) and [2/0] (line 789) both
+  // fail with BackendCompilerFailed "backend='flaky_backend' raised: RuntimeError: flaky_backend:
+  // refusing to compile a graph with cos": one distinct message, two compiles.
+  const { page, errors, close } = await open(env, env.url('failures'));
+  const s = await search(page, 'refusing to compile');
+  const failures = group(s, 'failure');
+  assert.equal(failures.items.length, 1);
+  assert.match(failures.items[0].text, /^BackendCompilerFailed: backend='flaky_backend' raised:/);
+  assert.deepEqual(failures.items[0].compiles, ['[1/0]', '[2/0]']);
+  const v = await go(page, await page.getAttribute('.sr-group[data-kind="failure"] a.sr-item', 'href'));
+  assert.equal(v.page, 'failures');
+  const row = v.data.failures[Number(v.params.i)];
+  assert.deepEqual([row.compile_id, row.failure_type], ['[1/0]', 'BackendCompilerFailed']);
+  assert.match(row.reason, /refusing to compile a graph with cos/);
   assert.deepEqual(errors, []);
   await close();
 });
