@@ -19,9 +19,9 @@ use crate::schema::tables::{Search, SearchKind, SearchTerm};
 pub struct SearchTable {
     compiles: IndexSet<String>,
     terms: IndexMap<(SearchKind, String), Vec<u32>>,
-    /// The guards of each guard payload already read (by blob id): a long log repeats the same
-    /// guard tree for many compiles, and parsing it once is enough.
-    guard_payloads: HashMap<String, Vec<String>>,
+    /// The guard terms (indexes in `terms`) of each guard payload already read, by blob id: a
+    /// long log repeats the same guard tree for many compiles, and parsing it once is enough.
+    guard_payloads: HashMap<String, Vec<u32>>,
 }
 
 impl SearchTable {
@@ -34,14 +34,21 @@ impl SearchTable {
     }
 
     /// Records that `text` (trimmed; nothing when empty) appears in `compile` (none: outside
-    /// any compile).
-    fn add(&mut self, kind: SearchKind, text: &str, compile: Option<u32>) {
+    /// any compile); returns the term's index, if it has one.
+    fn add(&mut self, kind: SearchKind, text: &str, compile: Option<u32>) -> Option<usize> {
         let text = text.trim();
         if text.is_empty() {
-            return;
+            return None;
         }
-        let compiles = self.terms.entry((kind, text.to_string())).or_default();
-        // Entries of one compile come together: most repeats are caught here, the rest at the end.
+        let entry = self.terms.entry((kind, text.to_string()));
+        let index = entry.index();
+        Self::add_compile(entry.or_default(), compile);
+        Some(index)
+    }
+
+    /// Adds a compile to a term's list; entries of one compile come together, so most repeats
+    /// are caught here (the rest at the end).
+    fn add_compile(compiles: &mut Vec<u32>, compile: Option<u32>) {
         if let Some(at) = compile
             && compiles.last() != Some(&at)
         {
@@ -62,17 +69,18 @@ impl SearchTable {
     fn observe_guards(&mut self, ev: &Event) {
         let Some(payload) = ev.payload else { return };
         let compile = ev.display_id.map(|d| self.compile(d));
-        let guards = match self.guard_payloads.get(payload.hash) {
-            Some(guards) => guards.clone(),
-            None => {
-                let guards = Self::payload_guards(ev);
-                self.guard_payloads.insert(payload.hash.to_string(), guards.clone());
-                guards
+        if let Some(terms) = self.guard_payloads.get(payload.hash) {
+            for &t in terms {
+                Self::add_compile(&mut self.terms[t as usize], compile);
             }
-        };
-        for guard in &guards {
-            self.add(SearchKind::Guard, guard, compile);
+            return;
         }
+        let terms = Self::payload_guards(ev)
+            .iter()
+            .filter_map(|guard| self.add(SearchKind::Guard, guard, compile))
+            .map(|t| t as u32)
+            .collect();
+        self.guard_payloads.insert(payload.hash.to_string(), terms);
     }
 
     /// Terms of the compile records: compiled code, artifact names, graph-break reasons,
