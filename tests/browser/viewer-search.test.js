@@ -136,6 +136,7 @@ test('Ctrl+F in an artifact opens its Find: "k of N" with the true count, next a
   assert.deepEqual(await result(), ['1 of 3', '80']);
   await page.keyboard.press('Enter');
   assert.deepEqual(await result(), ['2 of 3', '81']);
+  assert.match(await page.evaluate(() => location.hash), /&line=81$/, 'the line gone to is in the URL');
   await page.keyboard.press('Enter');
   await page.keyboard.press('Enter');
   assert.deepEqual(await result(), ['1 of 3', '80'], 'wraps after the last');

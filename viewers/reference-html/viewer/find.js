@@ -24,7 +24,9 @@ export function occurrences(lines, query) {
 /**
  * A find box for a code view (code.js): typing finds every occurrence and goes to the first,
  * Enter / Shift+Enter and the arrows move to the next / previous, Escape clears.
- * @param {any} view what codeView() returns @param {{label?: string}} [o]
+ * @param {any} view what codeView() returns
+ * @param {{label?: string, onLine?: (line: number) => void}} [o] `onLine`: called with the line
+ *   gone to (the page keeps it in its URL)
  */
 export function findBox(view, o = {}) {
   const result = h('span', { class: 'muted find-result', role: 'status' });
@@ -42,6 +44,7 @@ export function findBox(view, o = {}) {
     if (!hits.length) { show(); return; }
     k = (k + step + hits.length) % hits.length;
     view.goTo(hits[k]);
+    o.onLine?.(hits[k]);
     show();
   };
   const run = () => {

@@ -45,10 +45,8 @@ export async function render(ctx) {
     if (p != null) { shown = p; pretty = true; }
   }
   const language = format === 'python' ? 'python' : format === 'json' ? 'json' : 'text';
-  const view = codeView(shown, {
-    language, line, name: 'artifact',
-    onLine: (n) => history.replaceState(null, '', ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n })),
-  });
+  const onLine = (n) => history.replaceState(null, '', ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n }));
+  const view = codeView(shown, { language, line, name: 'artifact', onLine });
 
   const runnables = await ctx.table('runnables');
   const runnable = runnables?.files.find((f) => f.artifact.blob === blob && (!art || f.artifact.seq === art.seq))
@@ -85,7 +83,7 @@ export async function render(ctx) {
         h('button', { type: 'button', on: { click: () => view.foldAll() } }, 'Fold all'),
         h('button', { type: 'button', on: { click: () => view.unfoldAll() } }, 'Expand all'),
       ] : null,
-      findBox(view), copyButton, downloadButton, status),
+      findBox(view, { onLine }), copyButton, downloadButton, status),
     runnable ? note('This is a runnable program: download it as ', h('code', null, runnable.file_name),
       ' and run ', h('code', null, `python ${runnable.file_name}`), ' where torch is installed.') : null,
     !art && dir ? note('This payload is not listed among the artifacts of ', id ?? 'the unattributed entries',
