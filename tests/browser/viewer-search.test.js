@@ -4,7 +4,7 @@
 // (fixtures-repo/torch-2.15/graph_breaks/*.log); each test says what.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, open, go, settle, shot, fixture } from './viewer-harness.js';
+import { setup, serveViewerAlone, open, go, settle, shot, fixture } from './viewer-harness.js';
 
 let env;
 before(async () => { env = await setup({ gb: fixture('torch-2.15/graph_breaks'), hostile: fixture('hostile/hostile.log'),
@@ -190,4 +190,27 @@ test('hostile names and texts are shown as text in the results, and nothing runs
   await shot(page, 'search-hostile');
   assert.deepEqual(errors, []);
   await close();
+});
+
+test('a bundle folder opened from this computer: the full-text worker reads its packs through the page', async () => {
+  // The viewer alone is served (as on GitHub Pages); the graph_breaks bundle is picked as a
+  // folder, so its files have no URL the worker could fetch: the page answers for them.
+  const app = await serveViewerAlone(env, 'gb');
+  const served = env.server.requests.length;
+  const { page, errors, close } = await open(env, `${app.url}/app/`);
+  const before = await page.evaluate(() => window.__viewer.renders);
+  await page.setInputFiles('input[type=file][webkitdirectory]', env.dir('gb'));
+  await settle(page, before);
+  await search(page, 'cpp_fused_add_cos');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => window.__viewer.search.fullText?.state === 'done', null, { timeout: 60_000 });
+  const ft = await page.evaluate(() => JSON.parse(JSON.stringify(window.__viewer.search.fullText)));
+  // As over HTTP (see the full-text test above): [3/0_1]'s output code, twice, first at line 34.
+  assert.deepEqual(ft.hits.map((x) => [x.places.map((p) => p.compile), x.line, x.count]), [[['[3/0_1]'], 34, 2]]);
+  assert.deepEqual(env.server.requests.slice(served), [], 'nothing was fetched from the bundle server');
+  assert.deepEqual(app.requests.map((r) => r.path).filter((p) => !/^\/app\/(index\.html|manifest\.json|viewer\/[\w./-]+\.(js|css))?$/.test(p)), []);
+  // The only expected error: the viewer alone finds no manifest.json next to it (a 404).
+  assert.deepEqual(errors.filter((e) => !/^console: Failed to load resource: .*404/.test(e)), []);
+  await close();
+  await app.close();
 });

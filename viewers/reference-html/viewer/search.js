@@ -214,7 +214,8 @@ Session.lastId = 0;
 function resultRow(item, href) {
   return h('div', { class: 'sr-row' },
     h('a', { class: 'sr-item', role: 'option', href: item.href, title: item.text }, h('span', { class: 'sr-text' }, oneLine(item.text))),
-    item.compiles.length > 1 ? h('span', { class: 'sr-chips' }, chips(item.compiles, href, CHIPS)) : null);
+    // A compile id found is its own link; any other term names the compiles it is in.
+    item.kind !== 'compile' && item.compiles.length ? h('span', { class: 'sr-chips' }, chips(item.compiles, href, CHIPS)) : null);
 }
 
 /** Links to compiles, the first `max` of them. */
@@ -264,10 +265,10 @@ export function findNames(d, query, href) {
     if (g.items.length < SHOWN) g.items.push(item());
   };
   for (const id of d.compiles) {
-    if (id.toLowerCase().includes(q)) add('compile', () => ({ text: id, compiles: [id], href: href('compile', { id }) }));
+    if (id.toLowerCase().includes(q)) add('compile', () => ({ kind: 'compile', text: id, compiles: [id], href: href('compile', { id }) }));
   }
   for (const t of d.terms) {
-    if (t.lower.includes(q)) add(t.kind, () => ({ text: t.text, compiles: t.ids, href: target(d, t, href) }));
+    if (t.lower.includes(q)) add(t.kind, () => ({ kind: t.kind, text: t.text, compiles: t.ids, href: target(d, t, href) }));
   }
   return Object.keys(KINDS).filter((k) => groups.has(k)).map((k) => groups.get(k));
 }
