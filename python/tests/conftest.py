@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures-repo"
 BINARY = Path(os.environ.get("TLPARSE_BUILD", REPO / "target" / "release" / "tlparse-build"))
 
-# Fixture logs, chosen so that every table of the format (18 per stream, 8 cross-rank) is in at
+# Fixture logs, chosen so that every table of the format (19 per stream, 8 cross-rank) is in at
 # least one bundle: the last three bring graph_execution, execution_order, runtime_estimations,
 # tensor_meta, provenance, failures, graph_breaks and export_report.
 SOURCES = {

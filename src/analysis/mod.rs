@@ -27,6 +27,7 @@ pub mod recompiles;
 pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;
+pub mod search;
 pub mod stack_trie;
 pub mod trace_event;
 
@@ -410,8 +411,9 @@ tables! {
     collectives: collectives::CollectivesTable,
     runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
     graph_execution: graph_execution::GraphExecutionTable,
+    search: search::SearchTable,
     ;
     finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution,
-    compile_directory, compilation_metrics, compile_time, guards,
+    search, compile_directory, compilation_metrics, compile_time, guards,
 }

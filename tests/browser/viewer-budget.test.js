@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setup, open, REPO } from './viewer-harness.js';
+import { setup, open, shot, REPO } from './viewer-harness.js';
 
 const BUDGET = 300 * 1024;
 const SIZE_MB = 150;
@@ -54,5 +54,36 @@ test(`first paint of the overview on the ${SIZE_MB} MB benchmark log fetches < 3
   assert.ok(rows.some((r) => r.file === 'manifest.json'), 'the manifest was counted');
   assert.ok(rows.every((r) => r.bytes > 0 || /favicon/.test(r.file)), 'every file has a size');
   assert.ok(total < BUDGET, `first paint fetched ${total} bytes, budget ${BUDGET}`);
+  await close();
+});
+
+test(`search on the ${SIZE_MB} MB benchmark log: names, then the full text of every artifact (timings printed)`, { timeout: 5 * 60_000 }, async () => {
+  const { page, errors, requests, close } = await open(env, env.url('big'));
+  assert.ok(!requests.some((r) => /\/search\.json\.zst$|\/viewer\/search\.js$/.test(r.url)), 'first paint fetched no search table nor search code');
+  await page.fill('input.global-search', 'unsupported_helper');
+  await page.waitForFunction(() => window.__viewer.search?.namesMs != null && window.__viewer.search.query === 'unsupported_helper');
+  const names = await page.evaluate(() => JSON.parse(JSON.stringify(window.__viewer.search)));
+  console.log(`  search data loaded in ${names.loadMs.toFixed(0)} ms; names matched in ${names.namesMs.toFixed(2)} ms`);
+  // The generator repeats the graph_breaks scenario: unsupported_helper is compiled twice (a
+  // restart) in each of its 13 copies.
+  const fn = names.groups.find((g) => g.kind === 'function');
+  assert.equal(fn.items[0].text, 'unsupported_helper');
+  assert.equal(fn.items[0].compiles.length, 26);
+
+  // `cpp_fused_add_cos_0` is in the log 26 times (grep -c), twice in each of 13 output codes.
+  await page.fill('input.global-search', 'cpp_fused_add_cos_0');
+  await page.waitForFunction(() => window.__viewer.search?.query === 'cpp_fused_add_cos_0' && window.__viewer.search.namesMs != null
+    && document.querySelector('.sr-full-button'));
+  await page.click('.sr-full-button');
+  await page.waitForFunction(() => window.__viewer.search.fullText?.state === 'done', null, { timeout: 120_000 });
+  const ft = await page.evaluate(() => JSON.parse(JSON.stringify(window.__viewer.search.fullText)));
+  console.log(`  full text: ${(ft.total / 2 ** 20).toFixed(1)} MiB decoded in ${ft.packs} packs, searched in ${ft.ms.toFixed(0)} ms` +
+    ` (from the request, the blob index included; zstd decoder: ${await page.evaluate(() => window.__viewer.decoder)})`);
+  const places = ft.hits.flatMap((x) => x.places);
+  assert.ok(places.length > 0 && places.every((p) => p.name === 'inductor_output_code'), JSON.stringify(places.slice(0, 3)));
+  assert.equal(new Set(places.map((p) => p.compile)).size, 13);
+  assert.ok(ft.hits.every((x) => x.count === 2));
+  await shot(page, 'search-bench-full-text');
+  assert.deepEqual(errors, []);
   await close();
 });

@@ -84,6 +84,7 @@ registry! {
         collectives: Collectives,
         runtime_estimates: RuntimeEstimates,
         graph_execution: GraphExecution,
+        search: Search,
     }
     CrossRank {
         compile_alignment: CompileAlignment,

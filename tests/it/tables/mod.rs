@@ -19,6 +19,7 @@ mod provenance;
 mod recompiles;
 mod runnables;
 mod runtime_estimates;
+mod search;
 mod stack_trie;
 
 use serde_json::Value;

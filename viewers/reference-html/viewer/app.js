@@ -11,6 +11,7 @@ import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
+import { installFindKeys } from './find.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
  * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
@@ -109,6 +110,7 @@ const given = () => new URLSearchParams(location.search).has('bundle');
 
 async function start() {
   acceptDrops(openLocal);
+  installFindKeys({ main: () => main, globalSearch: () => document.querySelector('input.global-search') });
   await openGiven(given() ? storedToken(bundleUrl().origin) : null);
 }
 
@@ -204,12 +206,36 @@ async function showBundle(bundle) {
       h('span', { class: 'title', title: m.inputs.map((i) => i.path).join('\n') },
         name, ' · ', plural(m.streams.length, 'stream')),
       h('span', { class: 'spacer' }),
+      globalSearch(),
       streamSelect,
       folderPicker(openLocal, { label: 'Open folder…', compact: true }),
       themeToggle()),
     navEl,
     main);
   await show();
+}
+
+/**
+ * The header's search box: the selected stream's names, and artifacts' full text. search.js,
+ * which does the searching, loads on the box's first focus, so the first paint does not fetch it.
+ */
+function globalSearch() {
+  const input = h('input', {
+    type: 'search', class: 'global-search', placeholder: 'Search  /', autocomplete: 'off', spellcheck: 'false',
+    'aria-label': 'Search this trace', role: 'combobox', 'aria-expanded': 'false', 'aria-controls': 'search-results',
+  });
+  const stream = () => viewer.manifest.streams.find((s) => s.id === route().params.get('s'))?.id ?? viewer.manifest.streams[0]?.id;
+  const load = () => {
+    input.removeEventListener('focus', load);
+    import('./search.js').then((m) => m.attach(input, {
+      bundle: () => viewer.bundle,
+      stream,
+      table: (name, streamId) => cached(`t:${streamId}:${name}`, () => viewer.bundle.table(streamId, name)),
+      href,
+    }));
+  };
+  input.addEventListener('focus', load);
+  return h('div', { class: 'gsearch' }, input);
 }
 
 /** "local folder NAME" in the header of a bundle read from disk: this page's URL does not point at it. */

@@ -100,6 +100,9 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("Changes", "previous", Ref::CompileId),
     ("CollectivesSummary", "parity_mismatches", Ref::CompileId),
     ("RecompiledFrame", "frame_id", Ref::CompileFrameId),
+    // The search table lists the stream's compile ids once; its terms refer to them by position.
+    ("Search", "compiles", Ref::CompileId),
+    ("SearchTerm", "compiles", Ref::NotChecked),
     // Cross-rank tables: stream lists.
     ("CompileOutcomes", "no_lookups", Ref::Stream),
     ("CompileSchedules", "no_schedule", Ref::Stream),

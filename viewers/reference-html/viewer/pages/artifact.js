@@ -5,6 +5,7 @@
 import { h, bytes, count, note, empty, download, statusBadge } from '../dom.js';
 import { codeView, prettyJson } from '../code.js';
 import { loadDirectory, safeFileName, tlparseName } from '../compile-data.js';
+import { findBox } from '../find.js';
 
 export async function render(ctx) {
   const blob = ctx.params.get('blob') ?? '';
@@ -44,10 +45,8 @@ export async function render(ctx) {
     if (p != null) { shown = p; pretty = true; }
   }
   const language = format === 'python' ? 'python' : format === 'json' ? 'json' : 'text';
-  const view = codeView(shown, {
-    language, line, name: 'artifact',
-    onLine: (n) => history.replaceState(null, '', ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n })),
-  });
+  const onLine = (n) => history.replaceState(null, '', ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n }));
+  const view = codeView(shown, { language, line, name: 'artifact', onLine });
 
   const runnables = await ctx.table('runnables');
   const runnable = runnables?.files.find((f) => f.artifact.blob === blob && (!art || f.artifact.seq === art.seq))
@@ -84,25 +83,12 @@ export async function render(ctx) {
         h('button', { type: 'button', on: { click: () => view.foldAll() } }, 'Fold all'),
         h('button', { type: 'button', on: { click: () => view.unfoldAll() } }, 'Expand all'),
       ] : null,
-      findBox(view), copyButton, downloadButton, status),
+      findBox(view, { onLine }), copyButton, downloadButton, status),
     runnable ? note('This is a runnable program: download it as ', h('code', null, runnable.file_name),
       ' and run ', h('code', null, `python ${runnable.file_name}`), ' where torch is installed.') : null,
     !art && dir ? note('This payload is not listed among the artifacts of ', id ?? 'the unattributed entries',
       ' (the link may be from a table such as cache lookups).') : null,
     view.el);
-}
-
-/** A find box: the code view draws only the lines in view, so the browser's find cannot see the rest. */
-function findBox(view) {
-  const result = h('span', { class: 'muted find-result' });
-  const input = h('input', { type: 'search', class: 'code-find', placeholder: 'Find…', 'aria-label': 'Find in this payload' });
-  const run = (backwards) => {
-    const line = view.find(input.value, backwards);
-    result.textContent = input.value && !line ? 'not found' : line ? `line ${count(line)}` : '';
-  };
-  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); run(e.shiftKey); } });
-  input.addEventListener('search', () => { if (!input.value) run(false); });
-  return h('span', { class: 'find' }, input, result);
 }
 
 /** Format of a payload not found in the directory: JSON if it parses, else text. */

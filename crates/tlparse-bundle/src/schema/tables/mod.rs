@@ -23,6 +23,7 @@ pub mod provenance;
 pub mod recompiles;
 pub mod runnables;
 pub mod runtime_estimates;
+pub mod search;
 pub mod stack_trie;
 
 pub use collectives::{
@@ -45,6 +46,7 @@ pub use provenance::{
 pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use runtime_estimates::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
+pub use search::{Search, SearchKind, SearchTerm};
 pub use stack_trie::{StackTrie, TrieCompile, TrieNode};
 
 pub use cache_outcomes::{
