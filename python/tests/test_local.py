@@ -23,7 +23,7 @@ def test_open_a_path_str_or_pathlike(bundles: Dict[str, Path]) -> None:
         assert b.manifest["format"] == "tlparse-bundle"
         assert b.manifest["format_version"] == 7
         assert b.streams == ["log0"]
-    assert tlparse_bundle.READER_VERSION == 6
+    assert tlparse_bundle.READER_VERSION == 7
 
 
 def test_streams_of_a_multi_rank_bundle(bundles: Dict[str, Path]) -> None:

@@ -6,9 +6,9 @@
 // hosts that don't both work. Compressed bundle files (`.zst`: packs, index, tables, blob-index
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
-/** Highest `min_reader_version` this loader can read: it reads bundles of format 5 and every
- * later format whose `min_reader_version` is still 5 (later versions only add fields). */
-export const READER_VERSION = 6;
+/** Highest `min_reader_version` this loader can read, and the format its types (schema.d.ts)
+ * describe: 7. It reads every bundle whose `min_reader_version` is at most this (format 6 and 7). */
+export const READER_VERSION = 7;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 

@@ -82,7 +82,7 @@ test('version checks name both versions', async () => {
     if (!String(url).endsWith('manifest.json')) return r;
     return new Response(JSON.stringify({ ...(await r.json()), min_reader_version: 99 }));
   };
-  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 6/);
+  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 7/);
 });
 
 test('a pack that decodes past its announced size is refused', async () => {
