@@ -16,6 +16,18 @@ export function bar(fraction, { inner = null, title = null, tone = null } = {}) 
       inner != null ? h('span', { class: 'an-bar-inner', style: { width: pct(fraction > 0 ? inner / fraction : 0) } }) : null));
 }
 
+/**
+ * A legend of bar colours, drawn with the bars' own classes so it reads right in either theme:
+ * [['total', 'wall time in the phase'], ['self', 'self time, not in nested phases']].
+ * `fill` is the bar's fill, `inner` its inner part (see {@link bar}).
+ */
+export function barLegend(...items) {
+  return h('p', { class: 'an-legend', role: 'list' }, items.map(([part, label]) => h('span', { class: 'an-legend-item', role: 'listitem', dataset: { part } },
+    h('span', { class: 'an-bar an-swatch', 'aria-hidden': 'true' },
+      h('span', { class: 'an-bar-fill', style: { width: '100%' } }, part === 'inner' ? h('span', { class: 'an-bar-inner', style: { width: '100%' } }) : null)),
+    label)));
+}
+
 /** A share as a percentage: 0.1234 → "12.3%", tiny shares → "<0.1%". */
 export function percent(fraction) {
   if (!fraction) return '0%';
@@ -141,7 +153,10 @@ export function shortPath(text, max = 42) {
 
 /** A path cell: shortened from the left, the whole path on hover. */
 export function pathCell(text, max) {
-  return text == null ? h('span', { class: 'an-muted' }, '–') : h('span', { class: 'mono', title: text }, shortPath(text, max));
+  if (text == null) return h('span', { class: 'an-muted' }, '–');
+  const short = shortPath(text, max);
+  // data-full: reveal.js shows the whole path on a click (the tooltip alone needs a mouse).
+  return h('span', { class: 'mono', title: text, dataset: short === text ? undefined : { full: text } }, short);
 }
 
 /** Text on one line (whitespace runs collapsed), for table cells; the cell's ellipsis cuts it. */

@@ -8,9 +8,13 @@
 
 import { openBundle, openBundleFromFiles, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
-import { h, replace, plural } from './dom.js';
+import { h, replace, plural, setTableStore } from './dom.js';
 import { PAGES, NAV } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
+import { onProgress, loadingNote } from './progress.js';
+import { fillTabs } from './tabs.js';
+import { installKeys } from './keys.js';
+import { installReveal } from './reveal.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
  * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
@@ -34,6 +38,8 @@ const viewer = {
   error: null,
   /** Pages rendered so far; tests wait for it to change. */
   renders: 0,
+  /** performance.now() when the current page was ready (tests print it: ms from navigation start). */
+  readyAt: null,
 };
 window.__viewer = viewer;
 
@@ -68,6 +74,7 @@ function bundleUrl() {
 const openOptions = async (token) => ({
   zstdStream: await zstdStream(),
   minFormatVersion: MIN_FORMAT_VERSION,
+  onProgress,
   ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : {}),
 });
 
@@ -103,6 +110,10 @@ const given = () => new URLSearchParams(location.search).has('bundle');
 
 async function start() {
   acceptDrops(openLocal);
+  installReveal();
+  installKeys({ go: (page) => { location.hash = href(page); }, tabs: () => navTabs });
+  setTableStore(tableStore);
+  if (app.querySelector('.boot')) replace(app, loadingNote('Loading the bundle', { cls: 'boot' }));
   await openGiven(given() ? storedToken(bundleUrl().origin) : null);
 }
 
@@ -124,7 +135,7 @@ async function openGiven(token) {
         onToken: (typed) => {
           storeToken(origin, typed);
           Object.assign(viewer, { state: 'loading', error: null });
-          replace(app, h('p', { class: 'boot' }, 'Loading the bundle…'));
+          replace(app, loadingNote('Loading the bundle', { cls: 'boot' }));
           openGiven(typed);
         },
       })));
@@ -228,19 +239,25 @@ async function show() {
   const m = viewer.manifest;
   const stream = m.streams.find((s) => s.id === params.get('s')) ?? m.streams[0];
   if (streamSelect) streamSelect.value = stream?.id;
-  replace(navEl, NAV.filter((n) => !n.when || n.when(m, stream)).map((n) =>
-    h('a', { href: href(n.page), class: n.page === page || n.also?.includes(page) ? 'active' : null }, n.label)));
+  const tabs = NAV.filter((n) => !n.when || n.when(m, stream));
+  navTabs = tabs.map((n) => n.page);
+  fillTabs(navEl, tabs.map((n) => {
+    const active = n.page === page || n.also?.includes(page);
+    return h('a', { href: href(n.page), class: active ? 'active' : null, 'aria-current': active ? 'page' : null }, n.label);
+  }));
 
   const ticket = ++showing;
-  Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null });
+  Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
+  tableKeys.clear();
   const ctx = context(page, params, stream);
-  const container = h('div', { class: 'page', dataset: { page } }, h('p', { class: 'loading' }, 'Loading…'));
+  const container = h('div', { class: 'page', dataset: { page } }, loadingNote());
   replace(main, container);
   try {
     const node = await (await PAGES[page]()).render(ctx);
     if (ticket !== showing) return; // a newer navigation won
     replace(container, node);
     viewer.state = 'ready';
+    viewer.readyAt = performance.now();
   } catch (e) {
     if (ticket !== showing) return;
     console.error(e);
@@ -251,6 +268,33 @@ async function show() {
   viewer.renders++;
   window.scrollTo(0, 0);
 }
+
+let navTabs = [];
+
+// Tables' filter and sort (dom.js dataTable) live in the route's params, `<table>.q` and
+// `<table>.sort`, written with replaceState: typing adds no history entry, and Back, Forward and
+// reload restore them. A second table of the same name on a page is `<name>2`, and so on.
+const tableKeys = new Map();
+const tableStore = {
+  claim(name) {
+    const n = (tableKeys.get(name) ?? 0) + 1;
+    tableKeys.set(name, n);
+    return n === 1 ? name : `${name}${n}`;
+  },
+  get(key) {
+    const p = route().params;
+    return { q: p.get(`${key}.q`) ?? '', sort: p.get(`${key}.sort`) };
+  },
+  set(key, { q, sort }) {
+    const { page, params } = route();
+    for (const [k, v] of [[`${key}.q`, q], [`${key}.sort`, sort]]) {
+      if (v) params.set(k, v); else params.delete(k);
+    }
+    const query = params.toString();
+    history.replaceState(history.state, '', `${location.pathname}${location.search}#/${page}${query ? `?${query}` : ''}`);
+    viewer.params = Object.fromEntries(params);
+  },
+};
 
 /** What a page gets: the bundle, the route, the selected stream, cached table loads. */
 function context(page, params, stream) {
