@@ -37,6 +37,7 @@ export function fileLabel(path) {
 export function progressText(since, text = 'Loading') {
   const mine = [...files.values()].filter((f) => f.seq > since);
   if (!mine.length) return `${text}…`;
+  text = 'Loading';
   const names = [...new Set(mine.map((f) => fileLabel(f.path)))];
   const loaded = mine.reduce((n, f) => n + f.loaded, 0);
   const known = mine.every((f) => f.total != null);
