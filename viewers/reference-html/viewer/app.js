@@ -71,12 +71,33 @@ function bundleUrl() {
 }
 
 /** Loader options; with `token`, its fetch adds it to requests to `bundleUrl()`'s origin only. */
-const openOptions = async (token) => ({
+const openOptions = async (token, prefetched = null) => ({
   zstdStream: await zstdStream(),
   minFormatVersion: MIN_FORMAT_VERSION,
   onProgress,
-  ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : {}),
+  ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : prefetched ? { fetch: prefetched } : {}),
 });
+
+/**
+ * A fetch that answers the first request for the manifest with a fetch started now: on a cold
+ * load the manifest then downloads while the zstd decoder (fzstd.js) loads, not after it.
+ */
+function prefetchManifest() {
+  const base = bundleUrl();
+  if (!base.pathname.endsWith('/')) base.pathname += '/'; // as openBundle does
+  const url = new URL('manifest.json', base).href;
+  let early = fetch(url);
+  early.catch(() => {}); // the loader reads (and reports) the failure when it asks
+  return (input, init) => {
+    const asked = input instanceof Request ? input.url : String(input);
+    if (early && asked === url) {
+      const r = early;
+      early = null;
+      return r;
+    }
+    return fetch(input, init);
+  };
+}
 
 // A bundle server's bearer token (`tlparse-build proxy --token-file`), asked for by token.js: kept
 // in this tab's sessionStorage under the bundle's origin, never in the page's URL.
@@ -114,17 +135,20 @@ async function start() {
   installKeys({ go: (page) => { location.hash = href(page); }, tabs: () => navTabs });
   setTableStore(tableStore);
   if (app.querySelector('.boot')) replace(app, loadingNote('Loading the bundle', { cls: 'boot' }));
-  await openGiven(given() ? storedToken(bundleUrl().origin) : null);
+  // Cold load: the first page's code downloads with the manifest rather than after it.
+  PAGES[route().page]().catch(() => {}); // a failure shows when the page is rendered
+  const token = given() ? storedToken(bundleUrl().origin) : null;
+  await openGiven(token, token ? null : prefetchManifest());
 }
 
 /**
  * Opens the bundle of this page's URL (sending `token` to its origin, if given) and shows it; on
  * a token challenge, the token form (`refused`: after a token); on another failure, the error.
  */
-async function openGiven(token) {
+async function openGiven(token, prefetched = null) {
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), await openOptions(token));
+    bundle = await openBundle(bundleUrl(), await openOptions(token, prefetched));
   } catch (e) {
     const origin = bundleUrl().origin;
     if (given() && needsToken(e)) {
