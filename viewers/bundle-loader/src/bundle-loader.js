@@ -240,7 +240,34 @@ export class Bundle {
    * @returns {AsyncGenerator<any>}
    */
   async *indexRows(streamId) {
-    yield* jsonLines(await this.bytes(this._stream(streamId).index));
+    const response = await this._get(this._stream(streamId).index);
+    if (!this._zstdStream) {
+      yield* jsonLines(await this._decoded(response, Infinity));
+      return;
+    }
+    // Streaming: rows come out as their bytes are decoded, so a viewer can show the first rows of
+    // a large index long before its end is decoded.
+    const [head, rest] = await peek(response.body, ZSTD_MAGIC.length);
+    const stream = startsWithZstd(head) ? rest.pipeThrough(this._zstdStream()) : rest;
+    const reader = stream.getReader();
+    let carry = new Uint8Array(0); // the start of a line whose end has not arrived
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const cut = value.lastIndexOf(10);
+        if (cut < 0) {
+          carry = concat([carry, value], carry.length + value.length);
+          continue;
+        }
+        const lines = carry.length ? concat([carry, value.subarray(0, cut + 1)], carry.length + cut + 1) : value.subarray(0, cut + 1);
+        carry = value.slice(cut + 1);
+        yield* jsonLines(lines);
+      }
+      yield* jsonLines(carry);
+    } finally {
+      reader.cancel().catch(() => {}); // the caller stopped early: stop the download too
+    }
   }
 
   /**

@@ -289,6 +289,8 @@ export function dataTable(o) {
     clear() { selected = -1; draw(); },
     get selected() { return selected; },
   };
+  /** Shows `o.rows` again after the caller added rows to it (a table filled as data streams in). */
+  root.update = () => { drawn = ''; refresh(); };
   return root;
 }
 
