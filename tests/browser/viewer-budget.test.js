@@ -96,6 +96,16 @@ test('every page of the benchmark bundle, cold: ms to ready and bytes fetched (p
     console.log(`    ${String(Math.round(ms ?? -1)).padStart(6)} ms ${fetched.toFixed(0).padStart(8)} KB  #/${r}${viewer.state === 'ready' ? '' : `  (${viewer.state}: ${viewer.error})`}`);
     console.log(`             last to arrive: ${slow}`);
     assert.equal(typeof ms, 'number', `#/${r}: app.js recorded when the page was ready`);
+    if (r === 'entries') {
+      // The index streams in after the first rows are shown: in the end every entry is in the table.
+      await page.waitForFunction(() => window.__viewer.data.entries?.complete, null, { timeout: 120_000 });
+      const { total, shown } = await page.evaluate(() => window.__viewer.data.entries);
+      const doneMs = await page.evaluate(() => performance.now());
+      console.log(`             all ${total} entries in the table by ~${Math.round(doneMs)} ms`);
+      assert.equal(total, viewer.manifest.streams[0].entries);
+      assert.equal(shown, total);
+      assert.equal(await page.locator('[data-table="entries"] .vt-count').textContent(), `${total.toLocaleString('en-US')} rows`);
+    }
     if (errors.length || viewer.state !== 'ready') failed.push({ r, errors, state: viewer.state, error: viewer.error });
     await close();
   }

@@ -9,7 +9,7 @@
 import { openBundle, openBundleFromFiles, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural, setTableStore } from './dom.js';
-import { PAGES, NAV } from './pages/index.js';
+import { PAGES, NAV, READS } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
 import { onProgress, loadingNote } from './progress.js';
 import { fillTabs } from './tabs.js';
@@ -274,6 +274,7 @@ async function show() {
   Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
   tableKeys.clear();
   const ctx = context(page, params, stream);
+  prefetch(ctx, READS[page]);
   const container = h('div', { class: 'page', dataset: { page } }, loadingNote());
   replace(main, container);
   try {
@@ -319,6 +320,14 @@ const tableStore = {
     viewer.params = Object.fromEntries(params);
   },
 };
+
+/** Starts loading the tables a page reads (into the cache its own reads hit); failures show there. */
+function prefetch(ctx, names = []) {
+  for (const name of names) {
+    if (name === 'stacks') { if (ctx.stream?.stacks) ctx.stacks().catch(() => {}); }
+    else if (ctx.stream?.tables?.[name]) ctx.table(name).catch(() => {});
+  }
+}
 
 /** What a page gets: the bundle, the route, the selected stream, cached table loads. */
 function context(page, params, stream) {
