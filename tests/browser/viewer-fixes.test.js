@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setup, open, go, settle, shot, fixture, TIMEOUT } from './viewer-harness.js';
+import { startServer } from './server.js';
 
 let env;
 before(async () => {
@@ -70,7 +71,7 @@ test('entries: filter and sort go into the URL without a history entry per keyst
   await close();
 });
 
-test('clipped text: log-entry metadata, graph sizes and ranks\' cache cells show their whole text on hover and click', { timeout: TIMEOUT }, async () => {
+test('clipped text: log-entry metadata and ranks\' cache cells show their whole text on hover and click', { timeout: TIMEOUT }, async () => {
   const { page, errors, close } = await open(env, env.url('recompiles', '#/entries'), { width: 800 });
   const log = fs.readFileSync(RECOMPILES_LOG, 'utf8').split('\n');
   // The first metadata cell the column cuts off.
@@ -189,6 +190,39 @@ test('progress: a slow table shows "Loading compile_directory… 0 B of <its siz
   assert.equal(s.state, 'ready');
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('progress: over a slow link the event index shows the bytes that have arrived, "… of" its size', { timeout: TIMEOUT }, async () => {
+  // server.js trickle: the index is sent in 8 KiB pieces with a 3 s pause at half its size, so the
+  // page is seen mid-download whatever the machine's load.
+  const slow = await startServer('plain', { '/b/': path.dirname(env.dir('recompiles')) }, { trickle: /\/index\/[^/]+\.zst$/ });
+  const context = await env.browser.newContext({ viewport: { width: 1000, height: 700 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(env.dir('recompiles'), 'manifest.json'), 'utf8'));
+    const index = manifest.streams[0].index;
+    const size = fs.statSync(path.join(env.dir('recompiles'), index)).size;
+    assert.ok(size > 16 * 1024, `the index (${size} bytes) is long enough to be seen half-sent`);
+    await page.goto(`${slow.url}/b/recompiles/index.html#/entries`);
+    const text = await (await page.waitForFunction(() => {
+      const t = document.querySelector('main .loading')?.textContent ?? '';
+      return /^Loading the event index… [\d.]+ (B|KiB) of [\d.]+ KiB$/.test(t) && !/^Loading the event index… 0 B/.test(t) ? t : null;
+    }, null, { timeout: 60_000 })).jsonValue();
+    const [, loaded, total] = /… ([\d.]+ (?:B|KiB)) of ([\d.]+ KiB)$/.exec(text);
+    const kib = (t) => (t.endsWith(' KiB') ? parseFloat(t) * 1024 : parseFloat(t));
+    assert.ok(kib(loaded) > 0 && kib(loaded) < size, `${loaded} is part of the index`);
+    assert.ok(Math.abs(kib(total) - size) < 0.06 * size, `${total} is the index's ${size} bytes`);
+    await shot(page, 'fixes-progress-index');
+    const s = await settle(page);
+    assert.equal(s.state, 'ready');
+    assert.equal(s.data.entries.total, manifest.streams[0].entries);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await slow.close();
+  }
 });
 
 test('legends: the compile-time and log-volume bars\' parts are named by swatches of their own colours, in both themes', { timeout: TIMEOUT }, async () => {

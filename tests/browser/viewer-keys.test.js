@@ -40,6 +40,13 @@ test('compiles: j/k move the selection, Enter opens the compile; ↓ scrolls unt
   await page.keyboard.press('k');
   await page.keyboard.press('ArrowUp');
   assert.equal((await selection(page, '[data-table="compiles"]')).first, '[0/0]');
+  // ] moves the selection to the next table: "Artifacts outside any compile" (torch_version only,
+  // logged before any compile: line 13 of the log), and back with [.
+  await page.keyboard.press(']');
+  assert.equal(await selection(page, '[data-table="compiles"]'), null);
+  assert.equal((await selection(page, '[data-table="unattributed"]')).first, 'torch_version');
+  await page.keyboard.press('[');
+  assert.equal((await selection(page, '[data-table="compiles"]')).first, '[0/0]');
   await page.keyboard.press('j');
   await shot(page, 'keys-compiles-selected');
   const before = await renders(page);

@@ -3,6 +3,7 @@
 // rendering, in-page selection kept in the URL. Builds DOM only through h().
 
 import { h, dataTable } from './dom.js';
+import { loadingNote } from './progress.js';
 
 /**
  * A horizontal bar filled to `fraction` (0..1), optionally with a darker `inner` part (e.g. self
@@ -65,7 +66,7 @@ export function lazyDetails(summary, load, { open = false, className = null, nam
   const start = () => {
     if (started || !details.open) return;
     started = true;
-    body.replaceChildren(h('p', { class: 'loading' }, 'Loading…'));
+    body.replaceChildren(loadingNote()); // bytes of what it fetches, past 300 ms
     Promise.resolve().then(load).then(
       (node) => body.replaceChildren(node),
       (e) => body.replaceChildren(h('p', { class: 'error' }, String(e?.message ?? e))));

@@ -274,8 +274,8 @@ async function show() {
   Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
   tableKeys.clear();
   const ctx = context(page, params, stream);
+  const container = h('div', { class: 'page', dataset: { page } }, loadingNote()); // before the fetches it reports
   prefetch(ctx, READS[page]);
-  const container = h('div', { class: 'page', dataset: { page } }, loadingNote());
   replace(main, container);
   try {
     const node = await (await PAGES[page]()).render(ctx);
