@@ -1,7 +1,8 @@
 // reveal.js: no text is cut off for good. Any element the stylesheet clips with an ellipsis
 // (table cells, rank grid cells and row labels, phase names, source lines) shows its whole text as
-// a tooltip on hover, and a click on it (not on a link inside it) opens the whole text in a box
-// under it, selectable; Esc, a click elsewhere or the box's button closes it.
+// a tooltip on hover, and a click on it (not on a link inside it, nor in a table row that opens
+// something on click) opens the whole text in a box under it, selectable; Esc, a click elsewhere
+// or the box's button closes it.
 
 import { h } from './dom.js';
 
@@ -23,7 +24,9 @@ export function installReveal() {
     if (box && !box.contains(e.target)) close();
     const el = clippedAt(e.target);
     if (!el || e.target.closest('a[href], button, input, select, summary')) return;
-    // The whole text instead of the row's own click (e.g. opening the compile): the cell is what was pointed at.
+    // A row that opens something on click (a compile, a graph break's details) keeps its click:
+    // what it opens shows the text whole; the tooltip has it too.
+    if (el.closest('.vt-row.clickable')) return;
     e.stopPropagation();
     e.preventDefault();
     open(el);
