@@ -13,6 +13,7 @@ before(async () => {
   env = await setup({
     recompiles: fixture('torch-2.15/recompiles'),
     shifted: fixture('torch-2.15/ranks_shifted'),
+    graph_breaks: fixture('torch-2.15/graph_breaks'),
   });
 }, { timeout: 10 * 60_000 });
 after(() => env?.close());
@@ -67,6 +68,30 @@ test('entries: filter and sort go into the URL without a history entry per keyst
   // Clearing the filter removes its parameter.
   await page.locator('[data-table="entries"] .vt-filter').fill('');
   assert.deepEqual(await hashParams(page), { 'entries.sort': '-line' });
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('graph breaks: a sorted master-detail table stays sorted when a row is picked, and the URL keeps both', { timeout: TIMEOUT }, async () => {
+  // graph_breaks fixture (as viewer-analysis checks): 4 groups of 5, 2, 2 and 1 breaks; the 1 is Tensor.item() (group 3).
+  const { page, errors, close } = await open(env, env.url('graph_breaks', '#/graph-breaks'));
+  const counts = () => page.locator('[data-table="graph-breaks"] .vt-body .vt-row .vt-cell:first-child').allInnerTexts()
+    .then((t) => t.map((x) => Number(x.replace(/\D/g, ''))));
+  assert.deepEqual(await counts(), [5, 2, 2, 1]);
+  const header = page.locator('[data-table="graph-breaks"] .vt-head [role="columnheader"]').first();
+  await header.click(); // ascending
+  assert.deepEqual(await counts(), [1, 2, 2, 5]);
+  const sort = (await hashParams(page))['graph-breaks.sort'];
+  assert.ok(sort && !sort.startsWith('-'), `ascending sort in the URL (${sort})`);
+  // Picking the first row (1 break: Tensor.item()) redraws the table: still ascending, both in the URL.
+  await page.locator('[data-table="graph-breaks"] .vt-body .vt-row').first().click();
+  assert.match(await page.locator('[data-group="3"] h2').innerText(), /Tensor\.item\(\)/);
+  assert.deepEqual(await counts(), [1, 2, 2, 5]);
+  assert.deepEqual(await hashParams(page), { 'graph-breaks.sort': sort, g: '3' });
+  await page.reload();
+  await settle(page);
+  assert.deepEqual(await counts(), [1, 2, 2, 5]);
+  assert.match(await page.locator('[data-group="3"] h2').innerText(), /Tensor\.item\(\)/);
   assert.deepEqual(errors, []);
   await close();
 });

@@ -102,11 +102,15 @@ export function stackView(table, id) {
  * stays): replaces the current history entry with `ctx.href(page, params)`.
  */
 export function keepInUrl(ctx, params) {
+  // From the URL as it is now: it may hold more than ctx.params (tables' filter and sort, app.js).
+  const live = new URLSearchParams(location.hash.split('?')[1] ?? '');
   for (const [k, v] of Object.entries(params)) {
-    if (v == null) ctx.params.delete(k);
-    else ctx.params.set(k, String(v));
+    for (const p of [ctx.params, live]) {
+      if (v == null) p.delete(k);
+      else p.set(k, String(v));
+    }
   }
-  history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(ctx.params)));
+  history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(live)));
 }
 
 /**

@@ -298,10 +298,12 @@ let navTabs = [];
 
 // Tables' filter and sort (dom.js dataTable) live in the route's params, `<table>.q` and
 // `<table>.sort`, written with replaceState: typing adds no history entry, and Back, Forward and
-// reload restore them. A second table of the same name on a page is `<name>2`, and so on.
+// reload restore them. A second table of the same name drawn in the same pass is `<name>2`, and so
+// on; a table drawn again later (a master-detail page redrawing its list) keeps its name.
 const tableKeys = new Map();
 const tableStore = {
   claim(name) {
+    if (!tableKeys.size) queueMicrotask(() => tableKeys.clear()); // one synchronous pass
     const n = (tableKeys.get(name) ?? 0) + 1;
     tableKeys.set(name, n);
     return n === 1 ? name : `${name}${n}`;
