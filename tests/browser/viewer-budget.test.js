@@ -87,3 +87,58 @@ test(`search on the ${SIZE_MB} MB benchmark log: names, then the full text of ev
   assert.deepEqual(errors, []);
   await close();
 });
+
+/**
+ * Every page route the bench bundle has, as the tabs and links would open it: the compile and the
+ * artifact are the first compile ([0/0]) and the last one in the compile directory (the bench's
+ * late compiles are where the tables are longest).
+ */
+async function benchRoutes() {
+  const { page, viewer, close } = await open(env, env.url('big'));
+  const s = viewer.manifest.streams[0];
+  const late = await page.evaluate(async (id) => {
+    const dir = await window.__viewer.bundle.table(id, 'compile_directory');
+    const last = dir.compiles.at(-1);
+    const art = last.artifacts.find((a) => a.blob);
+    return { first: dir.compiles[0].compile_id, last: last.compile_id, art: art && { blob: art.blob, name: art.name } };
+  }, s.id);
+  await close();
+  const routes = ['overview', 'compiles', 'trie', `compile?id=${late.first}`, `compile?id=${late.last}`];
+  if (late.art) routes.push(`artifact?blob=${late.art.blob}&name=${late.art.name}&id=${late.last}`);
+  for (const p of ['recompiles', 'graph-breaks', 'failures', 'provenance', 'sizes', 'time', 'volume', 'entries']) routes.push(p);
+  return { routes, tables: Object.keys(s.tables ?? {}) };
+}
+
+test('every page of the benchmark bundle, cold: ms to ready and bytes fetched (printed; asserts only no errors)', { timeout: 15 * 60_000 }, async () => {
+  const { routes, tables } = await benchRoutes();
+  console.log(`  bench stream tables: ${tables.join(', ')}`);
+  console.log('  cold load per page (fresh context; navigation start → window.__viewer ready):');
+  const failed = [];
+  for (const r of routes) {
+    const { page, viewer, errors, close } = await open(env, env.url('big', `#/${r}`));
+    // Navigation start → ready, on the page's own clock (app.js records performance.now() when a
+    // page is ready); and what it fetched, with the files that finished last.
+    const ms = viewer.readyAt;
+    const res = await page.evaluate(() => performance.getEntriesByType('resource')
+      .map((e) => ({ file: e.name.replace(/^.*\/b\/big\//, ''), kb: (e.encodedBodySize || 0) / 1024, start: e.startTime, end: e.responseEnd })));
+    const fetched = res.reduce((n, e) => n + e.kb, 0);
+    const slow = [...res].sort((a, b) => b.end - a.end).slice(0, 3)
+      .map((e) => `${e.file} ${e.kb.toFixed(0)} KB ${Math.round(e.start)}→${Math.round(e.end)} ms`).join('; ');
+    console.log(`    ${String(Math.round(ms ?? -1)).padStart(6)} ms ${fetched.toFixed(0).padStart(8)} KB  #/${r}${viewer.state === 'ready' ? '' : `  (${viewer.state}: ${viewer.error})`}`);
+    console.log(`             last to arrive: ${slow}`);
+    assert.equal(typeof ms, 'number', `#/${r}: app.js recorded when the page was ready`);
+    if (r === 'entries') {
+      // The index streams in after the first rows are shown: in the end every entry is in the table.
+      await page.waitForFunction(() => window.__viewer.data.entries?.complete, null, { timeout: 120_000 });
+      const { total, shown } = await page.evaluate(() => window.__viewer.data.entries);
+      const doneMs = await page.evaluate(() => performance.now());
+      console.log(`             all ${total} entries in the table by ~${Math.round(doneMs)} ms`);
+      assert.equal(total, viewer.manifest.streams[0].entries);
+      assert.equal(shown, total);
+      assert.equal(await page.locator('[data-table="entries"] .vt-count').textContent(), `${total.toLocaleString('en-US')} rows`);
+    }
+    if (errors.length || viewer.state !== 'ready') failed.push({ r, errors, state: viewer.state, error: viewer.error });
+    await close();
+  }
+  assert.deepEqual(failed, []);
+});

@@ -24,6 +24,22 @@ export interface OpenOptions {
   packCacheSize?: number;
   /** Blob-index shards kept in memory (default 16). */
   shardCacheSize?: number;
+  /** Told as each bundle file is requested and as its bytes arrive (e.g. "1.2 MiB of 3.4 MiB"). */
+  onProgress?: (p: Progress) => void;
+}
+
+/** A progress report about one bundle file (see `OpenOptions.onProgress`). */
+export interface Progress {
+  /** The file, relative to the bundle (`manifest.json`, `tables/…`). */
+  path: string;
+  /** Bytes received so far, as sent (compressed for `.zst` files). */
+  loaded: number;
+  /** The file's size from the manifest (its Content-Length for the manifest itself); null when unknown. */
+  total: number | null;
+  /** The body was read to its end, cancelled, or the request failed. */
+  done: boolean;
+  /** The same object for every report about one request. */
+  request: object;
 }
 
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
@@ -65,6 +81,8 @@ export declare class Bundle {
   readonly manifest: Manifest;
   /** The name of the local folder it was opened from (`openBundleFromFiles`); null over HTTP. */
   readonly localFolder: string | null;
+  /** The `onProgress` option; may be set or replaced at any time. */
+  onProgress: ((p: Progress) => void) | null;
   /** The index rows of a stream, in log order. */
   indexRows(streamId: string): AsyncGenerator<IndexRow>;
   /** One table of a stream; null when the stream has no data for it. */

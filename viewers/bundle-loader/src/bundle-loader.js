@@ -27,6 +27,18 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  * @property {typeof fetch} [fetch] fetch to use (default: the global one).
  * @property {number} [packCacheSize] decoded packs kept in memory (default 4, ~1 MiB each).
  * @property {number} [shardCacheSize] blob-index shards kept in memory (default 16).
+ * @property {(p: Progress) => void} [onProgress] told as each bundle file is requested and as its
+ *   bytes arrive, e.g. to show "compile_directory… 1.2 MiB of 3.4 MiB" during a slow load.
+ */
+
+/**
+ * @typedef {object} Progress
+ * @property {string} path the file, relative to the bundle (`manifest.json`, `tables/…`)
+ * @property {number} loaded bytes received so far (as sent: compressed for `.zst` files)
+ * @property {number | null} total the file's size from the manifest (its Content-Length for the
+ *   manifest itself), null when unknown
+ * @property {boolean} done the body was read to its end, cancelled, or the request failed
+ * @property {object} request the same object for every report about one request
  */
 
 /**
@@ -40,7 +52,7 @@ export async function openBundle(baseUrl, opts = {}) {
   const base = new URL(baseUrl, globalThis.location?.href);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
-  const manifest = JSON.parse(await (await get(doFetch, new URL('manifest.json', base))).text());
+  const manifest = JSON.parse(await (await counted(doFetch, new URL('manifest.json', base), 'manifest.json', null, opts.onProgress)).text());
   if (manifest?.format !== 'tlparse-bundle') {
     throw new Error(`${base}manifest.json is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
   }
@@ -191,6 +203,10 @@ export class Bundle {
     this._packs = new Lru(opts.packCacheSize ?? 4);
     this._stacks = new Map();
     this._files = new Lru(8);
+    /** onProgress (see OpenOptions); may be set or replaced at any time. */
+    this.onProgress = opts.onProgress ?? null;
+    /** Sizes of the bundle's files by path, for progress reports. */
+    this._sizes = null;
     /** The name of the local folder the bundle was read from (openBundleFromFiles); null over HTTP. */
     this.localFolder = null;
   }
@@ -199,7 +215,17 @@ export class Bundle {
   _get(path, missingOk = false) {
     const url = new URL(path, this.base);
     if (!url.href.startsWith(this.base.href)) throw new Error(`path ${path} leaves the bundle`);
-    return get(this._fetch, url, missingOk);
+    if (!this.onProgress) return get(this._fetch, url, missingOk);
+    return counted(this._fetch, url, path, this._size(path), this.onProgress, missingOk);
+  }
+
+  /** A file's size from the manifest (`files`, and the packs), null when it is not listed. */
+  _size(path) {
+    if (!this._sizes) {
+      this._sizes = new Map((this.manifest.files ?? []).map((f) => [f.path, f.size]));
+      for (const p of this.manifest.blobs?.packs ?? []) this._sizes.set(p.path, p.size);
+    }
+    return this._sizes.get(path) ?? null;
   }
 
   _stream(id) {
@@ -214,7 +240,34 @@ export class Bundle {
    * @returns {AsyncGenerator<any>}
    */
   async *indexRows(streamId) {
-    yield* jsonLines(await this.bytes(this._stream(streamId).index));
+    const response = await this._get(this._stream(streamId).index);
+    if (!this._zstdStream) {
+      yield* jsonLines(await this._decoded(response, Infinity));
+      return;
+    }
+    // Streaming: rows come out as their bytes are decoded, so a viewer can show the first rows of
+    // a large index long before its end is decoded.
+    const [head, rest] = await peek(response.body, ZSTD_MAGIC.length);
+    const stream = startsWithZstd(head) ? rest.pipeThrough(this._zstdStream()) : rest;
+    const reader = stream.getReader();
+    let carry = new Uint8Array(0); // the start of a line whose end has not arrived
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const cut = value.lastIndexOf(10);
+        if (cut < 0) {
+          carry = concat([carry, value], carry.length + value.length);
+          continue;
+        }
+        const lines = carry.length ? concat([carry, value.subarray(0, cut + 1)], carry.length + cut + 1) : value.subarray(0, cut + 1);
+        carry = value.slice(cut + 1);
+        yield* jsonLines(lines);
+      }
+      yield* jsonLines(carry);
+    } finally {
+      reader.cancel().catch(() => {}); // the caller stopped early: stop the download too
+    }
   }
 
   /**
@@ -417,6 +470,58 @@ export function zstdStreamFromFzstd(fzstd) {
       flush() { decoder.push(new Uint8Array(0), true); },
     });
   };
+}
+
+/**
+ * `get` reporting progress to `onProgress`: once when the request starts, then as the body's bytes
+ * arrive, and `done` at its end (or when it is cancelled, or fails). The response is a new one whose
+ * body counts the bytes read; status and headers are the original's.
+ */
+async function counted(doFetch, url, path, total, onProgress, missingOk = false) {
+  if (!onProgress) return get(doFetch, url, missingOk);
+  const request = {};
+  const report = (loaded, done) => {
+    try { onProgress({ path, loaded, total, done, request }); } catch { /* a reporter's failure is not the read's */ }
+  };
+  report(0, false);
+  let r;
+  try {
+    r = await get(doFetch, url, missingOk);
+  } catch (e) {
+    report(0, true);
+    throw e;
+  }
+  if (!r?.body) {
+    report(0, true);
+    return r;
+  }
+  if (total == null) total = Number(r.headers.get('Content-Length')) || null;
+  const reader = r.body.getReader();
+  let loaded = 0;
+  const body = new ReadableStream({
+    async pull(out) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        report(loaded, true);
+        throw e;
+      }
+      if (chunk.done) {
+        report(loaded, true);
+        out.close();
+        return;
+      }
+      loaded += chunk.value.length;
+      report(loaded, false);
+      out.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      report(loaded, true);
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: r.status, statusText: r.statusText, headers: r.headers });
 }
 
 /** fetch + status check; with `missingOk`, a 404 yields null. */

@@ -129,3 +129,59 @@ test('an HTTP error status is an HttpError with the status and WWW-Authenticate'
   assert.equal(missing.status, 404);
   assert.equal(missing.wwwAuthenticate, null);
 });
+
+test('onProgress: each file reported from 0 bytes to its size in the manifest, done once', async () => {
+  const reports = [];
+  const b = await open([], { onProgress: (p) => reports.push({ ...p }) });
+  const m = b.manifest;
+  const stream = m.streams[0];
+  // The manifest: its size is unknown before it is read, so total is its Content-Length (none here: null).
+  const mf = reports.filter((r) => r.path === 'manifest.json');
+  assert.deepEqual(mf[0], { path: 'manifest.json', loaded: 0, total: null, done: false, request: mf[0].request });
+  assert.equal(mf.at(-1).done, true);
+  assert.equal(mf.at(-1).loaded, fs.statSync(path.join(BUNDLE, 'manifest.json')).size);
+  reports.length = 0;
+  await b.table(stream.id, 'compile_directory');
+  const file = stream.tables.compile_directory.path;
+  const size = fs.statSync(path.join(BUNDLE, file)).size;
+  // Checked: the manifest's files[] lists the table with its size on disk.
+  assert.equal(m.files.find((f) => f.path === file).size, size);
+  assert.ok(reports.every((r) => r.path === file && r.total === size && r.request === reports[0].request));
+  assert.deepEqual([reports[0].loaded, reports[0].done], [0, false]);
+  assert.deepEqual([reports.at(-1).loaded, reports.at(-1).done], [size, true]);
+  assert.equal(reports.filter((r) => r.done).length, 1);
+  for (let i = 1; i < reports.length; i++) assert.ok(reports[i].loaded >= reports[i - 1].loaded);
+  // A 404 read with missingOk and a failed read still end with done.
+  reports.length = 0;
+  await assert.rejects(b.bytes('tables/no-such-file.json'));
+  assert.deepEqual(reports.map((r) => [r.loaded, r.done]), [[0, false], [0, true]]);
+});
+
+test('without onProgress the loader reads as before (no reports, same bytes)', async () => {
+  const b = await open([]);
+  assert.equal(b.onProgress, null);
+  const with_ = await open([], { onProgress: () => {} });
+  const stream = b.manifest.streams[0];
+  assert.deepEqual(await b.bytes(stream.tables.compile_directory.path), await with_.bytes(stream.tables.compile_directory.path));
+});
+
+test('indexRows streams: rows split across any chunk boundary come out whole, as from the whole buffer', async () => {
+  const stream = JSON.parse(fs.readFileSync(path.join(BUNDLE, 'manifest.json'), 'utf8')).streams[0];
+  const raw = Buffer.from(fzstd.decompress(fs.readFileSync(path.join(BUNDLE, stream.index))));
+  // The index served decoded (as a host that decodes .zst would) in 7-byte pieces: every line is cut.
+  const pieces = (bytes, n) => new ReadableStream({
+    start(out) { for (let i = 0; i < bytes.length; i += n) out.enqueue(new Uint8Array(bytes.subarray(i, i + n))); out.close(); },
+  });
+  const chopped = async (url) => (new URL(url).pathname.endsWith(stream.index) ? new Response(pieces(raw, 7)) : fileFetch()(url));
+  const b = await openBundle(BASE, { fetch: chopped, zstdStream: zstdStreamFromFzstd(fzstd) });
+  const rows = [];
+  for await (const r of b.indexRows(stream.id)) rows.push(r);
+  const expected = raw.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  assert.equal(rows.length, stream.entries);
+  assert.deepEqual(rows, expected);
+  // The same through the whole-buffer decoder, from the zstd file.
+  const whole = await openBundle(BASE, { fetch: fileFetch(), zstdDecompress: fzstd.decompress });
+  const again = [];
+  for await (const r of whole.indexRows(stream.id)) again.push(r);
+  assert.deepEqual(again, expected);
+});

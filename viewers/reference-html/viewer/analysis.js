@@ -3,6 +3,7 @@
 // rendering, in-page selection kept in the URL. Builds DOM only through h().
 
 import { h, dataTable } from './dom.js';
+import { loadingNote } from './progress.js';
 
 /**
  * A horizontal bar filled to `fraction` (0..1), optionally with a darker `inner` part (e.g. self
@@ -14,6 +15,18 @@ export function bar(fraction, { inner = null, title = null, tone = null } = {}) 
   return h('span', { class: ['an-bar', tone && `an-bar-${tone}`], title },
     h('span', { class: 'an-bar-fill', style: { width: pct(fraction) } },
       inner != null ? h('span', { class: 'an-bar-inner', style: { width: pct(fraction > 0 ? inner / fraction : 0) } }) : null));
+}
+
+/**
+ * A legend of bar colours, drawn with the bars' own classes so it reads right in either theme:
+ * [['total', 'wall time in the phase'], ['self', 'self time, not in nested phases']].
+ * `fill` is the bar's fill, `inner` its inner part (see {@link bar}).
+ */
+export function barLegend(...items) {
+  return h('p', { class: 'an-legend', role: 'list' }, items.map(([part, label]) => h('span', { class: 'an-legend-item', role: 'listitem', dataset: { part } },
+    h('span', { class: 'an-bar an-swatch', 'aria-hidden': 'true' },
+      h('span', { class: 'an-bar-fill', style: { width: '100%' } }, part === 'inner' ? h('span', { class: 'an-bar-inner', style: { width: '100%' } }) : null)),
+    label)));
 }
 
 /** A share as a percentage: 0.1234 → "12.3%", tiny shares → "<0.1%". */
@@ -53,7 +66,7 @@ export function lazyDetails(summary, load, { open = false, className = null, nam
   const start = () => {
     if (started || !details.open) return;
     started = true;
-    body.replaceChildren(h('p', { class: 'loading' }, 'Loading…'));
+    body.replaceChildren(loadingNote()); // bytes of what it fetches, past 300 ms
     Promise.resolve().then(load).then(
       (node) => body.replaceChildren(node),
       (e) => body.replaceChildren(h('p', { class: 'error' }, String(e?.message ?? e))));
@@ -89,11 +102,15 @@ export function stackView(table, id) {
  * stays): replaces the current history entry with `ctx.href(page, params)`.
  */
 export function keepInUrl(ctx, params) {
+  // From the URL as it is now: it may hold more than ctx.params (tables' filter and sort, app.js).
+  const live = new URLSearchParams(location.hash.split('?')[1] ?? '');
   for (const [k, v] of Object.entries(params)) {
-    if (v == null) ctx.params.delete(k);
-    else ctx.params.set(k, String(v));
+    for (const p of [ctx.params, live]) {
+      if (v == null) p.delete(k);
+      else p.set(k, String(v));
+    }
   }
-  history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(ctx.params)));
+  history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(live)));
 }
 
 /**
@@ -141,7 +158,10 @@ export function shortPath(text, max = 42) {
 
 /** A path cell: shortened from the left, the whole path on hover. */
 export function pathCell(text, max) {
-  return text == null ? h('span', { class: 'an-muted' }, '–') : h('span', { class: 'mono', title: text }, shortPath(text, max));
+  if (text == null) return h('span', { class: 'an-muted' }, '–');
+  const short = shortPath(text, max);
+  // data-full: reveal.js shows the whole path on a click (the tooltip alone needs a mouse).
+  return h('span', { class: 'mono', title: text, dataset: short === text ? undefined : { full: text } }, short);
 }
 
 /** Text on one line (whitespace runs collapsed), for table cells; the cell's ellipsis cuts it. */

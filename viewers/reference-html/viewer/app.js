@@ -8,10 +8,14 @@
 
 import { openBundle, openBundleFromFiles, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
-import { h, replace, plural } from './dom.js';
-import { PAGES, NAV } from './pages/index.js';
+import { h, replace, plural, setTableStore } from './dom.js';
+import { PAGES, NAV, READS } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
 import { installFindKeys } from './find.js';
+import { onProgress, loadingNote } from './progress.js';
+import { fillTabs } from './tabs.js';
+import { installKeys } from './keys.js';
+import { installReveal } from './reveal.js';
 
 /** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
  * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
@@ -35,6 +39,8 @@ const viewer = {
   error: null,
   /** Pages rendered so far; tests wait for it to change. */
   renders: 0,
+  /** performance.now() when the current page was ready (tests print it: ms from navigation start). */
+  readyAt: null,
 };
 window.__viewer = viewer;
 
@@ -72,11 +78,33 @@ function compareUrl() {
 }
 
 /** Loader options; with `token`, its fetch adds it to requests to `bundleUrl()`'s origin only. */
-const openOptions = async (token) => ({
+const openOptions = async (token, prefetched = null) => ({
   zstdStream: await zstdStream(),
   minFormatVersion: MIN_FORMAT_VERSION,
-  ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : {}),
+  onProgress,
+  ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : prefetched ? { fetch: prefetched } : {}),
 });
+
+/**
+ * A fetch that answers the first request for the manifest with a fetch started now: on a cold
+ * load the manifest then downloads while the zstd decoder (fzstd.js) loads, not after it.
+ */
+function prefetchManifest() {
+  const base = bundleUrl();
+  if (!base.pathname.endsWith('/')) base.pathname += '/'; // as openBundle does
+  const url = new URL('manifest.json', base).href;
+  let early = fetch(url);
+  early.catch(() => {}); // the loader reads (and reports) the failure when it asks
+  return (input, init) => {
+    const asked = input instanceof Request ? input.url : String(input);
+    if (early && asked === url) {
+      const r = early;
+      early = null;
+      return r;
+    }
+    return fetch(input, init);
+  };
+}
 
 // A bundle server's bearer token (`tlparse-build proxy --token-file`), asked for by token.js: kept
 // in this tab's sessionStorage under the bundle's origin, never in the page's URL.
@@ -111,17 +139,24 @@ const given = () => new URLSearchParams(location.search).has('bundle');
 async function start() {
   acceptDrops(openLocal);
   installFindKeys({ main: () => main, globalSearch: () => document.querySelector('input.global-search') });
-  await openGiven(given() ? storedToken(bundleUrl().origin) : null);
+  installReveal();
+  installKeys({ go: (page) => { location.hash = href(page); }, tabs: () => navTabs });
+  setTableStore(tableStore);
+  if (app.querySelector('.boot')) replace(app, loadingNote('Loading the bundle', { cls: 'boot' }));
+  // Cold load: the first page's code downloads with the manifest rather than after it.
+  PAGES[route().page]().catch(() => {}); // a failure shows when the page is rendered
+  const token = given() ? storedToken(bundleUrl().origin) : null;
+  await openGiven(token, token ? null : prefetchManifest());
 }
 
 /**
  * Opens the bundle of this page's URL (sending `token` to its origin, if given) and shows it; on
  * a token challenge, the token form (`refused`: after a token); on another failure, the error.
  */
-async function openGiven(token) {
+async function openGiven(token, prefetched = null) {
   let bundle;
   try {
-    bundle = await openBundle(bundleUrl(), await openOptions(token));
+    bundle = await openBundle(bundleUrl(), await openOptions(token, prefetched));
   } catch (e) {
     const origin = bundleUrl().origin;
     if (given() && needsToken(e)) {
@@ -132,7 +167,7 @@ async function openGiven(token) {
         onToken: (typed) => {
           storeToken(origin, typed);
           Object.assign(viewer, { state: 'loading', error: null });
-          replace(app, h('p', { class: 'boot' }, 'Loading the bundle…'));
+          replace(app, loadingNote('Loading the bundle', { cls: 'boot' }));
           openGiven(typed);
         },
       })));
@@ -260,19 +295,26 @@ async function show() {
   const m = viewer.manifest;
   const stream = m.streams.find((s) => s.id === params.get('s')) ?? m.streams[0];
   if (streamSelect) streamSelect.value = stream?.id;
-  replace(navEl, NAV.filter((n) => !n.when || n.when(m, stream)).map((n) =>
-    h('a', { href: href(n.page), class: n.page === page || n.also?.includes(page) ? 'active' : null }, n.label)));
+  const tabs = NAV.filter((n) => !n.when || n.when(m, stream));
+  navTabs = tabs.map((n) => n.page);
+  fillTabs(navEl, tabs.map((n) => {
+    const active = n.page === page || n.also?.includes(page);
+    return h('a', { href: href(n.page), class: active ? 'active' : null, 'aria-current': active ? 'page' : null }, n.label);
+  }));
 
   const ticket = ++showing;
-  Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null });
+  Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
+  tableKeys.clear();
   const ctx = context(page, params, stream);
-  const container = h('div', { class: 'page', dataset: { page } }, h('p', { class: 'loading' }, 'Loading…'));
+  const container = h('div', { class: 'page', dataset: { page } }, loadingNote()); // before the fetches it reports
+  prefetch(ctx, READS[page]);
   replace(main, container);
   try {
     const node = await (await PAGES[page]()).render(ctx);
     if (ticket !== showing) return; // a newer navigation won
     replace(container, node);
     viewer.state = 'ready';
+    viewer.readyAt = performance.now();
   } catch (e) {
     if (ticket !== showing) return;
     console.error(e);
@@ -282,6 +324,43 @@ async function show() {
   }
   viewer.renders++;
   window.scrollTo(0, 0);
+}
+
+let navTabs = [];
+
+// Tables' filter and sort (dom.js dataTable) live in the route's params, `<table>.q` and
+// `<table>.sort`, written with replaceState: typing adds no history entry, and Back, Forward and
+// reload restore them. A second table of the same name drawn in the same pass is `<name>2`, and so
+// on; a table drawn again later (a master-detail page redrawing its list) keeps its name.
+const tableKeys = new Map();
+const tableStore = {
+  claim(name) {
+    if (!tableKeys.size) queueMicrotask(() => tableKeys.clear()); // one synchronous pass
+    const n = (tableKeys.get(name) ?? 0) + 1;
+    tableKeys.set(name, n);
+    return n === 1 ? name : `${name}${n}`;
+  },
+  get(key) {
+    const p = route().params;
+    return { q: p.get(`${key}.q`) ?? '', sort: p.get(`${key}.sort`) };
+  },
+  set(key, { q, sort }) {
+    const { page, params } = route();
+    for (const [k, v] of [[`${key}.q`, q], [`${key}.sort`, sort]]) {
+      if (v) params.set(k, v); else params.delete(k);
+    }
+    const query = params.toString();
+    history.replaceState(history.state, '', `${location.pathname}${location.search}#/${page}${query ? `?${query}` : ''}`);
+    viewer.params = Object.fromEntries(params);
+  },
+};
+
+/** Starts loading the tables a page reads (into the cache its own reads hit); failures show there. */
+function prefetch(ctx, names = []) {
+  for (const name of names) {
+    if (name === 'stacks') { if (ctx.stream?.stacks) ctx.stacks().catch(() => {}); }
+    else if (ctx.stream?.tables?.[name]) ctx.table(name).catch(() => {});
+  }
 }
 
 /** What a page gets: the bundle, the route, the selected stream, cached table loads. */

@@ -165,6 +165,12 @@ export function download(filename, data, type = 'application/octet-stream') {
 
 // ---- virtualized table -----------------------------------------------------------------------
 
+// Where tables keep their filter and sort: app.js installs a store backed by the URL (so Back,
+// Forward and reload restore them). `claim(name)` → a key unique on the page; `get(key)` →
+// {q, sort}; `set(key, {q, sort})`. Without a store (or a table name) the state lives in the table.
+let tableStore = null;
+export function setTableStore(store) { tableStore = store; }
+
 /**
  * A sortable, filterable table that renders only the rows in view, so tens of thousands of rows
  * stay smooth. Rows have a fixed height.
@@ -179,7 +185,11 @@ export function download(filename, data, type = 'application/octet-stream') {
  * @param {boolean} [o.filter] show a filter box (default: when more than 10 rows)
  * @param {string} [o.sort] initial sort column key; prefix '-' for descending
  * @param {(row) => void} [o.onRowClick]
- * @param {string} [o.name] test id (data-table attribute)
+ * @param {string} [o.name] test id (data-table attribute) and the key of its filter and sort
+ *   in the URL (see setTableStore)
+ *
+ * Keyboard (keys.js): the root's `keynav` moves a selected row (drawn even when scrolled out of
+ * the rendered window) and opens it: the row's first link, else `onRowClick`.
  */
 export function dataTable(o) {
   const rowHeight = o.rowHeight ?? 30;
@@ -190,10 +200,16 @@ export function dataTable(o) {
   // Every row is its own grid: one min-width for all keeps the columns aligned; narrower
   // screens scroll sideways.
   const minWidth = `${cols.reduce((sum, c) => sum + minEm(c.width), 0) + 2}em`;
-  let sortKey = o.sort?.replace(/^-/, '') ?? null;
-  let sortDesc = o.sort?.startsWith('-') ?? false;
-  let query = '';
+  const stateKey = o.name && tableStore ? tableStore.claim(o.name) : null;
+  const saved = stateKey ? tableStore.get(stateKey) : {};
+  const initialSort = saved.sort && cols.some((c) => c.key === saved.sort.replace(/^-/, '')) ? saved.sort : o.sort;
+  let sortKey = initialSort?.replace(/^-/, '') ?? null;
+  let sortDesc = initialSort?.startsWith('-') ?? false;
+  const hasFilter = o.filter ?? o.rows.length > 10;
+  let query = hasFilter ? saved.q?.toLowerCase() ?? '' : '';
   let view = o.rows;
+  let selected = -1; // index in `view` of the keyboard selection
+  const save = () => stateKey && tableStore.set(stateKey, { q: filterBox?.value ?? '', sort: sortKey ? `${sortDesc ? '-' : ''}${sortKey}` : null });
 
   const body = h('div', { class: 'vt-body', role: 'rowgroup' });
   const spacer = h('div', { class: 'vt-spacer' });
@@ -201,14 +217,14 @@ export function dataTable(o) {
   const header = h('div', { class: 'vt-row vt-head', role: 'row', style: { gridTemplateColumns: template, minWidth } },
     cols.map((c) => h('div', {
       class: ['vt-cell', c.align === 'right' && 'num', 'sortable'], role: 'columnheader', title: c.title ?? 'Sort',
-      on: { click: () => { sortDesc = sortKey === c.key ? !sortDesc : false; sortKey = c.key; refresh(); } },
+      on: { click: () => { sortDesc = sortKey === c.key ? !sortDesc : false; sortKey = c.key; selected = -1; refresh(); save(); } },
     }, c.label, h('span', { class: 'sort-mark' }))));
   const counter = h('span', { class: 'vt-count' });
-  const filterBox = (o.filter ?? o.rows.length > 10)
-    ? h('input', { type: 'search', class: 'vt-filter', placeholder: 'Filter…', 'aria-label': 'Filter rows',
-      on: { input: (e) => { query = e.target.value.toLowerCase(); refresh(); } } })
+  const filterBox = hasFilter
+    ? h('input', { type: 'search', class: 'vt-filter', placeholder: 'Filter…', 'aria-label': 'Filter rows', value: query ? saved.q : null,
+      on: { input: (e) => { query = e.target.value.toLowerCase(); selected = -1; refresh(); save(); } } })
     : null;
-  const root = h('div', { class: 'vt', role: 'table', dataset: { table: o.name ?? '' } },
+  const root = h('div', { class: 'vt', role: 'table', dataset: { table: o.name ?? '', keynav: '' } },
     filterBox || o.rows.length > maxRows ? h('div', { class: 'vt-tools' }, filterBox, counter) : null,
     h('div', { class: 'vt-scroll' }, header, viewport));
 
@@ -235,12 +251,13 @@ export function dataTable(o) {
   function draw() {
     const first = Math.max(0, Math.floor(viewport.scrollTop / rowHeight) - 5);
     const last = Math.min(view.length, first + maxRows + 10);
-    const key = `${first}:${last}:${view.length}:${sortKey}:${sortDesc}:${query}`;
+    const key = `${first}:${last}:${view.length}:${sortKey}:${sortDesc}:${query}:${selected}`;
     if (key === drawn) return;
     drawn = key;
     body.style.transform = `translateY(${first * rowHeight}px)`;
-    body.replaceChildren(...view.slice(first, last).map((r) => h('div', {
-      class: ['vt-row', o.onRowClick && 'clickable'], role: 'row',
+    body.replaceChildren(...view.slice(first, last).map((r, i) => h('div', {
+      class: ['vt-row', o.onRowClick && 'clickable', first + i === selected && 'kb-selected'], role: 'row',
+      'aria-selected': first + i === selected ? 'true' : null,
       style: { gridTemplateColumns: template, minWidth, height: `${rowHeight}px` },
       on: o.onRowClick ? { click: () => o.onRowClick(r) } : undefined,
     }, cols.map((c) => h('div', { class: ['vt-cell', c.align === 'right' && 'num'], role: 'cell' },
@@ -248,6 +265,32 @@ export function dataTable(o) {
   }
   viewport.addEventListener('scroll', () => requestAnimationFrame(draw), { passive: true });
   refresh();
+  root.keynav = {
+    /** Moves the selection by `delta` rows (from nothing: to the first row), scrolled into view. */
+    move(delta) {
+      if (!view.length) return false;
+      selected = selected < 0 ? (delta > 0 ? 0 : view.length - 1) : Math.max(0, Math.min(view.length - 1, selected + delta));
+      const top = selected * rowHeight;
+      if (top < viewport.scrollTop) viewport.scrollTop = top;
+      else if (top + rowHeight > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + rowHeight - viewport.clientHeight;
+      draw();
+      body.querySelector('.kb-selected')?.scrollIntoView({ block: 'nearest' });
+      return true;
+    },
+    /** Opens the selected row: its first link, else the table's row action. */
+    open() {
+      if (selected < 0) return false;
+      const link = body.querySelector('.kb-selected a[href]');
+      if (link) link.click();
+      else if (o.onRowClick) o.onRowClick(view[selected]);
+      else return false;
+      return true;
+    },
+    clear() { selected = -1; draw(); },
+    get selected() { return selected; },
+  };
+  /** Shows `o.rows` again after the caller added rows to it (a table filled as data streams in). */
+  root.update = () => { drawn = ''; refresh(); };
   return root;
 }
 

@@ -38,7 +38,7 @@ export async function render(ctx) {
         { key: 'kind', label: 'kind', width: '7em', render: (r) => kindBadge(r.kind) },
         { key: 'failure_type', label: 'type', width: 'minmax(13em, 1.2fr)', render: (r) => h('span', { class: 'mono', title: r.failure_type ?? '' }, r.failure_type ?? '–') },
         { key: 'reason', label: 'reason', width: 'minmax(20em, 4fr)', value: (r) => oneLine(r.reason),
-          render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason }, oneLine(r.reason))) },
+          render: (r) => (r.reason == null ? h('span', { class: 'an-muted' }, 'no reason logged') : h('span', { title: r.reason, dataset: { full: r.reason } }, oneLine(r.reason))) },
         { key: 'user_frame', label: 'user code', width: 'minmax(12em, 1.5fr)', render: (r) => pathCell(r.user_frame, 30) },
       ],
     }),

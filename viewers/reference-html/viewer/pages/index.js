@@ -44,3 +44,24 @@ export const NAV = [
   { page: 'ranks', label: 'Ranks', also: ['rank-diff'], when: (m) => Boolean(m.cross_rank) },
   { page: 'compare', label: 'Compare', when: () => new URLSearchParams(location.search).has('compare') },
 ];
+
+/**
+ * The tables each page reads as it renders ('stacks': the stack table): app.js starts them
+ * downloading when navigation starts, alongside the page's code, rather than once that code has
+ * loaded (and, on the compile page, after compile_directory). Keep in step with the pages: a name
+ * here that a page does not read is a wasted download. The overview is absent: it stays within
+ * the first-paint budget by reading only small tables, itself.
+ */
+export const READS = {
+  compiles: ['compile_directory'],
+  trie: ['stack_trie', 'compile_directory', 'stacks'],
+  compile: ['compile_directory', 'compilation_metrics', 'compile_time', 'cache_outcomes', 'guards', 'inputs', 'runnables', 'stacks'],
+  artifact: ['compile_directory', 'runnables'],
+  recompiles: ['recompiles'],
+  'graph-breaks': ['graph_breaks'],
+  failures: ['failures'],
+  provenance: ['provenance'],
+  sizes: ['graph_sizes'],
+  time: ['compile_time'],
+  volume: ['log_volume'],
+};

@@ -115,7 +115,7 @@ function sizesTable(ctx, rows, columns, measure) {
     columns: [
       { key: 'compile_id', label: 'compile', width: '7.5em',
         render: (r) => (r.compile_id ? h('a', { href: ctx.href('compile', { id: r.compile_id }) }, r.compile_id) : h('span', { class: 'an-muted', title: 'graphs logged outside any compile' }, 'no compile')) },
-      { key: 'dynamo', label: 'Dynamo', align: 'right', width: '7.5em', title: 'graph_op_count / graph_node_count / graph_input_count',
+      { key: 'dynamo', label: 'Dynamo', align: 'right', width: '10em', title: 'graph_op_count / graph_node_count / graph_input_count',
         value: (r) => r.c.graph_op_count,
         render: (r) => (r.c.graph_op_count == null ? '–' : `${r.c.graph_op_count} / ${r.c.graph_node_count ?? '–'} / ${r.c.graph_input_count ?? '–'}`) },
       ...columns.map((col) => ({

@@ -5,7 +5,7 @@
 // hand-off of https://perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui) or downloads.
 
 import { h, section, note, empty, plural, count, seconds, dataTable, facts, download } from '../dom.js';
-import { bar, keepInUrl, percent, pill } from '../analysis.js';
+import { bar, barLegend, keepInUrl, percent, pill } from '../analysis.js';
 import { timingTimes, shownTimes, timeSummary, timeColumn } from '../compile-data.js';
 
 const PERFETTO = 'https://ui.perfetto.dev';
@@ -110,7 +110,8 @@ export async function render(ctx) {
       tableBox),
     timelineBox,
     section(`Phases over the stream (${table.phases.length})`,
-      note('Total: wall time in the phase (nested occurrences of the same phase counted once); dark part: self time, not in nested phases.'),
+      note('Total: wall time in the phase (nested occurrences of the same phase counted once). Self: time in the phase itself, not in nested phases.'),
+      barLegend(['fill', 'total time'], ['inner', 'self time (part of the total)']),
       phaseTotals(table)),
     table.overlaps.length ? section(`Overlapping phases (${table.overlaps.length})`, overlapsNote(), overlapsTable(table.overlaps)) : null,
     table.unmatched.length ? section(`Unpaired events (${table.unmatched.length})`,

@@ -182,7 +182,8 @@ function treeView(ctx, tree, initialQuery, name) {
   const body = h('div', { class: 'trie-body' });
   const sizer = h('div', { class: 'trie-sizer' }, body);
   const viewport = h('div', { class: 'trie-viewport', role: 'tree', 'aria-label': 'Stack trie' }, sizer);
-  const el = h('div', { class: 'trie', dataset: { trie: name } }, viewport);
+  const el = h('div', { class: 'trie', dataset: { trie: name, keynav: '' } }, viewport);
+  let selected = -1; // keys.js: the row selected with j/k
 
   let drawnKey = '';
   function draw(force = false) {
@@ -190,11 +191,15 @@ function treeView(ctx, tree, initialQuery, name) {
     viewport.style.height = `${Math.max(1, Math.min(rows.length, MAX_ROWS)) * ROW_HEIGHT + 2}px`;
     const first = Math.max(0, Math.floor(viewport.scrollTop / ROW_HEIGHT) - 10);
     const last = Math.min(rows.length, first + MAX_ROWS + 20);
-    const key = `${first}:${last}`;
+    const key = `${first}:${last}:${selected}`;
     if (!force && key === drawnKey) return;
     drawnKey = key;
     body.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
-    body.replaceChildren(...(rows.length ? rows.slice(first, last).map(rowEl)
+    body.replaceChildren(...(rows.length ? rows.slice(first, last).map((r, i) => {
+      const row = rowEl(r);
+      if (first + i === selected) { row.classList.add('kb-selected'); row.setAttribute('aria-selected', 'true'); }
+      return row;
+    })
       : [h('div', { class: 'trie-row trie-none' }, `Nothing matches “${query}”.`)]));
   }
 
@@ -228,6 +233,27 @@ function treeView(ctx, tree, initialQuery, name) {
   }
 
   viewport.addEventListener('scroll', () => requestAnimationFrame(() => draw()), { passive: true });
+  el.keynav = {
+    move(delta) {
+      if (!rows.length) return false;
+      selected = selected < 0 ? (delta > 0 ? 0 : rows.length - 1) : Math.max(0, Math.min(rows.length - 1, selected + delta));
+      const top = selected * ROW_HEIGHT;
+      if (top < viewport.scrollTop) viewport.scrollTop = top;
+      else if (top + ROW_HEIGHT > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + ROW_HEIGHT - viewport.clientHeight;
+      draw(true);
+      body.querySelector('.kb-selected')?.scrollIntoView({ block: 'nearest' });
+      return true;
+    },
+    /** Enter: the row's first compile, else opens or closes the frame. */
+    open() {
+      const row = body.querySelector('.kb-selected');
+      const target = row?.querySelector('a[href]') ?? row?.querySelector('button.trie-toggle');
+      target?.click();
+      return Boolean(target);
+    },
+    clear() { selected = -1; draw(true); },
+    get selected() { return selected; },
+  };
   applySearch(initialQuery);
   flatten();
   draw(true);

@@ -3,7 +3,7 @@
 // call site (file:line), each row with a bar proportional to its share of the log.
 
 import { h, section, note, empty, plural, count, bytes, dataTable, facts } from '../dom.js';
-import { bar, pathCell, percent } from '../analysis.js';
+import { bar, barLegend, pathCell, percent } from '../analysis.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
@@ -33,7 +33,8 @@ export async function render(ctx) {
         ['payloads', `${bytes(total.payload_bytes)} in ${plural(total.payload_lines, 'line')} (${plural(total.payload_entries, 'entry', 'entries')} with a payload)`],
       ])),
     section(`By entry kind (${t.by_kind.length})`,
-      note('Bars: the share of the log\'s bytes; the dark part is payload (graphs, code, JSON), the light part header lines.'),
+      note('Bars: the share of the log\'s bytes, split into payloads (graphs, code, JSON) and header lines.'),
+      barLegend(['inner', 'payload bytes'], ['fill', 'header bytes']),
       volumeTable('volume-kind', t.by_kind, total, 'kind')),
     section(`By artifact name (${t.by_name.length})`,
       t.by_name.length
@@ -56,7 +57,7 @@ function volumeTable(name, rows, total, keyLabel, withKind = false) {
       { key: 'key', label: keyLabel, width: 'minmax(16em, 3fr)', render: (r) => pathCell(r.key, 48) },
       withKind ? { key: 'kind', label: 'kind', width: 'minmax(8em, 1fr)' } : null,
       { key: 'share', label: 'share of the log', width: 'minmax(12em, 2fr)', value: (r) => r.log_bytes,
-        render: (r) => h('span', { class: 'an-share' }, bar(r.log_bytes / total.log_bytes, { inner: r.payload_bytes / total.log_bytes, title: 'dark: payload bytes' }),
+        render: (r) => h('span', { class: 'an-share' }, bar(r.log_bytes / total.log_bytes, { inner: r.payload_bytes / total.log_bytes, title: `payloads ${bytes(r.payload_bytes)}, headers ${bytes(r.header_bytes)}` }),
           h('span', { class: 'an-share-pct' }, percent(r.log_bytes / total.log_bytes))) },
       { key: 'log_bytes', label: 'bytes', align: 'right', width: '7em', render: (r) => bytes(r.log_bytes) },
       { key: 'entries', label: 'entries', align: 'right', width: '6.5em', render: (r) => count(r.entries) },
