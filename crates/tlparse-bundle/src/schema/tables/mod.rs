@@ -94,4 +94,13 @@ pub struct ArtifactRef {
     /// `size` and `lines` 0; tlparse shows such an artifact as an empty file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_payload: bool,
+    /// Which AOT graph it was produced for (version 7 and later), absent when not known or not
+    /// one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
+    /// names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
+    /// inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
+    /// inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
+    /// often after the compile's `compilation_metrics`) gets that graph. `aot_joint_graph` (both
+    /// graphs) and artifacts of a log without those spans (but output code) have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphRole>,
 }
