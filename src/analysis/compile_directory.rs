@@ -32,7 +32,7 @@ impl Serialize for Entries<'_> {
 /// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
 /// innermost user frame of its `dynamo_start` stack (whose line torch logs as the code's first
 /// line: checked on torch 2.15, e.g. `rank_local_metric` at ranks_shifted.py:24 in both).
-fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option<CompiledCode> {
+pub(super) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option<CompiledCode> {
     if let Some(m) = r.metrics.as_deref()
         && let (Some(filename), Some(line), Some(name)) = (&m.co_filename, m.co_firstlineno, &m.co_name)
     {

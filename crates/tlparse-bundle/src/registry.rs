@@ -84,6 +84,7 @@ registry! {
         collectives: Collectives,
         runtime_estimates: RuntimeEstimates,
         graph_execution: GraphExecution,
+        compile_summary: CompileSummary,
     }
     CrossRank {
         compile_alignment: CompileAlignment,

@@ -30,6 +30,7 @@ STREAM_TABLES: Dict[str, str] = {
     "collectives": "compiles",
     "runtime_estimates": "graphs",
     "graph_execution": "recordings",
+    "compile_summary": "slowest_compiles",
 }
 
 # The same for the cross-rank tables (`tables/cross_rank/`, bundles of two streams or more).

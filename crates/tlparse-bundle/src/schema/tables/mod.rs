@@ -10,6 +10,7 @@ pub mod cache_outcomes;
 pub mod collectives;
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod compile_summary;
 pub mod compile_time;
 pub mod export_report;
 pub mod failures;
@@ -31,6 +32,7 @@ pub use collectives::{
 };
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CodeSource, CompileDirectory, CompileEntry, CompileStatus, CompiledCode};
+pub use compile_summary::{CompileSummary, SlowCompile};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{BreakFrame, GraphBreakGroup, GraphBreaks};
