@@ -64,7 +64,7 @@ export async function render(ctx) {
     graphCompiles: c.graph_compiles ?? [], capturedBy: capture?.compile_id ?? null,
     artifacts: c.artifacts.map((a) => a.name),
     graphs: c.artifacts.map((a) => a.graph ?? null),
-    recompile: recompile ? { frame: recompile.frame, reasons: recompile.step?.reasons ?? [] } : null,
+    recompile: recompile ? { frame: recompile.frame, reasons: recompile.step.reasons } : null,
     noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
@@ -139,18 +139,19 @@ function frameKey(f) {
   return f.compiled_autograd_id != null ? `!${f.compiled_autograd_id}/${f.frame_id}` : String(f.frame_id);
 }
 
-/** A recompile's frame in the recompiles table and its step there (null when not listed). */
+/** A recompile's frame key in the recompiles table and its step there (null when not listed). */
 function recompileOf(c, recompiles) {
   if (!(c.cid?.frame_compile_id > 0)) return null;
   const same = (f) => f.frame_id === c.cid.frame_id && (f.compiled_autograd_id ?? null) === (c.cid.compiled_autograd_id ?? null);
   const f = (recompiles?.frames ?? []).find(same);
-  if (!f) return null;
-  return { frame: frameKey(f), step: f.compiles.find((x) => x.compile_id === c.compile_id) ?? null };
+  // The table lists a frame compile's final attempt only: an attempt Dynamo restarted has no step.
+  const step = f?.compiles.find((x) => x.compile_id === c.compile_id);
+  return step ? { frame: frameKey(f), step } : null;
 }
 
 /** A recompile, first: the guard of each earlier compile that failed, and the Recompiles view. */
 function recompileCard(ctx, c, r) {
-  const reasons = r.step?.reasons ?? [];
+  const reasons = r.step.reasons;
   return h('section', { class: ['card', 'recompile-reason'], 'aria-label': 'Why it recompiled' },
     h('h2', null, `Recompile ${c.cid.frame_compile_id + 1} of this frame: `,
       reasons.length ? (reasons.length > 1 ? `${reasons.length} earlier compiles' guards failed` : 'a guard failed') : 'no reason was logged'),
