@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{Diagnostics, Event};
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
-use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
+use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
 use tlparse_bundle::ids::parse_blob_id;
 
@@ -30,6 +30,8 @@ pub struct Artifact {
     blob: Option<BlobId>,
     format: Option<PayloadFormat>,
     url: Option<Box<str>>,
+    /// The AOT graph it was produced for (see [`GraphSpans`]).
+    graph: Option<GraphRole>,
 }
 
 /// A list of artifacts, serialized as their rows.
@@ -68,6 +70,106 @@ pub struct CompileRecord {
     /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
     /// compiles of its graph, in order of first appearance.
     pub graph_compiles: Vec<usize>,
+    /// Which AOT graph Inductor is compiling for this compile id.
+    graph_spans: GraphSpans,
+}
+
+/// Which AOT graph of a compile id Inductor is compiling, from the trace spans torch opens
+/// around each graph's compile: `fw_compiler_base` (the forward, or the inference graph) and
+/// `bw_compiler` (the backward, often compiled lazily after the compile's metrics). Older torch
+/// names them without the `compile_fx.<locals>.` prefix (and `_wrapped_bw_compiler`). Whether
+/// `fw_compiler_base` compiles a forward or an inference graph is told by the AOT graph the
+/// compile logged before it; when it logged none, the span's artifacts get no label.
+#[derive(Debug, Clone, Default)]
+struct GraphSpans {
+    /// The graph of the open compiler span, if known.
+    open: Option<GraphRole>,
+    /// How many compiler spans are open (a span's end closes `open` only at 0).
+    depth: u32,
+    /// Whether the compile traced for training (`aot_joint_graph`, `aot_forward_graph`,
+    /// `aot_backward_graph`) or for inference (`aot_inference_graph`), once it logged either.
+    training: Option<bool>,
+}
+
+impl GraphSpans {
+    /// Follows a compiler span's begin or end.
+    fn span(&mut self, name: &str, ph: &str) {
+        let graph = match name.rsplit('.').next() {
+            Some("fw_compiler_base") => {
+                self.training.map(|t| if t { GraphRole::Forward } else { GraphRole::Inference })
+            }
+            Some("bw_compiler" | "_wrapped_bw_compiler") => Some(GraphRole::Backward),
+            _ => return,
+        };
+        match ph {
+            "B" => {
+                self.open = graph;
+                self.depth += 1;
+            }
+            "E" if self.depth > 0 => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    self.open = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The graph an entry belongs to: the AOT graphs by name, output code by its AOT ID, any
+    /// other entry by the open compiler span; chromium events move the span.
+    fn see(&mut self, ev: &Event) -> Option<GraphRole> {
+        if let Some(te) = ev.trace_event() {
+            if let (Some(name), Some(ph)) = (&te.name, &te.ph) {
+                self.span(name, ph);
+            }
+            return None;
+        }
+        match ev.name.unwrap_or(ev.kind) {
+            "aot_joint_graph" => {
+                self.training = Some(true);
+                None
+            }
+            "aot_forward_graph" => {
+                self.training = Some(true);
+                Some(GraphRole::Forward)
+            }
+            "aot_backward_graph" => {
+                self.training = Some(true);
+                Some(GraphRole::Backward)
+            }
+            "aot_inference_graph" => {
+                self.training = Some(false);
+                Some(GraphRole::Inference)
+            }
+            "inductor_output_code" => output_code_graph(ev).or(self.open),
+            _ => self.open,
+        }
+    }
+}
+
+/// The graph output code names on its `# AOT ID:` line, read in its first 4 KiB.
+fn output_code_graph(ev: &Event) -> Option<GraphRole> {
+    let bytes = ev.payload?.bytes;
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    aot_id(&head).and_then(graph_role)
+}
+
+/// The AOT ID of Python output code: `0_forward` from its first `# AOT ID: ['0_forward']` line.
+pub fn aot_id(code: &str) -> Option<&str> {
+    let line = code.lines().find_map(|l| l.trim_start().strip_prefix("# AOT ID:"))?;
+    let inner = line.trim().strip_prefix("['")?.strip_suffix("']")?;
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The graph an AOT ID names by its suffix (`0_backward` → backward).
+pub fn graph_role(aot_id: &str) -> Option<GraphRole> {
+    match aot_id.rsplit('_').next()? {
+        "forward" => Some(GraphRole::Forward),
+        "backward" => Some(GraphRole::Backward),
+        "inference" => Some(GraphRole::Inference),
+        _ => None,
+    }
 }
 
 /// What the shared facts read of a compile's `compilation_metrics`, read once: the whole object
@@ -175,6 +277,8 @@ pub struct Compiles {
     by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
     /// Artifacts logged outside any compile.
     pub unattributed: Vec<Artifact>,
+    /// The graph spans of entries logged outside any compile (AOT Inductor logs no compile id).
+    unattributed_spans: GraphSpans,
     /// Artifact kinds and names, each once.
     names: IndexSet<Box<str>>,
 }
@@ -238,6 +342,7 @@ impl Compiles {
             format: a.format,
             url: a.url.as_deref().map(str::to_string),
             no_payload: self.no_payload(a),
+            graph: a.graph,
         }
     }
 
@@ -297,6 +402,7 @@ impl Compiles {
             blob: ev.payload_ref.and_then(|p| parse_blob_id(&p.hash)),
             format: ev.payload_ref.map(|p| p.format),
             url: (ev.kind == "link").then(|| ev.meta().get("url").and_then(Value::as_str).map(Box::from)).flatten(),
+            graph: None,
         })
     }
 
@@ -351,9 +457,11 @@ impl Compiles {
     }
 
     pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
-        let artifact = self.artifact(ev);
+        let mut artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
-            if let Some(a) = artifact {
+            let graph = self.unattributed_spans.see(ev);
+            if let Some(mut a) = artifact {
+                a.graph = graph;
                 self.unattributed.push(a);
             }
             return;
@@ -374,10 +482,15 @@ impl Compiles {
                 graph_breaks: Vec::new(),
                 next_attempt: None,
                 graph_compiles: Vec::new(),
+                graph_spans: GraphSpans::default(),
             });
             self.records.len() - 1
         });
         let record = &mut self.records[index];
+        let graph = record.graph_spans.see(ev);
+        if let Some(a) = &mut artifact {
+            a.graph = graph;
+        }
         record.last_seq = ev.seq;
         ev.ts.clone_into(&mut record.end_ts);
         match ev.kind {

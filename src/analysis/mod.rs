@@ -10,6 +10,7 @@ pub mod cache_outcomes;
 pub mod collectives;
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod compile_summary;
 pub mod compile_time;
 pub mod compiles;
 pub mod cross_rank;
@@ -412,8 +413,9 @@ tables! {
     runtime_estimates: runtime_estimates::RuntimeEstimatesTable,
     graph_execution: graph_execution::GraphExecutionTable,
     search: search::SearchTable,
+    compile_summary: compile_summary::CompileSummaryTable,
     ;
     finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
-    export_report, provenance, runnables, collectives, runtime_estimates, graph_execution,
+    export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
     search, compile_directory, compilation_metrics, compile_time, guards,
 }

@@ -17,11 +17,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::compiles::{aot_id, graph_role};
 use super::{Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
-    ArtifactRef, GraphRole, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
+    ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
 
@@ -256,23 +257,6 @@ fn finish_graph(c: &Compiles, key: Option<&CompileId>, pre: &str, g: &HeldGraph)
         line_mappings: line_mappings(mappings, pre, text(POST_GRAD), &python, &cpp),
         raw_node_mappings: mappings.clone(),
     })
-}
-
-/// The AOT ID of Python output code: `0_forward` from its first `# AOT ID: ['0_forward']` line.
-fn aot_id(code: &str) -> Option<&str> {
-    let line = code.lines().find_map(|l| l.trim_start().strip_prefix("# AOT ID:"))?;
-    let inner = line.trim().strip_prefix("['")?.strip_suffix("']")?;
-    (!inner.is_empty()).then_some(inner)
-}
-
-/// The role an AOT ID names by its suffix (`0_backward` → backward).
-fn graph_role(aot_id: &str) -> Option<GraphRole> {
-    match aot_id.rsplit('_').next()? {
-        "forward" => Some(GraphRole::Forward),
-        "backward" => Some(GraphRole::Backward),
-        "inference" => Some(GraphRole::Inference),
-        _ => None,
-    }
 }
 
 /// The displayed compile id (null without one) and tlparse's directory name.

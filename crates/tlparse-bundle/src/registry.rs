@@ -85,6 +85,7 @@ registry! {
         runtime_estimates: RuntimeEstimates,
         graph_execution: GraphExecution,
         search: Search,
+        compile_summary: CompileSummary,
     }
     CrossRank {
         compile_alignment: CompileAlignment,

@@ -31,6 +31,7 @@ STREAM_TABLES: Dict[str, str] = {
     "runtime_estimates": "graphs",
     "graph_execution": "recordings",
     "search": "terms",
+    "compile_summary": "slowest_compiles",
 }
 
 # The same for the cross-rank tables (`tables/cross_rank/`, bundles of two streams or more).

@@ -158,3 +158,151 @@ fn an_fx_dump_file_keeps_the_name_stacks_use_and_tlparses_beside_it() {
     let innermost = &stacks.frames[*stacks.stacks[c["stack"].as_u64().unwrap() as usize].last().unwrap() as usize];
     assert_eq!((innermost.file.as_deref(), innermost.name.as_str()), (Some("<eval_with_key>.7"), "forward"));
 }
+
+/// (line, name, graph) of a compile's artifacts that have a graph label or are AOT graphs or
+/// output code.
+fn graph_labels(c: &serde_json::Value) -> Vec<(u64, String, Option<String>)> {
+    rows(c, "artifacts")
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap(),
+                a["name"].as_str().unwrap().to_string(),
+                a["graph"].as_str().map(str::to_string),
+            )
+        })
+        .filter(|(_, name, graph)| graph.is_some() || name.starts_with("aot_") || name == "inductor_output_code")
+        .collect()
+}
+
+fn labels(want: &[(u64, &str, Option<&str>)]) -> Vec<(u64, String, Option<String>)> {
+    want.iter().map(|&(l, n, g)| (l, n.to_string(), g.map(str::to_string))).collect()
+}
+
+#[test]
+fn training_artifacts_are_labelled_forward_then_backward() {
+    // Checked by hand against two_runs/run_a's raw log: the chromium_event B of
+    // `compile_fx.<locals>.fw_compiler_base` is at line 1147, its E at 3909; the B of
+    // `compile_fx.<locals>.bw_compiler` at 4342 (after [0/0]'s compilation_metrics at 4291: the
+    // backward is compiled lazily), its E at 7130, then bwd_compilation_metrics at 7158. The
+    // compile logged aot_joint_graph (479), aot_forward_graph (1019), aot_backward_graph (1071).
+    // fx_graph_runnable (1184), before_post_grad_graph (1320), inductor_post_grad_graph (1780),
+    // inductor_output_code (2145, `# AOT ID: ['0_forward']`) and fx_graph_cache_miss (3189) are
+    // inside the forward span; their namesakes at 4379, 4538, 5022, 5268 (`['0_backward']`) and
+    // 6411 inside the backward's. aot_autograd_runtime_wrappers (3921) and dynamo_cpp_guards_str
+    // (4064) are outside both: no label. aot_forward_graph_fw_metadata is no graph: no label.
+    let b = built("torch-2.15/two_runs/run_a");
+    let t = b.table("compile_directory");
+    let c = &rows(&t, "compiles")[0];
+    assert_eq!(c["compile_id"], "[0/0]");
+    let (f, bw) = (Some("forward"), Some("backward"));
+    assert_eq!(
+        graph_labels(c),
+        labels(&[
+            (479, "aot_joint_graph", None),
+            (809, "aot_forward_graph_fw_metadata", None),
+            (1019, "aot_forward_graph", f),
+            (1071, "aot_backward_graph", bw),
+            (1184, "fx_graph_runnable", f),
+            (1320, "before_post_grad_graph", f),
+            (1780, "inductor_post_grad_graph", f),
+            (2145, "inductor_output_code", f),
+            (3189, "fx_graph_cache_miss", f),
+            (3921, "aot_autograd_runtime_wrappers", None),
+            (4379, "fx_graph_runnable", bw),
+            (4538, "before_post_grad_graph", bw),
+            (5022, "inductor_post_grad_graph", bw),
+            (5268, "inductor_output_code", bw),
+            (6411, "fx_graph_cache_miss", bw),
+        ])
+    );
+    let unlabelled =
+        |line: u64| rows(c, "artifacts").iter().find(|a| a["line"] == line).unwrap().get("graph").is_none();
+    assert!(unlabelled(3921) && unlabelled(4064) && unlabelled(134));
+}
+
+#[test]
+fn inference_artifacts_are_labelled_inference_with_old_and_new_span_names() {
+    // tlparse-tests/simple.log, checked by hand: aot_inference_graph at line 236, then the span
+    // `compile_fx.<locals>.fw_compiler_base` from 258 to 1502 holding fx_graph_runnable (307),
+    // inductor_post_grad_graph (433), inductor_output_code (629, `# AOT ID: ['0_inference']`)
+    // and fx_graph_cache_miss (1206); aotautograd_cache_hash (1811) is after it.
+    let b = built("tlparse-tests/simple.log");
+    let t = b.table("compile_directory");
+    let i = Some("inference");
+    assert_eq!(
+        graph_labels(&rows(&t, "compiles")[0]),
+        labels(&[
+            (202, "aot_forward_graph_fw_metadata", None),
+            (236, "aot_inference_graph", i),
+            (307, "fx_graph_runnable", i),
+            (433, "inductor_post_grad_graph", i),
+            (629, "inductor_output_code", i),
+            (1206, "fx_graph_cache_miss", i),
+        ])
+    );
+    // inductor_provenance_aot_log.txt (AOT Inductor, older torch): no compile ids; the span is
+    // named plain `fw_compiler_base` (B at line 296, E at 1921) after aot_inference_graph (257);
+    // the AOT wrapper code (823) inside it is the inference graph's, before_pre_grad_graph (39)
+    // before it has no label.
+    let b = built("tlparse-tests/inductor_provenance_aot_log.txt");
+    let t = b.table("compile_directory");
+    let graph_at = |line: u64| {
+        let a = rows(&t, "unattributed").iter().find(|a| a["line"] == line).unwrap();
+        a.get("graph").and_then(|g| g.as_str()).map(str::to_string)
+    };
+    assert_eq!(graph_at(257).as_deref(), i);
+    assert_eq!(graph_at(823).as_deref(), i);
+    assert_eq!(graph_at(1898).as_deref(), i);
+    assert_eq!(graph_at(39), None);
+}
+
+#[test]
+fn cache_hits_label_output_code_by_its_aot_id_and_nothing_else() {
+    // torch-2.15/cache_warm, checked by hand: an AOTAutograd cache hit logs no compiler spans;
+    // [0/0]'s output code at 777 starts `# AOT ID: ['0_forward']`, at 1173 `['0_backward']`;
+    // its fx_graph_runnable (649, 994) has nothing to tell which graph it is: no label.
+    let b = built("torch-2.15/cache_warm");
+    let t = b.table("compile_directory");
+    let c = &rows(&t, "compiles")[0];
+    let graph_at = |line: u64| {
+        let a = rows(c, "artifacts").iter().find(|a| a["line"] == line).unwrap();
+        a.get("graph").and_then(|g| g.as_str()).map(str::to_string)
+    };
+    assert_eq!(graph_at(777).as_deref(), Some("forward"));
+    assert_eq!(graph_at(1173).as_deref(), Some("backward"));
+    assert_eq!((graph_at(649), graph_at(994)), (None, None));
+}
+
+#[test]
+fn labels_agree_with_provenance_graphs() {
+    // One definition: each provenance graph's role (from its output code's AOT ID) is the label
+    // of its Python code and of its post-grad graph (labelled from the compiler span it was
+    // logged in). training's [0/0_1] has a forward (code at line 2691) and a backward (6489),
+    // [3/0] an inference graph (11913); the jit_debug_handle log a forward (1423).
+    let fixtures = ["torch-2.15/training", "tlparse-tests/inductor_provenance_jit_debug_handle_log.txt"];
+    let mut roles = Vec::new();
+    for fixture in fixtures {
+        let b = built(fixture);
+        let prov = b.table("provenance");
+        let dir = b.table("compile_directory");
+        let all: Vec<&serde_json::Value> = rows(&dir, "compiles")
+            .iter()
+            .flat_map(|c| rows(c, "artifacts"))
+            .chain(rows(&dir, "unattributed"))
+            .collect();
+        for g in rows(&prov, "compiles").iter().flat_map(|c| rows(c, "graphs")) {
+            for pane in ["python_code", "post_grad"] {
+                let seq = &g[pane]["artifact"]["seq"];
+                let a = all.iter().find(|a| &a["seq"] == seq).unwrap_or_else(|| panic!("{fixture}: no {pane}"));
+                assert_eq!(a["graph"], g["graph"], "{fixture} {pane} at line {}", a["line"]);
+            }
+            roles.push((
+                g["python_code"]["artifact"]["line"].as_u64().unwrap(),
+                g["graph"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    let want = [(2691, "forward"), (6489, "backward"), (11913, "inference"), (1423, "forward")];
+    assert_eq!(roles, want.map(|(l, g)| (l, g.to_string())));
+}

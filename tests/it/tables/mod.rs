@@ -6,6 +6,7 @@ mod chrome_trace;
 mod collectives;
 mod compilation_metrics;
 mod compile_directory;
+mod compile_summary;
 mod compile_time;
 mod export_report;
 mod failures;

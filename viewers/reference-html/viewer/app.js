@@ -289,6 +289,27 @@ export function streamLabel(m, s) {
   return member?.label ?? (s.rank != null ? `rank ${s.rank}` : s.id);
 }
 
+// Back returns to where a page was left: each history entry gets a key in history.state, and
+// the position of the entry shown is recorded as it scrolls (not while a page loads, when the
+// page is short), then restored after its page renders again.
+const scrolled = new Map();
+let entryKey = null;
+history.scrollRestoration = 'manual';
+addEventListener('scroll', () => {
+  if (viewer.state !== 'ready' || !entryKey) return;
+  if (history.state?.scrollKey !== entryKey) history.replaceState({ ...history.state, scrollKey: entryKey }, '');
+  scrolled.set(entryKey, window.scrollY);
+}, { passive: true });
+
+/** Keys the current history entry (once) and returns where it was left (0 when new). */
+function scrollEntry() {
+  if (!history.state?.scrollKey) {
+    history.replaceState({ ...history.state, scrollKey: `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}` }, '');
+  }
+  entryKey = history.state.scrollKey;
+  return scrolled.get(entryKey) ?? 0;
+}
+
 let showing = 0;
 async function show() {
   const { page, params } = route();
@@ -305,6 +326,7 @@ async function show() {
   const ticket = ++showing;
   Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
   tableKeys.clear();
+  const scrollTo = scrollEntry();
   const ctx = context(page, params, stream);
   const container = h('div', { class: 'page', dataset: { page } }, loadingNote()); // before the fetches it reports
   prefetch(ctx, READS[page]);
@@ -322,8 +344,8 @@ async function show() {
     viewer.state = 'error';
     viewer.error = String(e?.message ?? e);
   }
+  window.scrollTo(0, scrollTo);
   viewer.renders++;
-  window.scrollTo(0, 0);
 }
 
 let navTabs = [];

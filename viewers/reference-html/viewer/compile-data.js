@@ -83,6 +83,13 @@ export function tlparseName(a) {
     : null;
 }
 
+/** " · forward": which AOT graph an artifact was produced for (format 7's `graph`), if known. */
+export function graphLabel(a) {
+  return a.graph
+    ? h('span', { class: ['graph-label', `graph-${a.graph}`], title: `produced while compiling the ${a.graph} graph` }, ` · ${a.graph}`)
+    : null;
+}
+
 /** A link to the artifact page of an ArtifactRef of compile `compileId` (null: unattributed). */
 export function artifactHref(ctx, art, compileId) {
   return ctx.href('artifact', { blob: art.blob, name: art.name, id: compileId ?? undefined });
@@ -109,8 +116,8 @@ function artifactName(ctx, art, compileId, extra) {
  */
 export function artifactColumns(ctx, compileId, { nameWidth, kindWidth, extra = () => null }) {
   return [
-    { key: 'name', label: 'artifact', width: nameWidth, value: (a) => (a.tlparse_name ? `${a.name} ${a.tlparse_name}` : a.name),
-      render: (a) => [artifactName(ctx, a, compileId, extra(a)), tlparseName(a)] },
+    { key: 'name', label: 'artifact', width: nameWidth, value: (a) => [a.name, a.graph, a.tlparse_name].filter(Boolean).join(' '),
+      render: (a) => [artifactName(ctx, a, compileId, extra(a)), graphLabel(a), tlparseName(a)] },
     { key: 'kind', label: 'kind', width: kindWidth },
     { key: 'format', label: 'format', width: '6em', render: (a) => a.format ?? h('span', { class: 'muted' }, '–') },
     { key: 'size', label: 'size', align: 'right', width: '7em', render: (a) => bytes(a.size) },

@@ -1,8 +1,10 @@
-// pages/compile.js: one compile (`#/compile?s=&id=[0/1]`). First what happened (status, failure
-// or restart reasons, graph breaks), then its facts and key metrics, phase timeline, cache
-// lookups, guards, inputs, the user stack that triggered it, and its artifacts. Reads the
-// per-compile rows of compile_directory, compilation_metrics, compile_time, cache_outcomes,
-// guards, inputs and runnables, and the stream's stack table.
+// pages/compile.js: one compile (`#/compile?s=&id=[0/1]`). First what happened (status, time,
+// failure or restart reasons, graph breaks; for a recompile the guard that failed), then a
+// sticky list of the sections, then its artifacts (what most visits come for), then its facts and
+// key metrics, phase timeline, cache lookups, guards, inputs and the user stack that triggered it.
+// Reads the per-compile rows of compile_directory, compilation_metrics, compile_time,
+// cache_outcomes, guards, inputs and runnables, the stream's stack table, and for a recompile the
+// recompiles table.
 
 import { h, section, facts, note, empty, dataTable, count, bytes, seconds, plural, statusBadge, code, externalLink } from '../dom.js';
 import {
@@ -30,9 +32,9 @@ export async function render(ctx) {
         : 'No compile id in the link: pick a compile on the Compiles tab.')));
   }
   const t = (name) => (ctx.stream?.tables?.[name] ? ctx.table(name) : Promise.resolve(null));
-  const [metrics, compileTime, caches, guards, inputs, runnables, stacks] = await Promise.all([
+  const [metrics, compileTime, caches, guards, inputs, runnables, stacks, recompiles] = await Promise.all([
     t('compilation_metrics'), t('compile_time'), t('cache_outcomes'), t('guards'), t('inputs'), t('runnables'),
-    ctx.stacks().catch(() => null)]);
+    ctx.stacks().catch(() => null), c.cid?.frame_compile_id > 0 ? t('recompiles') : null]);
   const { byId, compiles } = dir;
   const frame = frameOf(c, byId);
   const replaced = compiles.find((x) => x.restarted_as === id) ?? null; // the attempt this one restarted
@@ -55,11 +57,14 @@ export async function render(ctx) {
   const stackId = c.stack ?? replaced?.stack ?? null;
   const stack = stackId != null && stacks?.stacks?.[stackId] ? stacks.stacks[stackId].map((f) => stacks.frames[f]) : null;
   const times = entryTimes(c);
+  const recompile = recompileOf(c, recompiles);
 
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
     graphCompiles: c.graph_compiles ?? [], capturedBy: capture?.compile_id ?? null,
     artifacts: c.artifacts.map((a) => a.name),
+    graphs: c.artifacts.map((a) => a.graph ?? null),
+    recompile: recompile ? { frame: recompile.frame, reasons: recompile.step.reasons } : null,
     noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
@@ -83,8 +88,11 @@ export async function render(ctx) {
         next ? h('a', { href: ctx.href('compile', { id: next.compile_id }), rel: 'next' }, `${next.compile_id} →`) : h('span', { class: 'muted' }, '(last) →')) : null),
     frame ? h('p', { class: 'compile-frame' }, h('b', null, frame.name ?? '?'), ' in ', fileLine(frame.file, frame.line, 3),
       frame.inherited ? h('span', { class: 'muted' }, ' (from the attempt that replaced this one)') : null) : null,
+    recompile ? recompileCard(ctx, c, recompile) : null,
     verdict(ctx, c, byId, replaced),
-    h('div', { class: 'grid-2' },
+    ...withNav([
+      ['artifacts', 'Artifacts', artifactsSection(ctx, c, runnables)],
+      ['facts', 'Facts & metrics', h('div', { class: 'grid-2' },
       section('Facts', facts([
         ['status', statusBadge(c.status)],
         ...timeFacts(times),
@@ -101,13 +109,55 @@ export async function render(ctx) {
         ['log entries', `seq ${count(c.first_seq)} – ${count(c.last_seq)}`],
         ['directory', code(c.dir)],
       ])),
-      metricsSection(metricRows, metrics?.shared ?? [], c)),
-    phasesSection(timing),
-    cacheSection(ctx, cacheRow, c),
-    guardsSection(ctx, g, c),
-    inputsSection(myInputs),
-    stackSection(stack, stackId, replaced, c),
-    artifactsSection(ctx, c, runnables));
+      metricsSection(metricRows, metrics?.shared ?? [], c))],
+      ['phases', 'Phases', phasesSection(timing)],
+      ['caches', 'Caches', cacheSection(ctx, cacheRow, c)],
+      ['guards', 'Guards', guardsSection(ctx, g, c)],
+      ['inputs', 'Inputs', inputsSection(myInputs)],
+      ['stack', 'Stack', stackSection(stack, stackId, replaced, c)],
+    ]));
+}
+
+/**
+ * The sections (`[key, label, node or null]`) with ids, after a sticky list of links to them.
+ * The links scroll rather than navigate: the URL's hash is the route.
+ */
+function withNav(sections) {
+  const shown = sections.filter(([, , node]) => node);
+  for (const [key, , node] of shown) node.id = `sec-${key}`;
+  const go = (key) => (e) => {
+    e.preventDefault();
+    document.getElementById(`sec-${key}`)?.scrollIntoView({ block: 'start' });
+  };
+  const nav = h('nav', { class: 'section-nav', 'aria-label': 'Sections of this compile' },
+    shown.map(([key, label]) => h('button', { type: 'button', class: 'link-button', dataset: { section: key }, on: { click: go(key) } }, label)));
+  return [nav, ...shown.map(([, , node]) => node)];
+}
+
+/** A frame's key in the Recompiles view's URL (`frame=`): its id, after `!N/` for compiled autograd. */
+function frameKey(f) {
+  return f.compiled_autograd_id != null ? `!${f.compiled_autograd_id}/${f.frame_id}` : String(f.frame_id);
+}
+
+/** A recompile's frame key in the recompiles table and its step there (null when not listed). */
+function recompileOf(c, recompiles) {
+  if (!(c.cid?.frame_compile_id > 0)) return null;
+  const same = (f) => f.frame_id === c.cid.frame_id && (f.compiled_autograd_id ?? null) === (c.cid.compiled_autograd_id ?? null);
+  const f = (recompiles?.frames ?? []).find(same);
+  // The table lists a frame compile's final attempt only: an attempt Dynamo restarted has no step.
+  const step = f?.compiles.find((x) => x.compile_id === c.compile_id);
+  return step ? { frame: frameKey(f), step } : null;
+}
+
+/** A recompile, first: the guard of each earlier compile that failed, and the Recompiles view. */
+function recompileCard(ctx, c, r) {
+  const reasons = r.step.reasons;
+  return h('section', { class: ['card', 'recompile-reason'], 'aria-label': 'Why it recompiled' },
+    h('h2', null, `Recompile ${c.cid.frame_compile_id + 1} of this frame: `,
+      reasons.length ? (reasons.length > 1 ? `${reasons.length} earlier compiles' guards failed` : 'a guard failed') : 'no reason was logged'),
+    reasons.map((x) => h('pre', { class: 'reason-text' }, x)),
+    h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: c.compile_id }), class: 'recompiles-link' },
+      'What changed since the previous compile, in the Recompiles view →')));
 }
 
 function crumbs(ctx, id) {
@@ -438,6 +488,7 @@ function artifactsSection(ctx, c, runnables) {
   return section(`Artifacts (${c.artifacts.length}, ${bytes(total)})`,
     payloadless ? note(`${plural(payloadless, 'artifact was', 'artifacts were')} logged without a payload (marked "no payload"): `,
       'torch named them but wrote no content, as it does for some on a cache hit.') : null,
+    c.artifacts.some((a) => a.graph) ? note('forward / backward / inference: the AOT graph an artifact was produced for.') : null,
     dataTable({
       name: 'artifacts', maxRows: 20, rows: c.artifacts,
       columns: artifactColumns(ctx, c.compile_id, {

@@ -10,6 +10,7 @@ pub mod cache_outcomes;
 pub mod collectives;
 pub mod compilation_metrics;
 pub mod compile_directory;
+pub mod compile_summary;
 pub mod compile_time;
 pub mod export_report;
 pub mod failures;
@@ -32,6 +33,7 @@ pub use collectives::{
 };
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
 pub use compile_directory::{CacheOutcome, CodeSource, CompileDirectory, CompileEntry, CompileStatus, CompiledCode};
+pub use compile_summary::{CompileSummary, SlowCompile};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
 pub use graph_breaks::{BreakFrame, GraphBreakGroup, GraphBreaks};
@@ -96,4 +98,13 @@ pub struct ArtifactRef {
     /// `size` and `lines` 0; tlparse shows such an artifact as an empty file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_payload: bool,
+    /// Which AOT graph it was produced for (version 7 and later), absent when not known or not
+    /// one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
+    /// names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
+    /// inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
+    /// inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
+    /// often after the compile's `compilation_metrics`) gets that graph. `aot_joint_graph` (both
+    /// graphs) and artifacts of a log without those spans (but output code) have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphRole>,
 }

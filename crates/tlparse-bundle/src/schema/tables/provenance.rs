@@ -80,7 +80,7 @@ pub struct ProvenanceGraph {
     pub raw_node_mappings: Value,
 }
 
-/// Which graph of a compile Inductor compiled.
+/// Which graph of a compile Inductor compiled (a provenance graph's, an artifact's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GraphRole {
