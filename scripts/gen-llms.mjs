@@ -5,7 +5,8 @@
 //   - docs/llms-full.template.md, whose {{...}} placeholders are filled with
 //     {{types}}        viewers/bundle-loader/src/schema.d.ts, comments stripped, one line a type;
 //     {{statuses}}     the status enums of schema/v7/, first sentence of each value's description;
-//     {{costs}}        the measured table between the measure-costs markers of docs/format.md;
+//     {{costs}}        the measured table between the measure-costs markers of docs/format.md
+//                      (its header and the rows of COST_ROWS);
 //     {{json:NAME}}    excerpts of the committed test bundle crates/tlparse-bundle/tests/bundles/simple.
 // Deterministic: the same inputs give the same bytes.
 //
@@ -178,8 +179,13 @@ export function costs() {
   const rows = m[1].trim().split('\n').map((l) => l.replace(/^\| | \|$/g, '').split(' | '));
   const keep = COST_COLUMNS.map((c) => rows[0].indexOf(c));
   if (keep.includes(-1)) throw new Error(`docs/format.md's cost table lacks a column of ${COST_COLUMNS}`);
-  return rows.map((r) => `| ${keep.map((i) => r[i]).join(' | ')} |`).join('\n');
+  const picked = rows.filter((r, i) => i < 2 || COST_ROWS.some((name) => r[0].startsWith(name)));
+  if (picked.length !== 2 + COST_ROWS.length) throw new Error(`docs/format.md's cost table lacks a row of ${COST_ROWS}`);
+  return picked.map((r) => `| ${keep.map((i) => r[i]).join(' | ')} |`).join('\n');
 }
+
+/** The cost rows llms-full.txt keeps (the file has a size limit): one rank, four, seven. */
+const COST_ROWS = ['training, 1 rank', 'ranks_shifted, 4 ranks', 'tlparse-tests multi_rank_runtime'];
 
 const BUNDLE = 'crates/tlparse-bundle/tests/bundles/simple';
 

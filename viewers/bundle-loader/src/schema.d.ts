@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 6.
-// GENERATED from schema/v6/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 7.
+// GENERATED from schema/v7/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -74,6 +74,10 @@ export type CacheLookupSource = 'artifact' | 'chromium_event';
  */
 export type CodeSource = 'metrics' | 'dynamo_start';
 /**
+ * Which graph of a compile Inductor compiled (a provenance graph's, an artifact's).
+ */
+export type GraphRole = 'forward' | 'backward' | 'inference';
+/**
  * Which half of a pair an unmatched event is.
  */
 export type UnmatchedSide = 'begin' | 'end';
@@ -109,10 +113,6 @@ export type DataDependentKind =
  */
 export type Dim = number | string;
 /**
- * Which graph of a compile Inductor compiled.
- */
-export type GraphRole = 'forward' | 'backward' | 'inference';
-/**
  * What a runnable artifact is.
  */
 export type RunnableRole =
@@ -121,6 +121,10 @@ export type RunnableRole =
  * The language of a runnable artifact.
  */
 export type RunnableLanguage = 'python' | 'cpp';
+/**
+ * What a search term is.
+ */
+export type SearchKind = 'function' | 'file' | 'artifact' | 'graph_break' | 'guard' | 'failure' | 'restart';
 
 /**
  * Every JSON file type of a bundle, by its root type name.
@@ -143,6 +147,7 @@ export interface BundleFiles {
   Collectives?: Collectives;
   CompilationMetrics?: CompilationMetrics;
   CompileDirectory?: CompileDirectory;
+  CompileSummary?: CompileSummary;
   CompileTime?: CompileTime;
   ExportReport?: ExportReport;
   Failures?: Failures;
@@ -156,6 +161,7 @@ export interface BundleFiles {
   Recompiles?: Recompiles;
   Runnables?: Runnables;
   RuntimeEstimates?: RuntimeEstimates;
+  Search?: Search;
   StackTrie?: StackTrie;
 }
 /**
@@ -2882,6 +2888,15 @@ export interface CompileEntry {
    * log order.
    */
   artifacts: ArtifactRef[];
+  /**
+   * The compile's alignment key as a canonical string (format 7; absent in older bundles):
+   * compiles of two streams or two runs that `compile_alignment` would pair (same code,
+   * ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`
+   * table) have equal strings, and no others do. Readers pair compiles by equality of this
+   * string alone; its content is the JSON of `compile_alignment`'s `key`, but only equality
+   * is meant to be used.
+   */
+  align_key?: string | null;
 }
 /**
  * The code object a compile compiled.
@@ -2983,6 +2998,91 @@ export interface ArtifactRef {
    * `size` and `lines` 0; tlparse shows such an artifact as an empty file.
    */
   no_payload?: boolean;
+  /**
+   * Which AOT graph it was produced for (version 7 and later), absent when not known or not
+   * one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
+   * names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
+   * inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
+   * inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
+   * often after the compile's `compilation_metrics`) gets that graph. `aot_joint_graph` (both
+   * graphs) and artifacts of a log without those spans (but output code) have none.
+   */
+  graph?: GraphRole | null;
+}
+/**
+ * `tables/<stream>/compile_summary.json.zst` (format version 7 and later; absent from older
+ * bundles): how many compiles the stream has, how long they took and which took longest, made
+ * from the same rows as `compile_directory`, so that an overview need not fetch the directory
+ * (megabytes for a long log). Written whenever `compile_directory` has a compile. `rows` counts
+ * `slowest_compiles`.
+ */
+export interface CompileSummary {
+  /**
+   * Compile ids of the stream: the rows of `compile_directory`'s `compiles`.
+   */
+  compiles: number;
+  /**
+   * Compile ids by `status` (as `compile_directory` gives it); statuses no compile has are
+   * left out.
+   */
+  by_status: {
+    [k: string]: number;
+  };
+  /**
+   * The stream's compile time in seconds: the sum of every compile's `total_s` (forward plus
+   * backward, `compile_time`'s `total_us`; compiles without one count 0).
+   */
+  total_s: number;
+  /**
+   * The sum of the compiles' forwards (`compile_time`'s `forward_us`), in seconds.
+   */
+  forward_s: number;
+  /**
+   * The sum of the compiles' backwards (`compile_time`'s `backward_us`), in seconds.
+   */
+  backward_s: number;
+  /**
+   * Compiles with a `total_s` above 0: the ones the time was spent in.
+   */
+  timed: number;
+  /**
+   * At most the 10 compiles with the longest `total_s` above 0, longest first (ties in
+   * `compile_directory` order).
+   */
+  slowest_compiles: SlowCompile[];
+}
+/**
+ * One of the slowest compiles.
+ */
+export interface SlowCompile {
+  /**
+   * The compile id as displayed (`[0/1]`): its `compile_directory` row.
+   */
+  compile_id: string;
+  /**
+   * Its status, as in `compile_directory`.
+   */
+  status: CompileStatus;
+  /**
+   * Its time in seconds (`compile_directory`'s `total_s`).
+   */
+  total_s: number;
+  /**
+   * Its forward in seconds; null when it has none.
+   */
+  forward_s: number | null;
+  /**
+   * Its backward in seconds; null when it has none.
+   */
+  backward_s: number | null;
+  /**
+   * The function compiled (`compile_directory`'s `code.name`), when known.
+   */
+  function: string | null;
+  /**
+   * Where it is defined: `file:line` of `compile_directory`'s `code`, when known.
+   */
+  location: string | null;
 }
 /**
  * `tables/<stream>/compile_time.json.zst`: the stream's `chromium_event` trace events paired into
@@ -4929,6 +5029,44 @@ export interface RuntimeOp {
   outputs: TensorMeta[] | null;
 }
 /**
+ * `tables/<stream>/search.json.zst`: every distinct searchable name or text of the stream (the
+ * compiled functions and their files, artifact names, graph-break reasons, guards, failure and
+ * restart reasons) with the compiles it appears in. A viewer loads it on its first search only.
+ * The full text of artifacts is not here: search it in the packs, mapping each blob to its
+ * compile and name through `compile_directory`. `rows` counts `terms`.
+ */
+export interface Search {
+  /**
+   * Compile ids as displayed (`[0/1]`), in order of first appearance; `terms[].compiles`
+   * refers to them by position (so a term seen in every compile costs a few bytes each).
+   */
+  compiles: string[];
+  /**
+   * Distinct (kind, text) pairs, grouped by kind in the order of [`SearchKind`], each group in
+   * order of first appearance.
+   */
+  terms: SearchTerm[];
+}
+/**
+ * One distinct searchable text.
+ */
+export interface SearchTerm {
+  /**
+   * What the text is, which says where a viewer shows it.
+   */
+  kind: SearchKind;
+  /**
+   * The text as logged (a guard or reason may be long: it is kept whole, so a search finds
+   * any part of it).
+   */
+  text: string;
+  /**
+   * Positions in `compiles` of the compiles it appears in, ascending, each once; empty for a
+   * term logged outside any compile.
+   */
+  compiles: number[];
+}
+/**
  * `tables/<stream>/stack_trie.json.zst`: the user-code stacks that triggered compiles, merged
  * into a prefix tree (tlparse's "Stack trie"), and the envelope-level stacks of entries logged
  * outside any compile (tlparse's "Unknown stacks"). Frames are ids into the stream's stack
@@ -5004,6 +5142,7 @@ export interface StreamTables {
   collectives: Collectives;
   compilation_metrics: CompilationMetrics;
   compile_directory: CompileDirectory;
+  compile_summary: CompileSummary;
   compile_time: CompileTime;
   export_report: ExportReport;
   failures: Failures;
@@ -5017,6 +5156,7 @@ export interface StreamTables {
   recompiles: Recompiles;
   runnables: Runnables;
   runtime_estimates: RuntimeEstimates;
+  search: Search;
   stack_trie: StackTrie;
 }
 
