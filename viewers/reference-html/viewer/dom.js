@@ -269,10 +269,7 @@ export function dataTable(o) {
     /** Moves the selection by `delta` rows (from nothing: to the first row), scrolled into view. */
     move(delta) {
       if (!view.length) return false;
-      selected = selected < 0 ? (delta > 0 ? 0 : view.length - 1) : Math.max(0, Math.min(view.length - 1, selected + delta));
-      const top = selected * rowHeight;
-      if (top < viewport.scrollTop) viewport.scrollTop = top;
-      else if (top + rowHeight > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + rowHeight - viewport.clientHeight;
+      selected = stepSelection(selected, delta, view.length, rowHeight, viewport);
       draw();
       body.querySelector('.kb-selected')?.scrollIntoView({ block: 'nearest' });
       return true;
@@ -306,4 +303,17 @@ function compare(a, b) {
   if (b == null || b === '') return -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+/**
+ * Keyboard selection in a virtualized list of `count` rows of `rowHeight` px: the row `delta`
+ * rows from `selected` (from none, -1: the first or the last), clamped; `viewport` is scrolled
+ * so that it is drawn. Returns its index.
+ */
+export function stepSelection(selected, delta, count, rowHeight, viewport) {
+  const next = selected < 0 ? (delta > 0 ? 0 : count - 1) : Math.max(0, Math.min(count - 1, selected + delta));
+  const top = next * rowHeight;
+  if (top < viewport.scrollTop) viewport.scrollTop = top;
+  else if (top + rowHeight > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + rowHeight - viewport.clientHeight;
+  return next;
 }

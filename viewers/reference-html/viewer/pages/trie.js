@@ -4,7 +4,7 @@
 // is flattened into rows and only the rows in view are drawn, so a trie of 100,000 frames
 // expands, collapses and searches smoothly. `q` filters to matching frames and compile ids.
 
-import { h, section, note, empty, count, plural, statusBadge, STATUS } from '../dom.js';
+import { h, section, note, empty, count, plural, statusBadge, STATUS, stepSelection } from '../dom.js';
 import { loadDirectory, shortPath } from '../compile-data.js';
 
 const ROW_HEIGHT = 26; // px; must match .trie-row in style.css
@@ -236,10 +236,7 @@ function treeView(ctx, tree, initialQuery, name) {
   el.keynav = {
     move(delta) {
       if (!rows.length) return false;
-      selected = selected < 0 ? (delta > 0 ? 0 : rows.length - 1) : Math.max(0, Math.min(rows.length - 1, selected + delta));
-      const top = selected * ROW_HEIGHT;
-      if (top < viewport.scrollTop) viewport.scrollTop = top;
-      else if (top + ROW_HEIGHT > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + ROW_HEIGHT - viewport.clientHeight;
+      selected = stepSelection(selected, delta, rows.length, ROW_HEIGHT, viewport);
       draw(true);
       body.querySelector('.kb-selected')?.scrollIntoView({ block: 'nearest' });
       return true;
