@@ -282,4 +282,31 @@ test('legends: the compile-time and log-volume bars\' parts are named by swatche
   assert.doesNotMatch(await page.locator('main').textContent(), /dark part|light part/);
   assert.deepEqual(errors, []);
   await close();
+  // A compile's Phases: its legend is drawn with the phase bars' own classes, in both themes.
+  for (const theme of ['light', 'dark']) {
+    const c = await open(env, env.url('recompiles', '#/compile?id=[0/0]'), { theme });
+    const phases = await c.page.evaluate(() => {
+      const bg = (el) => getComputedStyle(el).backgroundColor;
+      const section = document.getElementById('sec-phases');
+      const legend = section.querySelector('.an-legend');
+      const row = section.querySelector('.phase .phase-bar');
+      return {
+        text: section.textContent,
+        legend: [...legend.querySelectorAll('.an-legend-item')].map((i) => i.textContent),
+        total: bg(legend.querySelector('[data-part="total"] .phase-bar')),
+        self: bg(legend.querySelector('[data-part="self"] .phase-self')),
+        barTotal: bg(row),
+        barSelf: bg(row.querySelector('.phase-self')),
+      };
+    });
+    assert.deepEqual(phases.legend, ['time in the phase', 'self time: in the phase itself, not in nested phases']);
+    assert.equal(phases.total, phases.barTotal);
+    assert.equal(phases.self, phases.barSelf);
+    assert.notEqual(phases.total, phases.self);
+    assert.doesNotMatch(phases.text, /dark part|darker part/);
+    await c.page.locator('#sec-phases .an-legend').scrollIntoViewIfNeeded();
+    await shot(c.page, `fixes-phases-legend-${theme}`);
+    assert.deepEqual(c.errors, []);
+    await c.close();
+  }
 });

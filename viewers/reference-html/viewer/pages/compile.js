@@ -315,8 +315,19 @@ function phasesSection(timing) {
       : timing.counted_in ? note(`This attempt's frame compile counts in ${timing.counted_in}, which completed it.`) : null,
     list, more,
     timing.instants.length ? note('Events: ', timing.instants.map((x, i) => [i ? ', ' : '', code(x.name), x.count > 1 ? ` ×${x.count}` : ''])) : null,
-    note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), '); the darker part is time spent in the phase itself, not in nested phases.',
-      hidden ? ` ${plural(hidden, 'short nested phase')} hidden.` : ''));
+    note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), ').',
+      hidden ? ` ${plural(hidden, 'short nested phase')} hidden.` : ''),
+    phaseLegend());
+}
+
+/** The phase bars' legend, drawn with the bars' own classes so that it reads right in both themes. */
+function phaseLegend() {
+  const item = (self, label) => h('span', { class: 'an-legend-item', role: 'listitem', dataset: { part: self ? 'self' : 'total' } },
+    h('span', { class: 'phase-track phase-swatch', 'aria-hidden': 'true' },
+      h('span', { class: 'phase-bar', style: { left: '0', width: '100%' } }, self ? h('span', { class: 'phase-self', style: { width: '100%' } }) : null)),
+    label);
+  return h('p', { class: 'an-legend', role: 'list' },
+    item(false, 'time in the phase'), item(true, 'self time: in the phase itself, not in nested phases'));
 }
 
 function phaseRow(p, depth, span) {
