@@ -270,6 +270,8 @@ function globalSearch() {
     }));
   };
   input.addEventListener('focus', load);
+  // Escape leaves the box even before search.js (which also closes its results) has loaded.
+  input.addEventListener('keydown', (e) => { if (e.key === 'Escape') input.blur(); });
   return h('div', { class: 'gsearch' }, input);
 }
 
