@@ -66,8 +66,9 @@ pub struct CompileComparison {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
-    /// Its status changed.
-    Status { a: CompileStatus, b: CompileStatus },
+    /// Its status changed; a restarted attempt names the attempt that replaced it (which the
+    /// alignment, keyed by attempt, may list as made by one run only).
+    Status { a: CompileStatus, b: CompileStatus, a_restarted_as: Option<String>, b_restarted_as: Option<String> },
     /// Its compile time (`compile_directory`'s `total_s`: forward + backward) changed.
     CompileTime { a: Option<f64>, b: Option<f64>, delta: Option<f64> },
     /// The size of one IR changed: FX nodes for readable FX graphs, lines otherwise. `ir` is the
@@ -169,7 +170,12 @@ fn code_label(e: &CompileEntry) -> Option<String> {
 fn changes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEntry) -> Vec<Change> {
     let mut out = Vec::new();
     if a.status != b.status {
-        out.push(Change::Status { a: a.status, b: b.status });
+        out.push(Change::Status {
+            a: a.status,
+            b: b.status,
+            a_restarted_as: a.restarted_as.clone(),
+            b_restarted_as: b.restarted_as.clone(),
+        });
     }
     if a.total_s != b.total_s {
         let delta = a.total_s.zip(b.total_s).map(|(x, y)| y - x);
@@ -478,7 +484,13 @@ fn outcomes(list: &[String]) -> String {
 
 fn change_text(c: &Change) -> String {
     match c {
-        Change::Status { a, b } => format!("status {} → {}", status_text(*a), status_text(*b)),
+        Change::Status { a, b, a_restarted_as, b_restarted_as } => {
+            let side = |s: CompileStatus, as_: &Option<String>| match as_ {
+                Some(next) => format!("{} as {next}", status_text(s)),
+                None => status_text(s),
+            };
+            format!("status {} → {}", side(*a, a_restarted_as), side(*b, b_restarted_as))
+        }
         Change::CompileTime { a, b, delta } => {
             let delta = delta.map(|d| format!(" ({d:+.2} s)")).unwrap_or_default();
             format!("compile time {} → {}{delta}", seconds(*a), seconds(*b))

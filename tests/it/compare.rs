@@ -44,7 +44,16 @@ fn two_runs_findings_are_those_of_the_logs() {
     let pairs: Vec<_> = both(&c).iter().map(|x| (x.code.clone().unwrap(), x.a.clone(), x.b.clone())).collect();
     assert_eq!(pairs, [("forward (two_runs.py:32)".to_string(), Some("[0/0]".into()), Some("[0/0]".into()))]);
     let ch = &both(&c)[0].changes;
-    assert!(ch.contains(&Change::Status { a: CompileStatus::Ok, b: CompileStatus::Restarted }), "{ch:?}");
+    // run_b's `[0/0]` restarted as `[0/0_1]` (entries of frame 0, frame compile 0 with
+    // `"attempt": 1` from line 245 on; attempt 1 logs no dynamo_start): the status line names it,
+    // since the alignment, keyed by attempt, lists `[0/0_1]` as only in B.
+    let status = Change::Status {
+        a: CompileStatus::Ok,
+        b: CompileStatus::Restarted,
+        a_restarted_as: None,
+        b_restarted_as: Some("[0/0_1]".into()),
+    };
+    assert!(ch.contains(&status), "{ch:?}");
     assert!(ch.contains(&Change::GraphBreaks {
         added: vec!["Failed to trace builtin operator (at /home/user/scenarios/two_runs.py:22)".into()],
         removed: vec![],
@@ -95,7 +104,7 @@ fn two_runs_findings_are_those_of_the_logs() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().collect::<Vec<_>>(), findings(&c));
-    assert!(text.contains("forward (two_runs.py:32) [0/0]→[0/0]: status ok → restarted\n"), "{text}");
+    assert!(text.contains("forward (two_runs.py:32) [0/0]→[0/0]: status ok → restarted as [0/0_1]\n"), "{text}");
     assert!(text.contains("forward (two_runs.py:32) [0/0]→[0/0]: graph breaks +1: Failed to trace builtin operator"));
     insta::assert_snapshot!("compare_two_runs", text);
     // -q: the same findings without the stream's heading.

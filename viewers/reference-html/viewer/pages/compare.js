@@ -98,7 +98,9 @@ function setChange(a, b) {
 
 function changes(sa, a, sb, b) {
   const out = [];
-  if (a.status !== b.status) out.push({ kind: 'status', a: a.status, b: b.status });
+  if (a.status !== b.status) {
+    out.push({ kind: 'status', a: a.status, b: b.status, a_restarted_as: a.restarted_as ?? null, b_restarted_as: b.restarted_as ?? null });
+  }
   const ta = a.total_s ?? null;
   const tb = b.total_s ?? null;
   if (ta !== tb) out.push({ kind: 'compile_time', a: ta, b: tb, delta: ta != null && tb != null ? tb - ta : null });
@@ -242,9 +244,16 @@ function listChange(label, c) {
     h('ul', { class: 'cmp-items' }, c.added.map((x) => h('li', { class: 'cmp-add' }, '+ ', x)), c.removed.map((x) => h('li', { class: 'cmp-del' }, '− ', x))));
 }
 
+/** A status, and the attempt that replaced a restarted one: linked in run A (the bundle shown), text in B. */
+function statusSide(ctx, status, restartedAs, side) {
+  if (!restartedAs) return h('code', null, status);
+  const next = side === 'a' ? h('a', { href: ctx.href('compile', { id: restartedAs }), class: 'mono' }, restartedAs) : h('code', null, restartedAs);
+  return h('span', null, h('code', null, status), ' as ', next);
+}
+
 function changeItem(ctx, x, c) {
   switch (c.kind) {
-    case 'status': return h('div', null, 'status ', h('code', null, c.a), ' → ', h('code', null, c.b));
+    case 'status': return h('div', null, 'status ', statusSide(ctx, c.a, c.a_restarted_as, 'a'), ' → ', statusSide(ctx, c.b, c.b_restarted_as, 'b'));
     case 'compile_time': return h('div', null, `compile time ${secs(c.a)} → ${secs(c.b)}${c.delta != null ? ` (${signed(c.delta, 2)} s)` : ''}`);
     case 'graph_size': {
       const v = (n) => (n == null ? 'none' : `${n} ${c.unit}`);
