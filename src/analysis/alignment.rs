@@ -308,13 +308,24 @@ fn aligned_order(keyed: &[Keyed]) -> Vec<AlignmentKey> {
 
 /// `name (file.py:line)`, with the file's last component only.
 fn short(code: &CodeKey) -> String {
-    format!("{} ({})", code.name, short_place(code))
+    code_label(&code.name, &code.filename, code.line)
+}
+
+/// `name (file.py:line)`, with the file's last component only: how a code is named to people
+/// wherever compiles are aligned (the labels here, `compare`'s findings).
+pub fn code_label(name: &str, filename: &str, line: impl std::fmt::Display) -> String {
+    format!("{name} ({})", place(filename, line))
 }
 
 /// `file.py:line`: where the code starts, with the file's last component only.
 fn short_place(code: &CodeKey) -> String {
-    let file = code.filename.rsplit('/').next().unwrap_or(&code.filename);
-    format!("{file}:{}", code.line)
+    place(&code.filename, code.line)
+}
+
+/// `file.py:line`, with the file's last component only.
+fn place(filename: &str, line: impl std::fmt::Display) -> String {
+    let file = filename.rsplit('/').next().unwrap_or(filename);
+    format!("{file}:{line}")
 }
 
 /// `name (path/to/file.py:line)`.

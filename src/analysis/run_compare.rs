@@ -160,11 +160,10 @@ fn side<'a>(c: &AlignedCompile, stream: &str, rows: &'a [CompileEntry]) -> Optio
     rows.iter().find(|r| r.compile_id == p.compile_id)
 }
 
-/// `name (file.py:line)`, the file's last component only.
+/// `name (file.py:line)`, as the alignment's labels name a code.
 fn code_label(e: &CompileEntry) -> Option<String> {
     let c = e.code.as_ref()?;
-    let file = c.filename.rsplit('/').next().unwrap_or(&c.filename);
-    Some(format!("{} ({file}:{})", c.name, c.line))
+    Some(alignment::code_label(&c.name, &c.filename, c.line))
 }
 
 fn changes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEntry) -> Vec<Change> {
@@ -374,8 +373,7 @@ fn reasons(s: &StreamTables, code: &str) -> BTreeSet<String> {
     let frame_code = |f: &crate::schema::tables::RecompiledFrame| {
         let (name, location) = (f.co_name.as_deref()?, f.location.as_deref()?);
         let (file, line) = location.rsplit_once(':')?;
-        let file = file.rsplit('/').next().unwrap_or(file);
-        Some(format!("{name} ({file}:{line})"))
+        Some(alignment::code_label(name, file, line))
     };
     let frames = r.frames.iter().filter(|f| frame_code(f).as_deref() == Some(code));
     let all = frames.flat_map(|f| &f.compiles).flat_map(|c| &c.reasons);
