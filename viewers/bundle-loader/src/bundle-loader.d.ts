@@ -107,6 +107,8 @@ export declare class Bundle {
   blob(hash: string): Promise<Uint8Array>;
   /** A blob decoded as UTF-8 text. */
   text(hash: string): Promise<string>;
+  /** Pack `index` of `manifest.blobs.packs`, decoded whole (not cached); `locate` offsets index it. */
+  pack(index: number): Promise<Uint8Array>;
   /** One compile's compile_directory row, or null; `compileId` as `[0/1]` or `0/1`. */
   compile(streamId: string, compileId: string): Promise<CompileEntry | null>;
   /** The text of a compile's artifact by name, through compile_directory; null when absent. */

@@ -440,6 +440,16 @@ export class Bundle {
     return this.text(ref.blob);
   }
 
+  /**
+   * Pack `i` of `manifest.blobs.packs`, decoded whole and checked against its `raw_size`; the
+   * offsets `locate` gives index it. Not cached: a reader of every pack (a full-text search)
+   * holds one at a time.
+   * @param {number} i @returns {Promise<Uint8Array>}
+   */
+  pack(i) {
+    return this._loadPack(i);
+  }
+
   /** Pack `i` decoded up to at least byte `end` (all of it when `end` is Infinity). */
   async _loadPack(i, end = Infinity) {
     const info = this.manifest.blobs.packs[i];

@@ -85,6 +85,22 @@ test('version checks name both versions', async () => {
   await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 7/);
 });
 
+test('pack(i): whole packs of raw_size bytes, whose slices at locate() offsets are the blobs', async () => {
+  const b = await open([]);
+  const m = b.manifest;
+  const packs = await Promise.all(m.blobs.packs.map((_, i) => b.pack(i)));
+  packs.forEach((bytes, i) => assert.equal(bytes.length, m.blobs.packs[i].raw_size));
+  let n = 0;
+  for (const shard of m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'))) {
+    for (const [hash, loc] of Object.entries(unzstdJson(shard))) {
+      assert.deepEqual(packs[loc.pack].slice(loc.offset, loc.offset + loc.size), await b.blob(hash));
+      n++;
+    }
+  }
+  assert.ok(n > 10, `${n} blobs`);
+  await assert.rejects(b.pack(m.blobs.packs.length), /no pack/);
+});
+
 test('a pack that decodes past its announced size is refused', async () => {
   const b = await open([]);
   const m = structuredClone(b.manifest);

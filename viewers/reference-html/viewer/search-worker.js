@@ -100,11 +100,11 @@ async function run(id, query) {
   let done = 0;
   let matches = 0;
   const order = [...packs.keys()];
-  let next = order.length ? b._loadPack(order[0]) : null;
+  let next = order.length ? b.pack(order[0]) : null;
   for (let n = 0; n < order.length; n++) {
     const bytes = await next;
     // Download and decode the next pack while this one is searched.
-    next = n + 1 < order.length ? b._loadPack(order[n + 1]) : null;
+    next = n + 1 < order.length ? b.pack(order[n + 1]) : null;
     if (id !== current) return;
     const hits = searchPack(bytes, packs.get(order[n]), q);
     matches += hits.reduce((s, x) => s + x.count, 0);
