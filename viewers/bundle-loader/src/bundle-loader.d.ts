@@ -43,6 +43,8 @@ export interface Progress {
 }
 
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
+/** The URL `openBundle(baseUrl)` fetches the manifest from. */
+export declare function manifestUrl(baseUrl: string | URL): URL;
 export declare function openBundle(baseUrl: string | URL, opts?: OpenOptions): Promise<Bundle>;
 
 /** A file of a picked or dropped folder and its `/`-separated path in it (`my-bundle/manifest.json`). */

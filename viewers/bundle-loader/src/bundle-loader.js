@@ -41,6 +41,21 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  * @property {object} request the same object for every report about one request
  */
 
+/** The bundle's directory URL (ending in `/`) of `baseUrl`, resolved against the page. */
+function bundleBase(baseUrl) {
+  const base = new URL(baseUrl, globalThis.location?.href);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  return base;
+}
+
+/**
+ * The URL `openBundle(baseUrl)` fetches the manifest from (e.g. to start that download early).
+ * @param {string | URL} baseUrl @returns {URL}
+ */
+export function manifestUrl(baseUrl) {
+  return new URL('manifest.json', bundleBase(baseUrl));
+}
+
 /**
  * Opens the bundle at `baseUrl` (the directory holding manifest.json): fetches the manifest and
  * checks that this loader can read it.
@@ -49,8 +64,7 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  * @returns {Promise<Bundle>}
  */
 export async function openBundle(baseUrl, opts = {}) {
-  const base = new URL(baseUrl, globalThis.location?.href);
-  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  const base = bundleBase(baseUrl);
   const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
   const manifest = JSON.parse(await (await counted(doFetch, new URL('manifest.json', base), 'manifest.json', null, opts.onProgress)).text());
   if (manifest?.format !== 'tlparse-bundle') {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION } from '../src/bundle-loader.js';
+import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, manifestUrl } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -83,6 +83,14 @@ test('version checks name both versions', async () => {
     return new Response(JSON.stringify({ ...(await r.json()), min_reader_version: 99 }));
   };
   await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 7/);
+});
+
+test('manifestUrl(base): the manifest openBundle fetches, with or without the slash', async () => {
+  const asked = [];
+  await openBundle('http://bundles.test/run', { fetch: async (u) => { asked.push(String(u)); return new Response('{"format":"x"}'); } })
+    .catch(() => {});
+  assert.deepEqual(asked, [manifestUrl('http://bundles.test/run').href]);
+  assert.equal(manifestUrl('http://bundles.test/run/').href, 'http://bundles.test/run/manifest.json');
 });
 
 test('pack(i): whole packs of raw_size bytes, whose slices at locate() offsets are the blobs', async () => {

@@ -6,7 +6,7 @@
 // Test hook: `window.__viewer` exposes what is loaded and shown (see `viewer` below), so
 // browser tests assert on data rather than pixels.
 
-import { openBundle, openBundleFromFiles, HttpError } from './bundle-loader.js';
+import { openBundle, openBundleFromFiles, manifestUrl, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural, setTableStore } from './dom.js';
 import { PAGES, NAV, READS } from './pages/index.js';
@@ -90,9 +90,7 @@ const openOptions = async (token, prefetched = null) => ({
  * load the manifest then downloads while the zstd decoder (fzstd.js) loads, not after it.
  */
 function prefetchManifest() {
-  const base = bundleUrl();
-  if (!base.pathname.endsWith('/')) base.pathname += '/'; // as openBundle does
-  const url = new URL('manifest.json', base).href;
+  const url = manifestUrl(bundleUrl()).href;
   let early = fetch(url);
   early.catch(() => {}); // the loader reads (and reports) the failure when it asks
   return (input, init) => {
