@@ -92,6 +92,15 @@ test('Back from an artifact returns to where the compile page was left', { timeo
   await page.goBack();
   await settle(page, m);
   await page.waitForFunction(() => Math.abs(window.scrollY - 900) <= 2, null, { timeout: 5000 });
+  // Leaving in the same frame as the last scroll, before its scroll event is dispatched: the
+  // position is taken as the page is left, not from that event.
+  const k = await page.evaluate(() => window.__viewer.renders);
+  await page.evaluate(() => { window.scrollTo(0, 600); location.hash = '#/compiles'; });
+  await settle(page, k);
+  const l = await page.evaluate(() => window.__viewer.renders);
+  await page.goBack();
+  await settle(page, l);
+  await page.waitForFunction(() => Math.abs(window.scrollY - 600) <= 2, null, { timeout: 5000 });
   assert.deepEqual(errors, []);
   await close();
 });

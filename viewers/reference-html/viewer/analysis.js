@@ -2,7 +2,7 @@
 // sizes, time, volume): proportional bars, compile-id parsing, lazily loaded <details>, stack
 // rendering, in-page selection kept in the URL. Builds DOM only through h().
 
-import { h, dataTable } from './dom.js';
+import { h, dataTable, replaceUrl } from './dom.js';
 import { loadingNote } from './progress.js';
 
 /**
@@ -110,7 +110,7 @@ export function keepInUrl(ctx, params) {
       else p.set(k, String(v));
     }
   }
-  history.replaceState(null, '', ctx.href(ctx.page, Object.fromEntries(live)));
+  replaceUrl(ctx.href(ctx.page, Object.fromEntries(live)));
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { openBundle, openBundleFromFiles, manifestUrl, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
-import { h, replace, plural, setTableStore } from './dom.js';
+import { h, replace, plural, setTableStore, replaceUrl } from './dom.js';
 import { PAGES, NAV, READS } from './pages/index.js';
 import { acceptDrops, dropZonePanel, folderPicker } from './local-folder.js';
 import { installFindKeys } from './find.js';
@@ -296,10 +296,18 @@ const scrolled = new Map();
 let entryKey = null;
 history.scrollRestoration = 'manual';
 addEventListener('scroll', () => {
-  if (viewer.state !== 'ready' || !entryKey) return;
-  if (history.state?.scrollKey !== entryKey) history.replaceState({ ...history.state, scrollKey: entryKey }, '');
+  // Only for the entry whose page is shown: after Back or Forward, history.state is already the
+  // next entry's until its hashchange reaches show().
+  if (viewer.state !== 'ready' || !entryKey || history.state?.scrollKey !== entryKey) return;
   scrolled.set(entryKey, window.scrollY);
 }, { passive: true });
+
+/** Records where the page being left is: it is still on screen, and a scroll event from the last
+ * frame may not have been dispatched yet (it would arrive while the next page loads, and be
+ * dropped). */
+function leaveEntry() {
+  if (entryKey && viewer.state === 'ready') scrolled.set(entryKey, window.scrollY);
+}
 
 /** Keys the current history entry (once) and returns where it was left (0 when new). */
 function scrollEntry() {
@@ -324,6 +332,7 @@ async function show() {
   }));
 
   const ticket = ++showing;
+  leaveEntry();
   Object.assign(viewer, { state: 'loading', page, params: Object.fromEntries(params), data: {}, error: null, readyAt: null });
   tableKeys.clear();
   const scrollTo = scrollEntry();
@@ -372,7 +381,7 @@ const tableStore = {
       if (v) params.set(k, v); else params.delete(k);
     }
     const query = params.toString();
-    history.replaceState(history.state, '', `${location.pathname}${location.search}#/${page}${query ? `?${query}` : ''}`);
+    replaceUrl(`${location.pathname}${location.search}#/${page}${query ? `?${query}` : ''}`);
     viewer.params = Object.fromEntries(params);
   },
 };

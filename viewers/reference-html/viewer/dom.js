@@ -171,6 +171,12 @@ export function download(filename, data, type = 'application/octet-stream') {
 let tableStore = null;
 export function setTableStore(store) { tableStore = store; }
 
+/** Rewrites the page's URL in place (no history entry, no hashchange), keeping the history
+ * entry's state: app.js keys each entry's scroll position by it. */
+export function replaceUrl(url) {
+  history.replaceState(history.state, '', url);
+}
+
 /**
  * A sortable, filterable table that renders only the rows in view, so tens of thousands of rows
  * stay smooth. Rows have a fixed height.

@@ -2,7 +2,7 @@
 // graphs, repros, JSON and text in the code view (code.js), with copy, download (the payload's
 // exact bytes, named so a Python repro runs as saved) and a breadcrumb back to its compile.
 
-import { h, bytes, count, note, empty, download, statusBadge } from '../dom.js';
+import { h, bytes, count, note, empty, download, statusBadge, replaceUrl } from '../dom.js';
 import { codeView, prettyJson } from '../code.js';
 import { loadDirectory, safeFileName, tlparseName } from '../compile-data.js';
 import { findBox } from '../find.js';
@@ -45,7 +45,7 @@ export async function render(ctx) {
     if (p != null) { shown = p; pretty = true; }
   }
   const language = format === 'python' ? 'python' : format === 'json' ? 'json' : 'text';
-  const onLine = (n) => history.replaceState(null, '', ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n }));
+  const onLine = (n) => replaceUrl(ctx.href('artifact', { blob, name: name || undefined, id: id ?? undefined, line: n }));
   const view = codeView(shown, { language, line, name: 'artifact', onLine });
 
   const runnables = await ctx.table('runnables');

@@ -3,7 +3,7 @@
 // artifacts; status chips filter it, a click opens the compile. Then the artifacts logged outside
 // any compile.
 
-import { h, replace, section, note, empty, dataTable, count, seconds, plural, statusBadge, STATUS } from '../dom.js';
+import { h, replace, section, note, empty, dataTable, count, seconds, plural, statusBadge, STATUS, replaceUrl } from '../dom.js';
 import {
   loadDirectory, frameOf, fileLine, cacheChip, cacheVerdicts, artifactColumns, entryTimes, shownTimes, timeSummary, timeColumn,
 } from '../compile-data.js';
@@ -41,7 +41,7 @@ export async function render(ctx) {
   let current = wanted && byStatus.has(wanted) ? wanted : null;
   function choose(s) {
     current = s;
-    history.replaceState(null, '', ctx.href('compiles', { status: s ?? undefined }));
+    replaceUrl(ctx.href('compiles', { status: s ?? undefined }));
     drawChips(current);
     drawTable();
   }

@@ -4,7 +4,7 @@
 // is flattened into rows and only the rows in view are drawn, so a trie of 100,000 frames
 // expands, collapses and searches smoothly. `q` filters to matching frames and compile ids.
 
-import { h, section, note, empty, count, plural, statusBadge, STATUS, stepSelection } from '../dom.js';
+import { h, section, note, empty, count, plural, statusBadge, STATUS, stepSelection, replaceUrl } from '../dom.js';
 import { loadDirectory, shortPath } from '../compile-data.js';
 
 const ROW_HEIGHT = 26; // px; must match .trie-row in style.css
@@ -38,7 +38,7 @@ export async function render(ctx) {
     clearTimeout(timer);
     timer = setTimeout(() => {
       const value = search.value.trim();
-      history.replaceState(null, '', ctx.href('trie', { q: value || undefined }));
+      replaceUrl(ctx.href('trie', { q: value || undefined }));
       view.search(value);
     }, 120);
   });
