@@ -8,6 +8,7 @@ use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::analysis::alignment;
+use crate::bundle::shard::{MergeOptions, ShardOptions};
 use crate::bundle::{self, BuildOptions, reader};
 use crate::http::AllowedOrigins;
 use crate::parse::display_compile_id;
@@ -124,6 +125,50 @@ enum Command {
         #[arg(short, long, conflicts_with = "verbose")]
         quiet: bool,
     },
+    /// Build one log's shard where the log is, for `merge` to put together with the others'
+    /// (see docs/scale.md: an array job of shards, one per rank log, then one merge).
+    Shard {
+        /// One TORCH_TRACE log file (plain, .gz or .zst).
+        log: Utf8PathBuf,
+        /// The shard directory to write.
+        #[arg(short, long)]
+        out: Utf8PathBuf,
+        /// The log's path in the merged bundle when it is not the file name: its path below the
+        /// trace directory a one-run build would be given (e.g. `node3/rank17.log`).
+        #[arg(long)]
+        name: Option<String>,
+        /// Replace the shard at OUT (never a directory that is not a shard).
+        #[arg(long)]
+        overwrite: bool,
+        /// As for a build.
+        #[arg(long, default_value_t = (bundle::DEFAULT_MAX_LINE >> 20) as u64, value_name = "MIB",
+              value_parser = clap::value_parser!(u64).range(1..=512))]
+        max_line_mb: u64,
+    },
+    /// Merge shards into one bundle: the bundle a build of all their logs at once makes, byte
+    /// for byte. Shards are checked first (written whole, same version, every file's hash); a
+    /// missing or damaged one stops the merge before anything is written.
+    Merge {
+        /// Shard directories, in any order.
+        #[arg(required = true)]
+        shards: Vec<Utf8PathBuf>,
+        /// The bundle directory to write.
+        #[arg(short, long)]
+        out: Utf8PathBuf,
+        /// Replace the bundle at OUT, as for a build.
+        #[arg(long)]
+        overwrite: bool,
+        /// Fail unless ranks 0 to N-1, and no others, are among the shards: an array job's lost
+        /// task is then an error, not a smaller job.
+        #[arg(long, value_name = "N")]
+        expect_ranks: Option<u32>,
+        /// Don't ship the reference viewer in the bundle.
+        #[arg(long)]
+        no_viewer: bool,
+        /// Print nothing but errors.
+        #[arg(short, long)]
+        quiet: bool,
+    },
     /// Serve the bundles of an object store or web server to viewers on other origins: adds
     /// CORS for the origins given, forwards only bundle files (GET and HEAD), never lets a file
     /// run as a page of its own origin. Listens on 127.0.0.1; runs until stopped (Ctrl-C).
@@ -228,6 +273,14 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Proxy(args)) => run_proxy(args),
         Some(Command::Compare { a, b, json, quiet }) => run_compare(&a, &b, json, quiet),
+        Some(Command::Shard { log, out, name, overwrite, max_line_mb }) => {
+            let options = ShardOptions { log, output: out, name, overwrite, max_line: (max_line_mb << 20) as usize };
+            run_shard(&options)
+        }
+        Some(Command::Merge { shards, out, overwrite, expect_ranks, no_viewer, quiet }) => {
+            let options = MergeOptions { shards, output: out, overwrite, viewer: !no_viewer, expect_ranks };
+            run_merge(&options, quiet)
+        }
     };
     match result {
         Ok(code) => code,
@@ -249,6 +302,37 @@ fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Res
     let heading = |l: &str| l.starts_with("stream ") && l.ends_with(" only in B") && l.contains("in both runs");
     for line in lines.iter().filter(|l| !(quiet && heading(l))) {
         say!("{}", if quiet { line.trim_start() } else { line });
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_shard(options: &ShardOptions) -> Result<ExitCode, String> {
+    let shard = bundle::shard::build_shard(options).map_err(|e| e.to_string())?;
+    let entries: u64 = shard.streams.iter().map(|s| s.entries).sum();
+    say!(
+        "wrote shard {}: {} as {:?}, {} stream(s), {entries} entries, {} diagnostic(s)",
+        options.output,
+        options.log,
+        shard.input.name,
+        shard.streams.len(),
+        shard.diagnostics.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_merge(options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
+    let manifest = bundle::shard::merge(options).map_err(|e| e.to_string())?;
+    if !quiet {
+        say!(
+            "wrote {}: {} shard(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s)",
+            options.output,
+            manifest.inputs.len(),
+            manifest.streams.len(),
+            manifest.counts.entries,
+            manifest.counts.unique_blobs,
+            manifest.blobs.packs.len(),
+            manifest.diagnostics.total
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

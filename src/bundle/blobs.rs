@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashTable;
 use rayon::prelude::*;
 
+use super::Placement;
 pub use crate::parse::hex;
 use crate::schema::{BlobIndexShard, BlobLocation, Pack};
 
@@ -345,8 +346,9 @@ impl Store {
 }
 
 /// Phase 2: turns the chunks of every file (in input order) into the bundle's packs under
-/// `root/blobs/packs`, storing each distinct blob once.
-pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
+/// `root/blobs/packs`, storing each distinct blob once. Chunks are moved, or, from shards,
+/// copied and checked against their hash (see [`Placement`]).
+pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>, placement: Placement) -> io::Result<Store> {
     let packs_dir = root.join(PACKS_DIR);
     fs::create_dir_all(&packs_dir)?;
     let mut store = Store::default();
@@ -361,7 +363,7 @@ pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>) -> io::Result<Store> {
             stored = Some(store.locations.iter().map(|(h, _)| *h).collect());
         }
         for chunk in chunks {
-            assemble_chunk(root, &mut store, chunk, &mut stored, &mut pending, &mut leftovers)?;
+            assemble_chunk(root, &mut store, chunk, placement, &mut stored, &mut pending, &mut leftovers)?;
         }
     }
     if !leftovers.slots.is_empty() {
@@ -376,6 +378,7 @@ fn assemble_chunk(
     root: &Path,
     store: &mut Store,
     chunk: Chunk,
+    placement: Placement,
     stored: &mut Option<HashSet<Hash>>,
     pending: &mut HashSet<Hash>,
     leftovers: &mut OpenChunk,
@@ -389,7 +392,10 @@ fn assemble_chunk(
         if new.len() == chunk.slots.len() {
             let pack = store.packs.len() as u32;
             let path = format!("{PACKS_DIR}/{}.zst", &hex(&chunk.file_hash)[..32]);
-            fs::rename(&chunk.path, root.join(&path))?;
+            match placement {
+                Placement::Move => fs::rename(&chunk.path, root.join(&path))?,
+                Placement::Copy => copy_checked(&chunk, &root.join(&path))?,
+            }
             for (offset, s) in with_offsets(&chunk.slots) {
                 store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
                 if let Some(set) = stored.as_mut() {
@@ -405,7 +411,7 @@ fn assemble_chunk(
             return Ok(());
         }
         if !new.is_empty() {
-            let data = zstd::bulk::decompress(&fs::read(&chunk.path)?, chunk.raw_size as usize)?;
+            let data = zstd::bulk::decompress(&read_checked(&chunk)?, chunk.raw_size as usize)?;
             for (offset, s) in new {
                 if !pending.insert(s.hash) {
                     continue;
@@ -420,7 +426,40 @@ fn assemble_chunk(
             }
         }
     }
-    fs::remove_file(&chunk.path)
+    match placement {
+        Placement::Move => fs::remove_file(&chunk.path),
+        Placement::Copy => Ok(()),
+    }
+}
+
+/// The error for a chunk whose bytes are not those its shard recorded.
+fn damaged(chunk: &Chunk) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: damaged: its bytes do not match the blake3 its shard recorded", chunk.path.display()),
+    )
+}
+
+/// A chunk's bytes, checked against its hash (it may come from a shard made elsewhere).
+fn read_checked(chunk: &Chunk) -> io::Result<Vec<u8>> {
+    let bytes = fs::read(&chunk.path)?;
+    if bytes.len() as u64 != chunk.size || blake3::hash(&bytes).as_bytes() != &chunk.file_hash {
+        return Err(damaged(chunk));
+    }
+    Ok(bytes)
+}
+
+/// Copies a chunk of a shard to `to`, hashing it as it streams; a chunk that does not match
+/// its hash is an error (the caller's staging directory is then dropped whole).
+fn copy_checked(chunk: &Chunk, to: &Path) -> io::Result<()> {
+    let mut out =
+        HashingWriter { inner: io::BufWriter::new(fs::File::create(to)?), hasher: blake3::Hasher::new(), size: 0 };
+    io::copy(&mut fs::File::open(&chunk.path)?, &mut out)?;
+    io::Write::flush(&mut out.inner)?;
+    if out.size != chunk.size || out.hasher.finalize().as_bytes() != &chunk.file_hash {
+        return Err(damaged(chunk));
+    }
+    Ok(())
 }
 
 fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Option<HashSet<Hash>>) -> io::Result<()> {

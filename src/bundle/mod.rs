@@ -6,6 +6,7 @@ pub mod file;
 pub mod inputs;
 pub mod merged_trace;
 pub mod output;
+pub mod shard;
 pub mod stream;
 
 pub use tlparse_bundle::{paths, reader};
@@ -121,14 +122,18 @@ fn write_viewer(root: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Makes the directories every bundle (and a build's `.work`) has.
+fn make_dirs(root: &Path) -> io::Result<()> {
+    for dir in [".work", "index", "stacks", "blobs/index", paths::SCHEMA_DIR] {
+        fs::create_dir_all(root.join(dir))?;
+    }
+    Ok(())
+}
+
 fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) -> Result<Manifest, BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
+    make_dirs(root).map_err(io_err)?;
     let work = root.join(".work");
-    for dir in
-        [&work, &root.join("index"), &root.join("stacks"), &root.join("blobs/index"), &root.join(paths::SCHEMA_DIR)]
-    {
-        fs::create_dir_all(dir).map_err(io_err)?;
-    }
 
     let total: u64 = found.inputs.iter().map(|i| i.size).sum();
     let progress = if options.progress {
@@ -153,6 +158,54 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();
+    let parts = Parts {
+        inputs: &found.inputs,
+        results,
+        diagnostics: found.diagnostics.clone(),
+        skipped: found.skipped_groups(),
+        viewer: options.viewer,
+        placement: Placement::Move,
+    };
+    assemble(root, parts)
+}
+
+/// How the files each input's reading made (index, stacks, Chrome trace, blob chunks) get into
+/// the bundle: moved, when this build made them in its `.work`; copied from shards, which stay
+/// as they were (a chunk checked against its hash as it is copied or read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    Move,
+    Copy,
+}
+
+impl Placement {
+    fn place(self, from: &Path, to: &Path) -> io::Result<()> {
+        match self {
+            Placement::Move => fs::rename(from, to),
+            Placement::Copy => fs::copy(from, to).map(drop),
+        }
+    }
+}
+
+/// What every input's reading gave, in input order: the rest of a bundle is made from this
+/// alone, whether the inputs were read by this build or by shard builds elsewhere.
+struct Parts<'a> {
+    inputs: &'a [inputs::InputFile],
+    results: Vec<FileResult>,
+    /// Logs lost whole (`unreadable_log`).
+    diagnostics: Vec<Diagnostic>,
+    skipped: Vec<schema::Skipped>,
+    viewer: bool,
+    placement: Placement,
+}
+
+/// Makes the bundle under `root` from its inputs' parts: stream ids, the blob store (deduplicated
+/// across inputs, in input order), the cross-rank tables (from the streams' tables), diagnostics,
+/// schemas and the manifest.
+fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
+    let io_err = |e: io::Error| BuildError::io(root.display(), e);
+    let Parts { inputs: found_inputs, results, diagnostics: lost, skipped, viewer, placement } = parts;
+    let work = root.join(".work");
 
     // Stream ids: `rank{N}` (suffixed `-{k}` when several streams share a rank), `log{k}` else.
     let mut per_rank: BTreeMap<u32, usize> = BTreeMap::new();
@@ -167,7 +220,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     let mut streams = Vec::new();
     let mut manifest_inputs = Vec::new();
     // Logs lost whole come first; then each input's, in input order.
-    let mut diagnostics = found.diagnostics.clone();
+    let mut diagnostics = lost;
     let mut chunks = Vec::new();
     let mut raw_bytes = 0;
     let mut counts = Counts {
@@ -183,7 +236,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
     };
     // Each input's distinct blob bytes (its chunks hold each of its blobs once).
     let per_input_unique: u64 = results.iter().flat_map(|f| &f.chunks).flat_map(|c| &c.slots).map(|s| s.size).sum();
-    for (input_idx, (input, result)) in found.inputs.iter().zip(results).enumerate() {
+    for (input_idx, (input, result)) in found_inputs.iter().zip(results).enumerate() {
         let mut ids = BTreeMap::new();
         let mut input_streams = Vec::new();
         for s in result.streams {
@@ -199,8 +252,8 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
                     format!("log{}", unranked - 1)
                 }
             };
-            fs::rename(&s.summary.index_path, root.join(paths::index(&id))).map_err(io_err)?;
-            fs::rename(&s.summary.stacks_path, root.join(paths::stacks(&id))).map_err(io_err)?;
+            placement.place(&s.summary.index_path, &root.join(paths::index(&id))).map_err(io_err)?;
+            placement.place(&s.summary.stacks_path, &root.join(paths::stacks(&id))).map_err(io_err)?;
             let mut tables = BTreeMap::new();
             if !s.summary.analysis.tables.is_empty() || s.summary.analysis.chrome_trace_path.is_some() {
                 fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
@@ -226,7 +279,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {
                     let path = paths::chrome_trace(&id);
-                    fs::rename(p, root.join(&path)).map_err(io_err)?;
+                    placement.place(p, &root.join(&path)).map_err(io_err)?;
                     Some(path)
                 }
                 None => None,
@@ -278,7 +331,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         });
     }
 
-    let store = blobs::assemble(root, chunks).map_err(io_err)?;
+    let store = blobs::assemble(root, chunks, placement).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
     counts.unique_blobs = store.locations.len() as u64;
@@ -311,7 +364,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         min_reader_version: schema::MIN_READER_VERSION,
         generator: Generator { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
         inputs: manifest_inputs,
-        skipped: found.skipped_groups(),
+        skipped,
         streams,
         cross_rank,
         counts,
@@ -324,7 +377,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             packs: store.packs,
         },
         files: Vec::new(),
-        viewer: options.viewer.then(viewer::manifest_entries),
+        viewer: viewer.then(viewer::manifest_entries),
     };
     manifest.files = list_files(root).map_err(io_err)?;
     write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;

@@ -20,6 +20,7 @@ mod schema_drift;
 mod serve;
 mod serve_attacks;
 mod server_process;
+mod shard_merge;
 mod snapshots;
 mod tables;
 mod util;

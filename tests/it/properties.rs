@@ -142,7 +142,7 @@ proptest! {
             }
             chunks.push(w.finish().unwrap());
         }
-        let store = blobs::assemble(dir.path(), chunks).unwrap();
+        let store = blobs::assemble(dir.path(), chunks, tlparse_build::bundle::Placement::Move).unwrap();
         let distinct: std::collections::HashSet<&Vec<u8>> = files.iter().flatten().collect();
         prop_assert_eq!(store.locations.len(), distinct.len());
         prop_assert!(store.locations.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no duplicates");
