@@ -46,6 +46,7 @@ const NOTES = {
   'docs/format.md': 'the whole contract: layout, the path rule, reading step by step, concepts, manifest, index rows, stacks, blob store, tables, versioning, byte costs',
   'docs/hosting.md': 'sharing a bundle: GitHub Pages (a workflow), S3, GCS, R2 and Azure with their CORS configuration, the proxy, local serving, and what a bundle reveals',
   'docs/privacy.md': 'what a bundle reveals: what the build records (relative paths, skipped files counted), what the logs themselves carry, what to check before publishing',
+  'docs/scale.md': 'big jobs: `shard` each rank log where it is, `merge` the shards into the bundle a one-run build makes; recipes for Ray, Slurm, Kubernetes; logs on node-local disks',
   'docs/llms-full.txt': 'everything needed to write a viewer in one file (types, a tested readBlob, id grammar, status values, costs, caveats, excerpts)',
   'docs/cross_rank/chrome_trace.md': 'every rank\'s chromium events in one Chrome trace, one process per rank',
   'docs/cross_rank/runtime_estimates_trace.md': 'Inductor\'s estimated op runtimes per graph as a Chrome trace, one process per rank',
