@@ -149,7 +149,8 @@ enum Command {
     /// for byte. Shards are checked first (written whole, same version, every file's hash); a
     /// missing or damaged one stops the merge before anything is written.
     Merge {
-        /// Shard directories, in any order.
+        /// Shards, in any order: directories, or URLs of shards in a bucket (`s3://BUCKET/PREFIX`,
+        /// `gs://`, `az://`; credentials from the environment, as for `publish`).
         #[arg(required = true)]
         shards: Vec<Utf8PathBuf>,
         /// The bundle directory to write.

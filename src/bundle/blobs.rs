@@ -432,12 +432,21 @@ fn assemble_chunk(
     }
 }
 
-/// The error for a chunk whose bytes are not those its shard recorded.
+/// A chunk of a shard whose bytes are not those the shard recorded (the error's payload, so a
+/// merge can name the shard it came from).
+#[derive(Debug)]
+pub struct DamagedChunk(pub PathBuf);
+
+impl std::fmt::Display for DamagedChunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: damaged: its bytes do not match the blake3 its shard recorded", self.0.display())
+    }
+}
+
+impl std::error::Error for DamagedChunk {}
+
 fn damaged(chunk: &Chunk) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{}: damaged: its bytes do not match the blake3 its shard recorded", chunk.path.display()),
-    )
+    io::Error::new(io::ErrorKind::InvalidData, DamagedChunk(chunk.path.clone()))
 }
 
 /// A chunk's bytes, checked against its hash (it may come from a shard made elsewhere).

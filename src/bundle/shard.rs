@@ -352,7 +352,13 @@ pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
     if options.shards.is_empty() {
         return Err(BuildError::Usage("merge: no shards given".into()));
     }
-    let mut loaded = options.shards.iter().map(|dir| load(dir)).collect::<Result<Vec<_>, _>>()?;
+    let target = output::Target::new(&options.output)?;
+    target.clean_stale()?;
+    target.check(options.overwrite)?;
+    let staging = output::Staging::create(&target)?;
+    let root = staging.path();
+    let mut loaded =
+        fetch_and_load(&options.shards, &root.join(".work/shards")).map_err(|e| target.name_output(e, root))?;
     // The order a one-run build reads a trace directory in: ranked logs by rank, then by name.
     loaded.sort_by(|a, b| {
         let key = |s: &Loaded| (s.input.rank_from_name.is_none(), s.input.rank_from_name, s.input.name.clone());
@@ -372,11 +378,7 @@ pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
     if let Some(n) = options.expect_ranks {
         check_ranks(&loaded, n)?;
     }
-    let target = output::Target::new(&options.output)?;
-    target.clean_stale()?;
-    target.check(options.overwrite)?;
-    let staging = output::Staging::create(&target)?;
-    let root = staging.path();
+    let labels: Vec<(PathBuf, Utf8PathBuf)> = loaded.iter().map(|s| (s.local.clone(), s.dir.clone())).collect();
     let inputs: Vec<InputFile> = loaded.iter().map(|s| s.input.clone()).collect();
     let results = loaded.into_iter().map(|s| s.result).collect();
     let parts = Parts {
@@ -396,9 +398,96 @@ pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
             }
             Ok(manifest)
         })
-        .map_err(|e| target.name_output(e, root))?;
+        .map_err(|e| blame_shard(e, &labels).unwrap_or_else(|e| target.name_output(e, root)))?;
     staging.install(&target, options.overwrite)?;
     Ok(manifest)
+}
+
+/// A damaged chunk found while the bundle was assembled is the shard's fault, not OUT's: the
+/// error names the shard as given (`labels`: each shard's local directory and its name).
+fn blame_shard(error: BuildError, labels: &[(PathBuf, Utf8PathBuf)]) -> Result<BuildError, BuildError> {
+    let BuildError::Io { source, .. } = &error else { return Err(error) };
+    let Some(blobs::DamagedChunk(path)) = source.get_ref().and_then(|e| e.downcast_ref()) else { return Err(error) };
+    let Some((dir, label)) = labels.iter().find(|(dir, _)| path.starts_with(dir)) else { return Err(error) };
+    let file = path.strip_prefix(dir).expect("found by prefix").display();
+    Ok(refuse(label, format_args!("damaged shard: {file} does not match its blake3")))
+}
+
+/// Loads every shard: a directory, or a URL of object storage (`s3://`, `gs://`, `az://`), whose
+/// shard is first copied under `downloads` (in the merge's staging directory, so it goes with
+/// it) and then read as a local one.
+fn fetch_and_load(shards: &[Utf8PathBuf], downloads: &Path) -> Result<Vec<Loaded>, BuildError> {
+    let is_url =
+        |s: &Utf8PathBuf| ["s3://", "s3a://", "gs://", "az://", "azure://"].iter().any(|p| s.as_str().starts_with(p));
+    let runtime = if shards.iter().any(is_url) {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
+        Some(runtime.map_err(|e| BuildError::io("the download runtime", e))?)
+    } else {
+        None
+    };
+    let mut loaded = Vec::new();
+    for (k, shard) in shards.iter().enumerate() {
+        let Some(runtime) = runtime.as_ref().filter(|_| is_url(shard)) else {
+            loaded.push(load(shard, shard)?);
+            continue;
+        };
+        let local = Utf8PathBuf::from_path_buf(downloads.join(k.to_string()))
+            .map_err(|p| BuildError::Usage(format!("{}: not a UTF-8 path", p.display())))?;
+        runtime.block_on(download(shard.as_str(), local.as_std_path()))?;
+        loaded.push(load(&local, shard)?);
+    }
+    Ok(loaded)
+}
+
+/// Files fetched from a bucket at once.
+const DOWNLOADS_AT_ONCE: usize = 16;
+
+/// Copies the shard at `url` into `into`: `shard.json`, then every file it lists (paths checked
+/// to stay inside the shard; hashes are checked when the copy is read).
+async fn download(url: &str, into: &Path) -> Result<(), BuildError> {
+    use futures_util::{StreamExt, TryStreamExt};
+    use object_store::ObjectStoreExt as _;
+    let label = Utf8PathBuf::from(url);
+    let crate::publish::Destination::Store { store, prefix, .. } =
+        crate::publish::destination::open(url).map_err(|e| refuse(&label, e))?
+    else {
+        return Err(refuse(&label, "not a bucket URL"));
+    };
+    let key = |path: &str| path.split('/').fold(prefix.clone(), |key, part| key.join(part));
+    let get = |path: String| {
+        let (store, key) = (store.clone(), key(&path));
+        async move {
+            let bytes = store.get(&key).await?.bytes().await?;
+            Ok::<_, object_store::Error>((path, bytes))
+        }
+    };
+    let missing = |e: object_store::Error| match e {
+        object_store::Error::NotFound { .. } => refuse(
+            &label,
+            "not a finished shard (no shard.json: its shard build failed, was stopped, or is still running)",
+        ),
+        e => refuse(&label, e),
+    };
+    let (_, text) = get(SHARD_MANIFEST.to_string()).await.map_err(missing)?;
+    let manifest: ShardManifest = serde_json::from_slice(&text)
+        .map_err(|e| refuse(&label, format_args!("damaged shard: {SHARD_MANIFEST}: {e}")))?;
+    let paths: Vec<String> =
+        manifest.files.iter().map(|f| f.path.clone()).chain(manifest.chunks.iter().map(|c| c.path.clone())).collect();
+    for path in &paths {
+        if check_name(path).is_err() {
+            return Err(refuse(&label, format_args!("damaged shard: a path outside it ({path:?})")));
+        }
+    }
+    let write = |e: io::Error| BuildError::Write { path: into.display().to_string(), source: e };
+    fs::create_dir_all(into).map_err(write)?;
+    fs::write(into.join(SHARD_MANIFEST), &text).map_err(write)?;
+    let mut fetched = futures_util::stream::iter(paths.into_iter().map(get)).buffer_unordered(DOWNLOADS_AT_ONCE);
+    while let Some((path, bytes)) = fetched.try_next().await.map_err(|e| refuse(&label, e))? {
+        let local = into.join(&path);
+        fs::create_dir_all(local.parent().expect("inside the shard")).map_err(write)?;
+        fs::write(local, bytes).map_err(write)?;
+    }
+    Ok(())
 }
 
 /// With `--expect-ranks N`: every rank below N is some shard's (in its log's name or its
@@ -434,15 +523,20 @@ fn abbreviate(list: &[String]) -> String {
 
 /// A shard read back, as a one-run build's reading of its input would have left it.
 struct Loaded {
+    /// The shard as given: its directory or URL.
     dir: Utf8PathBuf,
+    /// Where its files are read.
+    local: PathBuf,
     input: InputFile,
     result: FileResult,
 }
 
 /// Reads a shard's description and checks every file but the chunks (checked as they are
-/// copied); tables are read into memory, as a build holds them.
-fn load(dir: &Utf8Path) -> Result<Loaded, BuildError> {
-    let root = dir.as_std_path();
+/// copied); tables are read into memory, as a build holds them. Errors name the shard as given
+/// (`label`: its directory, or the URL it was downloaded from).
+fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
+    let root = local.as_std_path();
+    let dir = label;
     let text = match fs::read(root.join(SHARD_MANIFEST)) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -470,7 +564,7 @@ fn load(dir: &Utf8Path) -> Result<Loaded, BuildError> {
     }
     let mut checked = BTreeMap::new();
     for f in &manifest.files {
-        let path = inside(dir, &f.path)?;
+        let path = inside(local, dir, &f.path)?;
         let (size, hash) = hash_file(&path).map_err(|e| refuse(dir, format_args!("{}: {e}", f.path)))?;
         if size != f.size || blobs::hex(&hash) != f.blake3 {
             return Err(refuse(dir, format_args!("damaged shard: {} does not match its size and blake3", f.path)));
@@ -488,7 +582,7 @@ fn load(dir: &Utf8Path) -> Result<Loaded, BuildError> {
     let mut slots = slots.into_iter();
     for c in &manifest.chunks {
         chunks.push(Chunk {
-            path: inside(dir, &c.path)?,
+            path: inside(local, dir, &c.path)?,
             file_hash: parse_hash(&c.blake3)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: chunk {}", c.path)))?,
             size: c.size,
@@ -551,7 +645,7 @@ fn load(dir: &Utf8Path) -> Result<Loaded, BuildError> {
     let i = &manifest.input;
     let blake3 = parse_hash(&i.blake3).ok_or_else(|| refuse(dir, "damaged shard: the input's blake3"))?;
     let input = InputFile {
-        path: dir.to_owned(),
+        path: label.to_owned(),
         name: i.name.clone(),
         size: i.size,
         compression: i.compression,
@@ -560,13 +654,13 @@ fn load(dir: &Utf8Path) -> Result<Loaded, BuildError> {
     };
     check_name(&input.name).map_err(|_| refuse(dir, format_args!("damaged shard: input name {:?}", i.name)))?;
     let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3 };
-    Ok(Loaded { dir: dir.to_owned(), input, result })
+    Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), input, result })
 }
 
-/// A path the shard names, kept inside it.
-fn inside(dir: &Utf8Path, path: &str) -> Result<PathBuf, BuildError> {
+/// A path the shard named `label` lists, kept inside its local copy `dir`.
+fn inside(dir: &Utf8Path, label: &Utf8Path, path: &str) -> Result<PathBuf, BuildError> {
     if check_name(path).is_err() {
-        return Err(refuse(dir, format_args!("damaged shard: a path outside it ({path:?})")));
+        return Err(refuse(label, format_args!("damaged shard: a path outside it ({path:?})")));
     }
     Ok(dir.as_std_path().join(path))
 }

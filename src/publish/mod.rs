@@ -8,7 +8,7 @@
 //! deletes the old bundle's files the new one does not list. Files already there with the same
 //! bytes are skipped, so publishing again costs a HEAD a file.
 
-mod destination;
+pub mod destination;
 mod target;
 
 use std::collections::BTreeSet;
