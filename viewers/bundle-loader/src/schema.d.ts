@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 7.
-// GENERATED from schema/v7/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 8.
+// GENERATED from schema/v8/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -137,6 +137,7 @@ export interface BundleFiles {
   CompileTimeImbalance?: CompileTimeImbalance;
   ExecutionOrder?: ExecutionOrder;
   RankDiffer?: RankDiffer;
+  RankFindings?: RankFindings;
   RuntimeEstimations?: RuntimeEstimations;
   CrossRankTensorMeta?: CrossRankTensorMeta;
   Diagnostic?: Diagnostic;
@@ -1320,6 +1321,168 @@ export interface PayloadGroup {
    * Payload size in bytes.
    */
   size: number;
+}
+/**
+ * `tables/cross_rank/rank_findings.json.zst`: per stream, the counts an overview warns about
+ * (failed compiles, restarts, recompiled frames and recompile storms, graph breaks), from the
+ * stream's own `failures`, `recompiles` and `graph_breaks` tables; across the streams, the
+ * headline findings of `compile_alignment`, `collective_schedules` and `compile_time_imbalance`.
+ * It grows with the number of streams and of findings, never with streams × compiles, so that a
+ * viewer shows what needs attention at thousands of ranks by fetching it alone, not three tables
+ * per stream. Present when the bundle has two streams or more. `rows` counts `streams`.
+ */
+export interface RankFindings {
+  /**
+   * One row per member, in `members` order.
+   */
+  streams: StreamFindings[];
+  /**
+   * How many compiles of one frame make a recompile storm (`storms`): 8, torch's default
+   * `recompile_limit` (`cache_size_limit`), past which Dynamo stops recompiling the frame.
+   */
+  storm_compiles: number;
+  /**
+   * What `compile_alignment` found; null when the bundle has no `compile_alignment` table (no
+   * stream has a compile).
+   */
+  alignment: AlignmentFindings | null;
+  /**
+   * The first [`SCHEDULES_LISTED`] compiles whose collective schedules differ between streams
+   * (`collective_schedules` rows with `differs`), in that table's order.
+   */
+  schedules: ScheduleFinding[];
+  /**
+   * How many compiles' collective schedules differ (`schedules` lists the first ones).
+   */
+  schedules_differ: number;
+  /**
+   * The headline of `compile_time_imbalance`; null when the bundle has no such table (no
+   * stream logged a compile time).
+   */
+  compile_time: CompileTimeFindings | null;
+}
+/**
+ * One stream's findings. Counts are 0 when the stream has no such table (nothing to report).
+ */
+export interface StreamFindings {
+  /**
+   * The stream id.
+   */
+  stream: string;
+  /**
+   * Compiles that failed: the stream's `failures.failed`.
+   */
+  failed: number;
+  /**
+   * Times Dynamo restarted its analysis of a frame: `failures.restarts`.
+   */
+  restarts: number;
+  /**
+   * Frames compiled more than once: the rows of the stream's `recompiles`, storms included.
+   */
+  recompiled_frames: number;
+  /**
+   * The recompiled frames with at least `storm_compiles` compiles, in `recompiles` order (most
+   * compiles first).
+   */
+  storms: RecompileStorm[];
+  /**
+   * Graph breaks: `graph_breaks.total`.
+   */
+  graph_breaks: number;
+  /**
+   * Distinct graph breaks (reason, location and where raised): the rows of `graph_breaks`.
+   */
+  graph_break_groups: number;
+}
+/**
+ * A frame compiled at least `storm_compiles` times: its `recompiles` row, without the compiles.
+ */
+export interface RecompileStorm {
+  /**
+   * The frame's `frame_id` on this stream.
+   */
+  frame_id: number;
+  /**
+   * `compiled_autograd_id`, for frames compiled inside compiled autograd.
+   */
+  compiled_autograd_id: number | null;
+  /**
+   * `co_name` of the frame, when logged.
+   */
+  co_name: string | null;
+  /**
+   * `co_filename:co_firstlineno` of the frame, when logged.
+   */
+  location: string | null;
+  /**
+   * How many times the frame was compiled.
+   */
+  compiles: number;
+}
+/**
+ * What `compile_alignment` found: whether the streams made different compiles, and the code only
+ * some streams compiled or that could not be aligned for sure. Its per-compile rows are left out.
+ */
+export interface AlignmentFindings {
+  /**
+   * `compile_alignment.diverges`: the streams did not all make the same compiles.
+   */
+  diverges: boolean;
+  /**
+   * `compile_alignment.ids_shifted`: the same code has other compile ids on some streams.
+   */
+  ids_shifted: boolean;
+  /**
+   * The streams of each of `compile_alignment.groups`, in its order.
+   */
+  groups: StreamGroup[];
+  /**
+   * `compile_alignment.partial_code`, as it is.
+   */
+  partial_code: PartialCode[];
+  /**
+   * `compile_alignment.ambiguities`, as they are.
+   */
+  ambiguities: AlignmentAmbiguity[];
+}
+/**
+ * A compile whose collective schedules differ between streams.
+ */
+export interface ScheduleFinding {
+  /**
+   * The compile, and each stream's compile id for it.
+   */
+  compile: AlignedCompileRef;
+  /**
+   * The streams of each schedule variant, in `collective_schedules` order.
+   */
+  variants: StreamGroup[];
+}
+/**
+ * The headline of `compile_time_imbalance`.
+ */
+export interface CompileTimeFindings {
+  /**
+   * Streams with the largest compile time (several on a tie), in `members` order.
+   */
+  slowest: string[];
+  /**
+   * Streams with the smallest compile time (several on a tie), in `members` order.
+   */
+  fastest: string[];
+  /**
+   * The largest compile time of a stream (µs).
+   */
+  max_us: number;
+  /**
+   * The smallest compile time of a stream (µs).
+   */
+  min_us: number;
+  /**
+   * `max_us` / `min_us`; null when `min_us` is 0.
+   */
+  max_over_min: number | null;
 }
 /**
  * `tables/cross_rank/runtime_estimations.json.zst`: inductor's estimated runtime of every graph
@@ -5168,6 +5331,7 @@ export interface CrossRankTables {
   compile_time_imbalance: CompileTimeImbalance;
   execution_order: ExecutionOrder;
   rank_differ: RankDiffer;
+  rank_findings: RankFindings;
   runtime_estimations: RuntimeEstimations;
   tensor_meta: CrossRankTensorMeta;
 }

@@ -20,10 +20,11 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// records input paths relative to the trace given, groups skipped files by reason, keeps
 /// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
 /// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
-/// table only).
-pub const FORMAT_VERSION: u32 = 7;
-/// The oldest reader version that can read what this code writes. 6: version 7 only added
-/// fields and a table; version 6 reshaped
+/// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
+/// reads at thousands of ranks).
+pub const FORMAT_VERSION: u32 = 8;
+/// The oldest reader version that can read what this code writes. 6: versions 7 and 8 only added
+/// fields and tables; version 6 reshaped
 /// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
@@ -481,8 +482,8 @@ pub enum DiagnosticKind {
     BadStringTable,
     /// A stack frame whose file refers to a string-table index the process never defined.
     UnresolvedString,
-    /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index; the
-    /// line's raw bytes are in `raw`).
+    /// Bytes that are not valid UTF-8 in a header line. They are replaced by U+FFFD in the
+    /// index; the line's raw bytes are in `raw`.
     InvalidUtf8,
     /// A log whose file name names another rank than its entries do (the entries win).
     RankMismatch,
