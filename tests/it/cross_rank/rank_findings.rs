@@ -46,7 +46,8 @@ fn check_headlines(b: &Built, t: &Value) {
                 .iter()
                 .filter(|c| c["differs"] == true)
                 .map(|c| {
-                    let variants: Vec<Value> = rows(c, "variants").iter().map(|v| json!({"streams": v["streams"]})).collect();
+                    let variants: Vec<Value> =
+                        rows(c, "variants").iter().map(|v| json!({"streams": v["streams"]})).collect();
                     json!({"compile": c["compile"], "variants": variants})
                 })
                 .collect()
@@ -85,7 +86,8 @@ fn multi_rank_logs_failures_and_a_recompile_storm() {
     assert_eq!(t["alignment"]["diverges"], true);
     let groups: Vec<Vec<&str>> = rows(&t["alignment"], "groups").iter().map(|g| ids(&g["streams"])).collect();
     assert_eq!(groups, [vec!["rank0", "rank2"], vec!["rank1"], vec!["rank3"]]);
-    let partial: Vec<&str> = rows(&t["alignment"], "partial_code").iter().map(|p| p["label"].as_str().unwrap()).collect();
+    let partial: Vec<&str> =
+        rows(&t["alignment"], "partial_code").iter().map(|p| p["label"].as_str().unwrap()).collect();
     assert_eq!(partial, ["fn (test_misc.py:10755)", "kernel (gen_many_frames.py:6)"]);
     assert_eq!(ids(&t["compile_time"]["slowest"]), ["rank3"]);
     assert_eq!(ids(&t["compile_time"]["fastest"]), ["rank0", "rank2"]);

@@ -31,7 +31,7 @@ pub enum CompileStatus {
     /// `fail_type` is set (tlparse: red, `status-error`).
     Failed,
     /// An attempt whose analysis was abandoned and restarted as a later attempt of the same
-    /// frame compile (`[0/0]` restarted as `[0/0_1]`, whose metrics hold the restart reasons).
+    /// frame compile. `[0/0]` restarted as `[0/0_1]`, whose metrics hold the restart reasons;
     /// tlparse shows these as metrics missing.
     Restarted,
     /// No `compilation_metrics` entry was logged for the compile id. Causes: a crash, or a
