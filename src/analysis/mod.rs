@@ -313,29 +313,57 @@ impl TableOutput {
 fn finish_table<T: Table, E>(
     table: T,
     ctx: &Finish,
+    trim: bool,
     sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
 ) -> Result<(), E> {
     match table.finish(ctx) {
         Some((output, rows)) => {
-            release_free_memory();
+            if trim {
+                release_free_memory();
+            }
             sink(TableOutput::new(T::NAME, rows, &output))
         }
         None => Ok(()),
     }
 }
 
+thread_local! {
+    /// The thread's zstd context for tables, kept from one table to the next: a new one for each
+    /// table (about 10 MB at level 9, fresh pages the kernel zeroes) cost more system time than
+    /// the compressing itself when a build has many small streams.
+    static TABLE_CCTX: std::cell::RefCell<Option<zstd::zstd_safe::CCtx<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
 /// zstd's context, never the JSON whole).
 fn compressed_json(output: &impl Serialize) -> Vec<u8> {
-    let encoder = zstd::stream::Encoder::new(Vec::new(), TABLE_ZSTD_LEVEL).expect("a zstd level in range");
-    // serde_json writes in small pieces: buffered, zstd sees them in blocks.
-    let mut out = std::io::BufWriter::with_capacity(64 << 10, encoder);
-    serde_json::to_writer(&mut out, output).expect("tables serialize");
-    let encoder = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory");
-    let mut compressed = encoder.finish().expect("compressing to memory");
-    compressed.shrink_to_fit();
-    compressed
+    TABLE_CCTX.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let context = slot.get_or_insert_with(|| {
+            let mut context = zstd::zstd_safe::CCtx::create();
+            context
+                .set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(TABLE_ZSTD_LEVEL))
+                .expect("a zstd level in range");
+            context
+        });
+        // The context's session is reset by the encoder: nothing of the last table is kept.
+        let encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
+        // serde_json writes in small pieces: buffered, zstd sees them in blocks.
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, encoder);
+        serde_json::to_writer(&mut out, output).expect("tables serialize");
+        let encoder = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory");
+        let mut compressed = encoder.finish().expect("compressing to memory");
+        compressed.shrink_to_fit();
+        compressed
+    })
 }
+
+/// The entry bytes (headers and payloads) from which a stream's tables hand free memory back to
+/// the system as they finish. A smaller stream's tables free too little to matter, and a trim is
+/// not free: it walks the whole heap (`madvise` on every free page) while other threads wait on
+/// the allocator's locks. At 1,000 small ranks, a trim before each table of each stream cost a
+/// minute of system time in a build of 15 s of user time.
+pub const TRIM_FROM_BYTES: u64 = 32 << 20;
 
 /// Hands the allocator's free pages back to the system before a table is serialized: glibc
 /// keeps the pages of small blocks freed (the states of the tables finished so far, the last
@@ -355,12 +383,15 @@ macro_rules! tables {
         pub struct StreamAnalysis {
             compiles: Compiles,
             diagnostics: Diagnostics,
+            /// Header and payload bytes of the entries observed (see [`TRIM_FROM_BYTES`]).
+            observed_bytes: u64,
             $($field: $ty,)*
         }
 
         impl StreamAnalysis {
             /// Feeds one entry to every table.
             pub fn observe(&mut self, ev: &Event) {
+                self.observed_bytes += ev.header_bytes + ev.payload_ref.map_or(0, |p| p.size);
                 self.compiles.observe(ev, &mut self.diagnostics);
                 $(self.$field.observe(ev, &mut self.diagnostics);)*
             }
@@ -379,11 +410,14 @@ macro_rules! tables {
                 self.compiles.settle();
                 let clock = self.compile_time.clock();
                 // The reading's last batches are freed by now; the tables' buffers should not
-                // stack on their pages.
-                release_free_memory();
-                let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
+                // stack on their pages (unless the stream is too small for that to matter).
+                let trim = self.observed_bytes >= TRIM_FROM_BYTES;
+                if trim {
+                    release_free_memory();
+                }
+                let StreamAnalysis { compiles, diagnostics, observed_bytes: _, $($field),* } = self;
                 let ctx = Finish { stacks, compiles: &compiles, clock: &clock };
-                $(finish_table($order, &ctx, &mut sink)?;)*
+                $(finish_table($order, &ctx, trim, &mut sink)?;)*
                 Ok(diagnostics.0)
             }
         }

@@ -379,6 +379,7 @@ fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
         files: Vec::new(),
         viewer: viewer.then(viewer::manifest_entries),
     };
+    write_lite_manifest(root, &manifest).map_err(io_err)?;
     manifest.files = list_files(root).map_err(io_err)?;
     write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;
     Ok(manifest)
@@ -432,6 +433,19 @@ fn write_runtime_estimates_trace(
     }
     out.finish()?;
     Ok(Some(path.to_string()))
+}
+
+/// zstd level of the lite manifest: a viewer's first fetch, so as small as zstd makes it (under a
+/// second for 1,000 ranks).
+const LITE_MANIFEST_ZSTD_LEVEL: i32 = 19;
+
+/// Writes `manifest.lite.json.zst`, the manifest without its file lists and hashes (`manifest`'s
+/// `files` are not listed yet: the lite manifest is one of them).
+fn write_lite_manifest(root: &Path, manifest: &Manifest) -> io::Result<()> {
+    let json = serde_json::to_vec(&schema::LiteManifest::from(manifest))?;
+    // In one call, so that zstd sizes its tables to the input: a small bundle's lite manifest
+    // costs kilobytes to compress, not level 19's full tables (about 90 MB).
+    fs::write(root.join(paths::MANIFEST_LITE), zstd::bulk::compress(&json, LITE_MANIFEST_ZSTD_LEVEL)?)
 }
 
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.

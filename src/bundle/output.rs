@@ -44,6 +44,7 @@ pub fn root_names() -> BTreeSet<String> {
     let stream = "s";
     let format_files = [
         paths::MANIFEST.to_string(),
+        paths::MANIFEST_LITE.to_string(),
         paths::DIAGNOSTICS.to_string(),
         format!("{}/x.schema.json", paths::SCHEMA_DIR),
         paths::index(stream),
@@ -305,14 +306,14 @@ fn move_in(
     rename: &mut Rename,
 ) -> Result<(), Failed> {
     move_entry(rename, &out.join(paths::MANIFEST), &backup.join(paths::MANIFEST))?;
-    for name in old {
+    for name in lite_first(old) {
         move_entry(rename, &out.join(name), &backup.join(name))?;
     }
     let part = backup.join(NEW_MANIFEST_PART);
     fs::copy(staged.join(paths::MANIFEST), &part)
         .map_err(|source| Failed { step: format!("writing {}", part.display()), source })?;
     move_entry(rename, &part, &backup.join(NEW_MANIFEST))?;
-    for name in new {
+    for name in lite_last(new) {
         move_entry(rename, &staged.join(name), &out.join(name))?;
     }
     move_entry(rename, &staged.join(paths::MANIFEST), &out.join(paths::MANIFEST))
@@ -336,7 +337,10 @@ fn restore(backup: &Path, out: &Path, rename: &mut Rename) -> Result<(), Failed>
         .and_then(|d| d.map(|e| e.map(|e| e.file_name())).collect::<io::Result<_>>())
         .map_err(failed(format!("reading {}", backup.display())))?;
     names.sort();
-    for name in names.iter().filter(|n| !skip.iter().any(|s| n.as_os_str() == *s)) {
+    names.retain(|n| !skip.iter().any(|s| n.as_os_str() == *s));
+    // The lite manifest last, as in a swap.
+    let (lite, rest): (Vec<_>, Vec<_>) = names.into_iter().partition(|n| n.as_os_str() == paths::MANIFEST_LITE);
+    for name in rest.iter().chain(&lite) {
         move_entry(rename, &backup.join(name), &out.join(name))?;
     }
     move_entry(rename, &backup.join(paths::MANIFEST), &out.join(paths::MANIFEST))?;
@@ -361,8 +365,8 @@ fn remove_new_entries(out: &Path, new_manifest: &Path) -> Result<(), Failed> {
         step: format!("removing the new bundle's {}", path.display()),
         source: io::Error::new(io::ErrorKind::AlreadyExists, "a file neither bundle lists"),
     })?;
-    for name in names {
-        let path = out.join(&name);
+    for name in lite_first(&names) {
+        let path = out.join(name);
         let removed = if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
             fs::remove_dir_all(&path)
         } else {
@@ -371,6 +375,20 @@ fn remove_new_entries(out: &Path, new_manifest: &Path) -> Result<(), Failed> {
         removed.map_err(failed(format!("removing {}", path.display())))?;
     }
     Ok(())
+}
+
+/// `names` with the lite manifest first: it leaves OUT right after the manifest, before any file
+/// it names (a viewer reads it instead of the manifest).
+fn lite_first(names: &[String]) -> impl Iterator<Item = &String> {
+    let lite = |n: &&String| n.as_str() == paths::MANIFEST_LITE;
+    names.iter().filter(lite).chain(names.iter().filter(move |n| !lite(n)))
+}
+
+/// `names` with the lite manifest last: it comes into OUT after every file it names, right
+/// before the manifest.
+fn lite_last(names: &[String]) -> impl Iterator<Item = &String> {
+    let lite = |n: &&String| n.as_str() == paths::MANIFEST_LITE;
+    names.iter().filter(move |n| !lite(n)).chain(names.iter().filter(lite))
 }
 
 /// Moves `from` to `to`, which must not exist: a rename would replace a file there silently.

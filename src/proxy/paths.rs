@@ -91,7 +91,7 @@ fn check_segment(segment: &str) -> Result<(), Refused> {
 /// where the format puts a file (docs/format.md, "Layout").
 fn is_bundle_shape(parts: &[&str]) -> bool {
     match parts {
-        ["manifest.json" | "index.html" | "diagnostics.jsonl"] => true,
+        ["manifest.json" | "manifest.lite.json.zst" | "index.html" | "diagnostics.jsonl"] => true,
         ["viewer", rest @ ..] => !rest.is_empty() && rest.len() <= 3,
         ["index", name] => stem(name, ".jsonl.zst"),
         ["stacks", name] => stem(name, ".json"),

@@ -5,7 +5,9 @@
 //! manifest is written last: until then a reader finds no bundle, never a manifest whose files
 //! are missing. Replacing a different bundle deletes the old manifest first (for a while there is
 //! no bundle: a wrong answer is worse than none), uploads, writes the new manifest, and only then
-//! deletes the old bundle's files the new one does not list. Files already there with the same
+//! deletes the old bundle's files the new one does not list. A viewer starts from
+//! `manifest.lite.json.zst` instead: it is deleted right after the old manifest and uploaded after
+//! every other file, right before the manifest. Files already there with the same
 //! bytes are skipped, so publishing again costs a HEAD a file.
 
 pub mod destination;
@@ -234,8 +236,17 @@ async fn run(
         target.delete(paths::MANIFEST).await?;
         note(options, &format!("deleted {} (the old bundle's)", paths::MANIFEST));
     }
-    let files = planned_files(manifest);
-    upload_files(options, target, &files, &mut summary).await?;
+    if !matches!(found, Found::Same) {
+        // Next, the lite manifest a viewer reads first (the old bundle's, or one a stopped
+        // publish left): until the new one is written, last but the manifest, a viewer finds no
+        // bundle, never a lite manifest whose files are missing or another bundle's.
+        target.delete(paths::MANIFEST_LITE).await?;
+    }
+    let mut files = planned_files(manifest);
+    files.sort_by_key(|f| f.path == paths::MANIFEST_LITE); // stable: the lite manifest last
+    let lite = files.iter().position(|f| f.path == paths::MANIFEST_LITE).unwrap_or(files.len());
+    upload_files(options, target, &files[..lite], &mut summary).await?;
+    upload_files(options, target, &files[lite..], &mut summary).await?;
     if let Target::Dir(dir) = target {
         write_nojekyll(dir)?;
     }

@@ -49,7 +49,7 @@ export function crossOriginCases(bundleUrl) {
     try {
       const read = await readBundle(page, bundleUrl(), expected);
       assert.equal(read.streams, undefined);
-      assert.match(read.error, /manifest\.json: Failed to fetch \(network error/);
+      assert.match(read.error, /manifest\.lite\.json\.zst: Failed to fetch \(network error/);
       assert.ok(console.some((line) => /blocked by CORS policy/.test(line)), console.join('\n'));
       // Without CORS (`no-cors`, as `<script src>` or `<img>` load) the answer is still withheld:
       // Cross-Origin-Resource-Policy makes the browser drop it.

@@ -87,7 +87,7 @@ window.checkBundle = async (name, url) => {
   }
 
   // Every blob of every shard (shards listed in manifest.files), in pack order.
-  const shardFiles = m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
+  const shardFiles = (await b.fullManifest()).files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
   const all = [];
   for (const p of shardFiles) {
     const entries = JSON.parse(new TextDecoder().decode(await b.bytes(p)));
@@ -186,8 +186,9 @@ window.tryOpen = async (url, minFormatVersion) => {
 window.withoutDecoder = async (url, hash) => {
   let native = false;
   try { new DecompressionStream('zstd'); native = true; } catch { /* unsupported */ }
-  const b = await openBundle(url);
   try {
+    // A bundle of format 8 opens from its zstd lite manifest: without a decoder, opening fails.
+    const b = await openBundle(url);
     const bytes = await b.blob(hash);
     return { native, ok: true, blake3: bytesToHex(blake3(bytes, { dkLen: 16 })) };
   } catch (e) {

@@ -59,9 +59,9 @@ test('a page of the allowed origin reads the bundle through the proxy, and not t
     assert.equal(read.text, expected.text);
     // The same page, without the token: the proxy answers 401, which the page may read.
     const untokened = await readBundle(page, `${proxy.url}/job-1/`, expected);
-    assert.match(untokened.error, /manifest\.json.*401/);
+    assert.match(untokened.error, /manifest\.lite\.json\.zst.*401/);
     const direct = await readBundle(page, `${upstream.url}/bundles/job-1/`, expected);
-    assert.match(direct.error, /manifest\.json: Failed to fetch/);
+    assert.match(direct.error, /manifest\.lite\.json\.zst: Failed to fetch/);
     assert.ok(console.some((line) => /blocked by CORS policy/.test(line)), console.join('\n'));
   } finally {
     await close();
@@ -73,7 +73,7 @@ test('a page of another origin is refused by the browser, token or not', { timeo
   try {
     const read = await readBundle(page, `${proxy.url}/job-1/`, expected, TOKEN);
     assert.equal(read.streams, undefined);
-    assert.match(read.error, /manifest\.json: Failed to fetch/);
+    assert.match(read.error, /manifest\.lite\.json\.zst: Failed to fetch/);
     assert.ok(console.some((line) => /blocked by CORS policy/.test(line)), console.join('\n'));
     const opaque = await fetchNoCors(page, `${proxy.url}/job-1/manifest.json`);
     assert.match(opaque, /^TypeError: Failed to fetch/);

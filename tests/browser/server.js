@@ -21,9 +21,9 @@ const GHPAGES_GZIP = new Set(['.html', '.js', '.mjs', '.json', '.css']);
 /**
  * mounts: {'/url/prefix/': '/dir'}; resolves to {server, url, requests, close()}. With
  * `opts.trickle` (a RegExp), bodies of the paths it matches are sent like over a slow link: in
- * 8 KiB pieces 5 ms apart, with a 3 s pause once half the body is sent, so that a client that
- * stops reading in the first half is seen to whatever the machine's load (a request's `bytes`
- * counts only what was written before the client went away).
+ * pieces of `opts.piece` bytes (8 KiB) 5 ms apart, with a 3 s pause once half the body is sent,
+ * so that a client that stops reading in the first half is seen to whatever the machine's load
+ * (a request's `bytes` counts only what was written before the client went away).
  */
 export async function startServer(mode, mounts, opts = {}) {
   const requests = [];
@@ -39,7 +39,7 @@ export async function startServer(mode, mounts, opts = {}) {
       const piece = (at) => {
         if (res.destroyed) return;
         if (at >= body.length) return res.end();
-        const end = Math.min(at + 8192, body.length);
+        const end = Math.min(at + (opts.piece ?? 8192), body.length);
         res.write(body.subarray(at, end));
         record.bytes = end;
         const half = at < body.length / 2 && end >= body.length / 2;

@@ -54,7 +54,7 @@ async function pick(page, scope, folder) {
 function assertOnlyViewerFiles(requests) {
   const strays = requests.filter((r) => !r.url.startsWith(`${APP()}`) || /\/(tables|blobs|index|stacks)\//.test(r.url));
   assert.deepEqual(strays, []);
-  assert.deepEqual(app.requests.map((r) => r.path).filter((p) => !/^\/app\/(index\.html|manifest\.json|viewer\/[\w./-]+\.(js|css))?$/.test(p)), []);
+  assert.deepEqual(app.requests.map((r) => r.path).filter((p) => !/^\/app\/(index\.html|manifest\.json|manifest\.lite\.json\.zst|viewer\/[\w./-]+\.(js|css))?$/.test(p)), []);
   assert.equal(env.server.requests.length, 0, 'the bundle server was never asked');
 }
 

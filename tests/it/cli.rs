@@ -341,6 +341,37 @@ fn validate_exits_1_on_a_manifest_nested_too_deep_or_of_the_wrong_types() {
 }
 
 #[test]
+fn validate_checks_that_the_lite_manifest_is_the_manifests() {
+    // A manifest that says one entry more than the lite manifest a viewer reads first.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |_, m| {
+        let n = m["counts"]["entries"].as_u64().unwrap();
+        m["counts"]["entries"] = serde_json::json!(n + 1);
+    });
+    assert_validate_reports(&out, "manifest.lite.json.zst: differs from manifest.json");
+    // A format-8 bundle without one.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |root, m| {
+        std::fs::remove_file(root.join("manifest.lite.json.zst")).unwrap();
+        m["files"].as_array_mut().unwrap().retain(|f| f["path"] != "manifest.lite.json.zst");
+    });
+    assert_validate_reports(&out, "manifest.lite.json.zst: not listed in manifest.json (format 8 and later have it)");
+    // Untouched, it is the manifest without `files`, `viewer` and the inputs' `blake3`.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tampered_bundle(&dir, |_, _| {});
+    assert!(run(&["validate", &out]).status.success());
+    let read = |name: &str| std::fs::read(Path::new(&out).join(name)).unwrap();
+    let mut m: serde_json::Value = serde_json::from_slice(&read("manifest.json")).unwrap();
+    let lite: serde_json::Value =
+        serde_json::from_slice(&zstd::decode_all(read("manifest.lite.json.zst").as_slice()).unwrap()).unwrap();
+    let object = m.as_object_mut().unwrap();
+    object.remove("files");
+    object.remove("viewer");
+    object["inputs"].as_array_mut().unwrap().iter_mut().for_each(|i| drop(i.as_object_mut().unwrap().remove("blake3")));
+    assert_eq!(lite, m);
+}
+
+#[test]
 fn validate_and_cat_refuse_a_pack_outside_the_bundle() {
     let dir = tempfile::tempdir().unwrap();
     // Outside the bundle: a real zstd file holding a secret, which a pack path points at.

@@ -124,6 +124,13 @@ fn a_directory_gets_the_pages_layout_and_a_second_publish_writes_nothing() {
     assert!(stdout(&first).contains(&format!("open:       tlparse-build serve {}", site.display())));
     assert_eq!(read_tree(&site), pages_tree(&bundle), "the directory is the bundle plus .nojekyll");
     assert_valid(&site);
+    // Written in order: every file, then the lite manifest a viewer reads first, then the manifest
+    // (by mtime; files written within one clock tick tie).
+    let written = stamps(&site);
+    let at = |p: &str| (written[p].1, written[p].2);
+    let lite = at("manifest.lite.json.zst");
+    let others = written.keys().filter(|p| !p.starts_with("manifest.") && *p != ".nojekyll").map(|p| at(p));
+    assert!(others.max().unwrap() <= lite && lite <= at("manifest.json"), "{written:?}");
 
     let before = stamps(&site);
     let second = publish(&bundle, &site, &[]);

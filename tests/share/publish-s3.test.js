@@ -126,6 +126,7 @@ test('a first publish killed midway leaves no manifest, and running it again upl
   const total = publishedPaths(ranksManifest).length;
   assert.ok(Object.keys(left).length >= 1 && Object.keys(left).length < total, `${Object.keys(left).length} objects`);
   assert.ok(!('manifest.json' in left), 'a manifest was written before its files');
+  assert.ok(!('manifest.lite.json.zst' in left), 'a lite manifest (what a viewer reads first) was written before its files');
   t.diagnostic(`killed with ${Object.keys(left).length} of ${total} files uploaded`);
   const served = await fetch(`${ENDPOINT}/${BUCKET}/killed/manifest.json`, { signal: AbortSignal.timeout(30_000) });
   assert.notEqual(served.status, 200, 'a reader found a bundle');

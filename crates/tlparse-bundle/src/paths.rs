@@ -3,6 +3,9 @@
 use crate::registry::{self, Scope};
 
 pub const MANIFEST: &str = "manifest.json";
+/// The manifest without its file lists and hashes, zstd-compressed ([`crate::schema::LiteManifest`]):
+/// what a viewer reads first.
+pub const MANIFEST_LITE: &str = "manifest.lite.json.zst";
 pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
 pub const SCHEMA_DIR: &str = "schema";
 pub const BLOB_INDEX_TEMPLATE: &str = "blobs/index/{prefix}.json.zst";
@@ -19,8 +22,18 @@ pub const NOJEKYLL: &str = ".nojekyll";
 /// Every name a bundle writes at its root. Anything else beside them (a Pages directory's
 /// `CNAME`, a `.git`) is not part of the bundle: readers never open it, `validate` passes over
 /// it, and `--overwrite` leaves it where it is.
-pub const ROOT_NAMES: [&str; 9] =
-    ["blobs", "diagnostics.jsonl", "index", "index.html", "manifest.json", "schema", "stacks", "tables", "viewer"];
+pub const ROOT_NAMES: [&str; 10] = [
+    "blobs",
+    "diagnostics.jsonl",
+    "index",
+    "index.html",
+    "manifest.json",
+    "manifest.lite.json.zst",
+    "schema",
+    "stacks",
+    "tables",
+    "viewer",
+];
 
 /// Whether a path (relative, `/`-separated) lies under one of the [`ROOT_NAMES`].
 pub fn is_under_bundle_names(rel: &str) -> bool {
@@ -84,6 +97,8 @@ pub fn schema_for(path: &str) -> Option<String> {
         "schema/blob-index-shard.schema.json"
     } else if path == MANIFEST {
         "schema/manifest.schema.json"
+    } else if path == MANIFEST_LITE {
+        "schema/manifest-lite.schema.json"
     } else {
         return None;
     };

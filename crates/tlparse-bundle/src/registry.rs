@@ -96,6 +96,7 @@ registry! {
         execution_order: ExecutionOrder,
         runtime_estimations: RuntimeEstimations,
         tensor_meta: CrossRankTensorMeta,
+        rank_findings: RankFindings,
     }
 }
 

@@ -44,6 +44,7 @@ CROSS_RANK_TABLES: Dict[str, str] = {
     "execution_order": "streams",
     "runtime_estimations": "graphs",
     "tensor_meta": "graphs",
+    "rank_findings": "streams",
 }
 
 # Tables whose manifest `rows` is not the length of their main list, and what it counts instead.

@@ -67,6 +67,10 @@ impl CrossRankTable for CollectiveSchedulesTable {
     type Format = crate::schema::cross_rank::CollectiveSchedules;
     type Output = CollectiveSchedules;
 
+    fn findings(table: &CollectiveSchedules, headlines: &mut super::rank_findings::Headlines) {
+        headlines.add_schedules(table);
+    }
+
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CollectiveSchedules, u64)> {
         let views: Vec<StreamView> = streams.iter().enumerate().map(|(i, s)| stream_view(i, s, alignment)).collect();
         if views.iter().all(|v| v.collectives.is_none()) {

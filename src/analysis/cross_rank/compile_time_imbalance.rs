@@ -131,6 +131,10 @@ impl CrossRankTable for CompileTimeImbalanceTable {
     type Format = crate::schema::cross_rank::CompileTimeImbalance;
     type Output = CompileTimeImbalance;
 
+    fn findings(table: &CompileTimeImbalance, headlines: &mut super::rank_findings::Headlines) {
+        headlines.add_compile_time(table);
+    }
+
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CompileTimeImbalance, u64)> {
         let per_stream: Vec<StreamTimes> =
             streams.iter().enumerate().map(|(i, s)| StreamTimes::read(i, s, alignment)).collect();

@@ -8,6 +8,7 @@ pub mod collective_schedules;
 pub mod compile_time_imbalance;
 pub mod execution_order;
 pub mod rank_differ;
+pub mod rank_findings;
 pub mod runtime_estimates_trace;
 pub mod runtime_estimations;
 pub mod tensor_meta;
@@ -18,7 +19,7 @@ use serde::Serialize;
 
 use super::TableOutput;
 use super::alignment::{Alignment, StreamCompiles};
-use crate::schema::cross_rank::CompileAlignment;
+use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::CompileDirectory;
 
@@ -58,6 +59,8 @@ pub trait CrossRankTable {
     /// The table and its number of rows; `None` when no stream has data for it. `alignment`
     /// pairs the streams' compiles (its streams are `streams`, in order).
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(Self::Output, u64)>;
+    /// Hands `rank_findings` what it reports of this table (nothing, by default).
+    fn findings(_table: &Self::Output, _headlines: &mut rank_findings::Headlines) {}
 }
 
 /// Groups streams by a key: streams with equal keys form a group; groups come in order of their
@@ -109,7 +112,8 @@ pub fn labels(members: &mut [RankMember]) {
 
 macro_rules! cross_rank_tables {
     ($($ty:ty),* $(,)?) => {
-        /// Builds every cross-rank table that has rows, serialized.
+        /// Builds every cross-rank table that has rows, serialized; `rank_findings` last, from
+        /// the streams and the headlines of the others.
         pub fn build(streams: &[StreamTables], alignment: &Alignment) -> Vec<TableOutput> {
             let mut out = Vec::new();
             if !alignment.is_empty() {
@@ -119,17 +123,24 @@ macro_rules! cross_rank_tables {
                     &alignment.table,
                 ));
             }
+            let mut headlines = rank_findings::Headlines::default();
             $(
                 if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams, alignment) {
+                    <$ty as CrossRankTable>::findings(&table, &mut headlines);
                     out.push(TableOutput::new(<$ty as CrossRankTable>::NAME, rows, &table));
                 }
             )*
+            let (findings, rows) = rank_findings::build(streams, alignment, headlines);
+            out.push(TableOutput::new(<RankFindings as tlparse_bundle::Table>::NAME, rows, &findings));
             out
         }
 
         /// The names of every cross-rank table, in the order they are computed.
-        pub const CROSS_RANK_TABLE_NAMES: &[&str] =
-            &[<CompileAlignment as tlparse_bundle::Table>::NAME, $(<$ty as CrossRankTable>::NAME),*];
+        pub const CROSS_RANK_TABLE_NAMES: &[&str] = &[
+            <CompileAlignment as tlparse_bundle::Table>::NAME,
+            $(<$ty as CrossRankTable>::NAME,)*
+            <RankFindings as tlparse_bundle::Table>::NAME,
+        ];
     };
 }
 

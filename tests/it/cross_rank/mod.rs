@@ -11,6 +11,7 @@ mod edited;
 mod execution_order;
 mod members;
 mod rank_differ;
+mod rank_findings;
 mod runtime_estimates_trace;
 mod runtime_estimations;
 mod tensor_meta;

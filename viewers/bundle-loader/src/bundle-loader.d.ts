@@ -1,7 +1,7 @@
 // bundle-loader.d.ts: the types of bundle-loader.js's API. The bundle's own file types are in
 // schema.d.ts, generated from the JSON Schemas (re-exported here).
 import type {
-  BlobLocation, CompileEntry, CrossRankTables, Diagnostic, IndexRow, Manifest, StackTable, StreamTables,
+  BlobLocation, CompileEntry, CrossRankTables, Diagnostic, IndexRow, LiteManifest, Manifest, StackTable, StreamTables,
 } from './schema';
 
 export type * from './schema';
@@ -43,8 +43,12 @@ export interface Progress {
 }
 
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
-/** The URL `openBundle(baseUrl)` fetches the manifest from. */
+/** The URL of a bundle's manifest.json. */
 export declare function manifestUrl(baseUrl: string | URL): URL;
+/** `manifest.lite.json.zst`: the manifest without `files`, `viewer` and the inputs' `blake3` (format 8 and later). */
+export declare const LITE_MANIFEST: string;
+/** The URL `openBundle(baseUrl)` fetches first: the lite manifest (then, on a 404, manifest.json). */
+export declare function liteManifestUrl(baseUrl: string | URL): URL;
 export declare function openBundle(baseUrl: string | URL, opts?: OpenOptions): Promise<Bundle>;
 
 /** A file of a picked or dropped folder and its `/`-separated path in it (`my-bundle/manifest.json`). */
@@ -79,8 +83,12 @@ export declare class HttpError extends Error {
 export declare class Bundle {
   /** The bundle's URL (ends with '/'). */
   readonly base: URL;
-  /** The parsed manifest.json. */
-  readonly manifest: Manifest;
+  /** The parsed lite manifest when the bundle has one (format 8 and later: `lite` is true), else manifest.json. */
+  readonly manifest: LiteManifest | Manifest;
+  /** Whether `manifest` is the lite manifest: manifest.json without `files`, `viewer` and the inputs' `blake3`. */
+  readonly lite: boolean;
+  /** The whole manifest.json: `manifest` itself, or (lite) fetched once. */
+  fullManifest(): Promise<Manifest>;
   /** The name of the local folder it was opened from (`openBundleFromFiles`); null over HTTP. */
   readonly localFolder: string | null;
   /** The `onProgress` option; may be set or replaced at any time. */

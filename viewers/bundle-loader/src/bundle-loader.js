@@ -7,8 +7,8 @@
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
 /** Highest `min_reader_version` this loader can read, and the format its types (schema.d.ts)
- * describe: 7. It reads every bundle whose `min_reader_version` is at most this (format 6 and 7). */
-export const READER_VERSION = 7;
+ * describe: 8. It reads every bundle whose `min_reader_version` is at most this (format 6 to 8). */
+export const READER_VERSION = 8;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -49,7 +49,14 @@ function bundleBase(baseUrl) {
 }
 
 /**
- * The URL `openBundle(baseUrl)` fetches the manifest from (e.g. to start that download early).
+ * The manifest without its file lists and hashes (`files`, `viewer`, the inputs' `blake3`),
+ * zstd-compressed: bundles of format 8 and later have it, and `openBundle` reads it instead of
+ * `manifest.json` (at 1,000 ranks it is about 2% of the manifest's bytes).
+ */
+export const LITE_MANIFEST = 'manifest.lite.json.zst';
+
+/**
+ * The URL of a bundle's manifest.json.
  * @param {string | URL} baseUrl @returns {URL}
  */
 export function manifestUrl(baseUrl) {
@@ -57,8 +64,17 @@ export function manifestUrl(baseUrl) {
 }
 
 /**
- * Opens the bundle at `baseUrl` (the directory holding manifest.json): fetches the manifest and
- * checks that this loader can read it.
+ * The URL `openBundle(baseUrl)` fetches first (e.g. to start that download early): the lite
+ * manifest; for a bundle without one (format 7 and older: a 404), it then fetches manifestUrl.
+ * @param {string | URL} baseUrl @returns {URL}
+ */
+export function liteManifestUrl(baseUrl) {
+  return new URL(LITE_MANIFEST, bundleBase(baseUrl));
+}
+
+/**
+ * Opens the bundle at `baseUrl` (the directory holding manifest.json): fetches its lite manifest
+ * (else, for older bundles, the manifest) and checks that this loader can read it.
  * @param {string | URL} baseUrl
  * @param {OpenOptions} [opts]
  * @returns {Promise<Bundle>}
@@ -66,7 +82,11 @@ export function manifestUrl(baseUrl) {
 export async function openBundle(baseUrl, opts = {}) {
   const base = bundleBase(baseUrl);
   const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
-  const manifest = JSON.parse(await (await counted(doFetch, new URL('manifest.json', base), 'manifest.json', null, opts.onProgress)).text());
+  const bundle = new Bundle(base, null, doFetch, opts);
+  const lite = await counted(doFetch, new URL(LITE_MANIFEST, base), LITE_MANIFEST, null, opts.onProgress, true);
+  const manifest = lite
+    ? JSON.parse(new TextDecoder().decode(await bundle._decoded(lite, Infinity)))
+    : JSON.parse(await (await counted(doFetch, new URL('manifest.json', base), 'manifest.json', null, opts.onProgress)).text());
   if (manifest?.format !== 'tlparse-bundle') {
     throw new Error(`${base}manifest.json is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
   }
@@ -80,7 +100,9 @@ export async function openBundle(baseUrl, opts = {}) {
       `${oldest} and later. Rebuild the bundle with a newer tlparse-build.`);
   }
   if (manifest.blobs.compression !== 'zstd') throw new Error(`unsupported blob compression ${manifest.blobs.compression}`);
-  return new Bundle(base, manifest, doFetch, opts);
+  bundle.manifest = manifest;
+  bundle.lite = Boolean(lite);
+  return bundle;
 }
 
 /**
@@ -208,8 +230,14 @@ export class Bundle {
   constructor(base, manifest, doFetch, opts) {
     /** The bundle's URL (ends with '/'). */
     this.base = base;
-    /** The parsed manifest.json. */
+    /** The parsed lite manifest (see `lite`), else manifest.json. */
     this.manifest = manifest;
+    /**
+     * True when `manifest` is the lite manifest (LITE_MANIFEST): manifest.json without `files`,
+     * `viewer` and the inputs' `blake3`; `fullManifest()` fetches the whole one.
+     */
+    this.lite = false;
+    this._full = null;
     this._fetch = doFetch;
     this._zstdStream = opts.zstdStream ?? (opts.zstdDecompress ? null : nativeZstdStream);
     this._zstd = opts.zstdDecompress ?? null;
@@ -233,7 +261,20 @@ export class Bundle {
     return counted(this._fetch, url, path, this._size(path), this.onProgress, missingOk);
   }
 
-  /** A file's size from the manifest (`files`, and the packs), null when it is not listed. */
+  /**
+   * The whole manifest.json, with the file lists and hashes: `manifest` itself when the bundle
+   * was opened from it, else fetched once (at 1,000 ranks it is megabytes).
+   * @returns {Promise<any>}
+   */
+  fullManifest() {
+    if (!this.lite) return Promise.resolve(this.manifest);
+    this._full ??= this._get('manifest.json').then((r) => r.json());
+    this._full.catch(() => { this._full = null; });
+    return this._full;
+  }
+
+  /** A file's size from the manifest (`files`, and the packs), null when it is not listed (the
+   * lite manifest lists only the packs: the others' sizes come from their Content-Length). */
   _size(path) {
     if (!this._sizes) {
       this._sizes = new Map((this.manifest.files ?? []).map((f) => [f.path, f.size]));

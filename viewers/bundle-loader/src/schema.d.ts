@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 7.
-// GENERATED from schema/v7/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 8.
+// GENERATED from schema/v8/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -137,10 +137,12 @@ export interface BundleFiles {
   CompileTimeImbalance?: CompileTimeImbalance;
   ExecutionOrder?: ExecutionOrder;
   RankDiffer?: RankDiffer;
+  RankFindings?: RankFindings;
   RuntimeEstimations?: RuntimeEstimations;
   CrossRankTensorMeta?: CrossRankTensorMeta;
   Diagnostic?: Diagnostic;
   IndexRow?: IndexRow;
+  LiteManifest?: LiteManifest;
   Manifest?: Manifest;
   StackTable?: StackTable;
   CacheOutcomes?: CacheOutcomes;
@@ -1322,6 +1324,168 @@ export interface PayloadGroup {
   size: number;
 }
 /**
+ * `tables/cross_rank/rank_findings.json.zst`: per stream, the counts an overview warns about
+ * (failed compiles, restarts, recompiled frames and recompile storms, graph breaks), from the
+ * stream's own `failures`, `recompiles` and `graph_breaks` tables; across the streams, the
+ * headline findings of `compile_alignment`, `collective_schedules` and `compile_time_imbalance`.
+ * It grows with the number of streams and of findings, never with streams × compiles, so that a
+ * viewer shows what needs attention at thousands of ranks by fetching it alone, not three tables
+ * per stream. Present when the bundle has two streams or more. `rows` counts `streams`.
+ */
+export interface RankFindings {
+  /**
+   * One row per member, in `members` order.
+   */
+  streams: StreamFindings[];
+  /**
+   * How many compiles of one frame make a recompile storm (`storms`): 8, torch's default
+   * `recompile_limit` (`cache_size_limit`), past which Dynamo stops recompiling the frame.
+   */
+  storm_compiles: number;
+  /**
+   * What `compile_alignment` found; null when the bundle has no `compile_alignment` table (no
+   * stream has a compile).
+   */
+  alignment: AlignmentFindings | null;
+  /**
+   * The first [`SCHEDULES_LISTED`] compiles whose collective schedules differ between streams
+   * (`collective_schedules` rows with `differs`), in that table's order.
+   */
+  schedules: ScheduleFinding[];
+  /**
+   * How many compiles' collective schedules differ (`schedules` lists the first ones).
+   */
+  schedules_differ: number;
+  /**
+   * The headline of `compile_time_imbalance`; null when the bundle has no such table (no
+   * stream logged a compile time).
+   */
+  compile_time: CompileTimeFindings | null;
+}
+/**
+ * One stream's findings. Counts are 0 when the stream has no such table (nothing to report).
+ */
+export interface StreamFindings {
+  /**
+   * The stream id.
+   */
+  stream: string;
+  /**
+   * Compiles that failed: the stream's `failures.failed`.
+   */
+  failed: number;
+  /**
+   * Times Dynamo restarted its analysis of a frame: `failures.restarts`.
+   */
+  restarts: number;
+  /**
+   * Frames compiled more than once: the rows of the stream's `recompiles`, storms included.
+   */
+  recompiled_frames: number;
+  /**
+   * The recompiled frames with at least `storm_compiles` compiles, in `recompiles` order (most
+   * compiles first).
+   */
+  storms: RecompileStorm[];
+  /**
+   * Graph breaks: `graph_breaks.total`.
+   */
+  graph_breaks: number;
+  /**
+   * Distinct graph breaks (reason, location and where raised): the rows of `graph_breaks`.
+   */
+  graph_break_groups: number;
+}
+/**
+ * A frame compiled at least `storm_compiles` times: its `recompiles` row, without the compiles.
+ */
+export interface RecompileStorm {
+  /**
+   * The frame's `frame_id` on this stream.
+   */
+  frame_id: number;
+  /**
+   * `compiled_autograd_id`, for frames compiled inside compiled autograd.
+   */
+  compiled_autograd_id: number | null;
+  /**
+   * `co_name` of the frame, when logged.
+   */
+  co_name: string | null;
+  /**
+   * `co_filename:co_firstlineno` of the frame, when logged.
+   */
+  location: string | null;
+  /**
+   * How many times the frame was compiled.
+   */
+  compiles: number;
+}
+/**
+ * What `compile_alignment` found: whether the streams made different compiles, and the code only
+ * some streams compiled or that could not be aligned for sure. Its per-compile rows are left out.
+ */
+export interface AlignmentFindings {
+  /**
+   * `compile_alignment.diverges`: the streams did not all make the same compiles.
+   */
+  diverges: boolean;
+  /**
+   * `compile_alignment.ids_shifted`: the same code has other compile ids on some streams.
+   */
+  ids_shifted: boolean;
+  /**
+   * The streams of each of `compile_alignment.groups`, in its order.
+   */
+  groups: StreamGroup[];
+  /**
+   * `compile_alignment.partial_code`, as it is.
+   */
+  partial_code: PartialCode[];
+  /**
+   * `compile_alignment.ambiguities`, as they are.
+   */
+  ambiguities: AlignmentAmbiguity[];
+}
+/**
+ * A compile whose collective schedules differ between streams.
+ */
+export interface ScheduleFinding {
+  /**
+   * The compile, and each stream's compile id for it.
+   */
+  compile: AlignedCompileRef;
+  /**
+   * The streams of each schedule variant, in `collective_schedules` order.
+   */
+  variants: StreamGroup[];
+}
+/**
+ * The headline of `compile_time_imbalance`.
+ */
+export interface CompileTimeFindings {
+  /**
+   * Streams with the largest compile time (several on a tie), in `members` order.
+   */
+  slowest: string[];
+  /**
+   * Streams with the smallest compile time (several on a tie), in `members` order.
+   */
+  fastest: string[];
+  /**
+   * The largest compile time of a stream (µs).
+   */
+  max_us: number;
+  /**
+   * The smallest compile time of a stream (µs).
+   */
+  min_us: number;
+  /**
+   * `max_us` / `min_us`; null when `min_us` is 0.
+   */
+  max_over_min: number | null;
+}
+/**
  * `tables/cross_rank/runtime_estimations.json.zst`: inductor's estimated runtime of every graph
  * (the sum of its ops' `estimated_runtime_ns`, from each stream's `runtime_estimates` table),
  * aligned by compile (by the code compiled: `compile_alignment`; never by compile id or graph
@@ -1825,70 +1989,60 @@ export interface PayloadRef {
   md5_mismatch?: boolean;
 }
 /**
- * `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
- * else exists and where.
+ * `manifest.lite.json.zst` (format version 8 and later): `manifest.json` without what grows
+ * with every file of the bundle and only a checker needs: the file lists (`files`, `viewer`) and
+ * the inputs' hashes; zstd-compressed compact JSON. Everything else is as in the manifest, field
+ * for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
+ * 64-digit hash for each of about 20 files a stream), so a viewer reads it first and shows its
+ * first page without fetching the manifest; `validate` checks that it is exactly the manifest's.
+ * Files are written before it and it before the manifest (and it is removed with the old
+ * manifest when a bundle is replaced), so a reader that finds it finds every file it names.
  */
-export interface Manifest {
+export interface LiteManifest {
   /**
-   * Always `"tlparse-bundle"`.
+   * As in the manifest.
    */
   format: string;
   /**
-   * Integer format version of this bundle. Readers refuse bundles whose `min_reader_version`
-   * is newer than what they support.
+   * As in the manifest.
    */
   format_version: number;
   /**
-   * The oldest reader format version able to read this bundle.
+   * As in the manifest.
    */
   min_reader_version: number;
   /**
-   * The program that wrote the bundle.
+   * As in the manifest.
    */
   generator: Generator;
   /**
-   * Every log file that was read, in the order they were processed (rank order for rank logs).
+   * The manifest's `inputs`, each without its `blake3`.
    */
-  inputs: Input[];
+  inputs: LiteInput[];
   /**
-   * Files found in an input directory that were not read, grouped by reason (sorted by
-   * reason). Only names that look like logs are listed, so a bundle shared publicly does not
-   * reveal the other files of the directory.
+   * As in the manifest.
    */
   skipped: Skipped[];
   /**
-   * The streams of log entries: one per (input file, process, rank). Usually one per rank.
+   * As in the manifest.
    */
   streams: Stream[];
   /**
-   * What differs between the streams: present when there are two streams or more.
+   * As in the manifest.
    */
   cross_rank: CrossRank | null;
   /**
-   * Totals over all streams.
+   * As in the manifest.
    */
   counts: Counts;
   /**
-   * Summary of the problems found while reading the inputs.
+   * As in the manifest.
    */
   diagnostics: DiagnosticsSummary;
   /**
-   * Where payload blobs are stored and how to find one by hash.
+   * As in the manifest.
    */
   blobs: BlobStore;
-  /**
-   * Every file of the bundle except `manifest.json` itself and the shipped viewer's files,
-   * sorted by path.
-   */
-  files: FileEntry[];
-  /**
-   * The files of the viewer shipped in the bundle (`index.html` and files under `viewer/`),
-   * sorted by path; null when the bundle ships none (built with `--no-viewer`). A bundle
-   * holds no other file at those paths, and a server shows a viewer file only when its bytes
-   * still have the size and hash listed here: the viewer runs as a page of the bundle's
-   * origin, so a replaced one could run anything there.
-   */
-  viewer: ViewerFile[] | null;
 }
 /**
  * Name and version of the program that wrote a bundle.
@@ -1904,37 +2058,31 @@ export interface Generator {
   version: string;
 }
 /**
- * One log file that was read.
+ * One of the manifest's `inputs`, without its hash.
  */
-export interface Input {
+export interface LiteInput {
   /**
-   * Path of the file relative to the trace given on the command line: its path below the
-   * trace directory (`/`-separated), or its file name when the trace given was a file. No
-   * absolute path or machine-specific prefix is recorded.
+   * As in the manifest.
    */
   path: string;
   /**
-   * Size of the file on disk in bytes (compressed size for `.gz` / `.zst` logs).
+   * As in the manifest.
    */
   size: number;
   /**
-   * blake3 of the file's bytes on disk, 64 lowercase hex digits.
-   */
-  blake3: string;
-  /**
-   * How the file was compressed on disk.
+   * As in the manifest.
    */
   compression: InputCompression;
   /**
-   * Rank parsed from a `dedicated_log_torch_trace_rank_N_*` file name, if the name has one.
+   * As in the manifest.
    */
   rank_from_name?: number | null;
   /**
-   * Number of lines in the (decompressed) file.
+   * As in the manifest.
    */
   lines: number;
   /**
-   * Ids of the streams whose entries came from this file.
+   * As in the manifest.
    */
   streams: string[];
 }
@@ -2209,6 +2357,107 @@ export interface Pack {
    * Number of blobs in the pack.
    */
   blobs: number;
+}
+/**
+ * `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
+ * else exists and where.
+ */
+export interface Manifest {
+  /**
+   * Always `"tlparse-bundle"`.
+   */
+  format: string;
+  /**
+   * Integer format version of this bundle. Readers refuse bundles whose `min_reader_version`
+   * is newer than what they support.
+   */
+  format_version: number;
+  /**
+   * The oldest reader format version able to read this bundle.
+   */
+  min_reader_version: number;
+  /**
+   * The program that wrote the bundle.
+   */
+  generator: Generator;
+  /**
+   * Every log file that was read, in the order they were processed (rank order for rank logs).
+   */
+  inputs: Input[];
+  /**
+   * Files found in an input directory that were not read, grouped by reason (sorted by
+   * reason). Only names that look like logs are listed, so a bundle shared publicly does not
+   * reveal the other files of the directory.
+   */
+  skipped: Skipped[];
+  /**
+   * The streams of log entries: one per (input file, process, rank). Usually one per rank.
+   */
+  streams: Stream[];
+  /**
+   * What differs between the streams: present when there are two streams or more.
+   */
+  cross_rank: CrossRank | null;
+  /**
+   * Totals over all streams.
+   */
+  counts: Counts;
+  /**
+   * Summary of the problems found while reading the inputs.
+   */
+  diagnostics: DiagnosticsSummary;
+  /**
+   * Where payload blobs are stored and how to find one by hash.
+   */
+  blobs: BlobStore;
+  /**
+   * Every file of the bundle except `manifest.json` itself and the shipped viewer's files,
+   * sorted by path.
+   */
+  files: FileEntry[];
+  /**
+   * The files of the viewer shipped in the bundle (`index.html` and files under `viewer/`),
+   * sorted by path; null when the bundle ships none (built with `--no-viewer`). A bundle
+   * holds no other file at those paths, and a server shows a viewer file only when its bytes
+   * still have the size and hash listed here: the viewer runs as a page of the bundle's
+   * origin, so a replaced one could run anything there.
+   */
+  viewer: ViewerFile[] | null;
+}
+/**
+ * One log file that was read.
+ */
+export interface Input {
+  /**
+   * Path of the file relative to the trace given on the command line: its path below the
+   * trace directory (`/`-separated), or its file name when the trace given was a file. No
+   * absolute path or machine-specific prefix is recorded.
+   */
+  path: string;
+  /**
+   * Size of the file on disk in bytes (compressed size for `.gz` / `.zst` logs).
+   */
+  size: number;
+  /**
+   * blake3 of the file's bytes on disk, 64 lowercase hex digits.
+   */
+  blake3: string;
+  /**
+   * How the file was compressed on disk.
+   */
+  compression: InputCompression;
+  /**
+   * Rank parsed from a `dedicated_log_torch_trace_rank_N_*` file name, if the name has one.
+   */
+  rank_from_name?: number | null;
+  /**
+   * Number of lines in the (decompressed) file.
+   */
+  lines: number;
+  /**
+   * Ids of the streams whose entries came from this file.
+   */
+  streams: string[];
 }
 /**
  * A file of the bundle.
@@ -5168,6 +5417,7 @@ export interface CrossRankTables {
   compile_time_imbalance: CompileTimeImbalance;
   execution_order: ExecutionOrder;
   rank_differ: RankDiffer;
+  rank_findings: RankFindings;
   runtime_estimations: RuntimeEstimations;
   tensor_meta: CrossRankTensorMeta;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, manifestUrl } from '../src/bundle-loader.js';
+import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, manifestUrl, liteManifestUrl, LITE_MANIFEST } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -20,7 +20,27 @@ function fileFetch(asked = []) {
     asked.push(rel);
     const file = path.join(BUNDLE, rel);
     if (!file.startsWith(BUNDLE + path.sep) || !fs.existsSync(file)) return new Response('not found', { status: 404 });
-    return new Response(fs.readFileSync(file));
+    const bytes = fs.readFileSync(file);
+    return new Response(bytes, { headers: { 'Content-Length': String(bytes.length) } });
+  };
+}
+
+/** manifest.json of the test bundle, from disk. */
+const diskManifest = () => JSON.parse(fs.readFileSync(path.join(BUNDLE, 'manifest.json'), 'utf8'));
+
+/** What the lite manifest must be: the manifest without `files`, `viewer` and the inputs' `blake3`. */
+function liteOf(manifest) {
+  const { files, viewer, ...rest } = structuredClone(manifest);
+  for (const i of rest.inputs) delete i.blake3;
+  return rest;
+}
+
+/** A fetch serving BUNDLE with its manifest (and lite manifest, as plain JSON) replaced by `m`. */
+function fetchWithManifest(m) {
+  return async (url) => {
+    if (String(url).endsWith('manifest.json')) return new Response(JSON.stringify(m));
+    if (String(url).endsWith(LITE_MANIFEST)) return new Response(JSON.stringify(liteOf(m)));
+    return fileFetch()(url);
   };
 }
 
@@ -41,7 +61,7 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
   assert.equal(text, await b.text(ref.blob));
   const shard = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? ref.blob.slice(0, m.blobs.index_prefix_len) : 'all');
   const pack = m.blobs.packs[unzstdJson(shard)[ref.blob].pack].path;
-  assert.deepEqual(asked.slice(0, 4), ['manifest.json', stream.tables.compile_directory.path, shard, pack]);
+  assert.deepEqual(asked.slice(0, 4), [LITE_MANIFEST, stream.tables.compile_directory.path, shard, pack]);
   assert.ok(!asked.some((p) => p.startsWith('index/')), 'never the event index');
   assert.equal(await b.artifact(stream.id, '[0/0]', 'no_such_artifact'), null);
   assert.equal(await b.artifact(stream.id, '[99/0]', 'dynamo_output_graph'), null);
@@ -50,8 +70,7 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
 test('whole-buffer and streaming decoders read every blob alike', async () => {
   const streaming = await open([]);
   const whole = await openBundle(BASE, { fetch: fileFetch(), zstdDecompress: fzstd.decompress });
-  const m = streaming.manifest;
-  const shards = m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
+  const shards = diskManifest().files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'));
   let n = 0;
   for (const shard of shards) {
     for (const [hash, loc] of Object.entries(unzstdJson(shard))) {
@@ -77,20 +96,48 @@ test('typed tables: compile_directory rows and an absent table', async () => {
 test('version checks name both versions', async () => {
   await assert.rejects(open([], { minFormatVersion: READER_VERSION + 1 }),
     new RegExp(`format version ${READER_VERSION}; this viewer reads format version ${READER_VERSION + 1} and later`));
-  const future = async (url) => {
-    const r = await fileFetch()(url);
-    if (!String(url).endsWith('manifest.json')) return r;
-    return new Response(JSON.stringify({ ...(await r.json()), min_reader_version: 99 }));
-  };
-  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 7/);
+  const future = fetchWithManifest({ ...diskManifest(), min_reader_version: 99 });
+  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 8/);
+  // A bundle without a lite manifest (format 7 and older) is checked from its manifest.json.
+  const futureOld = async (url) => (String(url).endsWith(LITE_MANIFEST) ? new Response('', { status: 404 }) : future(url));
+  await assert.rejects(openBundle(BASE, { fetch: futureOld }), /needs a bundle reader of version 99 or newer/);
 });
 
-test('manifestUrl(base): the manifest openBundle fetches, with or without the slash', async () => {
+test('liteManifestUrl(base): the file openBundle fetches first, with or without the slash; then, on a 404, manifestUrl', async () => {
   const asked = [];
   await openBundle('http://bundles.test/run', { fetch: async (u) => { asked.push(String(u)); return new Response('{"format":"x"}'); } })
     .catch(() => {});
-  assert.deepEqual(asked, [manifestUrl('http://bundles.test/run').href]);
+  assert.deepEqual(asked, [liteManifestUrl('http://bundles.test/run').href]);
+  assert.equal(liteManifestUrl('http://bundles.test/run/').href, 'http://bundles.test/run/manifest.lite.json.zst');
+  asked.length = 0;
+  await openBundle('http://bundles.test/run', {
+    fetch: async (u) => { asked.push(String(u)); return new Response('{"format":"x"}', { status: asked.length === 1 ? 404 : 200 }); },
+  }).catch(() => {});
+  assert.deepEqual(asked, [liteManifestUrl('http://bundles.test/run').href, manifestUrl('http://bundles.test/run').href]);
   assert.equal(manifestUrl('http://bundles.test/run/').href, 'http://bundles.test/run/manifest.json');
+});
+
+test('the lite manifest: the manifest without files, viewer and the inputs\' blake3; fullManifest() fetches the whole once', async () => {
+  const asked = [];
+  const b = await open(asked);
+  assert.equal(b.lite, true);
+  assert.deepEqual(asked, [LITE_MANIFEST]);
+  // Checked on the test bundle: manifest.json has `files` and an input blake3; the lite one neither.
+  const disk = diskManifest();
+  assert.ok(disk.files.length > 10 && /^[0-9a-f]{64}$/.test(disk.inputs[0].blake3));
+  assert.deepEqual(b.manifest, liteOf(disk));
+  assert.equal(b.manifest.files, undefined);
+  assert.deepEqual(await b.fullManifest(), disk);
+  assert.deepEqual(await b.fullManifest(), disk);
+  assert.deepEqual(asked, [LITE_MANIFEST, 'manifest.json']);
+  // A bundle without one (format 7 and older): manifest.json, which is also the full manifest.
+  const old = [];
+  const withoutLite = async (url) => (String(url).endsWith(LITE_MANIFEST) ? new Response('', { status: 404 }) : fileFetch(old)(url));
+  const o = await openBundle(BASE, { fetch: withoutLite, zstdStream: zstdStreamFromFzstd(fzstd) });
+  assert.equal(o.lite, false);
+  assert.deepEqual(o.manifest, disk);
+  assert.equal(await o.fullManifest(), o.manifest);
+  assert.deepEqual(old, ['manifest.json']);
 });
 
 test('pack(i): whole packs of raw_size bytes, whose slices at locate() offsets are the blobs', async () => {
@@ -99,7 +146,7 @@ test('pack(i): whole packs of raw_size bytes, whose slices at locate() offsets a
   const packs = await Promise.all(m.blobs.packs.map((_, i) => b.pack(i)));
   packs.forEach((bytes, i) => assert.equal(bytes.length, m.blobs.packs[i].raw_size));
   let n = 0;
-  for (const shard of m.files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'))) {
+  for (const shard of diskManifest().files.map((f) => f.path).filter((p) => p.startsWith('blobs/index/'))) {
     for (const [hash, loc] of Object.entries(unzstdJson(shard))) {
       assert.deepEqual(packs[loc.pack].slice(loc.offset, loc.offset + loc.size), await b.blob(hash));
       n++;
@@ -110,13 +157,9 @@ test('pack(i): whole packs of raw_size bytes, whose slices at locate() offsets a
 });
 
 test('a pack that decodes past its announced size is refused', async () => {
-  const b = await open([]);
-  const m = structuredClone(b.manifest);
+  const m = diskManifest();
   for (const p of m.blobs.packs) p.raw_size = 10;
-  const lying = await openBundle(BASE, {
-    fetch: async (url) => String(url).endsWith('manifest.json') ? new Response(JSON.stringify(m)) : fileFetch()(url),
-    zstdStream: zstdStreamFromFzstd(fzstd),
-  });
+  const lying = await openBundle(BASE, { fetch: fetchWithManifest(m), zstdStream: zstdStreamFromFzstd(fzstd) });
   const hash = Object.keys(unzstdJson(m.files.find((f) => f.path.startsWith('blobs/index/')).path))[0];
   await assert.rejects(lying.blob(hash), /past its 10 bytes|more than the 10 bytes/);
 });
@@ -135,7 +178,7 @@ test('table() then artifact() fetch compile_directory once; each call parses a f
 test('a network error names the URL and the usual cause (CORS)', async () => {
   const failing = async () => { throw new TypeError('Failed to fetch'); };
   await assert.rejects(openBundle(BASE, { fetch: failing }),
-    /GET http:\/\/bundle\.test\/simple\/manifest\.json: Failed to fetch \(network error; .*CORS/);
+    /GET http:\/\/bundle\.test\/simple\/manifest\.lite\.json\.zst: Failed to fetch \(network error; .*CORS/);
 });
 
 test('an HTTP error status is an HttpError with the status and WWW-Authenticate', async () => {
@@ -144,9 +187,9 @@ test('an HTTP error status is an HttpError with the status and WWW-Authenticate'
   });
   const e = await openBundle(BASE, { fetch: refusing }).then(() => null, (e) => e);
   assert.ok(e instanceof HttpError && e instanceof Error);
-  assert.equal(String(e), `Error: GET ${BASE}manifest.json: HTTP 401 Unauthorized`);
+  assert.equal(String(e), `Error: GET ${BASE}${LITE_MANIFEST}: HTTP 401 Unauthorized`);
   assert.equal(e.status, 401);
-  assert.equal(e.url, `${BASE}manifest.json`);
+  assert.equal(e.url, `${BASE}${LITE_MANIFEST}`);
   assert.equal(e.wwwAuthenticate, 'Bearer');
   const missing = await open([]).then((b) => b.bytes('no/such/file')).then(() => null, (e) => e);
   assert.ok(missing instanceof HttpError);
@@ -154,23 +197,34 @@ test('an HTTP error status is an HttpError with the status and WWW-Authenticate'
   assert.equal(missing.wwwAuthenticate, null);
 });
 
-test('onProgress: each file reported from 0 bytes to its size in the manifest, done once', async () => {
+test('onProgress: each file reported from 0 bytes to its size (the manifest\'s, else Content-Length), done once', async () => {
   const reports = [];
   const b = await open([], { onProgress: (p) => reports.push({ ...p }) });
-  const m = b.manifest;
-  const stream = m.streams[0];
-  // The manifest: its size is unknown before it is read, so total is its Content-Length (none here: null).
-  const mf = reports.filter((r) => r.path === 'manifest.json');
-  assert.deepEqual(mf[0], { path: 'manifest.json', loaded: 0, total: null, done: false, request: mf[0].request });
+  const stream = b.manifest.streams[0];
+  // The lite manifest: its size is unknown before it is read, so total is its Content-Length.
+  const lite = fs.statSync(path.join(BUNDLE, LITE_MANIFEST)).size;
+  const mf = reports.filter((r) => r.path === LITE_MANIFEST);
+  assert.deepEqual(mf[0], { path: LITE_MANIFEST, loaded: 0, total: null, done: false, request: mf[0].request });
+  assert.equal(mf.at(-1).total, lite);
   assert.equal(mf.at(-1).done, true);
-  assert.equal(mf.at(-1).loaded, fs.statSync(path.join(BUNDLE, 'manifest.json')).size);
+  assert.equal(mf.at(-1).loaded, lite);
   reports.length = 0;
   await b.table(stream.id, 'compile_directory');
   const file = stream.tables.compile_directory.path;
   const size = fs.statSync(path.join(BUNDLE, file)).size;
-  // Checked: the manifest's files[] lists the table with its size on disk.
-  assert.equal(m.files.find((f) => f.path === file).size, size);
-  assert.ok(reports.every((r) => r.path === file && r.total === size && r.request === reports[0].request));
+  // The lite manifest lists no file sizes: the table's total is its Content-Length, once it answers.
+  assert.deepEqual([reports[0].total, reports[1].total], [null, size]);
+  assert.ok(reports.slice(1).every((r) => r.path === file && r.total === size && r.request === reports[0].request));
+  // Opened from manifest.json (no lite manifest), the total is the size its files[] lists, from the start.
+  const full = [];
+  const o = await openBundle(BASE, {
+    fetch: async (url) => (String(url).endsWith(LITE_MANIFEST) ? new Response('', { status: 404 }) : fileFetch()(url)),
+    zstdStream: zstdStreamFromFzstd(fzstd), onProgress: (p) => full.push({ ...p }),
+  });
+  full.length = 0;
+  await o.table(stream.id, 'compile_directory');
+  assert.equal(diskManifest().files.find((f) => f.path === file).size, size);
+  assert.ok(full.every((r) => r.path === file && r.total === size));
   assert.deepEqual([reports[0].loaded, reports[0].done], [0, false]);
   assert.deepEqual([reports.at(-1).loaded, reports.at(-1).done], [size, true]);
   assert.equal(reports.filter((r) => r.done).length, 1);

@@ -1,8 +1,12 @@
 // data.ts: pure functions from bundle data (manifest and tables) to what the pages show.
 // No fetching and no React here, so each function is tested on real bundles (test/data.test.ts).
 import type {
-  ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, CompileTime, Failures, Manifest,
+  ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, CompileTime, Failures, LiteManifest, Manifest,
 } from 'tlparse-bundle-loader';
+
+/** What `bundle.manifest` holds: the lite manifest (format 8 and later: no `files`, `viewer` nor
+ * hashes) or manifest.json. Everything here reads only fields both have. */
+export type AnyManifest = LiteManifest | Manifest;
 
 /** The tables the overview reads for one stream (null when the stream has none). */
 export interface OverviewTables {
@@ -31,7 +35,7 @@ export interface BundleOverview {
 }
 
 /** What to call a stream: the cross-rank label (`rank 3`) when there is one, else its id. */
-export function streamLabel(manifest: Manifest, streamId: string): string {
+export function streamLabel(manifest: AnyManifest, streamId: string): string {
   return manifest.cross_rank?.members.find((m) => m.stream === streamId)?.label ?? streamId;
 }
 
@@ -43,7 +47,7 @@ export function compileSeconds(tables: OverviewTables): number | null {
 }
 
 /** The overview: per stream and in total, compiles, failures, restarts and compile time. */
-export function overview(manifest: Manifest, tablesByStream: Record<string, OverviewTables>): BundleOverview {
+export function overview(manifest: AnyManifest, tablesByStream: Record<string, OverviewTables>): BundleOverview {
   const streams = manifest.streams.map((s): StreamSummary => {
     const tables = tablesByStream[s.id] ?? { failures: null, compileTime: null, directory: null };
     return {

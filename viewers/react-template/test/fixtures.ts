@@ -37,6 +37,11 @@ export function buildBundles(outDir: string): void {
   const manifestPath = path.join(tooNew, 'manifest.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
   fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, format_version: 99, min_reader_version: 99 }));
+  // Its lite manifest (what the loader reads first) likewise: the manifest without its file lists
+  // and hashes, here as plain JSON (the loader reads a file a host decoded already as well).
+  const { files, viewer, ...lite } = manifest;
+  const inputs = (lite.inputs as Record<string, unknown>[]).map(({ blake3, ...input }) => input);
+  fs.writeFileSync(path.join(tooNew, 'manifest.lite.json.zst'), JSON.stringify({ ...lite, inputs, format_version: 99, min_reader_version: 99 }));
 }
 
 /** A fetch that serves `dir` at `base` from disk (404 for anything else). */

@@ -6,7 +6,7 @@
 // Test hook: `window.__viewer` exposes what is loaded and shown (see `viewer` below), so
 // browser tests assert on data rather than pixels.
 
-import { openBundle, openBundleFromFiles, manifestUrl, HttpError } from './bundle-loader.js';
+import { openBundle, openBundleFromFiles, liteManifestUrl, HttpError } from './bundle-loader.js';
 import { zstdStream, decoder } from './zstd.js';
 import { h, replace, plural, setTableStore, replaceUrl } from './dom.js';
 import { PAGES, NAV, READS } from './pages/index.js';
@@ -86,11 +86,11 @@ const openOptions = async (token, prefetched = null) => ({
 });
 
 /**
- * A fetch that answers the first request for the manifest with a fetch started now: on a cold
- * load the manifest then downloads while the zstd decoder (fzstd.js) loads, not after it.
+ * A fetch that answers the first request for the (lite) manifest with a fetch started now: on a
+ * cold load it then downloads while the zstd decoder (fzstd.js) loads, not after it.
  */
 function prefetchManifest() {
-  const url = manifestUrl(bundleUrl()).href;
+  const url = liteManifestUrl(bundleUrl()).href;
   let early = fetch(url);
   early.catch(() => {}); // the loader reads (and reports) the failure when it asks
   return (input, init) => {
@@ -283,10 +283,13 @@ function localBadge(folder) {
   }, 'local folder ', h('b', null, folder));
 }
 
+/** Each manifest's cross-rank labels by stream id (a lookup per label, not a scan of the members). */
+const memberLabels = new WeakMap();
+
 /** "rank 3" from the cross-rank labels when there are any, else the stream id. */
 export function streamLabel(m, s) {
-  const member = m.cross_rank?.members?.find((x) => x.stream === s.id);
-  return member?.label ?? (s.rank != null ? `rank ${s.rank}` : s.id);
+  if (!memberLabels.has(m)) memberLabels.set(m, new Map((m.cross_rank?.members ?? []).map((x) => [x.stream, x.label])));
+  return memberLabels.get(m).get(s.id) ?? (s.rank != null ? `rank ${s.rank}` : s.id);
 }
 
 // Back returns to where a page was left: each history entry gets a key in history.state, and

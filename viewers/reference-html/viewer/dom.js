@@ -297,6 +297,36 @@ export function dataTable(o) {
   return root;
 }
 
+/**
+ * A scrolling list of fixed-height rows that draws only the rows in view (and a few around), so a
+ * list of one row per rank stays light at thousands of ranks. `render(item, index)` makes a row;
+ * it gets the row height. Returns the scroller; `props` go on it (e.g. class, role).
+ * @param {{items: any[], rowHeight: number, maxHeight: number, render: (item: any, i: number) => HTMLElement, props?: object}} o
+ */
+export function virtualList({ items, rowHeight, maxHeight, render, props = {} }) {
+  const body = h('div', { class: 'vl-body' });
+  const spacer = h('div', { class: 'vl-spacer', style: { height: `${items.length * rowHeight}px` } }, body);
+  const scroller = h('div', { ...props, class: ['vl', props.class], style: { maxHeight: `${maxHeight}px` } }, spacer);
+  let drawn = '';
+  const draw = () => {
+    const top = scroller.scrollTop;
+    const first = Math.max(0, Math.floor(top / rowHeight) - 8);
+    const last = Math.min(items.length, Math.ceil((top + (scroller.clientHeight || maxHeight)) / rowHeight) + 8);
+    const key = `${first}:${last}`;
+    if (key === drawn) return;
+    drawn = key;
+    body.style.transform = `translateY(${first * rowHeight}px)`;
+    body.replaceChildren(...items.slice(first, last).map((item, k) => {
+      const row = render(item, first + k);
+      row.style.height = `${rowHeight}px`;
+      return row;
+    }));
+  };
+  scroller.addEventListener('scroll', () => requestAnimationFrame(draw), { passive: true });
+  draw();
+  return scroller;
+}
+
 /** The smallest width of a column track in em ('10em', 'minmax(12em, 3fr)'; 6 when unknown). */
 function minEm(width) {
   const m = /^(?:minmax\()?([\d.]+)em/.exec(width ?? '');

@@ -24,7 +24,7 @@ export function onProgress({ path, loaded, total, done, request }) {
 
 /** A bundle path as people name it: tables/log0/compile_directory.json.zst → compile_directory. */
 export function fileLabel(path) {
-  if (path === 'manifest.json') return 'the manifest';
+  if (path === 'manifest.json' || path === 'manifest.lite.json.zst') return 'the manifest';
   if (/^index\//.test(path)) return 'the event index';
   if (/^blobs\/packs\//.test(path)) return 'a blob pack';
   if (/^blobs\/index\//.test(path)) return 'the blob index';

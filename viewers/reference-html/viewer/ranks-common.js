@@ -16,21 +16,31 @@ export function rankLabeller(manifest) {
 
 /**
  * Many ranks in a short string: ["rank 0", "rank 1", "rank 2", "rank 5"] → "ranks 0–2, 5". Labels
- * that are not "rank N" are listed as they are.
+ * that are not "rank N" are listed as they are. Past 10 runs (or labels) the list is cut short:
+ * "ranks 0, 4, 8, …, 996 (250 ranks)".
  * @param {string[]} streams stream ids @param {(s: string) => string} label @returns {string}
  */
 export function ranksText(streams, label) {
   const labels = streams.map(label);
   const numbers = labels.map((l) => /^rank (\d+)$/.exec(l)?.[1]).map((n) => (n == null ? null : Number(n)));
-  if (labels.length < 2 || numbers.some((n) => n == null)) return labels.join(', ') || '—';
+  if (labels.length < 2 || numbers.some((n) => n == null)) {
+    if (labels.length <= MAX_LISTED) return labels.join(', ') || '—';
+    return `${labels.slice(0, MAX_LISTED - 1).join(', ')}, … (${labels.length} streams)`;
+  }
   const sorted = [...numbers].sort((a, b) => a - b);
   const runs = [];
   for (const n of sorted) {
     const last = runs[runs.length - 1];
     if (last && n === last[1] + 1) last[1] = n; else runs.push([n, n]);
   }
-  return `ranks ${runs.map(([a, b]) => (a === b ? `${a}` : b === a + 1 ? `${a}, ${b}` : `${a}–${b}`)).join(', ')}`;
+  const parts = runs.map(([a, b]) => (a === b ? `${a}` : b === a + 1 ? `${a}, ${b}` : `${a}–${b}`));
+  if (parts.length <= MAX_LISTED) return `ranks ${parts.join(', ')}`;
+  // Thousands of ranks without long runs (every 4th rank): the first few, the last, how many.
+  return `ranks ${parts.slice(0, MAX_LISTED - 1).join(', ')}, …, ${parts.at(-1)} (${sorted.length} ranks)`;
 }
+
+/** How many ranks or runs of ranks ranksText names before it shortens the list. */
+const MAX_LISTED = 10;
 
 /** "torch.ops._c10d_functional.all_reduce_.default" → "all_reduce_"; null → "(unnamed)". */
 export function shortOp(op) {

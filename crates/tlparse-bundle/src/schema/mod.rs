@@ -20,10 +20,11 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// records input paths relative to the trace given, groups skipped files by reason, keeps
 /// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
 /// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
-/// table only).
-pub const FORMAT_VERSION: u32 = 7;
-/// The oldest reader version that can read what this code writes. 6: version 7 only added
-/// fields and a table; version 6 reshaped
+/// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
+/// reads at thousands of ranks).
+pub const FORMAT_VERSION: u32 = 8;
+/// The oldest reader version that can read what this code writes. 6: versions 7 and 8 only added
+/// fields and tables; version 6 reshaped
 /// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
@@ -69,6 +70,89 @@ pub struct Manifest {
     /// still have the size and hash listed here: the viewer runs as a page of the bundle's
     /// origin, so a replaced one could run anything there.
     pub viewer: Option<Vec<ViewerFile>>,
+}
+
+/// `manifest.lite.json.zst` (format version 8 and later): `manifest.json` without what grows
+/// with every file of the bundle and only a checker needs: the file lists (`files`, `viewer`) and
+/// the inputs' hashes; zstd-compressed compact JSON. Everything else is as in the manifest, field
+/// for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
+/// 64-digit hash for each of about 20 files a stream), so a viewer reads it first and shows its
+/// first page without fetching the manifest; `validate` checks that it is exactly the manifest's.
+/// Files are written before it and it before the manifest (and it is removed with the old
+/// manifest when a bundle is replaced), so a reader that finds it finds every file it names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LiteManifest {
+    /// As in the manifest.
+    pub format: String,
+    /// As in the manifest.
+    pub format_version: u32,
+    /// As in the manifest.
+    pub min_reader_version: u32,
+    /// As in the manifest.
+    pub generator: Generator,
+    /// The manifest's `inputs`, each without its `blake3`.
+    pub inputs: Vec<LiteInput>,
+    /// As in the manifest.
+    pub skipped: Vec<Skipped>,
+    /// As in the manifest.
+    pub streams: Vec<Stream>,
+    /// As in the manifest.
+    pub cross_rank: Option<cross_rank::CrossRank>,
+    /// As in the manifest.
+    pub counts: Counts,
+    /// As in the manifest.
+    pub diagnostics: DiagnosticsSummary,
+    /// As in the manifest.
+    pub blobs: BlobStore,
+}
+
+/// One of the manifest's `inputs`, without its hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LiteInput {
+    /// As in the manifest.
+    pub path: String,
+    /// As in the manifest.
+    pub size: u64,
+    /// As in the manifest.
+    pub compression: InputCompression,
+    /// As in the manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_from_name: Option<u32>,
+    /// As in the manifest.
+    pub lines: u64,
+    /// As in the manifest.
+    pub streams: Vec<String>,
+}
+
+impl From<&Manifest> for LiteManifest {
+    fn from(m: &Manifest) -> LiteManifest {
+        LiteManifest {
+            format: m.format.clone(),
+            format_version: m.format_version,
+            min_reader_version: m.min_reader_version,
+            generator: m.generator.clone(),
+            inputs: m
+                .inputs
+                .iter()
+                .map(|i| LiteInput {
+                    path: i.path.clone(),
+                    size: i.size,
+                    compression: i.compression,
+                    rank_from_name: i.rank_from_name,
+                    lines: i.lines,
+                    streams: i.streams.clone(),
+                })
+                .collect(),
+            skipped: m.skipped.clone(),
+            streams: m.streams.clone(),
+            cross_rank: m.cross_rank.clone(),
+            counts: m.counts.clone(),
+            diagnostics: m.diagnostics.clone(),
+            blobs: m.blobs.clone(),
+        }
+    }
 }
 
 /// Name and version of the program that wrote a bundle.
@@ -481,8 +565,8 @@ pub enum DiagnosticKind {
     BadStringTable,
     /// A stack frame whose file refers to a string-table index the process never defined.
     UnresolvedString,
-    /// Bytes that are not valid UTF-8 in a header line (replaced by U+FFFD in the index; the
-    /// line's raw bytes are in `raw`).
+    /// Bytes that are not valid UTF-8 in a header line. They are replaced by U+FFFD in the
+    /// index; the line's raw bytes are in `raw`.
     InvalidUtf8,
     /// A log whose file name names another rank than its entries do (the entries win).
     RankMismatch,
@@ -560,6 +644,7 @@ pub fn schemas() -> Vec<(String, schemars::Schema)> {
     let generator = || schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
     let mut list = vec![
         ("manifest.schema.json".to_string(), generator().into_root_schema_for::<Manifest>()),
+        ("manifest-lite.schema.json".to_string(), generator().into_root_schema_for::<LiteManifest>()),
         ("index-row.schema.json".to_string(), generator().into_root_schema_for::<IndexRow>()),
         ("stack-table.schema.json".to_string(), generator().into_root_schema_for::<StackTable>()),
         ("diagnostic.schema.json".to_string(), generator().into_root_schema_for::<Diagnostic>()),

@@ -59,6 +59,7 @@ pub fn validate_with_limits<S: ByteSource>(source: S, limits: Limits) -> Result<
         }
     };
     v.files(&bundle, listing.as_deref());
+    v.lite_manifest(&bundle);
     v.viewer(&bundle, listing.as_deref());
     let locations = v.blobs(&bundle);
     let compile_ids = v.streams(&bundle, &locations);
@@ -185,6 +186,31 @@ impl Validator {
             schema::schemas().into_iter().map(|(n, s)| (format!("{}/{n}", paths::SCHEMA_DIR), s.to_value())).collect();
         for f in &m.files {
             self.file(bundle, f, &ours);
+        }
+    }
+
+    /// `manifest.lite.json.zst`, which bundles of format 8 and later have: exactly the manifest
+    /// without its file lists and hashes (`LiteManifest::from`), so that a viewer reading it first
+    /// reads what the manifest says.
+    fn lite_manifest<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
+        const SINCE: u32 = 8;
+        let m = &bundle.manifest;
+        if !m.files.iter().any(|f| f.path == paths::MANIFEST_LITE) {
+            if m.format_version >= SINCE {
+                self.problem(format!(
+                    "{}: not listed in manifest.json (format {SINCE} and later have it)",
+                    paths::MANIFEST_LITE
+                ));
+            }
+            return;
+        }
+        match bundle.json_zst::<schema::LiteManifest>(paths::MANIFEST_LITE) {
+            Ok(lite) if lite == schema::LiteManifest::from(m) => {}
+            Ok(_) => self.problem(format!(
+                "{}: differs from manifest.json (it must be the manifest without `files`, `viewer` and the inputs' `blake3`)",
+                paths::MANIFEST_LITE
+            )),
+            Err(e) => self.problem(e),
         }
     }
 

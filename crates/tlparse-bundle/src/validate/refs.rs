@@ -123,7 +123,10 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
     ("PartialCode", "later_frame_id_shift", Ref::NotChecked),
     ("AlignedCompile", "compile_id_differs", Ref::NotChecked),
-    ("StreamAlignment", "missing", Ref::NotChecked), // a count
+    ("StreamAlignment", "missing", Ref::NotChecked),          // a count
+    ("StreamFindings", "recompiled_frames", Ref::NotChecked), // a count
+    // A frame id of the row's stream (a cross-rank table's checks know no stream's frame ids).
+    ("RecompileStorm", "frame_id", Ref::NotChecked),
     // Labels of aligned compiles (`compile_alignment`'s `label`), not compile ids.
     ("CollectiveSchedules", "shared_compiles", Ref::NotChecked),
     ("RuntimeEstimations", "differing_compiles", Ref::NotChecked),

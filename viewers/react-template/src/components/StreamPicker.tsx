@@ -1,9 +1,9 @@
 // StreamPicker.tsx: choose the stream (rank) whose compiles are shown; hidden for one stream.
-import type { Manifest } from 'tlparse-bundle-loader';
+import type { AnyManifest } from '../data';
 import { streamLabel } from '../data';
 import { navigate, type Route } from '../route';
 
-export function StreamPicker({ manifest, route, stream }: { manifest: Manifest; route: Route; stream: string }) {
+export function StreamPicker({ manifest, route, stream }: { manifest: AnyManifest; route: Route; stream: string }) {
   if (manifest.streams.length < 2) return null;
   return (
     <label className="stream-picker">

@@ -1,9 +1,10 @@
 // pages/overview.js: the landing page. First the compilation of the selected stream (compile
 // count, compile time, the slowest compiles, each recompiled frame with its reason, failures),
 // then what needs attention (failures, recompile storms, graph breaks, rank divergence, log
-// problems), what was read, and, folded, how it is stored. Reads the manifest and only the small
-// tables (compile_summary, failures, recompiles, graph_breaks, a few cross-rank ones), to keep the
-// first paint cheap on big bundles.
+// problems), what was read, and, folded, how it is stored. Reads the manifest and only small
+// tables, to keep the first paint cheap on big bundles: the selected stream's compile_summary,
+// failures and recompiles, then, with one stream, its graph_breaks, with several, the cross-rank
+// rank_findings (the same requests at 4 ranks as at 1,000).
 
 import { h, section, facts, count, bytes, seconds, plural, note, dataTable, code, statusBadge } from '../dom.js';
 
@@ -174,77 +175,127 @@ function failureList(ctx, failures) {
 }
 
 /**
- * Warnings from the manifest, the small tables and the cross-rank tables, worst first; and each
- * stream's failures table (null without one), by stream id.
+ * Warnings from the manifest, the small tables and the cross-rank tables, worst first; each
+ * stream's failed compiles and restarts, by stream id; and the selected stream's failures and
+ * recompiles tables (the lead card's), as [{s, failures, recompiles}].
+ *
+ * With several streams, what each stream needs attention for comes from the cross-rank table
+ * rank_findings (format 8): one request whatever the number of ranks, where reading every
+ * stream's failures, recompiles and graph_breaks made three per stream. Streams with the same
+ * finding share one warning ("ranks 0–999: 1 frame recompiled"). Older bundles are read as before.
  */
 async function findings(ctx) {
   const m = ctx.manifest;
+  const multi = m.streams.length > 1;
   const warnings = [];
   const add = (severity, text, link, parts) => warnings.push({ severity, text, link, parts });
-  const perStream = await Promise.all(m.streams.map(async (s) => ({
-    s,
-    failures: s.tables?.failures ? await ctx.table('failures', s.id) : null,
-    recompiles: s.tables?.recompiles ? await ctx.table('recompiles', s.id) : null,
-    breaks: s.tables?.graph_breaks ? await ctx.table('graph_breaks', s.id) : null,
-  })));
-  const where = (s) => (m.streams.length > 1 ? `${ctx.streamLabel(s)}: ` : '');
-  for (const { s, failures, recompiles, breaks } of perStream) {
-    if (failures?.failed) add('error', `${where(s)}${plural(failures.failed, 'compile')} failed`, ctx.href('failures', { s: s.id }));
-    if (failures?.restarts) add('info', `${where(s)}${plural(failures.restarts, 'restart')}`, ctx.href('failures', { s: s.id }));
-    for (const f of recompiles?.frames ?? []) {
-      if (f.compiles.length >= STORM_COMPILES) {
-        add('warn', `${where(s)}recompile storm: ${f.co_name ?? `frame ${f.frame_id}`} compiled ${f.compiles.length} times` +
-          (f.location ? ` (${f.location})` : ''), ctx.href('recompiles', { s: s.id, frame: f.frame_id }));
-      }
+  const summarised = multi && Boolean(m.cross_rank?.tables?.rank_findings);
+  const read = summarised ? m.streams.filter((s) => s.id === ctx.stream?.id) : m.streams;
+  const tableOf = (s, name) => (s.tables?.[name] ? ctx.table(name, s.id) : null);
+  const [perStream, rf, common] = await Promise.all([
+    Promise.all(read.map(async (s) => {
+      const [failures, recompiles, breaks] = await Promise.all([tableOf(s, 'failures'), tableOf(s, 'recompiles'),
+        summarised ? null : tableOf(s, 'graph_breaks')]);
+      return { s, failures, recompiles, breaks };
+    })),
+    summarised ? ctx.crossTable('rank_findings') : null,
+    // Loaded only for bundles of several ranks: a single stream's first paint does not fetch it.
+    multi ? import('../ranks-common.js') : null]);
+  const rows = rf ? rf.streams.map((r) => ({
+    stream: r.stream, failed: r.failed, restarts: r.restarts, storms: r.storms,
+    recompiled: r.recompiled_frames - r.storms.length, breaks: r.graph_breaks, groups: r.graph_break_groups,
+  })) : perStream.map(({ s, failures, recompiles, breaks }) => {
+    const frames = recompiles?.frames ?? [];
+    const storms = frames.filter((f) => f.compiles.length >= STORM_COMPILES).map((f) => ({ ...f, compiles: f.compiles.length }));
+    return {
+      stream: s.id, failed: failures?.failed ?? 0, restarts: failures?.restarts ?? 0, storms,
+      recompiled: frames.length - storms.length, breaks: breaks?.total ?? 0, groups: breaks?.breaks.length ?? 0,
+    };
+  });
+  const label = common ? common.rankLabeller(m) : (id) => id;
+  const many = (streams) => common.ranksText(streams, label);
+  // The same finding on several streams is one warning, linked to the first of them.
+  const shared = new Map();
+  const found = (severity, text, page, params, stream) => {
+    const key = JSON.stringify([severity, text, page, params]);
+    if (!shared.has(key)) shared.set(key, { severity, text, page, params, streams: [] });
+    shared.get(key).streams.push(stream);
+  };
+  for (const r of rows) {
+    if (r.failed) found('error', `${plural(r.failed, 'compile')} failed`, 'failures', {}, r.stream);
+    if (r.restarts) found('info', plural(r.restarts, 'restart'), 'failures', {}, r.stream);
+    for (const f of r.storms) {
+      found('warn', `recompile storm: ${f.co_name ?? `frame ${f.frame_id}`} compiled ${f.compiles} times` +
+        (f.location ? ` (${f.location})` : ''), 'recompiles', { frame: frameKey(f) }, r.stream);
     }
-    const recompiled = (recompiles?.frames ?? []).filter((f) => f.compiles.length < STORM_COMPILES);
-    if (recompiled.length) {
-      add('info', `${where(s)}${plural(recompiled.length, 'frame')} recompiled`, ctx.href('recompiles', { s: s.id }));
-    }
-    if (breaks?.total) {
-      add('info', `${where(s)}${plural(breaks.total, 'graph break')} (${plural(breaks.breaks.length, 'distinct reason')})`,
-        ctx.href('graph-breaks', { s: s.id }));
-    }
+    if (r.recompiled) found('info', `${plural(r.recompiled, 'frame')} recompiled`, 'recompiles', {}, r.stream);
+    if (r.breaks) found('info', `${plural(r.breaks, 'graph break')} (${plural(r.groups, 'distinct reason')})`, 'graph-breaks', {}, r.stream);
   }
-  if (m.cross_rank) await crossRankFindings(ctx, add);
+  for (const w of shared.values()) {
+    const where = !multi ? '' : `${w.streams.length === 1 ? ctx.streamLabel({ id: w.streams[0] }) : many(w.streams)}: `;
+    add(w.severity, `${where}${w.text}`, ctx.href(w.page, { s: w.streams[0], ...w.params }));
+  }
+  if (m.cross_rank) await crossRankFindings(ctx, add, common, rf, many);
   if (m.diagnostics.total) {
     add('warn', `${plural(m.diagnostics.total, 'log problem')}: ${Object.entries(m.diagnostics.by_kind)
       .map(([k, n]) => `${n} ${k}`).join(', ')}`, '#diagnostics');
   }
   const order = { error: 0, warn: 1, info: 2 };
   warnings.sort((a, b) => order[a.severity] - order[b.severity]);
-  const failuresOf = new Map(perStream.map(({ s, failures }) => [s.id, failures]));
+  const failuresOf = new Map(rows.map((r) => [r.stream, { failed: r.failed, restarts: r.restarts }]));
   return [warnings, failuresOf, perStream];
 }
 
-/** Divergence between ranks, from the cross-rank tables that summarise it. */
-async function crossRankFindings(ctx, add) {
+/**
+ * Divergence between ranks: from rank_findings when the bundle has it (`rf`), else from the
+ * cross-rank tables it summarises. `many(streams)` names many streams in a short text (ranksText).
+ */
+async function crossRankFindings(ctx, add, { rankLabeller, alignmentFindings, compileText }, rf, many) {
   const x = ctx.manifest.cross_rank;
-  // Loaded only for bundles of several ranks: a single stream's first paint does not fetch it.
-  const { rankLabeller, alignmentFindings, compileText } = await import('../ranks-common.js');
   const label = rankLabeller(ctx.manifest);
-  const groups = (gs) => gs.map((g) => g.streams.map(label).join(', ')).join(' vs ');
-  const [alignment, schedules, imbalance] = await Promise.all(
-    ['compile_alignment', 'collective_schedules', 'compile_time_imbalance'].map((n) => (x.tables?.[n] ? ctx.crossTable(n) : null)));
+  // A few ranks are named one by one ("rank 0, rank 2"), many in ranges ("ranks 0–61, 63").
+  const few = (streams) => (streams.length <= 6 ? streams.map(label).join(', ') : many(streams));
+  const groups = (gs) => gs.map((g) => few(g.streams)).join(' vs ');
+  let found;
+  if (rf) {
+    found = { alignment: rf.alignment, schedules: rf.schedules, differ: rf.schedules_differ, time: rf.compile_time };
+  } else {
+    const [alignment, schedules, imbalance] = await Promise.all(
+      ['compile_alignment', 'collective_schedules', 'compile_time_imbalance'].map((n) => (x.tables?.[n] ? ctx.crossTable(n) : null)));
+    const differing = (schedules?.compiles ?? []).filter((d) => d.differs);
+    found = {
+      alignment: alignment && { ...alignment, groups: alignment.groups.map((g) => g.group) },
+      schedules: differing, differ: differing.length, time: imbalance,
+    };
+  }
+  const { alignment, schedules, differ, time } = found;
   // Code only some ranks compiled (which shifts their later frame ids), and ambiguous matches.
   for (const f of alignmentFindings(alignment, label)) {
     if (f.kind === 'partial_code') add('warn', f.text, ctx.href('ranks', { sec: 'grid' }), f.parts);
     else add('info', f.text, ctx.href('ranks', { sec: 'groups' }), f.parts);
   }
-  if (alignment?.diverges) add('warn', `Ranks compiled different graphs: ${groups(alignment.groups.map((g) => g.group))}`, ctx.href('ranks'));
-  for (const d of schedules?.compiles ?? []) {
-    if (d.differs) add('error', `Collective schedules differ on ${compileText(d.compile, label)}: ${groups(d.variants)}`, ctx.href('ranks', { sec: 'schedules' }));
+  if (alignment?.diverges) add('warn', `Ranks compiled different graphs: ${groups(alignment.groups)}`, ctx.href('ranks'));
+  for (const d of schedules) {
+    add('error', `Collective schedules differ on ${compileText(d.compile, label)}: ${groups(d.variants)}`, ctx.href('ranks', { sec: 'schedules' }));
   }
-  if (imbalance?.max_over_min >= 2) {
-    add('warn', `Compile time imbalance: ${imbalance.slowest.map(label).join(', ')} spent ` +
-      `${imbalance.max_over_min.toFixed(1)}x as long compiling as the fastest rank`, ctx.href('ranks'));
+  if (differ > schedules.length) {
+    add('error', `Collective schedules differ on ${plural(differ - schedules.length, 'more compile')}`, ctx.href('ranks', { sec: 'schedules' }));
+  }
+  if (time?.max_over_min >= 2) {
+    add('warn', `Compile time imbalance: ${few(time.slowest)} spent ` +
+      `${time.max_over_min.toFixed(1)}x as long compiling as the fastest rank`, ctx.href('ranks'));
   }
 }
 
+/** How many log problems the overview loads by itself; more wait for a click (diagnostics.jsonl is
+ * about 230 bytes a problem: a job whose 1,000 ranks each logged a few would weigh on first paint). */
+const DIAGNOSTICS_SHOWN_AT_ONCE = 200;
+
 function diagnosticsSection(ctx) {
   const d = ctx.manifest.diagnostics;
-  const body = h('div', null, d.total ? h('p', { class: 'loading' }, 'Loading diagnostics…') : note('The logs parsed cleanly.'));
-  if (d.total) {
+  const body = h('div', null, note('The logs parsed cleanly.'));
+  const load = () => {
+    body.replaceChildren(h('p', { class: 'loading' }, 'Loading diagnostics…'));
     (async () => {
       const rows = [];
       for await (const diag of ctx.bundle.diagnostics()) rows.push(diag);
@@ -258,6 +309,12 @@ function diagnosticsSection(ctx) {
         ], rows, maxRows: 10,
       }));
     })().catch((e) => body.replaceChildren(h('p', { class: 'error' }, String(e.message ?? e))));
+  };
+  if (d.total > DIAGNOSTICS_SHOWN_AT_ONCE) {
+    body.replaceChildren(note(`${Object.entries(d.by_kind).map(([k, n]) => `${count(n)} ${k}`).join(', ')}. `,
+      h('button', { type: 'button', class: 'load-diagnostics', on: { click: load } }, `Show all ${count(d.total)}`)));
+  } else if (d.total) {
+    load();
   }
   return h('section', { class: 'card', id: 'diagnostics' }, h('h2', null, `Log problems (${count(d.total)})`), body);
 }

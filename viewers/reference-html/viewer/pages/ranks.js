@@ -7,7 +7,7 @@
 // by the code they compiled: every row names one by its label and shows each rank's OWN compile
 // id (a rank whose frame ids are shifted gives the same compile another id), linking to it.
 
-import { h, section, note, empty, dataTable, statusBadge, count, seconds, plural, download, STATUS } from '../dom.js';
+import { h, section, note, empty, dataTable, virtualList, statusBadge, count, seconds, plural, download, STATUS } from '../dom.js';
 import {
   rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, compileLink, ownIds, usualCompileId,
   alignedIndex, alignmentFindings, AMBIGUITY,
@@ -160,9 +160,9 @@ function divergences({ t, ranks, label }) {
  * "Same code, other compile ids: on rank 2, [1/0] is forward (m.py:20) ([0/0] on most ranks), …".
  */
 function shiftText(al, label) {
-  const parts = [];
-  for (const s of al.streams) {
-    if (!s.frame_id_shifts.length) continue;
+  const shifted = al.streams.filter((s) => s.frame_id_shifts.length);
+  // Named for the first few ranks only: the rest are counted (thousands of ranks may be shifted).
+  const parts = shifted.slice(0, 4).map((s) => {
     const shown = s.frame_id_shifts.slice(0, 2).map((f) => {
       const c = al.compiles[f.aligned];
       const own = c?.present.find((p) => p.stream === s.stream)?.compile_id;
@@ -170,10 +170,10 @@ function shiftText(al, label) {
       return c ? `${own} is ${c.label} (${usual} on most ranks)` : `frame ${f.frame_id} is frame ${f.usual_frame_id} elsewhere`;
     });
     if (s.frame_id_shifts.length > 2) shown.push(`${s.frame_id_shifts.length - 2} more`);
-    parts.push(`on ${label(s.stream)}, ${shown.join(', ')}`);
-  }
+    return `on ${label(s.stream)}, ${shown.join(', ')}`;
+  });
   const head = 'The same code has other compile ids on some ranks, so compiles are compared by the code they compiled, not by compile id';
-  return parts.length ? `${head}: ${parts.slice(0, 4).join('; ')}${parts.length > 4 ? `; ${parts.length - 4} more ranks` : ''}` : head;
+  return parts.length ? `${head}: ${parts.join('; ')}${shifted.length > 4 ? `; ${shifted.length - 4} more ranks` : ''}` : head;
 }
 
 function groupBy(items, key) {
@@ -505,6 +505,9 @@ function runtimeSection(env) {
 
 // ---- compile-time imbalance -------------------------------------------------------------
 
+/** Height of a rank's compile-time bar (px). */
+const BAR_H = 24;
+
 function compileTimeSection(env) {
   const imb = env.t.compile_time_imbalance;
   if (!imb) return null;
@@ -514,14 +517,18 @@ function compileTimeSection(env) {
     slowest: imb.slowest.map(label), fastest: imb.fastest.map(label), max_over_min: imb.max_over_min,
     bars: imb.streams.map((s) => ({ rank: label(s.stream), total_us: s.total_us })),
   });
-  const bars = h('div', { class: 'rk-bars', role: 'list' }, imb.streams.map((s) => h('div', {
-    class: ['rk-bar-row', slowest.has(s.stream) && 'slowest'], role: 'listitem', dataset: { stream: s.stream },
-  },
-  h('span', { class: 'rk-bar-label' }, label(s.stream)),
-  h('span', { class: 'rk-bar-track' }, h('span', { class: 'rk-bar', style: { width: `${s.total_us == null || !imb.max_us ? 0 : (100 * s.total_us / imb.max_us).toFixed(2)}%` } })),
-  h('span', { class: 'rk-bar-value' }, s.total_us == null ? 'no time' : seconds(s.total_us / 1e6),
-    s.over_fastest != null && s.over_fastest !== 1 ? h('span', { class: 'note' }, ` ${s.over_fastest.toFixed(1)}×`) : null,
-    ` · ${plural(s.compiles, 'compile')}`))));
+  // One bar per rank, drawn only where in view: thousands of ranks scroll as lightly as four.
+  const bars = virtualList({
+    items: imb.streams, rowHeight: BAR_H, maxHeight: 420, props: { class: 'rk-bars', role: 'list', 'aria-label': 'Compile time per rank' },
+    render: (s) => h('div', {
+      class: ['rk-bar-row', slowest.has(s.stream) && 'slowest'], role: 'listitem', dataset: { stream: s.stream },
+    },
+    h('span', { class: 'rk-bar-label' }, label(s.stream)),
+    h('span', { class: 'rk-bar-track' }, h('span', { class: 'rk-bar', style: { width: `${s.total_us == null || !imb.max_us ? 0 : (100 * s.total_us / imb.max_us).toFixed(2)}%` } })),
+    h('span', { class: 'rk-bar-value' }, s.total_us == null ? 'no time' : seconds(s.total_us / 1e6),
+      s.over_fastest != null && s.over_fastest !== 1 ? h('span', { class: 'note' }, ` ${s.over_fastest.toFixed(1)}×`) : null,
+      ` · ${plural(s.compiles, 'compile')}`)),
+  });
   return h('div', null,
     note(`Every rank waits at the next collective until the slowest has compiled. Slowest: ${ranks(imb.slowest)} ` +
       `(${seconds(imb.max_us / 1e6)}), fastest: ${ranks(imb.fastest)} (${seconds(imb.min_us / 1e6)})` +
@@ -568,13 +575,14 @@ function executionOrderSection(env) {
     return h('div', null, h('h3', null, title),
       cmp.groups.map((g, i) => {
         const diffAt = new Map((g.difference?.recordings ?? []).map((d) => [d.recording, new Set(d.positions)]));
+        const members = new Set(g.streams);
         return h('div', { class: 'rk-order' },
           h('div', { class: 'rk-variant-head' }, rankChips(g.streams, env),
             i === cmp.reference ? h('span', { class: 'badge st-ok' }, 'reference')
               : h('span', { class: 'badge st-failed' }, g.difference?.same_runs ? 'same graphs, other order' : 'different graphs'),
             h('span', { class: 'note' }, plural(g.runs, 'run'))),
           g.recordings.map((rec, ri) => h('ol', { class: 'rk-ops' }, rec.map((item, k) =>
-            h('li', { class: ['rk-op', diffAt.get(ri)?.has(k) && 'after-diff'], title: runTitle(item, g.streams) }, item ?? '(unknown)')))));
+            h('li', { class: ['rk-op', diffAt.get(ri)?.has(k) && 'after-diff'], title: runTitle(item, members) }, item ?? '(unknown)')))));
       }));
   };
   // Recorded runs name the aligned compile by its label; say which compile id that is on the group's ranks.
@@ -582,7 +590,7 @@ function executionOrderSection(env) {
   const runTitle = (item, streams) => {
     const c = item == null ? null : byLabel.get(item);
     if (!c) return item ?? 'torch logged no compile id for this run';
-    const ids = c.present.filter((p) => streams.includes(p.stream));
+    const ids = c.present.filter((p) => streams.has(p.stream));
     return `${item}: ${compileIdsText(ids, env.label)}`;
   };
   return h('div', null,

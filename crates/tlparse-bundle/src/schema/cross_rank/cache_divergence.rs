@@ -41,12 +41,12 @@ pub struct CacheDivergence {
 pub enum CacheDivergenceKind {
     /// One group: every stream got the same outcomes for the same compiles.
     None,
-    /// Several groups, but wherever streams looked up the cache for the same compile their
-    /// outcomes agree: the split comes only from compiles some streams did not make, or
-    /// compiled without a lookup (e.g. a compile that failed before reaching the cache).
+    /// Several groups, but outcomes agree wherever streams looked up the same compile. The split
+    /// comes only from compiles some streams did not make, or compiled without a lookup (e.g. a
+    /// compile that failed before reaching the cache).
     MissingCompiles,
-    /// On at least one compile, streams that looked up the cache got different outcomes
-    /// (compiles or lookups may also be missing).
+    /// On at least one compile, streams that looked up the cache got different outcomes.
+    /// Compiles or lookups may also be missing.
     Outcomes,
 }
 

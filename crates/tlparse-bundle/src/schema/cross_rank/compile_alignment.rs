@@ -184,12 +184,12 @@ pub struct AlignmentAmbiguity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AmbiguityKind {
-    /// The same code (file, first line, name) was compiled under several frame ids on the stream
-    /// (after `torch._dynamo.reset()`, or two code objects that share a file, line and name,
-    /// such as lambdas on one line): its compiles are numbered across those frame ids in
-    /// compile-id order.
+    /// The same code (file, first line, name) was compiled under several frame ids on the stream.
+    /// That happens after `torch._dynamo.reset()`, or with two code objects that share a file,
+    /// line and name (such as lambdas on one line); its compiles are numbered across those frame
+    /// ids in compile-id order.
     SameCodeSeveralFrames,
-    /// Neither `compilation_metrics` nor `dynamo_start` named the compile's code: it is aligned
+    /// Neither `compilation_metrics` nor `dynamo_start` named the compile's code. It is aligned
     /// by its compile id, and only with compiles whose code is unknown too.
     CodeUnknown,
     /// The attempts of one frame compile name different code: the first attempt's code is used.

@@ -13,6 +13,7 @@ pub mod cache_divergence;
 pub mod compile_alignment;
 pub mod compile_time_imbalance;
 pub mod rank_differ;
+pub mod rank_findings;
 pub mod runtime_estimations;
 pub mod tensor_meta;
 
@@ -20,6 +21,7 @@ pub use cache_divergence::CacheDivergence;
 pub use compile_alignment::{AlignedCompileRef, CompileAlignment, StreamCompileId};
 pub use compile_time_imbalance::CompileTimeImbalance;
 pub use rank_differ::RankDiffer;
+pub use rank_findings::RankFindings;
 pub mod collective_schedules;
 pub mod execution_order;
 pub use collective_schedules::CollectiveSchedules;

@@ -31,11 +31,11 @@ pub enum CompileStatus {
     /// `fail_type` is set (tlparse: red, `status-error`).
     Failed,
     /// An attempt whose analysis was abandoned and restarted as a later attempt of the same
-    /// frame compile (`[0/0]` restarted as `[0/0_1]`, whose metrics hold the restart reasons).
+    /// frame compile. `[0/0]` restarted as `[0/0_1]`, whose metrics hold the restart reasons;
     /// tlparse shows these as metrics missing.
     Restarted,
-    /// No `compilation_metrics` entry was logged for the compile id, e.g. a crash or a compile
-    /// still running when the log ended (tlparse: `status-missing`).
+    /// No `compilation_metrics` entry was logged for the compile id. Causes: a crash, or a
+    /// compile still running when the log ended (tlparse: `status-missing`).
     MetricsMissing,
     /// Compiled autograd capturing a backward graph (`[!0/-/-]`: a compiled-autograd id and no
     /// frame). torch logs no metrics for a capture: Dynamo compiles the captured graph later,

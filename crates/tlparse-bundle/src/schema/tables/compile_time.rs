@@ -181,13 +181,13 @@ pub enum UnmatchedSide {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnmatchedCause {
-    /// A begin still open when the log ended: the process was killed, or the log was copied
+    /// A begin still open when the log ended. The process was killed, or the log was copied
     /// while it was still being written.
     OpenAtEnd,
-    /// A begin still open when the outermost phase of its compile around it ended: its end was
-    /// lost (a corrupted line) or never logged.
+    /// A begin still open when the outermost phase of its compile ended. Its end was lost (a
+    /// corrupted line) or never logged.
     Abandoned,
-    /// An end with no open begin of its name: its begin was lost or logged before the log began.
+    /// An end with no open begin of its name. Its begin was lost or logged before the log began.
     NoBegin,
 }
 
