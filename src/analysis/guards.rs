@@ -503,6 +503,15 @@ fn guard_digest(depth: u64, source: Option<&str>, body: &str) -> Digest {
     digest(&[&depth.to_le_bytes(), tag, source.as_bytes(), body.as_bytes()])
 }
 
+/// The check of a leaf guard whose line after `+- ` is `body` (its row's `code`).
+pub fn tree_guard_code(body: &str) -> &str {
+    let rest = split_kind(body).1;
+    match rest.find("  #") {
+        Some(at) => rest[..at].trim_end(),
+        None => rest.trim_end(),
+    }
+}
+
 /// The row of a leaf guard: `body` is its line after `+- `, `source` its enclosing manager's.
 fn tree_guard(depth: u64, source: Option<&str>, body: &str) -> TreeGuard {
     let (kind, rest) = split_kind(body);
