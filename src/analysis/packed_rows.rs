@@ -192,6 +192,23 @@ impl Serialize for PackedRows {
     }
 }
 
+/// Bytes held zstd-compressed (a payload a table needs again when it finishes).
+pub struct Compressed {
+    bytes: Box<[u8]>,
+    len: usize,
+}
+
+impl Compressed {
+    pub fn new(bytes: &[u8]) -> Self {
+        Compressed { bytes: compress(bytes).into_boxed_slice(), len: bytes.len() }
+    }
+
+    /// The bytes, decompressed.
+    pub fn get(&self) -> Vec<u8> {
+        zstd::bulk::decompress(&self.bytes, self.len).expect("held bytes decompress")
+    }
+}
+
 /// A 128-bit digest of some text (blake3): what an [`Interner`] knows a value by. Like blob ids,
 /// two different values never get the same one in practice.
 pub type Digest = u128;
