@@ -66,8 +66,9 @@ enum Held {
     Frozen(Compressed),
 }
 
-/// How many describers stay in memory: the latest few, as entries of one compile come together.
-const LIVE_DESCRIBERS: usize = 4;
+/// How many describers stay in memory: the latest few, as entries of one compile come together
+/// (1 in unit tests, so that they freeze and thaw describers).
+const LIVE_DESCRIBERS: usize = if cfg!(test) { 1 } else { 4 };
 
 impl Describer {
     /// Its ids as bytes (order does not matter): what [`Describer::thaw`] reads back exactly.
