@@ -7,6 +7,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use hashbrown::HashTable;
+
 use serde::ser::{Error, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -192,6 +194,27 @@ impl Serialize for PackedRows {
     }
 }
 
+/// Rows of a [`PackedRows`] given by their indexes, serialized as the list of those rows.
+pub struct RowsAt<'a> {
+    pub rows: &'a PackedRows,
+    pub at: &'a [u32],
+    /// Shared by the lists of one table, whose rows are near each other.
+    pub cache: &'a RefCell<DecodedBlock>,
+}
+
+impl Serialize for RowsAt<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut cache = self.cache.borrow_mut();
+        let mut seq = serializer.serialize_seq(Some(self.at.len()))?;
+        for &i in self.at {
+            let row: &RawValue =
+                serde_json::from_str(self.rows.get(i as usize, &mut cache)).map_err(S::Error::custom)?;
+            seq.serialize_element(row)?;
+        }
+        seq.end()
+    }
+}
+
 /// Bytes held zstd-compressed (a payload a table needs again when it finishes).
 pub struct Compressed {
     bytes: Box<[u8]>,
@@ -246,35 +269,47 @@ pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<DigestHasher>>;
 
 /// Distinct rows, each stored once (compressed, in a [`PackedRows`]) and known by its
 /// [`Digest`]: its index is its id. What a long log repeats a hundred thousand times costs a
-/// digest and its compressed text.
+/// digest, a slot of a hash table and its compressed text.
 #[derive(Default)]
 pub struct Interner {
     rows: PackedRows,
-    ids: DigestMap<u32>,
+    /// Each row's digest, by id.
+    digests: Vec<Digest>,
+    /// Ids, hashed by their digest's low bits.
+    ids: HashTable<u32>,
 }
 
 impl Interner {
+    /// The id of the row with digest `key`, if it has one.
+    fn find(&self, key: Digest) -> Option<u32> {
+        self.ids.find(key as u64, |&id| self.digests[id as usize] == key).copied()
+    }
+
+    fn add(&mut self, key: Digest) -> u32 {
+        let id = self.digests.len() as u32;
+        self.digests.push(key);
+        let digests = &self.digests;
+        self.ids.insert_unique(key as u64, id, |&id| digests[id as usize] as u64);
+        id
+    }
+
     /// The id of the row with digest `key`, adding `make()` as that row if new.
     pub fn intern<T: Serialize>(&mut self, key: Digest, make: impl FnOnce() -> T) -> u32 {
-        if let Some(&id) = self.ids.get(&key) {
+        if let Some(id) = self.find(key) {
             return id;
         }
-        let id = self.rows.len() as u32;
         self.rows.push(&make());
-        self.ids.insert(key, id);
-        id
+        self.add(key)
     }
 
     /// The id of a JSON text, adding it if new.
     pub fn intern_json(&mut self, json: &str) -> u32 {
         let key = digest(&[json.as_bytes()]);
-        if let Some(&id) = self.ids.get(&key) {
+        if let Some(id) = self.find(key) {
             return id;
         }
-        let id = self.rows.len() as u32;
         self.rows.push_json(json);
-        self.ids.insert(key, id);
-        id
+        self.add(key)
     }
 
     /// The JSON of row `id`.

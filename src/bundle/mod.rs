@@ -208,10 +208,11 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
             let mut member_tables = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
-                fs::write(root.join(&path), &t.json).map_err(io_err)?;
-                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+                fs::rename(&t.path, root.join(&path)).map_err(io_err)?;
+                tables.insert(t.name.to_string(), TableRef { path: path.clone(), rows: t.rows });
                 if compare {
-                    member_tables.insert(t.name, zstd::decode_all(t.json.as_slice()).map_err(io_err)?);
+                    let json = zstd::decode_all(fs::File::open(root.join(&path)).map_err(io_err)?).map_err(io_err)?;
+                    member_tables.insert(t.name, json);
                 }
             }
             if compare {
