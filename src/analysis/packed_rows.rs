@@ -1,11 +1,14 @@
 //! A list of rows held zstd-compressed from the moment they are observed until their table is
 //! written: rows of one kind repeat their keys and most values, so a long log's rows shrink to a
 //! few percent of their JSON. Nothing is held per row outside the blocks (a row's end is stored in
-//! its block), so a long log's rows cost only their compressed bytes.
+//! its block), and full blocks, like other bytes held compressed ([`Compressed`]), go to the
+//! thread's [`Spool`] when the bundle writer gave it one: then a long log's rows cost no memory.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::io;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 
@@ -18,12 +21,62 @@ const BLOCK: usize = 1 << 17;
 /// zstd level of the blocks: the fastest, as each block is decompressed only once or twice.
 const LEVEL: i32 = 1;
 
+/// Where bytes held until a table is written go instead of memory: the bundle writer gives the
+/// analysis thread one backed by a file of its staging directory ([`set_spool`]); tables never
+/// open files themselves.
+pub trait Spool: Send + Sync {
+    /// Stores `bytes`; returns where they are.
+    fn put(&self, bytes: &[u8]) -> io::Result<u64>;
+    /// The `len` bytes stored at `at`.
+    fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>>;
+}
+
+thread_local! {
+    static SPOOL: RefCell<Option<Arc<dyn Spool>>> = const { RefCell::new(None) };
+}
+
+/// Bytes held from now on by code running on this thread go to `spool` (none: memory).
+pub fn set_spool(spool: Option<Arc<dyn Spool>>) {
+    SPOOL.with(|s| *s.borrow_mut() = spool);
+}
+
+/// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
+/// writing to it fails).
+enum Held {
+    Memory(Box<[u8]>),
+    Spooled { spool: Arc<dyn Spool>, at: u64, len: u32 },
+}
+
+impl Held {
+    fn new(bytes: Vec<u8>) -> Held {
+        let spool = SPOOL.with(|s| s.borrow().clone());
+        if let Some(spool) = spool
+            && let Ok(len) = u32::try_from(bytes.len())
+            && let Ok(at) = spool.put(&bytes)
+        {
+            return Held::Spooled { spool, at, len };
+        }
+        Held::Memory(bytes.into_boxed_slice())
+    }
+
+    /// The bytes. The spool is a file of the build's own staging directory: failing to read back
+    /// what was written there is the end of the build.
+    fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Held::Memory(bytes) => std::borrow::Cow::Borrowed(bytes),
+            Held::Spooled { spool, at, len } => std::borrow::Cow::Owned(
+                spool.get(*at, *len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}")),
+            ),
+        }
+    }
+}
+
 /// Rows as compact JSON, in blocks; serializes as the list of the rows.
 #[derive(Default)]
 pub struct PackedRows {
     /// Full blocks, compressed: the rows' ends (`u32` each, little-endian) then the rows back to
     /// back, with the size before compression.
-    sealed: Vec<(Box<[u8]>, usize)>,
+    sealed: Vec<(Held, usize)>,
     /// The number of rows before each sealed block.
     block_starts: Vec<u32>,
     /// The block being filled: rows back to back.
@@ -95,7 +148,7 @@ impl PackedRows {
         }
         block.extend_from_slice(&self.open);
         let compressed = compress(&block);
-        self.sealed.push((compressed.into_boxed_slice(), block.len()));
+        self.sealed.push((Held::new(compressed), block.len()));
         self.block_starts.push(self.sealed_rows as u32);
         self.sealed_rows += self.ends.len();
         self.ends.clear();
@@ -106,7 +159,7 @@ impl PackedRows {
     fn decode(&self, b: usize) -> Decoded {
         let (bytes, size) = &self.sealed[b];
         let rows = self.block_rows(b);
-        let mut text = zstd::bulk::decompress(bytes, *size).expect("blocks decompress");
+        let mut text = zstd::bulk::decompress(&bytes.bytes(), *size).expect("blocks decompress");
         let ends =
             text[..4 * rows].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
         text.drain(..4 * rows);
@@ -215,20 +268,27 @@ impl Serialize for RowsAt<'_> {
     }
 }
 
-/// Bytes held zstd-compressed (a payload a table needs again when it finishes).
+/// Bytes held zstd-compressed (a payload a table needs again when it finishes), in the thread's
+/// spool if it has one.
 pub struct Compressed {
-    bytes: Box<[u8]>,
+    bytes: Held,
     len: usize,
+}
+
+impl std::fmt::Debug for Compressed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Compressed({} bytes)", self.len)
+    }
 }
 
 impl Compressed {
     pub fn new(bytes: &[u8]) -> Self {
-        Compressed { bytes: compress(bytes).into_boxed_slice(), len: bytes.len() }
+        Compressed { bytes: Held::new(compress(bytes)), len: bytes.len() }
     }
 
     /// The bytes, decompressed.
     pub fn get(&self) -> Vec<u8> {
-        zstd::bulk::decompress(&self.bytes, self.len).expect("held bytes decompress")
+        zstd::bulk::decompress(&self.bytes.bytes(), self.len).expect("held bytes decompress")
     }
 }
 
@@ -347,6 +407,39 @@ mod tests {
                 assert_eq!(packed.get(i, &mut cache), serde_json::to_string(&rows[i]).unwrap());
             }
         }
+    }
+
+    /// A spool in memory that counts what went to it.
+    #[derive(Default)]
+    struct VecSpool(std::sync::Mutex<Vec<u8>>);
+
+    impl Spool for VecSpool {
+        fn put(&self, bytes: &[u8]) -> io::Result<u64> {
+            let mut v = self.0.lock().unwrap();
+            v.extend_from_slice(bytes);
+            Ok((v.len() - bytes.len()) as u64)
+        }
+        fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>> {
+            Ok(self.0.lock().unwrap()[at as usize..at as usize + len].to_vec())
+        }
+    }
+
+    #[test]
+    fn spooled_rows_and_bytes_read_back() {
+        let spool = Arc::new(VecSpool::default());
+        set_spool(Some(spool.clone()));
+        let rows: Vec<serde_json::Value> = (0..20_000).map(|i| serde_json::json!({ "i": i })).collect();
+        let mut packed = PackedRows::default();
+        for row in &rows {
+            packed.push(row);
+        }
+        let held = Compressed::new(b"held bytes");
+        set_spool(None);
+        assert!(!spool.0.lock().unwrap().is_empty());
+        assert!(packed.sealed.iter().all(|(h, _)| matches!(h, Held::Spooled { .. })));
+        assert_eq!(serde_json::to_string(&packed).unwrap(), serde_json::to_string(&rows).unwrap());
+        assert_eq!(packed.get(12_345, &mut DecodedBlock::default()), "{\"i\":12345}");
+        assert_eq!(held.get(), b"held bytes");
     }
 
     #[test]
