@@ -61,7 +61,7 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
 }
 
 fn entry(ctx: &Finish, r: &CompileRecord, align_key: String) -> CompileEntry {
-    let artifacts = ctx.compiles.artifact_refs(&r.artifacts);
+    let artifacts = ctx.compiles.artifact_refs(&r.artifacts());
     CompileEntry { artifacts, align_key: Some(align_key), ..summary(ctx, r) }
 }
 

@@ -150,7 +150,7 @@ impl RecompilesTable {
         // (torch logs some only on a cache hit).
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
             let mut seen: HashMap<&str, usize> = HashMap::new();
-            r.artifacts
+            r.artifacts()
                 .iter()
                 .filter(|a| !c.no_payload(a))
                 .map(|a| {

@@ -106,7 +106,7 @@ impl SearchTable {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
             }
-            for a in &r.artifacts {
+            for a in r.artifacts().iter() {
                 self.add(SearchKind::Artifact, c.name(a), at);
             }
             for reason in &r.graph_breaks {
