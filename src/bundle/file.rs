@@ -11,7 +11,7 @@ use std::sync::{Arc, mpsc};
 
 use rayon::prelude::*;
 
-use super::blobs::{Chunk, ChunkWriter, Hash, SpillWriter, SpilledChunks};
+use super::blobs::{ChunkWriter, FileChunks, Hash, SpillWriter, SpilledChunks};
 use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
@@ -51,7 +51,7 @@ pub struct FileResult {
     /// Streams in order of first appearance.
     pub streams: Vec<FileStream>,
     pub diagnostics: Vec<FileDiagnostic>,
-    pub chunks: Vec<Chunk>,
+    pub chunks: FileChunks,
     pub lines: u64,
     pub bytes: u64,
     pub blake3: super::blobs::FileHash,

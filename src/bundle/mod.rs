@@ -182,7 +182,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         cross_input_saved_bytes: 0,
     };
     // Each input's distinct blob bytes (its chunks hold each of its blobs once).
-    let per_input_unique: u64 = results.iter().flat_map(|f| &f.chunks).flat_map(|c| &c.slots).map(|s| s.size).sum();
+    let per_input_unique: u64 = results.iter().map(|f| f.chunks.raw_bytes()).sum();
     for (input_idx, (input, result)) in found.inputs.iter().zip(results).enumerate() {
         let mut ids = BTreeMap::new();
         let mut input_streams = Vec::new();
