@@ -4,6 +4,7 @@
 Usage:
     scripts/make_big_log.py OUT_PATH [--size-mb 150] [--fixtures DIR] [--seed N]
                             [--sources GLOB ...] [--pid PID] [--frame-stride 1000]
+                            [--shape default|tensor] [--tensor-copies 16]
     scripts/make_big_log.py --verify LOG [LOG ...]
 
 The output is a sequence of "blocks". Each block is one whole source log (a real
@@ -49,6 +50,25 @@ Sizes: 1 MB here means 2**20 bytes (so the output is >= the request in either
 reading).
 
 Memory: only the (tokenised) source logs are held; output is streamed.
+
+``--shape tensor`` makes a tensor-heavy log, like a large model's: its default sources are the
+fixtures with the most ``describe_tensor`` entries and guards (``TENSOR_SOURCES``), and on top
+of the rewrites above:
+
+* describers: ``"describer_id": D`` becomes ``D + b * frame_stride`` (torch makes a describer per
+  fake mode, so a long log has ever new ones).
+* tensors: every run of consecutive ``describe_storage`` / ``describe_tensor`` /
+  ``describe_source`` entries is followed by ``--tensor-copies - 1`` copies of itself, copy
+  ``k`` with its tensor and storage ids (``"id"``, ``"storage"``, ``"grad"``) plus
+  ``k * id_stride`` (the source's largest id + 1), its object addresses (``0x...``) moved, and
+  its source renamed for layer ``n = b * tensor_copies + k`` (``rename_source``: the first
+  numeric index plus ``n * 100``, else the first name suffixed ``_n``).
+* guards: in ``dynamo_cpp_guards_str`` trees, the subtree of every ``GuardManager`` holding a
+  ``TENSOR_MATCH`` is followed by the same copies (its source renamed the same way).
+* unique payloads: a text payload that would be the same in two blocks (graphs, output code,
+  bytecode, metadata) gets its object ids (``0x`` addresses, 14-15 digit ids) moved by the
+  block number, else a last line ``# block b``. JSON payloads (configs, versions, provenance
+  maps) are left alone: a real process logs those again unchanged.
 """
 
 from __future__ import annotations
@@ -57,6 +77,7 @@ import argparse
 import datetime as _dt
 import glob
 import hashlib
+import json
 import os
 import random
 import re
@@ -70,6 +91,13 @@ DEFAULT_SOURCES = [
     "torch-2.15/cache_cold/*.log",
     "tlparse-tests/cache_hit_miss.log",
     "tlparse-tests/simple.log",
+]
+
+TENSOR_SOURCES = [
+    "torch-2.15/training/*.log",
+    "tlparse-tests/cache_hit_miss.log",
+    "torch-2.15/two_runs/run_b/*.log",
+    "torch-2.15/compiled_autograd/*.log",
 ]
 
 HEADER_RE = re.compile(
@@ -139,6 +167,9 @@ class Entry:
         "payload_md5_ok",
         "is_str",
         "raw",
+        "describe",
+        "guards",
+        "json_payload",
     )
 
 
@@ -154,6 +185,7 @@ class Source:
         self.eend = None
         self.size = os.path.getsize(path)
         self.md5_bad = 0
+        self.max_desc_id = -1
         self._load()
 
     def _note_slots(self, parts):
@@ -196,6 +228,11 @@ class Source:
             e.loc = m.group("loc")
             env = m.group("env")
             e.is_str = env.startswith('{"str": [')
+            e.describe = env.startswith('{"describe_')
+            e.guards = env.startswith('{"dynamo_cpp_guards_str"')
+            if e.describe:
+                for dm in DESC_ID_RE.finditer(env):
+                    self.max_desc_id = max(self.max_desc_id, int(dm.group(2)))
             j = i
             while j < n and lines[j].startswith("\t"):
                 j += 1
@@ -208,8 +245,15 @@ class Source:
                     self.max_str = max(self.max_str, p[1])
             e.env = env_parts
             e.env_static = env if not any(type(p) is tuple for p in env_parts) else None
+            e.json_payload = False
             if plines:
                 payload = "\n".join(plines)
+                if payload.lstrip()[:1] in ("{", "["):
+                    try:
+                        json.loads(payload)
+                        e.json_payload = True
+                    except ValueError:
+                        pass
                 declared = None
                 for p in env_parts:
                     if type(p) is tuple and p[0] == "md5":
@@ -230,6 +274,7 @@ class Source:
                     e.payload_static = (
                         "\t" + payload.replace("\n", "\n\t") + "\n",
                         actual,
+                        payload,
                     )
             else:
                 e.payload = None
@@ -266,6 +311,77 @@ def render(parts, frame_off, str_base, tshift, md5=None) -> str:
     return "".join(out)
 
 
+# --shape tensor: describe_* ids, sources and object addresses, and guard trees.
+DESC_ID_RE = re.compile(r'"(id|storage|grad)": (\d+)')
+DESCRIBER_RE = re.compile(r'"describer_id": (\d+)')
+SOURCE_RE = re.compile(r'"source": "((?:[^"\\]|\\.)*)"')
+ADDR_RE = re.compile(r"0x([0-9a-f]{6,})")
+INDEX_RE = re.compile(r"\[('?)(\d+)('?)\]")
+NAME_RE = re.compile(r"\['([^'\\]+)'\]")
+MANAGER_RE = re.compile(r"GuardManager: source=(.*?), accessed_by=")
+
+
+def rename_source(src: str, n: int) -> str:
+    """The source of layer `n`'s copy of a tensor: its first numeric index plus `n * 100`, else
+    its first name with `_n` appended, else `src_n`."""
+    if n == 0:
+        return src
+    m = INDEX_RE.search(src)
+    if m:
+        return src[: m.start(2)] + str(int(m.group(2)) + n * 100) + src[m.end(2) :]
+    m = NAME_RE.search(src)
+    if m:
+        return src[: m.end(1)] + f"_{n}" + src[m.end(1) :]
+    return f"{src}_{n}"
+
+
+def move_addresses(text: str, n: int) -> str:
+    """Object addresses (`0x...`) of copy `n`: another object, another address."""
+    if n == 0:
+        return text
+    return ADDR_RE.sub(lambda m: "0x%0*x" % (len(m.group(1)), int(m.group(1), 16) + n * 0x1000), text)
+
+
+def describe_copy(env: str, block: int, k: int, n: int, id_stride: int, describer_stride: int) -> str:
+    """A rendered describe_* envelope for block `block`, tensor copy `k` (layer `n`)."""
+    env = DESCRIBER_RE.sub(lambda m: f'"describer_id": {int(m.group(1)) + block * describer_stride}', env)
+    if k == 0:
+        return env
+    env = DESC_ID_RE.sub(lambda m: f'"{m.group(1)}": {int(m.group(2)) + k * id_stride}', env)
+    env = SOURCE_RE.sub(lambda m: '"source": ' + json.dumps(rename_source(json.loads(f'"{m.group(1)}"'), n)), env)
+    return move_addresses(env, n)
+
+
+def amplify_guards(text: str, block: int, copies: int) -> tuple[str, bool]:
+    """A guard tree with every tensor's GuardManager subtree followed by `copies - 1` copies of it
+    (sources renamed as `rename_source` does for the describe_* copies); whether it changed."""
+    lines = text.split("\n")
+    out = []
+    changed = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        at = line.find("+- GuardManager: source=")
+        m = MANAGER_RE.search(line) if at >= 0 else None
+        if m is None:
+            out.append(line)
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].find("+- ") > at:
+            j += 1
+        sub = lines[i:j]
+        out.extend(sub)
+        if any(l.find("+- TENSOR_MATCH") == at + 2 for l in sub[1:]):
+            src = m.group(1)
+            for k in range(1, copies):
+                new = rename_source(src, block * copies + k)
+                out.extend(l.replace(src, new) for l in sub)
+                changed = True
+        i = j
+    return "\n".join(out), changed
+
+
 def resolve_fixtures(arg: str | None) -> str:
     if arg:
         return arg
@@ -279,7 +395,8 @@ def resolve_fixtures(arg: str | None) -> str:
 def generate(args) -> int:
     fixtures = resolve_fixtures(args.fixtures)
     paths = []
-    for pat in args.sources or DEFAULT_SOURCES:
+    tensor = args.shape == "tensor"
+    for pat in args.sources or (TENSOR_SOURCES if tensor else DEFAULT_SOURCES):
         hits = sorted(glob.glob(os.path.join(fixtures, pat)))
         if not hits:
             print(f"make_big_log: no fixture matches {pat!r} under {fixtures}", file=sys.stderr)
@@ -335,7 +452,27 @@ def generate(args) -> int:
                     ecursor = es
                 eshift = (ecursor - es) if es is not None else 0
                 buf = []
+                run = []  # --shape tensor: the describe_* entries just written (time, loc, env)
+
+                def header(ht, loc, env):
+                    return (
+                        f"{e.prefix_lvl}{ht.month:02d}{ht.day:02d} {ht.hour:02d}:{ht.minute:02d}:"
+                        f"{ht.second:02d}.{ht.microsecond:06d} {pid} {loc}] {env}\n"
+                    )
+
+                def flush_run():
+                    nonlocal entries_out
+                    for k in range(1, args.tensor_copies):
+                        for ht, loc, env in run:
+                            n = block * args.tensor_copies + k
+                            buf.append(header(ht, loc, describe_copy(env, block, k, n, id_stride, args.frame_stride)))
+                            entries_out += 1
+                    run.clear()
+
+                id_stride = s.max_desc_id + 1
                 for e in s.entries:
+                    if run and not (e.raw is None and e.describe):
+                        flush_run()
                     if e.raw is not None:
                         buf.append(e.raw + "\n")
                         continue
@@ -343,25 +480,37 @@ def generate(args) -> int:
                         continue
                     ht = e.htime + hshift
                     md5 = None
+                    ptxt = None
                     if e.payload is not None:
                         ptxt = render(e.payload, foff, sbase, eshift)
+                    elif e.payload_static is not None:
+                        pblock, md5, ptxt = e.payload_static
+                    changed = e.payload is not None
+                    if tensor and ptxt is not None and e.payload_md5_ok and not e.json_payload:
+                        if e.guards:
+                            ptxt, changed = amplify_guards(ptxt, block, args.tensor_copies)
+                        if not changed and block > 0:
+                            # The same text in every block: make it this block's own.
+                            ptxt += f"\n# block {block}"
+                            changed = True
+                    if changed:
                         if e.payload_md5_ok:
                             md5 = hashlib.md5(ptxt.encode("utf-8", "surrogateescape")).hexdigest()
                         pblock = "\t" + ptxt.replace("\n", "\n\t") + "\n"
-                    elif e.payload_static is not None:
-                        pblock, md5 = e.payload_static
-                        if not e.payload_md5_ok:
-                            md5 = None
-                    else:
+                    elif ptxt is None:
                         pblock = ""
+                    if not e.payload_md5_ok:
+                        md5 = None
                     env = e.env_static if e.env_static is not None else render(e.env, foff, sbase, eshift, md5)
-                    buf.append(
-                        f"{e.prefix_lvl}{ht.month:02d}{ht.day:02d} {ht.hour:02d}:{ht.minute:02d}:"
-                        f"{ht.second:02d}.{ht.microsecond:06d} {pid} {e.loc}] {env}\n"
-                    )
+                    if tensor and e.describe:
+                        env = describe_copy(env, block, 0, 0, id_stride, args.frame_stride)
+                        run.append((ht, e.loc, env))
+                    buf.append(header(ht, e.loc, env))
                     if pblock:
                         buf.append(pblock)
                     entries_out += 1
+                if run:
+                    flush_run()
                 chunk = "".join(buf)
                 out.write(chunk)
                 written += len(chunk.encode("utf-8", "surrogateescape")) if not chunk.isascii() else len(chunk)
@@ -463,6 +612,18 @@ def main(argv=None) -> int:
     ap.add_argument("--sources", nargs="+", help="glob(s) relative to the fixture dir (single-rank logs)")
     ap.add_argument("--pid", type=int, default=424242, help="pid written on every header line")
     ap.add_argument("--frame-stride", type=int, default=1000, help="frame id offset per block (default 1000)")
+    ap.add_argument(
+        "--shape",
+        choices=["default", "tensor"],
+        default="default",
+        help="tensor: tensor-heavy compiles with unique payloads, like a large model (see above)",
+    )
+    ap.add_argument(
+        "--tensor-copies",
+        type=int,
+        default=16,
+        help="--shape tensor: copies of each described tensor and its guards (default 16)",
+    )
     ap.add_argument("--verify", nargs="+", metavar="LOG", help="only verify md5s / counts of existing logs")
     args = ap.parse_args(argv)
     if args.verify:

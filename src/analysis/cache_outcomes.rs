@@ -1,13 +1,16 @@
 //! Cache outcomes per compile: every FX graph cache / AOTAutograd cache / other cache lookup with
 //! the reason and details from its payload, a verdict per cache and compile, and stream totals.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::compiles::{cache_outcome, normalize};
-use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -102,6 +105,8 @@ fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event, diags: &mut Diagnos
 #[derive(Default)]
 pub struct CacheOutcomesTable {
     lookups: HashMap<Option<CompileId>, Vec<Lookup>>,
+    /// Every lookup's row, in log order.
+    rows: PackedRows,
 }
 
 /// A lookup as the table keeps it: what finishing reads, and the row packed (payload details make
@@ -112,36 +117,72 @@ struct Lookup {
     source: CacheLookupSource,
     seq: u64,
     time_saved_ms: Option<f64>,
-    row: PackedRow,
+    /// Its row in `CacheOutcomesTable::rows`.
+    row: u32,
 }
 
 impl Lookup {
-    fn new(row: &CacheLookup) -> Self {
+    fn new(row: &CacheLookup, rows: &mut PackedRows) -> Self {
+        let at = rows.len() as u32;
+        rows.push(row);
         Lookup {
             cache: row.cache.clone(),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,
             time_saved_ms: row.time_saved_ms,
-            row: pack(row),
+            row: at,
         }
     }
 }
 
 /// [`crate::schema::tables::CacheOutcomes`], its lookups passed through packed.
-#[derive(Serialize)]
 pub struct PackedCacheOutcomes {
     compiles: Vec<PackedCompileCaches>,
     summary: Vec<CacheSummary>,
+    rows: PackedRows,
 }
 
-/// [`crate::schema::tables::CompileCaches`], its lookups passed through packed.
-#[derive(Serialize)]
+/// [`crate::schema::tables::CompileCaches`], its lookups given by their rows.
 struct PackedCompileCaches {
     compile_id: Option<String>,
     caches: Vec<CacheVerdict>,
-    lookups: Vec<PackedRow>,
+    lookups: Vec<u32>,
     metrics: BTreeMap<String, f64>,
+}
+
+/// [`crate::schema::tables::CompileCaches`] as serialized.
+#[derive(Serialize)]
+struct CompileCachesView<'a> {
+    compile_id: &'a Option<String>,
+    caches: &'a [CacheVerdict],
+    lookups: RowsAt<'a>,
+    metrics: &'a BTreeMap<String, f64>,
+}
+
+/// The compiles, each with its lookups read from the rows.
+struct CompilesView<'a>(&'a PackedCacheOutcomes);
+
+impl Serialize for CompilesView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let cache = RefCell::new(DecodedBlock::with_capacity(4));
+        serializer.collect_seq(t.compiles.iter().map(|c| CompileCachesView {
+            compile_id: &c.compile_id,
+            caches: &c.caches,
+            lookups: RowsAt { rows: &t.rows, at: &c.lookups, cache: &cache },
+            metrics: &c.metrics,
+        }))
+    }
+}
+
+impl Serialize for PackedCacheOutcomes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut table = serializer.serialize_struct("CacheOutcomes", 2)?;
+        table.serialize_field("compiles", &CompilesView(self))?;
+        table.serialize_field("summary", &self.summary)?;
+        table.end()
+    }
 }
 
 /// A compile's lookups while the table finishes.
@@ -175,7 +216,7 @@ impl CacheOutcomesTable {
             .compile_id
             .map(normalize)
             .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id));
-        self.lookups.entry(id).or_default().push(Lookup::new(&lookup));
+        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows));
     }
 
     fn chromium_event(&mut self, ev: &Event) {
@@ -185,14 +226,15 @@ impl CacheOutcomesTable {
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
         let id = ev.compile_id.map(normalize).or_else(|| super::trace_event::compile_id(te));
-        self.lookups.entry(id).or_default().push(Lookup::new(&new_lookup(
+        let lookup = new_lookup(
             cache.to_string(),
             CacheResult::Disabled,
             name,
             CacheLookupSource::ChromiumEvent,
             ev.seq,
             Some(payload.hash),
-        )));
+        );
+        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows));
     }
 }
 
@@ -264,7 +306,7 @@ impl Table for CacheOutcomesTable {
             }
         }
         // Ids known only from payloads, then lookups outside any compile.
-        let mut rest: Vec<(Option<CompileId>, Vec<Lookup>)> = self.lookups.into_iter().collect();
+        let mut rest: Vec<(Option<CompileId>, Vec<Lookup>)> = std::mem::take(&mut self.lookups).into_iter().collect();
         rest.sort_by_key(|(id, lookups)| (id.is_none(), lookups.first().map(|l| l.seq)));
         for (id, lookups) in rest {
             compiles.push(row(id.as_ref().map(display_compile_id), lookups, BTreeMap::new()));
@@ -327,7 +369,10 @@ impl Table for CacheOutcomesTable {
             });
         }
         let rows = packed.len() as u64;
-        Some((PackedCacheOutcomes { compiles: packed, summary: summary.into_values().collect() }, rows))
+        Some((
+            PackedCacheOutcomes { compiles: packed, summary: summary.into_values().collect(), rows: self.rows },
+            rows,
+        ))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The compile directory: one row per compile id with status, timing, reasons, cache outcomes
 //! and artifacts.
 
+use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::alignment;
@@ -26,8 +27,66 @@ struct Entries<'a>(&'a Finish<'a>, Vec<String>);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let rows = self.0.compiles.records.iter().zip(&self.1);
-        serializer.collect_seq(rows.map(|(r, key)| entry(self.0, r, key.clone())))
+        let c = self.0.compiles;
+        let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
+        for (r, key) in c.records.iter().zip(&self.1) {
+            let artifacts = r.artifacts();
+            seq.serialize_element(&EntryView {
+                row: summary(self.0, r),
+                artifacts: ArtifactRefs(c, &artifacts),
+                align_key: key,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// A [`CompileEntry`] as serialized, its artifacts' rows made one at a time as they are written
+/// (one compile can log a million artifacts).
+struct EntryView<'a, A> {
+    /// Without artifacts nor alignment key.
+    row: CompileEntry,
+    artifacts: A,
+    align_key: &'a str,
+}
+
+impl<A: Serialize> Serialize for EntryView<'_, A> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // `CompileEntry`'s fields, in order (a test compares the two).
+        let r = &self.row;
+        let mut s = serializer.serialize_struct("CompileEntry", 27)?;
+        s.serialize_field("compile_id", &r.compile_id)?;
+        s.serialize_field("cid", &r.cid)?;
+        s.serialize_field("dir", &r.dir)?;
+        s.serialize_field("status", &r.status)?;
+        s.serialize_field("restarted_as", &r.restarted_as)?;
+        if r.graph_compiles.is_empty() {
+            s.skip_field("graph_compiles")?;
+        } else {
+            s.serialize_field("graph_compiles", &r.graph_compiles)?;
+        }
+        s.serialize_field("co_name", &r.co_name)?;
+        s.serialize_field("co_filename", &r.co_filename)?;
+        s.serialize_field("co_firstlineno", &r.co_firstlineno)?;
+        s.serialize_field("code", &r.code)?;
+        s.serialize_field("stack", &r.stack)?;
+        s.serialize_field("first_seq", &r.first_seq)?;
+        s.serialize_field("last_seq", &r.last_seq)?;
+        s.serialize_field("start_ts", &r.start_ts)?;
+        s.serialize_field("end_ts", &r.end_ts)?;
+        s.serialize_field("start_time", &r.start_time)?;
+        s.serialize_field("duration_s", &r.duration_s)?;
+        s.serialize_field("backward_s", &r.backward_s)?;
+        s.serialize_field("total_s", &r.total_s)?;
+        s.serialize_field("other_s", &r.other_s)?;
+        s.serialize_field("fail_type", &r.fail_type)?;
+        s.serialize_field("fail_reason", &r.fail_reason)?;
+        s.serialize_field("restart_reasons", &r.restart_reasons)?;
+        s.serialize_field("graph_breaks", &r.graph_breaks)?;
+        s.serialize_field("cache", &r.cache)?;
+        s.serialize_field("artifacts", &self.artifacts)?;
+        s.serialize_field("align_key", self.align_key)?;
+        s.end()
     }
 }
 
@@ -58,11 +117,6 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
         name: frame.name.clone(),
         from: CodeSource::DynamoStart,
     })
-}
-
-fn entry(ctx: &Finish, r: &CompileRecord, align_key: String) -> CompileEntry {
-    let artifacts = ctx.compiles.artifact_refs(&r.artifacts);
-    CompileEntry { artifacts, align_key: Some(align_key), ..summary(ctx, r) }
 }
 
 /// A row without its artifacts nor its alignment key.
@@ -124,5 +178,81 @@ impl Table for CompileDirectoryTable {
             },
             rows,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus};
+    use crate::schema::{CompileId, PayloadFormat};
+
+    /// `EntryView` writes what `CompileEntry` would, every field set (a field added to
+    /// `CompileEntry` and not to the view fails here).
+    #[test]
+    fn an_entry_view_serializes_as_its_compile_entry() {
+        let artifact = ArtifactRef {
+            seq: 3,
+            line: 4,
+            kind: "artifact".into(),
+            name: "n".into(),
+            tlparse_name: Some("t".into()),
+            blob: Some("0".repeat(32)),
+            size: 5,
+            lines: 6,
+            format: Some(PayloadFormat::Text),
+            url: None,
+            no_payload: false,
+            graph: None,
+        };
+        let id =
+            CompileId { compiled_autograd_id: Some(1), frame_id: Some(2), frame_compile_id: Some(3), attempt: Some(4) };
+        let full = CompileEntry {
+            compile_id: "[!1/2/3_4]".into(),
+            cid: id,
+            dir: "1_2_3_4".into(),
+            status: CompileStatus::Ok,
+            restarted_as: Some("x".into()),
+            graph_compiles: vec!["g".into()],
+            co_name: Some("f".into()),
+            co_filename: Some("f.py".into()),
+            co_firstlineno: Some(7),
+            code: Some(crate::schema::tables::CompiledCode {
+                filename: "f.py".into(),
+                line: 7,
+                name: "f".into(),
+                from: crate::schema::tables::CodeSource::Metrics,
+            }),
+            stack: Some(8),
+            first_seq: 9,
+            last_seq: 10,
+            start_ts: "a".into(),
+            end_ts: "b".into(),
+            start_time: Some(1.5),
+            duration_s: Some(2.5),
+            backward_s: Some(3.5),
+            total_s: Some(4.5),
+            other_s: Some(5.5),
+            fail_type: Some("T".into()),
+            fail_reason: Some("R".into()),
+            restart_reasons: vec!["r".into()],
+            graph_breaks: vec!["b".into()],
+            cache: vec![CacheOutcome { cache: "c".into(), outcome: "hit".into(), name: "c_hit".into(), seq: 11 }],
+            artifacts: vec![artifact.clone()],
+            align_key: Some("k".into()),
+        };
+        /// One artifact's row, as a list.
+        struct One(ArtifactRef);
+        impl Serialize for One {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq([&self.0])
+            }
+        }
+        for graph_compiles in [vec![], vec!["g".to_string()]] {
+            let full = CompileEntry { graph_compiles, ..full.clone() };
+            let row = CompileEntry { artifacts: Vec::new(), align_key: None, ..full.clone() };
+            let view = EntryView { row, artifacts: One(artifact.clone()), align_key: "k" };
+            assert_eq!(serde_json::to_string(&view).unwrap(), serde_json::to_string(&full).unwrap());
+        }
     }
 }

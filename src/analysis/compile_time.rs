@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
+use super::packed_rows::Compressed;
 use super::{Compiles, Diagnostics, Event, Finish, Table};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
@@ -20,15 +21,23 @@ fn us(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
+/// A phase node: its compile, and its position among that compile's nodes (creation order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct NodeRef {
+    compile: u32,
+    local: u32,
+}
+
 /// `Node::parent` of a phase outside any other.
-const NO_PARENT: u32 = u32::MAX;
+const NO_PARENT: NodeRef = NodeRef { compile: u32::MAX, local: u32::MAX };
 
 /// A phase node: one (compile, enclosing node, name). A long log has a hundred thousand, so the
-/// indices are u32.
+/// indices are u32, and the nodes of compiles no event reached for a while are held compressed
+/// ([`CompileNodes`]).
+#[derive(Debug, Clone, PartialEq)]
 struct Node {
-    compile: u32,
     /// The enclosing node, or [`NO_PARENT`].
-    parent: u32,
+    parent: NodeRef,
     /// Index in `CompileTimeTable::names`.
     name: u32,
     unfinished: u32,
@@ -43,9 +52,56 @@ struct Node {
 const FRAME: &str = "entire_frame_compile";
 const BACKWARD: &str = "entire_backward_compile";
 
+/// The nodes of one compile: in memory while in use, else compressed.
+enum CompileNodes {
+    Live(Vec<Node>),
+    Frozen(Compressed),
+}
+
+/// How many compiles keep their nodes in memory: the latest few used, as a compile's events come
+/// together (2 in unit tests, so that their events freeze and thaw nodes).
+const LIVE_COMPILES: usize = if cfg!(test) { 2 } else { 32 };
+
+/// Bytes of a node frozen.
+const NODE_BYTES: usize = 56;
+
+fn freeze(nodes: &[Node]) -> Compressed {
+    let mut out = Vec::with_capacity(nodes.len() * NODE_BYTES);
+    for n in nodes {
+        for x in [n.parent.compile, n.parent.local, n.name, n.unfinished] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [n.count, n.total.to_bits(), n.self_time.to_bits(), n.first_ts.to_bits(), n.first_seq] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    Compressed::new(&out)
+}
+
+fn thaw(frozen: &Compressed) -> Vec<Node> {
+    let bytes = frozen.get();
+    bytes
+        .chunks_exact(NODE_BYTES)
+        .map(|b| {
+            let u32_at = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+            let u64_at = |i: usize| u64::from_le_bytes(b[16 + 8 * i..24 + 8 * i].try_into().expect("8 bytes"));
+            Node {
+                parent: NodeRef { compile: u32_at(0), local: u32_at(1) },
+                name: u32_at(2),
+                unfinished: u32_at(3),
+                count: u64_at(0),
+                total: f64::from_bits(u64_at(1)),
+                self_time: f64::from_bits(u64_at(2)),
+                first_ts: f64::from_bits(u64_at(3)),
+                first_seq: u64_at(4),
+            }
+        })
+        .collect()
+}
+
 /// An open begin on a thread's stack.
 struct Open {
-    node: usize,
+    node: NodeRef,
     name: u32,
     /// The node's compile.
     compile: u32,
@@ -66,7 +122,7 @@ struct Open {
 }
 
 impl Open {
-    fn new(node: usize, name: u32, compile: usize, begin: f64, ev: &Event) -> Open {
+    fn new(node: NodeRef, name: u32, compile: usize, begin: f64, ev: &Event) -> Open {
         Open {
             node,
             name,
@@ -239,10 +295,6 @@ pub struct PackedCompileTime {
 /// The finished table's nodes, serialized as the list of [`CompileTiming`].
 struct CompileTimings {
     table: CompileTimeTable,
-    /// Each compile's nodes in creation order.
-    by_compile: Vec<Vec<u32>>,
-    /// Each node's position in its compile's list.
-    local: Vec<u32>,
     /// Each compile's time in parts.
     parts: Vec<CompileParts>,
 }
@@ -253,17 +305,17 @@ impl CompileTimings {
         let display = |c: u32| t.compiles[c as usize].as_ref().map(display_compile_id);
         let s = &t.states[c];
         let start = s.start.unwrap_or(0.0);
-        let phases = self.by_compile[c]
+        let phases = t
+            .nodes_of(c)
             .iter()
-            .map(|&i| {
-                let n = &t.nodes[i as usize];
-                let parent = t.parent(i as usize).map(|p| (&t.nodes[p], self.local[p]));
+            .map(|n| {
+                let parent = (n.parent != NO_PARENT).then_some(n.parent);
                 Phase {
                     name: t.names[n.name as usize].clone(),
-                    parent: parent.filter(|(p, _)| p.compile == n.compile).map(|(_, local)| local),
+                    parent: parent.filter(|p| p.compile == c as u32).map(|p| p.local),
                     outer: parent
-                        .filter(|(p, _)| p.compile != n.compile)
-                        .map(|(p, local)| OuterPhase { compile_id: display(p.compile), phase: local }),
+                        .filter(|p| p.compile != c as u32)
+                        .map(|p| OuterPhase { compile_id: display(p.compile), phase: p.local }),
                     count: n.count,
                     unfinished: n.unfinished.into(),
                     total_us: us(n.total),
@@ -295,7 +347,7 @@ impl CompileTimings {
 
 impl Serialize for CompileTimings {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq((0..self.by_compile.len()).map(|c| self.timing(c)))
+        serializer.collect_seq((0..self.table.compiles.len()).map(|c| self.timing(c)))
     }
 }
 
@@ -316,9 +368,12 @@ pub struct CompileTimeTable {
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
     name_totals: Vec<NameTotal>,
-    nodes: Vec<Node>,
-    /// (compile, parent, name) → node.
-    node_index: HashMap<(u32, u32, u32), u32>,
+    /// Each compile's nodes.
+    nodes: Vec<CompileNodes>,
+    /// The compiles whose nodes are in memory, least recently used first.
+    live: Vec<u32>,
+    /// (compile, parent, name) → the node's position in its compile, for the compiles in `live`.
+    node_index: HashMap<(u32, NodeRef, u32), u32>,
     /// One per (pid, tid), in order of first appearance (there are few).
     threads: Vec<Thread>,
     total: f64,
@@ -343,8 +398,55 @@ impl CompileTimeTable {
         *self.compile_index.entry(id).or_insert_with(|| {
             self.compiles.push(id);
             self.states.push(CompileState::default());
+            self.nodes.push(CompileNodes::Live(Vec::new()));
             self.compiles.len() - 1
         })
+    }
+
+    /// A compile's nodes, to change: thawed if frozen, and the least recently used compile's
+    /// frozen if too many are in memory.
+    fn live_nodes(&mut self, compile: u32) -> &mut Vec<Node> {
+        match self.live.iter().position(|&c| c == compile) {
+            Some(at) => {
+                self.live.remove(at);
+            }
+            None => {
+                if self.live.len() >= LIVE_COMPILES {
+                    let cold = self.live.remove(0);
+                    if let CompileNodes::Live(nodes) = &self.nodes[cold as usize] {
+                        for n in nodes {
+                            self.node_index.remove(&(cold, n.parent, n.name));
+                        }
+                        self.nodes[cold as usize] = CompileNodes::Frozen(freeze(nodes));
+                    }
+                }
+                if let CompileNodes::Frozen(frozen) = &self.nodes[compile as usize] {
+                    let nodes = thaw(frozen);
+                    for (local, n) in nodes.iter().enumerate() {
+                        self.node_index.insert((compile, n.parent, n.name), local as u32);
+                    }
+                    self.nodes[compile as usize] = CompileNodes::Live(nodes);
+                }
+            }
+        }
+        self.live.push(compile);
+        match &mut self.nodes[compile as usize] {
+            CompileNodes::Live(nodes) => nodes,
+            CompileNodes::Frozen(_) => unreachable!("thawed above"),
+        }
+    }
+
+    /// A node, to change.
+    fn node_mut(&mut self, node: NodeRef) -> &mut Node {
+        &mut self.live_nodes(node.compile)[node.local as usize]
+    }
+
+    /// A compile's nodes, to read (a copy when they are frozen).
+    fn nodes_of(&self, compile: usize) -> std::borrow::Cow<'_, [Node]> {
+        match &self.nodes[compile] {
+            CompileNodes::Live(nodes) => std::borrow::Cow::Borrowed(nodes),
+            CompileNodes::Frozen(frozen) => std::borrow::Cow::Owned(thaw(frozen)),
+        }
     }
 
     fn name_id(&mut self, name: &str) -> u32 {
@@ -375,37 +477,38 @@ impl CompileTimeTable {
         s.end = s.end.max(end);
     }
 
-    fn node(&mut self, compile: usize, parent: Option<usize>, name: u32, ts: f64, seq: u64) -> usize {
-        let (compile, parent) = (compile as u32, parent.map_or(NO_PARENT, |p| p as u32));
-        let nodes = &mut self.nodes;
-        *self.node_index.entry((compile, parent, name)).or_insert_with(|| {
-            nodes.push(Node {
-                compile,
-                parent,
-                name,
-                unfinished: 0,
-                count: 0,
-                total: 0.0,
-                self_time: 0.0,
-                first_ts: ts,
-                first_seq: seq,
-            });
-            (nodes.len() - 1) as u32
-        }) as usize
-    }
-
-    /// The enclosing node of a node.
-    fn parent(&self, node: usize) -> Option<usize> {
-        let parent = self.nodes[node].parent;
-        (parent != NO_PARENT).then_some(parent as usize)
+    fn node(&mut self, compile: usize, parent: Option<NodeRef>, name: u32, ts: f64, seq: u64) -> NodeRef {
+        let (compile, parent) = (compile as u32, parent.unwrap_or(NO_PARENT));
+        self.live_nodes(compile);
+        let local = match self.node_index.get(&(compile, parent, name)) {
+            Some(&local) => local,
+            None => {
+                let nodes = self.live_nodes(compile);
+                nodes.push(Node {
+                    parent,
+                    name,
+                    unfinished: 0,
+                    count: 0,
+                    total: 0.0,
+                    self_time: 0.0,
+                    first_ts: ts,
+                    first_seq: seq,
+                });
+                let local = (nodes.len() - 1) as u32;
+                self.node_index.insert((compile, parent, name), local);
+                local
+            }
+        };
+        NodeRef { compile, local }
     }
 
     /// Books a begin that was never ended.
     fn unfinished(&mut self, open: Open, cause: UnmatchedCause) {
-        let n = &mut self.nodes[open.node];
+        let n = self.node_mut(open.node);
         n.unfinished += 1;
-        let compile = self.compiles[n.compile as usize];
-        let name = self.names[n.name as usize].clone();
+        let name = n.name;
+        let compile = self.compiles[open.node.compile as usize];
+        let name = self.names[name as usize].clone();
         let (seq, line, ts) = (open.seq, open.line, open.begin);
         self.unmatched.push(Unmatched { side: UnmatchedSide::Begin, cause, name, compile, seq, line, ts });
     }
@@ -469,7 +572,7 @@ impl CompileTimeTable {
     /// Books a finished occurrence: its node, its name's totals, and an outermost one's compile.
     fn close(&mut self, open: Open, dur: f64, outermost: bool) {
         let self_time = (open.self_time - open.complete_children).clamp(0.0, dur);
-        let n = &mut self.nodes[open.node];
+        let n = self.node_mut(open.node);
         n.count += 1;
         n.total += dur;
         n.self_time += self_time;
@@ -483,7 +586,7 @@ impl CompileTimeTable {
         }
     }
 
-    fn begin(&mut self, ev: &Event, ti: usize, name: &str, ts: f64, id: Option<CompileId>, top: Option<usize>) {
+    fn begin(&mut self, ev: &Event, ti: usize, name: &str, ts: f64, id: Option<CompileId>, top: Option<NodeRef>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
         let name = self.name_id(name);
@@ -576,7 +679,7 @@ impl Table for CompileTimeTable {
             .compile_id
             .map(normalize)
             .or_else(|| super::trace_event::compile_id(te))
-            .or_else(|| top.and_then(|n| self.compiles[self.nodes[n].compile as usize]));
+            .or_else(|| top.and_then(|n| self.compiles[n.compile as usize]));
         match te.ph.as_deref() {
             Some("B") => self.begin(ev, ti, name, ts, id, top),
             Some("E") => self.end(ev, ti, name, ts, id),
@@ -598,17 +701,7 @@ impl Table for CompileTimeTable {
         }
         self.node_index = HashMap::new();
         let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
-
-        // Each compile's nodes in order of first begin (creation order), and each node's
-        // position there.
-        let mut by_compile: Vec<Vec<u32>> = vec![Vec::new(); self.compiles.len()];
-        let mut local = vec![0u32; self.nodes.len()];
-        for (i, n) in self.nodes.iter().enumerate() {
-            let list = &mut by_compile[n.compile as usize];
-            local[i] = list.len() as u32;
-            list.push(i as u32);
-        }
-        let phases = self.phase_totals(&by_compile);
+        let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();
         let overlaps = self.overlap_rows();
         let rows = self.compiles.len() as u64;
@@ -617,7 +710,7 @@ impl Table for CompileTimeTable {
             std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
             PackedCompileTime {
-                compiles: CompileTimings { table: self, by_compile, local, parts },
+                compiles: CompileTimings { table: self, parts },
                 phases,
                 total_us,
                 unmatched,
@@ -632,13 +725,13 @@ impl Table for CompileTimeTable {
 
 impl CompileTimeTable {
     /// Every phase name over the stream, by total time descending, ties by name.
-    fn phase_totals(&self, by_compile: &[Vec<u32>]) -> Vec<PhaseTotal> {
+    fn phase_totals(&self) -> Vec<PhaseTotal> {
         // How many compiles have a phase of each name.
         let mut phase_compiles = vec![0u64; self.names.len()];
         let mut counted_for = vec![usize::MAX; self.names.len()];
-        for (c, list) in by_compile.iter().enumerate() {
-            for &i in list {
-                let name = self.nodes[i as usize].name as usize;
+        for c in 0..self.compiles.len() {
+            for n in self.nodes_of(c).iter() {
+                let name = n.name as usize;
                 if counted_for[name] != c {
                     counted_for[name] = c;
                     phase_compiles[name] += 1;
@@ -776,6 +869,23 @@ mod tests {
         let ph = prop_oneof![3 => Just("B"), 3 => Just("E"), 1 => Just("X")];
         let name = prop_oneof![Just("a"), Just("b"), Just(FRAME), Just(BACKWARD)];
         (ph, name, 0u8..2, proptest::option::of(0u64..2), -20.0..100.0f64, 0.0..50.0f64)
+    }
+
+    #[test]
+    fn frozen_nodes_thaw_as_they_were() {
+        let node = |i: u32| Node {
+            parent: if i == 0 { NO_PARENT } else { NodeRef { compile: i, local: i + 1 } },
+            name: i,
+            unfinished: 3 * i,
+            count: u64::MAX - u64::from(i),
+            total: -0.0 + f64::from(i) / 3.0,
+            self_time: f64::MIN_POSITIVE,
+            first_ts: -1e300,
+            first_seq: u64::from(i) << 40,
+        };
+        let nodes: Vec<Node> = (0..5).map(node).collect();
+        assert_eq!(thaw(&freeze(&nodes)), nodes);
+        assert!(thaw(&freeze(&[])).is_empty());
     }
 
     proptest! {

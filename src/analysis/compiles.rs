@@ -1,12 +1,14 @@
 //! What several tables need to know about each compile id, collected in one pass: its entries'
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::packed_rows::Compressed;
 use super::{Diagnostics, Event};
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
@@ -59,8 +61,8 @@ pub struct CompileRecord {
     pub start_stack: Option<u32>,
     /// The compile's first `compilation_metrics`, as far as the shared facts read it.
     pub metrics: Option<Box<Metrics>>,
-    /// Every artifact, in log order.
-    pub artifacts: Vec<Artifact>,
+    /// Every artifact, in log order (see [`CompileRecord::artifacts`]).
+    artifacts: Artifacts,
     /// Cache outcomes, in log order.
     pub cache: Vec<CacheOutcome>,
     /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
@@ -208,7 +210,136 @@ impl Metrics {
     }
 }
 
+/// A compile's artifacts: in memory while the compile logs some, else compressed (a long log has
+/// a hundred thousand artifacts, most of them in compiles long finished).
+#[derive(Debug)]
+enum Artifacts {
+    Live(Vec<Artifact>),
+    Frozen(Compressed),
+}
+
+impl Clone for Artifacts {
+    fn clone(&self) -> Self {
+        match self {
+            Artifacts::Live(list) => Artifacts::Live(list.clone()),
+            Artifacts::Frozen(frozen) => Artifacts::Live(thaw_artifacts(frozen)),
+        }
+    }
+}
+
+/// How many compiles keep their artifacts in memory: the ones that logged artifacts last (2 in
+/// unit tests, so that they freeze and thaw).
+const LIVE_ARTIFACTS: usize = if cfg!(test) { 2 } else { 32 };
+
+/// Bytes that `freeze_artifacts` writes for `Option<u32>`, `Option<enum>` and flags: absent.
+const ABSENT_U32: u32 = u32::MAX;
+const ABSENT_U8: u8 = u8::MAX;
+
+fn format_code(f: Option<PayloadFormat>) -> u8 {
+    match f {
+        None => ABSENT_U8,
+        Some(PayloadFormat::Json) => 0,
+        Some(PayloadFormat::Python) => 1,
+        Some(PayloadFormat::Text) => 2,
+    }
+}
+
+fn format_of(code: u8) -> Option<PayloadFormat> {
+    match code {
+        0 => Some(PayloadFormat::Json),
+        1 => Some(PayloadFormat::Python),
+        2 => Some(PayloadFormat::Text),
+        _ => None,
+    }
+}
+
+fn role_code(g: Option<GraphRole>) -> u8 {
+    match g {
+        None => ABSENT_U8,
+        Some(GraphRole::Forward) => 0,
+        Some(GraphRole::Backward) => 1,
+        Some(GraphRole::Inference) => 2,
+    }
+}
+
+fn role_of(code: u8) -> Option<GraphRole> {
+    match code {
+        0 => Some(GraphRole::Forward),
+        1 => Some(GraphRole::Backward),
+        2 => Some(GraphRole::Inference),
+        _ => None,
+    }
+}
+
+/// Artifacts as bytes, which [`thaw_artifacts`] reads back exactly.
+fn freeze_artifacts(list: &[Artifact]) -> Compressed {
+    let mut out = Vec::with_capacity(list.len() * 64);
+    for a in list {
+        for x in [a.seq, a.line, a.size, a.lines] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [a.kind, a.name, a.tlparse_name.unwrap_or(ABSENT_U32)] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        match &a.blob {
+            Some(blob) => {
+                out.push(1);
+                out.extend_from_slice(blob);
+            }
+            None => out.push(0),
+        }
+        out.push(format_code(a.format));
+        out.push(role_code(a.graph));
+        match &a.url {
+            Some(url) => {
+                out.extend_from_slice(&(url.len() as u32).to_le_bytes());
+                out.extend_from_slice(url.as_bytes());
+            }
+            None => out.extend_from_slice(&ABSENT_U32.to_le_bytes()),
+        }
+    }
+    Compressed::new(&out)
+}
+
+fn thaw_artifacts(frozen: &Compressed) -> Vec<Artifact> {
+    fn take<'a>(rest: &mut &'a [u8], n: usize) -> &'a [u8] {
+        let (head, tail) = rest.split_at(n);
+        *rest = tail;
+        head
+    }
+    let u64_of = |rest: &mut &[u8]| u64::from_le_bytes(take(rest, 8).try_into().expect("8 bytes"));
+    let u32_of = |rest: &mut &[u8]| u32::from_le_bytes(take(rest, 4).try_into().expect("4 bytes"));
+    let bytes = frozen.get();
+    let mut rest = &bytes[..];
+    let mut list = Vec::new();
+    while !rest.is_empty() {
+        let (seq, line, size, lines) = (u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest));
+        let (kind, name) = (u32_of(&mut rest), u32_of(&mut rest));
+        let tlparse_name = Some(u32_of(&mut rest)).filter(|&n| n != ABSENT_U32);
+        let blob = match take(&mut rest, 1)[0] {
+            0 => None,
+            _ => Some(take(&mut rest, 16).try_into().expect("16 bytes")),
+        };
+        let format = format_of(take(&mut rest, 1)[0]);
+        let graph = role_of(take(&mut rest, 1)[0]);
+        let url = match u32_of(&mut rest) {
+            ABSENT_U32 => None,
+            len => Some(String::from_utf8(take(&mut rest, len as usize).to_vec()).expect("URLs are text").into()),
+        };
+        list.push(Artifact { seq, line, size, lines, kind, name, tlparse_name, blob, format, url, graph });
+    }
+    list
+}
+
 impl CompileRecord {
+    /// Every artifact, in log order.
+    pub fn artifacts(&self) -> Cow<'_, [Artifact]> {
+        match &self.artifacts {
+            Artifacts::Live(list) => Cow::Borrowed(list),
+            Artifacts::Frozen(frozen) => Cow::Owned(thaw_artifacts(frozen)),
+        }
+    }
+
     /// `restart_reasons` from the metrics (empty when null or absent).
     pub fn restart_reasons(&self) -> &[String] {
         self.metrics.as_ref().map_or(&[], |m| &m.restart_reasons)
@@ -281,6 +412,8 @@ pub struct Compiles {
     unattributed_spans: GraphSpans,
     /// Artifact kinds and names, each once.
     names: IndexSet<Box<str>>,
+    /// The records whose artifacts are in memory, least recently added to first.
+    live: Vec<usize>,
 }
 
 /// A frame compile: a compile id without its attempt.
@@ -366,12 +499,34 @@ impl Compiles {
     }
 
     /// The artifacts of a compile with a given name, in log order.
-    pub fn artifacts_named<'a>(
-        &'a self,
-        r: &'a CompileRecord,
-        name: &'a str,
-    ) -> impl Iterator<Item = ArtifactRef> + 'a {
-        r.artifacts.iter().filter(move |a| self.name(a) == name).map(|a| self.artifact_ref(a))
+    pub fn artifacts_named(&self, r: &CompileRecord, name: &str) -> Vec<ArtifactRef> {
+        r.artifacts().iter().filter(|a| self.name(a) == name).map(|a| self.artifact_ref(a)).collect()
+    }
+
+    /// Adds an artifact to record `index`, its list thawed if frozen; the list of the record
+    /// that was added to least recently is frozen when too many are in memory.
+    fn add_artifact(&mut self, index: usize, a: Artifact) {
+        match self.live.iter().position(|&i| i == index) {
+            Some(at) => {
+                self.live.remove(at);
+            }
+            None => {
+                if self.live.len() >= LIVE_ARTIFACTS {
+                    let cold = self.live.remove(0);
+                    if let Artifacts::Live(list) = &self.records[cold].artifacts {
+                        self.records[cold].artifacts = Artifacts::Frozen(freeze_artifacts(list));
+                    }
+                }
+                if let Artifacts::Frozen(frozen) = &self.records[index].artifacts {
+                    self.records[index].artifacts = Artifacts::Live(thaw_artifacts(frozen));
+                }
+            }
+        }
+        self.live.push(index);
+        match &mut self.records[index].artifacts {
+            Artifacts::Live(list) => list.push(a),
+            Artifacts::Frozen(_) => unreachable!("thawed above"),
+        }
     }
 
     fn intern(&mut self, text: &str) -> u32 {
@@ -477,7 +632,7 @@ impl Compiles {
                 end_ts: ev.ts.to_string(),
                 start_stack: None,
                 metrics: None,
-                artifacts: Vec::new(),
+                artifacts: Artifacts::Live(Vec::new()),
                 cache: Vec::new(),
                 graph_breaks: Vec::new(),
                 next_attempt: None,
@@ -512,7 +667,7 @@ impl Compiles {
             if let Some((cache, outcome)) = cache_outcome(name) {
                 record.cache.push(CacheOutcome { cache, outcome: outcome.into(), name: name.to_string(), seq: ev.seq });
             }
-            record.artifacts.push(a);
+            self.add_artifact(index, a);
         }
     }
 

@@ -209,10 +209,10 @@ impl Table for ExportReportTable {
             .compiles
             .records
             .iter()
-            .flat_map(|r| r.artifacts.iter())
-            .chain(ctx.compiles.unattributed.iter())
+            .flat_map(|r| r.artifacts().into_owned())
+            .chain(ctx.compiles.unattributed.iter().cloned())
             .filter(|a| ctx.compiles.kind(a) == "exported_program")
-            .map(|a| ctx.compiles.artifact_ref(a))
+            .map(|a| ctx.compiles.artifact_ref(&a))
             .collect();
         exported_programs.sort_by_key(|a| a.seq);
         let rows = failures.len() as u64;

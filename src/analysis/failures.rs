@@ -77,7 +77,8 @@ impl Table for FailuresTable {
                 }
                 if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
                     if f.kind == FailureKind::Failure {
-                        f.error_blob = ctx.compiles.artifacts_named(record, "dynamo_error").find_map(|a| a.blob);
+                        f.error_blob =
+                            ctx.compiles.artifacts_named(record, "dynamo_error").into_iter().find_map(|a| a.blob);
                     }
                 }
                 f

@@ -1,11 +1,14 @@
 //! Graph sizes: FX node counts, lines and bytes of every IR of each compile.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::ser::{Error, SerializeStruct};
+use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::CompileId;
 use crate::schema::tables::GraphSize;
 
@@ -116,24 +119,61 @@ fn may_be_fx(bytes: &[u8]) -> bool {
 
 #[derive(Default)]
 pub struct GraphSizesTable {
-    /// Each compile's graphs: the first one's `seq`, and the rows packed.
-    graphs: HashMap<Option<CompileId>, (u64, Vec<PackedRow>)>,
+    /// Every graph's row, in log order.
+    rows: PackedRows,
+    /// Each compile's graphs: the first one's `seq`, and their rows in `rows`.
+    graphs: HashMap<Option<CompileId>, (u64, Vec<u32>)>,
 }
 
 /// [`crate::schema::tables::GraphSizes`], its rows passed through packed.
-#[derive(Serialize)]
 pub struct PackedGraphSizes {
     compiles: Vec<PackedCompileGraphs>,
+    rows: PackedRows,
 }
 
-/// [`crate::schema::tables::CompileGraphs`], its rows passed through packed.
-#[derive(Serialize)]
+/// [`crate::schema::tables::CompileGraphs`], its graphs given by their rows.
 struct PackedCompileGraphs {
     compile_id: Option<String>,
     graph_op_count: Option<u64>,
     graph_node_count: Option<u64>,
     graph_input_count: Option<u64>,
-    graphs: Vec<PackedRow>,
+    graphs: Vec<u32>,
+}
+
+/// [`crate::schema::tables::CompileGraphs`] as serialized.
+#[derive(Serialize)]
+struct CompileGraphsView<'a> {
+    compile_id: &'a Option<String>,
+    graph_op_count: Option<u64>,
+    graph_node_count: Option<u64>,
+    graph_input_count: Option<u64>,
+    graphs: RowsAt<'a>,
+}
+
+impl Serialize for PackedGraphSizes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let cache = RefCell::new(DecodedBlock::with_capacity(4));
+        let compiles = self.compiles.iter().map(|c| CompileGraphsView {
+            compile_id: &c.compile_id,
+            graph_op_count: c.graph_op_count,
+            graph_node_count: c.graph_node_count,
+            graph_input_count: c.graph_input_count,
+            graphs: RowsAt { rows: &self.rows, at: &c.graphs, cache: &cache },
+        });
+        let mut table = serializer.serialize_struct("GraphSizes", 1)?;
+        table.serialize_field("compiles", &Seq(RefCell::new(Some(compiles))))?;
+        table.end()
+    }
+}
+
+/// The items of an iterator, serialized as a list (once).
+struct Seq<I>(RefCell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let items = self.0.borrow_mut().take().ok_or_else(|| S::Error::custom("serialized twice"))?;
+        serializer.collect_seq(items)
+    }
 }
 
 impl Table for GraphSizesTable {
@@ -150,7 +190,8 @@ impl Table for GraphSizesTable {
             return;
         }
         let names = ev.names();
-        let row = pack(&GraphSize {
+        let row = self.rows.len() as u32;
+        self.rows.push(&GraphSize {
             name: names.name,
             tlparse_name: names.tlparse_name,
             kind: ev.kind.to_string(),
@@ -186,7 +227,7 @@ impl Table for GraphSizesTable {
             });
         }
         // Every compile id is in `ctx.compiles`, so only graphs outside any compile are left.
-        let mut rest: Vec<_> = self.graphs.into_iter().collect();
+        let mut rest: Vec<_> = std::mem::take(&mut self.graphs).into_iter().collect();
         rest.sort_by_key(|(id, (first_seq, _))| (id.is_none(), *first_seq));
         for (id, (_, graphs)) in rest {
             compiles.push(PackedCompileGraphs {
@@ -201,7 +242,7 @@ impl Table for GraphSizesTable {
             return None;
         }
         let rows = compiles.len() as u64;
-        Some((PackedGraphSizes { compiles }, rows))
+        Some((PackedGraphSizes { compiles, rows: self.rows }, rows))
     }
 }
 

@@ -1,14 +1,17 @@
 //! Guards and shapes: Dynamo guards (structured and C++ trees), shape guards, specializations,
 //! symbols and data-dependent guards, each row tied to its compile id and user location.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
-use serde::{Serialize, Serializer};
+use serde::ser::{Error, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::packed_rows::PackedRows;
-use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest};
+use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::tables::guards::{
     DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
     Specialization, SymbolCreated, TreeGuard,
@@ -27,72 +30,109 @@ pub struct GuardsTable {
     /// One summary per compile id in order of its first row (entries come in `seq` order).
     compiles: IndexMap<Option<String>, GuardsCompile>,
     dynamo_guards: PackedRows,
-    guard_trees: Vec<PackedTree>,
-    /// Each distinct tree guard once, as compact JSON, its index its id: the trees of a long log
-    /// repeat a few hundred distinct guards a hundred thousand times.
-    tree_guards: Vec<PackedRow>,
-    tree_guard_ids: HashMap<String, u32>,
+    /// [`TreeRow`]s: the trees, their guards as ids in `tree_guards`.
+    guard_trees: PackedRows,
+    /// Each distinct tree guard once, its index its id, known by the digest of its line
+    /// ([`guard_digest`]): the trees of a long log repeat a few hundred distinct guards a hundred
+    /// thousand times, and a large model's trees hold thousands of their own.
+    tree_guards: Interner,
     shape_guards: PackedRows,
     specializations: PackedRows,
     symbols: PackedRows,
     data_dependent: PackedRows,
 }
 
-/// A [`crate::schema::tables::guards::GuardTree`] with its guards as ids in `GuardsTable::tree_guards`.
-struct PackedTree {
-    compile_id: Option<String>,
-    seq: u64,
-    line: u64,
-    blob: String,
-    lines: u64,
-    latency_us: Option<f64>,
-    managers: u64,
-    guards: Vec<u32>,
-}
-
-/// [`crate::schema::tables::guards::GuardTree`] as serialized, its guards taken from the interned ones.
+/// A [`crate::schema::tables::guards::GuardTree`] with its guards as ids in
+/// `GuardsTable::tree_guards`, as it is packed.
 #[derive(Serialize)]
-struct GuardTreeView<'a> {
-    compile_id: &'a Option<String>,
+struct TreeRow<'a> {
+    compile_id: Option<String>,
     seq: u64,
     line: u64,
     blob: &'a str,
     lines: u64,
     latency_us: Option<f64>,
     managers: u64,
-    guards: InternedRows<'a>,
+    guards: Vec<u32>,
 }
 
-/// Rows given by their ids in a list of distinct rows.
+/// A packed [`TreeRow`] read back: its fields as they were written, but the guards.
+#[derive(Deserialize)]
+struct TreeRowText<'a> {
+    #[serde(borrow)]
+    compile_id: &'a RawValue,
+    #[serde(borrow)]
+    seq: &'a RawValue,
+    #[serde(borrow)]
+    line: &'a RawValue,
+    #[serde(borrow)]
+    blob: &'a RawValue,
+    #[serde(borrow)]
+    lines: &'a RawValue,
+    #[serde(borrow)]
+    latency_us: &'a RawValue,
+    #[serde(borrow)]
+    managers: &'a RawValue,
+    guards: Vec<u32>,
+}
+
+/// [`crate::schema::tables::guards::GuardTree`] as serialized, its guards taken from the interned ones.
+#[derive(Serialize)]
+struct GuardTreeView<'a, 'b> {
+    compile_id: &'a RawValue,
+    seq: &'a RawValue,
+    line: &'a RawValue,
+    blob: &'a RawValue,
+    lines: &'a RawValue,
+    latency_us: &'a RawValue,
+    managers: &'a RawValue,
+    guards: InternedRows<'b>,
+}
+
+/// Rows given by their ids in an [`Interner`].
 struct InternedRows<'a> {
     ids: &'a [u32],
-    rows: &'a [PackedRow],
+    rows: &'a Interner,
+    cache: &'a RefCell<DecodedBlock>,
 }
 
 impl Serialize for InternedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.ids.iter().map(|&i| &self.rows[i as usize]))
+        let mut cache = self.cache.borrow_mut();
+        let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
+        for &id in self.ids {
+            let row: &RawValue = serde_json::from_str(self.rows.get(id, &mut cache)).map_err(S::Error::custom)?;
+            seq.serialize_element(row)?;
+        }
+        seq.end()
     }
 }
 
 /// The guard trees of the table, serialized as a list of [`crate::schema::tables::guards::GuardTree`].
 pub struct GuardTrees {
-    trees: Vec<PackedTree>,
-    guards: Vec<PackedRow>,
+    trees: PackedRows,
+    guards: Interner,
 }
 
 impl Serialize for GuardTrees {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.trees.iter().map(|t| GuardTreeView {
-            compile_id: &t.compile_id,
-            seq: t.seq,
-            line: t.line,
-            blob: &t.blob,
-            lines: t.lines,
-            latency_us: t.latency_us,
-            managers: t.managers,
-            guards: InternedRows { ids: &t.guards, rows: &self.guards },
-        }))
+        // The trees of a long log share their guards with trees logged long before.
+        let cache = RefCell::new(DecodedBlock::with_capacity(8));
+        let mut seq = serializer.serialize_seq(Some(self.trees.len()))?;
+        self.trees.try_for_each(|json| {
+            let t: TreeRowText = serde_json::from_str(json).map_err(S::Error::custom)?;
+            seq.serialize_element(&GuardTreeView {
+                compile_id: t.compile_id,
+                seq: t.seq,
+                line: t.line,
+                blob: t.blob,
+                lines: t.lines,
+                latency_us: t.latency_us,
+                managers: t.managers,
+                guards: InternedRows { ids: &t.guards, rows: &self.guards, cache: &cache },
+            })
+        })?;
+        seq.end()
     }
 }
 
@@ -293,7 +333,11 @@ impl GuardsTable {
             diags.unusable(Self::NAME, ev, "no payload");
             return;
         };
-        let (managers, guards, latency_us) = parse_tree(&text);
+        let mut guards = Vec::new();
+        let tree_guards = &mut self.tree_guards;
+        let (managers, latency_us) = walk_tree(&text, |depth, source, body| {
+            guards.push(tree_guards.intern(guard_digest(depth, source, body), || tree_guard(depth, source, body)));
+        });
         let latency_us = diags.number(ev, "Guard latency", latency_us);
         let compile_id = compile_id(ev);
         let summary = self.summary(&compile_id);
@@ -301,29 +345,16 @@ impl GuardsTable {
         if latency_us.is_some() {
             summary.latency_us = latency_us;
         }
-        let guards = guards.iter().map(|g| self.intern_tree_guard(g)).collect();
-        self.guard_trees.push(PackedTree {
+        self.guard_trees.push(&TreeRow {
             compile_id,
             seq: ev.seq,
             line: ev.line,
-            blob: payload.hash.to_string(),
+            blob: payload.hash,
             lines: payload.lines,
             latency_us,
             managers,
             guards,
         });
-    }
-
-    /// The id of a tree guard, adding it if new.
-    fn intern_tree_guard(&mut self, guard: &TreeGuard) -> u32 {
-        let json = serde_json::to_string(guard).expect("tree guards serialize");
-        if let Some(&id) = self.tree_guard_ids.get(&json) {
-            return id;
-        }
-        let id = self.tree_guards.len() as u32;
-        self.tree_guards.push(pack(guard));
-        self.tree_guard_ids.insert(json, id);
-        id
     }
 
     /// The summary of a compile id, created with its first row.
@@ -416,11 +447,19 @@ impl Table for GuardsTable {
 /// Reads a C++ guard tree: the number of manager nodes, the leaf guards, and the
 /// `Guard latency = N us` figure.
 pub fn parse_tree(text: &str) -> (u64, Vec<TreeGuard>, Option<f64>) {
-    let mut managers = 0;
     let mut guards = Vec::new();
+    let (managers, latency) = walk_tree(text, |depth, source, body| guards.push(tree_guard(depth, source, body)));
+    (managers, guards, latency)
+}
+
+/// Walks a C++ guard tree: calls `guard` with each leaf guard's depth, the source of its nearest
+/// enclosing manager that has one, and its line after `+- ` (what [`tree_guard`] reads); returns
+/// the number of manager nodes and the `Guard latency = N us` figure.
+pub fn walk_tree<'a>(text: &'a str, mut guard: impl FnMut(u64, Option<&'a str>, &'a str)) -> (u64, Option<f64>) {
+    let mut managers = 0;
     let mut latency = None;
     // Enclosing managers: (depth, source).
-    let mut open: Vec<(u64, Option<String>)> = Vec::new();
+    let mut open: Vec<(u64, Option<&str>)> = Vec::new();
     for line in text.lines() {
         let line = line.trim_end();
         if let Some(rest) = line.strip_prefix("Guard latency = ") {
@@ -429,13 +468,11 @@ pub fn parse_tree(text: &str) -> (u64, Vec<TreeGuard>, Option<f64>) {
         }
         let Some(at) = line.find("+- ") else { continue };
         let (indent, body) = (&line[..at], &line[at + 3..]);
-        if !indent.chars().all(|c| c == '|' || c == ' ') {
+        if !indent.bytes().all(|c| c == b'|' || c == b' ') {
             continue;
         }
-        let depth = indent.matches('|').count() as u64;
-        let kind_len = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
-        let (kind, rest) = body.split_at(kind_len);
-        let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
+        let depth = indent.bytes().filter(|&c| c == b'|').count() as u64;
+        let (kind, rest) = split_kind(body);
         while open.last().is_some_and(|(d, _)| *d >= depth) {
             open.pop();
         }
@@ -444,35 +481,64 @@ pub fn parse_tree(text: &str) -> (u64, Vec<TreeGuard>, Option<f64>) {
             open.push((depth, manager_source(rest)));
             continue;
         }
-        let source = open.iter().rev().find_map(|(_, s)| s.clone());
-        // `code  # user code  # file.py:12 in f (framework.py:3 in g)`; the user code may be
-        // empty (`code  #   # <string>:1 in <lambda>`) or hold `  # ` itself.
-        let (code, segments) = match rest.find("  #") {
-            Some(at) => {
-                (rest[..at].trim_end(), rest[at..].split("  #").map(str::trim).filter(|s| !s.is_empty()).collect())
-            }
-            None => (rest.trim_end(), Vec::new()),
-        };
-        let (user_code, location, framework_location) = parse_comment(&segments);
-        guards.push(TreeGuard {
-            depth,
-            kind: kind.to_string(),
-            source,
-            code: code.to_string(),
-            user_code,
-            location,
-            framework_location,
-        });
+        let source = open.iter().rev().find_map(|(_, s)| *s);
+        guard(depth, source, body);
     }
-    (managers, guards, latency)
+    (managers, latency)
+}
+
+/// A guard line after `+- `: its kind, and the rest after the colon.
+fn split_kind(body: &str) -> (&str, &str) {
+    let kind_len = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
+    let (kind, rest) = body.split_at(kind_len);
+    (kind, rest.strip_prefix(':').unwrap_or(rest).trim_start())
+}
+
+/// What a tree guard is known by: all its row is read from.
+fn guard_digest(depth: u64, source: Option<&str>, body: &str) -> Digest {
+    let (tag, source): (&[u8], &str) = match source {
+        Some(s) => (b"s", s),
+        None => (b"-", ""),
+    };
+    digest(&[&depth.to_le_bytes(), tag, source.as_bytes(), body.as_bytes()])
+}
+
+/// The check of a leaf guard whose line after `+- ` is `body` (its row's `code`).
+pub fn tree_guard_code(body: &str) -> &str {
+    let rest = split_kind(body).1;
+    match rest.find("  #") {
+        Some(at) => rest[..at].trim_end(),
+        None => rest.trim_end(),
+    }
+}
+
+/// The row of a leaf guard: `body` is its line after `+- `, `source` its enclosing manager's.
+fn tree_guard(depth: u64, source: Option<&str>, body: &str) -> TreeGuard {
+    let (kind, rest) = split_kind(body);
+    // `code  # user code  # file.py:12 in f (framework.py:3 in g)`; the user code may be
+    // empty (`code  #   # <string>:1 in <lambda>`) or hold `  # ` itself.
+    let (code, segments) = match rest.find("  #") {
+        Some(at) => (rest[..at].trim_end(), rest[at..].split("  #").map(str::trim).filter(|s| !s.is_empty()).collect()),
+        None => (rest.trim_end(), Vec::new()),
+    };
+    let (user_code, location, framework_location) = parse_comment(&segments);
+    TreeGuard {
+        depth,
+        kind: kind.to_string(),
+        source: source.map(str::to_string),
+        code: code.to_string(),
+        user_code,
+        location,
+        framework_location,
+    }
 }
 
 /// `source=` of a manager line (`GuardManager: source=L['x'], accessed_by=...`).
-fn manager_source(rest: &str) -> Option<String> {
+fn manager_source(rest: &str) -> Option<&str> {
     let at = rest.find("source=")?;
     let source = &rest[at + "source=".len()..];
     let end = source.find(", accessed_by=").unwrap_or(source.len());
-    Some(source[..end].trim().to_string())
+    Some(source[..end].trim())
 }
 
 /// Splits the `  # `-separated parts of a guard comment into the user code, the location and

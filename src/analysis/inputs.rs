@@ -1,21 +1,19 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexSet;
 use serde::de::IgnoredAny;
 use serde::ser::{Error, SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::guards::{compile_id, text, uint};
-use super::packed_rows::{DecodedBlock, PackedRows};
+use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
-
-/// (describer id, tensor or storage id).
-type DescKey = (u64, u64);
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
 /// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
@@ -33,12 +31,126 @@ struct Row {
     size_symbols: Vec<Option<String>>,
 }
 
+/// No row, compile or line.
+const NONE: u32 = u32::MAX;
+
+/// What is known of one id of a describer: of the tensor with that id, and of the storage with
+/// that id.
+#[derive(Clone)]
+struct Described {
+    /// The compile that made a row for the tensor last, and that row (`NONE`: no row yet).
+    row: (u32, u32),
+    /// The row holding the tensor's latest description with its storage (`NONE`: none), for
+    /// rows of later compiles that only log a source.
+    tensor: u32,
+    /// The latest `describe_storage` of the storage: its size and line (`None`: none).
+    storage: Option<(Option<Dim>, u64)>,
+}
+
+impl Default for Described {
+    fn default() -> Self {
+        Described { row: (NONE, NONE), tensor: NONE, storage: None }
+    }
+}
+
+/// The ids of one describer (a fake-tensor mode: torch makes one per compile or so).
+#[derive(Default)]
+struct Describer {
+    ids: HashMap<u64, Described>,
+}
+
+/// A describer's ids, in memory while it is in use, else compressed: a large model's log
+/// describes hundreds of thousands of tensors, each describer's only for a while.
+enum Held {
+    Live(Describer),
+    Frozen(Compressed),
+}
+
+/// How many describers stay in memory: the latest few, as entries of one compile come together
+/// (1 in unit tests, so that they freeze and thaw describers).
+const LIVE_DESCRIBERS: usize = if cfg!(test) { 1 } else { 4 };
+
+impl Describer {
+    /// Its ids as bytes (order does not matter): what [`Describer::thaw`] reads back exactly.
+    fn freeze(&self) -> Compressed {
+        let mut out = Vec::with_capacity(self.ids.len() * 40);
+        for (id, d) in &self.ids {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&d.row.0.to_le_bytes());
+            out.extend_from_slice(&d.row.1.to_le_bytes());
+            out.extend_from_slice(&d.tensor.to_le_bytes());
+            match &d.storage {
+                None => out.push(0),
+                Some((size, line)) => {
+                    out.push(1);
+                    out.extend_from_slice(&line.to_le_bytes());
+                    match size {
+                        None => out.push(0),
+                        Some(Dim::Int(n)) => {
+                            out.push(1);
+                            out.extend_from_slice(&n.to_le_bytes());
+                        }
+                        Some(Dim::Sym(text)) => {
+                            out.push(2);
+                            out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                            out.extend_from_slice(text.as_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        Compressed::new(&out)
+    }
+
+    fn thaw(frozen: &Compressed) -> Describer {
+        fn take<'a>(rest: &mut &'a [u8], n: usize) -> &'a [u8] {
+            let (head, tail) = rest.split_at(n);
+            *rest = tail;
+            head
+        }
+        fn u64_of(b: &[u8]) -> u64 {
+            u64::from_le_bytes(b.try_into().expect("8 bytes"))
+        }
+        fn u32_of(b: &[u8]) -> u32 {
+            u32::from_le_bytes(b.try_into().expect("4 bytes"))
+        }
+        let bytes = frozen.get();
+        let mut rest = &bytes[..];
+        let mut ids = HashMap::new();
+        while !rest.is_empty() {
+            let id = u64_of(take(&mut rest, 8));
+            let row = (u32_of(take(&mut rest, 4)), u32_of(take(&mut rest, 4)));
+            let tensor = u32_of(take(&mut rest, 4));
+            let storage = match take(&mut rest, 1)[0] {
+                0 => None,
+                _ => {
+                    let line = u64_of(take(&mut rest, 8));
+                    let size = match take(&mut rest, 1)[0] {
+                        0 => None,
+                        1 => Some(Dim::Int(u64_of(take(&mut rest, 8)) as i64)),
+                        _ => {
+                            let len = u64_of(take(&mut rest, 8)) as usize;
+                            let text = take(&mut rest, len).to_vec();
+                            Some(Dim::Sym(String::from_utf8(text).expect("frozen text is UTF-8")))
+                        }
+                    };
+                    Some((size, line))
+                }
+            };
+            ids.insert(id, Described { row, tensor, storage });
+        }
+        Describer { ids }
+    }
+}
+
 /// Rows are numbered in order of creation: the first `packed.len()` are in `packed` (unless
 /// reopened), the rest in `open`.
 #[derive(Default)]
 pub struct InputsTable {
     /// Rows of compiles described before the current one.
     packed: PackedRows,
+    /// Where each compile's rows start in `packed`: (first row, compile), in row order.
+    packed_compiles: Vec<(u32, u32)>,
     /// Packed rows an entry changed later (a compile described again after another one).
     reopened: HashMap<usize, Row>,
     /// The rows of the compile being described, after the packed ones.
@@ -47,15 +159,17 @@ pub struct InputsTable {
     open_compile: Option<u32>,
     /// Compile ids as displayed, each once.
     compile_ids: IndexSet<Option<String>>,
-    /// (compile, describer, tensor id) → row.
-    row_of: HashMap<(u32, u64, u64), usize>,
-    /// The row holding the latest description of each tensor with its storage, for rows of later
-    /// compiles that only log a source.
-    tensors: HashMap<DescKey, usize>,
-    /// The latest `describe_storage` of each storage: (size, line).
-    storages: HashMap<DescKey, (Option<Dim>, u64)>,
+    /// What each describer described.
+    describers: HashMap<u64, Held>,
+    /// The live describers, least recently used first.
+    live: Vec<u64>,
+    /// (compile, describer, tensor id) → row, for the rows that are not the latest of their
+    /// tensor (`Described::row` has those).
+    earlier_rows: HashMap<(u32, u64, u64), u32>,
     /// (compile id, source) → symbol, from `create_symbol` (the first one wins).
     symbols: HashMap<(Option<String>, String), String>,
+    /// The compiles (in `compile_ids`) with a symbol in `symbols`.
+    symbol_compiles: HashSet<u32>,
     decoded: DecodedBlock,
 }
 
@@ -167,23 +281,65 @@ fn tensor_info(ev: &Event, meta: &Value) -> TensorInfo {
 }
 
 impl InputsTable {
+    /// The position of a compile id in `compile_ids`, adding it if new.
+    fn compile(&mut self, compile_id: &Option<String>) -> u32 {
+        match self.compile_ids.get_index_of(compile_id) {
+            Some(i) => i as u32,
+            None => self.compile_ids.insert_full(compile_id.clone()).0 as u32,
+        }
+    }
+
+    /// What a describer described, in memory.
+    fn describer(&mut self, describer: u64) -> &mut Describer {
+        match self.live.iter().position(|&d| d == describer) {
+            Some(at) => {
+                let d = self.live.remove(at);
+                self.live.push(d);
+            }
+            None => {
+                if self.live.len() >= LIVE_DESCRIBERS {
+                    let cold = self.live.remove(0);
+                    if let Some(held) = self.describers.get_mut(&cold) {
+                        if let Held::Live(d) = held {
+                            *held = Held::Frozen(d.freeze());
+                        }
+                    }
+                }
+                self.live.push(describer);
+                let held = self.describers.entry(describer).or_insert_with(|| Held::Live(Describer::default()));
+                if let Held::Frozen(frozen) = held {
+                    *held = Held::Live(Describer::thaw(frozen));
+                }
+            }
+        }
+        match self.describers.get_mut(&describer) {
+            Some(Held::Live(d)) => d,
+            _ => unreachable!("the describer was just made live"),
+        }
+    }
+
     /// The row of a tensor in the entry's compile, created if new (with the tensor's latest
     /// description if `described`).
     fn row(&mut self, ev: &Event, describer: u64, id: u64, described: bool) -> usize {
         let compile_id = compile_id(ev);
-        let compile = match self.compile_ids.get_index_of(&compile_id) {
-            Some(i) => i as u32,
-            None => self.compile_ids.insert_full(compile_id.clone()).0 as u32,
-        };
-        let key = (compile, describer, id);
-        if let Some(&index) = self.row_of.get(&key) {
-            return index;
+        let compile = self.compile(&compile_id);
+        let known = self.describer(describer).ids.get(&id).cloned().unwrap_or_default();
+        if known.row.0 == compile {
+            return known.row.1 as usize;
         }
-        let (tensor, storage) = match self.tensors.get(&(describer, id)) {
-            Some(&index) if described => self.description(index),
+        if let Some(&index) = self.earlier_rows.get(&(compile, describer, id)) {
+            return index as usize;
+        }
+        let (tensor, storage) = match known.tensor {
+            index if index != NONE && described => self.description(index as usize),
             _ => (None, None),
         };
         if self.open_compile != Some(compile) {
+            if !self.open.is_empty() {
+                let first = self.packed.len() as u32;
+                let open_compile = self.open_compile.expect("open rows have a compile");
+                self.packed_compiles.push((first, open_compile));
+            }
             for row in self.open.drain(..) {
                 self.packed.push(&row);
             }
@@ -201,7 +357,10 @@ impl InputsTable {
             size_symbols: Vec::new(),
         });
         let index = self.packed.len() + self.open.len() - 1;
-        self.row_of.insert(key, index);
+        if known.row.0 != NONE {
+            self.earlier_rows.insert((known.row.0, describer, id), known.row.1);
+        }
+        self.describer(describer).ids.entry(id).or_default().row = (compile, index as u32);
         index
     }
 
@@ -225,9 +384,15 @@ impl InputsTable {
         }
     }
 
-    fn storage(&self, describer: u64, id: u64) -> StorageInfo {
-        let known = self.storages.get(&(describer, id));
+    fn storage(&mut self, describer: u64, id: u64) -> StorageInfo {
+        let known = self.describer(describer).ids.get(&id).and_then(|d| d.storage.as_ref());
         StorageInfo { id, size: known.and_then(|(s, _)| s.clone()), line: known.map(|(_, l)| *l) }
+    }
+
+    /// The compile of packed row `index`.
+    fn packed_compile(&self, index: usize) -> u32 {
+        let at = self.packed_compiles.partition_point(|&(first, _)| first as usize <= index);
+        self.packed_compiles[at - 1].1
     }
 }
 
@@ -277,6 +442,10 @@ impl Serialize for Rows<'_> {
         t.packed.try_for_each(|json| {
             match t.reopened.get(&index) {
                 Some(row) => seq.serialize_element(row)?,
+                // Packed with no size symbols, which only a compile that created symbols has.
+                None if !t.symbol_compiles.contains(&t.packed_compile(index)) => {
+                    seq.serialize_element(serde_json::from_str::<&RawValue>(json).map_err(S::Error::custom)?)?
+                }
                 None => {
                     let mut row: Row = serde_json::from_str(json).map_err(S::Error::custom)?;
                     row.size_symbols = size_symbols(&t.symbols, &row);
@@ -300,7 +469,10 @@ impl Table for InputsTable {
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind == "create_symbol" {
             if let (Some(source), Some(symbol)) = (text(ev.meta(), "source"), text(ev.meta(), "symbol")) {
-                self.symbols.entry((compile_id(ev), source)).or_insert(symbol);
+                let compile_id = compile_id(ev);
+                let compile = self.compile(&compile_id);
+                self.symbol_compiles.insert(compile);
+                self.symbols.entry((compile_id, source)).or_insert(symbol);
             }
             return;
         }
@@ -314,7 +486,8 @@ impl Table for InputsTable {
         };
         match ev.kind {
             "describe_storage" => {
-                self.storages.insert((describer, id), (meta.get("size").and_then(dim), ev.line));
+                let storage = Some((meta.get("size").and_then(dim), ev.line));
+                self.describer(describer).ids.entry(id).or_default().storage = storage;
             }
             "describe_tensor" => {
                 let tensor = pack(&tensor_info(ev, meta));
@@ -323,7 +496,7 @@ impl Table for InputsTable {
                 let row = self.row_mut(index);
                 row.tensor = Some(tensor);
                 row.storage = storage;
-                self.tensors.insert((describer, id), index);
+                self.describer(describer).ids.entry(id).or_default().tensor = index as u32;
             }
             _ => {
                 let Some(source) = text(meta, "source") else {
@@ -346,5 +519,25 @@ impl Table for InputsTable {
             row.size_symbols = size_symbols(&self.symbols, row);
         }
         Some((PackedInputs(self), rows as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frozen_describer_thaws_as_it_was() {
+        let mut d = Describer::default();
+        d.ids.insert(0, Described::default());
+        d.ids.insert(7, Described { row: (3, 41), tensor: 41, storage: Some((Some(Dim::Int(-5)), 12)) });
+        d.ids.insert(u64::MAX, Described { row: (NONE, NONE), tensor: NONE, storage: Some((None, 1)) });
+        d.ids.insert(9, Described { row: (0, 0), tensor: 2, storage: Some((Some(Dim::Sym("s0*4 é".into())), 99)) });
+        let thawed = Describer::thaw(&d.freeze());
+        assert_eq!(thawed.ids.len(), d.ids.len());
+        for (id, a) in &d.ids {
+            let b = &thawed.ids[id];
+            assert_eq!((a.row, a.tensor, &a.storage), (b.row, b.tensor, &b.storage));
+        }
     }
 }

@@ -91,7 +91,7 @@ const MAX_PARSED_JSON: u64 = 64 << 20;
 /// JSON parsed (lone surrogate escapes kept as text, nesting as deep as a bundle may hold) unless
 /// it is invalid or would take more than [`MAX_PARSED_JSON`] of heap (the estimate is a scan,
 /// skipped for the small documents nearly all entries have).
-fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
+pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
     if bytes.len() as u64 > MAX_PARSED_JSON / 64
         && tlparse_bundle::reader::json_memory(bytes).is_ok_and(|heap| heap > MAX_PARSED_JSON)
     {

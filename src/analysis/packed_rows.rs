@@ -1,9 +1,16 @@
 //! A list of rows held zstd-compressed from the moment they are observed until their table is
 //! written: rows of one kind repeat their keys and most values, so a long log's rows shrink to a
-//! few percent of their JSON.
+//! few percent of their JSON. Nothing is held per row outside the blocks (a row's end is stored in
+//! its block), and full blocks, like other bytes held compressed ([`Compressed`]), go to the
+//! thread's [`Spool`] when the bundle writer gave it one: then a long log's rows cost no memory.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io;
+use std::sync::Arc;
+
+use hashbrown::HashTable;
 
 use serde::ser::{Error, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -11,25 +18,115 @@ use serde_json::value::RawValue;
 
 /// Bytes of rows compressed together.
 const BLOCK: usize = 1 << 17;
-/// zstd level of the blocks: the fastest, as each block is decompressed only once.
+/// zstd level of the blocks: the fastest, as each block is decompressed only once or twice.
 const LEVEL: i32 = 1;
+
+/// Where bytes held until a table is written go instead of memory: the bundle writer gives the
+/// analysis thread one backed by a file of its staging directory ([`set_spool`]); tables never
+/// open files themselves.
+pub trait Spool: Send + Sync {
+    /// Stores `bytes`; returns where they are.
+    fn put(&self, bytes: &[u8]) -> io::Result<u64>;
+    /// The `len` bytes stored at `at`.
+    fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>>;
+}
+
+thread_local! {
+    static SPOOL: RefCell<Option<Arc<dyn Spool>>> = const { RefCell::new(None) };
+}
+
+/// Bytes held from now on by code running on this thread go to `spool` (none: memory).
+pub fn set_spool(spool: Option<Arc<dyn Spool>>) {
+    SPOOL.with(|s| *s.borrow_mut() = spool);
+}
+
+/// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
+/// writing to it fails).
+enum Held {
+    Memory(Box<[u8]>),
+    Spooled { spool: Arc<dyn Spool>, at: u64, len: u32 },
+}
+
+impl Held {
+    fn new(bytes: Vec<u8>) -> Held {
+        let spool = SPOOL.with(|s| s.borrow().clone());
+        if let Some(spool) = spool
+            && let Ok(len) = u32::try_from(bytes.len())
+            && let Ok(at) = spool.put(&bytes)
+        {
+            return Held::Spooled { spool, at, len };
+        }
+        Held::Memory(bytes.into_boxed_slice())
+    }
+
+    /// The bytes. The spool is a file of the build's own staging directory: failing to read back
+    /// what was written there is the end of the build.
+    fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Held::Memory(bytes) => std::borrow::Cow::Borrowed(bytes),
+            Held::Spooled { spool, at, len } => std::borrow::Cow::Owned(
+                spool.get(*at, *len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}")),
+            ),
+        }
+    }
+}
 
 /// Rows as compact JSON, in blocks; serializes as the list of the rows.
 #[derive(Default)]
 pub struct PackedRows {
-    /// Full blocks, compressed, with their size before compression.
-    sealed: Vec<(Box<[u8]>, usize)>,
-    /// The rows of each full block.
-    sealed_rows: Vec<u32>,
+    /// Full blocks, compressed: the rows' ends (`u32` each, little-endian) then the rows back to
+    /// back, with the size before compression.
+    sealed: Vec<(Held, usize)>,
+    /// The number of rows before each sealed block.
+    block_starts: Vec<u32>,
     /// The block being filled: rows back to back.
     open: Vec<u8>,
-    /// Where each row ends in its block, block after block.
+    /// Where each row of the open block ends in it.
     ends: Vec<u32>,
+    /// Rows in the sealed blocks.
+    sealed_rows: usize,
+}
+
+/// A block decompressed: its rows' ends and their text.
+struct Decoded {
+    ends: Vec<u32>,
+    text: Vec<u8>,
+}
+
+impl Decoded {
+    fn row(&self, i: usize) -> &str {
+        row_text(&self.text, &self.ends, i)
+    }
+}
+
+fn compress(bytes: &[u8]) -> Vec<u8> {
+    thread_local! {
+        static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    }
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let compressor = match &mut *slot {
+            Some(c) => c,
+            None => slot.insert(zstd::bulk::Compressor::new(LEVEL).expect("zstd context")),
+        };
+        compressor.compress(bytes).expect("zstd compresses to a large enough buffer")
+    })
 }
 
 impl PackedRows {
+    /// Adds a row (its index is the length before).
     pub fn push(&mut self, row: &impl Serialize) {
         serde_json::to_writer(&mut self.open, row).expect("rows serialize");
+        self.ended();
+    }
+
+    /// Adds a row given as its JSON text.
+    pub fn push_json(&mut self, json: &str) {
+        self.open.extend_from_slice(json.as_bytes());
+        self.ended();
+    }
+
+    fn ended(&mut self) {
         self.ends.push(self.open.len() as u32);
         if self.open.len() >= BLOCK {
             self.seal();
@@ -37,66 +134,78 @@ impl PackedRows {
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.sealed_rows + self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
     }
 
     fn seal(&mut self) {
-        thread_local! {
-            static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+        let mut block = Vec::with_capacity(4 * self.ends.len() + self.open.len());
+        for end in &self.ends {
+            block.extend_from_slice(&end.to_le_bytes());
         }
-        let compressed = COMPRESSOR.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let compressor = match &mut *slot {
-                Some(c) => c,
-                None => slot.insert(zstd::bulk::Compressor::new(LEVEL).expect("zstd context")),
-            };
-            compressor.compress(&self.open).expect("zstd compresses to a large enough buffer")
-        });
-        let rows = self.ends.len() - self.sealed_rows.iter().map(|&n| n as usize).sum::<usize>();
-        self.sealed.push((compressed.into_boxed_slice(), self.open.len()));
-        self.sealed_rows.push(rows as u32);
+        block.extend_from_slice(&self.open);
+        let compressed = compress(&block);
+        self.sealed.push((Held::new(compressed), block.len()));
+        self.block_starts.push(self.sealed_rows as u32);
+        self.sealed_rows += self.ends.len();
+        self.ends.clear();
         self.open.clear();
+    }
+
+    /// Block `b` decompressed.
+    fn decode(&self, b: usize) -> Decoded {
+        let (bytes, size) = &self.sealed[b];
+        let rows = self.block_rows(b);
+        let mut text = zstd::bulk::decompress(&bytes.bytes(), *size).expect("blocks decompress");
+        let ends =
+            text[..4 * rows].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+        text.drain(..4 * rows);
+        Decoded { ends, text }
+    }
+
+    fn block_rows(&self, b: usize) -> usize {
+        let next = self.block_starts.get(b + 1).map_or(self.sealed_rows, |&s| s as usize);
+        next - self.block_starts[b] as usize
     }
 
     /// Calls `f` with each row's JSON, in order, decompressing one block at a time.
     pub fn try_for_each<E: Error>(&self, mut f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        let open_rows = self.len() - self.sealed_rows.iter().map(|&n| n as usize).sum::<usize>();
-        let blocks = self
-            .sealed
-            .iter()
-            .map(|(bytes, size)| zstd::bulk::decompress(bytes, *size).map(Cow::Owned))
-            .chain(std::iter::once(Ok(Cow::Borrowed(self.open.as_slice()))));
-        let mut ends = self.ends.iter();
-        for (block, rows) in blocks.zip(self.sealed_rows.iter().map(|&n| n as usize).chain([open_rows])) {
-            let block = block.map_err(E::custom)?;
-            let mut start = 0;
-            for &end in ends.by_ref().take(rows) {
-                f(std::str::from_utf8(&block[start..end as usize]).map_err(E::custom)?)?;
-                start = end as usize;
+        for b in 0..self.sealed.len() {
+            let block = self.decode(b);
+            for i in 0..block.ends.len() {
+                f(block.row(i))?;
             }
+        }
+        for i in 0..self.ends.len() {
+            f(row_text(&self.open, &self.ends, i))?;
         }
         Ok(())
     }
 
     /// Row `index`'s JSON; its block is decompressed into `cache` unless already there.
     pub fn get<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a str {
-        let mut first = 0;
-        for (block, &rows) in self.sealed_rows.iter().enumerate() {
-            if index < first + rows as usize {
-                if cache.block != Some(block) {
-                    let (bytes, size) = &self.sealed[block];
-                    cache.bytes = zstd::bulk::decompress(bytes, *size).expect("blocks decompress");
-                    cache.block = Some(block);
-                }
-                return row_text(&cache.bytes, &self.ends[first..], index - first);
-            }
-            first += rows as usize;
+        if index >= self.sealed_rows {
+            return row_text(&self.open, &self.ends, index - self.sealed_rows);
         }
-        row_text(&self.open, &self.ends[first..], index - first)
+        let b = self.block_starts.partition_point(|&start| start as usize <= index) - 1;
+        let first = self.block_starts[b] as usize;
+        let at = match cache.blocks.iter().position(|(block, _)| *block == b) {
+            Some(at) => at,
+            None => {
+                if cache.blocks.len() >= cache.capacity.max(1) {
+                    cache.blocks.remove(0);
+                }
+                cache.blocks.push((b, self.decode(b)));
+                cache.blocks.len() - 1
+            }
+        };
+        // Most recently used last.
+        let last = cache.blocks.len() - 1;
+        cache.blocks.swap(at, last);
+        cache.blocks[last].1.row(index - first)
     }
 }
 
@@ -106,11 +215,25 @@ fn row_text<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a str {
     std::str::from_utf8(&block[start..ends[i] as usize]).expect("rows are JSON text")
 }
 
-/// The block [`PackedRows::get`] decompressed last, for the next row of the same block.
-#[derive(Default)]
+/// The blocks [`PackedRows::get`] decompressed last (one by default; more with
+/// [`DecodedBlock::with_capacity`]), for the next rows of the same blocks.
 pub struct DecodedBlock {
-    block: Option<usize>,
-    bytes: Vec<u8>,
+    capacity: usize,
+    /// Least recently used first.
+    blocks: Vec<(usize, Decoded)>,
+}
+
+impl Default for DecodedBlock {
+    fn default() -> Self {
+        DecodedBlock::with_capacity(1)
+    }
+}
+
+impl DecodedBlock {
+    /// A cache of the `capacity` blocks used last.
+    pub fn with_capacity(capacity: usize) -> Self {
+        DecodedBlock { capacity, blocks: Vec::new() }
+    }
 }
 
 impl Serialize for PackedRows {
@@ -121,6 +244,145 @@ impl Serialize for PackedRows {
             seq.serialize_element(row)
         })?;
         seq.end()
+    }
+}
+
+/// Rows of a [`PackedRows`] given by their indexes, serialized as the list of those rows.
+pub struct RowsAt<'a> {
+    pub rows: &'a PackedRows,
+    pub at: &'a [u32],
+    /// Shared by the lists of one table, whose rows are near each other.
+    pub cache: &'a RefCell<DecodedBlock>,
+}
+
+impl Serialize for RowsAt<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut cache = self.cache.borrow_mut();
+        let mut seq = serializer.serialize_seq(Some(self.at.len()))?;
+        for &i in self.at {
+            let row: &RawValue =
+                serde_json::from_str(self.rows.get(i as usize, &mut cache)).map_err(S::Error::custom)?;
+            seq.serialize_element(row)?;
+        }
+        seq.end()
+    }
+}
+
+/// Bytes held zstd-compressed (a payload a table needs again when it finishes), in the thread's
+/// spool if it has one.
+pub struct Compressed {
+    bytes: Held,
+    len: usize,
+}
+
+impl std::fmt::Debug for Compressed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Compressed({} bytes)", self.len)
+    }
+}
+
+impl Compressed {
+    pub fn new(bytes: &[u8]) -> Self {
+        Compressed { bytes: Held::new(compress(bytes)), len: bytes.len() }
+    }
+
+    /// The bytes, decompressed.
+    pub fn get(&self) -> Vec<u8> {
+        zstd::bulk::decompress(&self.bytes.bytes(), self.len).expect("held bytes decompress")
+    }
+}
+
+/// A 128-bit digest of some text (blake3): what an [`Interner`] knows a value by. Like blob ids,
+/// two different values never get the same one in practice.
+pub type Digest = u128;
+
+/// The digest of the concatenation of `parts`, each prefixed with its length.
+pub fn digest(parts: &[&[u8]]) -> Digest {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    u128::from_le_bytes(hasher.finalize().as_bytes()[..16].try_into().expect("16 bytes"))
+}
+
+/// Hashes a [`Digest`] by its low bits, already uniform.
+#[derive(Default)]
+pub struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
+    }
+}
+
+/// A map keyed by [`Digest`]s.
+pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<DigestHasher>>;
+
+/// Distinct rows, each stored once (compressed, in a [`PackedRows`]) and known by its
+/// [`Digest`]: its index is its id. What a long log repeats a hundred thousand times costs a
+/// digest, a slot of a hash table and its compressed text.
+#[derive(Default)]
+pub struct Interner {
+    rows: PackedRows,
+    /// Each row's digest, by id.
+    digests: Vec<Digest>,
+    /// Ids, hashed by their digest's low bits.
+    ids: HashTable<u32>,
+}
+
+impl Interner {
+    /// The id of the row with digest `key`, if it has one.
+    fn find(&self, key: Digest) -> Option<u32> {
+        self.ids.find(key as u64, |&id| self.digests[id as usize] == key).copied()
+    }
+
+    fn add(&mut self, key: Digest) -> u32 {
+        let id = self.digests.len() as u32;
+        self.digests.push(key);
+        let digests = &self.digests;
+        self.ids.insert_unique(key as u64, id, |&id| digests[id as usize] as u64);
+        id
+    }
+
+    /// The id of the row with digest `key`, adding `make()` as that row if new.
+    pub fn intern<T: Serialize>(&mut self, key: Digest, make: impl FnOnce() -> T) -> u32 {
+        if let Some(id) = self.find(key) {
+            return id;
+        }
+        self.rows.push(&make());
+        self.add(key)
+    }
+
+    /// The id of a JSON text, adding it if new.
+    pub fn intern_json(&mut self, json: &str) -> u32 {
+        let key = digest(&[json.as_bytes()]);
+        if let Some(id) = self.find(key) {
+            return id;
+        }
+        self.rows.push_json(json);
+        self.add(key)
+    }
+
+    /// The JSON of row `id`.
+    pub fn get<'a>(&'a self, id: u32, cache: &'a mut DecodedBlock) -> &'a str {
+        self.rows.get(id as usize, cache)
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
 }
 
@@ -139,9 +401,60 @@ mod tests {
         assert!(!packed.sealed.is_empty());
         assert_eq!(serde_json::to_string(&packed).unwrap(), serde_json::to_string(&rows).unwrap());
         assert_eq!(serde_json::to_string(&PackedRows::default()).unwrap(), "[]");
-        let mut cache = DecodedBlock::default();
-        for i in [0, 1, 9_999, 19_999, 5, 12_345] {
-            assert_eq!(packed.get(i, &mut cache), serde_json::to_string(&rows[i]).unwrap());
+        for capacity in [1, 3] {
+            let mut cache = DecodedBlock::with_capacity(capacity);
+            for i in [0, 1, 9_999, 19_999, 5, 12_345, 0, 19_998, 7_000] {
+                assert_eq!(packed.get(i, &mut cache), serde_json::to_string(&rows[i]).unwrap());
+            }
         }
+    }
+
+    /// A spool in memory that counts what went to it.
+    #[derive(Default)]
+    struct VecSpool(std::sync::Mutex<Vec<u8>>);
+
+    impl Spool for VecSpool {
+        fn put(&self, bytes: &[u8]) -> io::Result<u64> {
+            let mut v = self.0.lock().unwrap();
+            v.extend_from_slice(bytes);
+            Ok((v.len() - bytes.len()) as u64)
+        }
+        fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>> {
+            Ok(self.0.lock().unwrap()[at as usize..at as usize + len].to_vec())
+        }
+    }
+
+    #[test]
+    fn spooled_rows_and_bytes_read_back() {
+        let spool = Arc::new(VecSpool::default());
+        set_spool(Some(spool.clone()));
+        let rows: Vec<serde_json::Value> = (0..20_000).map(|i| serde_json::json!({ "i": i })).collect();
+        let mut packed = PackedRows::default();
+        for row in &rows {
+            packed.push(row);
+        }
+        let held = Compressed::new(b"held bytes");
+        set_spool(None);
+        assert!(!spool.0.lock().unwrap().is_empty());
+        assert!(packed.sealed.iter().all(|(h, _)| matches!(h, Held::Spooled { .. })));
+        assert_eq!(serde_json::to_string(&packed).unwrap(), serde_json::to_string(&rows).unwrap());
+        assert_eq!(packed.get(12_345, &mut DecodedBlock::default()), "{\"i\":12345}");
+        assert_eq!(held.get(), b"held bytes");
+    }
+
+    #[test]
+    fn interned_rows_are_stored_once() {
+        let mut interner = Interner::default();
+        let a = interner.intern(digest(&[b"a"]), || "first");
+        let b = interner.intern(digest(&[b"b"]), || "second");
+        assert_eq!(interner.intern(digest(&[b"a"]), || "not stored"), a);
+        assert_eq!(interner.intern_json("\"third\""), 2);
+        assert_eq!(interner.intern_json("\"third\""), 2);
+        let mut cache = DecodedBlock::default();
+        assert_eq!(interner.get(a, &mut cache), "\"first\"");
+        assert_eq!(interner.get(b, &mut cache), "\"second\"");
+        assert_eq!(interner.len(), 3);
+        // Length prefixes keep the parts apart.
+        assert_ne!(digest(&[b"ab", b"c"]), digest(&[b"a", b"bc"]));
     }
 }

@@ -9,16 +9,20 @@
 //! keeps only the last of each, so the forward's maps of a training compile were lost to the
 //! backward's, which come last and are often empty.
 //!
-//! The panes' texts are held from `observe` to `finish`. Until the stream has shown a node
-//! mappings payload, only the panes of the compile id that logged one most recently are held, so a
-//! log without provenance tracking does not keep every compile's code in memory.
+//! The panes' texts are held from `observe` to `finish`, compressed. Until the stream has shown a
+//! node mappings payload, only the panes of the compile id that logged one most recently are held,
+//! so a log without provenance tracking does not keep every compile's code in memory. Rows are
+//! made as the table is written, one compile at a time.
 
 use std::collections::HashMap;
 
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::compiles::{aot_id, graph_role};
-use super::{Compiles, Diagnostics, Event, Finish, Table, compiles};
+use super::packed_rows::{Compressed, PackedRows};
+use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -48,7 +52,14 @@ struct HeldPane {
     seq: u64,
     /// Which of the pane's names it has (0 is the most wanted).
     precedence: usize,
-    text: String,
+    /// The payload as logged.
+    text: Compressed,
+}
+
+impl HeldPane {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.text.get()).into_owned()
+    }
 }
 
 /// One graph of a compile, as its entries arrive: panes `POST_GRAD`, `PYTHON_CODE` and
@@ -56,8 +67,8 @@ struct HeldPane {
 #[derive(Default)]
 struct HeldGraph {
     panes: [Option<HeldPane>; 4],
-    /// `seq` and value of the usable node mappings.
-    mappings: Option<(u64, Value)>,
+    /// `seq` and payload of the usable node mappings (a JSON object).
+    mappings: Option<(u64, Compressed)>,
 }
 
 /// What is held for one compile id (`None`: entries without one).
@@ -87,7 +98,7 @@ impl HeldCompile {
     /// name, and otherwise keeps the most wanted name.
     /// The text is copied only when it is kept.
     fn add_pane(&mut self, pane: usize, seq: u64, precedence: usize, bytes: &[u8]) {
-        let new = || Some(HeldPane { seq, precedence, text: String::from_utf8_lossy(bytes).into_owned() });
+        let new = || Some(HeldPane { seq, precedence, text: Compressed::new(bytes) });
         if pane == PRE_GRAD {
             if self.pre_grad.as_ref().is_none_or(|h| precedence <= h.precedence) {
                 self.pre_grad = new();
@@ -111,7 +122,8 @@ pub struct ProvenanceTable {
     tracking_seen: bool,
     /// The compile whose panes were stored last (the only one holding any before tracking is seen).
     last_pane_compile: Option<usize>,
-    stack_traces: Vec<KernelStackTraces>,
+    /// [`KernelStackTraces`] rows.
+    stack_traces: PackedRows,
 }
 
 impl ProvenanceTable {
@@ -139,7 +151,7 @@ impl ProvenanceTable {
                         .collect()
                 })
                 .unwrap_or_default();
-            self.stack_traces.push(KernelStackTraces {
+            self.stack_traces.push(&KernelStackTraces {
                 compile_id: compile_id.clone(),
                 dir: dir.clone(),
                 seq: ev.seq,
@@ -151,10 +163,11 @@ impl ProvenanceTable {
     }
 
     fn observe_mappings(&mut self, ev: &Event, key: Option<CompileId>, diags: &mut Diagnostics) {
-        match ev.payload_json() {
-            Some(value @ Value::Object(_)) => {
+        match (ev.payload_json(), ev.payload) {
+            (Some(Value::Object(_)), Some(payload)) => {
                 let index = self.compile_index(key);
-                self.compiles[index].graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, value.clone()));
+                let held = Compressed::new(payload.bytes);
+                self.compiles[index].graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
             }
             _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
@@ -176,8 +189,8 @@ impl ProvenanceTable {
 }
 
 impl Table for ProvenanceTable {
-    type Format = crate::schema::tables::Provenance;
-    type Output<'a> = Provenance;
+    type Format = Provenance;
+    type Output<'a> = ProvenanceView<'a>;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         // Payload-less entries (torch logs the provenance artifacts without one on a cache hit
@@ -202,23 +215,56 @@ impl Table for ProvenanceTable {
         }
     }
 
-    fn finish(self, ctx: &Finish) -> Option<(Provenance, u64)> {
-        let compiles: Vec<ProvenanceCompile> =
-            self.compiles.iter().filter_map(|held| finish_compile(ctx, held)).collect();
-        if compiles.is_empty() && self.stack_traces.is_empty() {
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(ProvenanceView<'a>, u64)> {
+        // Which compiles have a row: those with a graph that has node mappings and its artifact.
+        let held: Vec<HeldCompile> = self.compiles.into_iter().filter(|held| has_row(ctx, held)).collect();
+        if held.is_empty() && self.stack_traces.is_empty() {
             return None;
         }
-        let rows = compiles.len() as u64;
-        Some((Provenance { compiles, kernel_stack_traces: self.stack_traces }, rows))
+        let rows = held.len() as u64;
+        Some((ProvenanceView { compiles: Rows { ctx, held }, kernel_stack_traces: self.stack_traces }, rows))
     }
+}
+
+/// [`Provenance`], each compile's row made as it is written.
+#[derive(Serialize)]
+pub struct ProvenanceView<'a> {
+    compiles: Rows<'a>,
+    kernel_stack_traces: PackedRows,
+}
+
+/// The compiles with a row.
+struct Rows<'a> {
+    ctx: &'a Finish<'a>,
+    held: Vec<HeldCompile>,
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.held.len()))?;
+        for held in &self.held {
+            if let Some(row) = finish_compile(self.ctx, held) {
+                seq.serialize_element(&row)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Whether a compile gets a row (what [`finish_compile`] checks, without reading the texts).
+fn has_row(ctx: &Finish, held: &HeldCompile) -> bool {
+    let key = held.key.as_ref();
+    held.graphs
+        .iter()
+        .any(|g| g.mappings.as_ref().is_some_and(|(seq, _)| artifact_at(ctx.compiles, key, *seq).is_some()))
 }
 
 /// A compile's row: its graphs with node mappings (none: no row).
 fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile> {
     let key = held.key.as_ref();
-    let pre = held.pre_grad.as_ref().map_or("", |p| p.text.as_str());
+    let pre = held.pre_grad.as_ref().map(HeldPane::text).unwrap_or_default();
     let graphs: Vec<ProvenanceGraph> =
-        held.graphs.iter().filter_map(|g| finish_graph(ctx.compiles, key, pre, g)).collect();
+        held.graphs.iter().filter_map(|g| finish_graph(ctx.compiles, key, &pre, g)).collect();
     if graphs.is_empty() {
         return None;
     }
@@ -238,7 +284,10 @@ fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile>
 /// `pre`) and role.
 fn finish_graph(c: &Compiles, key: Option<&CompileId>, pre: &str, g: &HeldGraph) -> Option<ProvenanceGraph> {
     let (mappings_seq, mappings) = g.mappings.as_ref()?;
-    let text = |pane: usize| g.panes[pane].as_ref().map_or("", |p| p.text.as_str());
+    let node_mappings = artifact_at(c, key, *mappings_seq)?;
+    let mappings = parse_json_bounded(&mappings.get()).expect("node mappings were read as JSON");
+    let texts: Vec<String> = g.panes.iter().map(|p| p.as_ref().map(HeldPane::text).unwrap_or_default()).collect();
+    let text = |pane: usize| texts[pane].as_str();
     let python = CodeLines::new(text(PYTHON_CODE));
     let cpp = CodeLines::new(text(CPP_CODE));
     let offsets = [0, 0, python.python_offset(), cpp.leading_empty as u64];
@@ -253,9 +302,9 @@ fn finish_graph(c: &Compiles, key: Option<&CompileId>, pre: &str, g: &HeldGraph)
         post_grad: pane(POST_GRAD),
         python_code: pane(PYTHON_CODE),
         cpp_code: pane(CPP_CODE),
-        node_mappings: artifact_at(c, key, *mappings_seq)?,
-        line_mappings: line_mappings(mappings, pre, text(POST_GRAD), &python, &cpp),
-        raw_node_mappings: mappings.clone(),
+        node_mappings,
+        line_mappings: line_mappings(&mappings, pre, text(POST_GRAD), &python, &cpp),
+        raw_node_mappings: mappings,
     })
 }
 
@@ -270,8 +319,8 @@ pub(super) fn compile_names(key: Option<CompileId>) -> (Option<String>, String) 
 /// lists it.
 pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Option<ArtifactRef> {
     let list = match key {
-        Some(id) => &c.get(id)?.artifacts,
-        None => &c.unattributed,
+        Some(id) => c.get(id)?.artifacts(),
+        None => std::borrow::Cow::Borrowed(&c.unattributed[..]),
     };
     list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| c.artifact_ref(&list[i]))
 }

@@ -1,10 +1,12 @@
 //! Recompiles: per frame, its compiles in order, the guard failures that caused each recompile,
 //! and what changed against the previous compile (artifacts by blob id, guards added/removed).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
+use super::packed_rows::{DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
@@ -14,15 +16,18 @@ pub struct RecompilesTable {
     /// Recompile reasons per (normalized) compile id.
     reasons: HashMap<CompileId, Vec<String>>,
     /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order.
-    guards: HashMap<CompileId, Vec<u32>>,
-    /// Each distinct guard line once, its index its id: the same guards repeat across a frame's
-    /// compiles, and a long log has thousands of compiles with hundreds of guards each.
-    lines: indexmap::IndexSet<String>,
+    guards: HashMap<CompileId, Box<[u32]>>,
+    /// Each distinct guard line once (as a JSON string), its index its id: the same guards
+    /// repeat across a frame's compiles, and a long log has thousands of compiles with hundreds
+    /// of guards each.
+    lines: Interner,
+    /// The blocks of `lines` read last.
+    cache: RefCell<DecodedBlock>,
 }
 
 /// One guard of a `dynamo_cpp_guards_str` tree line, without the tree drawing and the source
 /// comment (so moving code does not count as a guard change); `None` for structure lines.
-fn cpp_guard(line: &str) -> Option<String> {
+fn cpp_guard(line: &str) -> Option<&str> {
     let text = line.trim_start_matches(['|', ' ', '+', '-']).trim();
     if text.is_empty()
         || text.starts_with("Guard latency")
@@ -35,18 +40,21 @@ fn cpp_guard(line: &str) -> Option<String> {
         Some(at) => text[..at].trim_end(),
         None => text,
     };
-    Some(guard.to_string())
+    Some(guard)
 }
 
 impl RecompilesTable {
     /// The id of a guard line, adding it if new.
-    fn intern(&mut self, line: String) -> u32 {
-        self.lines.insert_full(line).0 as u32
+    fn intern(&mut self, line: &str) -> u32 {
+        self.lines.intern(digest(&[line.as_bytes()]), || line)
     }
 
     /// The guard lines of ids.
     fn texts(&self, ids: Vec<u32>) -> Vec<String> {
-        ids.into_iter().map(|i| self.lines[i as usize].clone()).collect()
+        let mut cache = self.cache.borrow_mut();
+        ids.into_iter()
+            .map(|i| serde_json::from_str(self.lines.get(i, &mut cache)).expect("guard lines read back"))
+            .collect()
     }
 }
 
@@ -74,10 +82,8 @@ impl Table for RecompilesTable {
                 Some(list) => {
                     // The C++ tree, when also logged, is the fuller picture; keep it.
                     if !self.guards.contains_key(&id) {
-                        let codes: Vec<String> = list
-                            .iter()
-                            .filter_map(|g| g.get("code").and_then(Value::as_str).map(str::to_string))
-                            .collect();
+                        let codes: Vec<&str> =
+                            list.iter().filter_map(|g| g.get("code").and_then(Value::as_str)).collect();
                         let ids = codes.into_iter().map(|g| self.intern(g)).collect();
                         self.guards.insert(id, ids);
                     }
@@ -144,7 +150,7 @@ impl RecompilesTable {
         // (torch logs some only on a cache hit).
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
             let mut seen: HashMap<&str, usize> = HashMap::new();
-            r.artifacts
+            r.artifacts()
                 .iter()
                 .filter(|a| !c.no_payload(a))
                 .map(|a| {
@@ -174,7 +180,7 @@ impl RecompilesTable {
             }
         }
         let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
-        let empty = Vec::new();
+        let empty: Box<[u32]> = Box::new([]);
         let g_old = self.guards.get(&before.id).unwrap_or(&empty);
         let g_new = self.guards.get(&after.id).unwrap_or(&empty);
         Changes {
@@ -217,7 +223,7 @@ mod tests {
             cpp_guard(
                 "| | +- EQUALS_MATCH: L['k'] == 2                      # return (x * k + 1).sin()  # r.py:13 in f"
             ),
-            Some("EQUALS_MATCH: L['k'] == 2".to_string())
+            Some("EQUALS_MATCH: L['k'] == 2")
         );
         assert_eq!(cpp_guard("+- RootGuardManager"), None);
         assert_eq!(cpp_guard("Guard latency = 53.81 us"), None);

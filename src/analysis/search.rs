@@ -3,25 +3,37 @@
 //! with the compiles it appears in. Guards are read from their entries here; the rest comes from
 //! the shared compile records when the table finishes.
 
-use std::collections::HashMap;
-
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexSet;
+use serde::ser::{Error, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::compile_directory::compiled_code;
-use super::guards::parse_tree;
+use super::guards::{tree_guard_code, walk_tree};
+use super::packed_rows::{DecodedBlock, DigestMap, Interner, digest};
 use super::{Diagnostics, Event, Finish, Table};
-use crate::schema::tables::{Search, SearchKind, SearchTerm};
+use crate::schema::tables::{Search, SearchKind};
+use tlparse_bundle::ids::parse_blob_id;
 
-/// Terms as they are collected: (kind, text) → positions in `compiles`, in order of first
-/// appearance (sorted and deduplicated once, at the end).
+/// Terms as they are collected: each (kind, text) once, in order of first appearance, with the
+/// compiles it appears in (sorted and deduplicated once, at the end). A large model's log has a
+/// hundred thousand distinct guards: texts are held compressed, and the compiles of all terms in
+/// one list.
 #[derive(Default)]
 pub struct SearchTable {
     compiles: IndexSet<String>,
-    terms: IndexMap<(SearchKind, String), Vec<u32>>,
-    /// The guard terms (indexes in `terms`) of each guard payload already read, by blob id: a
-    /// long log repeats the same guard tree for many compiles, and parsing it once is enough.
-    guard_payloads: HashMap<String, Vec<u32>>,
+    /// Each term's text (as a JSON string), its index its id, known by the digest of kind and
+    /// text.
+    texts: Interner,
+    kinds: Vec<SearchKind>,
+    /// The compile each term was last seen in (`u32::MAX`: none yet).
+    last: Vec<u32>,
+    /// (term, compile), each time a term is seen in a compile other than its last.
+    seen: Vec<(u32, u32)>,
+    /// The guard terms of each guard payload already read, by blob id: a long log repeats the
+    /// same guard tree for many compiles, and parsing it once is enough.
+    guard_payloads: DigestMap<Box<[u32]>>,
 }
 
 impl SearchTable {
@@ -35,52 +47,53 @@ impl SearchTable {
 
     /// Records that `text` (trimmed; nothing when empty) appears in `compile` (none: outside
     /// any compile); returns the term's index, if it has one.
-    fn add(&mut self, kind: SearchKind, text: &str, compile: Option<u32>) -> Option<usize> {
+    fn add(&mut self, kind: SearchKind, text: &str, compile: Option<u32>) -> Option<u32> {
         let text = text.trim();
         if text.is_empty() {
             return None;
         }
-        let entry = self.terms.entry((kind, text.to_string()));
-        let index = entry.index();
-        Self::add_compile(entry.or_default(), compile);
-        Some(index)
+        let before = self.texts.len();
+        let term = self.texts.intern(digest(&[&[kind as u8], text.as_bytes()]), || text);
+        if self.texts.len() > before {
+            self.kinds.push(kind);
+            self.last.push(u32::MAX);
+        }
+        self.add_compile(term, compile);
+        Some(term)
     }
 
     /// Adds a compile to a term's list; entries of one compile come together, so most repeats
     /// are caught here (the rest at the end).
-    fn add_compile(compiles: &mut Vec<u32>, compile: Option<u32>) {
+    fn add_compile(&mut self, term: u32, compile: Option<u32>) {
         if let Some(at) = compile
-            && compiles.last() != Some(&at)
+            && self.last[term as usize] != at
         {
-            compiles.push(at);
+            self.last[term as usize] = at;
+            self.seen.push((term, at));
         }
-    }
-
-    /// The guards of an entry's payload: C++ guard-tree checks or structured guards' code.
-    fn payload_guards(ev: &Event) -> Vec<String> {
-        if ev.kind == "dynamo_cpp_guards_str" {
-            let text = ev.payload_text().unwrap_or_default();
-            return parse_tree(&text).1.into_iter().map(|g| g.code).collect();
-        }
-        let list = ev.payload_json().and_then(Value::as_array);
-        list.into_iter().flatten().filter_map(|g| g.get("code")?.as_str().map(str::to_string)).collect()
     }
 
     fn observe_guards(&mut self, ev: &Event) {
         let Some(payload) = ev.payload else { return };
         let compile = ev.display_id.map(|d| self.compile(d));
-        if let Some(terms) = self.guard_payloads.get(payload.hash) {
-            for &t in terms {
-                Self::add_compile(&mut self.terms[t as usize], compile);
+        let key = parse_blob_id(payload.hash).map_or_else(|| digest(&[payload.hash.as_bytes()]), u128::from_le_bytes);
+        if let Some(terms) = self.guard_payloads.get(&key) {
+            for t in terms.clone() {
+                self.add_compile(t, compile);
             }
             return;
         }
-        let terms = Self::payload_guards(ev)
-            .iter()
-            .filter_map(|guard| self.add(SearchKind::Guard, guard, compile))
-            .map(|t| t as u32)
-            .collect();
-        self.guard_payloads.insert(payload.hash.to_string(), terms);
+        let mut terms = Vec::new();
+        if ev.kind == "dynamo_cpp_guards_str" {
+            let text = ev.payload_text().unwrap_or_default();
+            walk_tree(&text, |_, _, body| terms.extend(self.add(SearchKind::Guard, tree_guard_code(body), compile)));
+        } else {
+            let list = ev.payload_json().and_then(Value::as_array);
+            for code in list.into_iter().flatten().filter_map(|g| g.get("code")?.as_str()) {
+                terms.extend(self.add(SearchKind::Guard, code, compile));
+            }
+        }
+        self.guard_payloads.insert(key, terms.into());
     }
 
     /// Terms of the compile records: compiled code, artifact names, graph-break reasons,
@@ -93,7 +106,7 @@ impl SearchTable {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
             }
-            for a in &r.artifacts {
+            for a in r.artifacts().iter() {
                 self.add(SearchKind::Artifact, c.name(a), at);
             }
             for reason in &r.graph_breaks {
@@ -119,7 +132,7 @@ impl SearchTable {
 
 impl Table for SearchTable {
     type Format = Search;
-    type Output<'a> = Search;
+    type Output<'a> = SearchView;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         match ev.kind {
@@ -135,24 +148,77 @@ impl Table for SearchTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(Search, u64)> {
-        self.guard_payloads = HashMap::new();
+    fn finish(mut self, ctx: &Finish) -> Option<(SearchView, u64)> {
+        self.guard_payloads = DigestMap::default();
         self.add_compiles(ctx);
-        if self.terms.is_empty() {
+        if self.texts.is_empty() {
             return None;
         }
-        let mut terms: Vec<SearchTerm> = self
-            .terms
-            .into_iter()
-            .map(|((kind, text), mut compiles)| {
-                compiles.sort_unstable();
-                compiles.dedup();
-                SearchTerm { kind, text, compiles }
-            })
-            .collect();
+        // Each term's compiles, sorted and deduplicated: `seen` grouped by term (counting sort).
+        let terms = self.texts.len();
+        let mut starts = vec![0u32; terms + 1];
+        for &(t, _) in &self.seen {
+            starts[t as usize + 1] += 1;
+        }
+        for t in 0..terms {
+            starts[t + 1] += starts[t];
+        }
+        let mut at: Vec<u32> = starts[..terms].to_vec();
+        let mut compiles = vec![0u32; self.seen.len()];
+        for (t, c) in std::mem::take(&mut self.seen) {
+            compiles[at[t as usize] as usize] = c;
+            at[t as usize] += 1;
+        }
+        let mut lists: Vec<Box<[u32]>> = Vec::with_capacity(terms);
+        for t in 0..terms {
+            let mut list = compiles[starts[t] as usize..starts[t + 1] as usize].to_vec();
+            list.sort_unstable();
+            list.dedup();
+            lists.push(list.into());
+        }
+        drop(compiles);
         // Stable: each kind keeps its terms in order of first appearance.
-        terms.sort_by_key(|t| t.kind);
-        let rows = terms.len() as u64;
-        Some((Search { compiles: self.compiles.into_iter().collect(), terms }, rows))
+        let mut order: Vec<u32> = (0..terms as u32).collect();
+        order.sort_by_key(|&t| self.kinds[t as usize]);
+        let view = SearchView {
+            compiles: self.compiles.into_iter().collect(),
+            terms: Terms { texts: self.texts, kinds: self.kinds, lists, order },
+        };
+        Some((view, terms as u64))
+    }
+}
+
+/// [`Search`], serialized from the collected terms.
+#[derive(Serialize)]
+pub struct SearchView {
+    compiles: Vec<String>,
+    terms: Terms,
+}
+
+/// The terms, in order (`order`), each with its text read back from `texts`.
+struct Terms {
+    texts: Interner,
+    kinds: Vec<SearchKind>,
+    lists: Vec<Box<[u32]>>,
+    order: Vec<u32>,
+}
+
+/// [`crate::schema::tables::SearchTerm`] as serialized, its text as held.
+#[derive(Serialize)]
+struct TermView<'a> {
+    kind: SearchKind,
+    text: &'a RawValue,
+    compiles: &'a [u32],
+}
+
+impl Serialize for Terms {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut cache = DecodedBlock::with_capacity(2);
+        let mut seq = serializer.serialize_seq(Some(self.order.len()))?;
+        for &t in &self.order {
+            let text: &RawValue = serde_json::from_str(self.texts.get(t, &mut cache)).map_err(S::Error::custom)?;
+            seq.serialize_element(&TermView { kind: self.kinds[t as usize], text, compiles: &self.lists[t as usize] })?;
+        }
+        seq.end()
     }
 }

@@ -11,6 +11,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashTable;
@@ -57,7 +58,73 @@ pub struct Chunk {
     pub file_hash: FileHash,
     pub size: u64,
     pub raw_size: u64,
+    /// Its blobs; empty once they are in the file's slot file (see [`FileChunks`]).
     pub slots: Vec<Slot>,
+    /// How many blobs it holds.
+    pub blobs: u32,
+}
+
+/// Bytes of a slot in a slot file: the blob id, then the size (little-endian).
+const SLOT_BYTES: usize = 24;
+
+fn slot_bytes(s: &Slot) -> [u8; SLOT_BYTES] {
+    let mut out = [0; SLOT_BYTES];
+    out[..16].copy_from_slice(&s.hash);
+    out[16..].copy_from_slice(&s.size.to_le_bytes());
+    out
+}
+
+fn slot_of(bytes: &[u8]) -> Slot {
+    Slot {
+        hash: bytes[..16].try_into().expect("16 bytes"),
+        size: u64::from_le_bytes(bytes[16..SLOT_BYTES].try_into().expect("8 bytes")),
+    }
+}
+
+/// One input file's chunks, in order. The slots of the chunks written while the file was read
+/// are in a slot file, in chunk order (a long log's chunks hold hundreds of thousands of blobs,
+/// kept until the build ends: 24 bytes each that need not be in memory).
+#[derive(Debug, Default)]
+pub struct FileChunks {
+    pub chunks: Vec<Chunk>,
+    slots: Option<PathBuf>,
+    /// Whether the slot file is this build's own, removed once read (a shard's is not).
+    owns_slots: bool,
+}
+
+impl FileChunks {
+    /// The bytes of the file's distinct blobs.
+    pub fn raw_bytes(&self) -> u64 {
+        self.chunks.iter().map(|c| c.raw_size).sum()
+    }
+
+    /// Chunks whose slots are in `slots`, a file of [`SLOT_BYTES`] per blob in chunk order that
+    /// stays where it is (a shard's `slots.bin`).
+    pub fn in_slot_file(chunks: Vec<Chunk>, slots: PathBuf) -> Self {
+        FileChunks { chunks, slots: Some(slots), owns_slots: false }
+    }
+
+    /// Hands each chunk in order, with its slots, to `f`; then removes the slot file if it is
+    /// this build's own.
+    pub fn for_each(self, mut f: impl FnMut(Chunk) -> io::Result<()>) -> io::Result<()> {
+        let mut file = match &self.slots {
+            Some(path) => Some(io::BufReader::with_capacity(1 << 16, fs::File::open(path)?)),
+            None => None,
+        };
+        for mut chunk in self.chunks {
+            if chunk.slots.len() < chunk.blobs as usize {
+                let file = file.as_mut().ok_or_else(|| io::Error::other("a chunk's slots are missing"))?;
+                let mut bytes = vec![0; chunk.blobs as usize * SLOT_BYTES];
+                io::Read::read_exact(file, &mut bytes)?;
+                chunk.slots = bytes.chunks_exact(SLOT_BYTES).map(slot_of).collect();
+            }
+            f(chunk)?;
+        }
+        match self.slots {
+            Some(path) if self.owns_slots => fs::remove_file(path),
+            _ => Ok(()),
+        }
+    }
 }
 
 struct OpenChunk {
@@ -77,9 +144,12 @@ pub struct ChunkWriter {
     dir: PathBuf,
     name: String,
     /// The file's blobs so far, as [`BlobRef`]s hashed by their blob id: the ids themselves are
-    /// in the chunks' slots, and a set of ids would hold each one again (with a hash table's
-    /// slack, about 9 MiB of a long log's peak).
+    /// in the chunks' slots (on disk for written chunks), and a set of ids would hold each one
+    /// again (with a hash table's slack, about 9 MiB of a long log's peak).
     seen: HashTable<u32>,
+    /// Per class, each blob's [`short_hash`], by number: the table rehashes and compares with
+    /// these, and reads a blob's id only when they match.
+    hashes: Vec<Vec<u32>>,
     /// Per class: where each of its sealed chunks starts (its first blob's number in the class)
     /// and its number in sealing order (`written`, then `sealed`).
     class_chunks: Vec<Vec<(u32, u32)>>,
@@ -89,6 +159,14 @@ pub struct ChunkWriter {
     open: Vec<OpenChunk>,
     sealed: Vec<OpenChunk>,
     written: Vec<Chunk>,
+    /// Where the slots of written chunks go (`None` until the first one, and when it cannot be
+    /// made: they stay in memory), and how many slots it holds.
+    slots: Option<(fs::File, PathBuf)>,
+    slots_written: u64,
+    /// The first slot of each written chunk in the slot file.
+    first_slot: Vec<u64>,
+    /// Whether making the slot file failed (not tried again).
+    no_slot_file: bool,
 }
 
 /// A blob of a [`ChunkWriter`]: its class in the low bits, its number within the class above.
@@ -96,9 +174,19 @@ type BlobRef = u32;
 const CLASS_BITS: u32 = 3;
 const _: () = assert!(CLASSES <= 1 << CLASS_BITS);
 
-/// The hash table hash of a blob id: its first bytes, already uniform (blake3).
+/// What `ChunkWriter::hashes` keeps of a blob id: its first 4 bytes, already uniform (blake3).
+fn short_hash(hash: &Hash) -> u32 {
+    u32::from_le_bytes(hash[..4].try_into().expect("blob ids are 16 bytes"))
+}
+
+/// The hash table hash of a blob id: its short hash spread over 64 bits (hashbrown reads the top
+/// 7 bits too).
 fn table_hash(hash: &Hash) -> u64 {
-    u64::from_le_bytes(hash[..8].try_into().expect("blob ids are 16 bytes"))
+    spread(short_hash(hash))
+}
+
+fn spread(h: u32) -> u64 {
+    u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl ChunkWriter {
@@ -113,31 +201,100 @@ impl ChunkWriter {
             open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
             sealed: Vec::new(),
             written: Vec::new(),
+            hashes: vec![Vec::new(); CLASSES],
+            slots: None,
+            slots_written: 0,
+            first_slot: Vec::new(),
+            no_slot_file: false,
         }
     }
 
+    /// The table hash of a blob this file stored.
+    fn blob_table_hash(&self, blob: BlobRef) -> u64 {
+        let class = (blob & ((1 << CLASS_BITS) - 1)) as usize;
+        spread(self.hashes[class][(blob >> CLASS_BITS) as usize])
+    }
+
     /// The id of a blob this file stored.
-    fn blob_hash(&self, blob: BlobRef) -> &Hash {
+    fn blob_hash(&self, blob: BlobRef) -> io::Result<Hash> {
         let class = (blob & ((1 << CLASS_BITS) - 1)) as usize;
         let number = blob >> CLASS_BITS;
         let open_start = self.open_start[class];
         if number >= open_start {
-            return &self.open[class].slots[(number - open_start) as usize].hash;
+            return Ok(self.open[class].slots[(number - open_start) as usize].hash);
         }
         let chunks = &self.class_chunks[class];
         let (start, sealed) = chunks[chunks.partition_point(|&(start, _)| start <= number) - 1];
-        let sealed = sealed as usize;
-        let slots = match self.written.get(sealed) {
-            Some(chunk) => &chunk.slots,
-            None => &self.sealed[sealed - self.written.len()].slots,
-        };
-        &slots[(number - start) as usize].hash
+        let (sealed, i) = (sealed as usize, (number - start) as usize);
+        match self.written.get(sealed) {
+            Some(chunk) if chunk.slots.is_empty() => {
+                let (file, _) = self.slots.as_ref().ok_or_else(|| io::Error::other("slot file missing"))?;
+                let mut bytes = [0; 16];
+                file.read_exact_at(&mut bytes, (self.first_slot[sealed] + i as u64) * SLOT_BYTES as u64)?;
+                Ok(bytes)
+            }
+            Some(chunk) => Ok(chunk.slots[i].hash),
+            None => Ok(self.sealed[sealed - self.written.len()].slots[i].hash),
+        }
+    }
+
+    /// Whether this file already stored a blob (its id and table hash).
+    fn stored(&self, hash: &Hash, key: u64) -> io::Result<bool> {
+        let mut error = None;
+        let found = self
+            .seen
+            .find(key, |&blob| {
+                self.blob_table_hash(blob) == key
+                    && match self.blob_hash(blob) {
+                        Ok(h) => h == *hash,
+                        Err(e) => {
+                            error = Some(e);
+                            false
+                        }
+                    }
+            })
+            .is_some();
+        match error {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
+    }
+
+    /// Files a new blob of a class, numbered `number`, in `seen`.
+    fn remember(&mut self, class: usize, number: u32, hash: &Hash) {
+        self.hashes[class].push(short_hash(hash));
+        let key = table_hash(hash);
+        // Out of `self` while it grows, as rehashing reads the hashes through `self`.
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| self.blob_table_hash(blob));
+        self.seen = seen;
+    }
+
+    /// Moves the slots of chunks just written (from `written[first..]`) to the slot file.
+    fn spill_slots(&mut self, first: usize) -> io::Result<()> {
+        for i in first..self.written.len() {
+            self.first_slot.push(self.slots_written);
+            if self.slots.is_none() && !self.no_slot_file {
+                let path = self.dir.join(format!("{}-slots", self.name));
+                match fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                    Ok(file) => self.slots = Some((file, path)),
+                    Err(_) => self.no_slot_file = true,
+                }
+            }
+            let Some((file, _)) = &self.slots else { continue };
+            let chunk = &mut self.written[i];
+            let bytes: Vec<u8> = chunk.slots.iter().flat_map(slot_bytes).collect();
+            file.write_all_at(&bytes, self.slots_written * SLOT_BYTES as u64)?;
+            self.slots_written += chunk.slots.len() as u64;
+            chunk.slots = Vec::new();
+        }
+        Ok(())
     }
 
     /// Stores a blob of a class (below [`CLASSES`]) unless this file already stored the same bytes.
     pub fn add(&mut self, class: usize, hash: Hash, bytes: &[u8]) -> io::Result<()> {
         let key = table_hash(&hash);
-        if self.seen.find(key, |&blob| *self.blob_hash(blob) == hash).is_some() {
+        if self.stored(&hash, key)? {
             return Ok(());
         }
         let number = self.open_start[class] + self.open[class].slots.len() as u32;
@@ -147,10 +304,7 @@ impl ChunkWriter {
         let open = &mut self.open[class];
         open.data.extend_from_slice(bytes);
         open.slots.push(Slot { hash, size: bytes.len() as u64 });
-        // Out of `self` while it grows, as rehashing reads the ids through `self`.
-        let mut seen = std::mem::take(&mut self.seen);
-        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| table_hash(self.blob_hash(blob)));
-        self.seen = seen;
+        self.remember(class, number, &hash);
         let open = &mut self.open[class];
         if open.data.len() >= PACK_TARGET {
             let mut full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
@@ -173,7 +327,7 @@ impl ChunkWriter {
     pub fn add_spilled(&mut self, chunk: Chunk) -> io::Result<()> {
         let hash = chunk.slots[0].hash;
         let key = table_hash(&hash);
-        if self.seen.find(key, |&blob| *self.blob_hash(blob) == hash).is_some() {
+        if self.stored(&hash, key)? {
             return fs::remove_file(&chunk.path);
         }
         // Chunks are numbered in sealing order: compress what is sealed first, so this one
@@ -184,10 +338,8 @@ impl ChunkWriter {
         self.class_chunks[class].push((number, self.written.len() as u32));
         self.open_start[class] += 1;
         self.written.push(chunk);
-        let mut seen = std::mem::take(&mut self.seen);
-        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| table_hash(self.blob_hash(blob)));
-        self.seen = seen;
-        Ok(())
+        self.remember(class, number, &hash);
+        self.spill_slots(self.written.len() - 1)
     }
 
     fn compress_sealed(&mut self) -> io::Result<()> {
@@ -205,23 +357,24 @@ impl ChunkWriter {
                     file_hash: *blake3::hash(&compressed).as_bytes(),
                     size: compressed.len() as u64,
                     raw_size: chunk.data.len() as u64,
+                    blobs: chunk.slots.len() as u32,
                     slots: chunk.slots,
                 })
             })
             .collect::<io::Result<_>>()?;
         self.written.extend(chunks);
-        Ok(())
+        self.spill_slots(first)
     }
 
     /// Writes what is left and returns the chunks in order.
-    pub fn finish(mut self) -> io::Result<Vec<Chunk>> {
+    pub fn finish(mut self) -> io::Result<FileChunks> {
         for open in std::mem::take(&mut self.open) {
             if !open.slots.is_empty() {
                 self.sealed.push(open);
             }
         }
         self.compress_sealed()?;
-        Ok(self.written)
+        Ok(FileChunks { chunks: self.written, slots: self.slots.map(|(_, path)| path), owns_slots: true })
     }
 }
 
@@ -306,6 +459,7 @@ impl crate::parse::Spill for SpillWriter {
             size: file.size,
             raw_size: self.raw_size,
             slots: vec![Slot { hash: id, size: self.raw_size }],
+            blobs: 1,
         };
         self.done.lock().expect("spilled chunks lock").insert(token, chunk);
         Ok(token)
@@ -348,7 +502,7 @@ impl Store {
 /// Phase 2: turns the chunks of every file (in input order) into the bundle's packs under
 /// `root/blobs/packs`, storing each distinct blob once. Chunks are moved, or, from shards,
 /// copied and checked against their hash (see [`Placement`]).
-pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>, placement: Placement) -> io::Result<Store> {
+pub fn assemble(root: &Path, files: Vec<FileChunks>, placement: Placement) -> io::Result<Store> {
     let packs_dir = root.join(PACKS_DIR);
     fs::create_dir_all(&packs_dir)?;
     let mut store = Store::default();
@@ -362,9 +516,9 @@ pub fn assemble(root: &Path, files: Vec<Vec<Chunk>>, placement: Placement) -> io
         if i == 1 {
             stored = Some(store.locations.iter().map(|(h, _)| *h).collect());
         }
-        for chunk in chunks {
-            assemble_chunk(root, &mut store, chunk, placement, &mut stored, &mut pending, &mut leftovers)?;
-        }
+        chunks.for_each(|chunk| {
+            assemble_chunk(root, &mut store, chunk, placement, &mut stored, &mut pending, &mut leftovers)
+        })?;
     }
     if !leftovers.slots.is_empty() {
         write_pack(root, &mut store, leftovers, &mut stored)?;

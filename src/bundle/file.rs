@@ -5,15 +5,17 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use rayon::prelude::*;
 
-use super::blobs::{Chunk, ChunkWriter, Hash, SpillWriter, SpilledChunks};
+use super::blobs::{ChunkWriter, FileChunks, Hash, SpillWriter, SpilledChunks};
 use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
+use crate::analysis::packed_rows::{Spool, set_spool};
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
 
@@ -49,7 +51,7 @@ pub struct FileResult {
     /// Streams in order of first appearance.
     pub streams: Vec<FileStream>,
     pub diagnostics: Vec<FileDiagnostic>,
-    pub chunks: Vec<Chunk>,
+    pub chunks: FileChunks,
     pub lines: u64,
     pub bytes: u64,
     pub blake3: super::blobs::FileHash,
@@ -78,9 +80,51 @@ fn stream_base(work: &Path, file: usize, stream: usize) -> PathBuf {
     work.join(format!("f{file}-s{stream}"))
 }
 
+/// Where the analysis tables of one file keep what they hold until they are written: a file of
+/// the staging directory, unlinked as soon as it is open (so it never outlives the build).
+struct FileSpool {
+    file: std::fs::File,
+    end: std::sync::atomic::AtomicU64,
+}
+
+impl FileSpool {
+    fn create(path: &Path) -> io::Result<FileSpool> {
+        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(path)?;
+        std::fs::remove_file(path)?;
+        Ok(FileSpool { file, end: std::sync::atomic::AtomicU64::new(0) })
+    }
+}
+
+impl Spool for FileSpool {
+    fn put(&self, bytes: &[u8]) -> io::Result<u64> {
+        let at = self.end.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.file.write_all_at(bytes, at)?;
+        Ok(at)
+    }
+
+    fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; len];
+        self.file.read_exact_at(&mut bytes, at)?;
+        Ok(bytes)
+    }
+}
+
 /// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
 fn analyze(
     work: PathBuf,
+    file: usize,
+    batches: mpsc::Receiver<Vec<(usize, Observed)>>,
+) -> io::Result<Vec<AnalysisSummary>> {
+    // Without a spool (it could not be made), tables hold their bytes in memory.
+    let spool = FileSpool::create(&work.join(format!("f{file}-spool"))).ok();
+    set_spool(spool.map(|s| Arc::new(s) as Arc<dyn Spool>));
+    let analyzed = analyze_batches(&work, file, batches);
+    set_spool(None);
+    analyzed
+}
+
+fn analyze_batches(
+    work: &Path,
     file: usize,
     batches: mpsc::Receiver<Vec<(usize, Observed)>>,
 ) -> io::Result<Vec<AnalysisSummary>> {
@@ -88,7 +132,7 @@ fn analyze(
     for batch in batches {
         for (stream, observed) in batch {
             if stream == analyzers.len() {
-                analyzers.push(StreamAnalyzer::new(&stream_base(&work, file, stream)));
+                analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream)));
             }
             analyzers[stream].observe(observed)?;
         }

@@ -235,7 +235,7 @@ fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
         cross_input_saved_bytes: 0,
     };
     // Each input's distinct blob bytes (its chunks hold each of its blobs once).
-    let per_input_unique: u64 = results.iter().flat_map(|f| &f.chunks).flat_map(|c| &c.slots).map(|s| s.size).sum();
+    let per_input_unique: u64 = results.iter().map(|f| f.chunks.raw_bytes()).sum();
     for (input_idx, (input, result)) in found_inputs.iter().zip(results).enumerate() {
         let mut ids = BTreeMap::new();
         let mut input_streams = Vec::new();
@@ -261,10 +261,11 @@ fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
             let mut member_tables = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
-                fs::write(root.join(&path), &t.json).map_err(io_err)?;
-                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+                placement.place(&t.path, &root.join(&path)).map_err(io_err)?;
+                tables.insert(t.name.to_string(), TableRef { path: path.clone(), rows: t.rows });
                 if compare {
-                    member_tables.insert(t.name, zstd::decode_all(t.json.as_slice()).map_err(io_err)?);
+                    let json = zstd::decode_all(fs::File::open(root.join(&path)).map_err(io_err)?).map_err(io_err)?;
+                    member_tables.insert(t.name, json);
                 }
             }
             if compare {

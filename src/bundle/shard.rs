@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -19,12 +19,11 @@ use serde::{Deserialize, Serialize};
 use tlparse_bundle::ids::parse_blob_id;
 use tlparse_bundle::registry::{self, Scope};
 
-use super::blobs::{self, Chunk, Slot};
+use super::blobs::{self, Chunk};
 use super::file::{self, FileDiagnostic, FileResult, FileStream};
 use super::inputs::{self, InputFile};
-use super::stream::{AnalysisSummary, StreamSummary};
+use super::stream::{AnalysisSummary, StagedTable, StreamSummary};
 use super::{BuildError, Parts, Placement, output};
-use crate::analysis::TableOutput;
 use crate::parse::{RankSlot, StreamKey};
 use crate::schema::{DiagnosticKind, InputCompression, Manifest};
 
@@ -193,7 +192,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
         let mut tables = Vec::new();
         for t in &s.summary.analysis.tables {
             let path = format!("tables/s{k}-{}.json.zst", t.name);
-            fs::write(dir.join(&path), &t.json).map_err(io_err)?;
+            fs::rename(&t.path, dir.join(&path)).map_err(io_err)?;
             tables.push(ShardTable { name: t.name.to_string(), rows: t.rows, path });
         }
         let summary = &s.summary;
@@ -217,9 +216,23 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
         });
     }
     let mut slots = io::BufWriter::new(fs::File::create(dir.join(SLOTS_FILE)).map_err(io_err)?);
-    for slot in chunks.iter().flat_map(|c| &c.slots) {
-        slots.write_all(&slot.hash).and_then(|()| slots.write_all(&slot.size.to_le_bytes())).map_err(io_err)?;
-    }
+    let mut shard_chunks = Vec::new();
+    chunks
+        .for_each(|c| {
+            for slot in &c.slots {
+                slots.write_all(&slot.hash)?;
+                slots.write_all(&slot.size.to_le_bytes())?;
+            }
+            shard_chunks.push(ShardChunk {
+                path: relative(&c.path),
+                size: c.size,
+                raw_size: c.raw_size,
+                blake3: blobs::hex(&c.file_hash),
+                blobs: c.slots.len() as u64,
+            });
+            Ok(())
+        })
+        .map_err(io_err)?;
     slots.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
     for s in &shard_streams {
         let paths = [&s.index, &s.stacks].into_iter().chain(s.tables.iter().map(|t| &t.path));
@@ -255,16 +268,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
             })
             .collect(),
         streams: shard_streams,
-        chunks: chunks
-            .iter()
-            .map(|c| ShardChunk {
-                path: relative(&c.path),
-                size: c.size,
-                raw_size: c.raw_size,
-                blake3: blobs::hex(&c.file_hash),
-                blobs: c.slots.len() as u64,
-            })
-            .collect(),
+        chunks: shard_chunks,
         files,
     };
     super::write_json(&dir.join(SHARD_MANIFEST), &manifest, true).map_err(io_err)?;
@@ -577,9 +581,9 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
             .cloned()
             .ok_or_else(|| refuse(dir, format_args!("damaged shard: {path} is not among its files")))
     };
-    let slots = read_slots(&file(SLOTS_FILE)?, &manifest).map_err(|e| refuse(dir, e))?;
+    let slots_path = file(SLOTS_FILE)?;
+    check_slots(&slots_path, &manifest).map_err(|e| refuse(dir, e))?;
     let mut chunks = Vec::new();
-    let mut slots = slots.into_iter();
     for c in &manifest.chunks {
         chunks.push(Chunk {
             path: inside(local, dir, &c.path)?,
@@ -587,17 +591,18 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: chunk {}", c.path)))?,
             size: c.size,
             raw_size: c.raw_size,
-            slots: slots.by_ref().take(c.blobs as usize).collect(),
+            slots: Vec::new(),
+            blobs: u32::try_from(c.blobs).map_err(|_| refuse(dir, format_args!("damaged shard: chunk {}", c.path)))?,
         });
     }
+    let chunks = blobs::FileChunks::in_slot_file(chunks, slots_path);
     let mut streams = Vec::new();
     for s in &manifest.streams {
         let mut tables = Vec::new();
         for t in &s.tables {
             let info = registry::find(Scope::Stream, &t.name)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: unknown table {:?}", t.name)))?;
-            let json = fs::read(file(&t.path)?).map_err(|e| BuildError::io(dir.join(&t.path), e))?;
-            tables.push(TableOutput { name: info.name, rows: t.rows, json });
+            tables.push(StagedTable { name: info.name, rows: t.rows, path: file(&t.path)? });
         }
         let chrome_trace_path = s.chrome_trace.as_deref().map(file).transpose()?;
         let key = StreamKey {
@@ -665,20 +670,15 @@ fn inside(dir: &Utf8Path, label: &Utf8Path, path: &str) -> Result<PathBuf, Build
     Ok(dir.as_std_path().join(path))
 }
 
-fn read_slots(path: &Path, manifest: &ShardManifest) -> Result<Vec<Slot>, String> {
+/// Checks `slots.bin` holds exactly the slots the chunks list (its bytes were checked against
+/// the shard's blake3 already; the chunks read their slots from it in order).
+fn check_slots(path: &Path, manifest: &ShardManifest) -> Result<(), String> {
     let expected: u64 = manifest.chunks.iter().map(|c| c.blobs).sum();
-    let mut bytes = Vec::new();
-    fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| format!("{SLOTS_FILE}: {e}"))?;
-    if bytes.len() as u64 != expected.saturating_mul(SLOT_BYTES as u64) {
+    let size = fs::metadata(path).map_err(|e| format!("{SLOTS_FILE}: {e}"))?.len();
+    if size != expected.saturating_mul(SLOT_BYTES as u64) {
         return Err(format!("damaged shard: {SLOTS_FILE} does not hold the {expected} blobs its chunks list"));
     }
-    Ok(bytes
-        .chunks_exact(SLOT_BYTES)
-        .map(|b| Slot {
-            hash: b[..16].try_into().expect("16 bytes"),
-            size: u64::from_le_bytes(b[16..].try_into().expect("8 bytes")),
-        })
-        .collect())
+    Ok(())
 }
 
 /// A blake3 hash written as 64 lowercase hex digits.

@@ -102,12 +102,20 @@ pub struct StreamSummary {
     pub analysis: AnalysisSummary,
 }
 
+/// A table of a stream, serialized and zstd-compressed into a staging file as soon as it is
+/// finished (moved into place once stream ids are known), so finished tables take no memory.
+#[derive(Debug)]
+pub struct StagedTable {
+    pub name: &'static str,
+    pub rows: u64,
+    pub path: PathBuf,
+}
+
 /// A stream's analysis tables and Chrome trace.
 #[derive(Debug, Default)]
 pub struct AnalysisSummary {
-    /// The stream's analysis tables, serialized and zstd-compressed (written once stream ids
-    /// are known).
-    pub tables: Vec<TableOutput>,
+    /// The stream's analysis tables.
+    pub tables: Vec<StagedTable>,
     /// Entries the tables could not use.
     pub table_diagnostics: Vec<TableDiagnostic>,
     /// The Chrome trace file, when the stream logged chromium events.
@@ -143,6 +151,8 @@ pub struct StreamWriter {
 /// Runs one stream's analysis tables and writes its Chrome trace, on the analysis thread (off
 /// the filing thread, which would otherwise be the build's bottleneck).
 pub struct StreamAnalyzer {
+    /// Where the stream's files go (without extension).
+    base: PathBuf,
     /// A copy of the filing thread's stack table, extended entry by entry.
     stacks: StackTable,
     analysis: StreamAnalysis,
@@ -511,6 +521,7 @@ impl StreamAnalyzer {
     /// An analyzer whose Chrome trace goes to `{base}.trace.json.gz` (renamed later).
     pub fn new(base: &Path) -> Self {
         StreamAnalyzer {
+            base: base.to_path_buf(),
             stacks: StackTable::default(),
             analysis: StreamAnalysis::default(),
             chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
@@ -532,11 +543,15 @@ impl StreamAnalyzer {
         Ok(())
     }
 
-    /// Finishes every table (serialized and compressed) and the Chrome trace.
+    /// Finishes every table (serialized and compressed, to `{base}.{table}.json.zst`) and the
+    /// Chrome trace.
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
-        let table_diagnostics = self.analysis.finish(&self.stacks, |t| -> io::Result<()> {
-            tables.push(t);
+        let base = self.base;
+        let table_diagnostics = self.analysis.finish(&self.stacks, |t: TableOutput| -> io::Result<()> {
+            let path = base.with_extension(format!("{}.json.zst", t.name));
+            std::fs::write(&path, &t.json)?;
+            tables.push(StagedTable { name: t.name, rows: t.rows, path });
             Ok(())
         })?;
         Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()? })
