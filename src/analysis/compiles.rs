@@ -153,7 +153,7 @@ impl GraphSpans {
 /// The graph output code names on its `# AOT ID:` line, read in its first 4 KiB.
 fn output_code_graph(ev: &Event) -> Option<GraphRole> {
     let bytes = ev.payload?.bytes;
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let head = crate::parse::lossy(&bytes[..bytes.len().min(4096)]);
     aot_id(&head).and_then(graph_role)
 }
 

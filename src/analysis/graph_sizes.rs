@@ -184,7 +184,7 @@ impl Table for GraphSizesTable {
         let Some(payload) = ev.payload else { return };
         let graph_kind = ev.kind.ends_with("_graph") || GRAPH_KINDS.contains(&ev.kind);
         let named_graph = ev.kind == "artifact" && ev.name.is_some_and(|n| n.ends_with("_graph"));
-        let fx = if may_be_fx(payload.bytes) { count_fx_nodes(&String::from_utf8_lossy(payload.bytes)) } else { None };
+        let fx = if may_be_fx(payload.bytes) { count_fx_nodes(&crate::parse::lossy(payload.bytes)) } else { None };
         let fx_artifact = ev.kind == "artifact" && fx.is_some();
         if !(graph_kind || named_graph || fx_artifact) {
             return;

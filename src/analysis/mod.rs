@@ -172,7 +172,7 @@ impl<'a> Event<'a> {
 
     /// The payload as text (lossy for invalid UTF-8).
     pub fn payload_text(&self) -> Option<std::borrow::Cow<'a, str>> {
-        self.payload.map(|p| String::from_utf8_lossy(p.bytes))
+        self.payload.map(|p| crate::parse::lossy(p.bytes))
     }
 
     /// The payload parsed as JSON, once (lone surrogate escapes kept as text); `None` without a

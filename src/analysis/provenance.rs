@@ -58,7 +58,10 @@ struct HeldPane {
 
 impl HeldPane {
     fn text(&self) -> String {
-        String::from_utf8_lossy(&self.text.get()).into_owned()
+        match String::from_utf8(self.text.get()) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
     }
 }
 

@@ -285,7 +285,7 @@ impl ChromeTraceWriter {
         }
         // The trace is UTF-8 JSON; a payload is bytes as logged, so invalid UTF-8 (which a JSON
         // parser skipping over strings lets through) is replaced, here only: its blob keeps it.
-        let payload = match String::from_utf8_lossy(payload) {
+        let payload = match crate::parse::lossy(payload) {
             std::borrow::Cow::Borrowed(text) => escape_lone_surrogates(text.as_bytes()),
             std::borrow::Cow::Owned(text) => {
                 std::borrow::Cow::Owned(escape_lone_surrogates(text.as_bytes()).into_owned())
