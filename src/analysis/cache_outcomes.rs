@@ -2,7 +2,9 @@
 //! the reason and details from its payload, a verdict per cache and compile, and stream totals.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::fast_hash::HashMap;
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};

@@ -2,7 +2,9 @@
 //! name), summed per compile id and enclosing phase; and each compile's time in parts (forward,
 //! backward, other), which `compile_directory` reports too.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::fast_hash::HashMap;
 
 use serde::{Serialize, Serializer};
 
@@ -699,7 +701,7 @@ impl Table for CompileTimeTable {
                 self.unfinished(o, UnmatchedCause::OpenAtEnd);
             }
         }
-        self.node_index = HashMap::new();
+        self.node_index = HashMap::default();
         let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
         let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();

@@ -2,7 +2,9 @@
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::fast_hash::HashMap;
 
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
@@ -693,7 +695,7 @@ impl Compiles {
     /// Only `torch._dynamo.reset()` restarts that counter, as it restarts frame ids: a log with
     /// a reset repeats compile ids, and those are merged into one row anyway.
     fn link_captures(&mut self) {
-        let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::default();
         for (i, r) in self.records.iter().enumerate() {
             if let (Some(ca), Some(_)) = (r.id.compiled_autograd_id, r.id.frame_id) {
                 compiles_of.entry(ca).or_default().push(i);

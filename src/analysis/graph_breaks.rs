@@ -1,6 +1,6 @@
 //! Graph breaks, deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::tables::{BreakFrame, GraphBreakGroup, GraphBreaks};

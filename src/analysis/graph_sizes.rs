@@ -1,7 +1,7 @@
 //! Graph sizes: FX node counts, lines and bytes of every IR of each compile.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};

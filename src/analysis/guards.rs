@@ -2,7 +2,7 @@
 //! symbols and data-dependent guards, each row tied to its compile id and user location.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use indexmap::IndexMap;
 use serde::ser::{Error, SerializeSeq};

@@ -1,7 +1,7 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 
 use indexmap::IndexSet;
 use serde::de::IgnoredAny;
@@ -116,7 +116,7 @@ impl Describer {
         }
         let bytes = frozen.get();
         let mut rest = &bytes[..];
-        let mut ids = HashMap::new();
+        let mut ids = HashMap::default();
         while !rest.is_empty() {
             let id = u64_of(take(&mut rest, 8));
             let row = (u32_of(take(&mut rest, 4)), u32_of(take(&mut rest, 4)));

@@ -14,7 +14,7 @@
 //! so a log without provenance tracking does not keep every compile's code in memory. Rows are
 //! made as the table is written, one compile at a time.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
@@ -369,7 +369,7 @@ fn python_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Ve
     let first = code.aot_id_line();
     // tlparse subtracts in unsigned arithmetic; lines before the `# AOT ID:` line have no number.
     let number = |i: usize| (i + 1).checked_sub(first).filter(|&n| n > 0).map(|n| n as u64);
-    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut out: HashMap<String, Vec<u64>> = HashMap::default();
     for &kernel in kernels {
         let plain = kernel.find(':').map_or(kernel, |at| &kernel[..at]);
         let mut found = false;
@@ -397,7 +397,7 @@ fn python_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Ve
 fn cpp_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Vec<u64>> {
     let lines = &code.lines;
     let start = code.first_with(&["::run_impl("]);
-    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut out: HashMap<String, Vec<u64>> = HashMap::default();
     for &kernel in kernels {
         let plain = kernel.rfind(':').map_or(kernel, |at| &kernel[..at]);
         let mut found = false;
@@ -466,7 +466,7 @@ fn node_name(line: &str) -> Option<&str> {
 
 /// Node name → its (last) line in a graph, 1-based.
 fn node_lines(text: &str) -> HashMap<&str, u64> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (i, line) in text.lines().enumerate() {
         if let Some(name) = node_name(line) {
             out.insert(name, i as u64 + 1);

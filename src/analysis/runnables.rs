@@ -1,7 +1,7 @@
 //! Runnable artifacts: `fx_graph_runnable` repros, Inductor's output code and AOT Inductor's C++
 //! code, each with a stable, safe file name to download it as.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //! (tlparse fingerprints the whole payload, so ranks with identical shapes but different
 //! estimates fall into different groups).
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use serde::{Deserialize, Serialize};
 

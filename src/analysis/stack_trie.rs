@@ -1,7 +1,7 @@
 //! The stack trie: `dynamo_start` stacks merged into a prefix tree whose leaves are compile ids,
 //! and the envelope-level stacks of entries outside any compile.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::StackTable;

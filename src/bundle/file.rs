@@ -3,7 +3,7 @@
 //! writes index rows and blob chunks, and an analysis thread feeds each entry to its stream's
 //! tables and Chrome trace.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -297,7 +297,7 @@ pub fn process_file(
         work,
         chunks: ChunkWriter::new(work, &format!("f{index}")),
         demux: Demux::new(input.rank_from_name),
-        writers: HashMap::new(),
+        writers: HashMap::default(),
         order: Vec::new(),
         diagnostics: Vec::new(),
         observed: Vec::new(),

@@ -1,7 +1,9 @@
 //! Writing one stream's event index (zstd-compressed JSONL, one row per entry) and interning its
 //! stacks.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use crate::fast_hash::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -423,7 +425,7 @@ impl StreamWriter {
             first_timestamp: None,
             last_timestamp: String::new(),
             kinds: BTreeMap::new(),
-            compile_ids: HashSet::new(),
+            compile_ids: HashSet::default(),
         })
     }
 
