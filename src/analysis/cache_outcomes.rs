@@ -4,8 +4,6 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use crate::fast_hash::HashMap;
-
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -13,6 +11,7 @@ use serde_json::{Map, Value};
 use super::compiles::{cache_outcome, normalize};
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{

@@ -2,12 +2,11 @@
 //! collective calls in the `inductor_output_code`, their parity, and the calls without a partner
 //! wait. Output code is scanned as it is observed (only the calls are kept).
 
-use crate::fast_hash::HashMap;
-
 use serde_json::Value;
 
 use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{

@@ -4,13 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::fast_hash::HashMap;
-
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
 use super::packed_rows::Compressed;
 use super::{Compiles, Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{

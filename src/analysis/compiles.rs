@@ -4,14 +4,13 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::fast_hash::HashMap;
-
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::packed_rows::Compressed;
 use super::{Diagnostics, Event};
+use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};

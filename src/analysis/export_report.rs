@@ -1,12 +1,11 @@
 //! tlparse's draft-export report (`tlparse -e`): guards evaluated, data-dependent errors and fake
 //! kernel problems, each with the symbolic provenance of its expression.
 
-use crate::fast_hash::{HashMap, HashSet};
-
 use serde_json::Value;
 
 use super::guards::{compile_id, frame_locals, innermost, object, text, uint};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,

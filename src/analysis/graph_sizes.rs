@@ -1,7 +1,6 @@
 //! Graph sizes: FX node counts, lines and bytes of every IR of each compile.
 
 use std::cell::RefCell;
-use crate::fast_hash::HashMap;
 
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -9,6 +8,7 @@ use serde::{Serialize, Serializer};
 use super::compiles::normalize;
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::GraphSize;
 

@@ -1,8 +1,6 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
-use crate::fast_hash::{HashMap, HashSet};
-
 use indexmap::IndexSet;
 use serde::de::IgnoredAny;
 use serde::ser::{Error, SerializeSeq, SerializeStruct};
@@ -13,6 +11,7 @@ use serde_json::{Map, Value};
 use super::guards::{compile_id, text, uint};
 use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and

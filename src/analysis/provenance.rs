@@ -14,8 +14,6 @@
 //! so a log without provenance tracking does not keep every compile's code in memory. Rows are
 //! made as the table is written, one compile at a time.
 
-use crate::fast_hash::HashMap;
-
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -23,6 +21,7 @@ use serde_json::Value;
 use super::compiles::{aot_id, graph_role};
 use super::packed_rows::{Compressed, PackedRows};
 use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{

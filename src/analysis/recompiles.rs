@@ -4,12 +4,11 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use crate::fast_hash::HashMap;
-
 use serde_json::Value;
 
 use super::packed_rows::{DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
+use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 

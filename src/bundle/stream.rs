@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::fast_hash::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -13,6 +12,7 @@ use serde_json::Value;
 
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};

@@ -2,11 +2,10 @@
 //! to one file and one pid, never shared), stacks resolved through it, and the routing of each
 //! entry to its stream (process × rank).
 
-use crate::fast_hash::HashMap;
-
 use serde_json::Value;
 
 use super::entry::Entry;
+use crate::fast_hash::HashMap;
 use crate::schema::{DiagnosticKind, Frame};
 
 /// Which stream of a process an entry goes to.
