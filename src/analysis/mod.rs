@@ -100,10 +100,6 @@ pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
     json_text::parse_bytes(&escape_lone_surrogates(bytes)).ok()
 }
 
-/// Kinds whose metadata a table reads on every entry (`inputs`: a tensor-heavy log is mostly
-/// these): the parser parses it ahead, in parallel, when it keeps it as raw text.
-pub const META_PARSED_AHEAD: &[&str] = &["describe_tensor", "describe_storage", "describe_source", "create_symbol"];
-
 /// A payload as the tables see it.
 #[derive(Clone, Copy)]
 pub struct EventPayload<'a> {
@@ -152,15 +148,6 @@ impl<'a> Event<'a> {
             payload_json: OnceCell::new(),
             trace_event,
         }
-    }
-
-    /// The event with its raw metadata already parsed (`parse_json_bounded` of it, or null where
-    /// that failed: what [`Event::meta`] would make of it).
-    pub fn with_meta_value(self, value: Option<Value>) -> Self {
-        if let (Some(value), Meta::Raw(_), None) = (value, self.meta, self.meta_text) {
-            let _ = self.meta_value.set(value);
-        }
-        self
     }
 
     /// The metadata as a JSON value, parsed once on first use. Of metadata kept as text, what can

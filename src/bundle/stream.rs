@@ -128,8 +128,6 @@ pub struct AnalysisSummary {
 /// bytes, and the stacks the row's ids may refer to that the analysis has not seen yet.
 pub struct Observed {
     row: IndexRow<Meta>,
-    /// The metadata, parsed ahead (see `Entry::meta_value`).
-    meta_value: Option<Value>,
     end_line: u64,
     header_bytes: u64,
     payload: Option<Vec<u8>>,
@@ -456,7 +454,6 @@ impl StreamWriter {
         self.entries += 1;
         Ok(Observed {
             row,
-            meta_value: entry.meta_value.take(),
             end_line: entry.end_line,
             header_bytes,
             trace: entry.payload.as_mut().and_then(|p| p.trace.take()),
@@ -535,11 +532,10 @@ impl StreamAnalyzer {
 
     /// Shows one entry to every table, and adds it to the Chrome trace if it is a trace event.
     pub fn observe(&mut self, observed: Observed) -> io::Result<()> {
-        let Observed { row, meta_value, end_line, header_bytes, payload, trace, new_stacks } = observed;
+        let Observed { row, end_line, header_bytes, payload, trace, new_stacks } = observed;
         self.stacks.frames.extend(new_stacks.frames);
         self.stacks.stacks.extend(new_stacks.stacks);
-        let ev = Event::new(&row, end_line, header_bytes, payload.as_deref(), trace.as_deref(), &self.stacks)
-            .with_meta_value(meta_value);
+        let ev = Event::new(&row, end_line, header_bytes, payload.as_deref(), trace.as_deref(), &self.stacks);
         self.analysis.observe(&ev);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {

@@ -59,10 +59,6 @@ pub struct Entry {
     /// The metadata's raw JSON text, when the bundle cannot hold it as JSON (nested too deep, or
     /// a number beyond a float); a diagnostic says which.
     pub meta_text: Option<String>,
-    /// The metadata parsed ahead, on the parse pool, for a kind whose metadata a table reads on
-    /// every entry (`analysis::META_PARSED_AHEAD`) and that is kept as raw text; the tables'
-    /// `Event::meta` would parse the same text the same way, on the busier analysis thread.
-    pub meta_value: Option<Value>,
     pub name: Option<String>,
     pub compile_id: Option<CompileId>,
     pub rank: Option<u32>,
@@ -480,12 +476,6 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         }
     };
 
-    let meta_value = match (&meta, &meta_text) {
-        (Meta::Raw(raw), None) if crate::analysis::META_PARSED_AHEAD.contains(&kind.as_str()) => {
-            Some(crate::analysis::parse_json_bounded(raw.get().as_bytes()).unwrap_or_default())
-        }
-        _ => None,
-    };
     Parsed::Entry(Box::new(Entry {
         line,
         end_line,
@@ -497,7 +487,6 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         kind,
         meta,
         meta_text,
-        meta_value,
         name,
         compile_id,
         rank,
