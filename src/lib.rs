@@ -23,6 +23,7 @@ pub mod analysis;
 pub mod bundle;
 pub mod cli;
 pub mod compare;
+pub mod fast_hash;
 pub mod http;
 pub mod media;
 pub mod parse;

@@ -2,7 +2,7 @@
 //! the reason and details from its payload, a verdict per cache and compile, and stream totals.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::compiles::{cache_outcome, normalize};
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{

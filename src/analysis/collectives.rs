@@ -2,12 +2,11 @@
 //! collective calls in the `inductor_output_code`, their parity, and the calls without a partner
 //! wait. Output code is scanned as it is observed (only the calls are kept).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -184,7 +183,7 @@ pub fn scan_output_code(payload: &[u8]) -> CodeScan {
     }
     let code = blank_comments_and_strings(payload);
     // Name -> (index in `calls` of the collective it stands for).
-    let mut pending: HashMap<String, usize> = HashMap::new();
+    let mut pending: HashMap<String, usize> = HashMap::default();
     let mut waited: Vec<bool> = Vec::new();
     let mut line_start = 0;
     for (line_index, line) in code.split(|&b| b == b'\n').enumerate() {

@@ -26,7 +26,7 @@ pub struct CompilationMetricsTable {
     rows: PackedRows,
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
-    shared_index: std::collections::HashMap<String, usize>,
+    shared_index: crate::fast_hash::HashMap<String, usize>,
 }
 
 /// Whether a metrics field's name says it holds a time, a size or a count (`start_time`,

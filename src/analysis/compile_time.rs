@@ -2,13 +2,14 @@
 //! name), summed per compile id and enclosing phase; and each compile's time in parts (forward,
 //! backward, other), which `compile_directory` reports too.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
 use super::packed_rows::Compressed;
 use super::{Compiles, Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -699,7 +700,7 @@ impl Table for CompileTimeTable {
                 self.unfinished(o, UnmatchedCause::OpenAtEnd);
             }
         }
-        self.node_index = HashMap::new();
+        self.node_index = HashMap::default();
         let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
         let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();

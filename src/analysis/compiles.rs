@@ -2,7 +2,7 @@
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::packed_rows::Compressed;
 use super::{Diagnostics, Event};
+use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
@@ -153,7 +154,7 @@ impl GraphSpans {
 /// The graph output code names on its `# AOT ID:` line, read in its first 4 KiB.
 fn output_code_graph(ev: &Event) -> Option<GraphRole> {
     let bytes = ev.payload?.bytes;
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let head = crate::parse::lossy(&bytes[..bytes.len().min(4096)]);
     aot_id(&head).and_then(graph_role)
 }
 
@@ -693,7 +694,7 @@ impl Compiles {
     /// Only `torch._dynamo.reset()` restarts that counter, as it restarts frame ids: a log with
     /// a reset repeats compile ids, and those are merged into one row anyway.
     fn link_captures(&mut self) {
-        let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::default();
         for (i, r) in self.records.iter().enumerate() {
             if let (Some(ca), Some(_)) = (r.id.compiled_autograd_id, r.id.frame_id) {
                 compiles_of.entry(ca).or_default().push(i);

@@ -1,12 +1,11 @@
 //! tlparse's draft-export report (`tlparse -e`): guards evaluated, data-dependent errors and fake
 //! kernel problems, each with the symbolic provenance of its expression.
 
-use std::collections::{HashMap, HashSet};
-
 use serde_json::Value;
 
 use super::guards::{compile_id, frame_locals, innermost, object, text, uint};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,
@@ -36,7 +35,7 @@ impl ExportReportTable {
     /// Steps point at indices in `nodes` (renumbered in `finish`).
     fn provenance(&self, root: u64) -> Vec<ProvenanceStep> {
         let mut steps = Vec::new();
-        let mut visited = HashSet::new();
+        let mut visited = HashSet::default();
         let mut todo = vec![(root, 0u64)];
         while let Some((id, depth)) = todo.pop() {
             if !visited.insert(id) {
@@ -189,7 +188,7 @@ impl Table for ExportReportTable {
         }
         let stacks = ctx.stacks;
         // Keep only the nodes some failure refers to, numbered in order of first reference.
-        let mut renumber: HashMap<u64, u64> = HashMap::new();
+        let mut renumber: HashMap<u64, u64> = HashMap::default();
         let mut nodes = Vec::new();
         let mut failures = self.failures;
         for f in &mut failures {

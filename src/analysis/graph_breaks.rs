@@ -1,8 +1,7 @@
 //! Graph breaks, deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
-use std::collections::HashMap;
-
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::tables::{BreakFrame, GraphBreakGroup, GraphBreaks};
 
 /// What a `dynamo_graph_break_reason` payload says.

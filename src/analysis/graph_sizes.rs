@@ -1,7 +1,6 @@
 //! Graph sizes: FX node counts, lines and bytes of every IR of each compile.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -9,6 +8,7 @@ use serde::{Serialize, Serializer};
 use super::compiles::normalize;
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::GraphSize;
 
@@ -184,7 +184,7 @@ impl Table for GraphSizesTable {
         let Some(payload) = ev.payload else { return };
         let graph_kind = ev.kind.ends_with("_graph") || GRAPH_KINDS.contains(&ev.kind);
         let named_graph = ev.kind == "artifact" && ev.name.is_some_and(|n| n.ends_with("_graph"));
-        let fx = if may_be_fx(payload.bytes) { count_fx_nodes(&String::from_utf8_lossy(payload.bytes)) } else { None };
+        let fx = if may_be_fx(payload.bytes) { count_fx_nodes(&crate::parse::lossy(payload.bytes)) } else { None };
         let fx_artifact = ev.kind == "artifact" && fx.is_some();
         if !(graph_kind || named_graph || fx_artifact) {
             return;

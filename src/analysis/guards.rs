@@ -2,7 +2,6 @@
 //! symbols and data-dependent guards, each row tied to its compile id and user location.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde::ser::{Error, SerializeSeq};
@@ -12,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest};
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::tables::guards::{
     DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
     Specialization, SymbolCreated, TreeGuard,

@@ -1,8 +1,6 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
-use std::collections::{HashMap, HashSet};
-
 use indexmap::IndexSet;
 use serde::de::IgnoredAny;
 use serde::ser::{Error, SerializeSeq, SerializeStruct};
@@ -13,6 +11,7 @@ use serde_json::{Map, Value};
 use super::guards::{compile_id, text, uint};
 use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
@@ -116,7 +115,7 @@ impl Describer {
         }
         let bytes = frozen.get();
         let mut rest = &bytes[..];
-        let mut ids = HashMap::new();
+        let mut ids = HashMap::default();
         while !rest.is_empty() {
             let id = u64_of(take(&mut rest, 8));
             let row = (u32_of(take(&mut rest, 4)), u32_of(take(&mut rest, 4)));

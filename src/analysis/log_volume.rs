@@ -1,8 +1,7 @@
 //! Who is generating all the logs: entries and bytes by kind, by artifact name and by call site.
 
-use std::collections::HashMap;
-
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::tables::{LogVolume, Volume, VolumeRow};
 
 #[derive(Default)]

@@ -172,7 +172,7 @@ impl<'a> Event<'a> {
 
     /// The payload as text (lossy for invalid UTF-8).
     pub fn payload_text(&self) -> Option<std::borrow::Cow<'a, str>> {
-        self.payload.map(|p| String::from_utf8_lossy(p.bytes))
+        self.payload.map(|p| crate::parse::lossy(p.bytes))
     }
 
     /// The payload parsed as JSON, once (lone surrogate escapes kept as text); `None` without a
@@ -335,7 +335,10 @@ thread_local! {
 }
 
 /// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
-/// zstd's context, never the JSON whole).
+/// zstd's context, never the JSON whole). A table longer than one buffer is compressed on a
+/// thread of its own while this one goes on serializing (level 9 costs about as much as reading
+/// the rows back and serializing them); the encoder sees the same writes either way, so the same
+/// bytes come out.
 fn compressed_json(output: &impl Serialize) -> Vec<u8> {
     TABLE_CCTX.with(|slot| {
         let mut slot = slot.borrow_mut();
@@ -348,14 +351,88 @@ fn compressed_json(output: &impl Serialize) -> Vec<u8> {
         });
         // The context's session is reset by the encoder: nothing of the last table is kept.
         let encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
-        // serde_json writes in small pieces: buffered, zstd sees them in blocks.
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, encoder);
-        serde_json::to_writer(&mut out, output).expect("tables serialize");
-        let encoder = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory");
-        let mut compressed = encoder.finish().expect("compressing to memory");
+        let mut compressed = std::thread::scope(|scope| {
+            // serde_json writes in small pieces: buffered, zstd sees them in blocks.
+            let mut out = std::io::BufWriter::with_capacity(
+                TABLE_BUFFER,
+                PipedEncoder { scope, state: Piping::Inline(Some(encoder)), may_start: true },
+            );
+            serde_json::to_writer(&mut out, output).expect("tables serialize");
+            // A table that fit in the buffer is compressed here: a thread is not worth it.
+            out.get_mut().may_start = false;
+            out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish()
+        })
+        .expect("compressing to memory");
         compressed.shrink_to_fit();
         compressed
     })
+}
+
+/// Bytes of table JSON handed to zstd at once.
+const TABLE_BUFFER: usize = 64 << 10;
+
+/// Buffers of JSON waiting for the compressing thread: enough to even out the two threads' pace,
+/// few enough to keep memory flat.
+const TABLE_BUFFERS_QUEUED: usize = 4;
+
+type TableEncoder<'c> = zstd::stream::Encoder<'c, Vec<u8>>;
+
+/// Where a table's JSON goes: the encoder itself, or (once more than a buffer was written) the
+/// thread that owns it now.
+enum Piping<'scope, 'c> {
+    Inline(Option<TableEncoder<'c>>),
+    Thread {
+        buffers: std::sync::mpsc::SyncSender<Vec<u8>>,
+        thread: std::thread::ScopedJoinHandle<'scope, std::io::Result<Vec<u8>>>,
+    },
+}
+
+struct PipedEncoder<'scope, 'env, 'c> {
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    state: Piping<'scope, 'c>,
+    /// Whether a write may still move the encoder to a thread.
+    may_start: bool,
+}
+
+impl<'scope, 'env, 'c: 'scope> std::io::Write for PipedEncoder<'scope, 'env, 'c> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Piping::Inline(encoder) = &mut self.state {
+            if !self.may_start {
+                return encoder.as_mut().expect("an encoder until finished").write(buf);
+            }
+            let mut encoder = encoder.take().expect("an encoder until finished");
+            let (buffers, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(TABLE_BUFFERS_QUEUED);
+            let thread = self.scope.spawn(move || {
+                // The same writes, in the same order, as the serializing thread's buffer made.
+                for buffer in received {
+                    encoder.write_all(&buffer)?;
+                }
+                encoder.finish()
+            });
+            self.state = Piping::Thread { buffers, thread };
+        }
+        let Piping::Thread { buffers, .. } = &self.state else { unreachable!("moved to a thread above") };
+        // A closed channel means the thread failed: `finish` reports its error.
+        buffers.send(buf.to_vec()).map_err(|_| std::io::Error::other("the table's compressing thread stopped"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl PipedEncoder<'_, '_, '_> {
+    /// The compressed bytes, once every buffer is compressed.
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        match self.state {
+            Piping::Inline(encoder) => encoder.expect("an encoder until finished").finish(),
+            Piping::Thread { buffers, thread } => {
+                drop(buffers);
+                thread.join().map_err(|_| std::io::Error::other("the table's compressing thread panicked"))?
+            }
+        }
+    }
 }
 
 /// The entry bytes (headers and payloads) from which a stream's tables hand free memory back to

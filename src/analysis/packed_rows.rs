@@ -113,6 +113,23 @@ fn compress(bytes: &[u8]) -> Vec<u8> {
     })
 }
 
+/// `bytes` decompressed (`size` bytes), with the thread's decompression context: a new context
+/// each time (what `zstd::bulk::decompress` makes) is a large allocation whose fresh pages cost
+/// more than decompressing a small block.
+fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
+    thread_local! {
+        static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    }
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let decompressor = match &mut *slot {
+            Some(d) => d,
+            None => slot.insert(zstd::bulk::Decompressor::new().expect("zstd context")),
+        };
+        decompressor.decompress(bytes, size).expect("held bytes decompress")
+    })
+}
+
 impl PackedRows {
     /// Adds a row (its index is the length before).
     pub fn push(&mut self, row: &impl Serialize) {
@@ -159,7 +176,7 @@ impl PackedRows {
     fn decode(&self, b: usize) -> Decoded {
         let (bytes, size) = &self.sealed[b];
         let rows = self.block_rows(b);
-        let mut text = zstd::bulk::decompress(&bytes.bytes(), *size).expect("blocks decompress");
+        let mut text = decompress(&bytes.bytes(), *size);
         let ends =
             text[..4 * rows].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
         text.drain(..4 * rows);
@@ -288,7 +305,7 @@ impl Compressed {
 
     /// The bytes, decompressed.
     pub fn get(&self) -> Vec<u8> {
-        zstd::bulk::decompress(&self.bytes.bytes(), self.len).expect("held bytes decompress")
+        decompress(&self.bytes.bytes(), self.len)
     }
 }
 

@@ -14,8 +14,6 @@
 //! so a log without provenance tracking does not keep every compile's code in memory. Rows are
 //! made as the table is written, one compile at a time.
 
-use std::collections::HashMap;
-
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -23,6 +21,7 @@ use serde_json::Value;
 use super::compiles::{aot_id, graph_role};
 use super::packed_rows::{Compressed, PackedRows};
 use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
+use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
@@ -58,7 +57,10 @@ struct HeldPane {
 
 impl HeldPane {
     fn text(&self) -> String {
-        String::from_utf8_lossy(&self.text.get()).into_owned()
+        match String::from_utf8(self.text.get()) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
     }
 }
 
@@ -366,7 +368,7 @@ fn python_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Ve
     let first = code.aot_id_line();
     // tlparse subtracts in unsigned arithmetic; lines before the `# AOT ID:` line have no number.
     let number = |i: usize| (i + 1).checked_sub(first).filter(|&n| n > 0).map(|n| n as u64);
-    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut out: HashMap<String, Vec<u64>> = HashMap::default();
     for &kernel in kernels {
         let plain = kernel.find(':').map_or(kernel, |at| &kernel[..at]);
         let mut found = false;
@@ -394,7 +396,7 @@ fn python_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Ve
 fn cpp_kernel_lines(code: &CodeLines, kernels: &[&str]) -> HashMap<String, Vec<u64>> {
     let lines = &code.lines;
     let start = code.first_with(&["::run_impl("]);
-    let mut out: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut out: HashMap<String, Vec<u64>> = HashMap::default();
     for &kernel in kernels {
         let plain = kernel.rfind(':').map_or(kernel, |at| &kernel[..at]);
         let mut found = false;
@@ -463,7 +465,7 @@ fn node_name(line: &str) -> Option<&str> {
 
 /// Node name → its (last) line in a graph, 1-based.
 fn node_lines(text: &str) -> HashMap<&str, u64> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (i, line) in text.lines().enumerate() {
         if let Some(name) = node_name(line) {
             out.insert(name, i as u64 + 1);

@@ -2,12 +2,13 @@
 //! and what changed against the previous compile (artifacts by blob id, guards added/removed).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::packed_rows::{DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
+use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 
@@ -149,7 +150,7 @@ impl RecompilesTable {
         // (`name`, `name#2`, ...). An entry logged without a payload has no content to compare
         // (torch logs some only on a cache hit).
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
-            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut seen: HashMap<&str, usize> = HashMap::default();
             r.artifacts()
                 .iter()
                 .filter(|a| !c.no_payload(a))
@@ -166,7 +167,7 @@ impl RecompilesTable {
         let old = numbered(before);
         let new = numbered(after);
         let old_map: HashMap<&str, &Option<String>> = old.iter().map(|(n, b)| (n.as_str(), b)).collect();
-        let new_names: std::collections::HashSet<&str> = new.iter().map(|(n, _)| n.as_str()).collect();
+        let new_names: crate::fast_hash::HashSet<&str> = new.iter().map(|(n, _)| n.as_str()).collect();
         let (mut changed, mut added, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
         for (name, blob) in &new {
             match old_map.get(name.as_str()) {
@@ -197,7 +198,7 @@ impl RecompilesTable {
 
 /// The items of `a` not matched by an equal item of `b` (counting repeats), in `a`'s order.
 fn multiset_minus<T: Eq + std::hash::Hash + Clone>(a: &[T], b: &[T]) -> Vec<T> {
-    let mut left: HashMap<&T, usize> = HashMap::new();
+    let mut left: HashMap<&T, usize> = HashMap::default();
     for s in b {
         *left.entry(s).or_default() += 1;
     }

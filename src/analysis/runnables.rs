@@ -1,12 +1,11 @@
 //! Runnable artifacts: `fx_graph_runnable` repros, Inductor's output code and AOT Inductor's C++
 //! code, each with a stable, safe file name to download it as.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::provenance::{artifact_at, compile_names};
 use super::{Diagnostics, Event, Finish, Table, compiles};
+use crate::fast_hash::HashMap;
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
 

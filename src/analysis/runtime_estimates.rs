@@ -3,11 +3,10 @@
 //! (tlparse fingerprints the whole payload, so ranks with identical shapes but different
 //! estimates fall into different groups).
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::parse::json_text::escape_lone_surrogates;
 use crate::schema::tables::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
 

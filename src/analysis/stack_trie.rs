@@ -1,9 +1,8 @@
 //! The stack trie: `dynamo_start` stacks merged into a prefix tree whose leaves are compile ids,
 //! and the envelope-level stacks of entries outside any compile.
 
-use std::collections::HashMap;
-
 use super::{Diagnostics, Event, Finish, Table};
+use crate::fast_hash::HashMap;
 use crate::schema::StackTable;
 use crate::schema::tables::{StackTrie, TrieCompile, TrieNode};
 

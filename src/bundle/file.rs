@@ -3,7 +3,6 @@
 //! writes index rows and blob chunks, and an analysis thread feeds each entry to its stream's
 //! tables and Chrome trace.
 
-use std::collections::HashMap;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -16,6 +15,7 @@ use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use crate::analysis::packed_rows::{Spool, set_spool};
+use crate::fast_hash::HashMap;
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record};
 use crate::schema::{DiagnosticKind, PayloadFormat};
 
@@ -297,7 +297,7 @@ pub fn process_file(
         work,
         chunks: ChunkWriter::new(work, &format!("f{index}")),
         demux: Demux::new(input.rank_from_name),
-        writers: HashMap::new(),
+        writers: HashMap::default(),
         order: Vec::new(),
         diagnostics: Vec::new(),
         observed: Vec::new(),

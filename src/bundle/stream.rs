@@ -1,7 +1,8 @@
 //! Writing one stream's event index (zstd-compressed JSONL, one row per entry) and interning its
 //! stacks.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use serde_json::Value;
 
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};
@@ -285,7 +287,7 @@ impl ChromeTraceWriter {
         }
         // The trace is UTF-8 JSON; a payload is bytes as logged, so invalid UTF-8 (which a JSON
         // parser skipping over strings lets through) is replaced, here only: its blob keeps it.
-        let payload = match String::from_utf8_lossy(payload) {
+        let payload = match crate::parse::lossy(payload) {
             std::borrow::Cow::Borrowed(text) => escape_lone_surrogates(text.as_bytes()),
             std::borrow::Cow::Owned(text) => {
                 std::borrow::Cow::Owned(escape_lone_surrogates(text.as_bytes()).into_owned())
@@ -421,7 +423,7 @@ impl StreamWriter {
             first_timestamp: None,
             last_timestamp: String::new(),
             kinds: BTreeMap::new(),
-            compile_ids: HashSet::new(),
+            compile_ids: HashSet::default(),
         })
     }
 

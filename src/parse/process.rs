@@ -2,11 +2,10 @@
 //! to one file and one pid, never shared), stacks resolved through it, and the routing of each
 //! entry to its stream (process × rank).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::entry::Entry;
+use crate::fast_hash::HashMap;
 use crate::schema::{DiagnosticKind, Frame};
 
 /// Which stream of a process an entry goes to.
@@ -58,7 +57,7 @@ pub struct Demux {
 
 impl Demux {
     pub fn new(file_rank: Option<u32>) -> Self {
-        Demux { file_rank, processes: HashMap::new() }
+        Demux { file_rank, processes: HashMap::default() }
     }
 
     /// The rank of a process's home stream: the first rank its entries name, else the rank in
