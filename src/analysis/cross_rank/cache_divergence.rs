@@ -33,7 +33,7 @@ impl CrossRankTable for CacheDivergenceTable {
             .enumerate()
             .map(|(i, s)| {
                 let mut outcomes = BTreeMap::new();
-                let dir = s.compile_directory.iter().flat_map(|d| &d.compiles);
+                let dir = s.compiles.iter();
                 let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
                 for c in s.table::<CacheOutcomes>().into_iter().flat_map(|t| t.compiles) {
                     let aligned = c.compile_id.as_deref().and_then(|id| alignment.aligned(i, id));
