@@ -64,11 +64,8 @@ impl StreamTimes {
         };
         // Each compile's time as every per-stream table and page gives it: its frame compile and
         // its lazily compiled backward, which its compilation_metrics entry does not count.
-        let totals: BTreeMap<&str, f64> = s
-            .compiles
-            .iter()
-            .filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?))))
-            .collect();
+        let totals: BTreeMap<&str, f64> =
+            s.compiles.iter().filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?)))).collect();
         for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
             let fields = row.metrics.as_object();
             if row.runtime {

@@ -178,13 +178,8 @@ macro_rules! cross_rank_tables {
 
 /// The streams' compiles, aligned by code.
 pub fn align(streams: &[StreamTables]) -> Alignment {
-    let compiles: Vec<StreamCompiles> = streams
-        .iter()
-        .map(|s| StreamCompiles {
-            stream: &s.member.stream,
-            compiles: &s.compiles,
-        })
-        .collect();
+    let compiles: Vec<StreamCompiles> =
+        streams.iter().map(|s| StreamCompiles { stream: &s.member.stream, compiles: &s.compiles }).collect();
     Alignment::new(&compiles)
 }
 

@@ -65,7 +65,12 @@ impl CompileRows {
             let key = (a.kind.clone(), name.to_string(), *n);
             *n += 1;
             let i = *self.index.entry(key).or_insert_with(|| {
-                self.rows.push(KeyRow { kind: a.kind.clone(), name: name.to_string(), occurrence: *n - 1, groups: Vec::new() });
+                self.rows.push(KeyRow {
+                    kind: a.kind.clone(),
+                    name: name.to_string(),
+                    occurrence: *n - 1,
+                    groups: Vec::new(),
+                });
                 self.rows.len() - 1
             });
             let payload = payloads.id(blob, a.size);
@@ -154,15 +159,15 @@ impl CrossRankTable for RankDifferTable {
                         let (blob, size) = &payloads.list[*p as usize];
                         PayloadGroup {
                             count: g.len() as u64,
-                            streams: (!(list_missing && Some(k) == largest)).then(|| g.iter().map(|&i| id(i)).collect()),
+                            streams: (!(list_missing && Some(k) == largest))
+                                .then(|| g.iter().map(|&i| id(i)).collect()),
                             blob: blob.clone(),
                             size: *size,
                         }
                     })
                     .collect();
-                let missing = list_missing.then(|| {
-                    (0..n).filter(|&i| !has[i]).map(|i| streams[i].member.stream.clone()).collect::<Vec<_>>()
-                });
+                let missing = list_missing
+                    .then(|| (0..n).filter(|&i| !has[i]).map(|i| streams[i].member.stream.clone()).collect::<Vec<_>>());
                 let status = match (groups.len(), present == n) {
                     (1, true) => ArtifactStatus::Identical,
                     (1, false) => ArtifactStatus::SameWherePresent,
