@@ -18,8 +18,11 @@ fn expanded(b: &Built) -> Value {
     let alignment = b.cross("compile_alignment");
     let all: Vec<String> = rows(&t, "streams").iter().map(|s| s["stream"].as_str().unwrap().to_string()).collect();
     for a in t["artifacts"].as_array_mut().unwrap() {
-        let listed: Vec<String> =
-            rows(a, "groups").iter().flat_map(|g| g["streams"].as_array().into_iter().flatten()).map(|s| s.as_str().unwrap().to_string()).collect();
+        let listed: Vec<String> = rows(a, "groups")
+            .iter()
+            .flat_map(|g| g["streams"].as_array().into_iter().flatten())
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
         let implied = rows(a, "groups").iter().filter(|g| g.get("streams").is_none()).count();
         let missing: Vec<String> = match a.get("missing") {
             Some(m) => {
