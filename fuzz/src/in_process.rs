@@ -181,11 +181,13 @@ impl Stream {
         self.analysis.observe(&ev);
     }
 
-    /// Finishes every table; each must come out as JSON. Returns them by name, decompressed.
+    /// Finishes every table; each must come out as JSON. Returns them by name, compressed as written.
     fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
         let mut tables = BTreeMap::new();
         self.analysis.finish(self.interner.table(), |table| {
-            tables.insert(table.name, table_json(table.name, &table.json)?);
+            // Checked to be JSON, kept compressed as the bundle writer hands tables over.
+            table_json(table.name, &table.json)?;
+            tables.insert(table.name, table.json.to_vec());
             Ok::<_, io::Error>(())
         })?;
         Ok(tables)

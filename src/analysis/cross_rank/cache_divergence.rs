@@ -16,10 +16,11 @@ pub struct CacheDivergenceTable;
 /// A row's place (see `row_order`): an aligned compile, or (last) lookups outside any compile.
 type RowKey = (bool, u32);
 
-/// One stream's view: its outcomes per aligned compile (only those with a lookup) and the
+/// One stream's view: its outcomes per aligned compile (only those with a lookup; the compile's
+/// reference, which names every stream, is made once per row, not kept per stream) and the
 /// aligned compiles it made at all.
 struct StreamCaches {
-    outcomes: BTreeMap<RowKey, CompileCacheOutcomes>,
+    outcomes: BTreeMap<RowKey, Vec<CacheOutcomeItem>>,
     compiles: BTreeSet<u32>,
 }
 
@@ -33,7 +34,7 @@ impl CrossRankTable for CacheDivergenceTable {
             .enumerate()
             .map(|(i, s)| {
                 let mut outcomes = BTreeMap::new();
-                let dir = s.compile_directory.iter().flat_map(|d| &d.compiles);
+                let dir = s.compiles.iter();
                 let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
                 for c in s.table::<CacheOutcomes>().into_iter().flat_map(|t| t.compiles) {
                     let aligned = c.compile_id.as_deref().and_then(|id| alignment.aligned(i, id));
@@ -49,8 +50,7 @@ impl CrossRankTable for CacheDivergenceTable {
                         .collect();
                     items.sort_by(|a, b| a.cache.cmp(&b.cache));
                     if !items.is_empty() {
-                        let compile = aligned.map(|a| alignment.compile_ref(a));
-                        outcomes.insert(row_order(aligned), CompileCacheOutcomes { compile, outcomes: items });
+                        outcomes.insert(row_order(aligned), items);
                     }
                 }
                 StreamCaches { outcomes, compiles }
@@ -60,26 +60,31 @@ impl CrossRankTable for CacheDivergenceTable {
             return None;
         }
 
-        let groups: Vec<CacheSequenceGroup> = group_by(
-            streams
-                .iter()
-                .zip(&per_stream)
-                .map(|(s, p)| (s.member.stream.as_str(), p.outcomes.values().cloned().collect::<Vec<_>>())),
-        )
-        .into_iter()
-        .map(|(group, sequence)| CacheSequenceGroup { group, sequence })
-        .collect();
+        // A row's compile: `row_order`'s key back to the aligned compile (None: outside any).
+        let compile_of = |key: &RowKey| (!key.0).then(|| alignment.compile_ref(key.1));
+        let groups: Vec<CacheSequenceGroup> =
+            group_by(streams.iter().zip(&per_stream).map(|(s, p)| (s.member.stream.as_str(), &p.outcomes)))
+                .into_iter()
+                .map(|(group, outcomes)| CacheSequenceGroup {
+                    group,
+                    sequence: outcomes
+                        .iter()
+                        .map(|(key, items)| CompileCacheOutcomes { compile: compile_of(key), outcomes: items.clone() })
+                        .collect(),
+                })
+                .collect();
 
-        let rows: BTreeMap<&RowKey, Option<&_>> =
-            per_stream.iter().flat_map(|p| p.outcomes.iter().map(|(k, c)| (k, c.compile.as_ref()))).collect();
+        let rows: BTreeSet<&RowKey> = per_stream.iter().flat_map(|p| p.outcomes.keys()).collect();
         let compiles: Vec<CompileOutcomes> = rows
             .into_iter()
+            .map(|key| (key, compile_of(key)))
             .map(|(key, compile)| {
-                let has = |p: &StreamCaches| compile.is_none_or(|c| p.compiles.contains(&c.aligned));
+                let aligned = (!key.0).then_some(key.1);
+                let has = |p: &StreamCaches| aligned.is_none_or(|a| p.compiles.contains(&a));
                 let looked_up = streams
                     .iter()
                     .zip(&per_stream)
-                    .filter_map(|(s, p)| Some((s.member.stream.as_str(), p.outcomes.get(key)?.outcomes.clone())));
+                    .filter_map(|(s, p)| Some((s.member.stream.as_str(), p.outcomes.get(key)?.clone())));
                 let groups: Vec<OutcomeGroup> =
                     group_by(looked_up).into_iter().map(|(group, outcomes)| OutcomeGroup { group, outcomes }).collect();
                 let streams_where = |f: &dyn Fn(&StreamCaches) -> bool| -> Vec<String> {
@@ -91,7 +96,7 @@ impl CrossRankTable for CacheDivergenceTable {
                         .collect()
                 };
                 CompileOutcomes {
-                    compile: compile.cloned(),
+                    compile,
                     differs: groups.len() > 1,
                     groups,
                     no_lookups: streams_where(&|p| has(p) && !p.outcomes.contains_key(key)),
@@ -114,9 +119,7 @@ impl CrossRankTable for CacheDivergenceTable {
             .iter()
             .zip(&per_stream)
             .map(|(s, p)| {
-                let count = |r: CacheResult| {
-                    p.outcomes.values().flat_map(|c| &c.outcomes).filter(|o| o.outcome == r).count() as u64
-                };
+                let count = |r: CacheResult| p.outcomes.values().flatten().filter(|o| o.outcome == r).count() as u64;
                 StreamCacheCounts {
                     stream: s.member.stream.clone(),
                     group: groups.iter().position(|g| g.group.streams.contains(&s.member.stream)).unwrap_or_default()

@@ -134,7 +134,7 @@ pub(super) fn reference_group(sizes: impl Iterator<Item = usize>) -> Option<usiz
 /// directory lacks cannot be aligned and are left out (its own parity check still reports them).
 fn stream_view(i: usize, s: &StreamTables, alignment: &Alignment) -> StreamView {
     let collectives = s.table::<Collectives>();
-    let dir = s.compile_directory.iter().flat_map(|d| d.compiles.iter());
+    let dir = s.compiles.iter();
     let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
     let mut rows = BTreeMap::new();
     for (row, c) in collectives.iter().flat_map(|t| t.compiles.iter().enumerate()) {

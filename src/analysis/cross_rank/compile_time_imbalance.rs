@@ -57,19 +57,15 @@ fn time(value: &Value) -> Option<f64> {
 
 impl StreamTimes {
     fn read(i: usize, s: &StreamTables, alignment: &Alignment) -> StreamTimes {
-        let dir = s.compile_directory.as_ref();
         let aligned = |id: &str| alignment.aligned(i, id);
         let mut t = StreamTimes {
-            compile_ids: dir.iter().flat_map(|d| &d.compiles).filter_map(|c| aligned(&c.compile_id)).collect(),
+            compile_ids: s.compiles.iter().filter_map(|c| aligned(&c.compile_id)).collect(),
             ..StreamTimes::default()
         };
         // Each compile's time as every per-stream table and page gives it: its frame compile and
         // its lazily compiled backward, which its compilation_metrics entry does not count.
-        let totals: BTreeMap<&str, f64> = dir
-            .iter()
-            .flat_map(|d| &d.compiles)
-            .filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?))))
-            .collect();
+        let totals: BTreeMap<&str, f64> =
+            s.compiles.iter().filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?)))).collect();
         for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
             let fields = row.metrics.as_object();
             if row.runtime {

@@ -21,30 +21,62 @@ use super::TableOutput;
 use super::alignment::{Alignment, StreamCompiles};
 use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
-use crate::schema::tables::CompileDirectory;
+use crate::schema::tables::{self, CompileDirectory, CompileEntry};
 
-/// One stream as the cross-rank tables see it: who it is and its per-stream tables.
+/// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
+pub const READS: &[&str] = &[
+    <CompileDirectory as tlparse_bundle::Table>::NAME,
+    <tables::CacheOutcomes as tlparse_bundle::Table>::NAME,
+    <tables::CompilationMetrics as tlparse_bundle::Table>::NAME,
+    <tables::CompileTime as tlparse_bundle::Table>::NAME,
+    <tables::Collectives as tlparse_bundle::Table>::NAME,
+    <tables::GraphExecution as tlparse_bundle::Table>::NAME,
+    <tables::RuntimeEstimates as tlparse_bundle::Table>::NAME,
+    <tables::Failures as tlparse_bundle::Table>::NAME,
+    <tables::Recompiles as tlparse_bundle::Table>::NAME,
+    <tables::GraphBreaks as tlparse_bundle::Table>::NAME,
+];
+
+/// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
+/// (`READS`), kept compressed and parsed on demand one stream at a time, so that memory grows with
+/// the streams' compressed tables, not with their parsed size.
 pub struct StreamTables {
     pub member: RankMember,
-    /// Each per-stream table the stream has, by name, as uncompressed JSON.
-    pub tables: BTreeMap<&'static str, Vec<u8>>,
-    /// The stream's `compile_directory`, read once: nearly every cross-rank table needs it.
-    pub compile_directory: Option<CompileDirectory>,
+    /// Each per-stream table of `READS` the stream has, by name, as its file's bytes (JSON,
+    /// zstd-compressed).
+    tables: BTreeMap<&'static str, Vec<u8>>,
+    /// The rows of the stream's `compile_directory` (none without one), without what no
+    /// cross-rank table reads from them: their artifacts (`rank_differ` reads the table itself,
+    /// one stream at a time), cache outcomes, graph breaks, restart and failure reasons.
+    pub compiles: Vec<CompileEntry>,
 }
 
 impl StreamTables {
-    /// A stream's tables, its compile directory read.
-    pub fn new(member: RankMember, tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
-        let mut s = StreamTables { member, tables, compile_directory: None };
-        s.compile_directory = s.table::<CompileDirectory>();
+    /// A stream's tables (compressed, as written: any not in `READS` is dropped), its compile
+    /// directory's rows read.
+    pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
+        tables.retain(|name, _| READS.contains(name));
+        let mut s = StreamTables { member, tables, compiles: Vec::new() };
+        s.compiles = s.table::<CompileDirectory>().map(|d| d.compiles).unwrap_or_default();
+        for c in &mut s.compiles {
+            c.artifacts = Vec::new();
+            c.cache = Vec::new();
+            c.graph_breaks = Vec::new();
+            c.restart_reasons = Vec::new();
+            c.fail_reason = None;
+        }
         s
     }
 
-    /// A per-stream table, when the stream has it.
+    /// A per-stream table (one of `READS`), when the stream has it: parsed anew at each call.
     pub fn table<T: tlparse_bundle::Table>(&self) -> Option<T> {
         let name = T::NAME;
+        debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
         // The bundle wrote these bytes from the same types a moment ago, so they always read back.
-        self.tables.get(name).map(|json| serde_json::from_slice(json).expect("per-stream tables read back"))
+        self.tables.get(name).map(|zst| {
+            let json = zstd::decode_all(&zst[..]).expect("per-stream tables decompress");
+            serde_json::from_slice(&json).expect("per-stream tables read back")
+        })
     }
 }
 
@@ -146,13 +178,8 @@ macro_rules! cross_rank_tables {
 
 /// The streams' compiles, aligned by code.
 pub fn align(streams: &[StreamTables]) -> Alignment {
-    let compiles: Vec<StreamCompiles> = streams
-        .iter()
-        .map(|s| StreamCompiles {
-            stream: &s.member.stream,
-            compiles: s.compile_directory.as_ref().map_or(&[][..], |d| &d.compiles),
-        })
-        .collect();
+    let compiles: Vec<StreamCompiles> =
+        streams.iter().map(|s| StreamCompiles { stream: &s.member.stream, compiles: &s.compiles }).collect();
     Alignment::new(&compiles)
 }
 

@@ -90,7 +90,7 @@ impl AlignedGraphs {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let dir = s.compile_directory.iter().flat_map(|d| &d.compiles);
+                let dir = s.compiles.iter();
                 dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect()
             })
             .collect();

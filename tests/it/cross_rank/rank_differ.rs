@@ -3,10 +3,64 @@
 //! `chromium_event` and `str`, keyed by compile id, kind/name and occurrence, payload text
 //! compared), and agree with spec §2.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{built_ranks, ids, own_ids};
+use super::{Built, built_ranks, ids, own_ids};
 use crate::tables::{rows, snapshot};
+
+/// The table with every row's streams named, as a reader expands a row: the largest payload group
+/// without `streams` holds the streams that have the key and are in no other group, `missing`
+/// left out means the streams of no group, and `compile` gets each stream's own compile id from
+/// `compile_alignment`. Checks on the way that each group's `count` and the row's `present`
+/// agree with the streams named.
+fn expanded(b: &Built) -> Value {
+    let mut t = b.cross("rank_differ");
+    let alignment = b.cross("compile_alignment");
+    let all: Vec<String> = rows(&t, "streams").iter().map(|s| s["stream"].as_str().unwrap().to_string()).collect();
+    for a in t["artifacts"].as_array_mut().unwrap() {
+        let listed: Vec<String> = rows(a, "groups")
+            .iter()
+            .flat_map(|g| g["streams"].as_array().into_iter().flatten())
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        let implied = rows(a, "groups").iter().filter(|g| g.get("streams").is_none()).count();
+        let missing: Vec<String> = match a.get("missing") {
+            Some(m) => {
+                assert_eq!(implied, 1, "a row that lists `missing` leaves its largest group unlisted: {a}");
+                ids(m).into_iter().map(String::from).collect()
+            }
+            None => {
+                assert_eq!(implied, 0, "a row without `missing` lists every group: {a}");
+                all.iter().filter(|s| !listed.contains(s)).cloned().collect()
+            }
+        };
+        let rest: Vec<String> = all.iter().filter(|s| !listed.contains(s) && !missing.contains(s)).cloned().collect();
+        let n = all.len() - missing.len();
+        assert_eq!(a["present"], n as u64, "{a}");
+        assert!(a.get("missing").is_none() || missing.len() <= n, "the smaller side is listed: {a}");
+        let counts: Vec<u64> = rows(a, "groups").iter().map(|g| g["count"].as_u64().unwrap()).collect();
+        for g in a["groups"].as_array_mut().unwrap() {
+            if g.get("streams").is_none() {
+                assert_eq!(counts.iter().max(), Some(&(rest.len() as u64)), "the unlisted group is a largest: {g}");
+                g["streams"] = json!(rest);
+            }
+            assert_eq!(g["count"], g["streams"].as_array().unwrap().len() as u64, "{g}");
+            g.as_object_mut().unwrap().remove("count");
+        }
+        a["missing"] = json!(missing);
+        if let Some(i) = a["compile"]["aligned"].as_u64() {
+            let present = &alignment["compiles"][i as usize]["present"];
+            let compile_ids: Vec<Value> = present
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| json!({"stream": p["stream"], "compile_id": p["compile_id"]}))
+                .collect();
+            a["compile"]["compile_ids"] = json!(compile_ids);
+        }
+    }
+    t
+}
 
 /// Whether a row's compile is `cid` on every stream that has it (`None`: outside any compile).
 fn is(a: &Value, cid: Option<&str>) -> bool {
@@ -53,7 +107,7 @@ fn counts(t: &Value) -> [u64; 4] {
 #[test]
 fn multi_rank_logs_keys_and_groups() {
     let b = built_ranks("multi_rank_logs");
-    let t = b.cross("rank_differ");
+    let t = expanded(&b);
     assert_eq!(counts(&t), [191, 0, 28, 163]);
 
     let fn_graph = key_on(&t, "rank0", "[0/0]", "dynamo_output_graph");
@@ -92,7 +146,7 @@ fn multi_rank_logs_keys_and_groups() {
 #[test]
 fn identical_copies_are_identical_everywhere() {
     let b = built_ranks("multi_rank_messy_input");
-    let t = b.cross("rank_differ");
+    let t = expanded(&b);
     assert_eq!(counts(&t), [9, 9, 0, 0]);
     assert_eq!(t["with_missing"], 0);
     let kinds: Vec<&str> = rows(&t, "artifacts").iter().map(|a| a["name"].as_str().unwrap()).collect();
@@ -107,7 +161,7 @@ fn identical_copies_are_identical_everywhere() {
 #[test]
 fn multi_rank_runtime_keys_and_groups() {
     let b = built_ranks("multi_rank_runtime");
-    let t = b.cross("rank_differ");
+    let t = expanded(&b);
     assert_eq!(t["keys"], 81);
     let identical: Vec<(&str, &str)> = rows(&t, "artifacts")
         .iter()
@@ -166,8 +220,8 @@ fn multi_rank_runtime_keys_and_groups() {
 #[test]
 fn multi_rank_schedule_file_1_differs() {
     let b = built_ranks("multi_rank_schedule");
-    let t = b.cross("rank_differ");
-    snapshot("cross_rank_rank_differ__multi_rank_schedule", &t);
+    let t = expanded(&b);
+    snapshot("cross_rank_rank_differ__multi_rank_schedule", &b.cross("rank_differ"));
     assert_eq!(counts(&t), [28, 17, 11, 0]);
     let mut differing: Vec<(&str, &str)> = rows(&t, "artifacts")
         .iter()
@@ -203,7 +257,7 @@ fn multi_rank_schedule_file_1_differs() {
 #[test]
 fn graph_exec_order_two_ranks() {
     let b = built_ranks("graph_exec_order");
-    let t = b.cross("rank_differ");
+    let t = expanded(&b);
     assert_eq!(counts(&t), [38, 11, 27, 0]);
     assert_eq!(groups(key(&t, Some("[0/1]"), "inductor_collective_schedule")), [vec!["rank0"], vec!["rank1"]]);
     assert_eq!(key(&t, Some("[0/0]"), "inductor_collective_schedule")["status"], "identical");
@@ -214,4 +268,40 @@ fn graph_exec_order_two_ranks() {
     let code = key(&t, Some("[0/0]"), "inductor_output_code");
     assert_eq!(groups(code), [vec!["rank0"], vec!["rank1"]]);
     assert_eq!(t["with_missing"], 0);
+}
+
+/// Checked by hand against the raw logs of torch-2.15/ranks_shifted (their `has_payload` md5s):
+/// `forward`'s `dynamo_output_graph` is 035289c8… on ranks 0, 1 and 3 as `[0/0]` (line 120 of
+/// each) and on rank 2 as `[1/0]` (line 3590): one payload on all four ranks, so the row lists
+/// no stream at all (one group of 4, unlisted; `missing` empty). Rank 1 alone recompiled
+/// `forward` (`[0/1]`, line 16666, d3124297…): one rank of four has it, so the row lists that
+/// rank and leaves the three that lack it implied (no `missing`).
+#[test]
+fn rows_name_only_the_streams_outside_the_largest_side() {
+    let (b, streams) = crate::tables::built_dir("torch-2.15/ranks_shifted");
+    let full = expanded(&b);
+    let raw = b.cross("rank_differ");
+    let raw_row = |row: &Value| {
+        let i = rows(&full, "artifacts").iter().position(|a| std::ptr::eq(a, row)).unwrap();
+        rows(&raw, "artifacts")[i].clone()
+    };
+    let forward = raw_row(key_on(&full, &streams[&2], "[1/0]", "dynamo_output_graph"));
+    assert_eq!(own_ids(key_on(&full, &streams[&2], "[1/0]", "dynamo_output_graph")).len(), 4);
+    assert_eq!(forward["status"], "identical");
+    assert_eq!(forward["present"], 4);
+    assert_eq!(forward["missing"], json!([]));
+    let group = &forward["groups"][0];
+    assert_eq!((forward["groups"].as_array().unwrap().len(), &group["count"]), (1, &json!(4)));
+    assert!(group.get("streams").is_none(), "{group}");
+    assert_eq!(b.bundle.blob(group["blob"].as_str().unwrap()).unwrap().len() as u64, group["size"]);
+
+    let recompile = raw_row(key_on(&full, &streams[&1], "[0/1]", "dynamo_output_graph"));
+    assert_eq!(recompile["status"], "same_where_present");
+    assert_eq!(recompile["present"], 1);
+    assert!(recompile.get("missing").is_none(), "{recompile}");
+    assert_eq!(recompile["groups"].as_array().unwrap().len(), 1);
+    assert_eq!(recompile["groups"][0]["count"], 1);
+    assert_eq!(ids(&recompile["groups"][0]["streams"]), [streams[&1].as_str()]);
+    // Its compile is named by index and label; each rank's own id is in compile_alignment.
+    assert_eq!(recompile["compile"].as_object().unwrap().len(), 2, "{}", recompile["compile"]);
 }

@@ -1206,11 +1206,19 @@ export interface StreamOrder {
 }
 /**
  * `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile, kind, name,
- * occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`), with the streams grouped by identical payload (same blob id) and
- * the streams that lack it. "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2":
- * fetch one blob per group and diff them. Payloads are compared byte for byte, so a device
- * string (`cuda:0` vs `cuda:1`) makes graphs differ. Present when a stream logged an artifact
- * with a payload. `rows` counts `artifacts`.
+ * occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`),
+ * with the streams grouped by identical payload (same blob id) and the streams that lack it.
+ * "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2": fetch one blob per group
+ * and diff them. Payloads are compared byte for byte, so a device string (`cuda:0` vs `cuda:1`)
+ * makes graphs differ. Present when a stream logged an artifact with a payload. `rows` counts
+ * `artifacts`.
+ *
+ * A row names only the streams that differ from the majority: the largest payload group holds
+ * "every other stream that has the key" without listing them, and the streams that lack a key
+ * are listed only when they are fewer than those that have it (else every group is listed and
+ * the streams of no group lack it). A row's size grows with the streams outside its largest
+ * side, not with the number of streams; `streams` (every stream, in `members` order) is what
+ * the unlisted streams are taken from.
  *
  * Source: the `artifacts` (and `unattributed`) lists of each stream's `compile_directory`;
  * entries without a payload and `str` entries are left out (`chromium_event`s are not in those
@@ -1234,7 +1242,7 @@ export interface RankDiffer {
    */
   same_where_present: number;
   /**
-   * Rows with a non-empty `missing` (any status).
+   * Rows some stream lacks (`present` below the number of streams; any status).
    */
   with_missing: number;
   /**
@@ -1275,10 +1283,10 @@ export interface StreamDiffer {
  */
 export interface ArtifactComparison {
   /**
-   * The compile, with each stream's compile id for it; null for artifacts logged outside
-   * any compile (e.g. `graph_execution`).
+   * The compile (its index and label in `compile_alignment`, whose row gives each stream's own
+   * compile id for it); null for artifacts logged outside any compile (e.g. `graph_execution`).
    */
-  compile: AlignedCompileRef | null;
+  compile: AlignedCompileLabel | null;
   /**
    * The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
    */
@@ -1298,22 +1306,50 @@ export interface ArtifactComparison {
    */
   status: ArtifactStatus;
   /**
-   * The streams that have it, grouped by payload, the group of the first stream first.
+   * How many streams have it (the others lack it).
+   */
+  present: number;
+  /**
+   * The streams that have it, grouped by payload, the group of the first stream first. When
+   * `missing` is listed, the largest group (the first of them on a tie) lists no `streams`:
+   * it holds every stream that has the key and is in no other group.
    */
   groups: PayloadGroup[];
   /**
-   * Streams that lack it, in `members` order.
+   * The streams that lack it, in `members` order (`[]` when every stream has it), listed
+   * when no more streams lack it than have it. Left out otherwise: every group lists its
+   * streams then, and the streams in no group lack it.
    */
-  missing: string[];
+  missing?: string[] | null;
+}
+/**
+ * A reference, from a row that must not grow with the number of streams, to one aligned
+ * compile: its index and label alone; each stream's own compile id for it is in that
+ * `compile_alignment` row's `present`.
+ */
+export interface AlignedCompileLabel {
+  /**
+   * Index of the compile in `compile_alignment`'s `compiles`.
+   */
+  aligned: number;
+  /**
+   * Its label there (`forward (model.py:20)`).
+   */
+  label: string;
 }
 /**
  * Streams that logged the same payload.
  */
 export interface PayloadGroup {
   /**
-   * The streams of the group, in `members` order.
+   * How many streams the group holds.
    */
-  streams: string[];
+  count: number;
+  /**
+   * The streams, in `members` order; left out for the largest group when the row lists
+   * `missing` (see `groups`).
+   */
+  streams?: string[] | null;
   /**
    * Blob id of the payload.
    */

@@ -208,3 +208,28 @@ export const AMBIGUITY = {
   code_unknown: 'code unknown',
   attempts_disagree: 'its attempts name different code',
 };
+
+/**
+ * rank_differ rows with every stream named: the table leaves a row's largest side implied (the
+ * largest payload group without `streams` when `missing` is listed, else `missing` left out),
+ * so that a row grows with the ranks that differ, not with all ranks. Returns `full(row)`, which
+ * gives the row with `groups[].streams` and `missing` listed (in `members` order) and `compile`
+ * the full reference (`{aligned, label, compile_ids}`, each rank's own id from
+ * compile_alignment). Nothing is kept: a page expands the rows it shows, when it shows them.
+ */
+export function rankDifferRows(rd, alignment) {
+  const all = (rd?.streams ?? []).map((s) => s.stream);
+  const compileOf = (c) => (c ? {
+    aligned: c.aligned, label: c.label,
+    compile_ids: (alignment?.compiles?.[c.aligned]?.present ?? []).map((p) => ({ stream: p.stream, compile_id: p.compile_id })),
+  } : null);
+  return (row) => {
+    const listed = new Set(row.groups.flatMap((g) => g.streams ?? []));
+    const missing = row.missing ?? all.filter((s) => !listed.has(s));
+    const gone = new Set(missing);
+    const groups = row.groups.map((g) => ({
+      ...g, streams: g.streams ?? all.filter((s) => !listed.has(s) && !gone.has(s)),
+    }));
+    return { ...row, compile: compileOf(row.compile), groups, missing };
+  };
+}

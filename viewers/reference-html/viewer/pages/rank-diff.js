@@ -8,13 +8,17 @@
 
 import { h, section, note, empty, bytes, plural } from '../dom.js';
 import { diffText, diffView, diffStats } from '../diff.js';
-import { rankLabeller, ranksText, compileRef, compileText, compileLink, ownIds } from '../ranks-common.js';
+import { rankLabeller, ranksText, compileRef, compileText, compileLink, ownIds, rankDifferRows } from '../ranks-common.js';
 
 /** The key of a row's compile in the URL: its aligned index, '' outside any compile. */
 const compileKey = (r) => (r.compile ? String(r.compile.aligned) : '');
 
 export async function render(ctx) {
-  const rd = ctx.manifest.cross_rank?.tables?.rank_differ ? await ctx.crossTable('rank_differ') : null;
+  const tables = ctx.manifest.cross_rank?.tables;
+  const [rd, al] = await Promise.all([
+    tables?.rank_differ ? ctx.crossTable('rank_differ') : null,
+    tables?.compile_alignment ? ctx.crossTable('compile_alignment') : null,
+  ]);
   const title = h('h1', null, 'Rank diff');
   if (!rd?.artifacts?.length) {
     return h('div', null, title, section('Nothing to compare', empty(ctx.manifest.cross_rank
@@ -23,6 +27,8 @@ export async function render(ctx) {
   }
   const label = rankLabeller(ctx.manifest);
   const ranks = (s) => ranksText(s, label);
+  // Rows name only the ranks that differ from the majority; `full` lists every rank of one row.
+  const full = rankDifferRows(rd, al);
   const p = ctx.params;
   const hasKey = p.has('c') || p.has('id') || p.has('name');
   let wantedCompile = p.get('c') ?? '';
@@ -30,22 +36,23 @@ export async function render(ctx) {
     // A rank's own compile id: the aligned compile that rank `a` (else any rank) has under that id.
     const id = p.get('id');
     const s = p.get('a');
-    const hit = rd.artifacts.find((r) => r.compile?.compile_ids.some((c) => c.compile_id === id && (!s || c.stream === s)));
+    const hit = rd.artifacts.find((r) => full(r).compile?.compile_ids.some((c) => c.compile_id === id && (!s || c.stream === s)));
     wantedCompile = hit ? compileKey(hit) : `?${id}`;
   }
   const keyOf = (r) => `${compileKey(r)}\u0000${r.name}\u0000${r.occurrence}`;
   const wanted = `${wantedCompile}\u0000${p.get('name') ?? ''}\u0000${Number(p.get('occ') ?? 0)}`;
-  const row = hasKey
+  const found = hasKey
     ? rd.artifacts.find((r) => keyOf(r) === wanted)
     : rd.artifacts.find((r) => r.groups.length >= 2) ?? rd.artifacts[0];
+  const row = found ? full(found) : null;
   const go = (params) => { location.hash = ctx.href('rank-diff', params); };
 
   if (!row) {
     const inCompile = rd.artifacts.find((r) => compileKey(r) === wantedCompile);
-    const where = inCompile ? compileText(inCompile.compile, label) : p.get('id') || (wantedCompile ? `compile #${wantedCompile}` : '(outside any compile)');
+    const where = inCompile ? compileText(full(inCompile).compile, label) : p.get('id') || (wantedCompile ? `compile #${wantedCompile}` : '(outside any compile)');
     return h('div', null, title, section('No such artifact', empty(
       `No rank logged ${p.get('name') ?? '(no name)'} in ${where}. Pick one below.`),
-    pickers(ctx, rd, null, null, null, label, go)));
+    pickers(ctx, rd, full, null, null, null, label, go)));
   }
 
   const streamsOf = row.groups.flatMap((g) => g.streams);
@@ -63,7 +70,7 @@ export async function render(ctx) {
     h('p', { class: 'rk-diff-key' }, compileRef(ctx, row.compile, label), ' · ',
       h('strong', null, row.name), row.occurrence ? ` #${row.occurrence}` : '', row.kind !== row.name ? h('span', { class: 'note' }, ` (${row.kind})`) : null, ' ',
       h('span', { class: ['badge', row.status === 'differs' ? 'st-failed' : row.status === 'identical' ? 'st-ok' : 'st-empty'] }, row.status.replace(/_/g, ' '))),
-    pickers(ctx, rd, row, a, b, label, go),
+    pickers(ctx, rd, full, row, a, b, label, go),
     section('Ranks by payload', h('ul', { class: 'rk-groups' }, row.groups.map((g, i) => h('li', { class: 'rk-group' },
       h('span', { class: 'rk-group-name' }, `payload ${i + 1}`),
       h('span', { class: 'rk-ranks', title: g.streams.map(label).join(', ') }, ranks(g.streams)),
@@ -100,7 +107,7 @@ export async function render(ctx) {
 }
 
 /** Selects for compile id, artifact and the two ranks; a change navigates (the URL holds the choice). */
-function pickers(ctx, rd, row, a, b, label, go) {
+function pickers(ctx, rd, full, row, a, b, label, go) {
   // Each compile's artifacts, in table order: one pass over the table.
   const byCompile = new Map();
   for (const r of rd.artifacts) {
@@ -112,17 +119,20 @@ function pickers(ctx, rd, row, a, b, label, go) {
   const inId = byCompile.get(currentId);
   const artKey = (r) => `${r.name}\u0000${r.occurrence}`;
   const firstDiffering = (rows) => rows.find((r) => r.groups.length >= 2) ?? rows[0];
-  const open = (r, pa, pb) => go({
-    c: compileKey(r), name: r.name, occ: r.occurrence || null,
-    a: pa ?? r.groups[0].streams[0], b: pb ?? (r.groups[1]?.streams[0] ?? r.groups[0].streams[1] ?? r.groups[0].streams[0]),
-  });
+  const open = (row, pa, pb) => {
+    const r = full(row);
+    go({
+      c: compileKey(r), name: r.name, occ: r.occurrence || null,
+      a: pa ?? r.groups[0].streams[0], b: pb ?? (r.groups[1]?.streams[0] ?? r.groups[0].streams[1] ?? r.groups[0].streams[0]),
+    });
+  };
   const select = (aria, value, options, onChange) => h('select', { 'aria-label': aria, on: { change: (e) => onChange(e.target.value) } },
     options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
   const differing = (rows) => rows.filter((r) => r.groups.length >= 2).length;
   const parts = [
     h('label', null, 'compile ', select('Compile', currentId, [...byCompile].map(([k, rows]) => {
       const n = differing(rows);
-      return [k, `${compileText(rows[0].compile, label)}${n ? ` (${n} differ)` : ''}`];
+      return [k, `${compileText(full(rows[0]).compile, label)}${n ? ` (${n} differ)` : ''}`];
     }), (k) => open(firstDiffering(byCompile.get(k)))))];
   if (row) {
     const streams = row.groups.flatMap((g, i) => g.streams.map((s) => [s, i]));

@@ -11,6 +11,7 @@ import { h, section, note, empty, dataTable, virtualList, statusBadge, count, se
 import {
   rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, compileLink, ownIds, usualCompileId,
   alignedIndex, alignmentFindings, AMBIGUITY,
+  rankDifferRows,
 } from '../ranks-common.js';
 
 const TABLES = ['compile_alignment', 'collective_schedules', 'cache_divergence', 'tensor_meta', 'execution_order',
@@ -642,14 +643,16 @@ function rankDifferSection(env) {
   const rd = env.t.rank_differ;
   if (!rd) return null;
   const { ctx, ranks } = env;
-  const diffLink = (r) => (r.groups.length >= 2
+  // Rows name only the ranks that differ from the majority; `full` lists every rank of one row.
+  const full = rankDifferRows(rd, env.t.compile_alignment);
+  const diffLink = (row) => { const r = full(row); return r.groups.length >= 2
     ? h('a', {
       class: 'rk-diff-link',
       href: ctx.href('rank-diff', { c: r.compile?.aligned ?? '', name: r.name, occ: r.occurrence || null, a: r.groups[0].streams[0], b: r.groups[1].streams[0] }),
       on: { click: (e) => e.stopPropagation() },
     }, 'diff')
-    : null);
-  ctx.expose('rankDiffer', rd.artifacts.filter((r) => r.groups.length >= 2).slice(0, 200).map((r) => ({
+    : null; };
+  ctx.expose('rankDiffer', rd.artifacts.filter((r) => r.groups.length >= 2).slice(0, 200).map(full).map((r) => ({
     compile: r.compile?.label ?? null, compile_ids: r.compile?.compile_ids ?? [], name: r.name, groups: r.groups.map((g) => g.streams.map(env.label)),
   })));
   return h('div', null,
@@ -658,13 +661,13 @@ function rankDifferSection(env) {
     dataTable({
       name: 'rank-differ', maxRows: 14, sort: null,
       columns: [
-        ...compileColumns(env, (r) => r.compile),
+        ...compileColumns(env, (r) => full(r).compile),
         { key: 'name', label: 'artifact', width: 'minmax(14em, 2fr)', value: (r) => `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`,
           render: (r) => h('span', { title: `${r.kind}: ${r.name}` }, `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`) },
         { key: 'status', label: 'status', width: '10em',
           render: (r) => h('span', { class: ['badge', { identical: 'st-ok', differs: 'st-failed', same_where_present: 'st-empty' }[r.status] ?? 'st-missing'] }, r.status.replace(/_/g, ' ')) },
-        { key: 'groups', label: 'ranks by payload', width: 'minmax(12em, 2fr)', value: (r) => r.groups.map((g) => ranks(g.streams)).join(' | ') },
-        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (r.missing.length ? ranks(r.missing) : '') },
+        { key: 'groups', label: 'ranks by payload', width: 'minmax(12em, 2fr)', value: (r) => full(r).groups.map((g) => ranks(g.streams)).join(' | ') },
+        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (full(r).missing.length ? ranks(full(r).missing) : '') },
         { key: 'diff', label: '', width: '4em', value: (r) => (r.groups.length >= 2 ? 'diff' : ''), render: diffLink },
       ],
       rows: rd.artifacts,

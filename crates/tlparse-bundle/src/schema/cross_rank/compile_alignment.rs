@@ -209,6 +209,18 @@ pub struct AlignedCompileRef {
     pub compile_ids: Vec<StreamCompileId>,
 }
 
+/// A reference, from a row that must not grow with the number of streams, to one aligned
+/// compile: its index and label alone; each stream's own compile id for it is in that
+/// `compile_alignment` row's `present`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AlignedCompileLabel {
+    /// Index of the compile in `compile_alignment`'s `compiles`.
+    pub aligned: u32,
+    /// Its label there (`forward (model.py:20)`).
+    pub label: String,
+}
+
 /// A stream's own compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

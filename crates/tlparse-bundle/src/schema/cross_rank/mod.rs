@@ -18,7 +18,7 @@ pub mod runtime_estimations;
 pub mod tensor_meta;
 
 pub use cache_divergence::CacheDivergence;
-pub use compile_alignment::{AlignedCompileRef, CompileAlignment, StreamCompileId};
+pub use compile_alignment::{AlignedCompileLabel, AlignedCompileRef, CompileAlignment, StreamCompileId};
 pub use compile_time_imbalance::CompileTimeImbalance;
 pub use rank_differ::RankDiffer;
 pub use rank_findings::RankFindings;

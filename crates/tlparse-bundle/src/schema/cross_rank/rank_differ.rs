@@ -3,14 +3,22 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlignedCompileRef, StreamGroup};
+use super::AlignedCompileLabel;
 
 /// `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile, kind, name,
-/// occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`), with the streams grouped by identical payload (same blob id) and
-/// the streams that lack it. "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2":
-/// fetch one blob per group and diff them. Payloads are compared byte for byte, so a device
-/// string (`cuda:0` vs `cuda:1`) makes graphs differ. Present when a stream logged an artifact
-/// with a payload. `rows` counts `artifacts`.
+/// occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`),
+/// with the streams grouped by identical payload (same blob id) and the streams that lack it.
+/// "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2": fetch one blob per group
+/// and diff them. Payloads are compared byte for byte, so a device string (`cuda:0` vs `cuda:1`)
+/// makes graphs differ. Present when a stream logged an artifact with a payload. `rows` counts
+/// `artifacts`.
+///
+/// A row names only the streams that differ from the majority: the largest payload group holds
+/// "every other stream that has the key" without listing them, and the streams that lack a key
+/// are listed only when they are fewer than those that have it (else every group is listed and
+/// the streams of no group lack it). A row's size grows with the streams outside its largest
+/// side, not with the number of streams; `streams` (every stream, in `members` order) is what
+/// the unlisted streams are taken from.
 ///
 /// Source: the `artifacts` (and `unattributed`) lists of each stream's `compile_directory`;
 /// entries without a payload and `str` entries are left out (`chromium_event`s are not in those
@@ -26,7 +34,7 @@ pub struct RankDiffer {
     pub differs: u64,
     /// Rows whose `status` is `same_where_present`.
     pub same_where_present: u64,
-    /// Rows with a non-empty `missing` (any status).
+    /// Rows some stream lacks (`present` below the number of streams; any status).
     pub with_missing: u64,
     /// One row per stream, in `members` order.
     pub streams: Vec<StreamDiffer>,
@@ -67,9 +75,9 @@ pub enum ArtifactStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArtifactComparison {
-    /// The compile, with each stream's compile id for it; null for artifacts logged outside
-    /// any compile (e.g. `graph_execution`).
-    pub compile: Option<AlignedCompileRef>,
+    /// The compile (its index and label in `compile_alignment`, whose row gives each stream's own
+    /// compile id for it); null for artifacts logged outside any compile (e.g. `graph_execution`).
+    pub compile: Option<AlignedCompileLabel>,
     /// The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
     pub kind: String,
     /// The entry's name as in `compile_directory` (the format's one naming rule: no name holds
@@ -80,19 +88,29 @@ pub struct ArtifactComparison {
     pub occurrence: u32,
     /// Whether the streams agree.
     pub status: ArtifactStatus,
-    /// The streams that have it, grouped by payload, the group of the first stream first.
+    /// How many streams have it (the others lack it).
+    pub present: u64,
+    /// The streams that have it, grouped by payload, the group of the first stream first. When
+    /// `missing` is listed, the largest group (the first of them on a tie) lists no `streams`:
+    /// it holds every stream that has the key and is in no other group.
     pub groups: Vec<PayloadGroup>,
-    /// Streams that lack it, in `members` order.
-    pub missing: Vec<String>,
+    /// The streams that lack it, in `members` order (`[]` when every stream has it), listed
+    /// when no more streams lack it than have it. Left out otherwise: every group lists its
+    /// streams then, and the streams in no group lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Vec<String>>,
 }
 
 /// Streams that logged the same payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PayloadGroup {
-    /// The streams.
-    #[serde(flatten)]
-    pub group: StreamGroup,
+    /// How many streams the group holds.
+    pub count: u64,
+    /// The streams, in `members` order; left out for the largest group when the row lists
+    /// `missing` (see `groups`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<String>>,
     /// Blob id of the payload.
     pub blob: String,
     /// Payload size in bytes.
