@@ -23,13 +23,14 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
 /// reads at thousands of ranks).
 pub const FORMAT_VERSION: u32 = 8;
-/// The oldest reader version that can read what this code writes. 6: versions 7 and 8 only added
-/// fields and tables; version 6 reshaped
+/// The oldest reader version that can read what this code writes. 8: version 8 reshaped
+/// `rank_differ`'s rows (a group may leave out its streams, `missing` may be left out), which an
+/// older reader would misread; version 7 only added fields and tables; version 6 reshaped
 /// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
 /// `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 6;
+pub const MIN_READER_VERSION: u32 = 8;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.
