@@ -602,7 +602,9 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
         for t in &s.tables {
             let info = registry::find(Scope::Stream, &t.name)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: unknown table {:?}", t.name)))?;
-            tables.push(StagedTable { name: info.name, rows: t.rows, path: file(&t.path)? });
+            let path = file(&t.path)?;
+            check_table(&path, info.name).map_err(|e| refuse(dir, format_args!("damaged shard: {}: {e}", t.path)))?;
+            tables.push(StagedTable { name: info.name, rows: t.rows, path });
         }
         let chrome_trace_path = s.chrome_trace.as_deref().map(file).transpose()?;
         let key = StreamKey {
@@ -668,6 +670,17 @@ fn inside(dir: &Utf8Path, label: &Utf8Path, path: &str) -> Result<PathBuf, Build
         return Err(refuse(label, format_args!("damaged shard: a path outside it ({path:?})")));
     }
     Ok(dir.as_std_path().join(path))
+}
+
+/// Checks a table the cross-rank tables read decompresses and reads back as its type (the
+/// cross-rank tables trust what a build wrote; a shard's bytes, its hashes included, may come
+/// from anywhere).
+fn check_table(path: &Path, name: &str) -> Result<(), String> {
+    if !crate::analysis::cross_rank::READS.contains(&name) {
+        return Ok(());
+    }
+    let json = fs::read(path).and_then(|zst| zstd::decode_all(&zst[..])).map_err(|e| e.to_string())?;
+    crate::analysis::cross_rank::check_table(name, &json).map_err(|e| e.to_string())
 }
 
 /// Checks `slots.bin` holds exactly the slots the chunks list (its bytes were checked against

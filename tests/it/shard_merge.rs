@@ -277,6 +277,21 @@ fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_writ
         fs::write(d.join("shard.json"), serde_json::to_vec(&m).unwrap()).unwrap();
     });
     assert_refused(merge(&set, &out, &[]), &out, &["damaged-version", "built by tlparse-build 0.0.1"]);
+    // A table the cross-rank tables read, replaced by well-formed zstd of JSON that is not that
+    // table, its size and hash rewritten to match: the hashes alone cannot vouch for a shard.
+    let set = damaged("table", &|d| {
+        let mut m = manifest(d);
+        let tables = m["streams"][0]["tables"].as_array().unwrap();
+        let table = tables.iter().find(|t| t["name"] == "compile_directory").unwrap();
+        let path = table["path"].as_str().unwrap().to_string();
+        let bytes = zstd::encode_all(&b"{\"compiles\": 3}"[..], 3).unwrap();
+        fs::write(d.join(&path), &bytes).unwrap();
+        let entry = m["files"].as_array_mut().unwrap().iter_mut().find(|f| f["path"] == path.as_str()).unwrap();
+        entry["size"] = bytes.len().into();
+        entry["blake3"] = blake3::hash(&bytes).to_hex().as_str().into();
+        fs::write(d.join("shard.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+    });
+    assert_refused(merge(&set, &out, &[]), &out, &["damaged-table", "compile_directory"]);
 
     // Two shards of the same log name.
     assert_refused(merge(&with(shards[0].clone()), &out, &[]), &out, &["the same log name"]);

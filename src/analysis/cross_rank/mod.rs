@@ -23,19 +23,37 @@ use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::{self, CompileDirectory, CompileEntry};
 
-/// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
-pub const READS: &[&str] = &[
-    <CompileDirectory as tlparse_bundle::Table>::NAME,
-    <tables::CacheOutcomes as tlparse_bundle::Table>::NAME,
-    <tables::CompilationMetrics as tlparse_bundle::Table>::NAME,
-    <tables::CompileTime as tlparse_bundle::Table>::NAME,
-    <tables::Collectives as tlparse_bundle::Table>::NAME,
-    <tables::GraphExecution as tlparse_bundle::Table>::NAME,
-    <tables::RuntimeEstimates as tlparse_bundle::Table>::NAME,
-    <tables::Failures as tlparse_bundle::Table>::NAME,
-    <tables::Recompiles as tlparse_bundle::Table>::NAME,
-    <tables::GraphBreaks as tlparse_bundle::Table>::NAME,
-];
+macro_rules! reads {
+    ($($ty:ty),* $(,)?) => {
+        /// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
+        pub const READS: &[&str] = &[$(<$ty as tlparse_bundle::Table>::NAME),*];
+
+        /// Whether `json` reads back as the table `name` of `READS` (any other name passes):
+        /// [`StreamTables::table`] trusts what it keeps, so tables that come from elsewhere than
+        /// this build (a shard) are checked with this first.
+        pub fn check_table(name: &str, json: &[u8]) -> Result<(), serde_json::Error> {
+            $(
+                if name == <$ty as tlparse_bundle::Table>::NAME {
+                    return serde_json::from_slice::<$ty>(json).map(drop);
+                }
+            )*
+            Ok(())
+        }
+    };
+}
+
+reads! {
+    CompileDirectory,
+    tables::CacheOutcomes,
+    tables::CompilationMetrics,
+    tables::CompileTime,
+    tables::Collectives,
+    tables::GraphExecution,
+    tables::RuntimeEstimates,
+    tables::Failures,
+    tables::Recompiles,
+    tables::GraphBreaks,
+}
 
 /// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
 /// (`READS`), kept compressed and parsed on demand one stream at a time, so that memory grows with
