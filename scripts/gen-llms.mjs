@@ -227,7 +227,8 @@ export function excerpts() {
   };
   const shardPath = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? code.blob.slice(0, m.blobs.index_prefix_len) : 'all');
   const shard = { [code.blob]: bundleJson(shardPath)[code.blob] };
-  const row = pick(bundleJson(s.index).find((r) => r.seq === code.seq), ['seq', 'line', 'ts', 'kind', 'compile_id', 'cid', 'payload']);
+  // As stored: a row's seq is its position in the file, and its line is left out where implied.
+  const row = pick(bundleJson(s.index)[code.seq], ['line', 'ts', 'kind', 'compile_id', 'cid', 'payload']);
   const stacks = bundleJson(s.stacks);
   const fence = (v) => '```json\n' + JSON.stringify(v) + '\n```';
   return {

@@ -39,14 +39,14 @@ def first_blob(root: Path) -> str:
 # --- versions ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", [9, 99, "7", None, True])
+@pytest.mark.parametrize("version", [10, 99, "7", None, True])
 def test_a_bundle_needing_a_newer_reader_is_refused(simple_copy: Path, version: Any) -> None:
     edit_manifest(simple_copy, lambda m: m.update(min_reader_version=version))
     with pytest.raises(UnsupportedBundleError) as refused:
         tlparse_bundle.open(simple_copy)
     message = str(refused.value)
     assert f"needs a reader of format version {version!r}" in message or f"version {version}" in message
-    assert "this reader reads version 8" in message and "update tlparse-bundle" in message
+    assert "this reader reads version 9" in message and "update tlparse-bundle" in message
 
 
 def test_the_oldest_bundle_version_is_read(simple_copy: Path) -> None:

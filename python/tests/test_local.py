@@ -21,9 +21,9 @@ def test_open_a_path_str_or_pathlike(bundles: Dict[str, Path]) -> None:
     for where in (bundles["simple"], str(bundles["simple"]), str(bundles["simple"]) + os.sep):
         b = tlparse_bundle.open(where)
         assert b.manifest["format"] == "tlparse-bundle"
-        assert b.manifest["format_version"] == 8
+        assert b.manifest["format_version"] == 9
         assert b.streams == ["log0"]
-    assert tlparse_bundle.READER_VERSION == 8
+    assert tlparse_bundle.READER_VERSION == 9
 
 
 def test_streams_of_a_multi_rank_bundle(bundles: Dict[str, Path]) -> None:
@@ -108,6 +108,13 @@ def test_index_rows_and_stacks(bundles: Dict[str, Path]) -> None:
     assert (outermost["line"], outermost["name"]) == (13037, "<module>")
     assert outermost["file"].endswith("test/inductor/test_torchinductor.py")
     assert list(b.index_rows("log0")) == rows
+
+
+def test_row_numbering_restarts_at_a_stored_line() -> None:
+    numbering = tlparse_bundle.RowNumbering()
+    stored = [{}, {"line": 10, "payload": {"lines": 2}}, {}, {"line": "x"}, {"line": 20}]
+    rows = [numbering.fill(dict(r)) for r in stored]
+    assert [(r["seq"], r["line"]) for r in rows] == [(0, 1), (1, 10), (2, 13), (3, 14), (4, 20)]
 
 
 def test_diagnostics(bundles: Dict[str, Path]) -> None:

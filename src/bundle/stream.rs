@@ -15,7 +15,7 @@ use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
-use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, StackTable};
+use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, RowNumbering, StackTable};
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
 #[derive(Default)]
@@ -142,6 +142,8 @@ pub struct StreamWriter {
     stacks_path: PathBuf,
     interner: StackInterner,
     line: Vec<u8>,
+    /// What the rows written so far imply for the next one (its `line` may be left out).
+    numbering: RowNumbering,
     entries: u64,
     payload_bytes: u64,
     first_timestamp: Option<String>,
@@ -418,6 +420,7 @@ impl StreamWriter {
             stacks_path,
             interner: StackInterner::default(),
             line: Vec::with_capacity(1024),
+            numbering: RowNumbering::default(),
             entries: 0,
             payload_bytes: 0,
             first_timestamp: None,
@@ -446,11 +449,8 @@ impl StreamWriter {
         }
         self.last_timestamp.clone_from(&entry.timestamp);
         self.payload_bytes += entry.payload.as_ref().map_or(0, |p| p.size());
-        let row = index_row(self.entries, &mut entry, meta, envelope_stack, meta_stacks);
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, &row)?;
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
+        let mut row = index_row(self.entries, &mut entry, meta, envelope_stack, meta_stacks);
+        self.write_row(&mut row)?;
         self.entries += 1;
         Ok(Observed {
             row,
@@ -461,6 +461,22 @@ impl StreamWriter {
             payload: entry.payload.filter(|p| p.spilled.is_none()).map(|p| p.bytes),
             new_stacks: self.interner.take_new(),
         })
+    }
+
+    /// Appends a row to the index, its `line` left out where the rows before imply it (0 stands
+    /// for "implied" while it is serialized; the row comes back as it went in).
+    fn write_row(&mut self, row: &mut IndexRow<Meta>) -> io::Result<()> {
+        let line = row.line;
+        if self.numbering.implies(row) {
+            row.line = 0;
+        }
+        self.line.clear();
+        let written = serde_json::to_writer(&mut self.line, &*row);
+        row.line = line;
+        written?;
+        self.line.push(b'\n');
+        self.numbering.advance(row);
+        self.out.write_all(&self.line)
     }
 
     /// Finishes the index file and writes the stack table; the summary's `analysis` is left for

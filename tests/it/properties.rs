@@ -1,4 +1,4 @@
-//! Property tests of the parser and the blob store.
+//! Property tests of the parser, the blob store and the index rows' numbering.
 
 use proptest::prelude::*;
 use tlparse_build::bundle::blobs::{self, ChunkWriter};
@@ -155,5 +155,37 @@ proptest! {
         }
         let stored: u64 = store.packs.iter().map(|p| p.raw_size).sum();
         prop_assert_eq!(stored, store.locations.iter().map(|(_, l)| l.size).sum::<u64>(), "each blob stored once");
+    }
+}
+
+proptest! {
+    // Each case builds and validates a bundle: fewer cases than above.
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Index rows store `line` only where the rows before do not imply it (format 9): across
+    /// blank, damaged and `\r` lines the reader still gives every entry the header line the
+    /// parser found for it.
+    #[test]
+    fn index_rows_read_back_with_the_parsers_line_numbers(text in log_like_text()) {
+        // A first entry, without which the build refuses the file as no TORCH_TRACE log.
+        let bytes = [&b"V0101 00:00:00.000000 1 a.py:1] {\"str\": [\"f.py\", 0]}\n"[..], &text].concat();
+        let parsed = parse::parse_log(&bytes[..], None).unwrap();
+        let mut parsed_lines: Vec<u64> = parsed.streams.values().flatten().map(|r| r.entry.line).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.log");
+        std::fs::write(&log, &bytes).unwrap();
+        let out = dir.path().join("bundle");
+        let manifest = crate::util::build_to(&camino::Utf8PathBuf::from_path_buf(log).unwrap(), &out);
+        let bundle = tlparse_build::bundle::reader::Bundle::open(&out).unwrap();
+        let mut read_lines = Vec::new();
+        for s in &manifest.streams {
+            for (n, row) in bundle.index_rows(&s.id).unwrap().into_iter().enumerate() {
+                prop_assert_eq!(row.seq, n as u64);
+                read_lines.push(row.line);
+            }
+        }
+        parsed_lines.sort_unstable();
+        read_lines.sort_unstable();
+        prop_assert_eq!(read_lines, parsed_lines);
     }
 }

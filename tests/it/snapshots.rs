@@ -22,8 +22,23 @@ fn snapshot_bundle(name: &str, rel: &str, max_rows: usize) {
     insta::assert_snapshot!(format!("{name}__manifest"), manifest_for_review(&manifest));
     let b = Bundle::open(&out).unwrap();
     for s in &manifest.streams {
+        // The index as stored (no `seq`, a `line` only where not implied), checked against the
+        // rows the reader numbers from it.
+        let stored = String::from_utf8(b.read_zst(&s.index, u64::MAX).unwrap()).unwrap();
+        let stored: Vec<&str> = stored.lines().collect();
         let rows = b.index_rows(&s.id).unwrap();
-        let lines: Vec<String> = rows.iter().take(max_rows).map(|r| serde_json::to_string(r).unwrap()).collect();
+        assert_eq!(stored.len(), rows.len());
+        for (n, (text, row)) in stored.iter().zip(&rows).enumerate() {
+            assert_eq!(row.seq, n as u64);
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert!(value.get("seq").is_none(), "{name}: row {n} stores seq");
+            if let Some(line) = value.get("line") {
+                assert_eq!(line.as_u64(), Some(row.line), "{name}: row {n}");
+                let implied = rows[..n].last().map_or(1, |p| p.line + 1 + p.payload.as_ref().map_or(0, |p| p.lines));
+                assert_ne!(row.line, implied, "{name}: row {n} stores a line that the row before implies");
+            }
+        }
+        let lines: Vec<&str> = stored.iter().take(max_rows).copied().collect();
         let more = rows.len().saturating_sub(max_rows);
         let tail = if more > 0 { format!("\n... {more} more rows") } else { String::new() };
         insta::assert_snapshot!(format!("{name}__index_{}", s.id), format!("{}{tail}", lines.join("\n")));

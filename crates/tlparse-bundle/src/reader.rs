@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::ids::{blob_id, hex, is_blob_id};
 use crate::paths;
 use crate::registry::{Scope, Table};
-use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, Manifest, StackTable};
+use crate::schema::{self, BlobIndexShard, BlobLocation, Diagnostic, IndexRow, Manifest, RowNumbering, StackTable};
 use crate::source::{BundlePath, ByteSource, Capped, DirSource, SourceError};
 
 /// Why a bundle, or a part of it, could not be read.
@@ -304,10 +304,10 @@ impl<S: ByteSource> Bundle<S> {
         self.index_rows_iter(stream)?.collect()
     }
 
-    /// The index rows of a stream, one at a time.
-    pub fn index_rows_iter(&self, stream: &str) -> Result<JsonLines<'_, IndexRow>, ReadError> {
+    /// The index rows of a stream, one at a time, each with its `seq` and `line` filled in.
+    pub fn index_rows_iter(&self, stream: &str) -> Result<IndexRows<'_>, ReadError> {
         let s = self.stream(stream)?;
-        self.jsonl_zst(&s.index)
+        Ok(IndexRows { lines: self.jsonl_zst(&s.index)?, numbering: RowNumbering::default() })
     }
 
     /// Each line of a zstd-compressed JSONL file, parsed, one at a time.
@@ -697,6 +697,38 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
     /// `path:line`, for messages.
     fn at(&self, line: u64) -> String {
         format!("{}:{line}", self.path)
+    }
+}
+
+/// A stream's index rows as stored, numbered as they are read: the `seq` and `line` the file
+/// leaves out are filled in ([`RowNumbering`]).
+pub struct IndexRows<'a> {
+    lines: JsonLines<'a, IndexRow>,
+    numbering: RowNumbering,
+}
+
+impl IndexRows<'_> {
+    /// True when reading stopped at an error before the end of the file.
+    pub fn cut_short(&self) -> bool {
+        self.lines.cut_short()
+    }
+}
+
+impl Iterator for IndexRows<'_> {
+    type Item = Result<IndexRow, ReadError>;
+
+    fn next(&mut self) -> Option<Result<IndexRow, ReadError>> {
+        let read = self.lines.next()?;
+        Some(match read {
+            Ok(mut row) => {
+                self.numbering.fill(&mut row);
+                Ok(row)
+            }
+            Err(e) => {
+                self.numbering.skip();
+                Err(e)
+            }
+        })
     }
 }
 

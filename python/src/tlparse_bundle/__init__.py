@@ -8,7 +8,7 @@ from a local directory or an http(s) URL:
 
 The format is docs/format.md of the tlparse-build repository (version 7)."""
 
-from .bundle import Bundle, normalize_compile_id, open, source_for
+from .bundle import Bundle, RowNumbering, normalize_compile_id, open, source_for
 from .errors import BundleError, NotFoundError, UnsupportedBundleError
 from .limits import FORMAT_NAME, READER_VERSION, Limits
 from .source import ByteSource, Capped, DirSource, HttpSource
@@ -30,6 +30,7 @@ __all__ = [
     "NotFoundError",
     "READER_VERSION",
     "ROWS_COUNTED_OTHERWISE",
+    "RowNumbering",
     "STREAM_TABLES",
     "Stacks",
     "Table",

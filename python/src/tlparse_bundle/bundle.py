@@ -172,10 +172,12 @@ class Bundle:
     # Files read line by line, and stacks.
 
     def index_rows(self, stream: Optional[str] = None) -> Iterator[Dict[str, Any]]:
-        """The event index of a stream: one dict per log entry, in log order, read lazily."""
+        """The event index of a stream: one dict per log entry, in log order, read lazily, with
+        the `seq` and `line` the file leaves out filled in (see `RowNumbering`)."""
         sid, entry = self._stream(stream)
         path = check_path(entry.get("index"), f"manifest.json: stream {sid}: index")
-        return iter_json_lines(self.source, path, self.limits)
+        numbering = RowNumbering()
+        return (numbering.fill(row) for row in iter_json_lines(self.source, path, self.limits))
 
     def diagnostics(self) -> Iterator[Dict[str, Any]]:
         """The problems found in the logs (`diagnostics.jsonl`), one dict each, read lazily."""
@@ -231,3 +233,32 @@ def _object(value: Any, where: str) -> Dict[str, Any]:
     if not isinstance(value, dict):
         raise BundleError(f"{where} is not a JSON object")
     return value
+
+
+def _count(n: Any) -> int:
+    """A line or line count as stored; a hostile row's junk counts as 0."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
+class RowNumbering:
+    """Numbers the rows of one stream's index as they are read, in order. A row stores no `seq`
+    (its position, from 0) and stores `line` only where the row before does not imply it: the
+    first row implies line 1, a row implies `line + 1 + payload["lines"]`. `Bundle.index_rows`
+    uses it; use it when reading an index file yourself."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.next_line = 1
+
+    def fill(self, row: Dict[str, Any]) -> Dict[str, Any]:
+        """Sets `row["seq"]` and, unless stored, `row["line"]`; returns the row."""
+        if not isinstance(row, dict):
+            raise BundleError(f"index row {self.seq}: not a JSON object")
+        row["seq"] = self.seq
+        self.seq += 1
+        if not _count(row.get("line")):
+            row["line"] = self.next_line
+        payload = row.get("payload")
+        lines = _count(payload.get("lines")) if isinstance(payload, dict) else 0
+        self.next_line = row["line"] + 1 + lines if row["line"] else 0
+        return row

@@ -9,6 +9,13 @@ export type * from './schema';
 /** Highest `min_reader_version` this loader can read. */
 export declare const READER_VERSION: number;
 
+/** Numbers the rows of one stream's index as they are read (a row stores no `seq`, and a `line` only where the row before does not imply it). */
+export declare class RowNumbering {
+  constructor();
+  /** Fills in `row.seq` and, unless stored, `row.line`; returns the row. */
+  fill<T extends { line?: number; payload?: { lines?: number } }>(row: T): T & { seq: number; line: number };
+}
+
 export interface OpenOptions {
   /** Makes a streaming zstd decoder; lets the loader stop reading a pack once the blob it wants is
    * decoded. Default: the platform's `DecompressionStream('zstd')` where it exists. */

@@ -8,7 +8,7 @@
 
 /** Highest `min_reader_version` this loader can read, and the format its types (schema.d.ts)
  * describe: 8. It reads every bundle whose `min_reader_version` is at most this (format 6 to 8; bundles of format 8 ask for 8). */
-export const READER_VERSION = 8;
+export const READER_VERSION = 9;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -290,11 +290,18 @@ export class Bundle {
   }
 
   /**
-   * The index rows of a stream, in log order, decompressed and parsed as they arrive.
+   * The index rows of a stream, in log order, decompressed and parsed as they arrive, each with
+   * the `seq` and `line` the file leaves out filled in (see `RowNumbering`).
    * @param {string} streamId a `manifest.streams[i].id`
    * @returns {AsyncGenerator<any>}
    */
   async *indexRows(streamId) {
+    const numbering = new RowNumbering();
+    for await (const row of this._storedIndexRows(streamId)) yield numbering.fill(row);
+  }
+
+  /** The index rows of a stream as stored: without `seq`, and without the `line`s implied. */
+  async *_storedIndexRows(streamId) {
     const response = await this._get(this._stream(streamId).index);
     if (!this._zstdStream) {
       yield* jsonLines(await this._decoded(response, Infinity));
@@ -687,6 +694,24 @@ function concat(parts, total) {
   let at = 0;
   for (const p of parts) { out.set(p, at); at += p.length; }
   return out;
+}
+
+/**
+ * Numbers the rows of one stream's index as they are read, in order: a row stores no `seq` (its
+ * position, from 0) and stores `line` only where the row before does not imply it (the first row
+ * implies line 1; a row implies `line + 1 + payload.lines`). Use it when reading an index file
+ * yourself; `indexRows` does.
+ */
+export class RowNumbering {
+  constructor() { this.seq = 0; this.nextLine = 1; }
+  /** Fills in `row.seq` and, unless stored, `row.line`; returns the row. */
+  fill(row) {
+    const count = (n) => (Number.isSafeInteger(n) && n > 0 ? n : 0); // a hostile row's junk is 0
+    row.seq = this.seq++;
+    if (!count(row.line)) row.line = this.nextLine;
+    this.nextLine = row.line ? row.line + 1 + count(row.payload?.lines) : 0;
+    return row;
+  }
 }
 
 /**

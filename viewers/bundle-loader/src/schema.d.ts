@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 8.
-// GENERATED from schema/v8/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 9.
+// GENERATED from schema/v9/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -1899,13 +1899,11 @@ export interface Diagnostic {
  */
 export interface IndexRow {
   /**
-   * Position of the entry in its stream, from 0.
+   * Line number (from 1) of the entry's header line in its input file. Stored only where the
+   * row before does not imply it (the first row implies line 1; a row implies the line after
+   * its payload: `line + 1 + payload.lines`); readers fill it in ([`RowNumbering`]).
    */
-  seq: number;
-  /**
-   * Line number (from 1) of the entry's header line in its input file.
-   */
-  line: number;
+  line?: number;
   /**
    * Glog timestamp as logged, `MMDD HH:MM:SS.ffffff` (glog writes no year).
    */

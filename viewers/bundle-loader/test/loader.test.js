@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, manifestUrl, liteManifestUrl, LITE_MANIFEST } from '../src/bundle-loader.js';
+import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, RowNumbering, manifestUrl, liteManifestUrl, LITE_MANIFEST } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -97,7 +97,7 @@ test('version checks name both versions', async () => {
   await assert.rejects(open([], { minFormatVersion: READER_VERSION + 1 }),
     new RegExp(`format version ${READER_VERSION}; this viewer reads format version ${READER_VERSION + 1} and later`));
   const future = fetchWithManifest({ ...diskManifest(), min_reader_version: 99 });
-  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 8/);
+  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 9/);
   // A bundle without a lite manifest (format 7 and older) is checked from its manifest.json.
   const futureOld = async (url) => (String(url).endsWith(LITE_MANIFEST) ? new Response('', { status: 404 }) : future(url));
   await assert.rejects(openBundle(BASE, { fetch: futureOld }), /needs a bundle reader of version 99 or newer/);
@@ -254,12 +254,23 @@ test('indexRows streams: rows split across any chunk boundary come out whole, as
   const b = await openBundle(BASE, { fetch: chopped, zstdStream: zstdStreamFromFzstd(fzstd) });
   const rows = [];
   for await (const r of b.indexRows(stream.id)) rows.push(r);
-  const expected = raw.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const numbering = new RowNumbering();
+  const expected = raw.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => numbering.fill(JSON.parse(l)));
   assert.equal(rows.length, stream.entries);
+  // simple.log line 97 is the dynamo_start of [0/0], its 20th entry: stored without seq or line.
+  assert.deepEqual([rows[19].seq, rows[19].line, rows[19].kind], [19, 97, 'dynamo_start']);
+  assert.ok(!/"(seq|line)":/.test(raw.toString('utf8').split('\n')[19]));
   assert.deepEqual(rows, expected);
   // The same through the whole-buffer decoder, from the zstd file.
   const whole = await openBundle(BASE, { fetch: fileFetch(), zstdDecompress: fzstd.decompress });
   const again = [];
   for await (const r of whole.indexRows(stream.id)) again.push(r);
   assert.deepEqual(again, expected);
+});
+
+test('RowNumbering: seq is the position; a stored line restarts the count that payload lines advance', () => {
+  const numbering = new RowNumbering();
+  const stored = [{}, { line: 10, payload: { lines: 2 } }, {}, { line: 'x' }, { line: 20 }];
+  const rows = stored.map((r) => numbering.fill({ ...r }));
+  assert.deepEqual(rows.map((r) => [r.seq, r.line]), [[0, 1], [1, 10], [2, 13], [3, 14], [4, 20]]);
 });

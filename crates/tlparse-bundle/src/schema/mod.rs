@@ -21,16 +21,18 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
 /// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
 /// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
-/// reads at thousands of ranks).
-pub const FORMAT_VERSION: u32 = 8;
-/// The oldest reader version that can read what this code writes. 8: version 8 reshaped
+/// reads at thousands of ranks); version 9 stores no `seq` in index rows and a `line` only where
+/// the row before does not imply it (a third of the index's compressed bytes).
+pub const FORMAT_VERSION: u32 = 9;
+/// The oldest reader version that can read what this code writes. 9: index rows no longer
+/// store `seq` and most `line`s, which an older reader would miss; version 8 reshaped
 /// `rank_differ`'s rows (a group may leave out its streams, `missing` may be left out), which an
 /// older reader would misread; version 7 only added fields and tables; version 6 reshaped
 /// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
 /// `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 8;
+pub const MIN_READER_VERSION: u32 = 9;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.
@@ -399,9 +401,14 @@ impl ViewerFile {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "IndexRow")]
 pub struct IndexRow<M = serde_json::Value> {
-    /// Position of the entry in its stream, from 0.
+    /// Position of the entry in its stream, from 0. Not stored: it is the row's position in the
+    /// index file, which readers number as they read ([`RowNumbering`]).
+    #[serde(skip)]
     pub seq: u64,
-    /// Line number (from 1) of the entry's header line in its input file.
+    /// Line number (from 1) of the entry's header line in its input file. Stored only where the
+    /// row before does not imply it (the first row implies line 1; a row implies the line after
+    /// its payload: `line + 1 + payload.lines`); readers fill it in ([`RowNumbering`]).
+    #[serde(default, skip_serializing_if = "is_implied_line")]
     pub line: u64,
     /// Glog timestamp as logged, `MMDD HH:MM:SS.ffffff` (glog writes no year).
     pub ts: String,
@@ -449,6 +456,74 @@ pub struct IndexRow<M = serde_json::Value> {
     /// The entry's payload, if the envelope declared one (`has_payload`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload: Option<PayloadRef>,
+}
+
+/// `line` 0 is how a row in memory says "implied": the writer zeroes an implied line before it
+/// serializes the row; a reader fills it back in (no entry is on line 0).
+fn is_implied_line(line: &u64) -> bool {
+    *line == 0
+}
+
+/// Numbers the rows of one index file as they are written or read: the `seq` and `line` a row
+/// does not store.
+///
+/// ```
+/// use tlparse_bundle::schema::{IndexRow, RowNumbering};
+///
+/// let stored = ["{\"line\":4,\"ts\":\"\",\"level\":\"V\",\"src\":\"\",\"kind\":\"str\",\"meta\":{}}",
+///               "{\"ts\":\"\",\"level\":\"V\",\"src\":\"\",\"kind\":\"str\",\"meta\":{}}"];
+/// let mut numbering = RowNumbering::default();
+/// let rows: Vec<IndexRow> = stored.iter().map(|text| {
+///     let mut row: IndexRow = serde_json::from_str(text).unwrap();
+///     numbering.fill(&mut row);
+///     row
+/// }).collect();
+/// assert_eq!((rows[1].seq, rows[1].line), (1, 5));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RowNumbering {
+    seq: u64,
+    next_line: u64,
+}
+
+impl Default for RowNumbering {
+    fn default() -> Self {
+        RowNumbering { seq: 0, next_line: 1 }
+    }
+}
+
+impl RowNumbering {
+    /// Reading: gives a row just parsed its `seq` and, unless it stored one, its `line`.
+    pub fn fill<M>(&mut self, row: &mut IndexRow<M>) {
+        row.seq = self.seq;
+        if row.line == 0 {
+            row.line = self.next_line;
+        }
+        self.advance(row);
+    }
+
+    /// Writing: whether the row's `line` is implied by the rows before it (and can be left out).
+    /// Call [`RowNumbering::advance`] with the row once it is written.
+    pub fn implies<M>(&self, row: &IndexRow<M>) -> bool {
+        row.line == self.next_line
+    }
+
+    /// Reading: moves past a row that could not be read. Its successors keep their `seq`, but
+    /// the line it implied is unknown: a successor that stores none gets `line` 0.
+    pub fn skip(&mut self) {
+        self.seq += 1;
+        self.next_line = 0;
+    }
+
+    /// Moves past a row, whose `line` is known.
+    pub fn advance<M>(&mut self, row: &IndexRow<M>) {
+        self.seq += 1;
+        let payload_lines = row.payload.as_ref().map_or(0, |p| p.lines);
+        self.next_line = match row.line {
+            0 => 0,
+            line => line.saturating_add(1).saturating_add(payload_lines),
+        };
+    }
 }
 
 /// The parts of a compile id. Null parts were absent in the envelope.

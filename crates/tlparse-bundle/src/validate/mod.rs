@@ -17,7 +17,7 @@ use crate::ids::{BlobId, blob_id_of, hex, parse_blob_id};
 use crate::paths;
 use crate::reader::{Bundle, Limits, ReadError, clip, read_manifest_value};
 use crate::registry::{self, Scope};
-use crate::schema::{self, BlobLocation, Diagnostic, IndexRow};
+use crate::schema::{self, BlobLocation, Diagnostic, IndexRow, RowNumbering};
 use crate::source::{BundlePath, ByteSource, Listed, SourceError};
 
 /// Problems kept in the report; past it, only their number.
@@ -523,6 +523,7 @@ impl Validator {
             }
         };
         let (mut payload_bytes, mut n, start) = (0u64, 0u64, self.found());
+        let mut numbering = RowNumbering::default();
         while let Some(value) = rows.next() {
             if self.found() - start >= MAX_PROBLEMS_PER_FILE as u64 {
                 self.problem(format!("{}: more than {MAX_PROBLEMS_PER_FILE} problems; stopped reading it", s.index));
@@ -532,15 +533,17 @@ impl Validator {
                 Ok(value) => value,
                 Err(e) => {
                     self.problem(e);
+                    numbering.skip();
                     continue;
                 }
             };
             let at = format!(":{}", rows.line_number());
             self.check(&s.index, &at, &value, "schema/index-row.schema.json");
-            let Ok(row) = serde_json::from_value::<IndexRow>(value) else { continue };
-            if row.seq != n {
-                self.problem(format!("{}{at}: seq {} out of order", s.index, row.seq));
-            }
+            let Ok(mut row) = serde_json::from_value::<IndexRow>(value) else {
+                numbering.skip();
+                continue;
+            };
+            numbering.fill(&mut row);
             n += 1;
             facts.observe_row(&row);
             if let Some(id) = row.stack.filter(|&id| u64::from(id) >= stacks) {
