@@ -62,10 +62,16 @@ function inspect(dir) {
   for (const s of manifest.streams) {
     const text = Buffer.from(unzstd(fs.readFileSync(path.join(dir, s.index)))).toString('utf8');
     const h = blake3.create();
-    let rows = 0;
+    let rows = 0, nextLine = 1;
     for (const line of text.split('\n')) {
       if (!line) continue;
       const row = JSON.parse(line);
+      // Numbered as format 9 says (docs/format.md, Index rows), as the loader should: no seq stored,
+      // a line only where the row before does not imply it.
+      assert.equal(row.seq, undefined, `${s.index}: a stored seq`);
+      row.seq = rows;
+      if (row.line === undefined) row.line = nextLine;
+      nextLine = row.line + 1 + (row.payload?.lines ?? 0);
       rows++;
       h.update(new TextEncoder().encode(JSON.stringify(row) + '\n'));
       if (row.payload) payloads.push({ ...row.payload, kind: row.kind, name: row.name, stream: s.id });
