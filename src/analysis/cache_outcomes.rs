@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use indexmap::IndexSet;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -106,6 +107,8 @@ fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event, diags: &mut Diagnos
 #[derive(Default)]
 pub struct CacheOutcomesTable {
     lookups: HashMap<Option<CompileId>, Vec<Lookup>>,
+    /// Cache names, interned: a long log looks a few caches up thousands of times.
+    caches: IndexSet<Box<str>>,
     /// Every lookup's row, in log order.
     rows: PackedRows,
 }
@@ -113,7 +116,8 @@ pub struct CacheOutcomesTable {
 /// A lookup as the table keeps it: what finishing reads, and the row packed (payload details make
 /// a typed row several times larger).
 struct Lookup {
-    cache: String,
+    /// Index in `CacheOutcomesTable::caches`.
+    cache: u32,
     outcome: CacheResult,
     source: CacheLookupSource,
     seq: u64,
@@ -123,11 +127,15 @@ struct Lookup {
 }
 
 impl Lookup {
-    fn new(row: &CacheLookup, rows: &mut PackedRows) -> Self {
+    fn new(row: &CacheLookup, rows: &mut PackedRows, caches: &mut IndexSet<Box<str>>) -> Self {
         let at = rows.len() as u32;
         rows.push(row);
+        let cache = match caches.get_index_of(row.cache.as_str()) {
+            Some(i) => i,
+            None => caches.insert_full(row.cache.as_str().into()).0,
+        };
         Lookup {
-            cache: row.cache.clone(),
+            cache: cache as u32,
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,
@@ -217,7 +225,7 @@ impl CacheOutcomesTable {
             .compile_id
             .map(normalize)
             .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id));
-        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows));
+        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows, &mut self.caches));
     }
 
     fn chromium_event(&mut self, ev: &Event) {
@@ -235,7 +243,7 @@ impl CacheOutcomesTable {
             ev.seq,
             Some(payload.hash),
         );
-        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows));
+        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows, &mut self.caches));
     }
 }
 
@@ -320,22 +328,23 @@ impl Table for CacheOutcomesTable {
         let mut packed = Vec::with_capacity(compiles.len());
         for mut c in compiles {
             // A disabled cache may be logged both as an artifact and as a trace event.
-            let artifact_disabled: Vec<String> = c
+            let artifact_disabled: Vec<u32> = c
                 .lookups
                 .iter()
                 .filter(|l| l.outcome == CacheResult::Disabled && l.source == CacheLookupSource::Artifact)
-                .map(|l| l.cache.clone())
+                .map(|l| l.cache)
                 .collect();
             c.lookups.retain(|l| l.source == CacheLookupSource::Artifact || !artifact_disabled.contains(&l.cache));
-            let mut caches: Vec<&str> = Vec::new();
+            let mut caches: Vec<u32> = Vec::new();
             for l in &c.lookups {
-                if !caches.contains(&l.cache.as_str()) {
-                    caches.push(&l.cache);
+                if !caches.contains(&l.cache) {
+                    caches.push(l.cache);
                 }
             }
             let mut verdicts = Vec::new();
-            for cache in caches {
-                let of_cache = || c.lookups.iter().filter(move |l| l.cache == cache);
+            for id in caches {
+                let of_cache = || c.lookups.iter().filter(move |l| l.cache == id);
+                let cache: &str = &self.caches[id as usize];
                 let n = counts(of_cache());
                 let s = summary.entry(cache.to_string()).or_insert_with(|| CacheSummary {
                     cache: cache.to_string(),

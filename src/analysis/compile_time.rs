@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexSet;
+
 use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
@@ -221,7 +223,8 @@ struct Unmatched {
 struct CompileState {
     start: Option<f64>,
     end: f64,
-    instants: Vec<(String, u64, u64)>,
+    /// Each instant's name (in `CompileTimeTable::instant_names`), count and first `seq`.
+    instants: Vec<(u32, u64, u64)>,
     /// Summed `entire_frame_compile` that ended under this compile id.
     forward: Option<f64>,
     backward: Option<f64>,
@@ -340,7 +343,11 @@ impl CompileTimings {
             instants: s
                 .instants
                 .iter()
-                .map(|(name, count, seq)| InstantCount { name: name.clone(), count: *count, first_seq: *seq })
+                .map(|&(name, count, seq)| InstantCount {
+                    name: t.instant_names[name as usize].to_string(),
+                    count,
+                    first_seq: seq,
+                })
                 .collect(),
         }
     }
@@ -369,6 +376,9 @@ pub struct CompileTimeTable {
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
     name_totals: Vec<NameTotal>,
+    /// Instant event names, interned: a copy of each in every compile of a long log added up to
+    /// megabytes.
+    instant_names: IndexSet<Box<str>>,
     /// Each compile's nodes.
     nodes: Vec<CompileNodes>,
     /// The compiles whose nodes are in memory, least recently used first.
@@ -643,10 +653,14 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
+        let name = match self.instant_names.get_index_of(name) {
+            Some(i) => i as u32,
+            None => self.instant_names.insert_full(name.into()).0 as u32,
+        };
         let instants = &mut self.states[c].instants;
-        match instants.iter_mut().find(|(n, _, _)| n == name) {
+        match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
-            None => instants.push((name.to_string(), 1, ev.seq)),
+            None => instants.push((name, 1, ev.seq)),
         }
     }
 }

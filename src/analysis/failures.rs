@@ -4,14 +4,16 @@
 use serde_json::Value;
 
 use super::compilation_metrics::METRICS_KINDS;
+use super::packed_rows::PackedRows;
 use super::{Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind, Failures};
 
 #[derive(Default)]
 pub struct FailuresTable {
-    /// Rows, with the compile id to look the stack and `dynamo_error` up in at the end.
-    rows: Vec<(Option<CompileId>, Failure)>,
+    /// Rows, with the compile id to look the stack and `dynamo_error` up in at the end: packed,
+    /// as a long log restarts thousands of compiles.
+    rows: PackedRows,
 }
 
 impl Table for FailuresTable {
@@ -41,7 +43,8 @@ impl Table for FailuresTable {
             seq: ev.seq,
         };
         for reason in compiles::strings(m.get("restart_reasons")) {
-            self.rows.push((ev.compile_id.copied(), row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason))));
+            let restart = row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason));
+            self.rows.push(&(ev.compile_id.copied(), restart));
         }
         let fail_type = match m.get("fail_type") {
             None | Some(Value::Null) => return,
@@ -61,31 +64,35 @@ impl Table for FailuresTable {
                 _ => None,
             };
         failure.exception = m.get("exception_stack_trace").filter(|v| !v.is_null()).map(|v| compiles::strings(Some(v)));
-        self.rows.push((ev.compile_id.copied(), failure));
+        self.rows.push(&(ev.compile_id.copied(), failure));
     }
 
     fn finish(self, ctx: &Finish) -> Option<(Failures, u64)> {
         if self.rows.is_empty() {
             return None;
         }
-        let failures: Vec<Failure> = self
-            .rows
-            .into_iter()
-            .map(|(id, mut f)| {
-                if let Some(id) = &id {
-                    f.stack = ctx.compiles.start_stack(id);
-                }
-                if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
-                    if f.kind == FailureKind::Failure {
-                        f.error_blob =
-                            ctx.compiles.artifacts_named(record, "dynamo_error").into_iter().find_map(|a| a.blob);
-                    }
-                }
-                f
-            })
-            .collect();
+        let mut failures: Vec<Failure> = Vec::with_capacity(self.rows.len());
+        let read = self.rows.try_for_each(|json| -> Result<(), serde_json::Error> {
+            let (id, f) = serde_json::from_str(json)?;
+            failures.push(complete(ctx, id, f));
+            Ok(())
+        });
+        read.expect("failures read back as they were packed");
         let restarts = failures.iter().filter(|f| f.kind == FailureKind::Restart).count() as u64;
         let rows = failures.len() as u64;
         Some((Failures { restarts, failed: rows - restarts, failures }, rows))
     }
+}
+
+/// A row with what only the end of the log tells: its compile's stack and `dynamo_error`.
+fn complete(ctx: &Finish, id: Option<CompileId>, mut f: Failure) -> Failure {
+    if let Some(id) = &id {
+        f.stack = ctx.compiles.start_stack(id);
+    }
+    if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
+        if f.kind == FailureKind::Failure {
+            f.error_blob = ctx.compiles.artifacts_named(record, "dynamo_error").into_iter().find_map(|a| a.blob);
+        }
+    }
+    f
 }

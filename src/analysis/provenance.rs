@@ -182,7 +182,9 @@ impl ProvenanceTable {
             if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
                 let held = &mut self.compiles[previous];
                 held.pre_grad = None;
-                held.graphs.clear();
+                // Its allocation too: `clear` would keep room for its graphs (a few hundred
+                // bytes each) in every compile of a log without provenance tracking.
+                held.graphs = Vec::new();
             }
         }
         self.last_pane_compile = Some(index);

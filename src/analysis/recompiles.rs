@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::packed_rows::{DecodedBlock, Interner, digest};
+use super::packed_rows::{Compressed, DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
@@ -16,8 +16,9 @@ use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFr
 pub struct RecompilesTable {
     /// Recompile reasons per (normalized) compile id.
     reasons: HashMap<CompileId, Vec<String>>,
-    /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order.
-    guards: HashMap<CompileId, Box<[u32]>>,
+    /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order, held
+    /// compressed ([`guard_ids`]): hundreds per compile, in thousands of compiles.
+    guards: HashMap<CompileId, Compressed>,
     /// Each distinct guard line once (as a JSON string), its index its id: the same guards
     /// repeat across a frame's compiles, and a long log has thousands of compiles with hundreds
     /// of guards each.
@@ -76,8 +77,8 @@ impl Table for RecompilesTable {
             }
             ("dynamo_cpp_guards_str", _) => {
                 let Some(text) = ev.payload_text() else { return };
-                let ids = text.lines().filter_map(cpp_guard).map(|g| self.intern(g)).collect();
-                self.guards.insert(id, ids);
+                let ids: Vec<u32> = text.lines().filter_map(cpp_guard).map(|g| self.intern(g)).collect();
+                self.guards.insert(id, held_ids(&ids));
             }
             ("dynamo_guards", _) => match ev.payload_json().and_then(Value::as_array) {
                 Some(list) => {
@@ -85,8 +86,8 @@ impl Table for RecompilesTable {
                     if !self.guards.contains_key(&id) {
                         let codes: Vec<&str> =
                             list.iter().filter_map(|g| g.get("code").and_then(Value::as_str)).collect();
-                        let ids = codes.into_iter().map(|g| self.intern(g)).collect();
-                        self.guards.insert(id, ids);
+                        let ids: Vec<u32> = codes.into_iter().map(|g| self.intern(g)).collect();
+                        self.guards.insert(id, held_ids(&ids));
                     }
                 }
                 None => diags.unusable(Self::NAME, ev, "payload is not a JSON list of guards"),
@@ -181,19 +182,29 @@ impl RecompilesTable {
             }
         }
         let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
-        let empty: Box<[u32]> = Box::new([]);
-        let g_old = self.guards.get(&before.id).unwrap_or(&empty);
-        let g_new = self.guards.get(&after.id).unwrap_or(&empty);
+        let g_old = guard_ids(self.guards.get(&before.id));
+        let g_new = guard_ids(self.guards.get(&after.id));
         Changes {
             previous: before.display.clone(),
             changed,
             added,
             removed,
             unchanged,
-            guards_added: self.texts(multiset_minus(g_new, g_old)),
-            guards_removed: self.texts(multiset_minus(g_old, g_new)),
+            guards_added: self.texts(multiset_minus(&g_new, &g_old)),
+            guards_removed: self.texts(multiset_minus(&g_old, &g_new)),
         }
     }
+}
+
+/// Guard ids as [`RecompilesTable::guards`] holds them.
+fn held_ids(ids: &[u32]) -> Compressed {
+    Compressed::new(&ids.iter().flat_map(|id| id.to_le_bytes()).collect::<Vec<u8>>())
+}
+
+/// The guard ids of a compile (none when it logged no guards).
+fn guard_ids(held: Option<&Compressed>) -> Vec<u32> {
+    let bytes = held.map(Compressed::get).unwrap_or_default();
+    bytes.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))).collect()
 }
 
 /// The items of `a` not matched by an equal item of `b` (counting repeats), in `a`'s order.

@@ -1,15 +1,17 @@
 //! Runnable artifacts: `fx_graph_runnable` repros, Inductor's output code and AOT Inductor's C++
 //! code, each with a stable, safe file name to download it as.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::packed_rows::{DigestMap, PackedRows, digest};
 use super::provenance::{artifact_at, compile_names};
 use super::{Diagnostics, Event, Finish, Table, compiles};
-use crate::fast_hash::HashMap;
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
 
 /// One runnable artifact, until `finish` looks up its reference.
+#[derive(Serialize, Deserialize)]
 struct Seen {
     key: Option<CompileId>,
     seq: u64,
@@ -20,9 +22,11 @@ struct Seen {
 
 #[derive(Default)]
 pub struct RunnablesTable {
-    seen: Vec<Seen>,
-    /// How many files each file name stem (`{name}__{dir}.{ext}`) was given so far.
-    taken: HashMap<String, u32>,
+    /// [`Seen`]s, packed: a long log has a few per compile, thousands of them.
+    seen: PackedRows,
+    /// How many files each file name stem (`{name}__{dir}.{ext}`, known by its digest: the names
+    /// hold the compile's directory, so there are as many as files) was given so far.
+    taken: DigestMap<u32>,
 }
 
 /// What an entry is, if it is runnable.
@@ -85,35 +89,40 @@ impl Table for RunnablesTable {
         // tlparse's name where it differs: output code files keep the stem of the logged file.
         let names = ev.names();
         let stem = format!("{}__{dir}", safe(names.tlparse_name.as_ref().unwrap_or(&names.name)));
-        let count = self.taken.entry(format!("{stem}.{extension}")).or_insert(0);
+        let count = self.taken.entry(digest(&[format!("{stem}.{extension}").as_bytes()])).or_insert(0);
         *count += 1;
         let file_name =
             if *count == 1 { format!("{stem}.{extension}") } else { format!("{stem}__{count}.{extension}") };
-        self.seen.push(Seen { key, seq: ev.seq, role, language, file_name });
+        self.seen.push(&Seen { key, seq: ev.seq, role, language, file_name });
     }
 
     fn finish(self, ctx: &Finish) -> Option<(Runnables, u64)> {
-        let files: Vec<RunnableFile> = self
-            .seen
-            .into_iter()
-            .filter_map(|s| {
-                let (compile_id, dir) = compile_names(s.key);
-                Some(RunnableFile {
-                    compile_id,
-                    dir,
-                    role: s.role,
-                    language: s.language,
-                    file_name: s.file_name,
-                    artifact: artifact_at(ctx.compiles, s.key.as_ref(), s.seq)?,
-                })
-            })
-            .collect();
+        let mut files: Vec<RunnableFile> = Vec::new();
+        let read = self.seen.try_for_each(|json| -> Result<(), serde_json::Error> {
+            let s: Seen = serde_json::from_str(json)?;
+            files.extend(file(ctx, s));
+            Ok(())
+        });
+        read.expect("runnables read back as they were packed");
         if files.is_empty() {
             return None;
         }
         let rows = files.len() as u64;
         Some((Runnables { files }, rows))
     }
+}
+
+/// The row of a runnable artifact, unless its artifact is missing.
+fn file(ctx: &Finish, s: Seen) -> Option<RunnableFile> {
+    let (compile_id, dir) = compile_names(s.key);
+    Some(RunnableFile {
+        compile_id,
+        dir,
+        role: s.role,
+        language: s.language,
+        file_name: s.file_name,
+        artifact: artifact_at(ctx.compiles, s.key.as_ref(), s.seq)?,
+    })
 }
 
 #[cfg(test)]

@@ -14,10 +14,10 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use super::Placement;
+use super::seen::SeenBlobs;
 pub use crate::parse::hex;
 use crate::schema::{BlobIndexShard, BlobLocation, Pack};
 
@@ -134,27 +134,17 @@ struct OpenChunk {
 
 /// Blobs are packed with others of their class: similar payloads side by side compress several
 /// times better than an interleaved mix (measured on the benchmark log). The last class holds
-/// the blobs too long to hold in memory, streamed to a chunk of their own ([`SpillWriter`]).
+/// the blobs too long to hold in memory, streamed to a chunk of their own ([`SpillWriter`]):
+/// one per chunk, never in an open chunk.
 pub const CLASSES: usize = 6;
-/// The class of streamed blobs: one per chunk, never in an open chunk.
-const SPILLED_CLASS: usize = CLASSES - 1;
 
 /// Phase 1: collects one input file's distinct blobs into compressed chunks.
 pub struct ChunkWriter {
     dir: PathBuf,
     name: String,
-    /// The file's blobs so far, as [`BlobRef`]s hashed by their blob id: the ids themselves are
-    /// in the chunks' slots (on disk for written chunks), and a set of ids would hold each one
-    /// again (with a hash table's slack, about 9 MiB of a long log's peak).
-    seen: HashTable<u32>,
-    /// Per class, each blob's [`short_hash`], by number: the table rehashes and compares with
-    /// these, and reads a blob's id only when they match.
-    hashes: Vec<Vec<u32>>,
-    /// Per class: where each of its sealed chunks starts (its first blob's number in the class)
-    /// and its number in sealing order (`written`, then `sealed`).
-    class_chunks: Vec<Vec<(u32, u32)>>,
-    /// Per class: the number of its open chunk's first blob.
-    open_start: Vec<u32>,
+    /// The ids of the file's blobs so far (in bounded memory: a long log has hundreds of
+    /// thousands).
+    seen: SeenBlobs,
     /// One open chunk per class.
     open: Vec<OpenChunk>,
     sealed: Vec<OpenChunk>,
@@ -163,30 +153,8 @@ pub struct ChunkWriter {
     /// made: they stay in memory), and how many slots it holds.
     slots: Option<(fs::File, PathBuf)>,
     slots_written: u64,
-    /// The first slot of each written chunk in the slot file.
-    first_slot: Vec<u64>,
     /// Whether making the slot file failed (not tried again).
     no_slot_file: bool,
-}
-
-/// A blob of a [`ChunkWriter`]: its class in the low bits, its number within the class above.
-type BlobRef = u32;
-const CLASS_BITS: u32 = 3;
-const _: () = assert!(CLASSES <= 1 << CLASS_BITS);
-
-/// What `ChunkWriter::hashes` keeps of a blob id: its first 4 bytes, already uniform (blake3).
-fn short_hash(hash: &Hash) -> u32 {
-    u32::from_le_bytes(hash[..4].try_into().expect("blob ids are 16 bytes"))
-}
-
-/// The hash table hash of a blob id: its short hash spread over 64 bits (hashbrown reads the top
-/// 7 bits too).
-fn table_hash(hash: &Hash) -> u64 {
-    spread(short_hash(hash))
-}
-
-fn spread(h: u32) -> u64 {
-    u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl ChunkWriter {
@@ -195,85 +163,24 @@ impl ChunkWriter {
         ChunkWriter {
             dir: dir.to_owned(),
             name: name.to_owned(),
-            seen: HashTable::new(),
-            class_chunks: vec![Vec::new(); CLASSES],
-            open_start: vec![0; CLASSES],
+            seen: SeenBlobs::new(),
             open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
             sealed: Vec::new(),
             written: Vec::new(),
-            hashes: vec![Vec::new(); CLASSES],
             slots: None,
             slots_written: 0,
-            first_slot: Vec::new(),
             no_slot_file: false,
         }
     }
 
-    /// The table hash of a blob this file stored.
-    fn blob_table_hash(&self, blob: BlobRef) -> u64 {
-        let class = (blob & ((1 << CLASS_BITS) - 1)) as usize;
-        spread(self.hashes[class][(blob >> CLASS_BITS) as usize])
-    }
-
-    /// The id of a blob this file stored.
-    fn blob_hash(&self, blob: BlobRef) -> io::Result<Hash> {
-        let class = (blob & ((1 << CLASS_BITS) - 1)) as usize;
-        let number = blob >> CLASS_BITS;
-        let open_start = self.open_start[class];
-        if number >= open_start {
-            return Ok(self.open[class].slots[(number - open_start) as usize].hash);
-        }
-        let chunks = &self.class_chunks[class];
-        let (start, sealed) = chunks[chunks.partition_point(|&(start, _)| start <= number) - 1];
-        let (sealed, i) = (sealed as usize, (number - start) as usize);
-        match self.written.get(sealed) {
-            Some(chunk) if chunk.slots.is_empty() => {
-                let (file, _) = self.slots.as_ref().ok_or_else(|| io::Error::other("slot file missing"))?;
-                let mut bytes = [0; 16];
-                file.read_exact_at(&mut bytes, (self.first_slot[sealed] + i as u64) * SLOT_BYTES as u64)?;
-                Ok(bytes)
-            }
-            Some(chunk) => Ok(chunk.slots[i].hash),
-            None => Ok(self.sealed[sealed - self.written.len()].slots[i].hash),
-        }
-    }
-
-    /// Whether this file already stored a blob (its id and table hash).
-    fn stored(&self, hash: &Hash, key: u64) -> io::Result<bool> {
-        let mut error = None;
-        let found = self
-            .seen
-            .find(key, |&blob| {
-                self.blob_table_hash(blob) == key
-                    && match self.blob_hash(blob) {
-                        Ok(h) => h == *hash,
-                        Err(e) => {
-                            error = Some(e);
-                            false
-                        }
-                    }
-            })
-            .is_some();
-        match error {
-            Some(e) => Err(e),
-            None => Ok(found),
-        }
-    }
-
-    /// Files a new blob of a class, numbered `number`, in `seen`.
-    fn remember(&mut self, class: usize, number: u32, hash: &Hash) {
-        self.hashes[class].push(short_hash(hash));
-        let key = table_hash(hash);
-        // Out of `self` while it grows, as rehashing reads the hashes through `self`.
-        let mut seen = std::mem::take(&mut self.seen);
-        seen.insert_unique(key, (number << CLASS_BITS) | class as u32, |&blob| self.blob_table_hash(blob));
-        self.seen = seen;
+    /// Files a new blob's id in `seen`.
+    fn remember(&mut self, hash: Hash) -> io::Result<()> {
+        self.seen.insert(hash, &self.dir, &self.name)
     }
 
     /// Moves the slots of chunks just written (from `written[first..]`) to the slot file.
     fn spill_slots(&mut self, first: usize) -> io::Result<()> {
         for i in first..self.written.len() {
-            self.first_slot.push(self.slots_written);
             if self.slots.is_none() && !self.no_slot_file {
                 let path = self.dir.join(format!("{}-slots", self.name));
                 match fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
@@ -293,26 +200,17 @@ impl ChunkWriter {
 
     /// Stores a blob of a class (below [`CLASSES`]) unless this file already stored the same bytes.
     pub fn add(&mut self, class: usize, hash: Hash, bytes: &[u8]) -> io::Result<()> {
-        let key = table_hash(&hash);
-        if self.stored(&hash, key)? {
+        if self.seen.contains(&hash)? {
             return Ok(());
         }
-        let number = self.open_start[class] + self.open[class].slots.len() as u32;
-        if number >= 1 << (32 - CLASS_BITS) {
-            return Err(io::Error::other("more than 2^29 distinct payloads of one class in one file"));
-        }
+        self.remember(hash)?;
         let open = &mut self.open[class];
         open.data.extend_from_slice(bytes);
         open.slots.push(Slot { hash, size: bytes.len() as u64 });
-        self.remember(class, number, &hash);
-        let open = &mut self.open[class];
         if open.data.len() >= PACK_TARGET {
             let mut full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
             // Kept until the build ends: without the growth slack.
             full.slots.shrink_to_fit();
-            let sealed = (self.written.len() + self.sealed.len()) as u32;
-            self.class_chunks[class].push((self.open_start[class], sealed));
-            self.open_start[class] += full.slots.len() as u32;
             self.sealed.push(full);
             // Compress two at a time so both cores work while memory stays bounded.
             if self.sealed.len() >= rayon::current_num_threads().max(2) {
@@ -326,19 +224,14 @@ impl ChunkWriter {
     /// already stored the same bytes (then the chunk is deleted).
     pub fn add_spilled(&mut self, chunk: Chunk) -> io::Result<()> {
         let hash = chunk.slots[0].hash;
-        let key = table_hash(&hash);
-        if self.stored(&hash, key)? {
+        if self.seen.contains(&hash)? {
             return fs::remove_file(&chunk.path);
         }
         // Chunks are numbered in sealing order: compress what is sealed first, so this one
         // comes after it.
         self.compress_sealed()?;
-        let class = SPILLED_CLASS;
-        let number = self.open_start[class];
-        self.class_chunks[class].push((number, self.written.len() as u32));
-        self.open_start[class] += 1;
         self.written.push(chunk);
-        self.remember(class, number, &hash);
+        self.remember(hash)?;
         self.spill_slots(self.written.len() - 1)
     }
 

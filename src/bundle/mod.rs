@@ -6,6 +6,7 @@ pub mod file;
 pub mod inputs;
 pub mod merged_trace;
 pub mod output;
+mod seen;
 pub mod shard;
 pub mod stream;
 
