@@ -581,3 +581,26 @@ tables! {
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
     search, compile_directory, compilation_metrics, compile_time, guards,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_finished_in_parallel_come_back_in_job_order() {
+        let (stacks, compiles, clock) =
+            (StackTable::default(), Compiles::default(), compile_time::CompileClock::default());
+        let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
+        let names: [&'static str; 5] = ["a", "b", "c", "d", "e"];
+        let jobs: Vec<FinishJob> = names
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| -> FinishJob {
+                Box::new(move |_: &Finish| (i != 2).then(|| TableOutput::new(name, i as u64, &vec![i; 1000])))
+            })
+            .collect();
+        let outputs = finish_in_parallel(jobs, &ctx);
+        let got: Vec<_> = outputs.iter().map(|o| o.as_ref().map(|t| (t.name, t.rows))).collect();
+        assert_eq!(got, [Some(("a", 0)), Some(("b", 1)), None, Some(("d", 3)), Some(("e", 4))]);
+    }
+}
