@@ -542,14 +542,28 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
+/// What the findings read of a compile directory: each compile's status. A long log's directory
+/// is megabytes of JSON, which read whole as the table's type took a serial stretch at the end of
+/// every build.
+#[derive(serde::Deserialize)]
+struct CompileStatuses {
+    compiles: Vec<CompileStatusOnly>,
+}
+
+#[derive(serde::Deserialize)]
+struct CompileStatusOnly {
+    status: crate::schema::tables::CompileStatus,
+}
+
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
 /// recompiles, failed compiles and restarts (counted apart: a restart is no failure).
 fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> Result<(), reader::ReadError> {
     use crate::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
+    use tlparse_bundle::Table;
     let b = reader::Bundle::open(out)?;
     for s in manifest.streams.iter().take(8) {
         let mut parts = Vec::new();
-        if let Some(dir) = b.stream_table::<CompileDirectory>(&s.id)? {
+        if let Some(dir) = b.table::<CompileStatuses>(&s.id, CompileDirectory::NAME)? {
             let mut by_status: std::collections::BTreeMap<String, usize> = Default::default();
             for c in &dir.compiles {
                 let status = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));

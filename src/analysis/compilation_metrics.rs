@@ -27,6 +27,25 @@ pub struct CompilationMetricsTable {
     /// Distinct large values, and where each is in `shared`.
     shared: Vec<Value>,
     shared_index: crate::fast_hash::HashMap<String, usize>,
+    /// Each field's last large value, by its place in `shared`: a field repeats its value from
+    /// one compile to the next, which [`same_text`] tells without serializing it again.
+    last_shared: crate::fast_hash::HashMap<String, usize>,
+}
+
+/// Whether two values serialize to the same JSON text: equal, with their objects' keys in the
+/// same order (`==` on values ignores that order) and zeros of the same sign (`==` does not
+/// tell `0.0` from `-0.0`).
+fn same_text(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((kx, vx), (ky, vy))| kx == ky && same_text(vx, vy))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(vx, vy)| same_text(vx, vy)),
+        (Value::Number(x), Value::Number(y)) => {
+            x == y && x.as_f64().map(f64::is_sign_negative) == y.as_f64().map(f64::is_sign_negative)
+        }
+        _ => a == b,
+    }
 }
 
 /// Whether a metrics field's name says it holds a time, a size or a count (`start_time`,
@@ -43,7 +62,13 @@ const SHARED_OVER: usize = 1024;
 
 impl CompilationMetricsTable {
     /// A field's value, or `{"shared": i}` for a large one.
-    fn share(&mut self, value: &Value) -> Value {
+    fn share(&mut self, field: &str, value: &Value) -> Value {
+        // The field's last large value again (a shared value is large: so is this one).
+        if let Some(&i) = self.last_shared.get(field)
+            && same_text(&self.shared[i], value)
+        {
+            return serde_json::json!({ "shared": i });
+        }
         // Serialized once: to measure a container and, when big, as its key.
         let key = match value {
             Value::String(s) if s.len() > SHARED_OVER => value.to_string(),
@@ -57,6 +82,10 @@ impl CompilationMetricsTable {
             self.shared.push(value.clone());
             self.shared.len() - 1
         });
+        match self.last_shared.get_mut(field) {
+            Some(last) => *last = i,
+            None => drop(self.last_shared.insert(field.to_string(), i)),
+        }
         serde_json::json!({ "shared": i })
     }
 }
@@ -91,7 +120,8 @@ impl Table for CompilationMetricsTable {
             .filter(|(k, _)| k.ends_with("_time_s") || *k == "elapsed_time")
             .filter_map(|(k, v)| Some((k.clone(), v.as_f64().and_then(usable_number)?)))
             .collect();
-        let metrics: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), self.share(v))).collect();
+        let metrics: serde_json::Map<String, Value> =
+            fields.iter().map(|(k, v)| (k.clone(), self.share(k, v))).collect();
         let row = MetricsRow {
             compile_id: ev.display_id.map(str::to_string),
             kind: ev.kind.to_string(),
@@ -107,5 +137,38 @@ impl Table for CompilationMetricsTable {
     fn finish(self, _ctx: &Finish) -> Option<(PackedCompilationMetrics, u64)> {
         let rows = self.rows.len() as u64;
         (rows > 0).then_some((PackedCompilationMetrics { metrics: self.rows, shared: self.shared }, rows))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_text_is_equality_of_the_serialized_text() {
+        let v = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+        let serialized = |text: &str| serde_json::to_vec(&v(text)).unwrap();
+        for (a, b) in [
+            (r#"{"a": [1, 2.5, "x"], "b": null}"#, r#"{"a": [1, 2.5, "x"], "b": null}"#),
+            (r#"{"a": 1, "b": 2}"#, r#"{"b": 2, "a": 1}"#),
+            ("0.0", "-0.0"),
+            ("1", "1.0"),
+            (r#"[{"a": true}]"#, r#"[{"a": false}]"#),
+        ] {
+            assert_eq!(same_text(&v(a), &v(b)), serialized(a) == serialized(b), "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_large_value_is_shared_once() {
+        let mut table = CompilationMetricsTable::default();
+        let big = Value::from("x".repeat(SHARED_OVER + 1));
+        let other = Value::from("y".repeat(SHARED_OVER + 1));
+        assert_eq!(table.share("config", &big), serde_json::json!({ "shared": 0 }));
+        assert_eq!(table.share("config", &other), serde_json::json!({ "shared": 1 }));
+        assert_eq!(table.share("config", &big), serde_json::json!({ "shared": 0 }));
+        assert_eq!(table.share("other", &big), serde_json::json!({ "shared": 0 }));
+        assert_eq!(table.share("small", &Value::from(3)), Value::from(3));
+        assert_eq!(table.shared.len(), 2);
     }
 }

@@ -435,9 +435,9 @@ pub fn normalize(id: &CompileId) -> CompileId {
 
 /// Classifies a cache artifact name: (`fx_graph_cache`, `hit`) for `fx_graph_cache_hit`.
 pub fn cache_outcome(name: &str) -> Option<(String, &'static str)> {
-    for outcome in ["hit", "miss", "bypass"] {
-        let marker = format!("cache_{outcome}");
-        if let Some(at) = name.find(&marker) {
+    // Markers spelled out: this runs for every artifact, and formatting them cost allocations.
+    for (marker, outcome) in [("cache_hit", "hit"), ("cache_miss", "miss"), ("cache_bypass", "bypass")] {
+        if let Some(at) = name.find(marker) {
             return Some((name[..at + "cache".len()].to_string(), outcome));
         }
     }

@@ -204,6 +204,30 @@ struct Parts<'a> {
 /// across inputs, in input order), the cross-rank tables (from the streams' tables), diagnostics,
 /// schemas and the manifest.
 fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
+    // The schemas owe nothing to the inputs: generating them is a fixed cost of every build, at
+    // its end where one core works alone, so they are written meanwhile.
+    std::thread::scope(|scope| {
+        let schemas = scope.spawn(|| write_schemas(root));
+        assemble_parts(root, parts, schemas)
+    })
+}
+
+/// Writes the bundle's JSON Schemas under `schema/`.
+fn write_schemas(root: &Path) -> io::Result<()> {
+    for (name, schema) in schema::schemas() {
+        let path = root.join(paths::SCHEMA_DIR).join(name);
+        fs::create_dir_all(path.parent().expect("schema files are in schema/"))?;
+        write_json(&path, &schema, true)?;
+    }
+    Ok(())
+}
+
+/// [`assemble`], given the thread writing the schemas (joined before the files are listed).
+fn assemble_parts(
+    root: &Path,
+    parts: Parts,
+    schemas: std::thread::ScopedJoinHandle<'_, io::Result<()>>,
+) -> Result<Manifest, BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
     let Parts { inputs: found_inputs, results, diagnostics: lost, skipped, viewer, placement } = parts;
     let work = root.join(".work");
@@ -354,11 +378,7 @@ fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
         jsonl.push(b'\n');
     }
     fs::write(root.join(paths::DIAGNOSTICS), jsonl).map_err(io_err)?;
-    for (name, schema) in schema::schemas() {
-        let path = root.join(paths::SCHEMA_DIR).join(name);
-        fs::create_dir_all(path.parent().expect("schema files are in schema/")).map_err(io_err)?;
-        write_json(&path, &schema, true).map_err(io_err)?;
-    }
+    schemas.join().map_err(|_| io_err(io::Error::other("the schema thread panicked")))?.map_err(io_err)?;
     fs::remove_dir_all(&work).map_err(io_err)?;
 
     let mut manifest = Manifest {
