@@ -316,56 +316,15 @@ fn finish_table<T: Table, E>(
     trim: bool,
     sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
 ) -> Result<(), E> {
-    match finished(table, ctx, trim) {
-        Some(output) => sink(output),
+    match table.finish(ctx) {
+        Some((output, rows)) => {
+            if trim {
+                release_free_memory();
+            }
+            sink(TableOutput::new(T::NAME, rows, &output))
+        }
         None => Ok(()),
     }
-}
-
-/// One table finished and serialized; `None` when the stream has nothing for it.
-fn finished<T: Table>(table: T, ctx: &Finish, trim: bool) -> Option<TableOutput> {
-    let (output, rows) = table.finish(ctx)?;
-    if trim {
-        release_free_memory();
-    }
-    Some(TableOutput::new(T::NAME, rows, &output))
-}
-
-/// The entry bytes from which a stream's tables finish on two threads ([`finish_in_parallel`]):
-/// a big stream's tables are megabytes of JSON compressed at level 9, which on one thread kept
-/// a core idle at the end of the build; a small stream's are not worth a thread and a second
-/// zstd context.
-const PARALLEL_FINISH_FROM_BYTES: u64 = TRIM_FROM_BYTES;
-
-/// A table waiting to be finished by [`finish_in_parallel`].
-type FinishJob<'t> = Box<dyn FnOnce(&Finish) -> Option<TableOutput> + Send + 't>;
-
-/// Runs the jobs on this thread and one more, each taking the next job in order as it is free;
-/// returns their tables in job order, so the sink sees them as if they finished one by one. The
-/// other thread holds what it keeps in this thread's spool, and has a zstd context of its own.
-fn finish_in_parallel(jobs: Vec<FinishJob>, ctx: &Finish) -> Vec<Option<TableOutput>> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let jobs: Vec<Mutex<Option<FinishJob>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
-    let outputs: Vec<Mutex<Option<TableOutput>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { break };
-            let job = job.lock().expect("job lock").take().expect("each job is taken once");
-            *outputs[i].lock().expect("output lock") = job(ctx);
-        }
-    };
-    let spool = packed_rows::spool();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            packed_rows::set_spool(spool);
-            work();
-        });
-        work();
-    });
-    outputs.into_iter().map(|o| o.into_inner().expect("output lock")).collect()
 }
 
 thread_local! {
@@ -514,11 +473,10 @@ macro_rules! tables {
                 $(self.$field.observe(ev, &mut self.diagnostics);)*
             }
 
-            /// Finishes every table, handing each one with rows to `sink` once it is serialized
-            /// and compressed (its JSON is never held whole); returns the entries
+            /// Finishes every table, handing each one with rows to `sink` as soon as it is
+            /// serialized (so only one table's JSON is in memory at a time); returns the entries
             /// the tables could not use. Tables finish in `finish order` (which changes no
-            /// output): the largest last, when the other tables' state is freed; a big stream's
-            /// on two threads, handed to `sink` in that order all the same. A table missing
+            /// output): the largest last, when the other tables' state is freed. A table missing
             /// from that list is an unused variable, one listed twice a use after move.
             #[deny(unused_variables)]
             pub fn finish<E>(
@@ -534,18 +492,9 @@ macro_rules! tables {
                 if trim {
                     release_free_memory();
                 }
-                let parallel = self.observed_bytes >= PARALLEL_FINISH_FROM_BYTES;
                 let StreamAnalysis { compiles, diagnostics, observed_bytes: _, $($field),* } = self;
                 let ctx = Finish { stacks, compiles: &compiles, clock: &clock };
-                if parallel {
-                    let jobs: Vec<FinishJob> =
-                        vec![$(Box::new(move |ctx: &Finish| finished($order, ctx, trim))),*];
-                    for output in finish_in_parallel(jobs, &ctx).into_iter().flatten() {
-                        sink(output)?;
-                    }
-                } else {
-                    $(finish_table($order, &ctx, trim, &mut sink)?;)*
-                }
+                $(finish_table($order, &ctx, trim, &mut sink)?;)*
                 Ok(diagnostics.0)
             }
         }
@@ -580,27 +529,4 @@ tables! {
     finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
     search, compile_directory, compilation_metrics, compile_time, guards,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_finished_in_parallel_come_back_in_job_order() {
-        let (stacks, compiles, clock) =
-            (StackTable::default(), Compiles::default(), compile_time::CompileClock::default());
-        let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
-        let names: [&'static str; 5] = ["a", "b", "c", "d", "e"];
-        let jobs: Vec<FinishJob> = names
-            .iter()
-            .enumerate()
-            .map(|(i, &name)| -> FinishJob {
-                Box::new(move |_: &Finish| (i != 2).then(|| TableOutput::new(name, i as u64, &vec![i; 1000])))
-            })
-            .collect();
-        let outputs = finish_in_parallel(jobs, &ctx);
-        let got: Vec<_> = outputs.iter().map(|o| o.as_ref().map(|t| (t.name, t.rows))).collect();
-        assert_eq!(got, [Some(("a", 0)), Some(("b", 1)), None, Some(("d", 3)), Some(("e", 4))]);
-    }
 }

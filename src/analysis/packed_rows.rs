@@ -40,11 +40,6 @@ pub fn set_spool(spool: Option<Arc<dyn Spool>>) {
     SPOOL.with(|s| *s.borrow_mut() = spool);
 }
 
-/// This thread's spool: for a thread that works on this one's tables to hold bytes where it would.
-pub fn spool() -> Option<Arc<dyn Spool>> {
-    SPOOL.with(|s| s.borrow().clone())
-}
-
 /// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
 /// writing to it fails).
 enum Held {
