@@ -186,6 +186,23 @@ impl Placement {
             Placement::Copy => fs::copy(from, to).map(drop),
         }
     }
+
+    /// Places every `(from, to)`; copies (a merge's every index, table and trace: seconds at
+    /// 1,000 shards) run on every core.
+    fn place_all(self, files: &[(PathBuf, PathBuf)]) -> io::Result<()> {
+        let threads = match self {
+            Placement::Move => 1,
+            Placement::Copy => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let per_thread = files.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = files
+                .chunks(per_thread)
+                .map(|part| scope.spawn(move || part.iter().try_for_each(|(from, to)| self.place(from, to))))
+                .collect();
+            workers.into_iter().try_for_each(|w| w.join().map_err(|_| io::Error::other("a copying thread panicked"))?)
+        })
+    }
 }
 
 /// What every input's reading gave, in input order: the rest of a bundle is made from this
@@ -247,6 +264,8 @@ fn assemble_parts(
     // Logs lost whole come first; then each input's, in input order.
     let mut diagnostics = lost;
     let mut chunks = Vec::new();
+    // Each stream's files (index, stacks, tables, trace) and where they go in the bundle.
+    let mut to_place: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut raw_bytes = 0;
     let mut counts = Counts {
         entries: 0,
@@ -277,8 +296,8 @@ fn assemble_parts(
                     format!("log{}", unranked - 1)
                 }
             };
-            placement.place(&s.summary.index_path, &root.join(paths::index(&id))).map_err(io_err)?;
-            placement.place(&s.summary.stacks_path, &root.join(paths::stacks(&id))).map_err(io_err)?;
+            to_place.push((s.summary.index_path.clone(), root.join(paths::index(&id))));
+            to_place.push((s.summary.stacks_path.clone(), root.join(paths::stacks(&id))));
             let mut tables = BTreeMap::new();
             if !s.summary.analysis.tables.is_empty() || s.summary.analysis.chrome_trace_path.is_some() {
                 fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
@@ -286,12 +305,12 @@ fn assemble_parts(
             let mut member_tables = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
-                placement.place(&t.path, &root.join(&path)).map_err(io_err)?;
-                tables.insert(t.name.to_string(), TableRef { path: path.clone(), rows: t.rows });
+                to_place.push((t.path.clone(), root.join(&path)));
+                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
                 if compare && cross_rank::READS.contains(&t.name) {
                     // Kept compressed, as written: the cross-rank tables parse one stream's at a
                     // time. A shard's were checked when it was loaded (`shard::check_tables`).
-                    member_tables.insert(t.name, fs::read(root.join(&path)).map_err(io_err)?);
+                    member_tables.insert(t.name, fs::read(&t.path).map_err(io_err)?);
                 }
             }
             if compare {
@@ -306,7 +325,7 @@ fn assemble_parts(
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {
                     let path = paths::chrome_trace(&id);
-                    placement.place(p, &root.join(&path)).map_err(io_err)?;
+                    to_place.push((p.clone(), root.join(&path)));
                     Some(path)
                 }
                 None => None,
@@ -358,6 +377,7 @@ fn assemble_parts(
         });
     }
 
+    placement.place_all(&to_place).map_err(io_err)?;
     let store = blobs::assemble(root, chunks, placement).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
@@ -408,31 +428,43 @@ fn assemble_parts(
     Ok(manifest)
 }
 
-/// Computes and writes the cross-rank tables of the compared streams.
+/// Computes and writes the cross-rank tables of the compared streams. The merged Chrome trace
+/// (gunzip and gzip of every stream's trace, a third of a merge) is written on a thread of its
+/// own meanwhile: it reads only the streams' trace files.
 fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<CrossRank> {
     let mut members: Vec<RankMember> = compared.iter().map(|s| s.member.clone()).collect();
     cross_rank::labels(&mut members);
     for (s, m) in compared.iter_mut().zip(&members) {
         s.member.label.clone_from(&m.label);
     }
-    let mut tables = BTreeMap::new();
-    let alignment = cross_rank::align(&compared);
-    let outputs = cross_rank::build(&compared, &alignment);
-    let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
-    drop(compared);
+    let cross_rank_dir = root.join("tables").join(schema::cross_rank::DIR);
     // The streams' traces are in place already; the merge reads them back one event at a time.
     let traces: Vec<Option<PathBuf>> =
         members.iter().map(|m| Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file())).collect();
-    if !outputs.is_empty() || traces.iter().any(Option::is_some) {
-        fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
-    }
-    for t in outputs {
-        let path = paths::table(schema::cross_rank::DIR, t.name);
-        fs::write(root.join(&path), &t.json)?;
-        tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
-    }
     let merged = paths::chrome_trace(schema::cross_rank::DIR);
-    let chrome_trace = merged_trace::merge(&root.join(&merged), &members, &traces)?.then_some(merged);
+    let (tables, chrome_trace, runtime_estimates_trace) = std::thread::scope(|scope| -> io::Result<_> {
+        let merged_trace = scope.spawn(|| -> io::Result<Option<String>> {
+            if traces.iter().any(Option::is_some) {
+                fs::create_dir_all(&cross_rank_dir)?;
+            }
+            Ok(merged_trace::merge(&root.join(&merged), &members, &traces)?.then(|| merged.clone()))
+        });
+        let alignment = cross_rank::align(&compared);
+        let outputs = cross_rank::build(&compared, &alignment);
+        let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
+        drop(compared);
+        if !outputs.is_empty() {
+            fs::create_dir_all(&cross_rank_dir)?;
+        }
+        let mut tables = BTreeMap::new();
+        for t in outputs {
+            let path = paths::table(schema::cross_rank::DIR, t.name);
+            fs::write(root.join(&path), &t.json)?;
+            tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+        }
+        let chrome_trace = merged_trace.join().map_err(|_| io::Error::other("the merged-trace thread panicked"))??;
+        Ok((tables, chrome_trace, runtime_estimates_trace))
+    })?;
     Ok(CrossRank { members, tables, chrome_trace, runtime_estimates_trace })
 }
 
