@@ -188,20 +188,13 @@ impl Placement {
     }
 
     /// Places every `(from, to)`; copies (a merge's every index, table and trace: seconds at
-    /// 1,000 shards) run on every core.
+    /// 1,000 shards) run on rayon's pool.
     fn place_all(self, files: &[(PathBuf, PathBuf)]) -> io::Result<()> {
-        let threads = match self {
-            Placement::Move => 1,
-            Placement::Copy => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
-        let per_thread = files.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = files
-                .chunks(per_thread)
-                .map(|part| scope.spawn(move || part.iter().try_for_each(|(from, to)| self.place(from, to))))
-                .collect();
-            workers.into_iter().try_for_each(|w| w.join().map_err(|_| io::Error::other("a copying thread panicked"))?)
-        })
+        use rayon::prelude::*;
+        match self {
+            Placement::Move => files.iter().try_for_each(|(from, to)| self.place(from, to)),
+            Placement::Copy => files.par_iter().try_for_each(|(from, to)| self.place(from, to)),
+        }
     }
 }
 

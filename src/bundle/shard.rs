@@ -446,35 +446,13 @@ fn fetch_and_load(shards: &[Utf8PathBuf], downloads: &Path) -> Result<Vec<Loaded
     Ok(loaded)
 }
 
-/// Loads local shards on every core (hashing their files is most of a merge's first seconds).
-/// Each result keeps its shard's place, so the error reported is the first in shard order, as
-/// one at a time.
+/// Loads local shards on rayon's pool (hashing their files is most of a merge's first seconds).
+/// Results keep their shards' order, so the error reported is the first in shard order, as one
+/// at a time.
 fn load_on_every_core(shards: &[Utf8PathBuf]) -> Result<Vec<Loaded>, BuildError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(shards.len()).max(1);
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<Loaded, BuildError>>> =
-        std::iter::repeat_with(|| None).take(shards.len()).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(shard) = shards.get(k) else { return mine };
-                        mine.push((k, load(shard, shard)));
-                    }
-                })
-            })
-            .collect();
-        for worker in workers {
-            for (k, result) in worker.join().expect("loading a shard does not panic") {
-                results[k] = Some(result);
-            }
-        }
-    });
-    results.into_iter().map(|r| r.expect("every shard was taken by a thread")).collect()
+    use rayon::prelude::*;
+    let results: Vec<Result<Loaded, BuildError>> = shards.par_iter().map(|shard| load(shard, shard)).collect();
+    results.into_iter().collect()
 }
 
 /// Files fetched from a bucket at once.
