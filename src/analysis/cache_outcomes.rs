@@ -135,12 +135,8 @@ impl Lookup {
     fn new(row: &CacheLookup, rows: &mut PackedRows, caches: &mut IndexSet<Box<str>>) -> Self {
         let at = rows.len() as u32;
         rows.push(row);
-        let cache = match caches.get_index_of(row.cache.as_str()) {
-            Some(i) => i,
-            None => caches.insert_full(row.cache.as_str().into()).0,
-        };
         Lookup {
-            cache: cache as u32,
+            cache: super::packed_rows::index_in(caches, row.cache.as_str()),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,

@@ -653,10 +653,7 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
-        let name = match self.instant_names.get_index_of(name) {
-            Some(i) => i as u32,
-            None => self.instant_names.insert_full(name.into()).0 as u32,
-        };
+        let name = super::packed_rows::index_in(&mut self.instant_names, name);
         let instants = &mut self.states[c].instants;
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,

@@ -531,10 +531,7 @@ impl Compiles {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        match self.names.get_index_of(text) {
-            Some(i) => i as u32,
-            None => self.names.insert_full(text.into()).0 as u32,
-        }
+        super::packed_rows::index_in(&mut self.names, text)
     }
 
     /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,

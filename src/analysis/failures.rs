@@ -72,12 +72,7 @@ impl Table for FailuresTable {
             return None;
         }
         let mut failures: Vec<Failure> = Vec::with_capacity(self.rows.len());
-        let read = self.rows.try_for_each(|json| -> Result<(), serde_json::Error> {
-            let (id, f) = serde_json::from_str(json)?;
-            failures.push(complete(ctx, id, f));
-            Ok(())
-        });
-        read.expect("failures read back as they were packed");
+        self.rows.for_each_as("failures", |(id, f)| failures.push(complete(ctx, id, f)));
         let restarts = failures.iter().filter(|f| f.kind == FailureKind::Restart).count() as u64;
         let rows = failures.len() as u64;
         Some((Failures { restarts, failed: rows - restarts, failures }, rows))

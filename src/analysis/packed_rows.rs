@@ -202,6 +202,14 @@ impl PackedRows {
         Ok(())
     }
 
+    /// Calls `f` with each row read back as the type it was pushed as, in order. `what` names
+    /// the rows in the panic that a row not reading back would be (they were serialized from
+    /// that type by this build).
+    pub fn for_each_as<T: serde::de::DeserializeOwned>(&self, what: &str, mut f: impl FnMut(T)) {
+        let read = self.try_for_each(|json| serde_json::from_str(json).map(&mut f));
+        read.unwrap_or_else(|e| panic!("{what} read back as they were packed: {e}"));
+    }
+
     /// Row `index`'s JSON; its block is decompressed into `cache` unless already there.
     pub fn get<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a str {
         if index >= self.sealed_rows {
@@ -312,6 +320,20 @@ impl Compressed {
 /// A 128-bit digest of some text (blake3): what an [`Interner`] knows a value by. Like blob ids,
 /// two different values never get the same one in practice.
 pub type Digest = u128;
+
+/// The index of `key` in `set`, inserted if new: how tables intern strings that repeat through
+/// a log (cache names, instant names, compile ids), keeping a `u32` in each place they occur.
+pub fn index_in<K, Q>(set: &mut indexmap::IndexSet<K>, key: &Q) -> u32
+where
+    K: std::hash::Hash + Eq + std::borrow::Borrow<Q> + for<'a> From<&'a Q>,
+    Q: std::hash::Hash + Eq + ?Sized,
+{
+    let index = match set.get_index_of(key) {
+        Some(i) => i,
+        None => set.insert_full(K::from(key)).0,
+    };
+    index as u32
+}
 
 /// The digest of the concatenation of `parts`, each prefixed with its length.
 pub fn digest(parts: &[&[u8]]) -> Digest {

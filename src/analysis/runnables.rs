@@ -98,12 +98,7 @@ impl Table for RunnablesTable {
 
     fn finish(self, ctx: &Finish) -> Option<(Runnables, u64)> {
         let mut files: Vec<RunnableFile> = Vec::new();
-        let read = self.seen.try_for_each(|json| -> Result<(), serde_json::Error> {
-            let s: Seen = serde_json::from_str(json)?;
-            files.extend(file(ctx, s));
-            Ok(())
-        });
-        read.expect("runnables read back as they were packed");
+        self.seen.for_each_as("runnables", |s: Seen| files.extend(file(ctx, s)));
         if files.is_empty() {
             return None;
         }

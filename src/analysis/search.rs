@@ -39,10 +39,7 @@ pub struct SearchTable {
 impl SearchTable {
     /// The position of a compile id in `compiles`, adding it if new.
     fn compile(&mut self, display: &str) -> u32 {
-        match self.compiles.get_index_of(display) {
-            Some(i) => i as u32,
-            None => self.compiles.insert_full(display.to_string()).0 as u32,
-        }
+        super::packed_rows::index_in(&mut self.compiles, display)
     }
 
     /// Records that `text` (trimmed; nothing when empty) appears in `compile` (none: outside
