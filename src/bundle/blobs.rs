@@ -479,21 +479,31 @@ fn assemble_chunk(
     }
 }
 
-/// A chunk of a shard whose bytes are not those the shard recorded (the error's payload, so a
-/// merge can name the shard it came from).
+/// A file of a shard that does not hold what the shard says it does, found while the bundle is
+/// assembled (the error's payload, so that a merge can name the shard it came from).
 #[derive(Debug)]
-pub struct DamagedChunk(pub PathBuf);
+pub struct DamagedFile {
+    pub path: PathBuf,
+    /// What is wrong with it, said after its name.
+    pub why: String,
+}
 
-impl std::fmt::Display for DamagedChunk {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: damaged: its bytes do not match the blake3 its shard recorded", self.0.display())
+impl DamagedFile {
+    pub fn error(path: &Path, why: impl Into<String>) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, DamagedFile { path: path.to_owned(), why: why.into() })
     }
 }
 
-impl std::error::Error for DamagedChunk {}
+impl std::fmt::Display for DamagedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: damaged: {}", self.path.display(), self.why)
+    }
+}
+
+impl std::error::Error for DamagedFile {}
 
 fn damaged(chunk: &Chunk) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, DamagedChunk(chunk.path.clone()))
+    DamagedFile::error(&chunk.path, "does not match its blake3")
 }
 
 /// A chunk's bytes, checked against its hash (it may come from a shard made elsewhere).

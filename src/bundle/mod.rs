@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::thread::ScopedJoinHandle;
 
 use camino::Utf8PathBuf;
 use rayon::prelude::*;
@@ -218,8 +219,70 @@ fn assemble(root: &Path, parts: Parts) -> Result<Manifest, BuildError> {
     // its end where one core works alone, so they are written meanwhile.
     std::thread::scope(|scope| {
         let schemas = scope.spawn(|| write_schemas(root));
-        assemble_parts(root, parts, schemas)
+        let ids = stream_ids(&parts.results);
+        // Cross-rank tables need every stream's tables; a single stream has nothing to compare.
+        let members = (ids.len() >= 2).then(|| members(&ids, &parts));
+        // The merged Chrome trace (gunzip and gzip of every stream's trace, the most of a
+        // merge's work) reads only the streams' traces: it is written while the rest is done.
+        let merged_trace = members.clone().map(|members| {
+            let traces: Vec<Option<PathBuf>> =
+                streams_of(&parts.results).map(|s| s.summary.analysis.chrome_trace_path.clone()).collect();
+            scope.spawn(move || write_merged_trace(root, &members, &traces))
+        });
+        let cross_rank = members.zip(merged_trace);
+        assemble_parts(root, parts, ids, schemas, cross_rank)
     })
+}
+
+fn streams_of(results: &[FileResult]) -> impl Iterator<Item = &file::FileStream> {
+    results.iter().flat_map(|f| &f.streams)
+}
+
+/// Each stream's id, in stream order: `rank{N}` (suffixed `-{k}` when several streams share a
+/// rank), `log{k}` else.
+fn stream_ids(results: &[FileResult]) -> Vec<String> {
+    let mut per_rank: BTreeMap<u32, usize> = BTreeMap::new();
+    for r in streams_of(results).filter_map(|s| s.rank) {
+        *per_rank.entry(r).or_default() += 1;
+    }
+    let mut seen_rank: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut unranked = 0;
+    let id = |s: &file::FileStream| match s.rank {
+        Some(r) if per_rank[&r] == 1 => format!("rank{r}"),
+        Some(r) => {
+            let k = seen_rank.entry(r).or_default();
+            *k += 1;
+            format!("rank{r}-{}", *k - 1)
+        }
+        None => {
+            unranked += 1;
+            format!("log{}", unranked - 1)
+        }
+    };
+    streams_of(results).map(id).collect()
+}
+
+/// The streams as members of the cross-rank tables, labelled.
+fn members(ids: &[String], parts: &Parts) -> Vec<RankMember> {
+    let file_ranks =
+        parts.results.iter().zip(parts.inputs).flat_map(|(f, i)| f.streams.iter().map(|_| i.rank_from_name));
+    let mut members: Vec<RankMember> = streams_of(&parts.results)
+        .zip(file_ranks)
+        .zip(ids)
+        .map(|((s, file_rank), id)| RankMember { stream: id.clone(), rank: s.rank, file_rank, label: String::new() })
+        .collect();
+    cross_rank::labels(&mut members);
+    members
+}
+
+/// Writes the merged Chrome trace from the streams' traces where they were written (a shard's
+/// files, a build's work directory); its path, `None` when no stream has a trace.
+fn write_merged_trace(root: &Path, members: &[RankMember], traces: &[Option<PathBuf>]) -> io::Result<Option<String>> {
+    if traces.iter().any(Option::is_some) {
+        fs::create_dir_all(root.join("tables").join(schema::cross_rank::DIR))?;
+    }
+    let merged = paths::chrome_trace(schema::cross_rank::DIR);
+    Ok(merged_trace::merge(&root.join(&merged), members, traces)?.then_some(merged))
 }
 
 /// Writes the bundle's JSON Schemas under `schema/`.
@@ -236,22 +299,19 @@ fn write_schemas(root: &Path) -> io::Result<()> {
 fn assemble_parts(
     root: &Path,
     parts: Parts,
-    schemas: std::thread::ScopedJoinHandle<'_, io::Result<()>>,
+    ids: Vec<String>,
+    schemas: ScopedJoinHandle<'_, io::Result<()>>,
+    cross_rank: Option<(Vec<RankMember>, MergedTrace<'_>)>,
 ) -> Result<Manifest, BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
     let Parts { inputs: found_inputs, results, diagnostics: lost, skipped, viewer, placement } = parts;
     let work = root.join(".work");
 
-    // Stream ids: `rank{N}` (suffixed `-{k}` when several streams share a rank), `log{k}` else.
-    let mut per_rank: BTreeMap<u32, usize> = BTreeMap::new();
-    for r in results.iter().flat_map(|f| &f.streams).filter_map(|s| s.rank) {
-        *per_rank.entry(r).or_default() += 1;
-    }
-    let mut seen_rank: BTreeMap<u32, usize> = BTreeMap::new();
-    // Cross-rank tables need every stream's tables; a single stream has nothing to compare.
-    let compare = results.iter().map(|f| f.streams.len()).sum::<usize>() >= 2;
+    let compare = cross_rank.is_some();
+    let mut stream_ids = ids.into_iter();
     let mut compared: Vec<StreamTables> = Vec::new();
-    let mut unranked = 0;
+    // Where each compared stream's tables were read from: a damaged one is named by it.
+    let mut table_sources: Vec<BTreeMap<&'static str, PathBuf>> = Vec::new();
     let mut streams = Vec::new();
     let mut manifest_inputs = Vec::new();
     // Logs lost whole come first; then each input's, in input order.
@@ -259,6 +319,8 @@ fn assemble_parts(
     let mut chunks = Vec::new();
     // Each stream's files (index, stacks, tables, trace) and where they go in the bundle.
     let mut to_place: Vec<(PathBuf, PathBuf)> = Vec::new();
+    // The streams' traces, when the merged trace is reading them: placed once it is written.
+    let mut traces_to_place: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut raw_bytes = 0;
     let mut counts = Counts {
         entries: 0,
@@ -277,18 +339,7 @@ fn assemble_parts(
         let mut ids = BTreeMap::new();
         let mut input_streams = Vec::new();
         for s in result.streams {
-            let id = match s.rank {
-                Some(r) if per_rank[&r] == 1 => format!("rank{r}"),
-                Some(r) => {
-                    let k = seen_rank.entry(r).or_default();
-                    *k += 1;
-                    format!("rank{r}-{}", *k - 1)
-                }
-                None => {
-                    unranked += 1;
-                    format!("log{}", unranked - 1)
-                }
-            };
+            let id = stream_ids.next().expect("an id per stream");
             to_place.push((s.summary.index_path.clone(), root.join(paths::index(&id))));
             to_place.push((s.summary.stacks_path.clone(), root.join(paths::stacks(&id))));
             let mut tables = BTreeMap::new();
@@ -296,29 +347,27 @@ fn assemble_parts(
                 fs::create_dir_all(root.join("tables").join(&id)).map_err(io_err)?;
             }
             let mut member_tables = BTreeMap::new();
+            let mut sources = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
                 to_place.push((t.path.clone(), root.join(&path)));
                 tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
                 if compare && cross_rank::READS.contains(&t.name) {
                     // Kept compressed, as written: the cross-rank tables parse one stream's at a
-                    // time. A shard's were checked when it was loaded (`shard::check_tables`).
+                    // time (and check a shard's as they do).
                     member_tables.insert(t.name, fs::read(&t.path).map_err(io_err)?);
+                    sources.insert(t.name, t.path.clone());
                 }
             }
-            if compare {
-                let member = RankMember {
-                    stream: id.clone(),
-                    rank: s.rank,
-                    file_rank: input.rank_from_name,
-                    label: String::new(),
-                };
-                compared.push(StreamTables::new(member, member_tables));
+            if let Some((members, _)) = &cross_rank {
+                compared.push(StreamTables::new(members[compared.len()].clone(), member_tables));
+                table_sources.push(sources);
             }
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
                 Some(p) => {
                     let path = paths::chrome_trace(&id);
-                    to_place.push((p.clone(), root.join(&path)));
+                    let place = if compare { &mut traces_to_place } else { &mut to_place };
+                    place.push((p.clone(), root.join(&path)));
                     Some(path)
                 }
                 None => None,
@@ -379,7 +428,13 @@ fn assemble_parts(
     counts.packed_bytes = store.packs.iter().map(|p| p.size).sum();
     counts.dedup_saved_bytes = (counts.payload_bytes + raw_bytes).saturating_sub(counts.unique_blob_bytes);
     counts.cross_input_saved_bytes = per_input_unique.saturating_sub(counts.unique_blob_bytes);
-    let cross_rank = if compare { Some(write_cross_rank(root, compared).map_err(io_err)?) } else { None };
+    let cross_rank = match cross_rank {
+        Some((members, merged_trace)) => {
+            let trace = Some((merged_trace, traces_to_place.as_slice()));
+            Some(write_cross_rank(root, compared, members, &table_sources, trace, placement).map_err(io_err)?)
+        }
+        None => None,
+    };
 
     let mut by_kind = BTreeMap::new();
     for d in &diagnostics {
@@ -421,43 +476,44 @@ fn assemble_parts(
     Ok(manifest)
 }
 
-/// Computes and writes the cross-rank tables of the compared streams. The merged Chrome trace
-/// (gunzip and gzip of every stream's trace, a third of a merge) is written on a thread of its
-/// own meanwhile: it reads only the streams' trace files.
-fn write_cross_rank(root: &Path, mut compared: Vec<StreamTables>) -> io::Result<CrossRank> {
-    let mut members: Vec<RankMember> = compared.iter().map(|s| s.member.clone()).collect();
-    cross_rank::labels(&mut members);
-    for (s, m) in compared.iter_mut().zip(&members) {
-        s.member.label.clone_from(&m.label);
+/// The thread writing the merged Chrome trace ([`write_merged_trace`]).
+type MergedTrace<'scope> = ScopedJoinHandle<'scope, io::Result<Option<String>>>;
+
+/// Computes and writes the cross-rank tables of the compared streams (`members`, labelled), then
+/// waits for the merged trace and places the streams' traces it read (`trace`). A table that
+/// does not read back is an error naming its file (`table_sources`: each stream's, by name).
+fn write_cross_rank(
+    root: &Path,
+    compared: Vec<StreamTables>,
+    members: Vec<RankMember>,
+    table_sources: &[BTreeMap<&'static str, PathBuf>],
+    trace: Option<(MergedTrace<'_>, &[(PathBuf, PathBuf)])>,
+    placement: Placement,
+) -> io::Result<CrossRank> {
+    let alignment = cross_rank::align(&compared);
+    let outputs = cross_rank::build(&compared, &alignment);
+    let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
+    for (stream, sources) in compared.iter().zip(table_sources) {
+        if let Some(name) = stream.damaged() {
+            return Err(blobs::DamagedFile::error(&sources[name], format!("does not read back as a {name} table")));
+        }
     }
+    drop(compared);
     let cross_rank_dir = root.join("tables").join(schema::cross_rank::DIR);
-    // The streams' traces are in place already; the merge reads them back one event at a time.
-    let traces: Vec<Option<PathBuf>> =
-        members.iter().map(|m| Some(root.join(paths::chrome_trace(&m.stream))).filter(|p| p.is_file())).collect();
-    let merged = paths::chrome_trace(schema::cross_rank::DIR);
-    let (tables, chrome_trace, runtime_estimates_trace) = std::thread::scope(|scope| -> io::Result<_> {
-        let merged_trace = scope.spawn(|| -> io::Result<Option<String>> {
-            if traces.iter().any(Option::is_some) {
-                fs::create_dir_all(&cross_rank_dir)?;
-            }
-            Ok(merged_trace::merge(&root.join(&merged), &members, &traces)?.then(|| merged.clone()))
-        });
-        let alignment = cross_rank::align(&compared);
-        let outputs = cross_rank::build(&compared, &alignment);
-        let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
-        drop(compared);
-        if !outputs.is_empty() {
-            fs::create_dir_all(&cross_rank_dir)?;
-        }
-        let mut tables = BTreeMap::new();
-        for t in outputs {
-            let path = paths::table(schema::cross_rank::DIR, t.name);
-            fs::write(root.join(&path), &t.json)?;
-            tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
-        }
-        let chrome_trace = merged_trace.join().map_err(|_| io::Error::other("the merged-trace thread panicked"))??;
-        Ok((tables, chrome_trace, runtime_estimates_trace))
-    })?;
+    if !outputs.is_empty() {
+        fs::create_dir_all(&cross_rank_dir)?;
+    }
+    let mut tables = BTreeMap::new();
+    for t in outputs {
+        let path = paths::table(schema::cross_rank::DIR, t.name);
+        fs::write(root.join(&path), &t.json)?;
+        tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+    }
+    let mut chrome_trace = None;
+    if let Some((thread, traces)) = trace {
+        chrome_trace = thread.join().map_err(|_| io::Error::other("the merged-trace thread panicked"))??;
+        placement.place_all(traces)?;
+    }
     Ok(CrossRank { members, tables, chrome_trace, runtime_estimates_trace })
 }
 
@@ -483,9 +539,13 @@ fn write_runtime_estimates_trace(
     Ok(Some(path.to_string()))
 }
 
-/// zstd level of the lite manifest: a viewer's first fetch, so as small as zstd makes it (under a
-/// second for 1,000 ranks).
+/// zstd level of the lite manifest: a viewer's first fetch, so as small as zstd makes it while
+/// that is cheap, up to [`LITE_MANIFEST_SMALL`] bytes of JSON (a few dozen streams).
 const LITE_MANIFEST_ZSTD_LEVEL: i32 = 19;
+/// Above this, the lite manifest is compressed at zstd's default level. Measured on 1,000 ranks'
+/// (2.55 MB of JSON): 31.9 KB against level 19's 27.9 KB, in milliseconds against 0.85 s, a
+/// tenth of the merge then.
+const LITE_MANIFEST_SMALL: usize = 64 << 10;
 
 /// Writes `manifest.lite.json.zst`, the manifest without its file lists and hashes (`manifest`'s
 /// `files` are not listed yet: the lite manifest is one of them).
@@ -493,7 +553,9 @@ fn write_lite_manifest(root: &Path, manifest: &Manifest) -> io::Result<()> {
     let json = serde_json::to_vec(&schema::LiteManifest::from(manifest))?;
     // In one call, so that zstd sizes its tables to the input: a small bundle's lite manifest
     // costs kilobytes to compress, not level 19's full tables (about 90 MB).
-    fs::write(root.join(paths::MANIFEST_LITE), zstd::bulk::compress(&json, LITE_MANIFEST_ZSTD_LEVEL)?)
+    let level =
+        if json.len() <= LITE_MANIFEST_SMALL { LITE_MANIFEST_ZSTD_LEVEL } else { zstd::DEFAULT_COMPRESSION_LEVEL };
+    fs::write(root.join(paths::MANIFEST_LITE), zstd::bulk::compress(&json, level)?)
 }
 
 /// Writes JSON: pretty for files people read (manifest, schemas), compact for data.

@@ -407,14 +407,17 @@ pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
     Ok(manifest)
 }
 
-/// A damaged chunk found while the bundle was assembled is the shard's fault, not OUT's: the
-/// error names the shard as given (`labels`: each shard's local directory and its name).
+/// A damaged file found while the bundle was assembled (a chunk, a table, a trace) is the
+/// shard's fault, not OUT's: the error names the shard as given (`labels`: each shard's local
+/// directory and its name).
 fn blame_shard(error: BuildError, labels: &[(PathBuf, Utf8PathBuf)]) -> Result<BuildError, BuildError> {
     let BuildError::Io { source, .. } = &error else { return Err(error) };
-    let Some(blobs::DamagedChunk(path)) = source.get_ref().and_then(|e| e.downcast_ref()) else { return Err(error) };
+    let Some(blobs::DamagedFile { path, why }) = source.get_ref().and_then(|e| e.downcast_ref()) else {
+        return Err(error);
+    };
     let Some((dir, label)) = labels.iter().find(|(dir, _)| path.starts_with(dir)) else { return Err(error) };
     let file = path.strip_prefix(dir).expect("found by prefix").display();
-    Ok(refuse(label, format_args!("damaged shard: {file} does not match its blake3")))
+    Ok(refuse(label, format_args!("damaged shard: {file} {why}")))
 }
 
 /// Loads every shard: a directory, or a URL of object storage (`s3://`, `gs://`, `az://`), whose
@@ -615,7 +618,7 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
             let info = registry::find(Scope::Stream, &t.name)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: unknown table {:?}", t.name)))?;
             let path = file(&t.path)?;
-            check_table(&path, info.name).map_err(|e| refuse(dir, format_args!("damaged shard: {}: {e}", t.path)))?;
+            // Tables the cross-rank tables read are checked as they read them.
             tables.push(StagedTable { name: info.name, rows: t.rows, path });
         }
         let chrome_trace_path = s.chrome_trace.as_deref().map(file).transpose()?;
@@ -682,17 +685,6 @@ fn inside(dir: &Utf8Path, label: &Utf8Path, path: &str) -> Result<PathBuf, Build
         return Err(refuse(label, format_args!("damaged shard: a path outside it ({path:?})")));
     }
     Ok(dir.as_std_path().join(path))
-}
-
-/// Checks a table the cross-rank tables read decompresses and reads back as its type (the
-/// cross-rank tables trust what a build wrote; a shard's bytes, its hashes included, may come
-/// from anywhere).
-fn check_table(path: &Path, name: &str) -> Result<(), String> {
-    if !crate::analysis::cross_rank::READS.contains(&name) {
-        return Ok(());
-    }
-    let json = fs::read(path).and_then(|zst| zstd::decode_all(&zst[..])).map_err(|e| e.to_string())?;
-    crate::analysis::cross_rank::check_table(name, &json).map_err(|e| e.to_string())
 }
 
 /// Checks `slots.bin` holds exactly the slots the chunks list (its bytes were checked against

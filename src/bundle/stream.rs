@@ -170,7 +170,7 @@ const BIG_ARG: usize = 256;
 
 /// How a Chrome trace file starts: displayTimeUnit first, as Perfetto's streaming JSON reader
 /// wants it early.
-const TRACE_HEADER: &[u8] = b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+pub(super) const TRACE_HEADER: &[u8] = b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
 /// How a Chrome trace file ends.
 const TRACE_FOOTER: &[u8] = b"\n]}\n";
 /// gzip level of the Chrome traces.

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -279,19 +280,30 @@ fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_writ
     assert_refused(merge(&set, &out, &[]), &out, &["damaged-version", "built by tlparse-build 0.0.1"]);
     // A table the cross-rank tables read, replaced by well-formed zstd of JSON that is not that
     // table, its size and hash rewritten to match: the hashes alone cannot vouch for a shard.
-    let set = damaged("table", &|d| {
+    // Replaces a file of the shard in `d` and rewrites its size and hash in shard.json.
+    let forge = |d: &Path, path: &str, bytes: &[u8]| {
         let mut m = manifest(d);
+        fs::write(d.join(path), bytes).unwrap();
+        let entry = m["files"].as_array_mut().unwrap().iter_mut().find(|f| f["path"] == path).unwrap();
+        entry["size"] = bytes.len().into();
+        entry["blake3"] = blake3::hash(bytes).to_hex().as_str().into();
+        fs::write(d.join("shard.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+    };
+    let set = damaged("table", &|d| {
+        let m = manifest(d);
         let tables = m["streams"][0]["tables"].as_array().unwrap();
         let table = tables.iter().find(|t| t["name"] == "compile_directory").unwrap();
-        let path = table["path"].as_str().unwrap().to_string();
-        let bytes = zstd::encode_all(&b"{\"compiles\": 3}"[..], 3).unwrap();
-        fs::write(d.join(&path), &bytes).unwrap();
-        let entry = m["files"].as_array_mut().unwrap().iter_mut().find(|f| f["path"] == path.as_str()).unwrap();
-        entry["size"] = bytes.len().into();
-        entry["blake3"] = blake3::hash(&bytes).to_hex().as_str().into();
-        fs::write(d.join("shard.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+        forge(d, table["path"].as_str().unwrap(), &zstd::encode_all(&b"{\"compiles\": 3}"[..], 3).unwrap());
     });
-    assert_refused(merge(&set, &out, &[]), &out, &["damaged-table", "compile_directory"]);
+    assert_refused(merge(&set, &out, &[]), &out, &["damaged-table", "compile_directory", "does not read back"]);
+    // The same with the stream's Chrome trace: gzip of a trace whose one event is not an object.
+    let set = damaged("trace", &|d| {
+        let m = manifest(d);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n[1]\n]}\n").unwrap();
+        forge(d, m["streams"][0]["chrome_trace"].as_str().unwrap(), &gz.finish().unwrap());
+    });
+    assert_refused(merge(&set, &out, &[]), &out, &["damaged-trace", "trace.json.gz", "is not a Chrome trace"]);
 
     // Two shards of the same log name.
     assert_refused(merge(&with(shards[0].clone()), &out, &[]), &out, &["the same log name"]);

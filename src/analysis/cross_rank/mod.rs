@@ -13,6 +13,7 @@ pub mod runtime_estimates_trace;
 pub mod runtime_estimations;
 pub mod tensor_meta;
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -23,37 +24,19 @@ use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
 use crate::schema::tables::{self, CompileDirectory, CompileEntry};
 
-macro_rules! reads {
-    ($($ty:ty),* $(,)?) => {
-        /// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
-        pub const READS: &[&str] = &[$(<$ty as tlparse_bundle::Table>::NAME),*];
-
-        /// Whether `json` reads back as the table `name` of `READS` (any other name passes):
-        /// [`StreamTables::table`] trusts what it keeps, so tables that come from elsewhere than
-        /// this build (a shard) are checked with this first.
-        pub fn check_table(name: &str, json: &[u8]) -> Result<(), serde_json::Error> {
-            $(
-                if name == <$ty as tlparse_bundle::Table>::NAME {
-                    return serde_json::from_slice::<$ty>(json).map(drop);
-                }
-            )*
-            Ok(())
-        }
-    };
-}
-
-reads! {
-    CompileDirectory,
-    tables::CacheOutcomes,
-    tables::CompilationMetrics,
-    tables::CompileTime,
-    tables::Collectives,
-    tables::GraphExecution,
-    tables::RuntimeEstimates,
-    tables::Failures,
-    tables::Recompiles,
-    tables::GraphBreaks,
-}
+/// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
+pub const READS: &[&str] = &[
+    <CompileDirectory as tlparse_bundle::Table>::NAME,
+    <tables::CacheOutcomes as tlparse_bundle::Table>::NAME,
+    <tables::CompilationMetrics as tlparse_bundle::Table>::NAME,
+    <tables::CompileTime as tlparse_bundle::Table>::NAME,
+    <tables::Collectives as tlparse_bundle::Table>::NAME,
+    <tables::GraphExecution as tlparse_bundle::Table>::NAME,
+    <tables::RuntimeEstimates as tlparse_bundle::Table>::NAME,
+    <tables::Failures as tlparse_bundle::Table>::NAME,
+    <tables::Recompiles as tlparse_bundle::Table>::NAME,
+    <tables::GraphBreaks as tlparse_bundle::Table>::NAME,
+];
 
 /// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
 /// (`READS`), kept compressed and parsed on demand one stream at a time, so that memory grows with
@@ -63,6 +46,9 @@ pub struct StreamTables {
     /// Each per-stream table of `READS` the stream has, by name, as its file's bytes (JSON,
     /// zstd-compressed).
     tables: BTreeMap<&'static str, Vec<u8>>,
+    /// The first of `tables` found not to read back as its type (a shard's tables come from
+    /// elsewhere than this build: its hashes may be forged too), read as missing meanwhile.
+    damaged: Cell<Option<&'static str>>,
     /// The rows of the stream's `compile_directory` (none without one), without what no
     /// cross-rank table reads from them: their artifacts (`rank_differ` reads the table itself,
     /// one stream at a time), cache outcomes, graph breaks, restart and failure reasons.
@@ -74,7 +60,7 @@ impl StreamTables {
     /// directory's rows read.
     pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
         tables.retain(|name, _| READS.contains(name));
-        let mut s = StreamTables { member, tables, compiles: Vec::new() };
+        let mut s = StreamTables { member, tables, damaged: Cell::new(None), compiles: Vec::new() };
         s.compiles = s.table::<CompileDirectory>().map(|d| d.compiles).unwrap_or_default();
         for c in &mut s.compiles {
             c.artifacts = Vec::new();
@@ -87,14 +73,24 @@ impl StreamTables {
     }
 
     /// A per-stream table (one of `READS`), when the stream has it: parsed anew at each call.
+    /// One that does not read back is missing, and [`StreamTables::damaged`] names it.
     pub fn table<T: tlparse_bundle::Table>(&self) -> Option<T> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
-        // The bundle wrote these bytes from the same types a moment ago, so they always read back.
-        self.tables.get(name).map(|zst| {
-            let json = zstd::decode_all(&zst[..]).expect("per-stream tables decompress");
-            serde_json::from_slice(&json).expect("per-stream tables read back")
-        })
+        let zst = self.tables.get(name)?;
+        let json = zstd::decode_all(&zst[..]).ok();
+        let table = json.and_then(|json| serde_json::from_slice(&json).ok());
+        if table.is_none() && self.damaged.get().is_none() {
+            self.damaged.set(Some(name));
+        }
+        table
+    }
+
+    /// The first table [`StreamTables::table`] found damaged: the cross-rank tables computed
+    /// without it are wrong, and the bundle must not be written. (A build wrote its tables from
+    /// the same types a moment ago, so only a shard's can be.)
+    pub fn damaged(&self) -> Option<&'static str> {
+        self.damaged.get()
     }
 }
 
