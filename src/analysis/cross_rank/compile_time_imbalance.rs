@@ -4,14 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
 
 use super::{Alignment, CrossRankTable, StreamTables};
 use crate::parse::json_text::usable_number;
 use crate::schema::cross_rank::compile_time_imbalance::{
     CompileSpread, CompileTimeImbalance, PhaseSource, PhaseSpread, StreamCompileTime, StreamTime,
 };
-use crate::schema::tables::{CompilationMetrics, CompileTime, MetricsRow};
+#[cfg(doc)]
+use crate::schema::tables::MetricsRow;
+use crate::schema::tables::{CompilationMetrics, CompileTime};
 
 pub struct CompileTimeImbalanceTable;
 
@@ -40,10 +44,108 @@ fn round_ns(us: f64) -> f64 {
     (us * 1e3).round() / 1e3
 }
 
+/// What this table reads of a `compilation_metrics` table ([`CompilationMetrics`]): its rows'
+/// times. Its rows' other metrics and its shared values, most of its bytes, are skipped unbuilt.
+#[derive(Deserialize)]
+struct MetricsTimes {
+    metrics: Vec<MetricsTimesRow>,
+}
+
+/// What this table reads of a `compile_time` table ([`CompileTime`]): the stream's phase totals,
+/// not its per-compile rows.
+#[derive(Deserialize)]
+struct PhaseTotals {
+    phases: Vec<PhaseTotal>,
+}
+
+/// A [`CompileTime`] phase total: its name and time.
+#[derive(Deserialize)]
+struct PhaseTotal {
+    name: String,
+    total_us: f64,
+}
+
+/// A [`MetricsRow`] without the metrics no time is read from.
+#[derive(Deserialize)]
+struct MetricsTimesRow {
+    compile_id: Option<String>,
+    kind: String,
+    runtime: bool,
+    times_s: BTreeMap<String, f64>,
+    metrics: TimeMetrics,
+}
+
+/// The metrics named `*_time_us`, as logged (the last of duplicate names, as a JSON object
+/// keeps); none when the metrics are not an object.
+#[derive(Default)]
+struct TimeMetrics(Map<String, Value>);
+
+impl<'de> Deserialize<'de> for TimeMetrics {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = TimeMetrics;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the metrics as logged")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TimeMetrics, A::Error> {
+                let mut times = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key.ends_with("_time_us") {
+                        times.insert(key, map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(TimeMetrics(times))
+            }
+        }
+        // Metrics that are not an object hold no times (the full row keeps them as logged).
+        let value = d.deserialize_any(NotAnObject(Visit))?;
+        Ok(value.unwrap_or_default())
+    }
+}
+
+/// Reads an object with the visitor it wraps; any other JSON value is skipped, as `None`.
+struct NotAnObject<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for NotAnObject<V> {
+    type Value = Option<V::Value>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map).map(Some)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
 /// A compile's frame compile time (µs) from its metrics, for a stream without a compile directory
 /// total: `dynamo_cumulative_compile_time_us`, else `entire_frame_compile_time_s`.
-fn compile_time_us(row: &MetricsRow) -> Option<f64> {
+fn compile_time_us(row: &MetricsTimesRow) -> Option<f64> {
     row.metrics
+        .0
         .get("dynamo_cumulative_compile_time_us")
         .and_then(time)
         .or_else(|| row.times_s.get("entire_frame_compile_time_s").map(|&s| us_from_s(s)))
@@ -66,8 +168,8 @@ impl StreamTimes {
         // its lazily compiled backward, which its compilation_metrics entry does not count.
         let totals: BTreeMap<&str, f64> =
             s.compiles.iter().filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?)))).collect();
-        for row in s.table::<CompilationMetrics>().into_iter().flat_map(|m| m.metrics) {
-            let fields = row.metrics.as_object();
+        for row in s.table_as::<CompilationMetrics, MetricsTimes>().into_iter().flat_map(|m| m.metrics) {
+            let fields = Some(&row.metrics.0);
             if row.runtime {
                 let runtime =
                     fields.into_iter().flatten().filter(|(k, _)| k.starts_with("runtime_") && k.ends_with("_time_us"));
@@ -99,7 +201,7 @@ impl StreamTimes {
                 *t.phases.entry((PhaseSource::Metrics, name)).or_default() += us;
             }
         }
-        for p in s.table::<CompileTime>().into_iter().flat_map(|c| c.phases) {
+        for p in s.table_as::<CompileTime, PhaseTotals>().into_iter().flat_map(|c| c.phases) {
             *t.phases.entry((PhaseSource::Trace, p.name)).or_default() += p.total_us;
         }
         t.total_us = t.total_us.map(round_ns);

@@ -75,6 +75,12 @@ impl StreamTables {
     /// A per-stream table (one of `READS`), when the stream has it: parsed anew at each call.
     /// One that does not read back is missing, and [`StreamTables::damaged`] names it.
     pub fn table<T: tlparse_bundle::Table>(&self) -> Option<T> {
+        self.table_as::<T, T>()
+    }
+
+    /// A per-stream table read as `V`, a view of `T` that reads only some of its fields (and
+    /// skips the rest unbuilt): for tables whose rows hold much that a cross-rank table ignores.
+    pub fn table_as<T: tlparse_bundle::Table, V: serde::de::DeserializeOwned>(&self) -> Option<V> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
         let zst = self.tables.get(name)?;
