@@ -337,15 +337,22 @@ fn readable_whole(event: &[u8]) -> bool {
 /// megabytes of JSON, and building values of them cost more than the rest of the trace.
 /// `None` when the payload is not a JSON object.
 fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
-    let crate::parse::Fields(members) = serde_json::from_slice(payload).ok()?;
+    // One pass reads the event and its `args` object together; an event whose `args` is no
+    // object (or that one pass cannot read) is read member by member, `args` a second time.
+    let members = match serde_json::from_slice::<EventMembers>(payload) {
+        Ok(EventMembers(members)) => members,
+        Err(_) => two_pass_members(payload)?,
+    };
     let mut out = Vec::with_capacity(2 * BIG_EVENT);
     out.push(b'{');
     for (i, (key, value)) in members.iter().enumerate() {
         start_member(&mut out, i, key)?;
-        let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
-        let Some(crate::parse::Fields(args)) = args else {
-            out.extend_from_slice(value.get().as_bytes());
-            continue;
+        let args = match value {
+            Member::Raw(raw) => {
+                out.extend_from_slice(raw.get().as_bytes());
+                continue;
+            }
+            Member::Args(crate::parse::Fields(args)) => args,
         };
         out.push(b'{');
         for (j, (name, arg)) in args.iter().enumerate() {
@@ -362,6 +369,47 @@ fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
     }
     out.push(b'}');
     Some(out)
+}
+
+/// A member of an event as [`slim_event`] copies it: as logged, or, for an `args` object, member
+/// by member.
+enum Member<'a> {
+    Raw(&'a serde_json::value::RawValue),
+    Args(crate::parse::Fields<'a>),
+}
+
+/// An event's members in order, its `args` read as an object: fails when `args` is not one.
+struct EventMembers<'a>(Vec<(std::borrow::Cow<'a, str>, Member<'a>)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for EventMembers<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = EventMembers<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EventMembers<'a>, A::Error> {
+                let mut members = Vec::new();
+                while let Some(crate::parse::Key(key)) = map.next_key::<crate::parse::Key<'de>>()? {
+                    let value = if key == "args" { Member::Args(map.next_value()?) } else { Member::Raw(map.next_value()?) };
+                    members.push((key, value));
+                }
+                Ok(EventMembers(members))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// An event's members read as raw text, then an `args` that is an object read again as one.
+fn two_pass_members(payload: &[u8]) -> Option<Vec<(std::borrow::Cow<'_, str>, Member<'_>)>> {
+    let crate::parse::Fields(members) = serde_json::from_slice(payload).ok()?;
+    let members = members.into_iter().map(|(key, value)| {
+        let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
+        (key, args.map_or(Member::Raw(value), Member::Args))
+    });
+    Some(members.collect())
 }
 
 /// Writes the separator (after the first), the key and the colon of the `i`th member of an object.

@@ -112,28 +112,31 @@ impl PartialEq for Meta {
 /// borrow from the text unless they contain escapes.
 pub struct Fields<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
-impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+/// An object key, borrowed from the text unless it holds escapes (serde's own `Cow` impl always
+/// copies).
+pub struct Key<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        /// A key, borrowed when the text allows (serde's own `Cow` impl always copies).
-        struct Key<'a>(Cow<'a, str>);
-        impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct KeyVisit<'a>(std::marker::PhantomData<&'a ()>);
-                impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisit<'a> {
-                    type Value = Key<'a>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str("a string")
-                    }
-                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'a>, E> {
-                        Ok(Key(Cow::Borrowed(v)))
-                    }
-                    fn visit_str<E>(self, v: &str) -> Result<Key<'a>, E> {
-                        Ok(Key(Cow::Owned(v.to_string())))
-                    }
-                }
-                d.deserialize_str(KeyVisit(std::marker::PhantomData))
+        struct KeyVisit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisit<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
             }
         }
+        d.deserialize_str(KeyVisit(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visit<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
             type Value = Fields<'a>;
