@@ -392,7 +392,8 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for EventMembers<'a> {
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EventMembers<'a>, A::Error> {
                 let mut members = Vec::new();
                 while let Some(crate::parse::Key(key)) = map.next_key::<crate::parse::Key<'de>>()? {
-                    let value = if key == "args" { Member::Args(map.next_value()?) } else { Member::Raw(map.next_value()?) };
+                    let value =
+                        if key == "args" { Member::Args(map.next_value()?) } else { Member::Raw(map.next_value()?) };
                     members.push((key, value));
                 }
                 Ok(EventMembers(members))

@@ -144,7 +144,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
-                let mut fields = Vec::new();
+                // An envelope has about seven members: room for them without regrowing.
+                let mut fields = Vec::with_capacity(8);
                 while let Some((Key(key), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
                     fields.push((key, value));
                 }
