@@ -485,11 +485,7 @@ impl StreamWriter {
         let header_bytes = entry.header_bytes;
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
         let (envelope_stack, meta_stacks) = self.interner.intern_entry(stacks, &mut meta);
-        let kind_key = match &entry.name {
-            Some(name) => format!("{}:{name}", entry.kind),
-            None => entry.kind.clone(),
-        };
-        *self.kinds.entry(kind_key).or_default() += 1;
+        self.count_kind(&entry.kind, entry.name.as_deref());
         if let Some(id) = entry.compile_id {
             self.compile_ids.insert(id);
         }
@@ -510,6 +506,21 @@ impl StreamWriter {
             payload: entry.payload.filter(|p| p.spilled.is_none()).map(|p| p.bytes),
             new_stacks: self.interner.take_new(),
         })
+    }
+
+    /// Counts an entry of a kind (`artifact:NAME` for named kinds); a new string only for a kind
+    /// not seen before.
+    fn count_kind(&mut self, kind: &str, name: Option<&str>) {
+        let key = match name {
+            Some(name) => std::borrow::Cow::Owned(format!("{kind}:{name}")),
+            None => std::borrow::Cow::Borrowed(kind),
+        };
+        match self.kinds.get_mut(&*key) {
+            Some(count) => *count += 1,
+            None => {
+                self.kinds.insert(key.into_owned(), 1);
+            }
+        }
     }
 
     /// Appends a row to the index, its `line` left out where the rows before imply it (0 stands
