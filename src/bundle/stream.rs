@@ -663,4 +663,27 @@ mod tests {
         assert_eq!(slim["args"]["long"], "[302 bytes elided; the full event is blob abc]");
         assert!(slim_event(b"[1]", "abc").is_none());
     }
+
+    #[test]
+    fn big_events_read_in_one_pass_or_two_slim_alike() {
+        let long = "y".repeat(300);
+        // Escaped keys, a duplicate `args`, and `args` that are no object (read in two passes).
+        let events = [
+            format!(r#"{{"n\u0061me": "n", "args": {{"k\"ey": "{long}", "s": 1}}, "args": {{"t": 2}}}}"#),
+            format!(r#"{{"name": "n", "args": ["{long}"], "pad": "{long}"}}"#),
+            format!(r#"{{"name": "n", "args": "{long}", "more": {{"args": "{long}"}}}}"#),
+        ];
+        for event in &events {
+            let slim: Value = serde_json::from_slice(&slim_event(event.as_bytes(), "abc").unwrap()).unwrap();
+            assert_eq!(slim["name"], "n", "{event}");
+        }
+        assert!(serde_json::from_slice::<EventMembers>(events[0].as_bytes()).is_ok());
+        assert!(serde_json::from_slice::<EventMembers>(events[1].as_bytes()).is_err());
+        let slim = String::from_utf8(slim_event(events[0].as_bytes(), "abc").unwrap()).unwrap();
+        let elided = "[302 bytes elided; the full event is blob abc]";
+        assert_eq!(slim, format!(r#"{{"name":"n","args":{{"k\"ey":"{elided}","s":1}},"args":{{"t":2}}}}"#));
+        let slim: Value = serde_json::from_slice(&slim_event(events[1].as_bytes(), "abc").unwrap()).unwrap();
+        assert_eq!(slim["args"][0], long.as_str());
+        assert_eq!(slim["pad"], long.as_str());
+    }
 }

@@ -672,6 +672,19 @@ mod tests {
     }
 
     #[test]
+    fn plain_strings_read_as_a_parser_would() {
+        let texts = [r#""""#, r#""abc""#, "\"caf\u{e9}\"", r#""a\"b""#, r#""\u0041""#, "\"tab\there\"", "12", "null"];
+        for text in texts {
+            let parsed = json_text::parse(text).ok().and_then(|v| v.as_str().map(str::to_string));
+            match plain_string(text) {
+                Some(plain) => assert_eq!(Some(plain.to_string()), parsed, "{text:?}"),
+                None => assert!(text.contains(['\\', '\t']) || !text.starts_with('"'), "{text:?}"),
+            }
+        }
+        assert_eq!(plain_string(r#""abc""#), Some("abc"));
+    }
+
+    #[test]
     fn md5_mismatch_is_reported_and_payload_kept() {
         let rec = RawRecord::Entry {
             line: 3,
