@@ -205,6 +205,11 @@ impl ChunkWriter {
         }
         self.remember(hash)?;
         let open = &mut self.open[class];
+        if open.data.is_empty() {
+            // A chunk's buffer is sized once rather than doubled (and copied) a dozen times on
+            // its way to a megabyte; pages it never fills are never touched.
+            open.data.reserve(PACK_TARGET.max(bytes.len()));
+        }
         open.data.extend_from_slice(bytes);
         open.slots.push(Slot { hash, size: bytes.len() as u64 });
         if open.data.len() >= PACK_TARGET {

@@ -173,6 +173,7 @@ impl FileState<'_> {
 
     /// Files parsed records in log order: context, diagnostics, blobs, index rows.
     fn file(&mut self, parsed: Vec<Parsed>) -> io::Result<()> {
+        self.observed.reserve(parsed.len());
         for p in parsed {
             match p {
                 Parsed::Unreadable(u) => {

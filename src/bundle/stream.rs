@@ -337,15 +337,22 @@ fn readable_whole(event: &[u8]) -> bool {
 /// megabytes of JSON, and building values of them cost more than the rest of the trace.
 /// `None` when the payload is not a JSON object.
 fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
-    let crate::parse::Fields(members) = serde_json::from_slice(payload).ok()?;
+    // One pass reads the event and its `args` object together; an event whose `args` is no
+    // object (or that one pass cannot read) is read member by member, `args` a second time.
+    let members = match serde_json::from_slice::<EventMembers>(payload) {
+        Ok(EventMembers(members)) => members,
+        Err(_) => two_pass_members(payload)?,
+    };
     let mut out = Vec::with_capacity(2 * BIG_EVENT);
     out.push(b'{');
     for (i, (key, value)) in members.iter().enumerate() {
         start_member(&mut out, i, key)?;
-        let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
-        let Some(crate::parse::Fields(args)) = args else {
-            out.extend_from_slice(value.get().as_bytes());
-            continue;
+        let args = match value {
+            Member::Raw(raw) => {
+                out.extend_from_slice(raw.get().as_bytes());
+                continue;
+            }
+            Member::Args(crate::parse::Fields(args)) => args,
         };
         out.push(b'{');
         for (j, (name, arg)) in args.iter().enumerate() {
@@ -362,6 +369,48 @@ fn slim_event(payload: &[u8], hash: &str) -> Option<Vec<u8>> {
     }
     out.push(b'}');
     Some(out)
+}
+
+/// A member of an event as [`slim_event`] copies it: as logged, or, for an `args` object, member
+/// by member.
+enum Member<'a> {
+    Raw(&'a serde_json::value::RawValue),
+    Args(crate::parse::Fields<'a>),
+}
+
+/// An event's members in order, its `args` read as an object: fails when `args` is not one.
+struct EventMembers<'a>(Vec<(std::borrow::Cow<'a, str>, Member<'a>)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for EventMembers<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = EventMembers<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EventMembers<'a>, A::Error> {
+                let mut members = Vec::new();
+                while let Some(crate::parse::Key(key)) = map.next_key::<crate::parse::Key<'de>>()? {
+                    let value =
+                        if key == "args" { Member::Args(map.next_value()?) } else { Member::Raw(map.next_value()?) };
+                    members.push((key, value));
+                }
+                Ok(EventMembers(members))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// An event's members read as raw text, then an `args` that is an object read again as one.
+fn two_pass_members(payload: &[u8]) -> Option<Vec<(std::borrow::Cow<'_, str>, Member<'_>)>> {
+    let crate::parse::Fields(members) = serde_json::from_slice(payload).ok()?;
+    let members = members.into_iter().map(|(key, value)| {
+        let args = (key == "args").then(|| serde_json::from_str::<crate::parse::Fields>(value.get()).ok()).flatten();
+        (key, args.map_or(Member::Raw(value), Member::Args))
+    });
+    Some(members.collect())
 }
 
 /// Writes the separator (after the first), the key and the colon of the `i`th member of an object.
@@ -436,11 +485,7 @@ impl StreamWriter {
         let header_bytes = entry.header_bytes;
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
         let (envelope_stack, meta_stacks) = self.interner.intern_entry(stacks, &mut meta);
-        let kind_key = match &entry.name {
-            Some(name) => format!("{}:{name}", entry.kind),
-            None => entry.kind.clone(),
-        };
-        *self.kinds.entry(kind_key).or_default() += 1;
+        self.count_kind(&entry.kind, entry.name.as_deref());
         if let Some(id) = entry.compile_id {
             self.compile_ids.insert(id);
         }
@@ -461,6 +506,21 @@ impl StreamWriter {
             payload: entry.payload.filter(|p| p.spilled.is_none()).map(|p| p.bytes),
             new_stacks: self.interner.take_new(),
         })
+    }
+
+    /// Counts an entry of a kind (`artifact:NAME` for named kinds); a new string only for a kind
+    /// not seen before.
+    fn count_kind(&mut self, kind: &str, name: Option<&str>) {
+        let key = match name {
+            Some(name) => std::borrow::Cow::Owned(format!("{kind}:{name}")),
+            None => std::borrow::Cow::Borrowed(kind),
+        };
+        match self.kinds.get_mut(&*key) {
+            Some(count) => *count += 1,
+            None => {
+                self.kinds.insert(key.into_owned(), 1);
+            }
+        }
     }
 
     /// Appends a row to the index, its `line` left out where the rows before imply it (0 stands
@@ -602,5 +662,28 @@ mod tests {
         assert_eq!(slim["args"]["short"], serde_json::json!([1, 2]));
         assert_eq!(slim["args"]["long"], "[302 bytes elided; the full event is blob abc]");
         assert!(slim_event(b"[1]", "abc").is_none());
+    }
+
+    #[test]
+    fn big_events_read_in_one_pass_or_two_slim_alike() {
+        let long = "y".repeat(300);
+        // Escaped keys, a duplicate `args`, and `args` that are no object (read in two passes).
+        let events = [
+            format!(r#"{{"n\u0061me": "n", "args": {{"k\"ey": "{long}", "s": 1}}, "args": {{"t": 2}}}}"#),
+            format!(r#"{{"name": "n", "args": ["{long}"], "pad": "{long}"}}"#),
+            format!(r#"{{"name": "n", "args": "{long}", "more": {{"args": "{long}"}}}}"#),
+        ];
+        for event in &events {
+            let slim: Value = serde_json::from_slice(&slim_event(event.as_bytes(), "abc").unwrap()).unwrap();
+            assert_eq!(slim["name"], "n", "{event}");
+        }
+        assert!(serde_json::from_slice::<EventMembers>(events[0].as_bytes()).is_ok());
+        assert!(serde_json::from_slice::<EventMembers>(events[1].as_bytes()).is_err());
+        let slim = String::from_utf8(slim_event(events[0].as_bytes(), "abc").unwrap()).unwrap();
+        let elided = "[302 bytes elided; the full event is blob abc]";
+        assert_eq!(slim, format!(r#"{{"name":"n","args":{{"k\"ey":"{elided}","s":1}},"args":{{"t":2}}}}"#));
+        let slim: Value = serde_json::from_slice(&slim_event(events[1].as_bytes(), "abc").unwrap()).unwrap();
+        assert_eq!(slim["args"][0], long.as_str());
+        assert_eq!(slim["pad"], long.as_str());
     }
 }

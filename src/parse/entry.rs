@@ -112,28 +112,31 @@ impl PartialEq for Meta {
 /// borrow from the text unless they contain escapes.
 pub struct Fields<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
-impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+/// An object key, borrowed from the text unless it holds escapes (serde's own `Cow` impl always
+/// copies).
+pub struct Key<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        /// A key, borrowed when the text allows (serde's own `Cow` impl always copies).
-        struct Key<'a>(Cow<'a, str>);
-        impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct KeyVisit<'a>(std::marker::PhantomData<&'a ()>);
-                impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisit<'a> {
-                    type Value = Key<'a>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str("a string")
-                    }
-                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'a>, E> {
-                        Ok(Key(Cow::Borrowed(v)))
-                    }
-                    fn visit_str<E>(self, v: &str) -> Result<Key<'a>, E> {
-                        Ok(Key(Cow::Owned(v.to_string())))
-                    }
-                }
-                d.deserialize_str(KeyVisit(std::marker::PhantomData))
+        struct KeyVisit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisit<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
             }
         }
+        d.deserialize_str(KeyVisit(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visit<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
             type Value = Fields<'a>;
@@ -141,7 +144,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
-                let mut fields = Vec::new();
+                // An envelope has about seven members: room for them without regrowing.
+                let mut fields = Vec::with_capacity(8);
                 while let Some((Key(key), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
                     fields.push((key, value));
                 }
@@ -154,14 +158,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
 
 /// The envelope's context keys in log order, a later duplicate replacing the earlier value (as
 /// a JSON map would). A handful of keys: a list beats hashing them.
+/// Keys borrow from the envelope's text, as [`Fields`] read them.
 #[derive(Default)]
-struct Envelope(Vec<(String, Value)>);
+struct Envelope<'a>(Vec<(Cow<'a, str>, Value)>);
 
-impl Envelope {
-    fn insert(&mut self, key: &str, value: Value) {
-        match self.0.iter_mut().find(|(k, _)| k == key) {
+impl<'a> Envelope<'a> {
+    fn insert(&mut self, key: Cow<'a, str>, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
-            None => self.0.push((key.to_string(), value)),
+            None => self.0.push((key, value)),
         }
     }
 
@@ -188,11 +193,23 @@ fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, 
             return Value::from(n);
         }
     }
+    if let Some(plain) = plain_string(text) {
+        return Value::String(plain.to_string());
+    }
     json_text::parse(text).unwrap_or_else(|refused: Refused| {
         let why = refused.describe(&format!("context value {key:?}"));
         problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
         Value::String(text.to_string())
     })
+}
+
+/// The content of a JSON string written without escapes (`has_payload`'s md5, most context
+/// strings): what a parser would read, without one. `None` for any other value.
+fn plain_string(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    // Valid JSON text (a raw value) with no backslash has no quote inside; control characters
+    // would be refused by a parser, so they go to one.
+    inner.bytes().all(|b| b != b'\\' && b >= 0x20).then_some(inner)
 }
 
 /// The kind's metadata: parsed when the parser needs to look inside (string table, stacks,
@@ -352,7 +369,8 @@ pub fn parse_record(record: RawRecord) -> Parsed {
         if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&&*key) {
             kind_meta = Some((key.into_owned(), raw));
         } else {
-            envelope.insert(&key, context_value(&key, raw, &mut problems));
+            let value = context_value(&key, raw, &mut problems);
+            envelope.insert(key, value);
         }
     }
     let (kind, meta, meta_text) = match kind_meta {
@@ -380,14 +398,18 @@ pub fn parse_record(record: RawRecord) -> Parsed {
     // extra context rather than being dropped.
     let stack = match envelope.remove("stack") {
         Some(Value::String(text)) => {
-            envelope.insert("stack", Value::String(text));
+            envelope.insert(Cow::Borrowed("stack"), Value::String(text));
             None
         }
         stack => stack,
     };
     // Everything left (unknown context keys, structural keys with values of an unexpected type)
     // is kept as extra context, in log order.
-    let extra: Map<String, Value> = if envelope.0.is_empty() { Map::new() } else { envelope.0.into_iter().collect() };
+    let extra: Map<String, Value> = if envelope.0.is_empty() {
+        Map::new()
+    } else {
+        envelope.0.into_iter().map(|(k, v)| (k.into_owned(), v)).collect()
+    };
     let name = if NAMED_KINDS.contains(&kind.as_str()) {
         // Metadata kept as text still names its artifact (unless the name is what is refused).
         let shallow = meta_text.as_deref().map(json_text::shallow_value);
@@ -568,18 +590,24 @@ fn take_compile_id(envelope: &mut Envelope) -> Option<CompileId> {
     (id.compiled_autograd_id.is_some() || id.frame_id.is_some() || id.frame_compile_id.is_some()).then_some(id)
 }
 
-/// The compile id as tlparse shows it: `[0/1]`, `[0/1_2]`, `[!0/1/2]`, `[!0/-/-]`.
+/// The compile id as tlparse shows it: `[0/1]`, `[0/1_2]`, `[!0/1/2]`, `[!0/-/-]`. Written into
+/// one string (every entry with a compile id has its row show it).
 pub fn display_compile_id(id: &CompileId) -> String {
-    let part = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    let mut s = String::from("[");
+    use std::fmt::Write;
+    let part = |s: &mut String, v: Option<u64>| match v {
+        Some(v) => write!(s, "{v}").expect("writing to a string"),
+        None => s.push('-'),
+    };
+    let mut s = String::with_capacity(16);
+    s.push('[');
     if let Some(ca) = id.compiled_autograd_id {
-        s.push_str(&format!("!{ca}/"));
+        write!(s, "!{ca}/").expect("writing to a string");
     }
-    s.push_str(&part(id.frame_id));
+    part(&mut s, id.frame_id);
     s.push('/');
-    s.push_str(&part(id.frame_compile_id));
+    part(&mut s, id.frame_compile_id);
     if let Some(attempt) = id.attempt.filter(|&a| a != 0) {
-        s.push_str(&format!("_{attempt}"));
+        write!(s, "_{attempt}").expect("writing to a string");
     }
     s.push(']');
     s
@@ -641,6 +669,19 @@ mod tests {
         assert_eq!(display_compile_id(&id(None, Some(1), Some(0), Some(1))), "[1/0_1]");
         assert_eq!(display_compile_id(&id(Some(0), Some(2), Some(0), None)), "[!0/2/0]");
         assert_eq!(display_compile_id(&id(Some(0), None, None, Some(0))), "[!0/-/-]");
+    }
+
+    #[test]
+    fn plain_strings_read_as_a_parser_would() {
+        let texts = [r#""""#, r#""abc""#, "\"caf\u{e9}\"", r#""a\"b""#, r#""\u0041""#, "\"tab\there\"", "12", "null"];
+        for text in texts {
+            let parsed = json_text::parse(text).ok().and_then(|v| v.as_str().map(str::to_string));
+            match plain_string(text) {
+                Some(plain) => assert_eq!(Some(plain.to_string()), parsed, "{text:?}"),
+                None => assert!(text.contains(['\\', '\t']) || !text.starts_with('"'), "{text:?}"),
+            }
+        }
+        assert_eq!(plain_string(r#""abc""#), Some("abc"));
     }
 
     #[test]

@@ -49,7 +49,9 @@ pub fn parse_prefix(line: &str) -> Option<Prefix<'_>> {
         return None;
     }
     let after_pid = after_pid.trim_start_matches(' ');
-    let close = after_pid.find("] ")?;
+    // The first `] `, found with memchr: a string searcher's setup costs more than the search.
+    let rest = after_pid.as_bytes();
+    let close = memchr::memchr_iter(b']', rest).find(|&at| rest.get(at + 1) == Some(&b' '))?;
     let source = &after_pid[..close];
     let (_, lineno) = source.rsplit_once(':')?;
     if lineno.is_empty() || !lineno.bytes().all(|b| b.is_ascii_digit()) {

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 pub use entry::{
-    BlobId, Entry, Fields, Meta, NAMED_KINDS, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex,
+    BlobId, Entry, Fields, Key, Meta, NAMED_KINDS, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex,
     parse_record,
 };
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
