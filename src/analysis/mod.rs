@@ -14,6 +14,7 @@ pub mod compile_summary;
 pub mod compile_time;
 pub mod compiles;
 pub mod cross_rank;
+pub mod digest_ids;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
