@@ -269,7 +269,7 @@ impl CompileClock {
     /// number, which tlparse shows), else from its trace events; the rest from its trace events.
     pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
         let traced = self.traced.get(&id.map(normalize)).copied().unwrap_or_default();
-        let logged = id.and_then(|id| compiles.get(id)?.metrics.as_ref()?.frame_compile_us());
+        let logged = id.and_then(|id| compiles.metrics(compiles.get(id)?)?.frame_compile_us());
         CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
     }
 }

@@ -23,6 +23,7 @@ pub mod graph_sizes;
 pub mod guards;
 pub mod inputs;
 pub mod log_volume;
+pub mod metrics;
 pub mod packed_rows;
 pub mod provenance;
 pub mod recompiles;

@@ -98,7 +98,7 @@ impl SearchTable {
     fn add_compiles(&mut self, ctx: &Finish) {
         let c = ctx.compiles;
         for r in &c.records {
-            let at = Some(self.compile(&r.display));
+            let at = Some(self.compile(&r.display()));
             if let Some(code) = compiled_code(c, ctx.stacks, r) {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
@@ -109,7 +109,7 @@ impl SearchTable {
             for reason in &r.graph_breaks {
                 self.add(SearchKind::GraphBreak, reason, at);
             }
-            let Some(m) = r.metrics.as_deref() else { continue };
+            let Some(m) = c.metrics(r) else { continue };
             if m.failed {
                 let failure = match (m.fail_type.as_deref(), m.fail_reason.as_deref()) {
                     (Some(t), Some(reason)) => format!("{t}: {reason}"),
