@@ -91,10 +91,10 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
 }
 
 /// Every compile's alignment key as a string, by the alignment's own keying (one algorithm for
-/// cross-rank tables and run comparison); keyed from rows without their artifacts, which the
-/// keying does not read.
+/// cross-rank tables and run comparison); keyed from rows holding only what the keying reads
+/// (a long log's full rows, all at once, were megabytes).
 fn align_keys(ctx: &Finish) -> Vec<String> {
-    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| summary(ctx, r)).collect();
+    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| key_row(ctx, r)).collect();
     let keys = alignment::stream_keys(&alignment::StreamCompiles { stream: "", compiles: &rows });
     keys.iter().map(alignment::key_string).collect()
 }
@@ -117,6 +117,39 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
         name: frame.name.clone(),
         from: CodeSource::DynamoStart,
     })
+}
+
+/// A row with only what the alignment keying reads: the compile id and its code.
+fn key_row(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
+    CompileEntry {
+        compile_id: r.display(),
+        cid: r.id,
+        dir: String::new(),
+        status: r.status(),
+        restarted_as: None,
+        graph_compiles: Vec::new(),
+        co_name: None,
+        co_filename: None,
+        co_firstlineno: None,
+        code: compiled_code(ctx.compiles, ctx.stacks, r),
+        stack: None,
+        first_seq: 0,
+        last_seq: 0,
+        start_ts: String::new(),
+        end_ts: String::new(),
+        start_time: None,
+        duration_s: None,
+        backward_s: None,
+        total_s: None,
+        other_s: None,
+        fail_type: None,
+        fail_reason: None,
+        restart_reasons: Vec::new(),
+        graph_breaks: Vec::new(),
+        cache: Vec::new(),
+        artifacts: Vec::new(),
+        align_key: None,
+    }
 }
 
 /// A row without its artifacts nor its alignment key.
