@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
+use hashbrown::HashTable;
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -409,7 +411,9 @@ pub fn dir_name(id: &CompileId) -> String {
 #[derive(Default)]
 pub struct Compiles {
     pub records: Vec<CompileRecord>,
-    by_id: HashMap<CompileId, usize>,
+    /// Each record's index, hashed by its id (a map would hold every id a second time).
+    by_id: HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
     /// Records of each frame compile (all its attempts), filled by `settle`.
     by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
     /// Artifacts logged outside any compile.
@@ -468,7 +472,7 @@ impl Compiles {
 
     /// The record of a compile id, if the stream has it.
     pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
-        self.by_id.get(&normalize(id)).map(|&i| &self.records[i])
+        self.index_of(&normalize(id)).map(|i| &self.records[i])
     }
 
     /// The row of an artifact.
@@ -641,6 +645,34 @@ impl Compiles {
         artifacts.iter().filter_map(outcome).collect()
     }
 
+    /// The index of a (normalized) compile id's record, if it has one.
+    fn index_of(&self, id: &CompileId) -> Option<usize> {
+        let records = &self.records;
+        self.by_id.find(self.hasher.hash_one(id), |&i| records[i as usize].id == *id).map(|&i| i as usize)
+    }
+
+    /// A new record for a compile id first seen in `ev`; returns its index.
+    fn add_record(&mut self, id: CompileId, ev: &Event) -> usize {
+        self.records.push(CompileRecord {
+            id,
+            first_seq: ev.seq,
+            last_seq: ev.seq,
+            start_ts: Stamp::new(ev.ts),
+            end_ts: Stamp::new(ev.ts),
+            start_stack: None,
+            metrics: None,
+            artifacts: Artifacts::Live(Vec::new()),
+            graph_breaks: Vec::new(),
+            next_attempt: None,
+            graph_compiles: Vec::new(),
+            graph_spans: GraphSpans::default(),
+        });
+        let index = self.records.len() - 1;
+        let (records, hasher) = (&self.records, &self.hasher);
+        self.by_id.insert_unique(hasher.hash_one(id), index as u32, |&i| hasher.hash_one(records[i as usize].id));
+        index
+    }
+
     pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let mut artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
@@ -652,23 +684,10 @@ impl Compiles {
             return;
         };
         let id = normalize(raw_id);
-        let index = *self.by_id.entry(id).or_insert_with(|| {
-            self.records.push(CompileRecord {
-                id,
-                first_seq: ev.seq,
-                last_seq: ev.seq,
-                start_ts: Stamp::new(ev.ts),
-                end_ts: Stamp::new(ev.ts),
-                start_stack: None,
-                metrics: None,
-                artifacts: Artifacts::Live(Vec::new()),
-                graph_breaks: Vec::new(),
-                next_attempt: None,
-                graph_compiles: Vec::new(),
-                graph_spans: GraphSpans::default(),
-            });
-            self.records.len() - 1
-        });
+        let index = match self.index_of(&id) {
+            Some(index) => index,
+            None => self.add_record(id, ev),
+        };
         let record = &mut self.records[index];
         let graph = record.graph_spans.see(ev);
         if let Some(a) = &mut artifact {
@@ -709,7 +728,7 @@ impl Compiles {
             let id = self.records[i].id;
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
-            self.records[i].next_attempt = self.by_id.get(&next).copied();
+            self.records[i].next_attempt = self.index_of(&next);
         }
         self.link_captures();
     }
