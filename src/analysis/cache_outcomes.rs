@@ -312,7 +312,7 @@ impl Table for CacheOutcomesTable {
             let lookups = self.lookups.remove(&Some(r.id)).unwrap_or_default();
             let metrics = ctx.compiles.cache_metrics(r);
             if !lookups.is_empty() || !metrics.is_empty() {
-                compiles.push(row(Some(r.display.clone()), lookups, metrics));
+                compiles.push(row(Some(r.display()), lookups, metrics));
             }
         }
         // Ids known only from payloads, then lookups outside any compile.

@@ -91,10 +91,10 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
 }
 
 /// Every compile's alignment key as a string, by the alignment's own keying (one algorithm for
-/// cross-rank tables and run comparison); keyed from rows without their artifacts, which the
-/// keying does not read.
+/// cross-rank tables and run comparison); keyed from rows holding only what the keying reads
+/// (a long log's full rows, all at once, were megabytes).
 fn align_keys(ctx: &Finish) -> Vec<String> {
-    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| summary(ctx, r)).collect();
+    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| key_row(ctx, r)).collect();
     let keys = alignment::stream_keys(&alignment::StreamCompiles { stream: "", compiles: &rows });
     keys.iter().map(alignment::key_string).collect()
 }
@@ -103,7 +103,7 @@ fn align_keys(ctx: &Finish) -> Vec<String> {
 /// innermost user frame of its `dynamo_start` stack (whose line torch logs as the code's first
 /// line: checked on torch 2.15, e.g. `rank_local_metric` at ranks_shifted.py:24 in both).
 pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord) -> Option<CompiledCode> {
-    if let Some(m) = r.metrics.as_deref()
+    if let Some(m) = c.metrics(r)
         && let (Some(filename), Some(line), Some(name)) = (&m.co_filename, m.co_firstlineno, &m.co_name)
     {
         let (filename, name) = (filename.to_string(), name.to_string());
@@ -119,21 +119,55 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
     })
 }
 
+/// A row with only what the alignment keying reads: the compile id and its code.
+fn key_row(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
+    CompileEntry {
+        compile_id: r.display(),
+        cid: r.id,
+        dir: String::new(),
+        status: r.status(),
+        restarted_as: None,
+        graph_compiles: Vec::new(),
+        co_name: None,
+        co_filename: None,
+        co_firstlineno: None,
+        code: compiled_code(ctx.compiles, ctx.stacks, r),
+        stack: None,
+        first_seq: 0,
+        last_seq: 0,
+        start_ts: String::new(),
+        end_ts: String::new(),
+        start_time: None,
+        duration_s: None,
+        backward_s: None,
+        total_s: None,
+        other_s: None,
+        fail_type: None,
+        fail_reason: None,
+        restart_reasons: Vec::new(),
+        graph_breaks: Vec::new(),
+        cache: Vec::new(),
+        artifacts: Vec::new(),
+        align_key: None,
+    }
+}
+
 /// A row without its artifacts nor its alignment key.
 fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
     let c = ctx.compiles;
-    let m = r.metrics.as_deref();
+    let metrics = c.metrics(r);
+    let m = metrics.as_ref();
     // The compile's time in the parts `compile_time` reports, in seconds.
     let parts = ctx.clock.parts(c, Some(&r.id));
     let s = |us: Option<f64>| us.map(|us| us / 1e6);
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
-        compile_id: r.display.clone(),
+        compile_id: r.display(),
         cid: r.id,
         dir: compiles::dir_name(&r.id),
         status: r.status(),
-        restarted_as: r.next_attempt.map(|n| c.records[n].display.clone()),
-        graph_compiles: r.graph_compiles.iter().map(|&n| c.records[n].display.clone()).collect(),
+        restarted_as: r.next_attempt.map(|n| c.records[n].display()),
+        graph_compiles: r.graph_compiles.iter().map(|&n| c.records[n].display()).collect(),
         co_name: text(|m| &m.co_name),
         co_filename: text(|m| &m.co_filename),
         co_firstlineno: m.and_then(|m| m.co_firstlineno),
@@ -141,8 +175,8 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         stack: r.start_stack,
         first_seq: r.first_seq,
         last_seq: r.last_seq,
-        start_ts: r.start_ts.clone(),
-        end_ts: r.end_ts.clone(),
+        start_ts: r.start_ts.as_str().to_string(),
+        end_ts: r.end_ts.as_str().to_string(),
         start_time: m.and_then(|m| m.start_time),
         // As logged when it is, not through µs and back.
         duration_s: m.and_then(|m| m.entire_frame_compile_time_s).or(s(parts.forward_us)),
@@ -151,9 +185,9 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         other_s: s(parts.other_us),
         fail_type: text(|m| &m.fail_type),
         fail_reason: text(|m| &m.fail_reason),
-        restart_reasons: r.restart_reasons().to_vec(),
+        restart_reasons: m.map_or_else(Vec::new, |m| m.restart_reasons.clone()),
         graph_breaks: r.graph_breaks.clone(),
-        cache: r.cache.clone(),
+        cache: c.cache(r),
         artifacts: Vec::new(),
         align_key: None,
     }

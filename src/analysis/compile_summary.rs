@@ -66,7 +66,7 @@ fn slow(ctx: &Finish, r: &CompileRecord) -> SlowCompile {
     let parts = ctx.clock.parts(ctx.compiles, Some(&r.id));
     let code = compile_directory::compiled_code(ctx.compiles, ctx.stacks, r);
     SlowCompile {
-        compile_id: r.display.clone(),
+        compile_id: r.display(),
         status: r.status(),
         total_s: parts.total_us().unwrap_or(0.0) / 1e6,
         forward_s: parts.forward_us.map(|us| us / 1e6),

@@ -3,7 +3,9 @@
 //! backward, other), which `compile_directory` reports too.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
+use hashbrown::HashTable;
 use indexmap::IndexSet;
 
 use serde::{Serialize, Serializer};
@@ -259,17 +261,60 @@ impl CompileParts {
 
 /// Each compile's parts as its trace events time them, handed to the tables that report a
 /// compile's time (`compile_time`, `compile_directory`) so that they report the same.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct CompileClock {
-    traced: HashMap<Option<CompileId>, CompileParts>,
+    /// The table's compile ids and their index, copied when it finishes observing.
+    compiles: CompileIndex,
+    /// Each compile's parts, by its index.
+    traced: Vec<CompileParts>,
+}
+
+/// Compile ids, each once, and the index of each: a table of indexes hashed by the id they point
+/// to (a map would hold every id a second time).
+#[derive(Default, Clone)]
+struct CompileIndex {
+    ids: Vec<Option<CompileId>>,
+    index: HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl CompileIndex {
+    fn get(&self, id: &Option<CompileId>) -> Option<usize> {
+        let ids = &self.ids;
+        self.index.find(self.hasher.hash_one(id), |&i| ids[i as usize] == *id).map(|&i| i as usize)
+    }
+
+    /// The index of `id`, and whether it is new.
+    fn insert(&mut self, id: Option<CompileId>) -> (usize, bool) {
+        if let Some(i) = self.get(&id) {
+            return (i, false);
+        }
+        let i = self.ids.len();
+        self.ids.push(id);
+        let (ids, hasher) = (&self.ids, &self.hasher);
+        self.index.insert_unique(hasher.hash_one(id), i as u32, |&i| hasher.hash_one(ids[i as usize]));
+        (i, true)
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+impl std::ops::Index<usize> for CompileIndex {
+    type Output = Option<CompileId>;
+    fn index(&self, i: usize) -> &Option<CompileId> {
+        &self.ids[i]
+    }
 }
 
 impl CompileClock {
     /// A compile's parts: the forward from its `compilation_metrics` when logged (torch's own
     /// number, which tlparse shows), else from its trace events; the rest from its trace events.
     pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
-        let traced = self.traced.get(&id.map(normalize)).copied().unwrap_or_default();
-        let logged = id.and_then(|id| compiles.get(id)?.metrics.as_ref()?.frame_compile_us());
+        let at = self.compiles.get(&id.map(normalize));
+        let traced = at.map_or_else(CompileParts::default, |at| self.traced[at]);
+        let logged = id.and_then(|id| compiles.metrics(compiles.get(id)?)?.frame_compile_us());
         CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
     }
 }
@@ -369,8 +414,7 @@ struct OverlapCount {
 
 #[derive(Default)]
 pub struct CompileTimeTable {
-    compiles: Vec<Option<CompileId>>,
-    compile_index: HashMap<Option<CompileId>, usize>,
+    compiles: CompileIndex,
     states: Vec<CompileState>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
     names: Vec<String>,
@@ -402,16 +446,16 @@ impl CompileTimeTable {
             backward_us: s.backward.map(us),
             other_us: s.other.map(us),
         };
-        CompileClock { traced: self.compiles.iter().copied().zip(self.states.iter().map(parts)).collect() }
+        CompileClock { compiles: self.compiles.clone(), traced: self.states.iter().map(parts).collect() }
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
-        *self.compile_index.entry(id).or_insert_with(|| {
-            self.compiles.push(id);
+        let (index, new) = self.compiles.insert(id);
+        if new {
             self.states.push(CompileState::default());
             self.nodes.push(CompileNodes::Live(Vec::new()));
-            self.compiles.len() - 1
-        })
+        }
+        index
     }
 
     /// A compile's nodes, to change: thawed if frozen, and the least recently used compile's
@@ -712,7 +756,7 @@ impl Table for CompileTimeTable {
             }
         }
         self.node_index = HashMap::default();
-        let parts = self.compiles.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
+        let parts = self.compiles.ids.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
         let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();
         let overlaps = self.overlap_rows();

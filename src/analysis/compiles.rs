@@ -2,13 +2,17 @@
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
+use hashbrown::HashTable;
 use indexmap::IndexSet;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::packed_rows::Compressed;
+pub use super::metrics::Metrics;
+use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
 use super::{Diagnostics, Event};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
@@ -52,20 +56,16 @@ pub struct CompileRecord {
     /// The id; a missing `attempt` is read as attempt 0 when `frame_compile_id` is set (as
     /// tlparse does), so runtime entries logged without an attempt join their compile.
     pub id: CompileId,
-    /// `[0/1]`.
-    pub display: String,
     pub first_seq: u64,
     pub last_seq: u64,
-    pub start_ts: String,
-    pub end_ts: String,
+    pub start_ts: Stamp,
+    pub end_ts: Stamp,
     /// The `dynamo_start` stack's id in the stream's stack table.
     pub start_stack: Option<u32>,
-    /// The compile's first `compilation_metrics`, as far as the shared facts read it.
-    pub metrics: Option<Box<Metrics>>,
+    /// The compile's first `compilation_metrics` ([`Compiles::metrics`] reads it).
+    metrics: Option<HeldMetrics>,
     /// Every artifact, in log order (see [`CompileRecord::artifacts`]).
     artifacts: Artifacts,
-    /// Cache outcomes, in log order.
-    pub cache: Vec<CacheOutcome>,
     /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
     pub graph_breaks: Vec<String>,
     /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
@@ -75,6 +75,44 @@ pub struct CompileRecord {
     pub graph_compiles: Vec<usize>,
     /// Which AOT graph Inductor is compiling for this compile id.
     graph_spans: GraphSpans,
+}
+
+/// A compile's metrics as its record holds them: the row of their bytes in
+/// `Compiles::metrics`, and the status they give.
+#[derive(Debug, Clone, Copy)]
+struct HeldMetrics {
+    row: u32,
+    status: CompileStatus,
+}
+
+/// A glog timestamp (`1118 14:22:33.123456`), held in the record itself when it fits (a long
+/// log's thousands of compiles each have two).
+#[derive(Debug, Clone)]
+pub enum Stamp {
+    Inline(u8, [u8; STAMP_INLINE]),
+    Heap(Box<str>),
+}
+
+const STAMP_INLINE: usize = 22;
+
+impl Stamp {
+    pub fn new(ts: &str) -> Stamp {
+        match ts.len() {
+            len @ 0..=STAMP_INLINE => {
+                let mut bytes = [0; STAMP_INLINE];
+                bytes[..len].copy_from_slice(ts.as_bytes());
+                Stamp::Inline(len as u8, bytes)
+            }
+            _ => Stamp::Heap(ts.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Stamp::Inline(len, bytes) => std::str::from_utf8(&bytes[..*len as usize]).expect("copied from a str"),
+            Stamp::Heap(ts) => ts,
+        }
+    }
 }
 
 /// Which AOT graph of a compile id Inductor is compiling, from the trace spans torch opens
@@ -172,42 +210,6 @@ pub fn graph_role(aot_id: &str) -> Option<GraphRole> {
         "backward" => Some(GraphRole::Backward),
         "inference" => Some(GraphRole::Inference),
         _ => None,
-    }
-}
-
-/// What the shared facts read of a compile's `compilation_metrics`, read once: the whole object
-/// (dozens of fields, some of them whole configs) held for every compile of a long log was
-/// several MiB.
-#[derive(Debug, Clone, Default)]
-pub struct Metrics {
-    pub co_name: Option<Box<str>>,
-    pub co_filename: Option<Box<str>>,
-    pub co_firstlineno: Option<i64>,
-    pub start_time: Option<f64>,
-    pub entire_frame_compile_time_s: Option<f64>,
-    /// The same time in µs, which older torch (late 2024) logs instead.
-    pub dynamo_cumulative_compile_time_us: Option<f64>,
-    /// `fail_type` is set (not null), whatever its type.
-    pub failed: bool,
-    pub fail_type: Option<Box<str>>,
-    pub fail_reason: Option<Box<str>>,
-    /// Empty when null or absent.
-    pub restart_reasons: Vec<String>,
-    pub graph_op_count: Option<u64>,
-    pub graph_node_count: Option<u64>,
-    pub graph_input_count: Option<u64>,
-    pub guard_count: Option<u64>,
-    pub shape_env_guard_count: Option<u64>,
-    /// The non-zero cache counters (number fields named `*cache*`, but the cache sizes): name (in
-    /// `Compiles::names`) and value.
-    cache_counters: Vec<(u32, f64)>,
-}
-
-impl Metrics {
-    /// The frame compile's time in µs: `entire_frame_compile_time_s`, else
-    /// `dynamo_cumulative_compile_time_us` (they agree wherever both are logged).
-    pub fn frame_compile_us(&self) -> Option<f64> {
-        self.entire_frame_compile_time_s.map(|s| s * 1e6).or(self.dynamo_cumulative_compile_time_us)
     }
 }
 
@@ -341,9 +343,9 @@ impl CompileRecord {
         }
     }
 
-    /// `restart_reasons` from the metrics (empty when null or absent).
-    pub fn restart_reasons(&self) -> &[String] {
-        self.metrics.as_ref().map_or(&[], |m| &m.restart_reasons)
+    /// `[0/1]`.
+    pub fn display(&self) -> String {
+        display_compile_id(&self.id)
     }
 
     /// Whether the id is compiled autograd capturing a graph (`[!0/-/-]`): a compiled-autograd
@@ -355,7 +357,7 @@ impl CompileRecord {
     /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
     /// bug of taking a null `restart_reasons` for a restart.
     pub fn status(&self) -> CompileStatus {
-        let Some(m) = &self.metrics else {
+        let Some(m) = self.metrics else {
             // torch logs no metrics for a capture (its graph's compiles log them): not missing.
             return if self.is_capture() {
                 CompileStatus::CompiledAutogradCapture
@@ -365,15 +367,20 @@ impl CompileRecord {
                 CompileStatus::MetricsMissing
             };
         };
-        if m.failed {
-            CompileStatus::Failed
-        } else if m.graph_op_count.unwrap_or(0) == 0 {
-            CompileStatus::EmptyGraph
-        } else if !m.restart_reasons.is_empty() {
-            CompileStatus::OkWithRestart
-        } else {
-            CompileStatus::Ok
-        }
+        m.status
+    }
+}
+
+/// The status metrics give a compile that has them.
+fn metrics_status(m: &Metrics) -> CompileStatus {
+    if m.failed {
+        CompileStatus::Failed
+    } else if m.graph_op_count.unwrap_or(0) == 0 {
+        CompileStatus::EmptyGraph
+    } else if !m.restart_reasons.is_empty() {
+        CompileStatus::OkWithRestart
+    } else {
+        CompileStatus::Ok
     }
 }
 
@@ -401,10 +408,12 @@ pub fn dir_name(id: &CompileId) -> String {
 }
 
 /// The compile ids of a stream, in order of first appearance.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Compiles {
     pub records: Vec<CompileRecord>,
-    by_id: HashMap<CompileId, usize>,
+    /// Each record's index, hashed by its id (a map would hold every id a second time).
+    by_id: HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
     /// Records of each frame compile (all its attempts), filled by `settle`.
     by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
     /// Artifacts logged outside any compile.
@@ -415,6 +424,10 @@ pub struct Compiles {
     names: IndexSet<Box<str>>,
     /// The records whose artifacts are in memory, least recently added to first.
     live: Vec<usize>,
+    /// Each compile's metrics, as bytes ([`Metrics::to_bytes`]).
+    metrics: PackedRows,
+    /// The blocks of `metrics` read last.
+    metrics_read: RefCell<DecodedBlock>,
 }
 
 /// A frame compile: a compile id without its attempt.
@@ -459,7 +472,7 @@ impl Compiles {
 
     /// The record of a compile id, if the stream has it.
     pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
-        self.by_id.get(&normalize(id)).map(|&i| &self.records[i])
+        self.index_of(&normalize(id)).map(|i| &self.records[i])
     }
 
     /// The row of an artifact.
@@ -561,7 +574,7 @@ impl Compiles {
 
     /// What the shared facts read of a `compilation_metrics` entry's metadata. A time or count
     /// that cannot be one is ignored (see [`Diagnostics::number`]).
-    fn metrics(&mut self, ev: &Event, diags: &mut Diagnostics) -> Metrics {
+    fn read_metrics(&mut self, ev: &Event, diags: &mut Diagnostics) -> Metrics {
         let meta = ev.meta();
         let text = |key| meta.get(key).and_then(Value::as_str).map(Box::from);
         let mut number = |key: &str| diags.json_number(ev, key, meta.get(key));
@@ -605,8 +618,59 @@ impl Compiles {
 
     /// The non-zero cache counters of a compile's metrics, by name.
     pub fn cache_metrics(&self, r: &CompileRecord) -> BTreeMap<String, f64> {
-        let counters = r.metrics.as_ref().map_or(&[][..], |m| &m.cache_counters);
+        let counters = self.metrics(r).map_or_else(Vec::new, |m| m.cache_counters);
         counters.iter().map(|&(name, x)| (self.names[name as usize].to_string(), x)).collect()
+    }
+
+    /// The compile's first `compilation_metrics`, as far as the shared facts read it.
+    pub fn metrics(&self, r: &CompileRecord) -> Option<Metrics> {
+        let held = r.metrics?;
+        let mut cache = self.metrics_read.borrow_mut();
+        Some(Metrics::from_bytes(self.metrics.get_bytes(held.row as usize, &mut cache)))
+    }
+
+    /// `restart_reasons` from the compile's metrics (empty when null or absent).
+    pub fn restart_reasons(&self, r: &CompileRecord) -> Vec<String> {
+        self.metrics(r).map_or_else(Vec::new, |m| m.restart_reasons)
+    }
+
+    /// The compile's cache outcomes, in log order: its artifacts named as one.
+    pub fn cache(&self, r: &CompileRecord) -> Vec<CacheOutcome> {
+        let artifacts = r.artifacts();
+        let outcome = |a: &Artifact| {
+            let name = self.name(a);
+            let (cache, outcome) = cache_outcome(name)?;
+            Some(CacheOutcome { cache, outcome: outcome.into(), name: name.to_string(), seq: a.seq })
+        };
+        artifacts.iter().filter_map(outcome).collect()
+    }
+
+    /// The index of a (normalized) compile id's record, if it has one.
+    fn index_of(&self, id: &CompileId) -> Option<usize> {
+        let records = &self.records;
+        self.by_id.find(self.hasher.hash_one(id), |&i| records[i as usize].id == *id).map(|&i| i as usize)
+    }
+
+    /// A new record for a compile id first seen in `ev`; returns its index.
+    fn add_record(&mut self, id: CompileId, ev: &Event) -> usize {
+        self.records.push(CompileRecord {
+            id,
+            first_seq: ev.seq,
+            last_seq: ev.seq,
+            start_ts: Stamp::new(ev.ts),
+            end_ts: Stamp::new(ev.ts),
+            start_stack: None,
+            metrics: None,
+            artifacts: Artifacts::Live(Vec::new()),
+            graph_breaks: Vec::new(),
+            next_attempt: None,
+            graph_compiles: Vec::new(),
+            graph_spans: GraphSpans::default(),
+        });
+        let index = self.records.len() - 1;
+        let (records, hasher) = (&self.records, &self.hasher);
+        self.by_id.insert_unique(hasher.hash_one(id), index as u32, |&i| hasher.hash_one(records[i as usize].id));
+        index
     }
 
     pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
@@ -620,39 +684,28 @@ impl Compiles {
             return;
         };
         let id = normalize(raw_id);
-        let index = *self.by_id.entry(id).or_insert_with(|| {
-            self.records.push(CompileRecord {
-                id,
-                display: display_compile_id(&id),
-                first_seq: ev.seq,
-                last_seq: ev.seq,
-                start_ts: ev.ts.to_string(),
-                end_ts: ev.ts.to_string(),
-                start_stack: None,
-                metrics: None,
-                artifacts: Artifacts::Live(Vec::new()),
-                cache: Vec::new(),
-                graph_breaks: Vec::new(),
-                next_attempt: None,
-                graph_compiles: Vec::new(),
-                graph_spans: GraphSpans::default(),
-            });
-            self.records.len() - 1
-        });
+        let index = match self.index_of(&id) {
+            Some(index) => index,
+            None => self.add_record(id, ev),
+        };
         let record = &mut self.records[index];
         let graph = record.graph_spans.see(ev);
         if let Some(a) = &mut artifact {
             a.graph = graph;
         }
         record.last_seq = ev.seq;
-        ev.ts.clone_into(&mut record.end_ts);
+        if record.end_ts.as_str() != ev.ts {
+            record.end_ts = Stamp::new(ev.ts);
+        }
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
             _ => {}
         }
         if ev.kind == "compilation_metrics" && record.metrics.is_none() {
-            let metrics = Box::new(self.metrics(ev, diags));
-            self.records[index].metrics = Some(metrics);
+            let metrics = self.read_metrics(ev, diags);
+            let row = self.metrics.len() as u32;
+            self.metrics.push_bytes(&metrics.to_bytes());
+            self.records[index].metrics = Some(HeldMetrics { row, status: metrics_status(&metrics) });
         }
         let record = &mut self.records[index];
         if ev.name == Some("dynamo_graph_break_reason") {
@@ -661,10 +714,6 @@ impl Compiles {
             }
         }
         if let Some(a) = artifact {
-            let name = &self.names[a.name as usize];
-            if let Some((cache, outcome)) = cache_outcome(name) {
-                record.cache.push(CacheOutcome { cache, outcome: outcome.into(), name: name.to_string(), seq: ev.seq });
-            }
             self.add_artifact(index, a);
         }
     }
@@ -679,7 +728,7 @@ impl Compiles {
             let id = self.records[i].id;
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
-            self.records[i].next_attempt = self.by_id.get(&next).copied();
+            self.records[i].next_attempt = self.index_of(&next);
         }
         self.link_captures();
     }

@@ -168,12 +168,12 @@ impl Table for GraphBreaksTable {
         // Logs without the artifact (older torch) still name the break in the metrics'
         // `restart_reasons`; use those for frame compiles that logged no artifact in any attempt.
         for r in &ctx.compiles.records {
-            let reasons = r.restart_reasons();
+            let reasons = ctx.compiles.restart_reasons(r);
             if reasons.is_empty() || ctx.compiles.attempts(&r.id).any(|o| !o.graph_breaks.is_empty()) {
                 continue;
             }
             for reason in reasons {
-                self.add(parse(reason), "restart_reasons", r.display.clone(), None);
+                self.add(parse(&reason), "restart_reasons", r.display(), None);
             }
         }
         let mut breaks = self.groups;

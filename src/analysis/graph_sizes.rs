@@ -209,7 +209,8 @@ impl Table for GraphSizesTable {
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
             let graphs = self.graphs.remove(&Some(r.id)).map(|(_, rows)| rows).unwrap_or_default();
-            let m = r.metrics.as_deref();
+            let metrics = ctx.compiles.metrics(r);
+            let m = metrics.as_ref();
             let (ops, nodes, inputs) = (
                 m.and_then(|m| m.graph_op_count),
                 m.and_then(|m| m.graph_node_count),
@@ -219,7 +220,7 @@ impl Table for GraphSizesTable {
                 continue;
             }
             compiles.push(PackedCompileGraphs {
-                compile_id: Some(r.display.clone()),
+                compile_id: Some(r.display()),
                 graph_op_count: ops,
                 graph_node_count: nodes,
                 graph_input_count: inputs,

@@ -418,15 +418,16 @@ impl Table for GuardsTable {
         if rows == 0 {
             return None;
         }
-        let records: HashMap<&str, &super::CompileRecord> =
-            ctx.compiles.records.iter().map(|r| (r.display.as_str(), r)).collect();
+        let records: HashMap<String, &super::CompileRecord> =
+            ctx.compiles.records.iter().map(|r| (r.display(), r)).collect();
         let compiles = self
             .compiles
             .into_values()
             .map(|mut s| {
                 if let Some(r) = s.compile_id.as_deref().and_then(|id| records.get(id)) {
-                    s.guard_count = r.metrics.as_ref().and_then(|m| m.guard_count);
-                    s.shape_env_guard_count = r.metrics.as_ref().and_then(|m| m.shape_env_guard_count);
+                    let m = ctx.compiles.metrics(r);
+                    s.guard_count = m.as_ref().and_then(|m| m.guard_count);
+                    s.shape_env_guard_count = m.as_ref().and_then(|m| m.shape_env_guard_count);
                 }
                 s
             })

@@ -10,11 +10,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::sync::Arc;
 
-use hashbrown::HashTable;
-
 use serde::ser::{Error, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
+
+use super::digest_ids::DigestIds;
 
 /// Bytes of rows compressed together.
 const BLOCK: usize = 1 << 17;
@@ -40,6 +40,11 @@ pub fn set_spool(spool: Option<Arc<dyn Spool>>) {
     SPOOL.with(|s| *s.borrow_mut() = spool);
 }
 
+/// The thread's spool, if it has one.
+pub(crate) fn spool() -> Option<Arc<dyn Spool>> {
+    SPOOL.with(|s| s.borrow().clone())
+}
+
 /// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
 /// writing to it fails).
 enum Held {
@@ -49,8 +54,7 @@ enum Held {
 
 impl Held {
     fn new(bytes: Vec<u8>) -> Held {
-        let spool = SPOOL.with(|s| s.borrow().clone());
-        if let Some(spool) = spool
+        if let Some(spool) = spool()
             && let Ok(len) = u32::try_from(bytes.len())
             && let Ok(at) = spool.put(&bytes)
         {
@@ -139,7 +143,12 @@ impl PackedRows {
 
     /// Adds a row given as its JSON text.
     pub fn push_json(&mut self, json: &str) {
-        self.open.extend_from_slice(json.as_bytes());
+        self.push_bytes(json.as_bytes());
+    }
+
+    /// Adds a row of bytes (read back with [`PackedRows::get_bytes`], not as JSON).
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.open.extend_from_slice(bytes);
         self.ended();
     }
 
@@ -212,8 +221,13 @@ impl PackedRows {
 
     /// Row `index`'s JSON; its block is decompressed into `cache` unless already there.
     pub fn get<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a str {
+        std::str::from_utf8(self.get_bytes(index, cache)).expect("rows are JSON text")
+    }
+
+    /// Row `index`'s bytes; its block is decompressed into `cache` unless already there.
+    pub fn get_bytes<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a [u8] {
         if index >= self.sealed_rows {
-            return row_text(&self.open, &self.ends, index - self.sealed_rows);
+            return row_bytes(&self.open, &self.ends, index - self.sealed_rows);
         }
         let b = self.block_starts.partition_point(|&start| start as usize <= index) - 1;
         let first = self.block_starts[b] as usize;
@@ -230,14 +244,18 @@ impl PackedRows {
         // Most recently used last.
         let last = cache.blocks.len() - 1;
         cache.blocks.swap(at, last);
-        cache.blocks[last].1.row(index - first)
+        row_bytes(&cache.blocks[last].1.text, &cache.blocks[last].1.ends, index - first)
     }
 }
 
 /// Row `i` of a block whose rows end at `ends`.
 fn row_text<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a str {
+    std::str::from_utf8(row_bytes(block, ends, i)).expect("rows are JSON text")
+}
+
+fn row_bytes<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a [u8] {
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    std::str::from_utf8(&block[start..ends[i] as usize]).expect("rows are JSON text")
+    &block[start..ends[i] as usize]
 }
 
 /// The blocks [`PackedRows::get`] decompressed last (one by default; more with
@@ -367,48 +385,39 @@ impl Hasher for DigestHasher {
 pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<DigestHasher>>;
 
 /// Distinct rows, each stored once (compressed, in a [`PackedRows`]) and known by its
-/// [`Digest`]: its index is its id. What a long log repeats a hundred thousand times costs a
-/// digest, a slot of a hash table and its compressed text.
+/// [`Digest`]: its index is its id. What a long log repeats a hundred thousand times costs its
+/// compressed text and, once it is not among the latest rows, about a byte and a half
+/// ([`DigestIds`]).
 #[derive(Default)]
 pub struct Interner {
     rows: PackedRows,
-    /// Each row's digest, by id.
-    digests: Vec<Digest>,
-    /// Ids, hashed by their digest's low bits.
-    ids: HashTable<u32>,
+    /// Each row's id, by its digest.
+    ids: DigestIds,
 }
 
 impl Interner {
-    /// The id of the row with digest `key`, if it has one.
-    fn find(&self, key: Digest) -> Option<u32> {
-        self.ids.find(key as u64, |&id| self.digests[id as usize] == key).copied()
-    }
-
-    fn add(&mut self, key: Digest) -> u32 {
-        let id = self.digests.len() as u32;
-        self.digests.push(key);
-        let digests = &self.digests;
-        self.ids.insert_unique(key as u64, id, |&id| digests[id as usize] as u64);
+    fn add(&mut self, key: Digest, row: impl FnOnce(&mut PackedRows)) -> u32 {
+        let id = self.rows.len() as u32;
+        row(&mut self.rows);
+        self.ids.insert(key, id);
         id
     }
 
     /// The id of the row with digest `key`, adding `make()` as that row if new.
     pub fn intern<T: Serialize>(&mut self, key: Digest, make: impl FnOnce() -> T) -> u32 {
-        if let Some(id) = self.find(key) {
+        if let Some(id) = self.ids.get(key) {
             return id;
         }
-        self.rows.push(&make());
-        self.add(key)
+        self.add(key, |rows| rows.push(&make()))
     }
 
     /// The id of a JSON text, adding it if new.
     pub fn intern_json(&mut self, json: &str) -> u32 {
         let key = digest(&[json.as_bytes()]);
-        if let Some(id) = self.find(key) {
+        if let Some(id) = self.ids.get(key) {
             return id;
         }
-        self.rows.push_json(json);
-        self.add(key)
+        self.add(key, |rows| rows.push_json(json))
     }
 
     /// The JSON of row `id`.
@@ -426,7 +435,7 @@ impl Interner {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -450,7 +459,7 @@ mod tests {
 
     /// A spool in memory that counts what went to it.
     #[derive(Default)]
-    struct VecSpool(std::sync::Mutex<Vec<u8>>);
+    pub(crate) struct VecSpool(std::sync::Mutex<Vec<u8>>);
 
     impl Spool for VecSpool {
         fn put(&self, bytes: &[u8]) -> io::Result<u64> {

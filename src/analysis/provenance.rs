@@ -90,6 +90,9 @@ impl HeldCompile {
             if self.graphs.last().is_some_and(|g| g.mappings.is_none()) {
                 self.graphs.pop();
             }
+            // Room for one more graph only: a compile has one to three, and room for four (a
+            // quarter KiB each) in every compile of a long log added up.
+            self.graphs.reserve_exact(1);
             self.graphs.push(HeldGraph::default());
         }
         self.graphs.last_mut().expect("just pushed")

@@ -110,12 +110,12 @@ impl Table for RecompilesTable {
             .filter(|(_, compiles)| compiles.len() > 1)
             .map(|((ca, frame), compiles)| {
                 let list: Vec<&CompileRecord> = compiles.into_values().collect();
-                let named = list.iter().find_map(|r| r.metrics.as_deref());
+                let named = list.iter().find_map(|r| ctx.compiles.metrics(r));
                 let steps = list
                     .iter()
                     .enumerate()
                     .map(|(i, r)| RecompileStep {
-                        compile_id: r.display.clone(),
+                        compile_id: r.display(),
                         status: r.status(),
                         reasons: self.reasons_of(ctx, r),
                         changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], r)),
@@ -124,8 +124,10 @@ impl Table for RecompilesTable {
                 RecompiledFrame {
                     frame_id: frame,
                     compiled_autograd_id: ca,
-                    co_name: named.and_then(|m| m.co_name.as_deref()).map(str::to_string),
-                    location: named.and_then(|m| Some(format!("{}:{}", m.co_filename.as_deref()?, m.co_firstlineno?))),
+                    co_name: named.as_ref().and_then(|m| m.co_name.as_deref()).map(str::to_string),
+                    location: named
+                        .as_ref()
+                        .and_then(|m| Some(format!("{}:{}", m.co_filename.as_deref()?, m.co_firstlineno?))),
                     compiles: steps,
                 }
             })
@@ -185,7 +187,7 @@ impl RecompilesTable {
         let g_old = guard_ids(self.guards.get(&before.id));
         let g_new = guard_ids(self.guards.get(&after.id));
         Changes {
-            previous: before.display.clone(),
+            previous: before.display(),
             changed,
             added,
             removed,

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
-use super::packed_rows::{DecodedBlock, DigestMap, Interner, digest};
+use super::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::tables::{Search, SearchKind};
 use tlparse_bundle::ids::parse_blob_id;
@@ -27,13 +27,57 @@ pub struct SearchTable {
     /// text.
     texts: Interner,
     kinds: Vec<SearchKind>,
-    /// The compile each term was last seen in (`u32::MAX`: none yet).
-    last: Vec<u32>,
-    /// (term, compile), each time a term is seen in a compile other than its last.
-    seen: Vec<(u32, u32)>,
-    /// The guard terms of each guard payload already read, by blob id: a long log repeats the
-    /// same guard tree for many compiles, and parsing it once is enough.
+    /// The compile entries were seen in last, and the terms seen in it since.
+    current: Option<u32>,
+    current_terms: crate::fast_hash::HashSet<u32>,
+    /// (term, compile), each time a term is seen in a compile that did not show it just before.
+    seen: Pairs,
+    /// The guard terms of each guard payload read lately, by blob id: a long log repeats the
+    /// same guard tree for many compiles, and parsing it once is enough. Only a cache (a payload
+    /// read again gives the same terms), emptied when full: a log whose every guard tree differs
+    /// would keep the terms of each.
     guard_payloads: DigestMap<Box<[u32]>>,
+}
+
+/// Guard payloads whose terms [`SearchTable::guard_payloads`] holds at most.
+const GUARD_PAYLOADS: usize = 1024;
+
+/// (term, compile) pairs in the order they were added, all but the latest held compressed (in
+/// the thread's spool): a long log's guards add hundreds of thousands.
+#[derive(Default)]
+struct Pairs {
+    held: Vec<Compressed>,
+    open: Vec<(u32, u32)>,
+    len: usize,
+}
+
+/// Pairs compressed together (128 KiB).
+const PAIRS_HELD: usize = 16 << 10;
+
+impl Pairs {
+    fn push(&mut self, pair: (u32, u32)) {
+        self.open.push(pair);
+        self.len += 1;
+        if self.open.len() >= PAIRS_HELD {
+            let bytes: Vec<u8> =
+                self.open.iter().flat_map(|&(t, c)| [t.to_le_bytes(), c.to_le_bytes()]).flatten().collect();
+            self.held.push(Compressed::new(&bytes));
+            self.open.clear();
+        }
+    }
+
+    /// Calls `f` with each pair, in order.
+    fn for_each(&self, mut f: impl FnMut(u32, u32)) {
+        let u32_at = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        for held in &self.held {
+            for pair in held.get().chunks_exact(8) {
+                f(u32_at(&pair[..4]), u32_at(&pair[4..]));
+            }
+        }
+        for &(t, c) in &self.open {
+            f(t, c);
+        }
+    }
 }
 
 impl SearchTable {
@@ -53,7 +97,6 @@ impl SearchTable {
         let term = self.texts.intern(digest(&[&[kind as u8], text.as_bytes()]), || text);
         if self.texts.len() > before {
             self.kinds.push(kind);
-            self.last.push(u32::MAX);
         }
         self.add_compile(term, compile);
         Some(term)
@@ -62,10 +105,12 @@ impl SearchTable {
     /// Adds a compile to a term's list; entries of one compile come together, so most repeats
     /// are caught here (the rest at the end).
     fn add_compile(&mut self, term: u32, compile: Option<u32>) {
-        if let Some(at) = compile
-            && self.last[term as usize] != at
-        {
-            self.last[term as usize] = at;
+        let Some(at) = compile else { return };
+        if self.current != Some(at) {
+            self.current = Some(at);
+            self.current_terms.clear();
+        }
+        if self.current_terms.insert(term) {
             self.seen.push((term, at));
         }
     }
@@ -90,6 +135,9 @@ impl SearchTable {
                 terms.extend(self.add(SearchKind::Guard, code, compile));
             }
         }
+        if self.guard_payloads.len() >= GUARD_PAYLOADS {
+            self.guard_payloads = DigestMap::default();
+        }
         self.guard_payloads.insert(key, terms.into());
     }
 
@@ -98,7 +146,7 @@ impl SearchTable {
     fn add_compiles(&mut self, ctx: &Finish) {
         let c = ctx.compiles;
         for r in &c.records {
-            let at = Some(self.compile(&r.display));
+            let at = Some(self.compile(&r.display()));
             if let Some(code) = compiled_code(c, ctx.stacks, r) {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
@@ -109,7 +157,7 @@ impl SearchTable {
             for reason in &r.graph_breaks {
                 self.add(SearchKind::GraphBreak, reason, at);
             }
-            let Some(m) = r.metrics.as_deref() else { continue };
+            let Some(m) = c.metrics(r) else { continue };
             if m.failed {
                 let failure = match (m.fail_type.as_deref(), m.fail_reason.as_deref()) {
                     (Some(t), Some(reason)) => format!("{t}: {reason}"),
@@ -154,18 +202,16 @@ impl Table for SearchTable {
         // Each term's compiles, sorted and deduplicated: `seen` grouped by term (counting sort).
         let terms = self.texts.len();
         let mut starts = vec![0u32; terms + 1];
-        for &(t, _) in &self.seen {
-            starts[t as usize + 1] += 1;
-        }
+        self.seen.for_each(|t, _| starts[t as usize + 1] += 1);
         for t in 0..terms {
             starts[t + 1] += starts[t];
         }
         let mut at: Vec<u32> = starts[..terms].to_vec();
-        let mut compiles = vec![0u32; self.seen.len()];
-        for (t, c) in std::mem::take(&mut self.seen) {
+        let mut compiles = vec![0u32; self.seen.len];
+        std::mem::take(&mut self.seen).for_each(|t, c| {
             compiles[at[t as usize] as usize] = c;
             at[t as usize] += 1;
-        }
+        });
         let mut lists: Vec<Box<[u32]>> = Vec::with_capacity(terms);
         for t in 0..terms {
             let mut list = compiles[starts[t] as usize..starts[t + 1] as usize].to_vec();

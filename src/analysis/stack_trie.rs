@@ -84,7 +84,7 @@ impl Table for StackTrieTable {
             if let Some(leaf) = trie.insert(user_frames(ctx.stacks, stack)) {
                 trie.nodes[leaf as usize]
                     .compiles
-                    .push(TrieCompile { compile_id: record.display.clone(), status: record.status() });
+                    .push(TrieCompile { compile_id: record.display(), status: record.status() });
             }
         }
         let mut unknown = Trie::default();

@@ -1,0 +1,179 @@
+//! Ids known by a [`Digest`], in bounded memory: the latest in a capped hash table, older ones in
+//! sorted runs in the thread's [`Spool`], each run with a Bloom filter and a sparse index in
+//! memory (about 1.3 bytes an old id, where the table takes 24 and more). What an [`Interner`] of
+//! a long log looks its rows up in: a hundred thousand distinct guards no longer cost memory.
+//!
+//! [`Interner`]: super::packed_rows::Interner
+
+use std::sync::Arc;
+
+use hashbrown::HashTable;
+
+use super::packed_rows::{Digest, Spool, spool};
+
+/// Entries held in the table before they go to a run: 7/8 of a power of two, the table's full
+/// load, so it never grows past 16 Ki buckets (about 400 KiB). Unit tests spill after a few.
+const RECENT: usize = if cfg!(test) { 7 } else { 14_336 };
+/// Bytes of an entry in a run: the digest, then the id (little-endian).
+const ENTRY_BYTES: usize = 20;
+/// Entries of a run read at once when the filter lets a digest through (about 4 KiB).
+const PAGE: usize = if cfg!(test) { 2 } else { 204 };
+/// Filter bits per entry and probes per lookup: about 1% false positives, each costing one read.
+const BITS_PER_ENTRY: usize = 10;
+const PROBES: u64 = 7;
+
+/// An entry of the table; `spilled` when it was found in a run (a copy kept for the next
+/// lookups, not written again).
+#[derive(Clone, Copy)]
+struct Entry {
+    low: u64,
+    high: u64,
+    id: u32,
+    spilled: bool,
+}
+
+impl Entry {
+    fn digest(&self) -> Digest {
+        u128::from(self.low) | (u128::from(self.high) << 64)
+    }
+}
+
+/// One run: entries sorted by digest, back to back in the spool from `at`.
+struct Run {
+    at: u64,
+    len: usize,
+    /// The Bloom filter of its digests, `bits` long.
+    filter: Vec<u64>,
+    bits: u64,
+    /// The first digest of each page.
+    index: Vec<Digest>,
+}
+
+/// The filter bits of a digest (double hashing over its two halves, already uniform).
+fn probes(key: Digest, bits: u64) -> impl Iterator<Item = u64> {
+    let (h1, h2) = (key as u64, (key >> 64) as u64 | 1);
+    (0..PROBES).map(move |i| h1.wrapping_add(i.wrapping_mul(h2)) % bits)
+}
+
+impl Run {
+    fn new(at: u64, sorted: &[Entry]) -> Run {
+        let bits = (sorted.len() * BITS_PER_ENTRY).max(64) as u64;
+        let mut filter = vec![0u64; bits.div_ceil(64) as usize];
+        for e in sorted {
+            for bit in probes(e.digest(), bits) {
+                filter[(bit / 64) as usize] |= 1 << (bit % 64);
+            }
+        }
+        let index = sorted.iter().step_by(PAGE).map(Entry::digest).collect();
+        Run { at, len: sorted.len(), filter, bits, index }
+    }
+
+    fn may_hold(&self, key: Digest) -> bool {
+        probes(key, self.bits).all(|bit| self.filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0)
+    }
+
+    /// The id of `key` in the run, if it holds it: one page read from the spool. The spool is a
+    /// file of the build's own staging directory: failing to read back what was written there is
+    /// the end of the build.
+    fn find(&self, spool: &dyn Spool, key: Digest) -> Option<u32> {
+        if !self.may_hold(key) {
+            return None;
+        }
+        let page = self.index.partition_point(|&first| first <= key);
+        if page == 0 {
+            return None;
+        }
+        let first = (page - 1) * PAGE;
+        let count = PAGE.min(self.len - first);
+        let bytes = spool
+            .get(self.at + (first * ENTRY_BYTES) as u64, count * ENTRY_BYTES)
+            .unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+        let entries: Vec<&[u8]> = bytes.chunks_exact(ENTRY_BYTES).collect();
+        let digest_of = |e: &[u8]| u128::from_le_bytes(e[..16].try_into().expect("16 bytes"));
+        let at = entries.binary_search_by_key(&key, |e| digest_of(e)).ok()?;
+        Some(u32::from_le_bytes(entries[at][16..].try_into().expect("4 bytes")))
+    }
+}
+
+/// A map from digests to ids; every entry is added once.
+#[derive(Default)]
+pub struct DigestIds {
+    recent: HashTable<Entry>,
+    runs: Vec<Run>,
+    /// Where the runs are: the thread's spool when the first run was written; with none, every
+    /// entry stays in `recent`.
+    spool: Option<Arc<dyn Spool>>,
+}
+
+impl DigestIds {
+    /// The id of `key`, if it was added.
+    pub fn get(&mut self, key: Digest) -> Option<u32> {
+        if let Some(e) = self.recent.find(key as u64, |e| e.digest() == key) {
+            return Some(e.id);
+        }
+        let spool = self.spool.as_deref()?;
+        let id = self.runs.iter().rev().find_map(|run| run.find(spool, key))?;
+        // Kept for the next lookups until the table spills (a few hundred ids repeat all along).
+        self.put(Entry { low: key as u64, high: (key >> 64) as u64, id, spilled: true });
+        Some(id)
+    }
+
+    /// Adds `key` (not added before) with its id.
+    pub fn insert(&mut self, key: Digest, id: u32) {
+        self.put(Entry { low: key as u64, high: (key >> 64) as u64, id, spilled: false });
+    }
+
+    fn put(&mut self, entry: Entry) {
+        self.recent.insert_unique(entry.low, entry, |e| e.low);
+        if self.recent.len() >= RECENT {
+            self.spill();
+        }
+    }
+
+    /// Moves the table's new entries to a run (unless the thread has no spool, or it fails).
+    fn spill(&mut self) {
+        if self.spool.is_none() {
+            self.spool = spool();
+        }
+        let Some(spool) = &self.spool else { return };
+        let mut entries: Vec<Entry> = self.recent.iter().filter(|e| !e.spilled).copied().collect();
+        if entries.is_empty() {
+            self.recent.clear();
+            return;
+        }
+        entries.sort_unstable_by_key(Entry::digest);
+        let mut bytes = Vec::with_capacity(entries.len() * ENTRY_BYTES);
+        for e in &entries {
+            bytes.extend_from_slice(&e.digest().to_le_bytes());
+            bytes.extend_from_slice(&e.id.to_le_bytes());
+        }
+        let Ok(at) = spool.put(&bytes) else { return };
+        self.runs.push(Run::new(at, &entries));
+        self.recent.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::packed_rows::{digest, set_spool, tests::VecSpool};
+    use super::*;
+
+    #[test]
+    fn ids_are_found_in_the_table_and_in_runs_and_others_are_not() {
+        for spooled in [false, true] {
+            set_spool(spooled.then(|| Arc::new(VecSpool::default()) as Arc<dyn Spool>));
+            let mut ids = DigestIds::default();
+            let key = |i: u32| digest(&[&i.to_le_bytes()]);
+            for i in 0..100 {
+                assert_eq!(ids.get(key(i)), None);
+                ids.insert(key(i), i);
+            }
+            assert_eq!(ids.runs.is_empty(), !spooled);
+            for i in (0..100).rev().chain(0..100) {
+                assert_eq!(ids.get(key(i)), Some(i));
+            }
+            assert_eq!(ids.get(key(100)), None);
+            set_spool(None);
+        }
+    }
+}
