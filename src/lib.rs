@@ -30,6 +30,7 @@ pub mod parse;
 pub mod proxy;
 pub mod publish;
 pub mod serve;
+pub mod sorted_runs;
 pub mod viewer;
 
 /// The bundle's types: the format crate's, re-exported where the compiler has always used them.

@@ -1,7 +1,7 @@
 //! Ids known by a [`Digest`], in bounded memory: the latest in a capped hash table, older ones in
-//! sorted runs in the thread's [`Spool`], each run with a Bloom filter and a sparse index in
-//! memory (about 1.3 bytes an old id, where the table takes 24 and more). What an [`Interner`] of
-//! a long log looks its rows up in: a hundred thousand distinct guards no longer cost memory.
+//! sorted runs in the thread's [`Spool`], found again through a [`RunIndex`] each (about 1.3
+//! bytes an old id, where the table takes 24 and more). What an [`Interner`] of a long log looks
+//! its rows up in: a hundred thousand distinct guards no longer cost memory.
 //!
 //! [`Interner`]: super::packed_rows::Interner
 
@@ -10,6 +10,7 @@ use std::sync::Arc;
 use hashbrown::HashTable;
 
 use super::packed_rows::{Digest, Spool, spool};
+use crate::sorted_runs::{RunIndex, find_in_page};
 
 /// Entries held in the table before they go to a run: 7/8 of a power of two, the table's full
 /// load, so it never grows past 16 Ki buckets (about 400 KiB). Unit tests spill after a few.
@@ -18,9 +19,6 @@ const RECENT: usize = if cfg!(test) { 7 } else { 14_336 };
 const ENTRY_BYTES: usize = 20;
 /// Entries of a run read at once when the filter lets a digest through (about 4 KiB).
 const PAGE: usize = if cfg!(test) { 2 } else { 204 };
-/// Filter bits per entry and probes per lookup: about 1% false positives, each costing one read.
-const BITS_PER_ENTRY: usize = 10;
-const PROBES: u64 = 7;
 
 /// An entry of the table; `spilled` when it was found in a run (a copy kept for the next
 /// lookups, not written again).
@@ -38,68 +36,22 @@ impl Entry {
     }
 }
 
-/// One run: entries sorted by digest, back to back in the spool from `at`.
-struct Run {
-    at: u64,
-    len: usize,
-    /// The Bloom filter of its digests, `bits` long.
-    filter: Vec<u64>,
-    bits: u64,
-    /// The first digest of each page.
-    index: Vec<Digest>,
-}
-
-/// The filter bits of a digest (double hashing over its two halves, already uniform).
-fn probes(key: Digest, bits: u64) -> impl Iterator<Item = u64> {
-    let (h1, h2) = (key as u64, (key >> 64) as u64 | 1);
-    (0..PROBES).map(move |i| h1.wrapping_add(i.wrapping_mul(h2)) % bits)
-}
-
-impl Run {
-    fn new(at: u64, sorted: &[Entry]) -> Run {
-        let bits = (sorted.len() * BITS_PER_ENTRY).max(64) as u64;
-        let mut filter = vec![0u64; bits.div_ceil(64) as usize];
-        for e in sorted {
-            for bit in probes(e.digest(), bits) {
-                filter[(bit / 64) as usize] |= 1 << (bit % 64);
-            }
-        }
-        let index = sorted.iter().step_by(PAGE).map(Entry::digest).collect();
-        Run { at, len: sorted.len(), filter, bits, index }
-    }
-
-    fn may_hold(&self, key: Digest) -> bool {
-        probes(key, self.bits).all(|bit| self.filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0)
-    }
-
-    /// The id of `key` in the run, if it holds it: one page read from the spool. The spool is a
-    /// file of the build's own staging directory: failing to read back what was written there is
-    /// the end of the build.
-    fn find(&self, spool: &dyn Spool, key: Digest) -> Option<u32> {
-        if !self.may_hold(key) {
-            return None;
-        }
-        let page = self.index.partition_point(|&first| first <= key);
-        if page == 0 {
-            return None;
-        }
-        let first = (page - 1) * PAGE;
-        let count = PAGE.min(self.len - first);
-        let bytes = spool
-            .get(self.at + (first * ENTRY_BYTES) as u64, count * ENTRY_BYTES)
-            .unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
-        let entries: Vec<&[u8]> = bytes.chunks_exact(ENTRY_BYTES).collect();
-        let digest_of = |e: &[u8]| u128::from_le_bytes(e[..16].try_into().expect("16 bytes"));
-        let at = entries.binary_search_by_key(&key, |e| digest_of(e)).ok()?;
-        Some(u32::from_le_bytes(entries[at][16..].try_into().expect("4 bytes")))
-    }
+/// Reads the id of `key` from the run, if it holds it: one page read from the spool. The spool
+/// is a file of the build's own staging directory: failing to read back what was written there
+/// is the end of the build.
+fn find(run: &RunIndex, spool: &dyn Spool, key: Digest) -> Option<u32> {
+    let (at, len) = run.page_of(key)?;
+    let page = spool.get(at, len).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+    let digest_of = |e: &[u8]| u128::from_le_bytes(e[..16].try_into().expect("16 bytes"));
+    let entry = find_in_page(&page, ENTRY_BYTES, key, digest_of)?;
+    Some(u32::from_le_bytes(entry[16..].try_into().expect("4 bytes")))
 }
 
 /// A map from digests to ids; every entry is added once.
 #[derive(Default)]
 pub struct DigestIds {
     recent: HashTable<Entry>,
-    runs: Vec<Run>,
+    runs: Vec<RunIndex>,
     /// Where the runs are: the thread's spool when the first run was written; with none, every
     /// entry stays in `recent`.
     spool: Option<Arc<dyn Spool>>,
@@ -112,7 +64,7 @@ impl DigestIds {
             return Some(e.id);
         }
         let spool = self.spool.as_deref()?;
-        let id = self.runs.iter().rev().find_map(|run| run.find(spool, key))?;
+        let id = self.runs.iter().rev().find_map(|run| find(run, spool, key))?;
         // Kept for the next lookups until the table spills (a few hundred ids repeat all along).
         self.put(Entry { low: key as u64, high: (key >> 64) as u64, id, spilled: true });
         Some(id)
@@ -148,7 +100,8 @@ impl DigestIds {
             bytes.extend_from_slice(&e.id.to_le_bytes());
         }
         let Ok(at) = spool.put(&bytes) else { return };
-        self.runs.push(Run::new(at, &entries));
+        let keys: Vec<Digest> = entries.iter().map(Entry::digest).collect();
+        self.runs.push(RunIndex::new(at, &keys, ENTRY_BYTES, PAGE));
         self.recent.clear();
     }
 }

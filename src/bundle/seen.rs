@@ -1,7 +1,6 @@
 //! The blob ids one input file already stored, known exactly in little memory: the latest ids in
-//! a capped hash table, older ones in sorted runs in a file of the staging directory, each run
-//! with a Bloom filter (10 bits an id) and a sparse index in memory: about 1.3 bytes an old id,
-//! where holding the ids took 16 and more.
+//! a capped hash table, older ones in sorted runs in a file of the staging directory, found again
+//! through a [`RunIndex`] each: about 1.3 bytes an old id, where holding the ids took 16 and more.
 
 use std::fs;
 use std::io;
@@ -11,6 +10,7 @@ use std::path::Path;
 use hashbrown::HashTable;
 
 use super::blobs::Hash;
+use crate::sorted_runs::{RunIndex, find_in_page};
 
 /// Ids held in the hash table before they go to a run: 7/8 of a power of two, the table's full
 /// load, so the table never grows past 32 Ki buckets (about 0.5 MiB).
@@ -19,25 +19,11 @@ const RECENT: usize = 28_672;
 const ID_BYTES: usize = 16;
 /// Ids of a run read at once when the filter lets an id through (4 KiB).
 const PAGE: usize = 256;
-/// Filter bits per id and probes per lookup: about 1% false positives, each costing one read.
-const BITS_PER_ID: usize = 10;
-const PROBES: u64 = 7;
-
-/// One run: ids sorted, back to back in the runs file from `start`.
-struct Run {
-    start: u64,
-    len: usize,
-    /// The Bloom filter of its ids, `bits` long.
-    filter: Vec<u64>,
-    bits: u64,
-    /// The first id of each page.
-    index: Vec<Hash>,
-}
 
 /// The set of blob ids a file stored.
 pub struct SeenBlobs {
     recent: HashTable<Hash>,
-    runs: Vec<Run>,
+    runs: Vec<RunIndex>,
     /// The runs file (unlinked once open, so it never outlives the build) and its length;
     /// `None` until the first run, and when it cannot be made (then every id stays in `recent`).
     file: Option<(fs::File, u64)>,
@@ -49,43 +35,18 @@ fn table_hash(id: &Hash) -> u64 {
     u64::from_le_bytes(id[..8].try_into().expect("ids are 16 bytes"))
 }
 
-/// The filter bits of an id (double hashing over its two halves).
-fn probes(id: &Hash, bits: u64) -> impl Iterator<Item = u64> {
-    let h1 = table_hash(id);
-    let h2 = u64::from_le_bytes(id[8..].try_into().expect("ids are 16 bytes")) | 1;
-    (0..PROBES).map(move |i| h1.wrapping_add(i.wrapping_mul(h2)) % bits)
+/// An id as a run's key: big-endian, so that keys sort as the ids' bytes do.
+fn key(id: &Hash) -> u128 {
+    u128::from_be_bytes(*id)
 }
 
-impl Run {
-    fn new(start: u64, sorted: &[Hash]) -> Run {
-        let bits = (sorted.len() * BITS_PER_ID).max(64) as u64;
-        let mut filter = vec![0u64; bits.div_ceil(64) as usize];
-        for id in sorted {
-            for bit in probes(id, bits) {
-                filter[(bit / 64) as usize] |= 1 << (bit % 64);
-            }
-        }
-        let index = sorted.iter().step_by(PAGE).copied().collect();
-        Run { start, len: sorted.len(), filter, bits, index }
-    }
-
-    fn may_hold(&self, id: &Hash) -> bool {
-        probes(id, self.bits).all(|bit| self.filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0)
-    }
-
-    /// Whether the run holds `id`: one page read from `file`.
-    fn holds(&self, file: &fs::File, id: &Hash) -> io::Result<bool> {
-        let page = self.index.partition_point(|first| first <= id);
-        if page == 0 {
-            return Ok(false);
-        }
-        let first = (page - 1) * PAGE;
-        let count = PAGE.min(self.len - first);
-        let mut bytes = vec![0; count * ID_BYTES];
-        file.read_exact_at(&mut bytes, self.start + (first * ID_BYTES) as u64)?;
-        let ids: Vec<&[u8]> = bytes.chunks_exact(ID_BYTES).collect();
-        Ok(ids.binary_search(&&id[..]).is_ok())
-    }
+/// Whether `run` holds `id`: one page read from `file`.
+fn holds(run: &RunIndex, file: &fs::File, id: &Hash) -> io::Result<bool> {
+    let Some((at, len)) = run.page_of(key(id)) else { return Ok(false) };
+    let mut page = vec![0; len];
+    file.read_exact_at(&mut page, at)?;
+    let key_of = |e: &[u8]| key(e.try_into().expect("ids are 16 bytes"));
+    Ok(find_in_page(&page, ID_BYTES, key(id), key_of).is_some())
 }
 
 impl SeenBlobs {
@@ -100,7 +61,7 @@ impl SeenBlobs {
         }
         let Some((file, _)) = &self.file else { return Ok(false) };
         for run in self.runs.iter().rev() {
-            if run.may_hold(id) && run.holds(file, id)? {
+            if holds(run, file, id)? {
                 return Ok(true);
             }
         }
@@ -129,7 +90,8 @@ impl SeenBlobs {
         ids.sort_unstable();
         let bytes: Vec<u8> = ids.iter().flatten().copied().collect();
         file.write_all_at(&bytes, *end)?;
-        self.runs.push(Run::new(*end, &ids));
+        let keys: Vec<u128> = ids.iter().map(key).collect();
+        self.runs.push(RunIndex::new(*end, &keys, ID_BYTES, PAGE));
         *end += bytes.len() as u64;
         Ok(())
     }
