@@ -128,3 +128,81 @@ export function state(page) {
 export async function shot(page, name) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Linux: each Chromium renderer's main thread (its pid) → {cpu, wait} ns from /proc: the CPU
+ * time it ran, and the time it was ready to run but waited for a CPU (run-queue delay). */
+function renderersSchedstat() {
+  const out = new Map();
+  if (process.platform !== 'linux') return out;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${d}/cmdline`, 'latin1').includes('--type=renderer')) continue;
+      const [cpu, wait] = fs.readFileSync(`/proc/${d}/task/${d}/schedstat`, 'latin1').trim().split(' ').map(Number);
+      out.set(Number(d), { cpu, wait });
+    } catch { /* gone meanwhile, or not readable */ }
+  }
+  return out;
+}
+
+/**
+ * Runs `run()` while Chrome traces the page's renderer main thread (category `toplevel`), and
+ * returns {result, tasks, spanMs, cores, machineBusy, waitMs}: `tasks` are the thread's top-level
+ * tasks in that time, each {wallMs, cpuMs (null when the trace has no thread time), src (the
+ * function that posted it)}; `machineBusy` is the share of the machine's CPU time (all cores,
+ * every process) that was busy meanwhile; `waitMs` (Linux, else null) is how long the thread was
+ * ready to run but waited for a CPU. A task's wall time includes such waits; its CPU time does
+ * not: a long task of little CPU time is one the thread spent off the CPU.
+ */
+export async function traceMainThread(page, run) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => { for (const x of e.value) events.push(x); });
+  const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReportEvents',
+    traceConfig: { recordMode: 'recordAsMuchAsPossible', includedCategories: ['toplevel', 'blink.user_timing'] },
+  });
+  const cpus = () => os.cpus().reduce((t, c) => {
+    const { idle, ...busy } = c.times;
+    t.idle += idle;
+    t.busy += Object.values(busy).reduce((a, b) => a + b, 0);
+    return t;
+  }, { idle: 0, busy: 0 });
+  let result;
+  let before;
+  let after;
+  try {
+    await page.evaluate(() => performance.mark('trace-main-thread-start'));
+    before = { ...cpus(), sched: renderersSchedstat() };
+    result = await run();
+    after = { ...cpus(), sched: renderersSchedstat() };
+    await page.evaluate(() => performance.mark('trace-main-thread-end'));
+  } finally {
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach().catch(() => {});
+  }
+  // The marks are recorded on the main thread: it is the thread they name.
+  const mark = (name) => events.find((e) => e.name === name && e.cat === 'blink.user_timing');
+  const start = mark('trace-main-thread-start');
+  const end = mark('trace-main-thread-end');
+  assert.ok(start && end, 'the trace holds the marks');
+  const tasks = [];
+  let reach = 0; // tasks nested in a task (a nested run loop) are part of it
+  for (const e of events.filter((x) => x.pid === start.pid && x.tid === start.tid && x.ph === 'X' &&
+    x.name === 'ThreadControllerImpl::RunTask' && x.ts >= start.ts && x.ts <= end.ts).sort((a, b) => a.ts - b.ts)) {
+    if (e.ts < reach) continue;
+    reach = e.ts + e.dur;
+    // Thread time can read a little over wall time on a short task: never more CPU than wall.
+    tasks.push({ wallMs: e.dur / 1000, cpuMs: e.tdur == null ? null : Math.min(e.tdur, e.dur) / 1000, src: e.args?.src_func ?? null });
+  }
+  const total = after.idle + after.busy - before.idle - before.busy;
+  // The trace's pid is the renderer's (a process's main thread has its pid as thread id).
+  const [s0, s1] = [before.sched.get(start.pid), after.sched.get(start.pid)];
+  return {
+    result, tasks, spanMs: (end.ts - start.ts) / 1000, cores: os.cpus().length,
+    machineBusy: total > 0 ? (after.busy - before.busy) / total : null,
+    waitMs: s0 && s1 && start.tid === start.pid ? (s1.wait - s0.wait) / 1e6 : null,
+  };
+}
