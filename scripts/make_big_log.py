@@ -4,7 +4,7 @@
 Usage:
     scripts/make_big_log.py OUT_PATH [--size-mb 150] [--fixtures DIR] [--seed N]
                             [--sources GLOB ...] [--pid PID] [--frame-stride 1000]
-                            [--shape default|tensor] [--tensor-copies 16]
+                            [--shape default|tensor|compiles] [--tensor-copies 16]
     scripts/make_big_log.py --verify LOG [LOG ...]
 
 The output is a sequence of "blocks". Each block is one whole source log (a real
@@ -69,6 +69,10 @@ of the rewrites above:
   bytecode, metadata) gets its object ids (``0x`` addresses, 14-15 digit ids) moved by the
   block number, else a last line ``# block b``. JSON payloads (configs, versions, provenance
   maps) are left alone: a real process logs those again unchanged.
+
+``--shape compiles`` replicates small real logs (``COMPILES_SOURCES``) with the default rewrites:
+a log of many small compiles, three in four of them failing, as a recompile or failure storm
+writes (about 60 KB a compile). What a build keeps per compile shows here first.
 """
 
 from __future__ import annotations
@@ -91,6 +95,13 @@ DEFAULT_SOURCES = [
     "torch-2.15/cache_cold/*.log",
     "tlparse-tests/cache_hit_miss.log",
     "tlparse-tests/simple.log",
+]
+
+# --shape compiles: many small compiles, three in four failing (a recompile or failure storm):
+# about 60 KB of log a compile, against 280 KB in the default shape.
+COMPILES_SOURCES = [
+    "tlparse-tests/artifacts.log",
+    "torch-2.15/failures/*.log",
 ]
 
 TENSOR_SOURCES = [
@@ -396,7 +407,8 @@ def generate(args) -> int:
     fixtures = resolve_fixtures(args.fixtures)
     paths = []
     tensor = args.shape == "tensor"
-    for pat in args.sources or (TENSOR_SOURCES if tensor else DEFAULT_SOURCES):
+    shape_sources = {"default": DEFAULT_SOURCES, "tensor": TENSOR_SOURCES, "compiles": COMPILES_SOURCES}
+    for pat in args.sources or shape_sources[args.shape]:
         hits = sorted(glob.glob(os.path.join(fixtures, pat)))
         if not hits:
             print(f"make_big_log: no fixture matches {pat!r} under {fixtures}", file=sys.stderr)
@@ -614,9 +626,10 @@ def main(argv=None) -> int:
     ap.add_argument("--frame-stride", type=int, default=1000, help="frame id offset per block (default 1000)")
     ap.add_argument(
         "--shape",
-        choices=["default", "tensor"],
+        choices=["default", "tensor", "compiles"],
         default="default",
-        help="tensor: tensor-heavy compiles with unique payloads, like a large model (see above)",
+        help="tensor: tensor-heavy compiles with unique payloads, like a large model (see above); "
+        "compiles: many small compiles, most failing (COMPILES_SOURCES)",
     )
     ap.add_argument(
         "--tensor-copies",

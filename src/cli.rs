@@ -542,17 +542,84 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the findings read of a compile directory: each compile's status. A long log's directory
-/// is megabytes of JSON, which read whole as the table's type took a serial stretch at the end of
-/// every build.
+/// What the findings read of a compile directory: how many compiles have each status. A long
+/// log's tables are tens of megabytes of JSON; the findings read them through views of the few
+/// fields they print ([`reader::Bundle::table_view`]), so a build's memory does not end on a
+/// table read back whole.
 #[derive(serde::Deserialize)]
 struct CompileStatuses {
-    compiles: Vec<CompileStatusOnly>,
+    compiles: StatusTally,
 }
 
+/// The findings' view of a graph breaks table.
 #[derive(serde::Deserialize)]
-struct CompileStatusOnly {
-    status: crate::schema::tables::CompileStatus,
+struct GraphBreakCounts {
+    total: u64,
+    breaks: Count,
+}
+
+/// The findings' view of a recompiles table.
+#[derive(serde::Deserialize)]
+struct RecompileCounts {
+    frames: Count,
+}
+
+/// The findings' view of a failures table.
+#[derive(serde::Deserialize)]
+struct FailureCounts {
+    failed: u64,
+    restarts: u64,
+}
+
+/// A JSON list read for its length: each element is skipped unparsed.
+struct Count(u64);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Counting;
+        impl<'de> serde::de::Visitor<'de> for Counting {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+        }
+        deserializer.deserialize_seq(Counting)
+    }
+}
+
+/// A list of compiles read for the number of each status (by its name in the table).
+struct StatusTally(std::collections::BTreeMap<String, u64>);
+
+impl<'de> serde::Deserialize<'de> for StatusTally {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct StatusOnly {
+            status: crate::schema::tables::CompileStatus,
+        }
+        struct Tallying;
+        impl<'de> serde::de::Visitor<'de> for Tallying {
+            type Value = StatusTally;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of compiles")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<StatusTally, A::Error> {
+                let mut tally = std::collections::BTreeMap::new();
+                while let Some(c) = seq.next_element::<StatusOnly>()? {
+                    let name = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
+                    *tally.entry(name.unwrap_or_default()).or_default() += 1;
+                }
+                Ok(StatusTally(tally))
+            }
+        }
+        deserializer.deserialize_seq(Tallying)
+    }
 }
 
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
@@ -563,22 +630,19 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
     let b = reader::Bundle::open(out)?;
     for s in manifest.streams.iter().take(8) {
         let mut parts = Vec::new();
-        if let Some(dir) = b.table::<CompileStatuses>(&s.id, CompileDirectory::NAME)? {
-            let mut by_status: std::collections::BTreeMap<String, usize> = Default::default();
-            for c in &dir.compiles {
-                let status = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
-                *by_status.entry(status.unwrap_or_default()).or_default() += 1;
-            }
+        if let Some(CompileStatuses { compiles: StatusTally(by_status) }) =
+            b.table_view(&s.id, CompileDirectory::NAME)?
+        {
             let detail: Vec<String> = by_status.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            parts.push(format!("{} compile id(s) ({})", dir.compiles.len(), detail.join(", ")));
+            parts.push(format!("{} compile id(s) ({})", by_status.values().sum::<u64>(), detail.join(", ")));
         }
-        if let Some(g) = b.stream_table::<GraphBreaks>(&s.id)? {
-            parts.push(format!("{} graph break(s) at {} place(s)", g.total, g.breaks.len()));
+        if let Some(g) = b.table_view::<GraphBreakCounts>(&s.id, GraphBreaks::NAME)? {
+            parts.push(format!("{} graph break(s) at {} place(s)", g.total, g.breaks.0));
         }
-        if let Some(r) = b.stream_table::<Recompiles>(&s.id)? {
-            parts.push(format!("{} frame(s) recompiled", r.frames.len()));
+        if let Some(r) = b.table_view::<RecompileCounts>(&s.id, Recompiles::NAME)? {
+            parts.push(format!("{} frame(s) recompiled", r.frames.0));
         }
-        if let Some(f) = b.stream_table::<Failures>(&s.id)? {
+        if let Some(f) = b.table_view::<FailureCounts>(&s.id, Failures::NAME)? {
             parts.push(format!("{} failed compile(s), {} restart(s)", f.failed, f.restarts));
         }
         if !parts.is_empty() {

@@ -1,24 +1,54 @@
 //! Failures and restarts: one row per restart reason and per failed compile (forward or
 //! backward), in log order.
 
+use serde::ser::{Error, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::compilation_metrics::METRICS_KINDS;
 use super::packed_rows::PackedRows;
 use super::{Diagnostics, Event, Finish, Table, compiles};
 use crate::schema::CompileId;
-use crate::schema::tables::{Failure, FailureKind, Failures};
+use crate::schema::tables::{Failure, FailureKind};
 
 #[derive(Default)]
 pub struct FailuresTable {
     /// Rows, with the compile id to look the stack and `dynamo_error` up in at the end: packed,
-    /// as a long log restarts thousands of compiles.
+    /// as a long log restarts thousands of compiles (and a failure row holds its exception's
+    /// whole stack trace).
     rows: PackedRows,
+    restarts: u64,
+}
+
+/// The finished table: serializes as [`Failures`](crate::schema::tables::Failures), completing each row as it is written, so
+/// that the rows are never all in memory at once (a long log's are tens of megabytes).
+#[derive(Serialize)]
+pub struct FailuresView<'a> {
+    failures: CompletedRows<'a>,
+    restarts: u64,
+    failed: u64,
+}
+
+/// The packed rows, each completed by [`complete`] as it is serialized.
+struct CompletedRows<'a> {
+    rows: PackedRows,
+    ctx: &'a Finish<'a>,
+}
+
+impl Serialize for CompletedRows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
+        self.rows.try_for_each(|json| {
+            let (id, row) = serde_json::from_str(json).map_err(S::Error::custom)?;
+            seq.serialize_element(&complete(self.ctx, id, row))
+        })?;
+        seq.end()
+    }
 }
 
 impl Table for FailuresTable {
     type Format = crate::schema::tables::Failures;
-    type Output<'a> = Failures;
+    type Output<'a> = FailuresView<'a>;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {
@@ -45,6 +75,7 @@ impl Table for FailuresTable {
         for reason in compiles::strings(m.get("restart_reasons")) {
             let restart = row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason));
             self.rows.push(&(ev.compile_id.copied(), restart));
+            self.restarts += 1;
         }
         let fail_type = match m.get("fail_type") {
             None | Some(Value::Null) => return,
@@ -67,15 +98,13 @@ impl Table for FailuresTable {
         self.rows.push(&(ev.compile_id.copied(), failure));
     }
 
-    fn finish(self, ctx: &Finish) -> Option<(Failures, u64)> {
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(FailuresView<'a>, u64)> {
         if self.rows.is_empty() {
             return None;
         }
-        let mut failures: Vec<Failure> = Vec::with_capacity(self.rows.len());
-        self.rows.for_each_as("failures", |(id, f)| failures.push(complete(ctx, id, f)));
-        let restarts = failures.iter().filter(|f| f.kind == FailureKind::Restart).count() as u64;
-        let rows = failures.len() as u64;
-        Some((Failures { restarts, failed: rows - restarts, failures }, rows))
+        let rows = self.rows.len() as u64;
+        let failed = rows - self.restarts;
+        Some((FailuresView { failures: CompletedRows { rows: self.rows, ctx }, restarts: self.restarts, failed }, rows))
     }
 }
 

@@ -120,6 +120,9 @@ pub const MAX_ZSTD_WINDOW_LOG: u32 = 24;
 /// How deep serde_json nests before refusing (its recursion limit).
 pub const MAX_JSON_DEPTH: usize = 128;
 
+/// Bytes of decompressed JSON a streamed read ([`Bundle::json_zst_streamed`]) holds at a time.
+const STREAMED_BUFFER: usize = 64 << 10;
+
 /// An upper bound of the heap `bytes` take once parsed as a `serde_json::Value` (this crate
 /// builds serde_json with `preserve_order`), found by a scan that allocates only a stack of
 /// the open containers. Arrays grow by doubling from 4 elements; objects are index maps (an
@@ -347,6 +350,32 @@ impl<S: ByteSource> Bundle<S> {
             Some(t) => self.json_zst(&t.path).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// A table of a stream read through a view: parsed as it is decompressed, never held whole,
+    /// so memory is only what `T` keeps. With a view that names the few fields it needs (the
+    /// others are skipped unparsed), a table of any size costs a few kilobytes; read as its full
+    /// type, a long log's table takes several times its JSON. `None` when the stream has no
+    /// such table.
+    pub fn table_view<T: DeserializeOwned>(&self, stream: &str, name: &str) -> Result<Option<T>, ReadError> {
+        let s = self.stream(stream)?;
+        match s.tables.get(name) {
+            Some(t) => self.json_zst_streamed(&t.path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A zstd-compressed JSON document parsed as it is decompressed (see [`Bundle::table_view`]):
+    /// never held whole, so read up to [`Limits::stream`] rather than [`Limits::document`].
+    pub fn json_zst_streamed<T: DeserializeOwned>(&self, path: &str) -> Result<T, ReadError> {
+        let limit = self.limits.stream;
+        let reader = BufReader::with_capacity(STREAMED_BUFFER, self.open_zst(path, limit)?);
+        let mut json = serde_json::Deserializer::from_reader(reader);
+        let parsed = T::deserialize(&mut json).and_then(|value| json.end().map(|()| value));
+        parsed.map_err(|e| match e.io_error_kind() {
+            Some(kind) => read_failed(path, std::io::Error::new(kind, e), limit),
+            None => invalid(path, format!("cannot be parsed: {e}")),
+        })
     }
 
     /// A stream's table, typed by the registry: `bundle.stream_table::<Failures>("rank0")`.
