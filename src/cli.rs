@@ -576,21 +576,7 @@ struct Count(u64);
 
 impl<'de> serde::Deserialize<'de> for Count {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Counting;
-        impl<'de> serde::de::Visitor<'de> for Counting {
-            type Value = Count;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
-                let mut n = 0;
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    n += 1;
-                }
-                Ok(Count(n))
-            }
-        }
-        deserializer.deserialize_seq(Counting)
+        fold_list(deserializer, 0, |n, _: serde::de::IgnoredAny| *n += 1).map(Count)
     }
 }
 
@@ -603,23 +589,35 @@ impl<'de> serde::Deserialize<'de> for StatusTally {
         struct StatusOnly {
             status: crate::schema::tables::CompileStatus,
         }
-        struct Tallying;
-        impl<'de> serde::de::Visitor<'de> for Tallying {
-            type Value = StatusTally;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of compiles")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<StatusTally, A::Error> {
-                let mut tally = std::collections::BTreeMap::new();
-                while let Some(c) = seq.next_element::<StatusOnly>()? {
-                    let name = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
-                    *tally.entry(name.unwrap_or_default()).or_default() += 1;
-                }
-                Ok(StatusTally(tally))
-            }
-        }
-        deserializer.deserialize_seq(Tallying)
+        let tally = fold_list(deserializer, std::collections::BTreeMap::new(), |tally, c: StatusOnly| {
+            let name = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
+            *tally.entry(name.unwrap_or_default()).or_default() += 1;
+        });
+        tally.map(StatusTally)
     }
+}
+
+/// A JSON list read one element at a time, each as a `T` handed to `add` with the accumulator:
+/// the list is never held.
+fn fold_list<'de, D, T, A>(deserializer: D, init: A, add: impl FnMut(&mut A, T)) -> Result<A, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    struct Folding<T, A, F>(A, F, std::marker::PhantomData<fn() -> T>);
+    impl<'de, T: serde::Deserialize<'de>, A, F: FnMut(&mut A, T)> serde::de::Visitor<'de> for Folding<T, A, F> {
+        type Value = A;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<S: serde::de::SeqAccess<'de>>(mut self, mut seq: S) -> Result<A, S::Error> {
+            while let Some(item) = seq.next_element::<T>()? {
+                (self.1)(&mut self.0, item);
+            }
+            Ok(self.0)
+        }
+    }
+    deserializer.deserialize_seq(Folding(init, add, std::marker::PhantomData))
 }
 
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,

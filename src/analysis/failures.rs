@@ -20,8 +20,9 @@ pub struct FailuresTable {
     restarts: u64,
 }
 
-/// The finished table: serializes as [`Failures`](crate::schema::tables::Failures), completing each row as it is written, so
-/// that the rows are never all in memory at once (a long log's are tens of megabytes).
+/// The finished table: serializes as [`Failures`](crate::schema::tables::Failures), completing
+/// each row as it is written, so that the rows are never all in memory at once (a long log's are
+/// tens of megabytes).
 #[derive(Serialize)]
 pub struct FailuresView<'a> {
     failures: CompletedRows<'a>,
