@@ -23,14 +23,38 @@ use crate::schema::cross_rank::compile_alignment::{
     AlignedCompile, AlignedCompileRef, AlignmentAmbiguity, AlignmentGroup, AlignmentKey, AmbiguityKind, CodeKey,
     CompileAlignment, FrameIdShift, PartialCode, StreamAlignment, StreamCompile, StreamCompileId,
 };
-use crate::schema::tables::CompileEntry;
+use crate::schema::tables::{CompileEntry, CompiledCode};
 
 /// One stream's compiles, as the alignment reads them.
-pub struct StreamCompiles<'a> {
+pub struct StreamCompiles<'a, R = CompileEntry> {
     /// The stream id.
     pub stream: &'a str,
-    /// Its `compile_directory` rows (none when it has no compile directory).
-    pub compiles: &'a [CompileEntry],
+    /// Its `compile_directory` rows (none when it has no compile directory), or rows with only
+    /// what the keying reads ([`KeyedRow`]).
+    pub compiles: &'a [R],
+}
+
+/// What the keying reads of a compile: a `compile_directory` row has it all, and a build keys
+/// its compiles from rows holding only this (a long log's full rows, all at once, are megabytes).
+pub trait KeyedRow {
+    /// The compile id.
+    fn cid(&self) -> &CompileId;
+    /// The compile id as displayed (`[0/1]`).
+    fn compile_id(&self) -> &str;
+    /// The code it compiled, if known.
+    fn code(&self) -> Option<&CompiledCode>;
+}
+
+impl KeyedRow for CompileEntry {
+    fn cid(&self) -> &CompileId {
+        &self.cid
+    }
+    fn compile_id(&self) -> &str {
+        &self.compile_id
+    }
+    fn code(&self) -> Option<&CompiledCode> {
+        self.code.as_ref()
+    }
 }
 
 /// Compiles aligned across streams: the `compile_alignment` table and lookups into it.
@@ -41,9 +65,9 @@ pub struct Alignment {
 }
 
 /// One compile of one stream, keyed.
-struct Keyed<'a> {
+struct Keyed<'a, R = CompileEntry> {
     stream: usize,
-    entry: &'a CompileEntry,
+    entry: &'a R,
     key: AlignmentKey,
 }
 
@@ -123,7 +147,7 @@ impl Alignment {
 /// The key of each compile of one stream, in row order: what [`Alignment::new`] pairs compiles
 /// by. The build writes it into every `compile_directory` row as `align_key` ([`key_string`]),
 /// so that readers (the viewer's run comparison) pair compiles by equality alone.
-pub fn stream_keys(s: &StreamCompiles) -> Vec<AlignmentKey> {
+pub fn stream_keys<R: KeyedRow>(s: &StreamCompiles<R>) -> Vec<AlignmentKey> {
     key_stream(0, s, &mut Vec::new()).into_iter().map(|k| k.key).collect()
 }
 
@@ -134,7 +158,11 @@ pub fn key_string(k: &AlignmentKey) -> String {
 }
 
 /// Keys every compile of one stream, recording what the key cannot decide alone.
-fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> Vec<Keyed<'a>> {
+fn key_stream<'a, R: KeyedRow>(
+    i: usize,
+    s: &StreamCompiles<'a, R>,
+    ambiguities: &mut Vec<AlignmentAmbiguity>,
+) -> Vec<Keyed<'a, R>> {
     let codes = frame_codes(s, ambiguities);
     let ordinals = ordinals(s, &codes, ambiguities);
     let ca_ordinals = compiled_autograd_ordinals(s);
@@ -143,7 +171,7 @@ fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<Alignm
         .compiles
         .iter()
         .map(|entry| {
-            let cid = &entry.cid;
+            let cid = entry.cid();
             let attempt = cid.attempt.unwrap_or(0);
             let frame = frame_compile(cid);
             let code = frame.as_ref().and_then(|f| codes.get(f)).cloned();
@@ -170,13 +198,13 @@ fn key_stream<'a>(i: usize, s: &StreamCompiles<'a>, ambiguities: &mut Vec<Alignm
                     compile_id: None,
                 },
                 _ => {
-                    unknown.push(entry.compile_id.clone());
+                    unknown.push(entry.compile_id().to_string());
                     AlignmentKey {
                         compiled_autograd_id: cid.compiled_autograd_id,
                         code: None,
                         ordinal: None,
                         attempt,
-                        compile_id: Some(entry.compile_id.clone()),
+                        compile_id: Some(entry.compile_id().to_string()),
                     }
                 }
             };
@@ -205,24 +233,26 @@ fn frame_compile(cid: &CompileId) -> Option<FrameCompile> {
 }
 
 /// The code of each frame compile of a stream: that of its lowest attempt that names one.
-fn frame_codes(s: &StreamCompiles, ambiguities: &mut Vec<AlignmentAmbiguity>) -> HashMap<FrameCompile, CodeKey> {
-    let mut attempts: BTreeMap<FrameCompile, Vec<(u64, &CompileEntry)>> = BTreeMap::new();
+fn frame_codes<R: KeyedRow>(
+    s: &StreamCompiles<R>,
+    ambiguities: &mut Vec<AlignmentAmbiguity>,
+) -> HashMap<FrameCompile, CodeKey> {
+    let mut attempts: BTreeMap<FrameCompile, Vec<(u64, &R)>> = BTreeMap::new();
     for e in s.compiles {
-        if let Some(f) = frame_compile(&e.cid) {
-            attempts.entry(f).or_default().push((e.cid.attempt.unwrap_or(0), e));
+        if let Some(f) = frame_compile(e.cid()) {
+            attempts.entry(f).or_default().push((e.cid().attempt.unwrap_or(0), e));
         }
     }
     let mut codes = HashMap::new();
     for (f, mut list) in attempts {
         list.sort_by_key(|(attempt, _)| *attempt);
-        let named: Vec<(&CompileEntry, CodeKey)> =
-            list.iter().filter_map(|(_, e)| e.code.as_ref().map(|c| (*e, code_key(c)))).collect();
+        let named: Vec<(&R, CodeKey)> = list.iter().filter_map(|(_, e)| e.code().map(|c| (*e, code_key(c)))).collect();
         let Some((_, first)) = named.first() else { continue };
         if named.iter().any(|(_, c)| c != first) {
             ambiguities.push(AlignmentAmbiguity {
                 stream: s.stream.to_string(),
                 kind: AmbiguityKind::AttemptsDisagree,
-                compile_ids: named.iter().map(|(e, _)| e.compile_id.clone()).collect(),
+                compile_ids: named.iter().map(|(e, _)| e.compile_id().to_string()).collect(),
                 resolution: format!("the attempts name different code: aligned by the first one's, {}", short(first)),
             });
         }
@@ -231,14 +261,14 @@ fn frame_codes(s: &StreamCompiles, ambiguities: &mut Vec<AlignmentAmbiguity>) ->
     codes
 }
 
-fn code_key(c: &crate::schema::tables::CompiledCode) -> CodeKey {
+fn code_key(c: &CompiledCode) -> CodeKey {
     CodeKey { filename: c.filename.clone(), line: c.line, name: c.name.clone() }
 }
 
 /// Each frame compile's ordinal among the frame compiles of its code (and compiled-autograd id)
 /// on the stream, in compile-id order.
-fn ordinals(
-    s: &StreamCompiles,
+fn ordinals<R: KeyedRow>(
+    s: &StreamCompiles<R>,
     codes: &HashMap<FrameCompile, CodeKey>,
     ambiguities: &mut Vec<AlignmentAmbiguity>,
 ) -> HashMap<FrameCompile, u64> {
@@ -257,8 +287,8 @@ fn ordinals(
                 compile_ids: s
                     .compiles
                     .iter()
-                    .filter(|e| frame_compile(&e.cid).is_some_and(|f| frames.contains(&f)))
-                    .map(|e| e.compile_id.clone())
+                    .filter(|e| frame_compile(e.cid()).is_some_and(|f| frames.contains(&f)))
+                    .map(|e| e.compile_id().to_string())
                     .collect(),
                 resolution: format!(
                     "{} was compiled under frame ids {}: its compiles are numbered across them in compile-id order",
@@ -276,9 +306,9 @@ fn ordinals(
 
 /// Each compiled-autograd frame compile's ordinal among the frame compiles of its
 /// compiled-autograd id on the stream, in compile-id order.
-fn compiled_autograd_ordinals(s: &StreamCompiles) -> HashMap<FrameCompile, u64> {
+fn compiled_autograd_ordinals<R: KeyedRow>(s: &StreamCompiles<R>) -> HashMap<FrameCompile, u64> {
     let frames: BTreeSet<FrameCompile> =
-        s.compiles.iter().filter_map(|e| frame_compile(&e.cid)).filter(|f| f.0.is_some()).collect();
+        s.compiles.iter().filter_map(|e| frame_compile(e.cid())).filter(|f| f.0.is_some()).collect();
     let mut next: HashMap<Option<u64>, u64> = HashMap::new();
     frames
         .into_iter()

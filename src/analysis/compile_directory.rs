@@ -8,8 +8,8 @@ use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
-use crate::schema::StackTable;
 use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
+use crate::schema::{CompileId, StackTable};
 
 #[derive(Default)]
 pub struct CompileDirectoryTable;
@@ -94,8 +94,10 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
 /// cross-rank tables and run comparison); keyed from rows holding only what the keying reads
 /// (a long log's full rows, all at once, were megabytes).
 fn align_keys(ctx: &Finish) -> Vec<String> {
-    let rows: Vec<CompileEntry> = ctx.compiles.records.iter().map(|r| key_row(ctx, r)).collect();
+    let rows: Vec<KeyRow> = ctx.compiles.records.iter().map(|r| KeyRow::new(ctx, r)).collect();
     let keys = alignment::stream_keys(&alignment::StreamCompiles { stream: "", compiles: &rows });
+    // The keys own what they need: the rows' strings go before the keys' are made.
+    drop(rows);
     keys.iter().map(alignment::key_string).collect()
 }
 
@@ -119,36 +121,28 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
     })
 }
 
-/// A row with only what the alignment keying reads: the compile id and its code.
-fn key_row(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
-    CompileEntry {
-        compile_id: r.display(),
-        cid: r.id,
-        dir: String::new(),
-        status: r.status(),
-        restarted_as: None,
-        graph_compiles: Vec::new(),
-        co_name: None,
-        co_filename: None,
-        co_firstlineno: None,
-        code: compiled_code(ctx.compiles, ctx.stacks, r),
-        stack: None,
-        first_seq: 0,
-        last_seq: 0,
-        start_ts: String::new(),
-        end_ts: String::new(),
-        start_time: None,
-        duration_s: None,
-        backward_s: None,
-        total_s: None,
-        other_s: None,
-        fail_type: None,
-        fail_reason: None,
-        restart_reasons: Vec::new(),
-        graph_breaks: Vec::new(),
-        cache: Vec::new(),
-        artifacts: Vec::new(),
-        align_key: None,
+/// A compile as the alignment keying reads it: its id, as displayed too, and its code.
+struct KeyRow {
+    cid: CompileId,
+    compile_id: String,
+    code: Option<CompiledCode>,
+}
+
+impl KeyRow {
+    fn new(ctx: &Finish, r: &CompileRecord) -> KeyRow {
+        KeyRow { cid: r.id, compile_id: r.display(), code: compiled_code(ctx.compiles, ctx.stacks, r) }
+    }
+}
+
+impl alignment::KeyedRow for KeyRow {
+    fn cid(&self) -> &CompileId {
+        &self.cid
+    }
+    fn compile_id(&self) -> &str {
+        &self.compile_id
+    }
+    fn code(&self) -> Option<&CompiledCode> {
+        self.code.as_ref()
     }
 }
 
