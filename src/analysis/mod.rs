@@ -478,8 +478,12 @@ macro_rules! tables {
             /// Finishes every table, handing each one with rows to `sink` as soon as it is
             /// serialized (so only one table's JSON is in memory at a time); returns the entries
             /// the tables could not use. Tables finish in `finish order` (which changes no
-            /// output): the largest last, when the other tables' state is freed. A table missing
-            /// from that list is an unused variable, one listed twice a use after move.
+            /// output): the largest last, when the other tables' state is freed. Last of all the
+            /// compile directory, whose alignment keys every compile at once: on a log of many
+            /// small compiles it is the largest (1 GB of 17,000 compiles: 6 MiB less peak RSS
+            /// than finishing it before `compile_time` and `guards`, the same on the other
+            /// benchmark shapes). A table missing from that list is an unused variable, one
+            /// listed twice a use after move.
             #[deny(unused_variables)]
             pub fn finish<E>(
                 mut self,
@@ -530,5 +534,5 @@ tables! {
     ;
     finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
-    search, compile_directory, compilation_metrics, compile_time, guards,
+    search, compilation_metrics, compile_time, guards, compile_directory,
 }
