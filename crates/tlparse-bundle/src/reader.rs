@@ -353,10 +353,10 @@ impl<S: ByteSource> Bundle<S> {
     }
 
     /// A table of a stream read through a view: parsed as it is decompressed, never held whole,
-    /// so memory is only what `T` keeps. With a view that names the few fields it needs (the
-    /// others are skipped unparsed), a table of any size costs a few kilobytes; read as its full
-    /// type, a long log's table takes several times its JSON. `None` when the stream has no
-    /// such table.
+    /// so memory is only what `T` keeps. A view names the few fields it needs (the others are
+    /// skipped unparsed): one that counts rows keeps nothing per row, one that keeps a short
+    /// field of each keeps that; read as its full type, a long log's table takes several times
+    /// its JSON. `None` when the stream has no such table.
     pub fn table_view<T: DeserializeOwned>(&self, stream: &str, name: &str) -> Result<Option<T>, ReadError> {
         let s = self.stream(stream)?;
         match s.tables.get(name) {
