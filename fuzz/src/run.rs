@@ -119,7 +119,7 @@ pub fn run(options: &Options) -> io::Result<Report> {
         if options.mode == Mode::Parse {
             scope.spawn(|| watchdog(&shared));
         }
-        workers.into_iter().try_for_each(|w| w.join().expect("workers catch their cases' panics"))
+        workers.into_iter().try_for_each(|w| w.join().expect("workers turn their cases' panics into errors"))
     });
     let _ = std::fs::remove_dir_all(&scratch);
     result?;
@@ -143,10 +143,17 @@ fn work(shared: &Shared, worker: usize, scratch: &Path) -> io::Result<()> {
         }
         let seed = options.seed.wrapping_add(index);
         *shared.running[worker].lock().expect("running lock") = Some((seed, Instant::now()));
-        match options.mode {
-            Mode::Parse => parse_case(shared, seed)?,
-            Mode::Build => build_case(shared, seed, scratch)?,
-        }
+        let case = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match options.mode {
+            Mode::Parse => parse_case(shared, seed),
+            Mode::Build => build_case(shared, seed, scratch),
+        }));
+        // The code under test has its panics caught inside the case; one that gets here is the
+        // fuzzer's own, and the seed is what reproduces it.
+        case.unwrap_or_else(|_| {
+            Err(io::Error::other(format!(
+                "the fuzzer itself panicked on seed {seed} (--seed {seed} --cases 1 reruns it)"
+            )))
+        })?;
         shared.done.fetch_add(1, Ordering::Relaxed);
     }
 }
