@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::runtime_estimations::{AlignedGraphs, GraphKey};
 use super::{Alignment, StreamTables};
+use crate::schema::tables::RuntimeEstimates;
 
 /// Category of the op events.
 const CATEGORY: &str = "runtime_estimate";
@@ -39,7 +40,12 @@ impl RuntimeEstimatesTrace {
             json!({"name": "process_name", "ph": "M", "pid": i, "tid": 0, "args": {"name": stream.member.label}}),
             json!({"name": "process_sort_index", "ph": "M", "pid": i, "tid": 0, "args": {"sort_index": i}}),
         ];
-        let Some(table) = &self.aligned.tables[i] else { return events };
+        if self.aligned.tables[i].is_none() {
+            return events;
+        }
+        // The ops, read now for this stream alone. A table that does not read back whole is
+        // left out here and named by `StreamTables::damaged`, which fails the bundle.
+        let Some(table) = stream.table::<RuntimeEstimates>() else { return events };
         for (g, key) in table.graphs.iter().zip(&self.aligned.keys[i]) {
             // Every graph of a compile the stream's compile directory lists has a key.
             let Some(tid) = key.as_ref().map(|k| self.thread_ids[k]) else { continue };

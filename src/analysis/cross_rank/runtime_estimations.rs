@@ -4,11 +4,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Deserialize;
+
 use super::{Alignment, CrossRankTable, StreamTables, group_streams, row_order};
 use crate::schema::cross_rank::runtime_estimations::{
     GraphRuntimes, RuntimeEstimations, StreamGraphRuntime, StreamRuntime,
 };
-use crate::schema::tables::{RuntimeEstimates, RuntimeGraph};
+use crate::schema::tables::RuntimeEstimates;
 
 /// Totals within this relative distance of each other are equal (see
 /// `RuntimeEstimations::relative_tolerance`).
@@ -32,7 +34,7 @@ pub struct GraphKey {
 impl GraphKey {
     /// The key of stream `i`'s graph `g`; `None` when its compile id is not in the stream's
     /// compile directory (nothing to align it by).
-    fn of(i: usize, g: &RuntimeGraph, alignment: &Alignment) -> Option<GraphKey> {
+    fn of(i: usize, g: &GraphSummary, alignment: &Alignment) -> Option<GraphKey> {
         let aligned = match &g.compile_id {
             Some(id) => Some(alignment.aligned(i, id)?),
             None => None,
@@ -53,10 +55,30 @@ impl PartialOrd for GraphKey {
     }
 }
 
+/// A row of a stream's `runtime_estimates` table without its ops: what aligning and comparing
+/// graphs across streams reads. A merge of a thousand ranks held every rank's ops at once before
+/// (a third of its peak heap at 200 ranks); the ops are read again, one stream at a time, by
+/// what needs them.
+#[derive(Debug, Deserialize)]
+pub struct GraphSummary {
+    pub compile_id: Option<String>,
+    pub occurrence: u32,
+    pub op_count: u64,
+    pub total_estimated_runtime_ns: f64,
+    pub tensor_meta_fingerprint: String,
+}
+
+/// A `runtime_estimates` table read as [`GraphSummary`] rows (the fields it leaves out are
+/// skipped unbuilt).
+#[derive(Deserialize)]
+struct GraphSummaries {
+    graphs: Vec<GraphSummary>,
+}
+
 /// Every stream's runtime estimates, aligned by graph.
 pub struct AlignedGraphs {
-    /// Each stream's `runtime_estimates` table, in `streams` order; `None` when it has none.
-    pub tables: Vec<Option<RuntimeEstimates>>,
+    /// Each stream's `runtime_estimates` rows, in `streams` order; `None` when it has no table.
+    pub tables: Vec<Option<Vec<GraphSummary>>>,
     /// Each graph any stream has, in [`GraphKey`] order, with the index of its row in the table of
     /// each stream that has it (by stream index).
     pub graphs: BTreeMap<GraphKey, BTreeMap<usize, usize>>,
@@ -69,14 +91,15 @@ pub struct AlignedGraphs {
 impl AlignedGraphs {
     /// `None` when no stream has runtime estimates.
     pub fn of(streams: &[StreamTables], alignment: &Alignment) -> Option<AlignedGraphs> {
-        let tables: Vec<Option<RuntimeEstimates>> = streams.iter().map(|s| s.table::<RuntimeEstimates>()).collect();
+        let tables: Vec<Option<Vec<GraphSummary>>> =
+            streams.iter().map(|s| s.table_as::<RuntimeEstimates, GraphSummaries>().map(|t| t.graphs)).collect();
         if tables.iter().all(Option::is_none) {
             return None;
         }
         let keys: Vec<Vec<Option<GraphKey>>> = tables
             .iter()
             .enumerate()
-            .map(|(i, t)| t.iter().flat_map(|t| &t.graphs).map(|g| GraphKey::of(i, g, alignment)).collect())
+            .map(|(i, t)| t.iter().flatten().map(|g| GraphKey::of(i, g, alignment)).collect())
             .collect();
         let mut graphs: BTreeMap<GraphKey, BTreeMap<usize, usize>> = BTreeMap::new();
         for (i, rows) in keys.iter().enumerate() {
@@ -98,8 +121,8 @@ impl AlignedGraphs {
     }
 
     /// The graph of stream `i` at row `row` of its table.
-    pub fn graph(&self, i: usize, row: usize) -> &RuntimeGraph {
-        &self.tables[i].as_ref().expect("aligned rows come from tables").graphs[row]
+    pub fn graph(&self, i: usize, row: usize) -> &GraphSummary {
+        &self.tables[i].as_ref().expect("aligned rows come from tables")[row]
     }
 
     /// Streams (by index) without a `runtime_estimates` table.
@@ -218,8 +241,8 @@ impl CrossRankTable for RuntimeEstimationsTable {
                 let t = t.as_ref()?;
                 Some(StreamRuntime {
                     stream: stream_id(i),
-                    graphs: t.graphs.len() as u64,
-                    total_estimated_runtime_ns: t.graphs.iter().map(|g| g.total_estimated_runtime_ns).sum(),
+                    graphs: t.len() as u64,
+                    total_estimated_runtime_ns: t.iter().map(|g| g.total_estimated_runtime_ns).sum(),
                 })
             })
             .collect();

@@ -2,7 +2,7 @@
 //! graph and over the whole run, from the `tensor_meta_fingerprint`s of the streams'
 //! `runtime_estimates` tables (which leave the runtime numbers out), and which ops differ.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::runtime_estimations::{AlignedGraphs, GraphKey};
 use super::{Alignment, CrossRankTable, StreamTables, group_streams};
@@ -11,7 +11,7 @@ use crate::schema::cross_rank::tensor_meta::{
     CrossRankTensorMeta, FingerprintGroup, GraphFingerprint, GraphTensorMeta, GroupDifference, OpDifference, OpLayout,
     TensorMetaGroup,
 };
-use crate::schema::tables::RuntimeOp;
+use crate::schema::tables::{RuntimeEstimates, RuntimeOp};
 
 /// Largest op-list product diffed with a full longest-common-subsequence table (4 MiB of u32);
 /// longer middles (after the common prefix and suffix) are paired by position instead.
@@ -26,12 +26,13 @@ impl CrossRankTable for TensorMetaTable {
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CrossRankTensorMeta, u64)> {
         let aligned = AlignedGraphs::of(streams, alignment)?;
         let stream_id = |i: usize| streams[i].member.stream.clone();
-        let graphs: Vec<GraphTensorMeta> = aligned
+        // Each graph's fingerprint groups, in order of their first stream; each keeps that
+        // stream and row, whose ops the groups' differences compare.
+        let grouped: Vec<Vec<(FingerprintGroup, (usize, usize))>> = aligned
             .graphs
-            .iter()
-            .map(|(key, rows)| {
-                // Fingerprint groups, in order of their first stream; each keeps that stream's ops.
-                let mut groups: Vec<(FingerprintGroup, &[RuntimeOp])> = Vec::new();
+            .values()
+            .map(|rows| {
+                let mut groups: Vec<(FingerprintGroup, (usize, usize))> = Vec::new();
                 for (&i, &row) in rows {
                     let g = aligned.graph(i, row);
                     match groups.iter_mut().find(|(fg, _)| fg.fingerprint == g.tensor_meta_fingerprint) {
@@ -42,15 +43,28 @@ impl CrossRankTable for TensorMetaTable {
                                 fingerprint: g.tensor_meta_fingerprint.clone(),
                                 op_count: g.op_count,
                             },
-                            &g.ops,
+                            (i, row),
                         )),
                     }
                 }
+                groups
+            })
+            .collect();
+        let ops = compared_ops(streams, &grouped);
+        let ops_of = |at: &(usize, usize)| ops.get(at).map_or(&[][..], Vec::as_slice);
+        let graphs: Vec<GraphTensorMeta> = aligned
+            .graphs
+            .iter()
+            .zip(grouped)
+            .map(|((key, rows), groups)| {
                 let differences = groups
                     .iter()
                     .enumerate()
                     .skip(1)
-                    .map(|(n, (_, ops))| GroupDifference { group: n as u32, ops: op_differences(groups[0].1, ops) })
+                    .map(|(n, (_, at))| GroupDifference {
+                        group: n as u32,
+                        ops: op_differences(ops_of(&groups[0].1), ops_of(at)),
+                    })
                     .collect();
                 let (missing, compiled_without_artifact) = aligned.missing(streams, key, rows);
                 GraphTensorMeta {
@@ -118,6 +132,27 @@ impl CrossRankTable for TensorMetaTable {
             rows,
         ))
     }
+}
+
+/// The ops of the rows that differing graphs compare (the first stream of each fingerprint
+/// group), by (stream, row): each stream's table read once, and only by streams that have such a
+/// row, so a merge never holds every rank's ops. A table that does not read back gives none
+/// (and `StreamTables::damaged` names it, which fails the bundle).
+fn compared_ops(
+    streams: &[StreamTables],
+    grouped: &[Vec<(FingerprintGroup, (usize, usize))>],
+) -> BTreeMap<(usize, usize), Vec<RuntimeOp>> {
+    let mut wanted: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for &(_, (i, row)) in grouped.iter().filter(|groups| groups.len() > 1).flatten() {
+        wanted.entry(i).or_default().insert(row);
+    }
+    let mut ops = BTreeMap::new();
+    for (i, rows) in wanted {
+        let Some(table) = streams[i].table::<RuntimeEstimates>() else { continue };
+        let graphs = table.graphs.into_iter().enumerate().filter(|(row, _)| rows.contains(row));
+        ops.extend(graphs.map(|(row, g)| ((i, row), g.ops)));
+    }
+    ops
 }
 
 fn layout(op: &RuntimeOp) -> OpLayout {
