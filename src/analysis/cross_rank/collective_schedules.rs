@@ -6,6 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use indexmap::IndexSet;
+
 use super::{Alignment, CrossRankTable, StreamTables, group_streams};
 use crate::schema::cross_rank::StreamGroup;
 use crate::schema::cross_rank::collective_schedules::{
@@ -18,8 +20,12 @@ pub struct CollectiveSchedulesTable;
 /// The schedules of one compile: one op list per artifact.
 type Schedules = Vec<Vec<Option<String>>>;
 
+/// Every distinct schedule list of any stream, each once: ranks that run alike log the same
+/// schedules, so a thousand ranks' views hold each list once, and equal ids mean equal lists.
+type ScheduleLists = IndexSet<Schedules>;
+
 /// What one stream says about one compile's schedule.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum ScheduleState {
     /// The stream did not make the compile.
     Missing,
@@ -27,36 +33,44 @@ enum ScheduleState {
     NoData,
     /// The stream logs schedules, but none for this compile: no collective ran in it.
     NoSchedule,
-    /// The stream's schedules for the compile.
-    Logged(Schedules),
+    /// The stream's schedules for the compile (their index in [`ScheduleLists`]).
+    Logged(usize),
 }
 
-/// One stream's inputs, read once.
+/// One stream's inputs, read once, keeping what the table compares rather than the stream's
+/// whole `collectives` table (whose output code calls and parity ops a merge of a thousand ranks
+/// would otherwise hold for every rank at once).
 struct StreamView {
-    collectives: Option<Collectives>,
-    /// Position of each aligned compile's row in `collectives`.
-    rows: BTreeMap<u32, usize>,
+    has_data: bool,
+    /// What each aligned compile's row says (the first row of the compile id).
+    rows: BTreeMap<u32, RowView>,
     /// The aligned compiles the stream made.
     compiles: BTreeSet<u32>,
     logs_schedules: bool,
+    /// The stream's row of the table's `streams`.
+    parity: StreamParity,
+}
+
+/// What the table reads of one row of a stream's `collectives`.
+struct RowView {
+    /// The row's schedules (index in [`ScheduleLists`]); `None` when it has none.
+    schedules: Option<usize>,
+    /// Whether the row's parity check found the schedules and the code disagree.
+    parity_mismatch: bool,
 }
 
 impl StreamView {
-    fn row(&self, aligned: u32) -> Option<&CompileCollectives> {
-        Some(&self.collectives.as_ref()?.compiles[*self.rows.get(&aligned)?])
-    }
-
     /// Whether the stream made the compile and logged a schedule for it (`state` is `Logged`).
     fn has_schedule(&self, aligned: u32) -> bool {
-        self.compiles.contains(&aligned) && self.row(aligned).is_some_and(|r| !r.schedules.is_empty())
+        self.compiles.contains(&aligned) && self.rows.get(&aligned).is_some_and(|r| r.schedules.is_some())
     }
 
     fn state(&self, aligned: u32) -> ScheduleState {
         if !self.compiles.contains(&aligned) {
             return ScheduleState::Missing;
         }
-        match self.row(aligned).filter(|r| !r.schedules.is_empty()) {
-            Some(r) => ScheduleState::Logged(r.schedules.iter().map(|s| s.ops.clone()).collect()),
+        match self.rows.get(&aligned).and_then(|r| r.schedules) {
+            Some(lists) => ScheduleState::Logged(lists),
             None if self.logs_schedules => ScheduleState::NoSchedule,
             None => ScheduleState::NoData,
         }
@@ -72,8 +86,10 @@ impl CrossRankTable for CollectiveSchedulesTable {
     }
 
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CollectiveSchedules, u64)> {
-        let views: Vec<StreamView> = streams.iter().enumerate().map(|(i, s)| stream_view(i, s, alignment)).collect();
-        if views.iter().all(|v| v.collectives.is_none()) {
+        let mut lists = ScheduleLists::new();
+        let views: Vec<StreamView> =
+            streams.iter().enumerate().map(|(i, s)| stream_view(i, s, alignment, &mut lists)).collect();
+        if views.iter().all(|v| !v.has_data) {
             return None;
         }
 
@@ -88,7 +104,7 @@ impl CrossRankTable for CollectiveSchedulesTable {
 
         let index = stream_index(streams);
         let compiles: Vec<CompileSchedules> =
-            scheduled.iter().map(|&a| compile_row(streams, &views, &index, alignment, a)).collect();
+            scheduled.iter().map(|&a| compile_row(streams, &views, &lists, &index, alignment, a)).collect();
         let shared: Vec<u32> =
             scheduled.iter().copied().filter(|a| views.iter().all(|v| v.compiles.contains(a))).collect();
         let groups: Vec<StreamGroup> = group_streams(streams, |s| {
@@ -98,7 +114,7 @@ impl CrossRankTable for CollectiveSchedulesTable {
         .into_iter()
         .map(|(g, _)| g)
         .collect();
-        let stream_rows = streams.iter().zip(&views).map(|(s, v)| stream_parity(&s.member.stream, v)).collect();
+        let stream_rows = views.into_iter().map(|v| v.parity).collect();
         let rows = compiles.len() as u64;
         let label = |a: u32| alignment.table.compiles[a as usize].label.clone();
         Some((
@@ -132,23 +148,29 @@ pub(super) fn reference_group(sizes: impl Iterator<Item = usize>) -> Option<usiz
 
 /// One stream's collectives, keyed by aligned compile. Rows of compile ids the stream's compile
 /// directory lacks cannot be aligned and are left out (its own parity check still reports them).
-fn stream_view(i: usize, s: &StreamTables, alignment: &Alignment) -> StreamView {
+fn stream_view(i: usize, s: &StreamTables, alignment: &Alignment, lists: &mut ScheduleLists) -> StreamView {
     let collectives = s.table::<Collectives>();
     let dir = s.compiles.iter();
     let compiles: BTreeSet<u32> = dir.filter_map(|c| alignment.aligned(i, &c.compile_id)).collect();
     let mut rows = BTreeMap::new();
-    for (row, c) in collectives.iter().flat_map(|t| t.compiles.iter().enumerate()) {
+    for c in collectives.iter().flat_map(|t| &t.compiles) {
         if let Some(a) = c.compile_id.as_deref().and_then(|id| alignment.aligned(i, id)) {
-            rows.entry(a).or_insert(row);
+            rows.entry(a).or_insert_with(|| RowView {
+                schedules: (!c.schedules.is_empty())
+                    .then(|| lists.insert_full(c.schedules.iter().map(|s| s.ops.clone()).collect()).0),
+                parity_mismatch: c.parity.as_ref().is_some_and(|p| !p.matches),
+            });
         }
     }
     let logs_schedules = collectives.iter().flat_map(|t| &t.compiles).any(|c| !c.schedules.is_empty());
-    StreamView { collectives, rows, compiles, logs_schedules }
+    let parity = stream_parity(&s.member.stream, collectives.as_ref());
+    StreamView { has_data: collectives.is_some(), rows, compiles, logs_schedules, parity }
 }
 
 fn compile_row(
     streams: &[StreamTables],
     views: &[StreamView],
+    lists: &ScheduleLists,
     index: &BTreeMap<&str, usize>,
     alignment: &Alignment,
     id: u32,
@@ -161,11 +183,12 @@ fn compile_row(
         _ => None,
     });
     let reference = reference_group(grouped.iter().map(|(g, _)| g.streams.len()));
-    let reference_ops: Vec<Option<String>> = reference.map(|r| grouped[r].1.concat()).unwrap_or_default();
+    let reference_ops: Vec<Option<String>> = reference.map(|r| lists[grouped[r].1].concat()).unwrap_or_default();
     let variants: Vec<ScheduleVariant> = grouped
         .into_iter()
         .enumerate()
         .map(|(i, (group, schedules))| {
+            let schedules = lists[schedules].clone();
             let ops = schedules.concat();
             let is_reference = Some(i) == reference;
             ScheduleVariant {
@@ -181,7 +204,7 @@ fn compile_row(
     let parity_mismatches = streams
         .iter()
         .zip(views)
-        .filter(|(_, v)| v.row(id).and_then(|r| r.parity.as_ref()).is_some_and(|p| !p.matches))
+        .filter(|(_, v)| v.rows.get(&id).is_some_and(|r| r.parity_mismatch))
         .map(|(s, _)| s.member.stream.clone())
         .collect();
     CompileSchedules {
@@ -221,8 +244,8 @@ pub(super) fn first_difference<T: PartialEq>(a: &[T], b: &[T]) -> Option<u64> {
     (common < a.len().max(b.len())).then_some(common as u64)
 }
 
-fn stream_parity(stream: &str, view: &StreamView) -> StreamParity {
-    let rows: &[CompileCollectives] = view.collectives.as_ref().map_or(&[], |t| &t.compiles);
+fn stream_parity(stream: &str, collectives: Option<&Collectives>) -> StreamParity {
+    let rows: &[CompileCollectives] = collectives.map_or(&[], |t| &t.compiles);
     let unmatched = |pick: fn(&CompileCollectives) -> &Vec<UnmatchedCall>| -> Vec<UnmatchedCollective> {
         rows.iter()
             .flat_map(|r| {
@@ -238,7 +261,7 @@ fn stream_parity(stream: &str, view: &StreamView) -> StreamParity {
     };
     StreamParity {
         stream: stream.to_string(),
-        has_data: view.collectives.is_some(),
+        has_data: collectives.is_some(),
         with_schedule: rows.iter().filter(|r| r.compile_id.is_some() && !r.schedules.is_empty()).count() as u64,
         parity_checked: rows.iter().filter(|r| r.parity.is_some()).count() as u64,
         parity_mismatches: rows
