@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use indexmap::IndexSet;
+
 use super::{Alignment, CrossRankTable, StreamTables, group_by, row_order};
 use crate::schema::cross_rank::cache_divergence::{
     CacheDivergence, CacheDivergenceKind, CacheOutcomeItem, CacheSequenceGroup, CompileCacheOutcomes, CompileOutcomes,
@@ -16,11 +18,15 @@ pub struct CacheDivergenceTable;
 /// A row's place (see `row_order`): an aligned compile, or (last) lookups outside any compile.
 type RowKey = (bool, u32);
 
-/// One stream's view: its outcomes per aligned compile (only those with a lookup; the compile's
-/// reference, which names every stream, is made once per row, not kept per stream) and the
-/// aligned compiles it made at all.
+/// Every distinct list of one compile's outcomes, each once: ranks that run alike look their
+/// caches up alike, so a thousand ranks' views hold each list once, and equal ids mean equal lists.
+type OutcomeLists = IndexSet<Vec<CacheOutcomeItem>>;
+
+/// One stream's view: its outcomes per aligned compile (only those with a lookup, as an index in
+/// [`OutcomeLists`]; the compile's reference, which names every stream, is made once per row, not
+/// kept per stream) and the aligned compiles it made at all.
 struct StreamCaches {
-    outcomes: BTreeMap<RowKey, Vec<CacheOutcomeItem>>,
+    outcomes: BTreeMap<RowKey, usize>,
     compiles: BTreeSet<u32>,
 }
 
@@ -29,6 +35,7 @@ impl CrossRankTable for CacheDivergenceTable {
     type Output = CacheDivergence;
 
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(CacheDivergence, u64)> {
+        let mut lists = OutcomeLists::new();
         let per_stream: Vec<StreamCaches> = streams
             .iter()
             .enumerate()
@@ -50,7 +57,7 @@ impl CrossRankTable for CacheDivergenceTable {
                         .collect();
                     items.sort_by(|a, b| a.cache.cmp(&b.cache));
                     if !items.is_empty() {
-                        outcomes.insert(row_order(aligned), items);
+                        outcomes.insert(row_order(aligned), lists.insert_full(items).0);
                     }
                 }
                 StreamCaches { outcomes, compiles }
@@ -69,7 +76,10 @@ impl CrossRankTable for CacheDivergenceTable {
                     group,
                     sequence: outcomes
                         .iter()
-                        .map(|(key, items)| CompileCacheOutcomes { compile: compile_of(key), outcomes: items.clone() })
+                        .map(|(key, &items)| CompileCacheOutcomes {
+                            compile: compile_of(key),
+                            outcomes: lists[items].clone(),
+                        })
                         .collect(),
                 })
                 .collect();
@@ -84,9 +94,11 @@ impl CrossRankTable for CacheDivergenceTable {
                 let looked_up = streams
                     .iter()
                     .zip(&per_stream)
-                    .filter_map(|(s, p)| Some((s.member.stream.as_str(), p.outcomes.get(key)?.clone())));
-                let groups: Vec<OutcomeGroup> =
-                    group_by(looked_up).into_iter().map(|(group, outcomes)| OutcomeGroup { group, outcomes }).collect();
+                    .filter_map(|(s, p)| Some((s.member.stream.as_str(), *p.outcomes.get(key)?)));
+                let groups: Vec<OutcomeGroup> = group_by(looked_up)
+                    .into_iter()
+                    .map(|(group, outcomes)| OutcomeGroup { group, outcomes: lists[outcomes].clone() })
+                    .collect();
                 let streams_where = |f: &dyn Fn(&StreamCaches) -> bool| -> Vec<String> {
                     streams
                         .iter()
@@ -119,7 +131,9 @@ impl CrossRankTable for CacheDivergenceTable {
             .iter()
             .zip(&per_stream)
             .map(|(s, p)| {
-                let count = |r: CacheResult| p.outcomes.values().flatten().filter(|o| o.outcome == r).count() as u64;
+                let count = |r: CacheResult| {
+                    p.outcomes.values().flat_map(|&i| &lists[i]).filter(|o| o.outcome == r).count() as u64
+                };
                 StreamCacheCounts {
                     stream: s.member.stream.clone(),
                     group: groups.iter().position(|g| g.group.streams.contains(&s.member.stream)).unwrap_or_default()

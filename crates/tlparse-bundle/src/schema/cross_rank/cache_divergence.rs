@@ -73,7 +73,7 @@ pub struct CompileCacheOutcomes {
 }
 
 /// One lookup's cache and outcome.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheOutcomeItem {
     /// The cache (`fx_graph_cache`, `aotautograd_cache`, ...), as in the stream's
