@@ -23,7 +23,7 @@ use crate::schema::cross_rank::compile_alignment::{
     AlignedCompile, AlignedCompileRef, AlignmentAmbiguity, AlignmentGroup, AlignmentKey, AmbiguityKind, CodeKey,
     CompileAlignment, FrameIdShift, PartialCode, StreamAlignment, StreamCompile, StreamCompileId,
 };
-use crate::schema::tables::{CompileEntry, CompiledCode};
+use crate::schema::tables::{CompileEntry, CompileStatus, CompiledCode};
 
 /// One stream's compiles, as the alignment reads them.
 pub struct StreamCompiles<'a, R = CompileEntry> {
@@ -57,6 +57,18 @@ impl KeyedRow for CompileEntry {
     }
 }
 
+/// What aligning reads of a compile beyond its key: its status. A `compile_directory` row has
+/// it, and so do the light rows the cross-rank tables keep of every rank's compiles.
+pub trait AlignedRow: KeyedRow {
+    fn status(&self) -> CompileStatus;
+}
+
+impl AlignedRow for CompileEntry {
+    fn status(&self) -> CompileStatus {
+        self.status
+    }
+}
+
 /// Compiles aligned across streams: the `compile_alignment` table and lookups into it.
 pub struct Alignment {
     pub table: CompileAlignment,
@@ -73,9 +85,9 @@ struct Keyed<'a, R = CompileEntry> {
 
 impl Alignment {
     /// Aligns the streams' compiles.
-    pub fn new(streams: &[StreamCompiles]) -> Alignment {
+    pub fn new<R: AlignedRow>(streams: &[StreamCompiles<R>]) -> Alignment {
         let mut ambiguities = Vec::new();
-        let keyed: Vec<Keyed> =
+        let keyed: Vec<Keyed<R>> =
             streams.iter().enumerate().flat_map(|(i, s)| key_stream(i, s, &mut ambiguities)).collect();
         let order = aligned_order(&keyed);
         let labels = labels(&order);
@@ -85,14 +97,14 @@ impl Alignment {
         let mut frames: Vec<BTreeMap<usize, u64>> = vec![BTreeMap::new(); order.len()];
         for k in &keyed {
             let a = index[&k.key];
-            if let Some(frame) = k.entry.cid.frame_id {
+            if let Some(frame) = k.entry.cid().frame_id {
                 frames[a as usize].insert(k.stream, frame);
             }
-            by_stream[k.stream].insert(k.entry.compile_id.clone(), a);
+            by_stream[k.stream].insert(k.entry.compile_id().to_string(), a);
             let compile = StreamCompile {
                 stream: streams[k.stream].stream.to_string(),
-                compile_id: k.entry.compile_id.clone(),
-                status: k.entry.status,
+                compile_id: k.entry.compile_id().to_string(),
+                status: k.entry.status(),
             };
             present[a as usize].insert(k.stream, compile);
         }
@@ -323,11 +335,11 @@ fn compiled_autograd_ordinals<R: KeyedRow>(s: &StreamCompiles<R>) -> HashMap<Fra
 /// The aligned compiles in table order: codes in order of their first compile (the smallest
 /// compile id any stream gave one of their compiles, then the first such stream), each code's
 /// compiles by ordinal and attempt.
-fn aligned_order(keyed: &[Keyed]) -> Vec<AlignmentKey> {
+fn aligned_order<R: KeyedRow>(keyed: &[Keyed<R>]) -> Vec<AlignmentKey> {
     let group = |k: &AlignmentKey| (k.compiled_autograd_id, k.code.clone(), k.compile_id.clone());
     let mut first: HashMap<_, (CompileId, usize)> = HashMap::new();
     for k in keyed {
-        let seen = (k.entry.cid, k.stream);
+        let seen = (*k.entry.cid(), k.stream);
         first.entry(group(&k.key)).and_modify(|f| *f = (*f).min(seen)).or_insert(seen);
     }
     let keys: BTreeSet<&AlignmentKey> = keyed.iter().map(|k| &k.key).collect();
@@ -394,8 +406,8 @@ fn labels(order: &[AlignmentKey]) -> Vec<String> {
         .collect()
 }
 
-fn aligned_compile(
-    streams: &[StreamCompiles],
+fn aligned_compile<R>(
+    streams: &[StreamCompiles<R>],
     key: AlignmentKey,
     label: String,
     present: BTreeMap<usize, StreamCompile>,
@@ -415,7 +427,7 @@ fn aligned_compile(
 }
 
 /// Streams grouped by the set of aligned compiles they made.
-fn groups(streams: &[StreamCompiles], by_stream: &[HashMap<String, u32>]) -> Vec<AlignmentGroup> {
+fn groups<R>(streams: &[StreamCompiles<R>], by_stream: &[HashMap<String, u32>]) -> Vec<AlignmentGroup> {
     let sets = by_stream.iter().enumerate().map(|(i, m)| {
         let mut set: Vec<u32> = m.values().copied().collect();
         set.sort_unstable();
@@ -426,7 +438,11 @@ fn groups(streams: &[StreamCompiles], by_stream: &[HashMap<String, u32>]) -> Vec
 
 /// Codes that only some streams compiled, each with the first compile of it on every stream that
 /// compiled it.
-fn partial_code(streams: &[StreamCompiles], compiles: &[AlignedCompile], rows: &[StreamAlignment]) -> Vec<PartialCode> {
+fn partial_code<R: KeyedRow>(
+    streams: &[StreamCompiles<R>],
+    compiles: &[AlignedCompile],
+    rows: &[StreamAlignment],
+) -> Vec<PartialCode> {
     let index: HashMap<&str, usize> = streams.iter().enumerate().map(|(i, s)| (s.stream, i)).collect();
     // Per code (and compiled-autograd id), in order of its first row: each stream's first compile.
     let mut codes: Vec<(Option<u64>, &CodeKey, BTreeMap<usize, &StreamCompile>)> = Vec::new();
@@ -466,8 +482,8 @@ fn partial_code(streams: &[StreamCompiles], compiles: &[AlignedCompile], rows: &
 
 /// Each stream's counts and frame-id shifts; `frames[a]` is each stream's frame id (by stream
 /// index) of aligned compile `a`.
-fn stream_rows(
-    streams: &[StreamCompiles],
+fn stream_rows<R>(
+    streams: &[StreamCompiles<R>],
     compiles: &[AlignedCompile],
     frames: &[BTreeMap<usize, u64>],
     by_stream: &[HashMap<String, u32>],
@@ -548,8 +564,8 @@ pub fn findings(t: &CompileAlignment, label: impl Fn(&[String]) -> String) -> Ve
 /// The one amount by which a stream's frame ids are shifted for every code it first compiled
 /// after `first` (a compile of code no other stream compiled); `None` when none is shifted or the
 /// amounts differ.
-fn later_shift(s: &StreamCompiles, row: &StreamAlignment, first: &StreamCompile) -> Option<i64> {
-    let frame = s.compiles.iter().find(|e| e.compile_id == first.compile_id)?.cid.frame_id?;
+fn later_shift<R: KeyedRow>(s: &StreamCompiles<R>, row: &StreamAlignment, first: &StreamCompile) -> Option<i64> {
+    let frame = s.compiles.iter().find(|e| e.compile_id() == first.compile_id)?.cid().frame_id?;
     let later = row.frame_id_shifts.iter().filter(|f| f.frame_id > frame);
     let amounts: BTreeSet<i64> = later.map(|f| f.by).collect();
     match amounts.len() {

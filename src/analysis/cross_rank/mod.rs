@@ -16,13 +16,14 @@ pub mod tensor_meta;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::TableOutput;
-use super::alignment::{Alignment, StreamCompiles};
+use super::alignment::{AlignedRow, Alignment, KeyedRow, StreamCompiles};
+use crate::schema::CompileId;
 use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
-use crate::schema::tables::{self, CompileDirectory, CompileEntry};
+use crate::schema::tables::{self, CompileDirectory, CompileStatus, CompiledCode};
 
 /// The per-stream tables the cross-rank tables read; a stream's other tables are not kept.
 pub const READS: &[&str] = &[
@@ -49,10 +50,46 @@ pub struct StreamTables {
     /// The first of `tables` found not to read back as its type (a shard's tables come from
     /// elsewhere than this build: its hashes may be forged too), read as missing meanwhile.
     damaged: Cell<Option<&'static str>>,
-    /// The rows of the stream's `compile_directory` (none without one), without what no
-    /// cross-rank table reads from them: their artifacts (`rank_differ` reads the table itself,
-    /// one stream at a time), cache outcomes, graph breaks, restart and failure reasons.
-    pub compiles: Vec<CompileEntry>,
+    /// The rows of the stream's `compile_directory` (none without one), with only what aligning
+    /// and the cross-rank tables read of every rank at once (`rank_differ` reads the whole table,
+    /// one stream at a time).
+    pub compiles: Vec<CompileRow>,
+}
+
+/// What the cross-rank tables keep of a `compile_directory` row: a merge of a thousand ranks
+/// holds every rank's rows at once, and whole rows (names, timestamps, stacks, reasons) were
+/// most of its memory after the tables' own views.
+#[derive(Debug, Deserialize)]
+pub struct CompileRow {
+    pub compile_id: String,
+    pub cid: CompileId,
+    pub status: CompileStatus,
+    pub code: Option<CompiledCode>,
+    pub total_s: Option<f64>,
+}
+
+/// A `compile_directory` read as [`CompileRow`]s (the fields they leave out are skipped unbuilt).
+#[derive(Deserialize)]
+struct CompileRows {
+    compiles: Vec<CompileRow>,
+}
+
+impl KeyedRow for CompileRow {
+    fn cid(&self) -> &CompileId {
+        &self.cid
+    }
+    fn compile_id(&self) -> &str {
+        &self.compile_id
+    }
+    fn code(&self) -> Option<&CompiledCode> {
+        self.code.as_ref()
+    }
+}
+
+impl AlignedRow for CompileRow {
+    fn status(&self) -> CompileStatus {
+        self.status
+    }
 }
 
 impl StreamTables {
@@ -61,14 +98,7 @@ impl StreamTables {
     pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
         tables.retain(|name, _| READS.contains(name));
         let mut s = StreamTables { member, tables, damaged: Cell::new(None), compiles: Vec::new() };
-        s.compiles = s.table::<CompileDirectory>().map(|d| d.compiles).unwrap_or_default();
-        for c in &mut s.compiles {
-            c.artifacts = Vec::new();
-            c.cache = Vec::new();
-            c.graph_breaks = Vec::new();
-            c.restart_reasons = Vec::new();
-            c.fail_reason = None;
-        }
+        s.compiles = s.table_as::<CompileDirectory, CompileRows>().map(|d| d.compiles).unwrap_or_default();
         s
     }
 
@@ -198,7 +228,7 @@ macro_rules! cross_rank_tables {
 
 /// The streams' compiles, aligned by code.
 pub fn align(streams: &[StreamTables]) -> Alignment {
-    let compiles: Vec<StreamCompiles> =
+    let compiles: Vec<StreamCompiles<CompileRow>> =
         streams.iter().map(|s| StreamCompiles { stream: &s.member.stream, compiles: &s.compiles }).collect();
     Alignment::new(&compiles)
 }
