@@ -309,7 +309,8 @@ fn assemble_parts(
 
     let compare = cross_rank.is_some();
     let mut stream_ids = ids.into_iter();
-    let mut compared: Vec<StreamTables> = Vec::new();
+    // Each compared stream's tables, where they are placed: read once they are.
+    let mut compared_tables: Vec<BTreeMap<&'static str, PathBuf>> = Vec::new();
     // Where each compared stream's tables were read from: a damaged one is named by it.
     let mut table_sources: Vec<BTreeMap<&'static str, PathBuf>> = Vec::new();
     let mut streams = Vec::new();
@@ -350,17 +351,18 @@ fn assemble_parts(
             let mut sources = BTreeMap::new();
             for t in &s.summary.analysis.tables {
                 let path = paths::table(&id, t.name);
-                to_place.push((t.path.clone(), root.join(&path)));
-                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+                let placed = root.join(&path);
                 if compare && cross_rank::READS.contains(&t.name) {
-                    // Kept compressed, as written: the cross-rank tables parse one stream's at a
-                    // time (and check a shard's as they do).
-                    member_tables.insert(t.name, fs::read(&t.path).map_err(io_err)?);
+                    // Read where it is placed, one stream's at a time, and checked as it is
+                    // parsed (a shard's may be damaged).
+                    member_tables.insert(t.name, placed.clone());
                     sources.insert(t.name, t.path.clone());
                 }
+                to_place.push((t.path.clone(), placed));
+                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
             }
-            if let Some((members, _)) = &cross_rank {
-                compared.push(StreamTables::new(members[compared.len()].clone(), member_tables));
+            if cross_rank.is_some() {
+                compared_tables.push(member_tables);
                 table_sources.push(sources);
             }
             let chrome_trace = match &s.summary.analysis.chrome_trace_path {
@@ -431,6 +433,8 @@ fn assemble_parts(
     let cross_rank = match cross_rank {
         Some((members, merged_trace)) => {
             let trace = Some((merged_trace, traces_to_place.as_slice()));
+            let members_tables = members.iter().cloned().zip(compared_tables);
+            let compared = members_tables.map(|(member, tables)| StreamTables::new(member, tables)).collect();
             Some(write_cross_rank(root, compared, members, &table_sources, trace, placement).map_err(io_err)?)
         }
         None => None,

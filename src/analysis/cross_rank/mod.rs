@@ -15,6 +15,7 @@ pub mod tensor_meta;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,13 +41,13 @@ pub const READS: &[&str] = &[
 ];
 
 /// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
-/// (`READS`), kept compressed and parsed on demand one stream at a time, so that memory grows with
-/// the streams' compressed tables, not with their parsed size.
+/// (`READS`), read from their files and parsed on demand one stream at a time, so that memory
+/// does not grow with the streams' tables (a thousand ranks' compressed tables were 25 MB).
 pub struct StreamTables {
     pub member: RankMember,
-    /// Each per-stream table of `READS` the stream has, by name, as its file's bytes (JSON,
-    /// zstd-compressed).
-    tables: BTreeMap<&'static str, Vec<u8>>,
+    /// Each per-stream table of `READS` the stream has, by name: its file (JSON, zstd-compressed),
+    /// already in the bundle being written.
+    tables: BTreeMap<&'static str, PathBuf>,
     /// The first of `tables` found not to read back as its type (a shard's tables come from
     /// elsewhere than this build: its hashes may be forged too), read as missing meanwhile.
     damaged: Cell<Option<&'static str>>,
@@ -93,9 +94,9 @@ impl AlignedRow for CompileRow {
 }
 
 impl StreamTables {
-    /// A stream's tables (compressed, as written: any not in `READS` is dropped), its compile
-    /// directory's rows read.
-    pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, Vec<u8>>) -> Self {
+    /// A stream's tables (their files: any not in `READS` is dropped), its compile directory's
+    /// rows read.
+    pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, PathBuf>) -> Self {
         tables.retain(|name, _| READS.contains(name));
         let mut s = StreamTables { member, tables, damaged: Cell::new(None), compiles: Vec::new() };
         s.compiles = s.table_as::<CompileDirectory, CompileRows>().map(|d| d.compiles).unwrap_or_default();
@@ -113,8 +114,8 @@ impl StreamTables {
     pub fn table_as<T: tlparse_bundle::Table, V: serde::de::DeserializeOwned>(&self) -> Option<V> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
-        let zst = self.tables.get(name)?;
-        let json = zstd::decode_all(&zst[..]).ok();
+        let zst = std::fs::read(self.tables.get(name)?).ok();
+        let json = zst.and_then(|zst| zstd::decode_all(&zst[..]).ok());
         let table = json.and_then(|json| serde_json::from_slice(&json).ok());
         if table.is_none() && self.damaged.get().is_none() {
             self.damaged.set(Some(name));
