@@ -14,7 +14,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use serde_json::Value;
-use tlparse_build::analysis::cross_rank::{self, StreamTables};
+use tlparse_build::analysis::cross_rank::{self, StreamTables, TableSource};
 use tlparse_build::analysis::{Event, StreamAnalysis};
 use tlparse_build::bundle::stream::StackInterner;
 use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, parse_log};
@@ -111,7 +111,8 @@ fn pipeline(files: &[(&[u8], Option<u32>)]) -> Pipeline {
             };
             let stream_id = format!("s{}", compared.len());
             let member = RankMember { stream: stream_id, rank, file_rank, label: String::new() };
-            compared.push(StreamTables::new(member, stream.finish()?));
+            let tables = stream.finish()?.into_iter().map(|(name, zst)| (name, TableSource::Held(zst))).collect();
+            compared.push(StreamTables::new(member, tables));
         }
     }
     let streams = compared.len();

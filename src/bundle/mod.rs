@@ -22,7 +22,7 @@ use camino::Utf8PathBuf;
 use rayon::prelude::*;
 
 use crate::analysis::alignment::Alignment;
-use crate::analysis::cross_rank::{self, StreamTables};
+use crate::analysis::cross_rank::{self, StreamTables, TableSource};
 use crate::schema::cross_rank::{CrossRank, RankMember};
 use crate::schema::{
     self, BlobStore, Counts, Diagnostic, DiagnosticsSummary, FileEntry, Generator, Input, Manifest, Stream, TableRef,
@@ -310,7 +310,7 @@ fn assemble_parts(
     let compare = cross_rank.is_some();
     let mut stream_ids = ids.into_iter();
     // Each compared stream's tables, where they are placed: read once they are.
-    let mut compared_tables: Vec<BTreeMap<&'static str, PathBuf>> = Vec::new();
+    let mut compared_tables: Vec<BTreeMap<&'static str, TableSource>> = Vec::new();
     // Where each compared stream's tables were read from: a damaged one is named by it.
     let mut table_sources: Vec<BTreeMap<&'static str, PathBuf>> = Vec::new();
     let mut streams = Vec::new();
@@ -355,7 +355,7 @@ fn assemble_parts(
                 if compare && cross_rank::READS.contains(&t.name) {
                     // Read where it is placed, one stream's at a time, and checked as it is
                     // parsed (a shard's may be damaged).
-                    member_tables.insert(t.name, placed.clone());
+                    member_tables.insert(t.name, TableSource::File(placed.clone()));
                     sources.insert(t.name, t.path.clone());
                 }
                 to_place.push((t.path.clone(), placed));

@@ -13,6 +13,7 @@ pub mod runtime_estimates_trace;
 pub mod runtime_estimations;
 pub mod tensor_meta;
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -45,9 +46,8 @@ pub const READS: &[&str] = &[
 /// does not grow with the streams' tables (a thousand ranks' compressed tables were 25 MB).
 pub struct StreamTables {
     pub member: RankMember,
-    /// Each per-stream table of `READS` the stream has, by name: its file (JSON, zstd-compressed),
-    /// already in the bundle being written.
-    tables: BTreeMap<&'static str, PathBuf>,
+    /// Each per-stream table of `READS` the stream has, by name (JSON, zstd-compressed).
+    tables: BTreeMap<&'static str, TableSource>,
     /// The first of `tables` found not to read back as its type (a shard's tables come from
     /// elsewhere than this build: its hashes may be forged too), read as missing meanwhile.
     damaged: Cell<Option<&'static str>>,
@@ -93,10 +93,19 @@ impl AlignedRow for CompileRow {
     }
 }
 
+/// Where a stream's table is read from each time a cross-rank table parses it.
+pub enum TableSource {
+    /// Its file in the bundle being written: read anew at each parse, so that a thousand ranks'
+    /// tables are never held at once.
+    File(PathBuf),
+    /// Its bytes, held in memory (the fuzzer's in-process runs, which write no files).
+    Held(Vec<u8>),
+}
+
 impl StreamTables {
     /// A stream's tables (their files: any not in `READS` is dropped), its compile directory's
     /// rows read.
-    pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, PathBuf>) -> Self {
+    pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, TableSource>) -> Self {
         tables.retain(|name, _| READS.contains(name));
         let mut s = StreamTables { member, tables, damaged: Cell::new(None), compiles: Vec::new() };
         s.compiles = s.table_as::<CompileDirectory, CompileRows>().map(|d| d.compiles).unwrap_or_default();
@@ -114,7 +123,10 @@ impl StreamTables {
     pub fn table_as<T: tlparse_bundle::Table, V: serde::de::DeserializeOwned>(&self) -> Option<V> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
-        let zst = std::fs::read(self.tables.get(name)?).ok();
+        let zst = match self.tables.get(name)? {
+            TableSource::File(path) => std::fs::read(path).ok().map(Cow::Owned),
+            TableSource::Held(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
+        };
         let json = zst.and_then(|zst| zstd::decode_all(&zst[..]).ok());
         let table = json.and_then(|json| serde_json::from_slice(&json).ok());
         if table.is_none() && self.damaged.get().is_none() {
