@@ -45,17 +45,26 @@ pub trait KeyedRow {
     fn code(&self) -> Option<&CompiledCode>;
 }
 
-impl KeyedRow for CompileEntry {
-    fn cid(&self) -> &CompileId {
-        &self.cid
-    }
-    fn compile_id(&self) -> &str {
-        &self.compile_id
-    }
-    fn code(&self) -> Option<&CompiledCode> {
-        self.code.as_ref()
-    }
+/// Implements [`KeyedRow`] for row types that hold what it reads as fields of the same names
+/// (`cid`, `compile_id`, `code`).
+macro_rules! keyed_row_from_fields {
+    ($($row:ty),+) => {$(
+        impl $crate::analysis::alignment::KeyedRow for $row {
+            fn cid(&self) -> &$crate::schema::CompileId {
+                &self.cid
+            }
+            fn compile_id(&self) -> &str {
+                &self.compile_id
+            }
+            fn code(&self) -> Option<&$crate::schema::tables::CompiledCode> {
+                self.code.as_ref()
+            }
+        }
+    )+};
 }
+pub(crate) use keyed_row_from_fields;
+
+keyed_row_from_fields!(CompileEntry);
 
 /// What aligning reads of a compile beyond its key: its status. A `compile_directory` row has
 /// it, and so do the light rows the cross-rank tables keep of every rank's compiles.

@@ -134,17 +134,7 @@ impl KeyRow {
     }
 }
 
-impl alignment::KeyedRow for KeyRow {
-    fn cid(&self) -> &CompileId {
-        &self.cid
-    }
-    fn compile_id(&self) -> &str {
-        &self.compile_id
-    }
-    fn code(&self) -> Option<&CompiledCode> {
-        self.code.as_ref()
-    }
-}
+alignment::keyed_row_from_fields!(KeyRow);
 
 /// A row without its artifacts nor its alignment key.
 fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {

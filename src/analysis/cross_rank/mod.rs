@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::TableOutput;
-use super::alignment::{AlignedRow, Alignment, KeyedRow, StreamCompiles};
+use super::alignment::{AlignedRow, Alignment, StreamCompiles};
 use crate::schema::CompileId;
 use crate::schema::cross_rank::{CompileAlignment, RankFindings};
 use crate::schema::cross_rank::{RankMember, StreamGroup};
@@ -75,17 +75,7 @@ struct CompileRows {
     compiles: Vec<CompileRow>,
 }
 
-impl KeyedRow for CompileRow {
-    fn cid(&self) -> &CompileId {
-        &self.cid
-    }
-    fn compile_id(&self) -> &str {
-        &self.compile_id
-    }
-    fn code(&self) -> Option<&CompiledCode> {
-        self.code.as_ref()
-    }
-}
+super::alignment::keyed_row_from_fields!(CompileRow);
 
 impl AlignedRow for CompileRow {
     fn status(&self) -> CompileStatus {
