@@ -361,7 +361,7 @@ fn assemble_parts(
                 to_place.push((t.path.clone(), placed));
                 tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
             }
-            if cross_rank.is_some() {
+            if compare {
                 compared_tables.push(member_tables);
                 table_sources.push(sources);
             }

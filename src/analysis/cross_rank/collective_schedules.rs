@@ -70,7 +70,7 @@ impl StreamView {
             return ScheduleState::Missing;
         }
         match self.rows.get(&aligned).and_then(|r| r.schedules) {
-            Some(lists) => ScheduleState::Logged(lists),
+            Some(list) => ScheduleState::Logged(list),
             None if self.logs_schedules => ScheduleState::NoSchedule,
             None => ScheduleState::NoData,
         }

@@ -40,11 +40,9 @@ impl RuntimeEstimatesTrace {
             json!({"name": "process_name", "ph": "M", "pid": i, "tid": 0, "args": {"name": stream.member.label}}),
             json!({"name": "process_sort_index", "ph": "M", "pid": i, "tid": 0, "args": {"sort_index": i}}),
         ];
-        if self.aligned.tables[i].is_none() {
-            return events;
-        }
-        // The ops, read now for this stream alone. A table that does not read back whole is
-        // left out here and named by `StreamTables::damaged`, which fails the bundle.
+        // The ops, read now for this stream alone (none without a table). A table that does not
+        // read back whole is left out here and named by `StreamTables::damaged`, which fails the
+        // bundle.
         let Some(table) = stream.table::<RuntimeEstimates>() else { return events };
         for (g, key) in table.graphs.iter().zip(&self.aligned.keys[i]) {
             // Every graph of a compile the stream's compile directory lists has a key.
