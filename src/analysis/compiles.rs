@@ -75,7 +75,15 @@ pub struct CompileRecord {
     pub graph_compiles: Vec<usize>,
     /// Which AOT graph Inductor is compiling for this compile id.
     graph_spans: GraphSpans,
+    /// Which spellings of the id entries used ([`RAW_AS_IS`], [`RAW_WITHOUT_ATTEMPT`]): the
+    /// stream's count of distinct compile ids counts both.
+    raw_forms: u8,
 }
+
+/// [`CompileRecord::raw_forms`]: an entry named the id as it is filed.
+const RAW_AS_IS: u8 = 1;
+/// [`CompileRecord::raw_forms`]: an entry named the id without its attempt (filed as attempt 0).
+const RAW_WITHOUT_ATTEMPT: u8 = 2;
 
 /// A compile's metrics as its record holds them: the row of their bytes in
 /// `Compiles::metrics`, and the status they give.
@@ -645,6 +653,12 @@ impl Compiles {
         artifacts.iter().filter_map(outcome).collect()
     }
 
+    /// How many distinct compile ids the stream's entries named, as they spelled them (`[0/0]`
+    /// and an attempt-less `[0/0]` are two, though they share a record).
+    pub fn raw_id_count(&self) -> u64 {
+        self.records.iter().map(|r| u64::from(r.raw_forms.count_ones())).sum()
+    }
+
     /// The index of a (normalized) compile id's record, if it has one.
     fn index_of(&self, id: &CompileId) -> Option<usize> {
         let records = &self.records;
@@ -666,6 +680,7 @@ impl Compiles {
             next_attempt: None,
             graph_compiles: Vec::new(),
             graph_spans: GraphSpans::default(),
+            raw_forms: 0,
         });
         let index = self.records.len() - 1;
         let (records, hasher) = (&self.records, &self.hasher);
@@ -689,6 +704,7 @@ impl Compiles {
             None => self.add_record(id, ev),
         };
         let record = &mut self.records[index];
+        record.raw_forms |= if *raw_id == id { RAW_AS_IS } else { RAW_WITHOUT_ATTEMPT };
         let graph = record.graph_spans.see(ev);
         if let Some(a) = &mut artifact {
             a.graph = graph;

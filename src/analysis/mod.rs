@@ -475,6 +475,11 @@ macro_rules! tables {
                 $(self.$field.observe(ev, &mut self.diagnostics);)*
             }
 
+            /// How many distinct compile ids the entries named, as they spelled them.
+            pub fn compile_ids(&self) -> u64 {
+                self.compiles.raw_id_count()
+            }
+
             /// Finishes every table, handing each one with rows to `sink` as soon as it is
             /// serialized (so only one table's JSON is in memory at a time); returns the entries
             /// the tables could not use. Tables finish in `finish order` (which changes no

@@ -390,7 +390,7 @@ fn assemble_parts(
                 first_timestamp: s.summary.first_timestamp,
                 last_timestamp: s.summary.last_timestamp,
                 kinds: s.summary.kinds,
-                compile_ids: s.summary.compile_ids,
+                compile_ids: s.summary.analysis.compile_ids,
                 tables,
                 chrome_trace,
             });

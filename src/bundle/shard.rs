@@ -208,7 +208,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
             first_timestamp: summary.first_timestamp.clone(),
             last_timestamp: summary.last_timestamp.clone(),
             kinds: summary.kinds.clone(),
-            compile_ids: summary.compile_ids,
+            compile_ids: summary.analysis.compile_ids,
             index: relative(&summary.index_path),
             stacks: relative(&summary.stacks_path),
             tables,
@@ -635,10 +635,14 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
             first_timestamp: s.first_timestamp.clone(),
             last_timestamp: s.last_timestamp.clone(),
             kinds: s.kinds.clone(),
-            compile_ids: s.compile_ids,
             index_path: file(&s.index)?,
             stacks_path: file(&s.stacks)?,
-            analysis: AnalysisSummary { tables, table_diagnostics: Vec::new(), chrome_trace_path },
+            analysis: AnalysisSummary {
+                tables,
+                table_diagnostics: Vec::new(),
+                chrome_trace_path,
+                compile_ids: s.compile_ids,
+            },
         };
         streams.push(FileStream { key, rank: s.rank, summary });
     }

@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::blobs::hex;
 use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
-use crate::fast_hash::{HashMap, HashSet};
+use crate::fast_hash::HashMap;
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
-use crate::schema::{CompileId, Frame, IndexRow, PayloadFormat, PayloadRef, RowNumbering, StackTable};
+use crate::schema::{Frame, IndexRow, PayloadFormat, PayloadRef, RowNumbering, StackTable};
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
 #[derive(Default)]
@@ -97,7 +97,6 @@ pub struct StreamSummary {
     pub first_timestamp: String,
     pub last_timestamp: String,
     pub kinds: BTreeMap<String, u64>,
-    pub compile_ids: u64,
     pub index_path: PathBuf,
     pub stacks_path: PathBuf,
     /// What the analysis thread made of the stream.
@@ -122,6 +121,9 @@ pub struct AnalysisSummary {
     pub table_diagnostics: Vec<TableDiagnostic>,
     /// The Chrome trace file, when the stream logged chromium events.
     pub chrome_trace_path: Option<PathBuf>,
+    /// How many distinct compile ids the stream's entries named (counted here, where the
+    /// compiles are already filed, rather than in a set of the filing thread's own).
+    pub compile_ids: u64,
 }
 
 /// One entry handed from the filing thread to the analysis thread: its index row, the payload
@@ -149,7 +151,6 @@ pub struct StreamWriter {
     first_timestamp: Option<String>,
     last_timestamp: String,
     kinds: BTreeMap<String, u64>,
-    compile_ids: HashSet<CompileId>,
 }
 
 /// Runs one stream's analysis tables and writes its Chrome trace, on the analysis thread (off
@@ -475,7 +476,6 @@ impl StreamWriter {
             first_timestamp: None,
             last_timestamp: String::new(),
             kinds: BTreeMap::new(),
-            compile_ids: HashSet::default(),
         })
     }
 
@@ -486,9 +486,6 @@ impl StreamWriter {
         let mut meta = std::mem::replace(&mut entry.meta, Meta::Value(Value::Null));
         let (envelope_stack, meta_stacks) = self.interner.intern_entry(stacks, &mut meta);
         self.count_kind(&entry.kind, entry.name.as_deref());
-        if let Some(id) = entry.compile_id {
-            self.compile_ids.insert(id);
-        }
         if self.first_timestamp.is_none() {
             self.first_timestamp = Some(entry.timestamp.clone());
         }
@@ -551,7 +548,6 @@ impl StreamWriter {
             first_timestamp: self.first_timestamp.unwrap_or_default(),
             last_timestamp: self.last_timestamp,
             kinds: self.kinds,
-            compile_ids: self.compile_ids.len() as u64,
             index_path: self.index_path,
             stacks_path: self.stacks_path,
             analysis: AnalysisSummary::default(),
@@ -626,13 +622,14 @@ impl StreamAnalyzer {
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
         let base = self.base;
+        let compile_ids = self.analysis.compile_ids();
         let table_diagnostics = self.analysis.finish(&self.stacks, |t: TableOutput| -> io::Result<()> {
             let path = base.with_extension(format!("{}.json.zst", t.name));
             std::fs::write(&path, &t.json)?;
             tables.push(StagedTable { name: t.name, rows: t.rows, path });
             Ok(())
         })?;
-        Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()? })
+        Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()?, compile_ids })
     }
 }
 

@@ -46,6 +46,42 @@ fn every_fixture_builds_validates_and_keeps_every_payload_byte() {
     }
 }
 
+/// The distinct compile ids a log's entries name, as they spell them, counted plainly from its
+/// header lines: `[0/0]` and an attempt-less `[0/0]` are two (the bundle files them under one).
+fn raw_compile_ids(log: &[u8]) -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    for line in log.split(|&b| b == b'\n').filter(|l| !l.starts_with(b"\t")) {
+        let Some(at) = line.windows(2).position(|w| w == b"] ") else { continue };
+        let Ok(envelope) = serde_json::from_slice::<serde_json::Value>(&line[at + 2..]) else { continue };
+        let field = |k: &str| envelope.get(k).map(|v| v.to_string());
+        let parts = ["compiled_autograd_id", "frame_id", "frame_compile_id"].map(field);
+        if parts.iter().any(Option::is_some) {
+            ids.insert(format!("{parts:?} {:?}", field("attempt")));
+        }
+    }
+    ids
+}
+
+#[test]
+fn each_stream_counts_the_compile_ids_its_log_spells() {
+    // autotune_with_compile_id.log names [0/0] both with `attempt: 0` and without an attempt
+    // (checked by hand: its autotuning entries carry no attempt), and multi_rank_runtime does so
+    // for several compiles on each rank: each spelling counts once.
+    for rel in
+        ["tlparse-tests/autotune_with_compile_id.log", "tlparse-tests/multi_rank_runtime", "torch-2.15/recompiles"]
+    {
+        let trace = fixture(rel);
+        let (_dir, _out, manifest) = build(&trace);
+        for stream in &manifest.streams {
+            let input = &manifest.inputs[stream.input].path;
+            let log = if trace.is_dir() { trace.join(input) } else { trace.clone() };
+            let expected = raw_compile_ids(&std::fs::read(&log).unwrap()).len() as u64;
+            assert!(expected > 0, "{log}");
+            assert_eq!(stream.compile_ids, expected, "{log}");
+        }
+    }
+}
+
 #[test]
 fn the_same_input_gives_a_byte_identical_bundle() {
     for rel in ["tlparse-tests/multi_rank_runtime", "torch-2.15/graph_breaks/dedicated_log_torch_trace_vyoaitj6.log"] {
