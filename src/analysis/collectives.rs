@@ -4,7 +4,6 @@
 
 use serde_json::Value;
 
-use super::compiles::normalize;
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -312,12 +311,13 @@ struct Observed {
 
 #[derive(Default)]
 pub struct CollectivesTable {
-    by_compile: HashMap<Option<CompileId>, Observed>,
+    /// By compile record ([`Event::record`]).
+    by_compile: HashMap<Option<u32>, Observed>,
 }
 
 impl CollectivesTable {
     fn observed(&mut self, ev: &Event) -> &mut Observed {
-        self.by_compile.entry(ev.compile_id.map(normalize)).or_default()
+        self.by_compile.entry(ev.record()).or_default()
     }
 }
 
@@ -363,12 +363,12 @@ impl Table for CollectivesTable {
     fn finish(mut self, ctx: &Finish) -> Option<(Collectives, u64)> {
         let stream_logs_schedules = self.by_compile.values().any(|o| !o.schedules.is_empty());
         let mut keyed: Vec<(Option<CompileId>, Observed)> = Vec::new();
-        for r in &ctx.compiles.records {
-            if let Some(observed) = self.by_compile.remove(&Some(r.id)) {
+        for (index, r) in ctx.compiles.records.iter().enumerate() {
+            if let Some(observed) = self.by_compile.remove(&Some(index as u32)) {
                 keyed.push((Some(r.id), observed));
             }
         }
-        // Every compile id is in `ctx.compiles`, so only entries outside any compile are left.
+        // Only entries outside any compile are left.
         keyed.extend(self.by_compile.remove(&None).map(|o| (None, o)));
         let compiles: Vec<CompileCollectives> = keyed
             .into_iter()

@@ -478,6 +478,16 @@ impl Compiles {
         self.by_frame_compile.get(&frame_compile(id)).into_iter().flatten().map(|&i| &self.records[i])
     }
 
+    /// The record an entry's [`Event::record`] names.
+    pub fn record(&self, index: u32) -> &CompileRecord {
+        &self.records[index as usize]
+    }
+
+    /// The index of a compile id's record (as [`Event::record`] gives it), if the stream has it.
+    pub fn record_index(&self, id: &CompileId) -> Option<u32> {
+        self.index_of(&normalize(id)).map(|i| i as u32)
+    }
+
     /// The record of a compile id, if the stream has it.
     pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
         self.index_of(&normalize(id)).map(|i| &self.records[i])
@@ -703,6 +713,7 @@ impl Compiles {
             Some(index) => index,
             None => self.add_record(id, ev),
         };
+        ev.set_record(index as u32);
         let record = &mut self.records[index];
         record.raw_forms |= if *raw_id == id { RAW_AS_IS } else { RAW_WITHOUT_ATTEMPT };
         let graph = record.graph_spans.see(ev);

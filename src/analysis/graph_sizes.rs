@@ -5,11 +5,9 @@ use std::cell::RefCell;
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::compiles::normalize;
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
-use crate::schema::CompileId;
 use crate::schema::tables::GraphSize;
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
@@ -121,8 +119,8 @@ fn may_be_fx(bytes: &[u8]) -> bool {
 pub struct GraphSizesTable {
     /// Every graph's row, in log order.
     rows: PackedRows,
-    /// Each compile's graphs: the first one's `seq`, and their rows in `rows`.
-    graphs: HashMap<Option<CompileId>, (u64, Vec<u32>)>,
+    /// Each compile's graphs, by compile record ([`Event::record`]): their rows in `rows`.
+    graphs: HashMap<Option<u32>, Vec<u32>>,
 }
 
 /// [`crate::schema::tables::GraphSizes`], its rows passed through packed.
@@ -202,13 +200,13 @@ impl Table for GraphSizesTable {
             fx_nodes: fx.map(|c| c.nodes),
             fx_ops: fx.map(|c| c.ops),
         });
-        self.graphs.entry(ev.compile_id.map(normalize)).or_insert_with(|| (ev.seq, Vec::new())).1.push(row);
+        self.graphs.entry(ev.record()).or_default().push(row);
     }
 
     fn finish(mut self, ctx: &Finish) -> Option<(PackedGraphSizes, u64)> {
         let mut compiles = Vec::new();
-        for r in &ctx.compiles.records {
-            let graphs = self.graphs.remove(&Some(r.id)).map(|(_, rows)| rows).unwrap_or_default();
+        for (index, r) in ctx.compiles.records.iter().enumerate() {
+            let graphs = self.graphs.remove(&Some(index as u32)).unwrap_or_default();
             let metrics = ctx.compiles.metrics(r);
             let m = metrics.as_ref();
             let (ops, nodes, inputs) = (
@@ -227,12 +225,10 @@ impl Table for GraphSizesTable {
                 graphs,
             });
         }
-        // Every compile id is in `ctx.compiles`, so only graphs outside any compile are left.
-        let mut rest: Vec<_> = std::mem::take(&mut self.graphs).into_iter().collect();
-        rest.sort_by_key(|(id, (first_seq, _))| (id.is_none(), *first_seq));
-        for (id, (_, graphs)) in rest {
+        // Only graphs outside any compile are left.
+        if let Some(graphs) = self.graphs.remove(&None) {
             compiles.push(PackedCompileGraphs {
-                compile_id: id.as_ref().map(crate::parse::display_compile_id),
+                compile_id: None,
                 graph_op_count: None,
                 graph_node_count: None,
                 graph_input_count: None,

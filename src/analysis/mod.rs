@@ -34,7 +34,7 @@ pub mod search;
 pub mod stack_trie;
 pub mod trace_event;
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -84,6 +84,8 @@ pub struct Event<'a> {
     meta_value: OnceCell<Value>,
     payload_json: OnceCell<Option<Value>>,
     trace_event: Option<&'a TraceEvent>,
+    /// The index of its compile's record in [`Compiles`], set when `Compiles` files it.
+    record: Cell<Option<u32>>,
 }
 
 /// The most heap a table may spend on one parsed payload or metadata, estimated before parsing:
@@ -150,6 +152,7 @@ impl<'a> Event<'a> {
             meta_value: OnceCell::new(),
             payload_json: OnceCell::new(),
             trace_event,
+            record: Cell::new(None),
         }
     }
 
@@ -188,6 +191,17 @@ impl<'a> Event<'a> {
     /// anyway); `None` for other kinds and for payloads of another shape.
     pub fn trace_event(&self) -> Option<&'a TraceEvent> {
         self.trace_event
+    }
+
+    /// The index of the entry's compile (its id normalized, see [`compiles::normalize`]) among
+    /// the stream's [`Compiles`] records: `None` exactly when it has no compile id. Tables key
+    /// their per-compile state by it (4 bytes) rather than by the id (72).
+    pub fn record(&self) -> Option<u32> {
+        self.record.get()
+    }
+
+    fn set_record(&self, record: u32) {
+        self.record.set(Some(record));
     }
 
     /// What to call the entry, and tlparse's name for it where that differs: the one naming

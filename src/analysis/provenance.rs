@@ -75,7 +75,8 @@ struct HeldGraph {
 
 /// What is held for one compile id (`None`: entries without one).
 struct HeldCompile {
-    key: Option<CompileId>,
+    /// Its compile record ([`Event::record`]).
+    record: Option<u32>,
     pre_grad: Option<HeldPane>,
     /// In log order; the last is the one entries join.
     graphs: Vec<HeldGraph>,
@@ -122,7 +123,8 @@ impl HeldCompile {
 pub struct ProvenanceTable {
     /// In order of first provenance artifact.
     compiles: Vec<HeldCompile>,
-    by_key: HashMap<Option<CompileId>, usize>,
+    /// Index in `compiles` by compile record.
+    by_record: HashMap<Option<u32>, usize>,
     /// Whether a node mappings payload was seen (provenance tracking is on).
     tracking_seen: bool,
     /// The compile whose panes were stored last (the only one holding any before tracking is seen).
@@ -132,9 +134,9 @@ pub struct ProvenanceTable {
 }
 
 impl ProvenanceTable {
-    fn compile_index(&mut self, key: Option<CompileId>) -> usize {
-        *self.by_key.entry(key).or_insert_with(|| {
-            self.compiles.push(HeldCompile { key, pre_grad: None, graphs: Vec::new() });
+    fn compile_index(&mut self, record: Option<u32>) -> usize {
+        *self.by_record.entry(record).or_insert_with(|| {
+            self.compiles.push(HeldCompile { record, pre_grad: None, graphs: Vec::new() });
             self.compiles.len() - 1
         })
     }
@@ -167,10 +169,10 @@ impl ProvenanceTable {
         }
     }
 
-    fn observe_mappings(&mut self, ev: &Event, key: Option<CompileId>, diags: &mut Diagnostics) {
+    fn observe_mappings(&mut self, ev: &Event, diags: &mut Diagnostics) {
         match (ev.payload_json(), ev.payload) {
             (Some(Value::Object(_)), Some(payload)) => {
-                let index = self.compile_index(key);
+                let index = self.compile_index(ev.record());
                 let held = Compressed::new(payload.bytes);
                 self.compiles[index].graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
@@ -179,8 +181,8 @@ impl ProvenanceTable {
         }
     }
 
-    fn observe_pane(&mut self, ev: &Event, key: Option<CompileId>, pane: usize, precedence: usize, bytes: &[u8]) {
-        let index = self.compile_index(key);
+    fn observe_pane(&mut self, ev: &Event, pane: usize, precedence: usize, bytes: &[u8]) {
+        let index = self.compile_index(ev.record());
         if !self.tracking_seen {
             if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
                 let held = &mut self.compiles[previous];
@@ -212,13 +214,13 @@ impl Table for ProvenanceTable {
         if name.starts_with(KERNEL_STACK_TRACES) {
             self.observe_stack_traces(ev, key, diags);
         } else if name.starts_with(NODE_MAPPINGS) {
-            self.observe_mappings(ev, key, diags);
+            self.observe_mappings(ev, diags);
         } else if let Some((pane, precedence)) = PANES
             .iter()
             .enumerate()
             .find_map(|(pane, names)| Some((pane, names.iter().position(|n| name.starts_with(n))?)))
         {
-            self.observe_pane(ev, key, pane, precedence, payload.bytes);
+            self.observe_pane(ev, pane, precedence, payload.bytes);
         }
     }
 
@@ -258,9 +260,17 @@ impl Serialize for Rows<'_> {
     }
 }
 
+impl HeldCompile {
+    /// Its compile id (normalized), if it has one.
+    fn id(&self, ctx: &Finish) -> Option<CompileId> {
+        self.record.map(|r| ctx.compiles.record(r).id)
+    }
+}
+
 /// Whether a compile gets a row (what [`finish_compile`] checks, without reading the texts).
 fn has_row(ctx: &Finish, held: &HeldCompile) -> bool {
-    let key = held.key.as_ref();
+    let id = held.id(ctx);
+    let key = id.as_ref();
     held.graphs
         .iter()
         .any(|g| g.mappings.as_ref().is_some_and(|(seq, _)| artifact_at(ctx.compiles, key, *seq).is_some()))
@@ -268,7 +278,8 @@ fn has_row(ctx: &Finish, held: &HeldCompile) -> bool {
 
 /// A compile's row: its graphs with node mappings (none: no row).
 fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile> {
-    let key = held.key.as_ref();
+    let id = held.id(ctx);
+    let key = id.as_ref();
     let pre = held.pre_grad.as_ref().map(HeldPane::text).unwrap_or_default();
     let graphs: Vec<ProvenanceGraph> =
         held.graphs.iter().filter_map(|g| finish_graph(ctx.compiles, key, &pre, g)).collect();
@@ -277,14 +288,8 @@ fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile>
     }
     let pane_at =
         |p: &HeldPane| Some(ProvenancePane { artifact: artifact_at(ctx.compiles, key, p.seq)?, line_offset: 0 });
-    let (compile_id, dir) = compile_names(held.key);
-    Some(ProvenanceCompile {
-        compile_id,
-        cid: held.key,
-        dir,
-        pre_grad: held.pre_grad.as_ref().and_then(pane_at),
-        graphs,
-    })
+    let (compile_id, dir) = compile_names(id);
+    Some(ProvenanceCompile { compile_id, cid: id, dir, pre_grad: held.pre_grad.as_ref().and_then(pane_at), graphs })
 }
 
 /// A graph's row, when it has node mappings: its panes, maps (with the compile's pre-grad graph

@@ -9,16 +9,15 @@ use serde_json::Value;
 use super::packed_rows::{Compressed, DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
-use crate::schema::CompileId;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 
 #[derive(Default)]
 pub struct RecompilesTable {
-    /// Recompile reasons per (normalized) compile id.
-    reasons: HashMap<CompileId, Vec<String>>,
-    /// Guards per compile id: ids of normalized guard lines (in `lines`), in log order, held
+    /// Recompile reasons per compile record ([`Event::record`]).
+    reasons: HashMap<u32, Vec<String>>,
+    /// Guards per compile record: ids of normalized guard lines (in `lines`), in log order, held
     /// compressed ([`guard_ids`]): hundreds per compile, in thousands of compiles.
-    guards: HashMap<CompileId, Compressed>,
+    guards: HashMap<u32, Compressed>,
     /// Each distinct guard line once (as a JSON string), its index its id: the same guards
     /// repeat across a frame's compiles, and a long log has thousands of compiles with hundreds
     /// of guards each.
@@ -65,7 +64,7 @@ impl Table for RecompilesTable {
     type Output<'a> = Recompiles;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
-        let Some(id) = ev.compile_id.map(compiles::normalize) else { return };
+        let Some(id) = ev.record() else { return };
         match (ev.kind, ev.name) {
             ("artifact", Some("recompile_reasons")) => {
                 // Declared JSON, but a bare string when there is one reason.
@@ -144,7 +143,8 @@ impl Table for RecompilesTable {
 impl RecompilesTable {
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
-        ctx.compiles.attempts(&r.id).flat_map(|o| self.reasons.get(&o.id).into_iter().flatten().cloned()).collect()
+        let c = &ctx.compiles;
+        c.attempts(&r.id).flat_map(|o| self.reasons.get(&c.record_index(&o.id)?)).flatten().cloned().collect()
     }
 
     fn changes(&self, c: &Compiles, before: &CompileRecord, after: &CompileRecord) -> Changes {
@@ -184,8 +184,8 @@ impl RecompilesTable {
             }
         }
         let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
-        let g_old = guard_ids(self.guards.get(&before.id));
-        let g_new = guard_ids(self.guards.get(&after.id));
+        let guards_of = |r: &CompileRecord| guard_ids(c.record_index(&r.id).and_then(|i| self.guards.get(&i)));
+        let (g_old, g_new) = (guards_of(before), guards_of(after));
         Changes {
             previous: before.display(),
             changed,
