@@ -439,7 +439,13 @@ impl<'scope, 'env, 'c: 'scope> std::io::Write for PipedEncoder<'scope, 'env, 'c>
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if let Piping::Inline(encoder) = &mut self.state {
             if !self.may_start {
-                return encoder.as_mut().expect("an encoder until finished").write(buf);
+                // The whole table is this one buffer: told its size, zstd fits its window and
+                // match tables to it (for an unknown size it takes level 9's largest, 11 MiB of
+                // fresh pages, which the thread's context then keeps).
+                let encoder = encoder.as_mut().expect("an encoder until finished");
+                encoder.set_pledged_src_size(Some(buf.len() as u64))?;
+                encoder.write_all(buf)?;
+                return Ok(buf.len());
             }
             let mut encoder = encoder.take().expect("an encoder until finished");
             bound_streaming_memory(&mut encoder)?;
