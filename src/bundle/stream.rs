@@ -28,21 +28,27 @@ pub struct StackInterner {
 }
 
 impl StackInterner {
-    /// The id of a stack, adding it if new.
+    /// The id of a stack, adding it if new. Most frames and stacks were seen before: they are
+    /// looked up first, and copied (to be both key and table entry) only when new.
     pub fn intern(&mut self, frames: Vec<Frame>) -> u32 {
-        let ids: Vec<u32> = frames
-            .into_iter()
-            .map(|f| {
-                *self.frames.entry(f.clone()).or_insert_with(|| {
-                    self.table.frames.push(f);
-                    (self.table.frames.len() - 1) as u32
-                })
-            })
-            .collect();
-        *self.stacks.entry(ids.clone()).or_insert_with(|| {
-            self.table.stacks.push(ids);
-            (self.table.stacks.len() - 1) as u32
-        })
+        let ids: Vec<u32> = frames.into_iter().map(|f| self.frame_id(f)).collect();
+        if let Some(&id) = self.stacks.get(&ids) {
+            return id;
+        }
+        let id = self.table.stacks.len() as u32;
+        self.stacks.insert(ids.clone(), id);
+        self.table.stacks.push(ids);
+        id
+    }
+
+    fn frame_id(&mut self, frame: Frame) -> u32 {
+        if let Some(&id) = self.frames.get(&frame) {
+            return id;
+        }
+        let id = self.table.frames.len() as u32;
+        self.frames.insert(frame.clone(), id);
+        self.table.frames.push(frame);
+        id
     }
 
     /// Interns an entry's stacks: the envelope's stack id, and the metadata keys whose stack was

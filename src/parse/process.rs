@@ -115,10 +115,9 @@ impl Demux {
                 let named_like_stack = key.ends_with("stack");
                 let is_stack =
                     value.as_array().is_some_and(|a| (named_like_stack || !a.is_empty()) && a.iter().all(is_frame));
-                if is_stack {
-                    if let Some(frames) = resolve_stack(value, &process.strings, &mut unresolved) {
-                        stacks.push((StackSlot::Meta(key.clone()), frames));
-                    }
+                if let Some(list) = value.as_array().filter(|_| is_stack) {
+                    let frames = resolve_frames(list, &process.strings, &mut unresolved);
+                    stacks.push((StackSlot::Meta(key.clone()), frames));
                 }
             }
         }
@@ -138,41 +137,56 @@ impl Demux {
 }
 
 fn is_frame(v: &Value) -> bool {
-    v.as_object().is_some_and(|o| o.contains_key("line") && o.contains_key("name") && o.contains_key("filename"))
+    v.as_object().is_some_and(|o| has(o, "line") && has(o, "name") && has(o, "filename"))
+}
+
+/// An object's member: a frame has four, and comparing their keys costs less than hashing the
+/// one looked for (the map's hasher is SipHash), as stacks are thousands of frames.
+fn member<'a>(o: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if o.len() <= 8 { o.iter().find(|(k, _)| *k == key).map(|(_, v)| v) } else { o.get(key) }
+}
+
+/// A frame's field, null when it has none (as indexing a `Value` gives).
+fn field<'a>(frame: &'a Value, key: &str) -> &'a Value {
+    frame.as_object().and_then(|o| member(o, key)).unwrap_or(&Value::Null)
+}
+
+fn has(o: &serde_json::Map<String, Value>, key: &str) -> bool {
+    member(o, key).is_some()
 }
 
 /// Resolves a logged stack (a list of `{line, name, filename, loc?}`); `None` when the value is
 /// not a list of frames (then it stays in the metadata as logged).
 fn resolve_stack(value: &Value, strings: &HashMap<u64, String>, unresolved: &mut Vec<u64>) -> Option<Vec<Frame>> {
     let list = value.as_array()?;
-    if !list.iter().all(is_frame) {
-        return None;
-    }
-    Some(
-        list.iter()
-            .map(|f| {
-                let file = match &f["filename"] {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Number(n) => {
-                        let idx = n.as_u64().unwrap_or(u64::MAX);
-                        let s = strings.get(&idx).cloned();
-                        if s.is_none() {
-                            unresolved.push(idx);
-                        }
-                        s
+    list.iter().all(is_frame).then(|| resolve_frames(list, strings, unresolved))
+}
+
+/// Resolves a list of frames (each checked by [`is_frame`]).
+fn resolve_frames(list: &[Value], strings: &HashMap<u64, String>, unresolved: &mut Vec<u64>) -> Vec<Frame> {
+    list.iter()
+        .map(|f| {
+            let file = match field(f, "filename") {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => {
+                    let idx = n.as_u64().unwrap_or(u64::MAX);
+                    let s = strings.get(&idx).cloned();
+                    if s.is_none() {
+                        unresolved.push(idx);
                     }
-                    _ => None,
-                };
-                Frame {
-                    file,
-                    line: f["line"].as_i64().unwrap_or(-1),
-                    name: match &f["name"] {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    },
-                    loc: f.get("loc").and_then(Value::as_str).map(str::to_string),
+                    s
                 }
-            })
-            .collect(),
-    )
+                _ => None,
+            };
+            Frame {
+                file,
+                line: field(f, "line").as_i64().unwrap_or(-1),
+                name: match field(f, "name") {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                },
+                loc: field(f, "loc").as_str().map(str::to_string),
+            }
+        })
+        .collect()
 }
