@@ -475,17 +475,17 @@ impl Compiles {
     /// Every attempt of the frame compile `id` belongs to (`[0/0]`, `[0/0_1]`, ...), in order of
     /// first appearance. Only after [`Compiles::settle`].
     pub fn attempts<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = &'a CompileRecord> + 'a {
-        self.by_frame_compile.get(&frame_compile(id)).into_iter().flatten().map(|&i| &self.records[i])
+        self.attempt_records(id).map(|i| &self.records[i as usize])
+    }
+
+    /// The records (as [`Event::record`] numbers them) of [`Compiles::attempts`].
+    pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
+        self.by_frame_compile.get(&frame_compile(id)).into_iter().flatten().map(|&i| i as u32)
     }
 
     /// The record an entry's [`Event::record`] names.
     pub fn record(&self, index: u32) -> &CompileRecord {
         &self.records[index as usize]
-    }
-
-    /// The index of a compile id's record (as [`Event::record`] gives it), if the stream has it.
-    pub fn record_index(&self, id: &CompileId) -> Option<u32> {
-        self.index_of(&normalize(id)).map(|i| i as u32)
     }
 
     /// The record of a compile id, if the stream has it.

@@ -391,8 +391,8 @@ fn compressed_json(output: &impl Serialize) -> Vec<u8> {
 }
 
 /// The window and match tables of a table compressed as it streams. zstd sizes them for the
-/// whole input when it sees it at once (a table that fits in one buffer), and at the level's
-/// largest otherwise: RSS rose 11 MiB as the first such table began, the highest point of a
+/// whole input when told its size (a table that fits in one buffer), and at the level's largest
+/// otherwise: RSS rose 11 MiB as the first such table began, the highest point of a
 /// build of the 1 GB compiles-shape bench log. With a 2 MiB window and match tables of 2^19
 /// entries that build peaks 3 MiB lower, and its tables come out 1.6% smaller (the tensor
 /// shape's, with guards repeated further apart, 0.05% larger; a 1 MiB window made those 3%

@@ -11,6 +11,9 @@ use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
 
+/// A compile's record and its number ([`Event::record`]), which this table's maps are keyed by.
+type Numbered<'a> = (u32, &'a CompileRecord);
+
 #[derive(Default)]
 pub struct RecompilesTable {
     /// Recompile reasons per compile record ([`Event::record`]).
@@ -97,27 +100,27 @@ impl Table for RecompilesTable {
 
     fn finish(self, ctx: &Finish) -> Option<(Recompiles, u64)> {
         // The final attempt of each frame compile, grouped by frame.
-        let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, &CompileRecord>> = BTreeMap::new();
-        for r in &ctx.compiles.records {
+        let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, Numbered>> = BTreeMap::new();
+        for (index, r) in ctx.compiles.records.iter().enumerate() {
             let (Some(frame), Some(fc)) = (r.id.frame_id, r.id.frame_compile_id) else { continue };
             if r.next_attempt.is_none() {
-                frames.entry((r.id.compiled_autograd_id, frame)).or_default().insert(fc, r);
+                frames.entry((r.id.compiled_autograd_id, frame)).or_default().insert(fc, (index as u32, r));
             }
         }
         let mut out: Vec<RecompiledFrame> = frames
             .into_iter()
             .filter(|(_, compiles)| compiles.len() > 1)
             .map(|((ca, frame), compiles)| {
-                let list: Vec<&CompileRecord> = compiles.into_values().collect();
-                let named = list.iter().find_map(|r| ctx.compiles.metrics(r));
+                let list: Vec<Numbered> = compiles.into_values().collect();
+                let named = list.iter().find_map(|(_, r)| ctx.compiles.metrics(r));
                 let steps = list
                     .iter()
                     .enumerate()
-                    .map(|(i, r)| RecompileStep {
+                    .map(|(i, &(_, r))| RecompileStep {
                         compile_id: r.display(),
                         status: r.status(),
                         reasons: self.reasons_of(ctx, r),
-                        changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], r)),
+                        changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], list[i])),
                     })
                     .collect();
                 RecompiledFrame {
@@ -143,11 +146,10 @@ impl Table for RecompilesTable {
 impl RecompilesTable {
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
-        let c = &ctx.compiles;
-        c.attempts(&r.id).flat_map(|o| self.reasons.get(&c.record_index(&o.id)?)).flatten().cloned().collect()
+        ctx.compiles.attempt_records(&r.id).filter_map(|o| self.reasons.get(&o)).flatten().cloned().collect()
     }
 
-    fn changes(&self, c: &Compiles, before: &CompileRecord, after: &CompileRecord) -> Changes {
+    fn changes(&self, c: &Compiles, (before_record, before): Numbered, (after_record, after): Numbered) -> Changes {
         // Artifacts by name (the naming rule keeps content hashes out of names, so the same
         // artifact of two compiles has one name); repeated names are numbered in log order
         // (`name`, `name#2`, ...). An entry logged without a payload has no content to compare
@@ -184,8 +186,8 @@ impl RecompilesTable {
             }
         }
         let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
-        let guards_of = |r: &CompileRecord| guard_ids(c.record_index(&r.id).and_then(|i| self.guards.get(&i)));
-        let (g_old, g_new) = (guards_of(before), guards_of(after));
+        let g_old = guard_ids(self.guards.get(&before_record));
+        let g_new = guard_ids(self.guards.get(&after_record));
         Changes {
             previous: before.display(),
             changed,

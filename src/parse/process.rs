@@ -112,10 +112,9 @@ impl Demux {
         }
         if let crate::parse::Meta::Value(Value::Object(meta)) = &entry.meta {
             for (key, value) in meta {
-                let named_like_stack = key.ends_with("stack");
-                let is_stack =
-                    value.as_array().is_some_and(|a| (named_like_stack || !a.is_empty()) && a.iter().all(is_frame));
-                if let Some(list) = value.as_array().filter(|_| is_stack) {
+                let Some(list) = value.as_array() else { continue };
+                // An empty list is a stack only where the key names one.
+                if (key.ends_with("stack") || !list.is_empty()) && list.iter().all(is_frame) {
                     let frames = resolve_frames(list, &process.strings, &mut unresolved);
                     stacks.push((StackSlot::Meta(key.clone()), frames));
                 }
