@@ -66,18 +66,26 @@ pub struct CompileRecord {
     metrics: Option<HeldMetrics>,
     /// Every artifact, in log order (see [`CompileRecord::artifacts`]).
     artifacts: Artifacts,
-    /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
-    pub graph_breaks: Vec<String>,
     /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
-    pub next_attempt: Option<usize>,
-    /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
-    /// compiles of its graph, in order of first appearance.
-    pub graph_compiles: Vec<usize>,
+    next_attempt: Option<u32>,
+    /// What few compiles have (graph breaks, a capture's compiles), out of line: a long log's
+    /// records are most of what a stream holds per compile.
+    rare: Option<Box<RareFacts>>,
     /// Which AOT graph Inductor is compiling for this compile id.
     graph_spans: GraphSpans,
     /// Which spellings of the id entries used ([`RAW_AS_IS`], [`RAW_WITHOUT_ATTEMPT`]): the
     /// stream's count of distinct compile ids counts both.
     raw_forms: u8,
+}
+
+/// The facts of a [`CompileRecord`] that most compiles do not have.
+#[derive(Debug, Clone, Default)]
+struct RareFacts {
+    /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
+    graph_breaks: Vec<String>,
+    /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
+    /// compiles of its graph, in order of first appearance.
+    graph_compiles: Vec<usize>,
 }
 
 /// [`CompileRecord::raw_forms`]: an entry named the id as it is filed.
@@ -93,33 +101,61 @@ struct HeldMetrics {
     status: CompileStatus,
 }
 
-/// A glog timestamp (`1118 14:22:33.123456`), held in the record itself when it fits (a long
-/// log's thousands of compiles each have two).
-#[derive(Debug, Clone)]
+/// A glog timestamp (`1118 14:22:33.123456`): its 16 digits packed in a number when it is
+/// written as glog writes it, else its text (a long log's thousands of compiles each hold two).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Stamp {
-    Inline(u8, [u8; STAMP_INLINE]),
-    Heap(Box<str>),
+    Digits(u64),
+    Text(Box<String>),
 }
 
-const STAMP_INLINE: usize = 22;
+/// Where a glog timestamp has its separators; every other byte is a digit.
+const STAMP_SHAPE: &[u8; 20] = b"dddd dd:dd:dd.dddddd";
 
 impl Stamp {
     pub fn new(ts: &str) -> Stamp {
-        match ts.len() {
-            len @ 0..=STAMP_INLINE => {
-                let mut bytes = [0; STAMP_INLINE];
-                bytes[..len].copy_from_slice(ts.as_bytes());
-                Stamp::Inline(len as u8, bytes)
-            }
-            _ => Stamp::Heap(ts.into()),
+        match pack_stamp(ts) {
+            Some(digits) => Stamp::Digits(digits),
+            None => Stamp::Text(Box::new(ts.to_string())),
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    /// Whether this is the timestamp `ts`, as written.
+    pub fn is(&self, ts: &str) -> bool {
         match self {
-            Stamp::Inline(len, bytes) => std::str::from_utf8(&bytes[..*len as usize]).expect("copied from a str"),
-            Stamp::Heap(ts) => ts,
+            Stamp::Digits(digits) => pack_stamp(ts) == Some(*digits),
+            Stamp::Text(text) => **text == ts,
         }
+    }
+}
+
+/// The digits of a timestamp shaped as [`STAMP_SHAPE`], as one decimal number.
+fn pack_stamp(ts: &str) -> Option<u64> {
+    let bytes = ts.as_bytes();
+    if bytes.len() != STAMP_SHAPE.len() {
+        return None;
+    }
+    let mut digits = 0u64;
+    for (&b, &shape) in bytes.iter().zip(STAMP_SHAPE) {
+        match shape {
+            b'd' if b.is_ascii_digit() => digits = digits * 10 + u64::from(b - b'0'),
+            b'd' => return None,
+            separator if b != separator => return None,
+            _ => {}
+        }
+    }
+    Some(digits)
+}
+
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Stamp::Digits(digits) = *self else {
+            let Stamp::Text(text) = self else { unreachable!("two variants") };
+            return f.write_str(text);
+        };
+        let part = |from_right: u32, width: u32| digits / 10u64.pow(from_right) % 10u64.pow(width);
+        let (date, hours, minutes, seconds, micros) = (part(12, 4), part(10, 2), part(8, 2), part(6, 2), part(0, 6));
+        write!(f, "{date:04} {hours:02}:{minutes:02}:{seconds:02}.{micros:06}")
     }
 }
 
@@ -351,6 +387,22 @@ impl CompileRecord {
         }
     }
 
+    /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
+    pub fn graph_breaks(&self) -> &[String] {
+        self.rare.as_ref().map_or(&[], |r| &r.graph_breaks)
+    }
+
+    /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
+    /// compiles of its graph, in order of first appearance.
+    pub fn graph_compiles(&self) -> &[usize] {
+        self.rare.as_ref().map_or(&[], |r| &r.graph_compiles)
+    }
+
+    /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
+    pub fn next_attempt(&self) -> Option<usize> {
+        self.next_attempt.map(|n| n as usize)
+    }
+
     /// `[0/1]`.
     pub fn display(&self) -> String {
         display_compile_id(&self.id)
@@ -422,8 +474,10 @@ pub struct Compiles {
     /// Each record's index, hashed by its id (a map would hold every id a second time).
     by_id: HashTable<u32>,
     hasher: foldhash::fast::RandomState,
-    /// Records of each frame compile (all its attempts), filled by `settle`.
-    by_frame_compile: HashMap<FrameCompile, Vec<usize>>,
+    /// Every record's index, sorted by frame compile then log order, filled by `settle`: the
+    /// attempts of a frame compile are a run of it, found by binary search (4 bytes a compile,
+    /// where a map of lists took over a hundred).
+    by_frame_compile: Vec<u32>,
     /// Artifacts logged outside any compile.
     pub unattributed: Vec<Artifact>,
     /// The graph spans of entries logged outside any compile (AOT Inductor logs no compile id).
@@ -480,7 +534,11 @@ impl Compiles {
 
     /// The records (as [`Event::record`] numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
-        self.by_frame_compile.get(&frame_compile(id)).into_iter().flatten().map(|&i| i as u32)
+        let frame = frame_compile(id);
+        let of = |i: &u32| frame_compile(&self.records[*i as usize].id);
+        let start = self.by_frame_compile.partition_point(|i| of(i) < frame);
+        let end = start + self.by_frame_compile[start..].partition_point(|i| of(i) == frame);
+        self.by_frame_compile[start..end].iter().copied()
     }
 
     /// The record an entry's [`Event::record`] names.
@@ -686,9 +744,8 @@ impl Compiles {
             start_stack: None,
             metrics: None,
             artifacts: Artifacts::Live(Vec::new()),
-            graph_breaks: Vec::new(),
             next_attempt: None,
-            graph_compiles: Vec::new(),
+            rare: None,
             graph_spans: GraphSpans::default(),
             raw_forms: 0,
         });
@@ -721,7 +778,7 @@ impl Compiles {
             a.graph = graph;
         }
         record.last_seq = ev.seq;
-        if record.end_ts.as_str() != ev.ts {
+        if !record.end_ts.is(ev.ts) {
             record.end_ts = Stamp::new(ev.ts);
         }
         match ev.kind {
@@ -737,7 +794,7 @@ impl Compiles {
         let record = &mut self.records[index];
         if ev.name == Some("dynamo_graph_break_reason") {
             if let Some(text) = ev.payload_text() {
-                record.graph_breaks.push(super::graph_breaks::reason(&text));
+                record.rare.get_or_insert_default().graph_breaks.push(super::graph_breaks::reason(&text));
             }
         }
         if let Some(a) = artifact {
@@ -748,14 +805,15 @@ impl Compiles {
     /// Called once after the last entry: groups the attempts of each frame compile, links each
     /// attempt to the next one and each compiled-autograd capture to its graph's compiles.
     pub fn settle(&mut self) {
-        for (i, r) in self.records.iter().enumerate() {
-            self.by_frame_compile.entry(frame_compile(&r.id)).or_default().push(i);
-        }
+        let records = &self.records;
+        self.by_frame_compile = (0..records.len() as u32).collect();
+        // Stable: each frame compile's attempts stay in order of first appearance.
+        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records[i as usize].id));
         for i in 0..self.records.len() {
             let id = self.records[i].id;
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
-            self.records[i].next_attempt = self.index_of(&next);
+            self.records[i].next_attempt = self.index_of(&next).map(|n| n as u32);
         }
         self.link_captures();
     }
@@ -775,7 +833,9 @@ impl Compiles {
         }
         for r in self.records.iter_mut().filter(|r| r.is_capture()) {
             let ca = r.id.compiled_autograd_id.expect("a capture has a compiled-autograd id");
-            r.graph_compiles = compiles_of.get(&ca).cloned().unwrap_or_default();
+            if let Some(compiles) = compiles_of.get(&ca) {
+                r.rare.get_or_insert_default().graph_compiles = compiles.clone();
+            }
         }
     }
 }
@@ -789,6 +849,33 @@ mod tests {
         let id: BlobId = std::array::from_fn(|i| (i * 17) as u8);
         assert_eq!(parse_blob_id(&hex(&id)), Some(id));
         assert_eq!(parse_blob_id("0g"), None);
+    }
+
+    /// Timestamps read back as written, packed or not; only glog's own shape is packed.
+    #[test]
+    fn stamps_read_back_as_written() {
+        for ts in ["1118 14:22:33.123456", "0000 00:00:00.000000", "9999 99:99:99.999999", "0524 12:48:44.657000"] {
+            let stamp = Stamp::new(ts);
+            assert!(matches!(stamp, Stamp::Digits(_)), "{ts}");
+            assert_eq!(stamp.to_string(), ts);
+            assert!(stamp.is(ts));
+        }
+        for ts in ["", "1118 14:22:33.12345", "1118 14:22:33.1234567", "1118 14:22:33,123456", "1118 1a:22:33.123456", "١١١٨"] {
+            let stamp = Stamp::new(ts);
+            assert!(matches!(stamp, Stamp::Text(_)), "{ts}");
+            assert_eq!(stamp.to_string(), ts);
+            assert!(stamp.is(ts));
+        }
+        assert!(!Stamp::new("1118 14:22:33.123456").is("1118 14:22:33.123457"));
+        assert!(!Stamp::new("1118 14:22:33.123456").is("x"));
+        assert!(!Stamp::new("x").is("1118 14:22:33.123456"));
+    }
+
+    /// A record stays small: a long log holds one per compile until its tables finish (264
+    /// bytes before its rare facts went out of line and its timestamps were packed).
+    #[test]
+    fn a_compile_record_is_small() {
+        assert!(std::mem::size_of::<CompileRecord>() <= 200, "{}", std::mem::size_of::<CompileRecord>());
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl Table for RecompilesTable {
         let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, Numbered>> = BTreeMap::new();
         for (index, r) in ctx.compiles.records.iter().enumerate() {
             let (Some(frame), Some(fc)) = (r.id.frame_id, r.id.frame_compile_id) else { continue };
-            if r.next_attempt.is_none() {
+            if r.next_attempt().is_none() {
                 frames.entry((r.id.compiled_autograd_id, frame)).or_default().insert(fc, (index as u32, r));
             }
         }

@@ -154,7 +154,7 @@ impl SearchTable {
             for a in r.artifacts().iter() {
                 self.add(SearchKind::Artifact, c.name(a), at);
             }
-            for reason in &r.graph_breaks {
+            for reason in r.graph_breaks() {
                 self.add(SearchKind::GraphBreak, reason, at);
             }
             let Some(m) = c.metrics(r) else { continue };
