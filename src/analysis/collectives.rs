@@ -6,12 +6,13 @@ use serde_json::Value;
 
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
-use crate::parse::display_compile_id;
+use crate::parse::{BlobId, display_compile_id, hex};
 use crate::schema::CompileId;
 use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
 };
+use tlparse_bundle::ids::parse_blob_id;
 
 /// The artifact name of the scheduler's collective order.
 const SCHEDULE: &str = "inductor_collective_schedule";
@@ -300,13 +301,28 @@ pub fn parity(schedules: &[Schedule], code: &[OutputCode]) -> Parity {
     }
 }
 
-/// What was observed for one compile id.
+/// What was observed for one compile id. Most compiles of a long log have output code and
+/// nothing else, kept until the tables finish in case a schedule comes: so it is held small.
 #[derive(Default)]
 struct Observed {
     schedules: Vec<Schedule>,
-    code: Vec<OutputCode>,
-    unmatched: Vec<UnmatchedCall>,
-    unmatched_waits: Vec<UnmatchedCall>,
+    code: Vec<HeldCode>,
+    /// The calls without a partner: (collectives, waits); few compiles have any.
+    unmatched: Option<Box<(Vec<UnmatchedCall>, Vec<UnmatchedCall>)>>,
+}
+
+/// An [`OutputCode`] as held until the table finishes: its blob id as bytes, not hex.
+struct HeldCode {
+    seq: u64,
+    line: u64,
+    blob: BlobId,
+    calls: Vec<CollectiveCall>,
+}
+
+impl HeldCode {
+    fn row(self) -> OutputCode {
+        OutputCode { seq: self.seq, line: self.line, blob: hex(&self.blob), calls: self.calls }
+    }
 }
 
 #[derive(Default)]
@@ -340,23 +356,26 @@ impl Table for CollectivesTable {
             self.observed(ev).schedules.push(schedule);
         } else if ev.kind == "inductor_output_code" {
             let Some(payload) = ev.payload else { return };
+            let Some(blob) = parse_blob_id(payload.hash) else { return };
             let scan = scan_output_code(payload.bytes);
-            let blob = payload.hash.to_string();
             let unmatched = |indexes: &[usize]| -> Vec<UnmatchedCall> {
                 indexes
                     .iter()
                     .map(|&i| {
                         let c = &scan.calls[i];
-                        UnmatchedCall { op: c.op.clone(), handle: c.handle.clone(), line: c.line, blob: blob.clone() }
+                        UnmatchedCall { op: c.op.clone(), handle: c.handle.clone(), line: c.line, blob: hex(&blob) }
                     })
                     .collect()
             };
             let (unmatched_collectives, unmatched_waits) =
                 (unmatched(&scan.unmatched), unmatched(&scan.unmatched_waits));
             let observed = self.observed(ev);
-            observed.unmatched.extend(unmatched_collectives);
-            observed.unmatched_waits.extend(unmatched_waits);
-            observed.code.push(OutputCode { seq: ev.seq, line: ev.line, blob, calls: scan.calls });
+            if !unmatched_collectives.is_empty() || !unmatched_waits.is_empty() {
+                let held = observed.unmatched.get_or_insert_default();
+                held.0.extend(unmatched_collectives);
+                held.1.extend(unmatched_waits);
+            }
+            observed.code.push(HeldCode { seq: ev.seq, line: ev.line, blob, calls: scan.calls });
         }
     }
 
@@ -374,14 +393,16 @@ impl Table for CollectivesTable {
             .into_iter()
             .filter(|(_, o)| !o.schedules.is_empty() || o.code.iter().any(|c| !c.calls.is_empty()))
             .map(|(id, o)| {
-                let comparable = !o.code.is_empty() && (stream_logs_schedules || !o.schedules.is_empty());
+                let code: Vec<OutputCode> = o.code.into_iter().map(HeldCode::row).collect();
+                let comparable = !code.is_empty() && (stream_logs_schedules || !o.schedules.is_empty());
+                let (unmatched, unmatched_waits) = o.unmatched.map(|held| *held).unwrap_or_default();
                 CompileCollectives {
                     compile_id: id.as_ref().map(display_compile_id),
-                    parity: comparable.then(|| parity(&o.schedules, &o.code)),
+                    parity: comparable.then(|| parity(&o.schedules, &code)),
                     schedules: o.schedules,
-                    code: o.code,
-                    unmatched: o.unmatched,
-                    unmatched_waits: o.unmatched_waits,
+                    code,
+                    unmatched,
+                    unmatched_waits,
                 }
             })
             .collect();

@@ -860,7 +860,9 @@ mod tests {
             assert_eq!(stamp.to_string(), ts);
             assert!(stamp.is(ts));
         }
-        for ts in ["", "1118 14:22:33.12345", "1118 14:22:33.1234567", "1118 14:22:33,123456", "1118 1a:22:33.123456", "١١١٨"] {
+        for ts in
+            ["", "1118 14:22:33.12345", "1118 14:22:33.1234567", "1118 14:22:33,123456", "1118 1a:22:33.123456", "١١١٨"]
+        {
             let stamp = Stamp::new(ts);
             assert!(matches!(stamp, Stamp::Text(_)), "{ts}");
             assert_eq!(stamp.to_string(), ts);
