@@ -27,8 +27,9 @@ pub struct GuardsTable {
     /// stacks whose file names are string-table indices, which the stream's stack table does not
     /// cover.
     strings: HashMap<u64, String>,
-    /// One summary per compile id in order of its first row (entries come in `seq` order).
-    compiles: IndexMap<Option<String>, GuardsCompile>,
+    /// One summary per compile id (as displayed) in order of its first row (entries come in
+    /// `seq` order).
+    compiles: IndexMap<Option<Box<str>>, Tally>,
     dynamo_guards: PackedRows,
     /// [`TreeRow`]s: the trees, their guards as ids in `tree_guards`.
     guard_trees: PackedRows,
@@ -40,6 +41,32 @@ pub struct GuardsTable {
     specializations: PackedRows,
     symbols: PackedRows,
     data_dependent: PackedRows,
+}
+
+/// A compile's [`GuardsCompile`] as its rows are counted: its id is its key in
+/// `GuardsTable::compiles`, and its metrics' counts are read when the table finishes (a long
+/// log holds one per compile until then).
+#[derive(Default)]
+struct Tally {
+    dynamo_guards: u64,
+    tree_guards: u64,
+    latency_us: Option<f64>,
+    shape_guards: u64,
+    specializations: u64,
+    backed_symbols: u64,
+    unbacked_symbols: u64,
+    data_dependent: u64,
+}
+
+/// A compile id (as displayed) looked up in `GuardsTable::compiles` without a copy: it hashes
+/// as the `Option` it wraps, as the keys do.
+#[derive(Hash)]
+struct IdKey<'a>(Option<&'a str>);
+
+impl indexmap::Equivalent<Option<Box<str>>> for IdKey<'_> {
+    fn equivalent(&self, key: &Option<Box<str>>) -> bool {
+        self.0 == key.as_deref()
+    }
 }
 
 /// A [`crate::schema::tables::guards::GuardTree`] with its guards as ids in
@@ -358,26 +385,43 @@ impl GuardsTable {
     }
 
     /// The summary of a compile id, created with its first row.
-    fn summary(&mut self, id: &Option<String>) -> &mut GuardsCompile {
-        if !self.compiles.contains_key(id) {
-            self.compiles.insert(
-                id.clone(),
-                GuardsCompile {
-                    compile_id: id.clone(),
-                    guard_count: None,
-                    shape_env_guard_count: None,
-                    dynamo_guards: 0,
-                    tree_guards: 0,
-                    latency_us: None,
-                    shape_guards: 0,
-                    specializations: 0,
-                    backed_symbols: 0,
-                    unbacked_symbols: 0,
-                    data_dependent: 0,
-                },
-            );
+    fn summary(&mut self, id: &Option<String>) -> &mut Tally {
+        let at = match self.compiles.get_index_of(&IdKey(id.as_deref())) {
+            Some(at) => at,
+            None => self.compiles.insert_full(id.as_deref().map(Box::from), Tally::default()).0,
+        };
+        &mut self.compiles[at]
+    }
+
+    /// The summaries as rows, with the counts of each compile's metrics: those of the last
+    /// record displayed as its id.
+    fn compile_rows(tallies: IndexMap<Option<Box<str>>, Tally>, ctx: &Finish) -> Vec<GuardsCompile> {
+        let mut record_of: Vec<Option<usize>> = vec![None; tallies.len()];
+        for (index, r) in ctx.compiles.records.iter().enumerate() {
+            if let Some(at) = tallies.get_index_of(&IdKey(Some(&r.display()))) {
+                record_of[at] = Some(index);
+            }
         }
-        &mut self.compiles[id]
+        tallies
+            .into_iter()
+            .zip(record_of)
+            .map(|((compile_id, t), record)| {
+                let m = record.and_then(|r| ctx.compiles.metrics(&ctx.compiles.records[r]));
+                GuardsCompile {
+                    compile_id: compile_id.map(String::from),
+                    guard_count: m.as_ref().and_then(|m| m.guard_count),
+                    shape_env_guard_count: m.as_ref().and_then(|m| m.shape_env_guard_count),
+                    dynamo_guards: t.dynamo_guards,
+                    tree_guards: t.tree_guards,
+                    latency_us: t.latency_us,
+                    shape_guards: t.shape_guards,
+                    specializations: t.specializations,
+                    backed_symbols: t.backed_symbols,
+                    unbacked_symbols: t.unbacked_symbols,
+                    data_dependent: t.data_dependent,
+                }
+            })
+            .collect()
     }
 }
 
@@ -418,20 +462,7 @@ impl Table for GuardsTable {
         if rows == 0 {
             return None;
         }
-        let records: HashMap<String, &super::CompileRecord> =
-            ctx.compiles.records.iter().map(|r| (r.display(), r)).collect();
-        let compiles = self
-            .compiles
-            .into_values()
-            .map(|mut s| {
-                if let Some(r) = s.compile_id.as_deref().and_then(|id| records.get(id)) {
-                    let m = ctx.compiles.metrics(r);
-                    s.guard_count = m.as_ref().and_then(|m| m.guard_count);
-                    s.shape_env_guard_count = m.as_ref().and_then(|m| m.shape_env_guard_count);
-                }
-                s
-            })
-            .collect();
+        let compiles = Self::compile_rows(self.compiles, ctx);
         let table = PackedGuards {
             compiles,
             dynamo_guards: self.dynamo_guards,
