@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::guards::{compile_id, frame_locals, innermost, object, text, uint};
+use super::packed_rows::{DecodedBlock, PackedRows};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::ArtifactRef;
@@ -17,10 +18,16 @@ pub struct ExportReportTable {
     seen: bool,
     failures: Vec<ExportFailure>,
     /// Every provenance node logged, in log order (a later entry with the same id replaces an
-    /// earlier one for later failures, as in tlparse).
-    nodes: Vec<ProvenanceNode>,
+    /// earlier one for later failures, as in tlparse), packed: a long log creates an expression
+    /// in most compiles, and only those a failure refers to are read back, when the table
+    /// finishes.
+    nodes: PackedRows,
+    /// Each node's argument ids, back to back, which the provenance walks: node `n`'s are
+    /// `argument_ids[argument_ends[n - 1]..argument_ends[n]]`.
+    argument_ids: Vec<u64>,
+    argument_ends: Vec<u32>,
     /// Node id → index in `nodes` of its latest entry.
-    latest: HashMap<u64, usize>,
+    latest: HashMap<u64, u32>,
     skipped_guards: u64,
 }
 
@@ -42,17 +49,31 @@ impl ExportReportTable {
                 continue;
             }
             let node = self.latest.get(&id).copied();
-            steps.push(ProvenanceStep { depth, id, node: node.map(|n| n as u64) });
+            steps.push(ProvenanceStep { depth, id, node: node.map(u64::from) });
             if let Some(n) = node {
-                todo.extend(self.nodes[n].argument_ids.iter().rev().map(|&arg| (arg, depth + 1)));
+                todo.extend(self.arguments(n).iter().rev().map(|&arg| (arg, depth + 1)));
             }
         }
         steps
     }
 
+    /// The argument ids of node `n`.
+    fn arguments(&self, n: u32) -> &[u64] {
+        let start = n.checked_sub(1).map_or(0, |before| self.argument_ends[before as usize] as usize);
+        &self.argument_ids[start..self.argument_ends[n as usize] as usize]
+    }
+
     fn add_node(&mut self, node: ProvenanceNode) {
-        self.latest.insert(node.id, self.nodes.len());
-        self.nodes.push(node);
+        self.latest.insert(node.id, self.nodes.len() as u32);
+        self.argument_ids.extend_from_slice(&node.argument_ids);
+        self.argument_ends.push(self.argument_ids.len() as u32);
+        self.nodes.push(&node);
+    }
+
+    /// Node `n` as it was logged.
+    fn node(&self, n: u64, cache: &mut DecodedBlock) -> ProvenanceNode {
+        let json = self.nodes.get(n as usize, cache);
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("provenance nodes read back as they were packed: {e}"))
     }
 
     fn failure(&mut self, ev: &Event, failure_type: ExportFailureType) {
@@ -182,7 +203,7 @@ impl Table for ExportReportTable {
         }
     }
 
-    fn finish(self, ctx: &Finish) -> Option<(ExportReport, u64)> {
+    fn finish(mut self, ctx: &Finish) -> Option<(ExportReport, u64)> {
         if !self.seen {
             return None;
         }
@@ -190,13 +211,14 @@ impl Table for ExportReportTable {
         // Keep only the nodes some failure refers to, numbered in order of first reference.
         let mut renumber: HashMap<u64, u64> = HashMap::default();
         let mut nodes = Vec::new();
-        let mut failures = self.failures;
+        let mut cache = DecodedBlock::default();
+        let mut failures = std::mem::take(&mut self.failures);
         for f in &mut failures {
             f.user_frame = innermost(stacks, f.user_stack);
             for step in &mut f.provenance {
                 step.node = step.node.map(|old| {
                     *renumber.entry(old).or_insert_with(|| {
-                        let mut node = self.nodes[old as usize].clone();
+                        let mut node = self.node(old, &mut cache);
                         node.user_frame = innermost(stacks, node.user_stack);
                         nodes.push(node);
                         nodes.len() as u64 - 1
