@@ -1,15 +1,15 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
-use indexmap::IndexSet;
 use serde::de::IgnoredAny;
 use serde::ser::{Error, SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::digest_ids::DigestIds;
 use super::guards::{compile_id, text, uint};
-use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
+use super::packed_rows::{Compressed, DecodedBlock, PackedRows, digest};
 use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
@@ -156,8 +156,11 @@ pub struct InputsTable {
     open: Vec<Row>,
     /// The compile (in `compile_ids`) of the open rows.
     open_compile: Option<u32>,
-    /// Compile ids as displayed, each once.
-    compile_ids: IndexSet<Option<String>>,
+    /// Compile ids as displayed, each once, known by their digest (a long log has one per
+    /// compile; only their identity matters here).
+    compile_ids: DigestIds,
+    /// How many compile ids `compile_ids` knows.
+    compile_count: u32,
     /// What each describer described.
     describers: HashMap<u64, Held>,
     /// The live describers, least recently used first.
@@ -282,10 +285,18 @@ fn tensor_info(ev: &Event, meta: &Value) -> TensorInfo {
 impl InputsTable {
     /// The position of a compile id in `compile_ids`, adding it if new.
     fn compile(&mut self, compile_id: &Option<String>) -> u32 {
-        match self.compile_ids.get_index_of(compile_id) {
-            Some(i) => i as u32,
-            None => self.compile_ids.insert_full(compile_id.clone()).0 as u32,
+        // `None` and `Some` told apart by a leading byte no id as text starts with.
+        let key = match compile_id {
+            Some(id) => digest(&[b"s", id.as_bytes()]),
+            None => digest(&[b"n"]),
+        };
+        if let Some(i) = self.compile_ids.get(key) {
+            return i;
         }
+        let i = self.compile_count;
+        self.compile_ids.insert(key, i);
+        self.compile_count += 1;
+        i
     }
 
     /// What a describer described, in memory.
