@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
@@ -263,8 +264,9 @@ impl CompileParts {
 /// compile's time (`compile_time`, `compile_directory`) so that they report the same.
 #[derive(Default)]
 pub struct CompileClock {
-    /// The table's compile ids and their index, copied when it finishes observing.
-    compiles: CompileIndex,
+    /// The table's compile ids and their index, shared with the table once it has observed
+    /// everything (a copy would cost 74 bytes a compile while the tables finish).
+    compiles: Arc<CompileIndex>,
     /// Each compile's parts, by its index.
     traced: Vec<CompileParts>,
 }
@@ -331,8 +333,8 @@ struct NameTotal {
 /// [`crate::schema::tables::CompileTime`], each compile's phases made from the nodes as it is
 /// serialized (as a whole, they would take more memory than the nodes).
 #[derive(Serialize)]
-pub struct PackedCompileTime {
-    compiles: CompileTimings,
+pub struct PackedCompileTime<'a> {
+    compiles: CompileTimings<'a>,
     phases: Vec<PhaseTotal>,
     total_us: f64,
     unmatched: Vec<UnmatchedEvent>,
@@ -342,13 +344,13 @@ pub struct PackedCompileTime {
 }
 
 /// The finished table's nodes, serialized as the list of [`CompileTiming`].
-struct CompileTimings {
+struct CompileTimings<'a> {
     table: CompileTimeTable,
-    /// Each compile's time in parts.
-    parts: Vec<CompileParts>,
+    /// What gives each compile's time in parts, read as each is serialized.
+    ctx: &'a Finish<'a>,
 }
 
-impl CompileTimings {
+impl CompileTimings<'_> {
     fn timing(&self, c: usize) -> CompileTiming {
         let t = &self.table;
         let display = |c: u32| t.compiles[c as usize].as_ref().map(display_compile_id);
@@ -374,7 +376,7 @@ impl CompileTimings {
                 }
             })
             .collect();
-        let parts = self.parts[c];
+        let parts = self.ctx.clock.parts(self.ctx.compiles, t.compiles[c].as_ref());
         CompileTiming {
             compile_id: display(c as u32),
             start_us: start,
@@ -398,7 +400,7 @@ impl CompileTimings {
     }
 }
 
-impl Serialize for CompileTimings {
+impl Serialize for CompileTimings<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq((0..self.table.compiles.len()).map(|c| self.timing(c)))
     }
@@ -414,7 +416,8 @@ struct OverlapCount {
 
 #[derive(Default)]
 pub struct CompileTimeTable {
-    compiles: CompileIndex,
+    /// Shared with the clock once the table has observed everything.
+    compiles: Arc<CompileIndex>,
     states: Vec<CompileState>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
     names: Vec<String>,
@@ -446,11 +449,12 @@ impl CompileTimeTable {
             backward_us: s.backward.map(us),
             other_us: s.other.map(us),
         };
-        CompileClock { compiles: self.compiles.clone(), traced: self.states.iter().map(parts).collect() }
+        CompileClock { compiles: Arc::clone(&self.compiles), traced: self.states.iter().map(parts).collect() }
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
-        let (index, new) = self.compiles.insert(id);
+        // Not shared while the table observes: the clock is made after.
+        let (index, new) = Arc::make_mut(&mut self.compiles).insert(id);
         if new {
             self.states.push(CompileState::default());
             self.nodes.push(CompileNodes::Live(Vec::new()));
@@ -708,7 +712,7 @@ impl CompileTimeTable {
 
 impl Table for CompileTimeTable {
     type Format = crate::schema::tables::CompileTime;
-    type Output<'a> = PackedCompileTime;
+    type Output<'a> = PackedCompileTime<'a>;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind != "chromium_event" {
@@ -745,7 +749,7 @@ impl Table for CompileTimeTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
+    fn finish<'a>(mut self, ctx: &'a Finish) -> Option<(PackedCompileTime<'a>, u64)> {
         if self.events == 0 {
             return None;
         }
@@ -756,7 +760,6 @@ impl Table for CompileTimeTable {
             }
         }
         self.node_index = HashMap::default();
-        let parts = self.compiles.ids.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
         let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();
         let overlaps = self.overlap_rows();
@@ -766,7 +769,7 @@ impl Table for CompileTimeTable {
             std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
             PackedCompileTime {
-                compiles: CompileTimings { table: self, parts },
+                compiles: CompileTimings { table: self, ctx },
                 phases,
                 total_us,
                 unmatched,
