@@ -222,23 +222,56 @@ struct Unmatched {
     ts: f64,
 }
 
+/// One compile's span and parts. A long log holds one per compile, so what few compiles have
+/// (instants, `counted_in`) is kept in the table's maps instead.
 #[derive(Default)]
 struct CompileState {
-    start: Option<f64>,
+    /// `Start`, and the parts: `Forward`, summed `entire_frame_compile` that ended under this
+    /// compile id, `Backward` and `Other`.
+    times: Times,
     end: f64,
-    /// Each instant's name (in `CompileTimeTable::instant_names`), count and first `seq`.
-    instants: Vec<(u32, u64, u64)>,
-    /// Summed `entire_frame_compile` that ended under this compile id.
-    forward: Option<f64>,
-    backward: Option<f64>,
-    other: Option<f64>,
-    /// The compile whose `forward` counts this one's `entire_frame_compile`, if another.
-    counted_in: Option<u32>,
 }
 
-/// Adds to a time that is null until something is added.
-fn add(time: &mut Option<f64>, dur: f64) {
-    *time = Some(time.unwrap_or(0.0) + dur);
+/// The times of a compile that are null until set.
+#[derive(Debug, Clone, Copy)]
+enum Time {
+    Start,
+    Forward,
+    Backward,
+    Other,
+}
+
+/// The [`Time`]s of a compile, a bit each saying which are set: 40 bytes, where four
+/// `Option<f64>` take 64.
+#[derive(Default, Clone, Copy)]
+struct Times {
+    values: [f64; 4],
+    set: u8,
+}
+
+impl Times {
+    fn get(&self, t: Time) -> Option<f64> {
+        (self.set & (1 << t as u8) != 0).then_some(self.values[t as usize])
+    }
+
+    fn put(&mut self, t: Time, value: f64) {
+        self.values[t as usize] = value;
+        self.set |= 1 << t as u8;
+    }
+
+    /// Adds to a time that is null until something is added.
+    fn add(&mut self, t: Time, dur: f64) {
+        self.put(t, self.get(t).unwrap_or(0.0) + dur);
+    }
+
+    /// The parts, as reported (rounded).
+    fn parts(&self) -> CompileParts {
+        CompileParts {
+            forward_us: self.get(Time::Forward).map(us),
+            backward_us: self.get(Time::Backward).map(us),
+            other_us: self.get(Time::Other).map(us),
+        }
+    }
 }
 
 /// One compile's time in parts (µs), as both `compile_time` and `compile_directory` report it
@@ -267,8 +300,8 @@ pub struct CompileClock {
     /// The table's compile ids and their index, shared with the table once it has observed
     /// everything (a copy would cost 74 bytes a compile while the tables finish).
     compiles: Arc<CompileIndex>,
-    /// Each compile's parts, by its index.
-    traced: Vec<CompileParts>,
+    /// Each compile's times, by its index.
+    traced: Vec<Times>,
 }
 
 /// Compile ids, each once, and the index of each: a table of indexes hashed by the id they point
@@ -298,15 +331,13 @@ impl CompileIndex {
         (i, true)
     }
 
+    /// The id at index `i`.
+    fn id(&self, i: usize) -> Option<CompileId> {
+        self.ids[i]
+    }
+
     fn len(&self) -> usize {
         self.ids.len()
-    }
-}
-
-impl std::ops::Index<usize> for CompileIndex {
-    type Output = Option<CompileId>;
-    fn index(&self, i: usize) -> &Option<CompileId> {
-        &self.ids[i]
     }
 }
 
@@ -315,7 +346,7 @@ impl CompileClock {
     /// number, which tlparse shows), else from its trace events; the rest from its trace events.
     pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
         let at = self.compiles.get(&id.map(normalize));
-        let traced = at.map_or_else(CompileParts::default, |at| self.traced[at]);
+        let traced = at.map_or_else(CompileParts::default, |at| self.traced[at].parts());
         let logged = id.and_then(|id| compiles.metrics(compiles.get(id)?)?.frame_compile_us());
         CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
     }
@@ -353,9 +384,9 @@ struct CompileTimings<'a> {
 impl CompileTimings<'_> {
     fn timing(&self, c: usize) -> CompileTiming {
         let t = &self.table;
-        let display = |c: u32| t.compiles[c as usize].as_ref().map(display_compile_id);
+        let display = |c: u32| t.compiles.id(c as usize).as_ref().map(display_compile_id);
         let s = &t.states[c];
-        let start = s.start.unwrap_or(0.0);
+        let start = s.times.get(Time::Start);
         let phases = t
             .nodes_of(c)
             .iter()
@@ -371,12 +402,13 @@ impl CompileTimings<'_> {
                     unfinished: n.unfinished.into(),
                     total_us: us(n.total),
                     self_us: us(n.self_time),
-                    offset_us: us(n.first_ts - s.start.unwrap_or(n.first_ts)),
+                    offset_us: us(n.first_ts - start.unwrap_or(n.first_ts)),
                     first_seq: n.first_seq,
                 }
             })
             .collect();
-        let parts = self.ctx.clock.parts(self.ctx.compiles, t.compiles[c].as_ref());
+        let parts = self.ctx.clock.parts(self.ctx.compiles, t.compiles.id(c).as_ref());
+        let start = start.unwrap_or(0.0);
         CompileTiming {
             compile_id: display(c as u32),
             start_us: start,
@@ -385,17 +417,18 @@ impl CompileTimings<'_> {
             backward_us: parts.backward_us,
             total_us: parts.total_us().unwrap_or(0.0),
             other_us: parts.other_us,
-            counted_in: s.counted_in.and_then(display),
+            counted_in: t.counted_in.get(&(c as u32)).copied().and_then(display),
             phases,
-            instants: s
-                .instants
-                .iter()
-                .map(|&(name, count, seq)| InstantCount {
-                    name: t.instant_names[name as usize].to_string(),
-                    count,
-                    first_seq: seq,
-                })
-                .collect(),
+            instants: t.instants.get(&(c as u32)).map_or_else(Vec::new, |instants| {
+                instants
+                    .iter()
+                    .map(|&(name, count, seq)| InstantCount {
+                        name: t.instant_names[name as usize].to_string(),
+                        count,
+                        first_seq: seq,
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -419,6 +452,11 @@ pub struct CompileTimeTable {
     /// Shared with the clock once the table has observed everything.
     compiles: Arc<CompileIndex>,
     states: Vec<CompileState>,
+    /// Each instant's name (in `instant_names`), count and first `seq`, by compile (few have
+    /// instants).
+    instants: HashMap<u32, Vec<(u32, u64, u64)>>,
+    /// The compile whose `Forward` counts a compile's `entire_frame_compile`, when another (rare).
+    counted_in: HashMap<u32, u32>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
@@ -444,12 +482,7 @@ pub struct CompileTimeTable {
 impl CompileTimeTable {
     /// Each compile's parts as the trace events time them, for the tables that report them.
     pub fn clock(&self) -> CompileClock {
-        let parts = |s: &CompileState| CompileParts {
-            forward_us: s.forward.map(us),
-            backward_us: s.backward.map(us),
-            other_us: s.other.map(us),
-        };
-        CompileClock { compiles: Arc::clone(&self.compiles), traced: self.states.iter().map(parts).collect() }
+        CompileClock { compiles: Arc::clone(&self.compiles), traced: self.states.iter().map(|s| s.times).collect() }
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
@@ -532,7 +565,7 @@ impl CompileTimeTable {
 
     fn touch(&mut self, compile: usize, start: f64, end: f64) {
         let s = &mut self.states[compile];
-        s.start = Some(s.start.map_or(start, |v| v.min(start)));
+        s.times.put(Time::Start, s.times.get(Time::Start).map_or(start, |v| v.min(start)));
         s.end = s.end.max(end);
     }
 
@@ -566,7 +599,7 @@ impl CompileTimeTable {
         let n = self.node_mut(open.node);
         n.unfinished += 1;
         let name = n.name;
-        let compile = self.compiles[open.node.compile as usize];
+        let compile = self.compiles.id(open.node.compile as usize);
         let name = self.names[name as usize].clone();
         let (seq, line, ts) = (open.seq, open.line, open.begin);
         self.unmatched.push(Unmatched { side: UnmatchedSide::Begin, cause, name, compile, seq, line, ts });
@@ -607,9 +640,9 @@ impl CompileTimeTable {
     /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
     /// outermost itself, is its wrapper.
     fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
-        add(&mut self.states[ended].forward, dur);
+        self.states[ended].times.add(Time::Forward, dur);
         if begun != ended {
-            self.states[begun].counted_in = Some(ended as u32);
+            self.counted_in.insert(begun as u32, ended as u32);
         }
         if let Some(bottom) = self.threads[ti].open.first_mut().filter(|_| !outermost) {
             bottom.holds_frame = true;
@@ -619,12 +652,12 @@ impl CompileTimeTable {
     /// Books the time of an outermost phase to its compile's part.
     fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
         self.total += dur;
-        let s = &mut self.states[compile as usize];
+        let times = &mut self.states[compile as usize].times;
         match self.names[name as usize].as_str() {
             _ if holds_frame => {} // the frame compile inside is the forward
             FRAME => {}
-            BACKWARD => add(&mut s.backward, dur),
-            _ => add(&mut s.other, dur),
+            BACKWARD => times.add(Time::Backward, dur),
+            _ => times.add(Time::Other, dur),
         }
     }
 
@@ -702,7 +735,7 @@ impl CompileTimeTable {
         let c = self.compile(id);
         self.touch(c, ts, ts);
         let name = super::packed_rows::index_in(&mut self.instant_names, name);
-        let instants = &mut self.states[c].instants;
+        let instants = self.instants.entry(c as u32).or_default();
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
             None => instants.push((name, 1, ev.seq)),
@@ -739,7 +772,7 @@ impl Table for CompileTimeTable {
             .compile_id
             .map(normalize)
             .or_else(|| super::trace_event::compile_id(te))
-            .or_else(|| top.and_then(|n| self.compiles[n.compile as usize]));
+            .or_else(|| top.and_then(|n| self.compiles.id(n.compile as usize)));
         match te.ph.as_deref() {
             Some("B") => self.begin(ev, ti, name, ts, id, top),
             Some("E") => self.end(ev, ti, name, ts, id),
