@@ -298,7 +298,7 @@ impl CompileParts {
 #[derive(Default)]
 pub struct CompileClock {
     /// The table's compile ids and their index, shared with the table once it has observed
-    /// everything (a copy would cost 74 bytes a compile while the tables finish).
+    /// everything (a copy would cost 26 bytes a compile while the tables finish).
     compiles: Arc<CompileIndex>,
     /// Each compile's times, by its index.
     traced: Vec<Times>,
@@ -308,7 +308,7 @@ pub struct CompileClock {
 /// to (a map would hold every id a second time).
 #[derive(Default, Clone)]
 struct CompileIndex {
-    ids: Vec<Option<CompileId>>,
+    ids: SmallIds,
     index: HashTable<u32>,
     hasher: foldhash::fast::RandomState,
 }
@@ -316,7 +316,7 @@ struct CompileIndex {
 impl CompileIndex {
     fn get(&self, id: &Option<CompileId>) -> Option<usize> {
         let ids = &self.ids;
-        self.index.find(self.hasher.hash_one(id), |&i| ids[i as usize] == *id).map(|&i| i as usize)
+        self.index.find(self.hasher.hash_one(id), |&i| ids.get(i as usize) == *id).map(|&i| i as usize)
     }
 
     /// The index of `id`, and whether it is new.
@@ -324,21 +324,79 @@ impl CompileIndex {
         if let Some(i) = self.get(&id) {
             return (i, false);
         }
-        let i = self.ids.len();
-        self.ids.push(id);
+        let i = self.ids.push(id);
         let (ids, hasher) = (&self.ids, &self.hasher);
-        self.index.insert_unique(hasher.hash_one(id), i as u32, |&i| hasher.hash_one(ids[i as usize]));
+        self.index.insert_unique(hasher.hash_one(id), i as u32, |&i| hasher.hash_one(ids.get(i as usize)));
         (i, true)
     }
 
     /// The id at index `i`.
     fn id(&self, i: usize) -> Option<CompileId> {
-        self.ids[i]
+        self.ids.get(i)
     }
 
     fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.small.len()
     }
+}
+
+/// A compile id in 16 bytes, where `Option<CompileId>` takes 64: each field plus one in a u32 (0
+/// when the field is missing), or [`NO_ID`]. An id with a field too large for that (torch counts
+/// frames and compiles from 0: none in practice) is [`WIDE`] and its index in `SmallIds::wide`.
+type SmallId = [u32; 4];
+
+/// The small id of no compile id.
+const NO_ID: SmallId = [u32::MAX; 4];
+
+/// The first word of an id kept whole; the second is its index in `SmallIds::wide`.
+const WIDE: u32 = u32::MAX - 1;
+
+/// Compile ids in order, each as a [`SmallId`].
+#[derive(Default, Clone)]
+struct SmallIds {
+    small: Vec<SmallId>,
+    /// The ids too large for a [`SmallId`].
+    wide: Vec<CompileId>,
+}
+
+impl SmallIds {
+    /// Appends an id; returns its index.
+    fn push(&mut self, id: Option<CompileId>) -> usize {
+        let small = match id {
+            None => NO_ID,
+            Some(id) => small_id(&id).unwrap_or_else(|| {
+                self.wide.push(id);
+                [WIDE, (self.wide.len() - 1) as u32, 0, 0]
+            }),
+        };
+        self.small.push(small);
+        self.small.len() - 1
+    }
+
+    fn get(&self, i: usize) -> Option<CompileId> {
+        let small = self.small[i];
+        let field = |word: u32| word.checked_sub(1).map(u64::from);
+        match small[0] {
+            u32::MAX => None,
+            WIDE => Some(self.wide[small[1] as usize]),
+            _ => Some(CompileId {
+                compiled_autograd_id: field(small[0]),
+                frame_id: field(small[1]),
+                frame_compile_id: field(small[2]),
+                attempt: field(small[3]),
+            }),
+        }
+    }
+}
+
+/// An id's small form, if each field fits (below [`WIDE`], so that a first word of [`WIDE`] or
+/// [`NO_ID`]'s always means what it says).
+fn small_id(id: &CompileId) -> Option<SmallId> {
+    let field = |value: Option<u64>| match value {
+        None => Some(0),
+        Some(v) => v.checked_add(1).and_then(|w| u32::try_from(w).ok()).filter(|&w| w < WIDE),
+    };
+    Some([field(id.compiled_autograd_id)?, field(id.frame_id)?, field(id.frame_compile_id)?, field(id.attempt)?])
 }
 
 impl CompileClock {
@@ -978,6 +1036,34 @@ mod tests {
         let nodes: Vec<Node> = (0..5).map(node).collect();
         assert_eq!(thaw(&freeze(&nodes)), nodes);
         assert!(thaw(&freeze(&[])).is_empty());
+    }
+
+    #[test]
+    fn small_ids_read_back_as_pushed() {
+        let id = |ca, frame, compile, attempt| {
+            Some(CompileId { compiled_autograd_id: ca, frame_id: frame, frame_compile_id: compile, attempt })
+        };
+        let big = u64::from(u32::MAX);
+        let ids = [
+            None,
+            id(None, None, None, None),
+            id(None, Some(0), Some(0), Some(0)),
+            id(Some(3), Some(1), Some(2), None),
+            id(None, Some(big - 3), Some(0), Some(0)),
+            // Too large for a word each: kept whole.
+            id(None, Some(big - 2), Some(0), Some(0)),
+            id(Some(u64::MAX), None, None, None),
+            id(None, Some(7), Some(big), Some(u64::MAX - 1)),
+        ];
+        let mut index = CompileIndex::default();
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(index.insert(*id), (i, true));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(index.id(i), *id);
+            assert_eq!(index.insert(*id), (i, false));
+        }
+        assert_eq!(index.ids.wide.len(), 3);
     }
 
     proptest! {
