@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
@@ -221,23 +222,56 @@ struct Unmatched {
     ts: f64,
 }
 
+/// One compile's span and parts. A long log holds one per compile, so what few compiles have
+/// (instants, `counted_in`) is kept in the table's maps instead.
 #[derive(Default)]
 struct CompileState {
-    start: Option<f64>,
+    /// `Start`, and the parts: `Forward`, summed `entire_frame_compile` that ended under this
+    /// compile id, `Backward` and `Other`.
+    times: Times,
     end: f64,
-    /// Each instant's name (in `CompileTimeTable::instant_names`), count and first `seq`.
-    instants: Vec<(u32, u64, u64)>,
-    /// Summed `entire_frame_compile` that ended under this compile id.
-    forward: Option<f64>,
-    backward: Option<f64>,
-    other: Option<f64>,
-    /// The compile whose `forward` counts this one's `entire_frame_compile`, if another.
-    counted_in: Option<u32>,
 }
 
-/// Adds to a time that is null until something is added.
-fn add(time: &mut Option<f64>, dur: f64) {
-    *time = Some(time.unwrap_or(0.0) + dur);
+/// The times of a compile that are null until set.
+#[derive(Debug, Clone, Copy)]
+enum Time {
+    Start,
+    Forward,
+    Backward,
+    Other,
+}
+
+/// The [`Time`]s of a compile, a bit each saying which are set: 40 bytes, where four
+/// `Option<f64>` take 64.
+#[derive(Default, Clone, Copy)]
+struct Times {
+    values: [f64; 4],
+    set: u8,
+}
+
+impl Times {
+    fn get(&self, t: Time) -> Option<f64> {
+        (self.set & (1 << t as u8) != 0).then_some(self.values[t as usize])
+    }
+
+    fn put(&mut self, t: Time, value: f64) {
+        self.values[t as usize] = value;
+        self.set |= 1 << t as u8;
+    }
+
+    /// Adds to a time that is null until something is added.
+    fn add(&mut self, t: Time, dur: f64) {
+        self.put(t, self.get(t).unwrap_or(0.0) + dur);
+    }
+
+    /// The parts, as reported (rounded).
+    fn parts(&self) -> CompileParts {
+        CompileParts {
+            forward_us: self.get(Time::Forward).map(us),
+            backward_us: self.get(Time::Backward).map(us),
+            other_us: self.get(Time::Other).map(us),
+        }
+    }
 }
 
 /// One compile's time in parts (µs), as both `compile_time` and `compile_directory` report it
@@ -263,17 +297,18 @@ impl CompileParts {
 /// compile's time (`compile_time`, `compile_directory`) so that they report the same.
 #[derive(Default)]
 pub struct CompileClock {
-    /// The table's compile ids and their index, copied when it finishes observing.
-    compiles: CompileIndex,
-    /// Each compile's parts, by its index.
-    traced: Vec<CompileParts>,
+    /// The table's compile ids and their index, shared with the table once it has observed
+    /// everything (a copy would cost 26 bytes a compile while the tables finish).
+    compiles: Arc<CompileIndex>,
+    /// Each compile's times, by its index.
+    traced: Vec<Times>,
 }
 
 /// Compile ids, each once, and the index of each: a table of indexes hashed by the id they point
 /// to (a map would hold every id a second time).
 #[derive(Default, Clone)]
 struct CompileIndex {
-    ids: Vec<Option<CompileId>>,
+    ids: SmallIds,
     index: HashTable<u32>,
     hasher: foldhash::fast::RandomState,
 }
@@ -281,7 +316,7 @@ struct CompileIndex {
 impl CompileIndex {
     fn get(&self, id: &Option<CompileId>) -> Option<usize> {
         let ids = &self.ids;
-        self.index.find(self.hasher.hash_one(id), |&i| ids[i as usize] == *id).map(|&i| i as usize)
+        self.index.find(self.hasher.hash_one(id), |&i| ids.get(i as usize) == *id).map(|&i| i as usize)
     }
 
     /// The index of `id`, and whether it is new.
@@ -289,23 +324,79 @@ impl CompileIndex {
         if let Some(i) = self.get(&id) {
             return (i, false);
         }
-        let i = self.ids.len();
-        self.ids.push(id);
+        let i = self.ids.push(id);
         let (ids, hasher) = (&self.ids, &self.hasher);
-        self.index.insert_unique(hasher.hash_one(id), i as u32, |&i| hasher.hash_one(ids[i as usize]));
+        self.index.insert_unique(hasher.hash_one(id), i as u32, |&i| hasher.hash_one(ids.get(i as usize)));
         (i, true)
     }
 
+    /// The id at index `i`.
+    fn id(&self, i: usize) -> Option<CompileId> {
+        self.ids.get(i)
+    }
+
     fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.small.len()
     }
 }
 
-impl std::ops::Index<usize> for CompileIndex {
-    type Output = Option<CompileId>;
-    fn index(&self, i: usize) -> &Option<CompileId> {
-        &self.ids[i]
+/// A compile id in 16 bytes, where `Option<CompileId>` takes 64: each field plus one in a u32 (0
+/// when the field is missing), or [`NO_ID`]. An id with a field too large for that (torch counts
+/// frames and compiles from 0: none in practice) is [`WIDE`] and its index in `SmallIds::wide`.
+type SmallId = [u32; 4];
+
+/// The small id of no compile id.
+const NO_ID: SmallId = [u32::MAX; 4];
+
+/// The first word of an id kept whole; the second is its index in `SmallIds::wide`.
+const WIDE: u32 = u32::MAX - 1;
+
+/// Compile ids in order, each as a [`SmallId`].
+#[derive(Default, Clone)]
+struct SmallIds {
+    small: Vec<SmallId>,
+    /// The ids too large for a [`SmallId`].
+    wide: Vec<CompileId>,
+}
+
+impl SmallIds {
+    /// Appends an id; returns its index.
+    fn push(&mut self, id: Option<CompileId>) -> usize {
+        let small = match id {
+            None => NO_ID,
+            Some(id) => small_id(&id).unwrap_or_else(|| {
+                self.wide.push(id);
+                [WIDE, (self.wide.len() - 1) as u32, 0, 0]
+            }),
+        };
+        self.small.push(small);
+        self.small.len() - 1
     }
+
+    fn get(&self, i: usize) -> Option<CompileId> {
+        let small = self.small[i];
+        let field = |word: u32| word.checked_sub(1).map(u64::from);
+        match small[0] {
+            u32::MAX => None,
+            WIDE => Some(self.wide[small[1] as usize]),
+            _ => Some(CompileId {
+                compiled_autograd_id: field(small[0]),
+                frame_id: field(small[1]),
+                frame_compile_id: field(small[2]),
+                attempt: field(small[3]),
+            }),
+        }
+    }
+}
+
+/// An id's small form, if each field fits (below [`WIDE`], so that a first word of [`WIDE`] or
+/// [`NO_ID`]'s always means what it says).
+fn small_id(id: &CompileId) -> Option<SmallId> {
+    let field = |value: Option<u64>| match value {
+        None => Some(0),
+        Some(v) => v.checked_add(1).and_then(|w| u32::try_from(w).ok()).filter(|&w| w < WIDE),
+    };
+    Some([field(id.compiled_autograd_id)?, field(id.frame_id)?, field(id.frame_compile_id)?, field(id.attempt)?])
 }
 
 impl CompileClock {
@@ -313,7 +404,7 @@ impl CompileClock {
     /// number, which tlparse shows), else from its trace events; the rest from its trace events.
     pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
         let at = self.compiles.get(&id.map(normalize));
-        let traced = at.map_or_else(CompileParts::default, |at| self.traced[at]);
+        let traced = at.map_or_else(CompileParts::default, |at| self.traced[at].parts());
         let logged = id.and_then(|id| compiles.metrics(compiles.get(id)?)?.frame_compile_us());
         CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
     }
@@ -331,8 +422,8 @@ struct NameTotal {
 /// [`crate::schema::tables::CompileTime`], each compile's phases made from the nodes as it is
 /// serialized (as a whole, they would take more memory than the nodes).
 #[derive(Serialize)]
-pub struct PackedCompileTime {
-    compiles: CompileTimings,
+pub struct PackedCompileTime<'a> {
+    compiles: CompileTimings<'a>,
     phases: Vec<PhaseTotal>,
     total_us: f64,
     unmatched: Vec<UnmatchedEvent>,
@@ -342,18 +433,18 @@ pub struct PackedCompileTime {
 }
 
 /// The finished table's nodes, serialized as the list of [`CompileTiming`].
-struct CompileTimings {
+struct CompileTimings<'a> {
     table: CompileTimeTable,
-    /// Each compile's time in parts.
-    parts: Vec<CompileParts>,
+    /// What gives each compile's time in parts, read as each is serialized.
+    ctx: &'a Finish<'a>,
 }
 
-impl CompileTimings {
+impl CompileTimings<'_> {
     fn timing(&self, c: usize) -> CompileTiming {
         let t = &self.table;
-        let display = |c: u32| t.compiles[c as usize].as_ref().map(display_compile_id);
+        let display = |c: u32| t.compiles.id(c as usize).as_ref().map(display_compile_id);
         let s = &t.states[c];
-        let start = s.start.unwrap_or(0.0);
+        let start = s.times.get(Time::Start);
         let phases = t
             .nodes_of(c)
             .iter()
@@ -369,12 +460,13 @@ impl CompileTimings {
                     unfinished: n.unfinished.into(),
                     total_us: us(n.total),
                     self_us: us(n.self_time),
-                    offset_us: us(n.first_ts - s.start.unwrap_or(n.first_ts)),
+                    offset_us: us(n.first_ts - start.unwrap_or(n.first_ts)),
                     first_seq: n.first_seq,
                 }
             })
             .collect();
-        let parts = self.parts[c];
+        let parts = self.ctx.clock.parts(self.ctx.compiles, t.compiles.id(c).as_ref());
+        let start = start.unwrap_or(0.0);
         CompileTiming {
             compile_id: display(c as u32),
             start_us: start,
@@ -383,22 +475,23 @@ impl CompileTimings {
             backward_us: parts.backward_us,
             total_us: parts.total_us().unwrap_or(0.0),
             other_us: parts.other_us,
-            counted_in: s.counted_in.and_then(display),
+            counted_in: t.counted_in.get(&(c as u32)).copied().and_then(display),
             phases,
-            instants: s
-                .instants
-                .iter()
-                .map(|&(name, count, seq)| InstantCount {
-                    name: t.instant_names[name as usize].to_string(),
-                    count,
-                    first_seq: seq,
-                })
-                .collect(),
+            instants: t.instants.get(&(c as u32)).map_or_else(Vec::new, |instants| {
+                instants
+                    .iter()
+                    .map(|&(name, count, seq)| InstantCount {
+                        name: t.instant_names[name as usize].to_string(),
+                        count,
+                        first_seq: seq,
+                    })
+                    .collect()
+            }),
         }
     }
 }
 
-impl Serialize for CompileTimings {
+impl Serialize for CompileTimings<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq((0..self.table.compiles.len()).map(|c| self.timing(c)))
     }
@@ -414,8 +507,14 @@ struct OverlapCount {
 
 #[derive(Default)]
 pub struct CompileTimeTable {
-    compiles: CompileIndex,
+    /// Shared with the clock once the table has observed everything.
+    compiles: Arc<CompileIndex>,
     states: Vec<CompileState>,
+    /// Each instant's name (in `instant_names`), count and first `seq`, by compile (few have
+    /// instants).
+    instants: HashMap<u32, Vec<(u32, u64, u64)>>,
+    /// The compile whose `Forward` counts a compile's `entire_frame_compile`, when another (rare).
+    counted_in: HashMap<u32, u32>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
@@ -441,16 +540,12 @@ pub struct CompileTimeTable {
 impl CompileTimeTable {
     /// Each compile's parts as the trace events time them, for the tables that report them.
     pub fn clock(&self) -> CompileClock {
-        let parts = |s: &CompileState| CompileParts {
-            forward_us: s.forward.map(us),
-            backward_us: s.backward.map(us),
-            other_us: s.other.map(us),
-        };
-        CompileClock { compiles: self.compiles.clone(), traced: self.states.iter().map(parts).collect() }
+        CompileClock { compiles: Arc::clone(&self.compiles), traced: self.states.iter().map(|s| s.times).collect() }
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
-        let (index, new) = self.compiles.insert(id);
+        // Not shared while the table observes: the clock is made after.
+        let (index, new) = Arc::make_mut(&mut self.compiles).insert(id);
         if new {
             self.states.push(CompileState::default());
             self.nodes.push(CompileNodes::Live(Vec::new()));
@@ -528,7 +623,7 @@ impl CompileTimeTable {
 
     fn touch(&mut self, compile: usize, start: f64, end: f64) {
         let s = &mut self.states[compile];
-        s.start = Some(s.start.map_or(start, |v| v.min(start)));
+        s.times.put(Time::Start, s.times.get(Time::Start).map_or(start, |v| v.min(start)));
         s.end = s.end.max(end);
     }
 
@@ -562,7 +657,7 @@ impl CompileTimeTable {
         let n = self.node_mut(open.node);
         n.unfinished += 1;
         let name = n.name;
-        let compile = self.compiles[open.node.compile as usize];
+        let compile = self.compiles.id(open.node.compile as usize);
         let name = self.names[name as usize].clone();
         let (seq, line, ts) = (open.seq, open.line, open.begin);
         self.unmatched.push(Unmatched { side: UnmatchedSide::Begin, cause, name, compile, seq, line, ts });
@@ -603,9 +698,9 @@ impl CompileTimeTable {
     /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
     /// outermost itself, is its wrapper.
     fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
-        add(&mut self.states[ended].forward, dur);
+        self.states[ended].times.add(Time::Forward, dur);
         if begun != ended {
-            self.states[begun].counted_in = Some(ended as u32);
+            self.counted_in.insert(begun as u32, ended as u32);
         }
         if let Some(bottom) = self.threads[ti].open.first_mut().filter(|_| !outermost) {
             bottom.holds_frame = true;
@@ -615,12 +710,12 @@ impl CompileTimeTable {
     /// Books the time of an outermost phase to its compile's part.
     fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
         self.total += dur;
-        let s = &mut self.states[compile as usize];
+        let times = &mut self.states[compile as usize].times;
         match self.names[name as usize].as_str() {
             _ if holds_frame => {} // the frame compile inside is the forward
             FRAME => {}
-            BACKWARD => add(&mut s.backward, dur),
-            _ => add(&mut s.other, dur),
+            BACKWARD => times.add(Time::Backward, dur),
+            _ => times.add(Time::Other, dur),
         }
     }
 
@@ -698,7 +793,7 @@ impl CompileTimeTable {
         let c = self.compile(id);
         self.touch(c, ts, ts);
         let name = super::packed_rows::index_in(&mut self.instant_names, name);
-        let instants = &mut self.states[c].instants;
+        let instants = self.instants.entry(c as u32).or_default();
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
             None => instants.push((name, 1, ev.seq)),
@@ -708,7 +803,7 @@ impl CompileTimeTable {
 
 impl Table for CompileTimeTable {
     type Format = crate::schema::tables::CompileTime;
-    type Output<'a> = PackedCompileTime;
+    type Output<'a> = PackedCompileTime<'a>;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if ev.kind != "chromium_event" {
@@ -735,7 +830,7 @@ impl Table for CompileTimeTable {
             .compile_id
             .map(normalize)
             .or_else(|| super::trace_event::compile_id(te))
-            .or_else(|| top.and_then(|n| self.compiles[n.compile as usize]));
+            .or_else(|| top.and_then(|n| self.compiles.id(n.compile as usize)));
         match te.ph.as_deref() {
             Some("B") => self.begin(ev, ti, name, ts, id, top),
             Some("E") => self.end(ev, ti, name, ts, id),
@@ -745,7 +840,7 @@ impl Table for CompileTimeTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(PackedCompileTime, u64)> {
+    fn finish<'a>(mut self, ctx: &'a Finish) -> Option<(PackedCompileTime<'a>, u64)> {
         if self.events == 0 {
             return None;
         }
@@ -756,7 +851,6 @@ impl Table for CompileTimeTable {
             }
         }
         self.node_index = HashMap::default();
-        let parts = self.compiles.ids.iter().map(|id| ctx.clock.parts(ctx.compiles, id.as_ref())).collect();
         let phases = self.phase_totals();
         let unmatched = self.unmatched_rows();
         let overlaps = self.overlap_rows();
@@ -766,7 +860,7 @@ impl Table for CompileTimeTable {
             std::mem::take(&mut self.other).into_iter().map(|(ph, count)| PhCount { ph, count }).collect();
         Some((
             PackedCompileTime {
-                compiles: CompileTimings { table: self, parts },
+                compiles: CompileTimings { table: self, ctx },
                 phases,
                 total_us,
                 unmatched,
@@ -942,6 +1036,34 @@ mod tests {
         let nodes: Vec<Node> = (0..5).map(node).collect();
         assert_eq!(thaw(&freeze(&nodes)), nodes);
         assert!(thaw(&freeze(&[])).is_empty());
+    }
+
+    #[test]
+    fn small_ids_read_back_as_pushed() {
+        let id = |ca, frame, compile, attempt| {
+            Some(CompileId { compiled_autograd_id: ca, frame_id: frame, frame_compile_id: compile, attempt })
+        };
+        let big = u64::from(u32::MAX);
+        let ids = [
+            None,
+            id(None, None, None, None),
+            id(None, Some(0), Some(0), Some(0)),
+            id(Some(3), Some(1), Some(2), None),
+            id(None, Some(big - 3), Some(0), Some(0)),
+            // Too large for a word each: kept whole.
+            id(None, Some(big - 2), Some(0), Some(0)),
+            id(Some(u64::MAX), None, None, None),
+            id(None, Some(7), Some(big), Some(u64::MAX - 1)),
+        ];
+        let mut index = CompileIndex::default();
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(index.insert(*id), (i, true));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(index.id(i), *id);
+            assert_eq!(index.insert(*id), (i, false));
+        }
+        assert_eq!(index.ids.wide.len(), 3);
     }
 
     proptest! {
