@@ -149,13 +149,15 @@ fn pack_stamp(ts: &str) -> Option<u64> {
 
 impl std::fmt::Display for Stamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Stamp::Digits(digits) = *self else {
-            let Stamp::Text(text) = self else { unreachable!("two variants") };
-            return f.write_str(text);
-        };
-        let part = |from_right: u32, width: u32| digits / 10u64.pow(from_right) % 10u64.pow(width);
-        let (date, hours, minutes, seconds, micros) = (part(12, 4), part(10, 2), part(8, 2), part(6, 2), part(0, 6));
-        write!(f, "{date:04} {hours:02}:{minutes:02}:{seconds:02}.{micros:06}")
+        match *self {
+            Stamp::Text(ref text) => f.write_str(text),
+            Stamp::Digits(digits) => {
+                let part = |from_right: u32, width: u32| digits / 10u64.pow(from_right) % 10u64.pow(width);
+                let (date, hours, minutes) = (part(12, 4), part(10, 2), part(8, 2));
+                let (seconds, micros) = (part(6, 2), part(0, 6));
+                write!(f, "{date:04} {hours:02}:{minutes:02}:{seconds:02}.{micros:06}")
+            }
+        }
     }
 }
 

@@ -285,7 +285,8 @@ fn tensor_info(ev: &Event, meta: &Value) -> TensorInfo {
 impl InputsTable {
     /// The position of a compile id in `compile_ids`, adding it if new.
     fn compile(&mut self, compile_id: &Option<String>) -> u32 {
-        // `None` and `Some` told apart by a leading byte no id as text starts with.
+        // A first part of their own tells `None` from any id (`digest` prefixes each part with
+        // its length).
         let key = match compile_id {
             Some(id) => digest(&[b"s", id.as_bytes()]),
             None => digest(&[b"n"]),
