@@ -363,7 +363,12 @@ impl Table for CollectivesTable {
                     .iter()
                     .map(|&i| {
                         let c = &scan.calls[i];
-                        UnmatchedCall { op: c.op.clone(), handle: c.handle.clone(), line: c.line, blob: hex(&blob) }
+                        UnmatchedCall {
+                            op: c.op.clone(),
+                            handle: c.handle.clone(),
+                            line: c.line,
+                            blob: payload.hash.to_string(),
+                        }
                     })
                     .collect()
             };

@@ -120,6 +120,17 @@ impl Stamp {
         }
     }
 
+    /// Becomes `ts`, unless it is that already (`ts` read once either way: this runs for every
+    /// entry of a compile).
+    pub fn set(&mut self, ts: &str) {
+        match (pack_stamp(ts), &*self) {
+            (Some(digits), Stamp::Digits(held)) if digits == *held => {}
+            (Some(digits), _) => *self = Stamp::Digits(digits),
+            (None, Stamp::Text(text)) if **text == ts => {}
+            (None, _) => *self = Stamp::Text(Box::new(ts.to_string())),
+        }
+    }
+
     /// Whether this is the timestamp `ts`, as written.
     pub fn is(&self, ts: &str) -> bool {
         match self {
@@ -780,9 +791,7 @@ impl Compiles {
             a.graph = graph;
         }
         record.last_seq = ev.seq;
-        if !record.end_ts.is(ev.ts) {
-            record.end_ts = Stamp::new(ev.ts);
-        }
+        record.end_ts.set(ev.ts);
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
             _ => {}
@@ -873,6 +882,11 @@ mod tests {
         assert!(!Stamp::new("1118 14:22:33.123456").is("1118 14:22:33.123457"));
         assert!(!Stamp::new("1118 14:22:33.123456").is("x"));
         assert!(!Stamp::new("x").is("1118 14:22:33.123456"));
+        let mut stamp = Stamp::new("x");
+        for ts in ["1118 14:22:33.123456", "1118 14:22:33.123456", "y", "1118 14:22:33.000001"] {
+            stamp.set(ts);
+            assert_eq!(stamp.to_string(), ts);
+        }
     }
 
     /// A record stays small: a long log holds one per compile until its tables finish (264
