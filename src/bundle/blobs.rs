@@ -138,6 +138,16 @@ struct OpenChunk {
 /// one per chunk, never in an open chunk.
 pub const CLASSES: usize = 6;
 
+/// The room of an open chunk's buffer. A chunk is sealed once it holds [`PACK_TARGET`] bytes, so
+/// twice that holds every chunk of blobs under [`PACK_TARGET`] without growing (a buffer that
+/// grows is copied into fresh pages).
+const CHUNK_BUFFER: usize = 2 * PACK_TARGET;
+
+/// Sealed chunks compressed together: one per core, and two at least.
+fn sealed_at_once() -> usize {
+    rayon::current_num_threads().max(2)
+}
+
 /// Phase 1: collects one input file's distinct blobs into compressed chunks.
 pub struct ChunkWriter {
     dir: PathBuf,
@@ -148,6 +158,9 @@ pub struct ChunkWriter {
     /// One open chunk per class.
     open: Vec<OpenChunk>,
     sealed: Vec<OpenChunk>,
+    /// Buffers of chunks already compressed, emptied for the next chunks: a fresh megabyte would
+    /// be faulted in page by page each time (half of a build's page faults).
+    spare: Vec<Vec<u8>>,
     written: Vec<Chunk>,
     /// Where the slots of written chunks go (`None` until the first one, and when it cannot be
     /// made: they stay in memory), and how many slots it holds.
@@ -166,6 +179,7 @@ impl ChunkWriter {
             seen: SeenBlobs::new(),
             open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
             sealed: Vec::new(),
+            spare: Vec::new(),
             written: Vec::new(),
             slots: None,
             slots_written: 0,
@@ -206,9 +220,13 @@ impl ChunkWriter {
         self.remember(hash)?;
         let open = &mut self.open[class];
         if open.data.is_empty() {
-            // A chunk's buffer is sized once rather than doubled (and copied) a dozen times on
-            // its way to a megabyte; pages it never fills are never touched.
-            open.data.reserve(PACK_TARGET.max(bytes.len()));
+            // A chunk's buffer is sized once rather than doubled (and copied) on its way to a
+            // megabyte, with room for the blob that takes it past one; pages it never fills are
+            // never touched.
+            if let Some(spare) = self.spare.pop() {
+                open.data = spare;
+            }
+            open.data.reserve(CHUNK_BUFFER.max(bytes.len()));
         }
         open.data.extend_from_slice(bytes);
         open.slots.push(Slot { hash, size: bytes.len() as u64 });
@@ -218,7 +236,7 @@ impl ChunkWriter {
             full.slots.shrink_to_fit();
             self.sealed.push(full);
             // Compress two at a time so both cores work while memory stays bounded.
-            if self.sealed.len() >= rayon::current_num_threads().max(2) {
+            if self.sealed.len() >= sealed_at_once() {
                 self.compress_sealed()?;
             }
         }
@@ -243,24 +261,32 @@ impl ChunkWriter {
     fn compress_sealed(&mut self) -> io::Result<()> {
         let first = self.written.len();
         let sealed = std::mem::take(&mut self.sealed);
-        let chunks: Vec<Chunk> = sealed
+        let chunks: Vec<(Chunk, Vec<u8>)> = sealed
             .into_par_iter()
             .enumerate()
-            .map(|(i, chunk)| {
+            .map(|(i, mut chunk)| {
                 let compressed = compress(&chunk.data)?;
                 let path = self.dir.join(format!("{}-{}.zst", self.name, first + i));
                 fs::write(&path, &compressed)?;
-                Ok(Chunk {
+                let written = Chunk {
                     path,
                     file_hash: *blake3::hash(&compressed).as_bytes(),
                     size: compressed.len() as u64,
                     raw_size: chunk.data.len() as u64,
                     blobs: chunk.slots.len() as u32,
                     slots: chunk.slots,
-                })
+                };
+                chunk.data.clear();
+                Ok((written, chunk.data))
             })
             .collect::<io::Result<_>>()?;
-        self.written.extend(chunks);
+        for (chunk, buffer) in chunks {
+            self.written.push(chunk);
+            // As many as are compressed at once; one grown for a long blob is let go.
+            if buffer.capacity() <= CHUNK_BUFFER && self.spare.len() < sealed_at_once() {
+                self.spare.push(buffer);
+            }
+        }
         self.spill_slots(first)
     }
 
