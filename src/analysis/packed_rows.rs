@@ -91,15 +91,25 @@ pub struct PackedRows {
     sealed_rows: usize,
 }
 
-/// A block decompressed: its rows' ends and their text.
+/// A block decompressed as it was sealed: its rows' ends (little-endian `u32`s, one a row), then
+/// their text. Read in place: the buffer is the only allocation, and it is reused.
 struct Decoded {
-    ends: Vec<u32>,
-    text: Vec<u8>,
+    block: Vec<u8>,
+    rows: usize,
 }
 
 impl Decoded {
+    fn end(&self, i: usize) -> usize {
+        u32::from_le_bytes(self.block[4 * i..4 * i + 4].try_into().expect("4 bytes")) as usize
+    }
+
+    fn row_bytes(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        &self.block[4 * self.rows..][start..self.end(i)]
+    }
+
     fn row(&self, i: usize) -> &str {
-        row_text(&self.text, &self.ends, i)
+        std::str::from_utf8(self.row_bytes(i)).expect("rows are JSON text")
     }
 }
 
@@ -117,10 +127,10 @@ fn compress(bytes: &[u8]) -> Vec<u8> {
     })
 }
 
-/// `bytes` decompressed (`size` bytes), with the thread's decompression context: a new context
-/// each time (what `zstd::bulk::decompress` makes) is a large allocation whose fresh pages cost
-/// more than decompressing a small block.
-fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
+/// `bytes` decompressed (`size` bytes) into `out`, with the thread's decompression context: a new
+/// context each time (what `zstd::bulk::decompress` makes) is a large allocation whose fresh
+/// pages cost more than decompressing a small block. `out` is reused for the same reason.
+fn decompress_into(bytes: &[u8], size: usize, out: &mut Vec<u8>) {
     thread_local! {
         static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
     }
@@ -130,8 +140,17 @@ fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
             Some(d) => d,
             None => slot.insert(zstd::bulk::Decompressor::new().expect("zstd context")),
         };
-        decompressor.decompress(bytes, size).expect("held bytes decompress")
+        out.clear();
+        out.reserve(size);
+        let written = decompressor.decompress_to_buffer(bytes, out).expect("held bytes decompress");
+        assert_eq!(written, size, "held bytes decompress to their size");
     })
+}
+
+fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    decompress_into(bytes, size, &mut out);
+    out
 }
 
 impl PackedRows {
@@ -181,15 +200,11 @@ impl PackedRows {
         self.open.clear();
     }
 
-    /// Block `b` decompressed.
-    fn decode(&self, b: usize) -> Decoded {
+    /// Block `b` decompressed into `buffer`.
+    fn decode(&self, b: usize, mut buffer: Vec<u8>) -> Decoded {
         let (bytes, size) = &self.sealed[b];
-        let rows = self.block_rows(b);
-        let mut text = decompress(&bytes.bytes(), *size);
-        let ends =
-            text[..4 * rows].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
-        text.drain(..4 * rows);
-        Decoded { ends, text }
+        decompress_into(&bytes.bytes(), *size, &mut buffer);
+        Decoded { block: buffer, rows: self.block_rows(b) }
     }
 
     fn block_rows(&self, b: usize) -> usize {
@@ -199,11 +214,13 @@ impl PackedRows {
 
     /// Calls `f` with each row's JSON, in order, decompressing one block at a time.
     pub fn try_for_each<E: Error>(&self, mut f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        let mut buffer = Vec::new();
         for b in 0..self.sealed.len() {
-            let block = self.decode(b);
-            for i in 0..block.ends.len() {
+            let block = self.decode(b, buffer);
+            for i in 0..block.rows {
                 f(block.row(i))?;
             }
+            buffer = block.block;
         }
         for i in 0..self.ends.len() {
             f(row_text(&self.open, &self.ends, i))?;
@@ -234,17 +251,18 @@ impl PackedRows {
         let at = match cache.blocks.iter().position(|(block, _)| *block == b) {
             Some(at) => at,
             None => {
+                let mut buffer = Vec::new();
                 if cache.blocks.len() >= cache.capacity.max(1) {
-                    cache.blocks.remove(0);
+                    buffer = cache.blocks.remove(0).1.block;
                 }
-                cache.blocks.push((b, self.decode(b)));
+                cache.blocks.push((b, self.decode(b, buffer)));
                 cache.blocks.len() - 1
             }
         };
         // Most recently used last.
         let last = cache.blocks.len() - 1;
         cache.blocks.swap(at, last);
-        row_bytes(&cache.blocks[last].1.text, &cache.blocks[last].1.ends, index - first)
+        cache.blocks[last].1.row_bytes(index - first)
     }
 }
 
