@@ -110,11 +110,7 @@ impl Spool for FileSpool {
 }
 
 /// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
-fn analyze(
-    work: PathBuf,
-    file: usize,
-    batches: mpsc::Receiver<Vec<(usize, Observed)>>,
-) -> io::Result<Vec<AnalysisSummary>> {
+fn analyze(work: PathBuf, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
     // Without a spool (it could not be made), tables hold their bytes in memory.
     let spool = FileSpool::create(&work.join(format!("f{file}-spool"))).ok();
     set_spool(spool.map(|s| Arc::new(s) as Arc<dyn Spool>));
@@ -123,19 +119,25 @@ fn analyze(
     analyzed
 }
 
-fn analyze_batches(
-    work: &Path,
-    file: usize,
-    batches: mpsc::Receiver<Vec<(usize, Observed)>>,
-) -> io::Result<Vec<AnalysisSummary>> {
+/// The batches of observed entries the analysis thread receives, and where it hands each batch's
+/// emptied buffer back to the filing thread (a batch's buffer is megabytes: a fresh one each time
+/// was faulted in page by page, a fifth of a build's page faults).
+struct Batches {
+    full: mpsc::Receiver<Vec<(usize, Observed)>>,
+    emptied: mpsc::SyncSender<Vec<(usize, Observed)>>,
+}
+
+fn analyze_batches(work: &Path, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
     let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
-    for batch in batches {
-        for (stream, observed) in batch {
+    for mut batch in batches.full {
+        for (stream, observed) in batch.drain(..) {
             if stream == analyzers.len() {
                 analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream)));
             }
             analyzers[stream].observe(observed)?;
         }
+        // Full (the filing thread has one in hand already) or closed: let it go.
+        let _ = batches.emptied.try_send(batch);
     }
     analyzers.into_iter().map(StreamAnalyzer::finish).collect()
 }
@@ -290,8 +292,10 @@ pub fn process_file(
     });
 
     let (analysis_tx, analysis_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
+    let (emptied_tx, emptied_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
     let analysis_work = work.to_path_buf();
-    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, analysis_rx));
+    let batches = Batches { full: analysis_rx, emptied: emptied_tx };
+    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, batches));
 
     let mut state = FileState {
         index,
@@ -317,7 +321,8 @@ pub fn process_file(
             break;
         }
         // A closed channel means the analysis thread failed: its error is reported below.
-        if analysis_tx.send(std::mem::take(&mut state.observed)).is_err() {
+        let emptied = emptied_rx.try_recv().unwrap_or_default();
+        if analysis_tx.send(std::mem::replace(&mut state.observed, emptied)).is_err() {
             break;
         }
         current = next_parsed;
