@@ -147,6 +147,7 @@ fn decompress_into(bytes: &[u8], size: usize, out: &mut Vec<u8>) {
     })
 }
 
+/// `bytes` decompressed (`size` bytes) into a buffer of their own.
 fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
     let mut out = Vec::new();
     decompress_into(bytes, size, &mut out);
