@@ -109,7 +109,7 @@ impl Decoded {
     }
 
     fn row(&self, i: usize) -> &str {
-        std::str::from_utf8(self.row_bytes(i)).expect("rows are JSON text")
+        json_text(self.row_bytes(i))
     }
 }
 
@@ -239,7 +239,7 @@ impl PackedRows {
 
     /// Row `index`'s JSON; its block is decompressed into `cache` unless already there.
     pub fn get<'a>(&'a self, index: usize, cache: &'a mut DecodedBlock) -> &'a str {
-        std::str::from_utf8(self.get_bytes(index, cache)).expect("rows are JSON text")
+        json_text(self.get_bytes(index, cache))
     }
 
     /// Row `index`'s bytes; its block is decompressed into `cache` unless already there.
@@ -269,7 +269,12 @@ impl PackedRows {
 
 /// Row `i` of a block whose rows end at `ends`.
 fn row_text<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a str {
-    std::str::from_utf8(row_bytes(block, ends, i)).expect("rows are JSON text")
+    json_text(row_bytes(block, ends, i))
+}
+
+/// A row pushed as JSON, read back: its bytes are the text serde_json wrote.
+fn json_text(row: &[u8]) -> &str {
+    std::str::from_utf8(row).expect("rows are JSON text")
 }
 
 fn row_bytes<'a>(block: &'a [u8], ends: &[u32], i: usize) -> &'a [u8] {

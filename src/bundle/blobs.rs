@@ -235,7 +235,7 @@ impl ChunkWriter {
             // Kept until the build ends: without the growth slack.
             full.slots.shrink_to_fit();
             self.sealed.push(full);
-            // Compress two at a time so both cores work while memory stays bounded.
+            // Compress a few at a time so every core works while memory stays bounded.
             if self.sealed.len() >= sealed_at_once() {
                 self.compress_sealed()?;
             }
