@@ -233,8 +233,8 @@ struct ChromeTraceWriter {
 /// Bytes of events handed to a trace's gzip thread at once.
 const TRACE_BATCH: usize = 1 << 18;
 
-/// A thread that writes a Chrome trace: gzip takes nearly a tenth of a build's CPU time, which
-/// the analysis thread (the busiest) need not spend.
+/// A thread that writes a Chrome trace: gzip takes a few percent of a build's CPU time, which the
+/// analysis thread (the busiest) need not spend.
 struct TraceThread {
     /// The next batch: events back to back, each ending at an offset in `ends`.
     events: Vec<u8>,
