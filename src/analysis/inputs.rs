@@ -8,9 +8,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
-use super::guards::{compile_id, text, uint};
+use super::guards::{compile_id, text};
 use super::packed_rows::{Compressed, DecodedBlock, PackedRows, digest};
-use super::{Diagnostics, Event, Finish, PackedRow, Table, pack};
+use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 
@@ -236,48 +236,52 @@ pub fn short_device(repr: &str) -> String {
     parse().unwrap_or_else(|| repr.to_string())
 }
 
-fn flag(meta: &Value, key: &str) -> bool {
-    meta.get(key).and_then(Value::as_bool).unwrap_or(false)
-}
-
 /// A boolean `is_*` field without a column of its own: listed in `flags` when true.
 fn is_flag(key: &str, value: &Value) -> bool {
     key.starts_with("is_") && value.is_boolean() && !KNOWN.contains(&key)
 }
 
-fn tensor_info(ev: &Event, meta: &Value) -> TensorInfo {
-    let is_view = flag(meta, "is_view");
-    let object = meta.as_object();
-    let fields = || object.into_iter().flatten();
-    let flags = fields().filter(|(k, v)| is_flag(k, v) && v.as_bool() == Some(true)).map(|(k, _)| k.clone()).collect();
-    let other: Map<String, Value> = fields()
-        .filter(|(k, v)| !KNOWN.contains(&k.as_str()) && !is_flag(k, v))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+fn tensor_info(ev: &Event, meta: &MetaMembers) -> TensorInfo {
+    let is_view = meta.flag("is_view");
+    let mut flags = Vec::new();
+    let mut other = Map::new();
+    for (key, value) in meta.each(|key| !KNOWN.contains(&key)) {
+        if !is_flag(&key, &value) {
+            other.insert(key, value.into_owned());
+        } else if value.as_bool() == Some(true) {
+            flags.push(key);
+        }
+    }
     TensorInfo {
         line: ev.line,
         compile_id: compile_id(ev),
-        ndim: uint(meta, "ndim"),
-        dtype: text(meta, "dtype"),
-        device: text(meta, "device").map(|d| short_device(&d)),
-        size: dims(meta.get("size")),
-        stride: dims(meta.get("stride")),
-        storage_offset: meta.get("storage_offset").and_then(dim).unwrap_or(Dim::Int(0)),
-        layout: text(meta, "layout").unwrap_or_else(|| "torch.strided".to_string()),
-        requires_grad: flag(meta, "requires_grad"),
-        is_leaf: flag(meta, "is_leaf"),
-        is_parameter: flag(meta, "is_parameter"),
+        ndim: meta.uint("ndim"),
+        dtype: meta.text("dtype"),
+        device: meta.text("device").map(|d| short_device(&d)),
+        size: dims(meta.get("size").as_deref()),
+        stride: dims(meta.get("stride").as_deref()),
+        storage_offset: meta.get("storage_offset").as_deref().and_then(dim).unwrap_or(Dim::Int(0)),
+        layout: meta.text("layout").unwrap_or_else(|| "torch.strided".to_string()),
+        requires_grad: meta.flag("requires_grad"),
+        is_leaf: meta.flag("is_leaf"),
+        is_parameter: meta.flag("is_parameter"),
         is_view,
-        base: uint(meta, "base"),
+        base: meta.uint("base"),
         flags,
         dynamic_dims: meta
             .get("dynamo_dynamic_indices")
+            .as_deref()
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_u64).collect())
             .unwrap_or_default(),
-        hint_overrides: meta.get("dynamo_hint_overrides").and_then(Value::as_object).cloned().unwrap_or_default(),
-        creation_meta: text(meta, "creation_meta"),
-        view_func: if is_view { text(meta, "view_func") } else { None },
+        hint_overrides: meta
+            .get("dynamo_hint_overrides")
+            .as_deref()
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        creation_meta: meta.text("creation_meta"),
+        view_func: if is_view { meta.text("view_func") } else { None },
         other,
     }
 }
@@ -490,19 +494,19 @@ impl Table for InputsTable {
         if !matches!(ev.kind, "describe_tensor" | "describe_storage" | "describe_source") {
             return;
         }
-        let meta = ev.meta();
-        let (Some(describer), Some(id)) = (uint(meta, "describer_id"), uint(meta, "id")) else {
+        let meta = ev.meta_members();
+        let (Some(describer), Some(id)) = (meta.uint("describer_id"), meta.uint("id")) else {
             diags.unusable(Self::NAME, ev, "no describer_id or id");
             return;
         };
         match ev.kind {
             "describe_storage" => {
-                let storage = Some((meta.get("size").and_then(dim), ev.line));
+                let storage = Some((meta.get("size").as_deref().and_then(dim), ev.line));
                 self.describer(describer).ids.entry(id).or_default().storage = storage;
             }
             "describe_tensor" => {
-                let tensor = pack(&tensor_info(ev, meta));
-                let storage = uint(meta, "storage").map(|s| pack(&self.storage(describer, s)));
+                let tensor = pack(&tensor_info(ev, &meta));
+                let storage = meta.uint("storage").map(|s| pack(&self.storage(describer, s)));
                 let index = self.row(ev, describer, id, false);
                 let row = self.row_mut(index);
                 row.tensor = Some(tensor);
@@ -510,7 +514,7 @@ impl Table for InputsTable {
                 self.describer(describer).ids.entry(id).or_default().tensor = index as u32;
             }
             _ => {
-                let Some(source) = text(meta, "source") else {
+                let Some(source) = meta.text("source") else {
                     diags.unusable(Self::NAME, ev, "no source");
                     return;
                 };

@@ -42,6 +42,7 @@ use zstd::zstd_safe::CParameter;
 
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
+use crate::parse::entry::Fields;
 use crate::parse::json_text::{self, escape_lone_surrogates, shallow_value, usable_number};
 use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, PayloadRef, StackTable};
 pub use compiles::{CompileRecord, Compiles};
@@ -105,6 +106,69 @@ pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
     json_text::parse_bytes(&escape_lone_surrogates(bytes)).ok()
 }
 
+/// An entry's metadata read member by member, for tables that read a few members of many
+/// entries. Metadata the parser kept raw (no stack or name in it) is not built whole: each member
+/// is parsed when asked for. A tensor-heavy log describes tens of thousands of tensors, and
+/// building each description as an object cost more than the rest of the `inputs` table. A
+/// member reads as it does in [`Event::meta`]: the last one when a key repeats.
+pub enum MetaMembers<'e, 'a> {
+    /// The object's members, their values raw (checked by the parser, lone surrogates escaped).
+    Raw(Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>),
+    /// Metadata already parsed, or not an object kept raw.
+    Parsed(&'e Value),
+}
+
+impl<'e> MetaMembers<'e, '_> {
+    /// A member's value.
+    pub fn get(&self, key: &str) -> Option<std::borrow::Cow<'e, Value>> {
+        match self {
+            MetaMembers::Raw(members) => {
+                let (_, raw) = members.iter().rev().find(|(k, _)| k == key)?;
+                json_text::parse(raw.get()).ok().map(std::borrow::Cow::Owned)
+            }
+            MetaMembers::Parsed(meta) => meta.get(key).map(std::borrow::Cow::Borrowed),
+        }
+    }
+
+    /// Each member whose key `wanted` accepts, once, in order of first appearance, with its value.
+    pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, std::borrow::Cow<'e, Value>)> {
+        match self {
+            MetaMembers::Raw(members) => members
+                .iter()
+                .enumerate()
+                .filter(|(at, (key, _))| wanted(key) && !members[..*at].iter().any(|(k, _)| k == key))
+                .filter_map(|(_, (key, _))| Some((key.to_string(), self.get(key)?)))
+                .collect(),
+            MetaMembers::Parsed(meta) => meta
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| wanted(key))
+                .map(|(key, value)| (key.clone(), std::borrow::Cow::Borrowed(value)))
+                .collect(),
+        }
+    }
+
+    /// A member as text, as [`guards::text`] reads it.
+    pub fn text(&self, key: &str) -> Option<String> {
+        match self.get(key)?.as_ref() {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// A member that is an unsigned integer.
+    pub fn uint(&self, key: &str) -> Option<u64> {
+        self.get(key)?.as_u64()
+    }
+
+    /// A boolean member, false when absent or not a boolean.
+    pub fn flag(&self, key: &str) -> bool {
+        self.get(key).and_then(|v| v.as_bool()).unwrap_or(false)
+    }
+}
+
 /// A payload as the tables see it.
 #[derive(Clone, Copy)]
 pub struct EventPayload<'a> {
@@ -166,6 +230,20 @@ impl<'a> Event<'a> {
                 self.meta_value.get_or_init(|| parse_json_bounded(raw.get().as_bytes()).unwrap_or_default())
             }
         }
+    }
+
+    /// The metadata read member by member (see [`MetaMembers`]).
+    pub fn meta_members(&self) -> MetaMembers<'_, 'a> {
+        if self.meta_value.get().is_none()
+            && let (Meta::Raw(raw), None) = (self.meta, self.meta_text)
+            // As `parse_json_bounded` would read it whole: no heap estimate below this size.
+            && raw.get().len() as u64 <= MAX_PARSED_JSON / 64
+            && raw.get().starts_with('{')
+            && let Ok(Fields(members)) = serde_json::from_str::<Fields>(raw.get())
+        {
+            return MetaMembers::Raw(members);
+        }
+        MetaMembers::Parsed(self.meta())
     }
 
     /// A metadata field that held a stack: its id in the stream's stack table.
@@ -586,4 +664,64 @@ tables! {
     finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
     search, compilation_metrics, compile_time, guards, compile_directory,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Both ways of reading `text`: raw members, and the object parsed whole.
+    fn both(text: &str) -> (MetaMembers<'_, '_>, Value) {
+        let Fields(members) = serde_json::from_str(text).unwrap();
+        (MetaMembers::Raw(members), json_text::parse(text).unwrap())
+    }
+
+    /// What a table can read of metadata, through every accessor.
+    fn readings(m: &MetaMembers, keys: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> =
+            keys.iter().map(|k| format!("{k}: {:?} {:?} {:?} {}", m.get(k), m.text(k), m.uint(k), m.flag(k))).collect();
+        out.push(format!("{:?}", m.each(|k| k != "b")));
+        out
+    }
+
+    #[test]
+    fn a_repeated_key_reads_as_the_parsed_object_keeps_it() {
+        // The last value, at the place of the first: `b` comes before `c`, with value 3.
+        let text = r#"{"a": 1, "b": [1, "x"], "c": "s", "b": 3, "d": {"e": null}}"#;
+        let (raw, parsed) = both(text);
+        assert_eq!(raw.get("b").as_deref(), Some(&Value::from(3)));
+        let keys: Vec<String> = raw.each(|_| true).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a", "b", "c", "d"]);
+        let keys = ["a", "b", "c", "d", "e", "missing"];
+        assert_eq!(readings(&raw, &keys), readings(&MetaMembers::Parsed(&parsed), &keys));
+    }
+
+    proptest! {
+        /// Whatever members an object has (keys repeated, values of every kind), reading them
+        /// raw gives what reading the parsed object gives.
+        #[test]
+        fn raw_members_read_as_the_parsed_object(members in proptest::collection::vec(
+            (
+                prop_oneof![Just("a"), Just("b"), Just("is_x"), Just("size")],
+                prop_oneof![
+                    Just("null".to_string()),
+                    any::<bool>().prop_map(|b| b.to_string()),
+                    any::<i64>().prop_map(|n| n.to_string()),
+                    any::<u64>().prop_map(|n| n.to_string()),
+                    (-1e6f64..1e6).prop_map(|x| format!("{x:?}")),
+                    "[a-z\\\\\"]{0,4}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+                    Just(r#"[1, "s0", [2]]"#.to_string()),
+                    Just(r#"{"k": [true], "j": 1.5}"#.to_string()),
+                ],
+            ),
+            0..8,
+        )) {
+            let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+            let text = format!("{{{}}}", body.join(", "));
+            let (raw, parsed) = both(&text);
+            let keys = ["a", "b", "is_x", "size", "missing"];
+            prop_assert_eq!(readings(&raw, &keys), readings(&MetaMembers::Parsed(&parsed), &keys));
+        }
+    }
 }
