@@ -178,7 +178,12 @@ pub struct PackedGuards {
 /// A metadata field as text: strings as they are, numbers and booleans written out; null when
 /// absent or null.
 pub fn text(meta: &Value, key: &str) -> Option<String> {
-    match meta.get(key)? {
+    value_text(meta.get(key)?)
+}
+
+/// A value as [`text`] reads a field: strings as they are, other values written out, null none.
+pub fn value_text(value: &Value) -> Option<String> {
+    match value {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),

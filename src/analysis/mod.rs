@@ -34,6 +34,7 @@ pub mod search;
 pub mod stack_trie;
 pub mod trace_event;
 
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 
 use serde::Serialize;
@@ -113,25 +114,25 @@ pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
 /// member reads as it does in [`Event::meta`]: the last one when a key repeats.
 pub enum MetaMembers<'e, 'a> {
     /// The object's members, their values raw (checked by the parser, lone surrogates escaped).
-    Raw(Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>),
+    Raw(Vec<(Cow<'a, str>, &'a serde_json::value::RawValue)>),
     /// Metadata already parsed, or not an object kept raw.
     Parsed(&'e Value),
 }
 
 impl<'e> MetaMembers<'e, '_> {
     /// A member's value.
-    pub fn get(&self, key: &str) -> Option<std::borrow::Cow<'e, Value>> {
+    pub fn get(&self, key: &str) -> Option<Cow<'e, Value>> {
         match self {
             MetaMembers::Raw(members) => {
                 let (_, raw) = members.iter().rev().find(|(k, _)| k == key)?;
-                json_text::parse(raw.get()).ok().map(std::borrow::Cow::Owned)
+                json_text::parse(raw.get()).ok().map(Cow::Owned)
             }
-            MetaMembers::Parsed(meta) => meta.get(key).map(std::borrow::Cow::Borrowed),
+            MetaMembers::Parsed(meta) => meta.get(key).map(Cow::Borrowed),
         }
     }
 
     /// Each member whose key `wanted` accepts, once, in order of first appearance, with its value.
-    pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, std::borrow::Cow<'e, Value>)> {
+    pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, Cow<'e, Value>)> {
         match self {
             MetaMembers::Raw(members) => members
                 .iter()
@@ -144,18 +145,14 @@ impl<'e> MetaMembers<'e, '_> {
                 .into_iter()
                 .flatten()
                 .filter(|(key, _)| wanted(key))
-                .map(|(key, value)| (key.clone(), std::borrow::Cow::Borrowed(value)))
+                .map(|(key, value)| (key.clone(), Cow::Borrowed(value)))
                 .collect(),
         }
     }
 
     /// A member as text, as [`guards::text`] reads it.
     pub fn text(&self, key: &str) -> Option<String> {
-        match self.get(key)?.as_ref() {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        }
+        guards::value_text(self.get(key)?.as_ref())
     }
 
     /// A member that is an unsigned integer.
@@ -255,7 +252,7 @@ impl<'a> Event<'a> {
     }
 
     /// The payload as text (lossy for invalid UTF-8).
-    pub fn payload_text(&self) -> Option<std::borrow::Cow<'a, str>> {
+    pub fn payload_text(&self) -> Option<Cow<'a, str>> {
         self.payload.map(|p| crate::parse::lossy(p.bytes))
     }
 
