@@ -309,7 +309,7 @@ impl Table for CacheOutcomesTable {
         let row = |compile_id, lookups, metrics| CompileLookups { compile_id, lookups, metrics };
         let mut compiles = Vec::new();
         for r in &ctx.compiles.records {
-            let lookups = self.lookups.remove(&Some(r.id)).unwrap_or_default();
+            let lookups = self.lookups.remove(&Some(r.id())).unwrap_or_default();
             let metrics = ctx.compiles.cache_metrics(r);
             if !lookups.is_empty() || !metrics.is_empty() {
                 compiles.push(row(Some(r.display()), lookups, metrics));

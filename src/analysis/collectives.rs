@@ -389,7 +389,7 @@ impl Table for CollectivesTable {
         let mut keyed: Vec<(Option<CompileId>, Observed)> = Vec::new();
         for (index, r) in ctx.compiles.records.iter().enumerate() {
             if let Some(observed) = self.by_compile.remove(&Some(index as u32)) {
-                keyed.push((Some(r.id), observed));
+                keyed.push((Some(r.id()), observed));
             }
         }
         // Only entries outside any compile are left.

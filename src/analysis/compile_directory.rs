@@ -30,7 +30,7 @@ impl Serialize for Entries<'_> {
         let c = self.0.compiles;
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
         for (r, key) in c.records.iter().zip(&self.1) {
-            let artifacts = r.artifacts();
+            let artifacts = c.artifacts(r);
             seq.serialize_element(&EntryView {
                 row: summary(self.0, r),
                 artifacts: ArtifactRefs(c, &artifacts),
@@ -111,7 +111,7 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
         let (filename, name) = (filename.to_string(), name.to_string());
         return Some(CompiledCode { filename, line, name, from: CodeSource::Metrics });
     }
-    let frames = user_frames(stacks, c.start_stack(&r.id)?);
+    let frames = user_frames(stacks, c.start_stack(&r.id())?);
     let frame = stacks.frames.get(*frames.last()? as usize)?;
     Some(CompiledCode {
         filename: frame.file.clone()?,
@@ -130,7 +130,7 @@ struct KeyRow {
 
 impl KeyRow {
     fn new(ctx: &Finish, r: &CompileRecord) -> KeyRow {
-        KeyRow { cid: r.id, compile_id: r.display(), code: compiled_code(ctx.compiles, ctx.stacks, r) }
+        KeyRow { cid: r.id(), compile_id: r.display(), code: compiled_code(ctx.compiles, ctx.stacks, r) }
     }
 }
 
@@ -142,13 +142,13 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
     let metrics = c.metrics(r);
     let m = metrics.as_ref();
     // The compile's time in the parts `compile_time` reports, in seconds.
-    let parts = ctx.clock.parts(c, Some(&r.id));
+    let parts = ctx.clock.parts(c, Some(&r.id()));
     let s = |us: Option<f64>| us.map(|us| us / 1e6);
     let text = |field: fn(&Metrics) -> &Option<Box<str>>| m.and_then(|m| field(m).as_deref()).map(str::to_string);
     CompileEntry {
         compile_id: r.display(),
-        cid: r.id,
-        dir: compiles::dir_name(&r.id),
+        cid: r.id(),
+        dir: compiles::dir_name(&r.id()),
         status: r.status(),
         restarted_as: r.next_attempt().map(|n| c.records[n].display()),
         graph_compiles: r.graph_compiles().iter().map(|&n| c.records[n].display()).collect(),
@@ -159,8 +159,8 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         stack: r.start_stack,
         first_seq: r.first_seq,
         last_seq: r.last_seq,
-        start_ts: r.start_ts.to_string(),
-        end_ts: r.end_ts.to_string(),
+        start_ts: r.start_ts().to_string(),
+        end_ts: r.end_ts().to_string(),
         start_time: m.and_then(|m| m.start_time),
         // As logged when it is, not through µs and back.
         duration_s: m.and_then(|m| m.entire_frame_compile_time_s).or(s(parts.forward_us)),

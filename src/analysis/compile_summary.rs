@@ -29,7 +29,7 @@ impl Table for CompileSummaryTable {
         let mut timed: Vec<(f64, &CompileRecord)> = Vec::new();
         for r in records {
             *by_status.entry(status_name(r)).or_insert(0) += 1;
-            let parts = ctx.clock.parts(ctx.compiles, Some(&r.id));
+            let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
             forward += parts.forward_us.unwrap_or(0.0);
             backward += parts.backward_us.unwrap_or(0.0);
             let us = parts.total_us().unwrap_or(0.0);
@@ -63,7 +63,7 @@ fn status_name(r: &CompileRecord) -> String {
 
 /// A slow compile's row, with the times and code its `compile_directory` row gives.
 fn slow(ctx: &Finish, r: &CompileRecord) -> SlowCompile {
-    let parts = ctx.clock.parts(ctx.compiles, Some(&r.id));
+    let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
     let code = compile_directory::compiled_code(ctx.compiles, ctx.stacks, r);
     SlowCompile {
         compile_id: r.display(),

@@ -13,6 +13,7 @@ use serde::{Serialize, Serializer};
 
 use super::compiles::normalize;
 use super::packed_rows::Compressed;
+use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
 use super::{Compiles, Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -340,18 +341,8 @@ impl CompileIndex {
     }
 }
 
-/// A compile id in 16 bytes, where `Option<CompileId>` takes 64: each field plus one in a u32 (0
-/// when the field is missing), or [`NO_ID`]. An id with a field too large for that (torch counts
-/// frames and compiles from 0: none in practice) is [`WIDE`] and its index in `SmallIds::wide`.
-type SmallId = [u32; 4];
-
-/// The small id of no compile id.
-const NO_ID: SmallId = [u32::MAX; 4];
-
-/// The first word of an id kept whole; the second is its index in `SmallIds::wide`.
-const WIDE: u32 = u32::MAX - 1;
-
-/// Compile ids in order, each as a [`SmallId`].
+/// Compile ids in order, each as a [`SmallId`], or [`NO_ID`] for none; an id too large for one is
+/// [`WIDE`] and its index in `wide`.
 #[derive(Default, Clone)]
 struct SmallIds {
     small: Vec<SmallId>,
@@ -375,28 +366,12 @@ impl SmallIds {
 
     fn get(&self, i: usize) -> Option<CompileId> {
         let small = self.small[i];
-        let field = |word: u32| word.checked_sub(1).map(u64::from);
         match small[0] {
             u32::MAX => None,
             WIDE => Some(self.wide[small[1] as usize]),
-            _ => Some(CompileId {
-                compiled_autograd_id: field(small[0]),
-                frame_id: field(small[1]),
-                frame_compile_id: field(small[2]),
-                attempt: field(small[3]),
-            }),
+            _ => Some(full_id(small)),
         }
     }
-}
-
-/// An id's small form, if each field fits (below [`WIDE`], so that a first word of [`WIDE`] or
-/// [`NO_ID`]'s always means what it says).
-fn small_id(id: &CompileId) -> Option<SmallId> {
-    let field = |value: Option<u64>| match value {
-        None => Some(0),
-        Some(v) => v.checked_add(1).and_then(|w| u32::try_from(w).ok()).filter(|&w| w < WIDE),
-    };
-    Some([field(id.compiled_autograd_id)?, field(id.frame_id)?, field(id.frame_compile_id)?, field(id.attempt)?])
 }
 
 impl CompileClock {

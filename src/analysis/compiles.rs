@@ -12,7 +12,8 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 pub use super::metrics::Metrics;
-use super::packed_rows::{Compressed, DecodedBlock, PackedRows};
+use super::packed_rows::{DecodedBlock, PackedRows};
+use super::small_id::{SmallId, WIDE, full_id, small_id};
 use super::{Diagnostics, Event};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
@@ -53,19 +54,21 @@ impl Serialize for ArtifactRefs<'_> {
 /// Everything collected about one compile id.
 #[derive(Debug, Clone)]
 pub struct CompileRecord {
-    /// The id; a missing `attempt` is read as attempt 0 when `frame_compile_id` is set (as
-    /// tlparse does), so runtime entries logged without an attempt join their compile.
-    pub id: CompileId,
+    /// The id ([`CompileRecord::id`]), small; a wide one is [`WIDE`] here and whole in `rare`.
+    id: SmallId,
     pub first_seq: u64,
     pub last_seq: u64,
-    pub start_ts: Stamp,
-    pub end_ts: Stamp,
+    /// The timestamps of its first and last entries ([`CompileRecord::start_ts`]): packed
+    /// ([`pack_stamp`]), or [`STAMP_IN_RARE`].
+    start_ts: u64,
+    end_ts: u64,
     /// The `dynamo_start` stack's id in the stream's stack table.
     pub start_stack: Option<u32>,
     /// The compile's first `compilation_metrics` ([`Compiles::metrics`] reads it).
     metrics: Option<HeldMetrics>,
-    /// Every artifact, in log order (see [`CompileRecord::artifacts`]).
-    artifacts: Artifacts,
+    /// The row of `Compiles::frozen` its artifacts were frozen in last, or [`NO_ROW`]; while
+    /// they are live ([`Compiles::artifacts`]) the live list is the one that counts.
+    frozen: u32,
     /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
     next_attempt: Option<u32>,
     /// What few compiles have (graph breaks, a capture's compiles), out of line: a long log's
@@ -81,6 +84,11 @@ pub struct CompileRecord {
 /// The facts of a [`CompileRecord`] that most compiles do not have.
 #[derive(Debug, Clone, Default)]
 struct RareFacts {
+    /// The id, when it has no [`SmallId`].
+    wide_id: Option<CompileId>,
+    /// The timestamps not written as glog writes them, as written.
+    start_text: Option<String>,
+    end_text: Option<String>,
     /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
     graph_breaks: Vec<String>,
     /// For a compiled-autograd capture, the records (indexes in `Compiles::records`) of the
@@ -109,6 +117,10 @@ pub enum Stamp {
     Text(Box<String>),
 }
 
+/// A record's packed timestamp that is not glog's shape: its text is in the record's rare facts
+/// (packed digits stay below 10^16).
+const STAMP_IN_RARE: u64 = u64::MAX;
+
 /// Where a glog timestamp has its separators; every other byte is a digit.
 const STAMP_SHAPE: &[u8; 20] = b"dddd dd:dd:dd.dddddd";
 
@@ -117,25 +129,6 @@ impl Stamp {
         match pack_stamp(ts) {
             Some(digits) => Stamp::Digits(digits),
             None => Stamp::Text(Box::new(ts.to_string())),
-        }
-    }
-
-    /// Becomes `ts`, unless it is that already (`ts` read once either way: this runs for every
-    /// entry of a compile).
-    pub fn set(&mut self, ts: &str) {
-        match (pack_stamp(ts), &*self) {
-            (Some(digits), Stamp::Digits(held)) if digits == *held => {}
-            (Some(digits), _) => *self = Stamp::Digits(digits),
-            (None, Stamp::Text(text)) if **text == ts => {}
-            (None, _) => *self = Stamp::Text(Box::new(ts.to_string())),
-        }
-    }
-
-    /// Whether this is the timestamp `ts`, as written.
-    pub fn is(&self, ts: &str) -> bool {
-        match self {
-            Stamp::Digits(digits) => pack_stamp(ts) == Some(*digits),
-            Stamp::Text(text) => **text == ts,
         }
     }
 }
@@ -270,22 +263,8 @@ pub fn graph_role(aot_id: &str) -> Option<GraphRole> {
     }
 }
 
-/// A compile's artifacts: in memory while the compile logs some, else compressed (a long log has
-/// a hundred thousand artifacts, most of them in compiles long finished).
-#[derive(Debug)]
-enum Artifacts {
-    Live(Vec<Artifact>),
-    Frozen(Compressed),
-}
-
-impl Clone for Artifacts {
-    fn clone(&self) -> Self {
-        match self {
-            Artifacts::Live(list) => Artifacts::Live(list.clone()),
-            Artifacts::Frozen(frozen) => Artifacts::Live(thaw_artifacts(frozen)),
-        }
-    }
-}
+/// [`CompileRecord::frozen`] of a compile whose artifacts were never frozen.
+const NO_ROW: u32 = u32::MAX;
 
 /// How many compiles keep their artifacts in memory: the ones that logged artifacts last (2 in
 /// unit tests, so that they freeze and thaw).
@@ -332,7 +311,7 @@ fn role_of(code: u8) -> Option<GraphRole> {
 }
 
 /// Artifacts as bytes, which [`thaw_artifacts`] reads back exactly.
-fn freeze_artifacts(list: &[Artifact]) -> Compressed {
+fn freeze_artifacts(list: &[Artifact]) -> Vec<u8> {
     let mut out = Vec::with_capacity(list.len() * 64);
     for a in list {
         for x in [a.seq, a.line, a.size, a.lines] {
@@ -358,10 +337,10 @@ fn freeze_artifacts(list: &[Artifact]) -> Compressed {
             None => out.extend_from_slice(&ABSENT_U32.to_le_bytes()),
         }
     }
-    Compressed::new(&out)
+    out
 }
 
-fn thaw_artifacts(frozen: &Compressed) -> Vec<Artifact> {
+fn thaw_artifacts(bytes: &[u8]) -> Vec<Artifact> {
     fn take<'a>(rest: &mut &'a [u8], n: usize) -> &'a [u8] {
         let (head, tail) = rest.split_at(n);
         *rest = tail;
@@ -369,8 +348,7 @@ fn thaw_artifacts(frozen: &Compressed) -> Vec<Artifact> {
     }
     let u64_of = |rest: &mut &[u8]| u64::from_le_bytes(take(rest, 8).try_into().expect("8 bytes"));
     let u32_of = |rest: &mut &[u8]| u32::from_le_bytes(take(rest, 4).try_into().expect("4 bytes"));
-    let bytes = frozen.get();
-    let mut rest = &bytes[..];
+    let mut rest = bytes;
     let mut list = Vec::new();
     while !rest.is_empty() {
         let (seq, line, size, lines) = (u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest));
@@ -392,11 +370,47 @@ fn thaw_artifacts(frozen: &Compressed) -> Vec<Artifact> {
 }
 
 impl CompileRecord {
-    /// Every artifact, in log order.
-    pub fn artifacts(&self) -> Cow<'_, [Artifact]> {
-        match &self.artifacts {
-            Artifacts::Live(list) => Cow::Borrowed(list),
-            Artifacts::Frozen(frozen) => Cow::Owned(thaw_artifacts(frozen)),
+    /// The timestamp of the compile's first entry.
+    pub fn start_ts(&self) -> Stamp {
+        self.stamp(self.start_ts, |rare| &rare.start_text)
+    }
+
+    /// The timestamp of the compile's last entry.
+    pub fn end_ts(&self) -> Stamp {
+        self.stamp(self.end_ts, |rare| &rare.end_text)
+    }
+
+    fn stamp(&self, packed: u64, text: impl Fn(&RareFacts) -> &Option<String>) -> Stamp {
+        match packed {
+            STAMP_IN_RARE => {
+                let text = self.rare.as_deref().and_then(|rare| text(rare).clone());
+                Stamp::Text(Box::new(text.expect("a timestamp not packed is kept in rare")))
+            }
+            digits => Stamp::Digits(digits),
+        }
+    }
+
+    /// Becomes the record of a compile whose last entry so far was written at `ts` (this runs
+    /// for every entry of a compile: `ts` is read once, nothing allocated for glog's shape).
+    fn set_end_ts(&mut self, ts: &str) {
+        self.end_ts = match pack_stamp(ts) {
+            Some(digits) => digits,
+            None => {
+                let text = &mut self.rare.get_or_insert_default().end_text;
+                if text.as_deref() != Some(ts) {
+                    *text = Some(ts.to_string());
+                }
+                STAMP_IN_RARE
+            }
+        };
+    }
+
+    /// The id; a missing `attempt` is read as attempt 0 when `frame_compile_id` is set (as
+    /// tlparse does), so runtime entries logged without an attempt join their compile.
+    pub fn id(&self) -> CompileId {
+        match self.id[0] {
+            WIDE => self.rare.as_ref().and_then(|r| r.wide_id).expect("a wide id is kept whole"),
+            _ => full_id(self.id),
         }
     }
 
@@ -418,13 +432,14 @@ impl CompileRecord {
 
     /// `[0/1]`.
     pub fn display(&self) -> String {
-        display_compile_id(&self.id)
+        display_compile_id(&self.id())
     }
 
     /// Whether the id is compiled autograd capturing a graph (`[!0/-/-]`): a compiled-autograd
     /// id and no frame. Its entries are those logged while the backward graph was traced.
     pub fn is_capture(&self) -> bool {
-        self.id.compiled_autograd_id.is_some() && self.id.frame_id.is_none() && self.id.frame_compile_id.is_none()
+        let id = self.id();
+        id.compiled_autograd_id.is_some() && id.frame_id.is_none() && id.frame_compile_id.is_none()
     }
 
     /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
@@ -497,8 +512,14 @@ pub struct Compiles {
     unattributed_spans: GraphSpans,
     /// Artifact kinds and names, each once.
     names: IndexSet<Box<str>>,
-    /// The records whose artifacts are in memory, least recently added to first.
-    live: Vec<usize>,
+    /// The artifacts of the records that logged some last, by record index, least recently
+    /// added to first; the others are frozen.
+    live: Vec<(usize, Vec<Artifact>)>,
+    /// Artifact lists frozen when they left `live`, as [`freeze_artifacts`] writes them: a long
+    /// log has a hundred thousand artifacts, most of them in compiles long finished.
+    frozen: PackedRows,
+    /// The blocks of `frozen` read last.
+    frozen_read: RefCell<DecodedBlock>,
     /// Each compile's metrics, as bytes ([`Metrics::to_bytes`]).
     metrics: PackedRows,
     /// The blocks of `metrics` read last.
@@ -548,7 +569,7 @@ impl Compiles {
     /// The records (as [`Event::record`] numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
         let frame = frame_compile(id);
-        let of = |i: &u32| frame_compile(&self.records[*i as usize].id);
+        let of = |i: &u32| frame_compile(&self.records[*i as usize].id());
         let start = self.by_frame_compile.partition_point(|i| of(i) < frame);
         let end = start + self.by_frame_compile[start..].partition_point(|i| of(i) == frame);
         self.by_frame_compile[start..end].iter().copied()
@@ -601,35 +622,51 @@ impl Compiles {
         a.format.is_none() && self.kind(a) != "link"
     }
 
+    /// Every artifact of a compile, in log order.
+    pub fn artifacts(&self, r: &CompileRecord) -> Cow<'_, [Artifact]> {
+        // A record is known by its first entry: no two records start at the same one.
+        if let Some((_, list)) = self.live.iter().find(|(i, _)| self.records[*i].first_seq == r.first_seq) {
+            return Cow::Borrowed(list);
+        }
+        Cow::Owned(self.frozen_list(r))
+    }
+
+    /// The artifacts a compile had when they were frozen last (none if never).
+    fn frozen_list(&self, r: &CompileRecord) -> Vec<Artifact> {
+        if r.frozen == NO_ROW {
+            return Vec::new();
+        }
+        let mut cache = self.frozen_read.borrow_mut();
+        thaw_artifacts(self.frozen.get_bytes(r.frozen as usize, &mut cache))
+    }
+
     /// The artifacts of a compile with a given name, in log order.
     pub fn artifacts_named(&self, r: &CompileRecord, name: &str) -> Vec<ArtifactRef> {
-        r.artifacts().iter().filter(|a| self.name(a) == name).map(|a| self.artifact_ref(a)).collect()
+        self.artifacts(r).iter().filter(|a| self.name(a) == name).map(|a| self.artifact_ref(a)).collect()
     }
 
     /// Adds an artifact to record `index`, its list thawed if frozen; the list of the record
     /// that was added to least recently is frozen when too many are in memory.
     fn add_artifact(&mut self, index: usize, a: Artifact) {
-        match self.live.iter().position(|&i| i == index) {
-            Some(at) => {
-                self.live.remove(at);
-            }
+        let mut live = match self.live.iter().position(|(i, _)| *i == index) {
+            Some(at) => self.live.remove(at),
             None => {
                 if self.live.len() >= LIVE_ARTIFACTS {
-                    let cold = self.live.remove(0);
-                    if let Artifacts::Live(list) = &self.records[cold].artifacts {
-                        self.records[cold].artifacts = Artifacts::Frozen(freeze_artifacts(list));
-                    }
+                    let (cold, list) = self.live.remove(0);
+                    self.freeze(cold, &list);
                 }
-                if let Artifacts::Frozen(frozen) = &self.records[index].artifacts {
-                    self.records[index].artifacts = Artifacts::Live(thaw_artifacts(frozen));
-                }
+                (index, self.frozen_list(&self.records[index]))
             }
-        }
-        self.live.push(index);
-        match &mut self.records[index].artifacts {
-            Artifacts::Live(list) => list.push(a),
-            Artifacts::Frozen(_) => unreachable!("thawed above"),
-        }
+        };
+        live.1.push(a);
+        self.live.push(live);
+    }
+
+    /// Freezes record `index`'s artifacts (a new row: a list thawed and frozen again leaves its
+    /// old row unread, which only a compile logging artifacts long after it ended does).
+    fn freeze(&mut self, index: usize, list: &[Artifact]) {
+        self.records[index].frozen = self.frozen.len() as u32;
+        self.frozen.push_bytes(&freeze_artifacts(list));
     }
 
     fn intern(&mut self, text: &str) -> u32 {
@@ -725,7 +762,7 @@ impl Compiles {
 
     /// The compile's cache outcomes, in log order: its artifacts named as one.
     pub fn cache(&self, r: &CompileRecord) -> Vec<CacheOutcome> {
-        let artifacts = r.artifacts();
+        let artifacts = self.artifacts(r);
         let outcome = |a: &Artifact| {
             let name = self.name(a);
             let (cache, outcome) = cache_outcome(name)?;
@@ -743,28 +780,39 @@ impl Compiles {
     /// The index of a (normalized) compile id's record, if it has one.
     fn index_of(&self, id: &CompileId) -> Option<usize> {
         let records = &self.records;
-        self.by_id.find(self.hasher.hash_one(id), |&i| records[i as usize].id == *id).map(|&i| i as usize)
+        self.by_id.find(self.hasher.hash_one(id), |&i| records[i as usize].id() == *id).map(|&i| i as usize)
     }
 
     /// A new record for a compile id first seen in `ev`; returns its index.
     fn add_record(&mut self, id: CompileId, ev: &Event) -> usize {
+        let small = small_id(&id);
+        let stamp = pack_stamp(ev.ts);
+        let mut rare = None;
+        if small.is_none() || stamp.is_none() {
+            rare = Some(Box::new(RareFacts {
+                wide_id: small.is_none().then_some(id),
+                start_text: stamp.is_none().then(|| ev.ts.to_string()),
+                end_text: stamp.is_none().then(|| ev.ts.to_string()),
+                ..RareFacts::default()
+            }));
+        }
         self.records.push(CompileRecord {
-            id,
+            id: small.unwrap_or([WIDE, 0, 0, 0]),
             first_seq: ev.seq,
             last_seq: ev.seq,
-            start_ts: Stamp::new(ev.ts),
-            end_ts: Stamp::new(ev.ts),
+            start_ts: stamp.unwrap_or(STAMP_IN_RARE),
+            end_ts: stamp.unwrap_or(STAMP_IN_RARE),
             start_stack: None,
             metrics: None,
-            artifacts: Artifacts::Live(Vec::new()),
+            frozen: NO_ROW,
             next_attempt: None,
-            rare: None,
+            rare,
             graph_spans: GraphSpans::default(),
             raw_forms: 0,
         });
         let index = self.records.len() - 1;
         let (records, hasher) = (&self.records, &self.hasher);
-        self.by_id.insert_unique(hasher.hash_one(id), index as u32, |&i| hasher.hash_one(records[i as usize].id));
+        self.by_id.insert_unique(hasher.hash_one(id), index as u32, |&i| hasher.hash_one(records[i as usize].id()));
         index
     }
 
@@ -791,7 +839,7 @@ impl Compiles {
             a.graph = graph;
         }
         record.last_seq = ev.seq;
-        record.end_ts.set(ev.ts);
+        record.set_end_ts(ev.ts);
         match ev.kind {
             "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
             _ => {}
@@ -819,9 +867,9 @@ impl Compiles {
         let records = &self.records;
         self.by_frame_compile = (0..records.len() as u32).collect();
         // Stable: each frame compile's attempts stay in order of first appearance.
-        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records[i as usize].id));
+        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records[i as usize].id()));
         for i in 0..self.records.len() {
-            let id = self.records[i].id;
+            let id = self.records[i].id();
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
             self.records[i].next_attempt = self.index_of(&next).map(|n| n as u32);
@@ -838,12 +886,13 @@ impl Compiles {
     fn link_captures(&mut self) {
         let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::default();
         for (i, r) in self.records.iter().enumerate() {
-            if let (Some(ca), Some(_)) = (r.id.compiled_autograd_id, r.id.frame_id) {
+            let id = r.id();
+            if let (Some(ca), Some(_)) = (id.compiled_autograd_id, id.frame_id) {
                 compiles_of.entry(ca).or_default().push(i);
             }
         }
         for r in self.records.iter_mut().filter(|r| r.is_capture()) {
-            let ca = r.id.compiled_autograd_id.expect("a capture has a compiled-autograd id");
+            let ca = r.id().compiled_autograd_id.expect("a capture has a compiled-autograd id");
             if let Some(compiles) = compiles_of.get(&ca) {
                 r.rare.get_or_insert_default().graph_compiles = compiles.clone();
             }
@@ -869,7 +918,6 @@ mod tests {
             let stamp = Stamp::new(ts);
             assert!(matches!(stamp, Stamp::Digits(_)), "{ts}");
             assert_eq!(stamp.to_string(), ts);
-            assert!(stamp.is(ts));
         }
         for ts in
             ["", "1118 14:22:33.12345", "1118 14:22:33.1234567", "1118 14:22:33,123456", "1118 1a:22:33.123456", "١١١٨"]
@@ -877,23 +925,76 @@ mod tests {
             let stamp = Stamp::new(ts);
             assert!(matches!(stamp, Stamp::Text(_)), "{ts}");
             assert_eq!(stamp.to_string(), ts);
-            assert!(stamp.is(ts));
-        }
-        assert!(!Stamp::new("1118 14:22:33.123456").is("1118 14:22:33.123457"));
-        assert!(!Stamp::new("1118 14:22:33.123456").is("x"));
-        assert!(!Stamp::new("x").is("1118 14:22:33.123456"));
-        let mut stamp = Stamp::new("x");
-        for ts in ["1118 14:22:33.123456", "1118 14:22:33.123456", "y", "1118 14:22:33.000001"] {
-            stamp.set(ts);
-            assert_eq!(stamp.to_string(), ts);
         }
     }
 
     /// A record stays small: a long log holds one per compile until its tables finish (264
-    /// bytes before its rare facts went out of line and its timestamps were packed).
+    /// bytes before its rare facts went out of line and its timestamps were packed, 200 before
+    /// its id was packed and its artifacts moved to `Compiles`).
     #[test]
     fn a_compile_record_is_small() {
-        assert!(std::mem::size_of::<CompileRecord>() <= 200, "{}", std::mem::size_of::<CompileRecord>());
+        assert!(std::mem::size_of::<CompileRecord>() <= 96, "{}", std::mem::size_of::<CompileRecord>());
+    }
+
+    /// Records give back what their entries said, whichever way they hold it: ids too large
+    /// for a small form, timestamps not in glog's shape, and artifact lists frozen and thawed
+    /// as five compiles take turns (two lists live in tests).
+    #[test]
+    fn records_give_back_what_their_entries_said() {
+        use crate::parse::Meta;
+        use crate::schema::{IndexRow, StackTable};
+        let id = |ca, frame: u64, attempt| CompileId {
+            compiled_autograd_id: ca,
+            frame_id: Some(frame),
+            frame_compile_id: Some(0),
+            attempt: Some(attempt),
+        };
+        let ids =
+            [id(None, 0, 0), id(None, u64::MAX - 1, 0), id(Some(u64::MAX), 1, 0), id(None, 2, 0), id(Some(4), 3, 1)];
+        let stamps = ["1118 14:22:33.000001", "late", "1118 14:22:33.000003", "1118 14:22:33,000004"];
+        let (stacks, mut diags, mut compiles) = (StackTable::default(), Diagnostics::default(), Compiles::default());
+        // Compile k logs artifacts k0, k1, ... in turns: 0 1 2 3 4 0 1 2 3 4 0 2 4.
+        let turns: Vec<usize> = (0..5).chain(0..5).chain([0, 2, 4]).collect();
+        for (seq, &k) in turns.iter().enumerate() {
+            let n = turns[..seq].iter().filter(|&&j| j == k).count();
+            let row = IndexRow {
+                seq: seq as u64,
+                line: seq as u64 + 1,
+                ts: stamps[(seq + k) % stamps.len()].to_string(),
+                level: "V".into(),
+                src: String::new(),
+                kind: "artifact".into(),
+                name: Some(format!("a{k}{n}")),
+                compile_id: None,
+                cid: Some(ids[k]),
+                rank: None,
+                meta: Meta::Value(serde_json::json!({})),
+                meta_stacks: Vec::new(),
+                meta_text: None,
+                stack: None,
+                extra: None,
+                payload: None,
+            };
+            compiles.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+        }
+        compiles.settle();
+        assert_eq!(compiles.records.len(), ids.len());
+        for (k, r) in compiles.records.iter().enumerate() {
+            let mine: Vec<usize> = (0..turns.len()).filter(|&seq| turns[seq] == k).collect();
+            let (first, last) = (mine[0], *mine.last().unwrap());
+            assert_eq!(r.id(), ids[k]);
+            assert_eq!(compiles.get(&ids[k]).map(|g| g.first_seq), Some(first as u64));
+            assert_eq!((r.first_seq, r.last_seq), (first as u64, last as u64));
+            assert_eq!(r.start_ts().to_string(), stamps[(first + k) % stamps.len()]);
+            assert_eq!(r.end_ts().to_string(), stamps[(last + k) % stamps.len()]);
+            let names: Vec<&str> = compiles.artifacts(r).iter().map(|a| compiles.name(a)).collect::<Vec<_>>();
+            let want: Vec<String> = (0..mine.len()).map(|n| format!("a{k}{n}")).collect();
+            assert_eq!(names, want, "compile {k}");
+            let seqs: Vec<u64> = compiles.artifacts(r).iter().map(|a| a.seq).collect();
+            assert_eq!(seqs, mine.iter().map(|&s| s as u64).collect::<Vec<_>>());
+        }
+        // Lists were frozen, and some thawed and frozen again.
+        assert!(compiles.frozen.len() > ids.len() - LIVE_ARTIFACTS, "{}", compiles.frozen.len());
     }
 
     #[test]

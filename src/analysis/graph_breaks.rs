@@ -169,7 +169,7 @@ impl Table for GraphBreaksTable {
         // `restart_reasons`; use those for frame compiles that logged no artifact in any attempt.
         for r in &ctx.compiles.records {
             let reasons = ctx.compiles.restart_reasons(r);
-            if reasons.is_empty() || ctx.compiles.attempts(&r.id).any(|o| !o.graph_breaks().is_empty()) {
+            if reasons.is_empty() || ctx.compiles.attempts(&r.id()).any(|o| !o.graph_breaks().is_empty()) {
                 continue;
             }
             for reason in reasons {

@@ -31,6 +31,7 @@ pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;
 pub mod search;
+pub mod small_id;
 pub mod stack_trie;
 pub mod trace_event;
 

@@ -263,7 +263,7 @@ impl Serialize for Rows<'_> {
 impl HeldCompile {
     /// Its compile id (normalized), if it has one.
     fn id(&self, ctx: &Finish) -> Option<CompileId> {
-        self.record.map(|r| ctx.compiles.record(r).id)
+        self.record.map(|r| ctx.compiles.record(r).id())
     }
 }
 
@@ -331,7 +331,7 @@ pub(super) fn compile_names(key: Option<CompileId>) -> (Option<String>, String) 
 /// lists it.
 pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Option<ArtifactRef> {
     let list = match key {
-        Some(id) => c.get(id)?.artifacts(),
+        Some(id) => c.artifacts(c.get(id)?),
         None => std::borrow::Cow::Borrowed(&c.unattributed[..]),
     };
     list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| c.artifact_ref(&list[i]))

@@ -102,9 +102,9 @@ impl Table for RecompilesTable {
         // The final attempt of each frame compile, grouped by frame.
         let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, Numbered>> = BTreeMap::new();
         for (index, r) in ctx.compiles.records.iter().enumerate() {
-            let (Some(frame), Some(fc)) = (r.id.frame_id, r.id.frame_compile_id) else { continue };
+            let (Some(frame), Some(fc)) = (r.id().frame_id, r.id().frame_compile_id) else { continue };
             if r.next_attempt().is_none() {
-                frames.entry((r.id.compiled_autograd_id, frame)).or_default().insert(fc, (index as u32, r));
+                frames.entry((r.id().compiled_autograd_id, frame)).or_default().insert(fc, (index as u32, r));
             }
         }
         let mut out: Vec<RecompiledFrame> = frames
@@ -146,7 +146,7 @@ impl Table for RecompilesTable {
 impl RecompilesTable {
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
-        ctx.compiles.attempt_records(&r.id).filter_map(|o| self.reasons.get(&o)).flatten().cloned().collect()
+        ctx.compiles.attempt_records(&r.id()).filter_map(|o| self.reasons.get(&o)).flatten().cloned().collect()
     }
 
     fn changes(&self, c: &Compiles, (before_record, before): Numbered, (after_record, after): Numbered) -> Changes {
@@ -156,7 +156,7 @@ impl RecompilesTable {
         // (torch logs some only on a cache hit).
         let numbered = |r: &CompileRecord| -> Vec<(String, Option<String>)> {
             let mut seen: HashMap<&str, usize> = HashMap::default();
-            r.artifacts()
+            c.artifacts(r)
                 .iter()
                 .filter(|a| !c.no_payload(a))
                 .map(|a| {

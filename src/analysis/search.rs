@@ -151,7 +151,7 @@ impl SearchTable {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
             }
-            for a in r.artifacts().iter() {
+            for a in c.artifacts(r).iter() {
                 self.add(SearchKind::Artifact, c.name(a), at);
             }
             for reason in r.graph_breaks() {

@@ -1,0 +1,66 @@
+//! Compile ids in 16 bytes, where a `CompileId` takes 64: the form the tables that keep one per
+//! compile (and a long log has tens of thousands) hold them in.
+
+use crate::schema::CompileId;
+
+/// Each field plus one in a u32 (0 when the field is missing). An id with a field too large for
+/// that (torch counts frames and compiles from 0: none in practice) has no small form; holders
+/// keep it whole elsewhere and mark its place with [`WIDE`] as the first word.
+pub type SmallId = [u32; 4];
+
+/// A small id that stands for no compile id.
+pub const NO_ID: SmallId = [u32::MAX; 4];
+
+/// The first word of a small id whose compile id is kept whole elsewhere.
+pub const WIDE: u32 = u32::MAX - 1;
+
+/// An id's small form, if each field fits (below [`WIDE`], so that a first word of [`WIDE`] or
+/// [`NO_ID`]'s always means what it says).
+pub fn small_id(id: &CompileId) -> Option<SmallId> {
+    let field = |value: Option<u64>| match value {
+        None => Some(0),
+        Some(v) => v.checked_add(1).and_then(|w| u32::try_from(w).ok()).filter(|&w| w < WIDE),
+    };
+    Some([field(id.compiled_autograd_id)?, field(id.frame_id)?, field(id.frame_compile_id)?, field(id.attempt)?])
+}
+
+/// The compile id of a small form [`small_id`] made (not [`NO_ID`], not [`WIDE`]).
+pub fn full_id(small: SmallId) -> CompileId {
+    let field = |word: u32| word.checked_sub(1).map(u64::from);
+    CompileId {
+        compiled_autograd_id: field(small[0]),
+        frame_id: field(small[1]),
+        frame_compile_id: field(small[2]),
+        attempt: field(small[3]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids read back from their small form; the ones with a field too large have none.
+    #[test]
+    fn small_ids_read_back() {
+        let id = |ca, frame, compile, attempt| CompileId {
+            compiled_autograd_id: ca,
+            frame_id: frame,
+            frame_compile_id: compile,
+            attempt,
+        };
+        let big = u64::from(u32::MAX);
+        for fits in [
+            id(None, None, None, None),
+            id(None, Some(0), Some(0), Some(0)),
+            id(Some(3), Some(1), Some(2), None),
+            id(None, Some(big - 3), Some(0), Some(0)),
+        ] {
+            let small = small_id(&fits).expect("fits");
+            assert!(small[0] < WIDE);
+            assert_eq!(full_id(small), fits);
+        }
+        for wide in [id(None, Some(big - 2), Some(0), Some(0)), id(Some(u64::MAX), None, None, None)] {
+            assert_eq!(small_id(&wide), None);
+        }
+    }
+}
