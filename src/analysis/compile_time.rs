@@ -922,7 +922,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::parse::{Meta, parse_trace_event};
+    use crate::parse::parse_trace_event;
     use crate::schema::tables::CompileTime;
     use crate::schema::{IndexRow, PayloadFormat, PayloadRef, StackTable};
 
@@ -948,24 +948,7 @@ mod tests {
                 format: PayloadFormat::Json,
                 md5_mismatch: false,
             };
-            let row = IndexRow {
-                seq: seq as u64,
-                line: seq as u64 + 1,
-                ts: String::new(),
-                level: "V".into(),
-                src: String::new(),
-                kind: "chromium_event".into(),
-                name: None,
-                compile_id: None,
-                cid: None,
-                rank: None,
-                meta: Meta::Value(serde_json::json!({})),
-                meta_stacks: Vec::new(),
-                meta_text: None,
-                stack: None,
-                extra: None,
-                payload: Some(payload),
-            };
+            let row = IndexRow { payload: Some(payload), ..super::super::test_row(seq as u64, "chromium_event") };
             table.observe(&Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks), &mut diags);
         }
         let (compiles, clock) = (Compiles::default(), table.clock());

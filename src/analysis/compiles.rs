@@ -941,7 +941,6 @@ mod tests {
     /// as five compiles take turns (two lists live in tests).
     #[test]
     fn records_give_back_what_their_entries_said() {
-        use crate::parse::Meta;
         use crate::schema::{IndexRow, StackTable};
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
@@ -958,22 +957,10 @@ mod tests {
         for (seq, &k) in turns.iter().enumerate() {
             let n = turns[..seq].iter().filter(|&&j| j == k).count();
             let row = IndexRow {
-                seq: seq as u64,
-                line: seq as u64 + 1,
                 ts: stamps[(seq + k) % stamps.len()].to_string(),
-                level: "V".into(),
-                src: String::new(),
-                kind: "artifact".into(),
                 name: Some(format!("a{k}{n}")),
-                compile_id: None,
                 cid: Some(ids[k]),
-                rank: None,
-                meta: Meta::Value(serde_json::json!({})),
-                meta_stacks: Vec::new(),
-                meta_text: None,
-                stack: None,
-                extra: None,
-                payload: None,
+                ..super::super::test_row(seq as u64, "artifact")
             };
             compiles.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
         }

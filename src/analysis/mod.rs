@@ -664,6 +664,30 @@ tables! {
     search, compilation_metrics, compile_time, guards, compile_directory,
 }
 
+/// An index row for unit tests of tables: entry `seq` (on line `seq + 1`) of kind `kind`, with
+/// no timestamp, name, compile id, metadata or payload; tests set what they need over it.
+#[cfg(test)]
+pub(crate) fn test_row(seq: u64, kind: &str) -> IndexRow<Meta> {
+    IndexRow {
+        seq,
+        line: seq + 1,
+        ts: String::new(),
+        level: "V".into(),
+        src: String::new(),
+        kind: kind.into(),
+        name: None,
+        compile_id: None,
+        cid: None,
+        rank: None,
+        meta: Meta::Value(serde_json::json!({})),
+        meta_stacks: Vec::new(),
+        meta_text: None,
+        stack: None,
+        extra: None,
+        payload: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
