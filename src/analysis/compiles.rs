@@ -109,12 +109,12 @@ struct HeldMetrics {
     status: CompileStatus,
 }
 
-/// A glog timestamp (`1118 14:22:33.123456`): its 16 digits packed in a number when it is
-/// written as glog writes it, else its text (a long log's thousands of compiles each hold two).
+/// A glog timestamp (`1118 14:22:33.123456`) as a record gives it back: its 16 digits packed in a
+/// number when it is written as glog writes it, else its text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stamp {
     Digits(u64),
-    Text(Box<String>),
+    Text(String),
 }
 
 /// A record's packed timestamp that is not glog's shape: its text is in the record's rare facts
@@ -128,7 +128,7 @@ impl Stamp {
     pub fn new(ts: &str) -> Stamp {
         match pack_stamp(ts) {
             Some(digits) => Stamp::Digits(digits),
-            None => Stamp::Text(Box::new(ts.to_string())),
+            None => Stamp::Text(ts.to_string()),
         }
     }
 }
@@ -384,7 +384,7 @@ impl CompileRecord {
         match packed {
             STAMP_IN_RARE => {
                 let text = self.rare.as_deref().and_then(|rare| text(rare).clone());
-                Stamp::Text(Box::new(text.expect("a timestamp not packed is kept in rare")))
+                Stamp::Text(text.expect("a timestamp not packed is kept in rare"))
             }
             digits => Stamp::Digits(digits),
         }
