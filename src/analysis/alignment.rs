@@ -16,6 +16,7 @@
 //!   compiled-autograd id alone;
 //! - with no code known, its compile id (recorded as an ambiguity).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::schema::CompileId;
@@ -38,9 +39,9 @@ pub struct StreamCompiles<'a, R = CompileEntry> {
 /// its compiles from rows holding only this (a long log's full rows, all at once, are megabytes).
 pub trait KeyedRow {
     /// The compile id.
-    fn cid(&self) -> &CompileId;
+    fn cid(&self) -> CompileId;
     /// The compile id as displayed (`[0/1]`).
-    fn compile_id(&self) -> &str;
+    fn compile_id(&self) -> Cow<'_, str>;
     /// The code it compiled, if known.
     fn code(&self) -> Option<&CompiledCode>;
 }
@@ -50,11 +51,11 @@ pub trait KeyedRow {
 macro_rules! keyed_row_from_fields {
     ($($row:ty),+) => {$(
         impl $crate::analysis::alignment::KeyedRow for $row {
-            fn cid(&self) -> &$crate::schema::CompileId {
-                &self.cid
+            fn cid(&self) -> $crate::schema::CompileId {
+                self.cid
             }
-            fn compile_id(&self) -> &str {
-                &self.compile_id
+            fn compile_id(&self) -> std::borrow::Cow<'_, str> {
+                std::borrow::Cow::Borrowed(&self.compile_id)
             }
             fn code(&self) -> Option<&$crate::schema::tables::CompiledCode> {
                 self.code.as_ref()
@@ -165,13 +166,6 @@ impl Alignment {
     }
 }
 
-/// The key of each compile of one stream, in row order: what [`Alignment::new`] pairs compiles
-/// by. The build writes it into every `compile_directory` row as `align_key` ([`key_string`]),
-/// so that readers (the viewer's run comparison) pair compiles by equality alone.
-pub fn stream_keys<R: KeyedRow>(s: &StreamCompiles<R>) -> Vec<AlignmentKey> {
-    key_stream(0, s, &mut Vec::new()).into_iter().map(|k| k.key).collect()
-}
-
 /// The canonical string of a key: its JSON, fields in declaration order and no spaces. Two
 /// compiles [`Alignment::new`] pairs have equal strings, and only those.
 pub fn key_string(k: &AlignmentKey) -> String {
@@ -184,51 +178,16 @@ fn key_stream<'a, R: KeyedRow>(
     s: &StreamCompiles<'a, R>,
     ambiguities: &mut Vec<AlignmentAmbiguity>,
 ) -> Vec<Keyed<'a, R>> {
-    let codes = frame_codes(s, ambiguities);
-    let ordinals = ordinals(s, &codes, ambiguities);
-    let ca_ordinals = compiled_autograd_ordinals(s);
+    let keyer = StreamKeyer::new(s, ambiguities);
     let mut unknown = Vec::new();
     let keyed = s
         .compiles
         .iter()
         .map(|entry| {
-            let cid = entry.cid();
-            let attempt = cid.attempt.unwrap_or(0);
-            let frame = frame_compile(cid);
-            let code = frame.as_ref().and_then(|f| codes.get(f)).cloned();
-            let key = match (&frame, code) {
-                (Some(f), _) if cid.compiled_autograd_id.is_some() => AlignmentKey {
-                    compiled_autograd_id: cid.compiled_autograd_id,
-                    code: None,
-                    ordinal: Some(ca_ordinals[f]),
-                    attempt,
-                    compile_id: None,
-                },
-                (Some(f), Some(code)) => AlignmentKey {
-                    compiled_autograd_id: cid.compiled_autograd_id,
-                    ordinal: Some(ordinals[f]),
-                    code: Some(code),
-                    attempt,
-                    compile_id: None,
-                },
-                (None, None) if cid.compiled_autograd_id.is_some() => AlignmentKey {
-                    compiled_autograd_id: cid.compiled_autograd_id,
-                    code: None,
-                    ordinal: None,
-                    attempt,
-                    compile_id: None,
-                },
-                _ => {
-                    unknown.push(entry.compile_id().to_string());
-                    AlignmentKey {
-                        compiled_autograd_id: cid.compiled_autograd_id,
-                        code: None,
-                        ordinal: None,
-                        attempt,
-                        compile_id: Some(entry.compile_id().to_string()),
-                    }
-                }
-            };
+            let key = keyer.key(&entry.cid(), || entry.compile_id().into_owned());
+            if let Some(id) = &key.compile_id {
+                unknown.push(id.clone());
+            }
             Keyed { stream: i, entry, key }
         })
         .collect();
@@ -245,6 +204,48 @@ fn key_stream<'a, R: KeyedRow>(
     keyed
 }
 
+/// What keys the compiles of one stream: each frame compile's code and ordinal, found once over
+/// the stream; any compile's key is then made when asked for ([`StreamKeyer::key`]). The build
+/// writes each key into its `compile_directory` row as `align_key` ([`key_string`]), so that
+/// readers (the viewer's run comparison) pair compiles by equality alone; it makes them one at a
+/// time, as rows are written (all of a long log's keys at once were tens of megabytes).
+pub struct StreamKeyer {
+    /// The stream's distinct codes.
+    codes: Vec<CodeKey>,
+    /// Each frame compile's code (in `codes`): that of its lowest attempt that names one.
+    frame_codes: HashMap<FrameCompile, u32>,
+    /// Each frame compile's ordinal among those of its code.
+    ordinals: HashMap<FrameCompile, u64>,
+    /// Each compiled-autograd frame compile's ordinal among those of its compiled-autograd id.
+    ca_ordinals: HashMap<FrameCompile, u64>,
+}
+
+impl StreamKeyer {
+    /// Reads the stream's compiles; what the keys cannot decide alone goes to `ambiguities`
+    /// (except compiles of unknown code, which [`StreamKeyer::key`] keys by compile id).
+    pub fn new<R: KeyedRow>(s: &StreamCompiles<R>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> StreamKeyer {
+        let (codes, frame_codes) = frame_codes(s, ambiguities);
+        let ordinals = ordinals(s, &codes, &frame_codes, ambiguities);
+        StreamKeyer { codes, frame_codes, ordinals, ca_ordinals: compiled_autograd_ordinals(s) }
+    }
+
+    /// The key of the stream's compile `cid`; `compile_id` gives its id as displayed, the key of
+    /// a compile whose code is unknown.
+    pub fn key(&self, cid: &CompileId, compile_id: impl FnOnce() -> String) -> AlignmentKey {
+        let attempt = cid.attempt.unwrap_or(0);
+        let frame = frame_compile(cid);
+        let code = frame.as_ref().and_then(|f| self.frame_codes.get(f));
+        let compiled_autograd_id = cid.compiled_autograd_id;
+        let (code, ordinal, compile_id) = match (&frame, code) {
+            (Some(f), _) if compiled_autograd_id.is_some() => (None, Some(self.ca_ordinals[f]), None),
+            (Some(f), Some(&code)) => (Some(self.codes[code as usize].clone()), Some(self.ordinals[f]), None),
+            (None, None) if compiled_autograd_id.is_some() => (None, None, None),
+            _ => (None, None, Some(compile_id())),
+        };
+        AlignmentKey { compiled_autograd_id, code, ordinal, attempt, compile_id }
+    }
+}
+
 /// A frame compile: (compiled-autograd id, frame id, frame compile id); `None` for a compile id
 /// without frame ids (a compiled-autograd capture).
 type FrameCompile = (Option<u64>, u64, u64);
@@ -253,33 +254,45 @@ fn frame_compile(cid: &CompileId) -> Option<FrameCompile> {
     Some((cid.compiled_autograd_id, cid.frame_id?, cid.frame_compile_id?))
 }
 
-/// The code of each frame compile of a stream: that of its lowest attempt that names one.
+/// The distinct codes of a stream, and the code (in them) of each frame compile: that of its
+/// lowest attempt that names one.
 fn frame_codes<R: KeyedRow>(
     s: &StreamCompiles<R>,
     ambiguities: &mut Vec<AlignmentAmbiguity>,
-) -> HashMap<FrameCompile, CodeKey> {
-    let mut attempts: BTreeMap<FrameCompile, Vec<(u64, &R)>> = BTreeMap::new();
-    for e in s.compiles {
-        if let Some(f) = frame_compile(e.cid()) {
-            attempts.entry(f).or_default().push((e.cid().attempt.unwrap_or(0), e));
-        }
-    }
-    let mut codes = HashMap::new();
-    for (f, mut list) in attempts {
-        list.sort_by_key(|(attempt, _)| *attempt);
-        let named: Vec<(&R, CodeKey)> = list.iter().filter_map(|(_, e)| e.code().map(|c| (*e, code_key(c)))).collect();
-        let Some((_, first)) = named.first() else { continue };
-        if named.iter().any(|(_, c)| c != first) {
+) -> (Vec<CodeKey>, HashMap<FrameCompile, u32>) {
+    // Each frame compile's attempts, lowest first (in row order for equal attempts): sorted
+    // triples, where a list per frame compile took a hundred bytes a compile more.
+    let mut attempts: Vec<(FrameCompile, u64, usize)> = s
+        .compiles
+        .iter()
+        .enumerate()
+        .filter_map(|(row, e)| frame_compile(&e.cid()).map(|f| (f, e.cid().attempt.unwrap_or(0), row)))
+        .collect();
+    attempts.sort_unstable();
+    let mut codes: indexmap::IndexSet<CodeKey> = indexmap::IndexSet::new();
+    let mut of_frame = HashMap::with_capacity(attempts.len());
+    for list in attempts.chunk_by(|a, b| a.0 == b.0) {
+        let named = || list.iter().filter_map(|&(_, _, row)| s.compiles[row].code().map(|c| (row, c)));
+        let Some((_, first)) = named().next() else { continue };
+        if named().any(|(_, c)| !same_code(c, first)) {
+            let first = code_key(first);
             ambiguities.push(AlignmentAmbiguity {
                 stream: s.stream.to_string(),
                 kind: AmbiguityKind::AttemptsDisagree,
-                compile_ids: named.iter().map(|(e, _)| e.compile_id().to_string()).collect(),
-                resolution: format!("the attempts name different code: aligned by the first one's, {}", short(first)),
+                compile_ids: named().map(|(row, _)| s.compiles[row].compile_id().into_owned()).collect(),
+                resolution: format!("the attempts name different code: aligned by the first one's, {}", short(&first)),
             });
         }
-        codes.insert(f, first.clone());
+        let known = codes.get_index_of(&code_key(first));
+        let code = known.unwrap_or_else(|| codes.insert_full(code_key(first)).0);
+        of_frame.insert(list[0].0, code as u32);
     }
-    codes
+    (codes.into_iter().collect(), of_frame)
+}
+
+/// Whether two compiles compiled the same code object (the part of [`CompiledCode`] a key holds).
+fn same_code(a: &CompiledCode, b: &CompiledCode) -> bool {
+    (&a.filename, a.line, &a.name) == (&b.filename, b.line, &b.name)
 }
 
 fn code_key(c: &CompiledCode) -> CodeKey {
@@ -290,26 +303,30 @@ fn code_key(c: &CompiledCode) -> CodeKey {
 /// on the stream, in compile-id order.
 fn ordinals<R: KeyedRow>(
     s: &StreamCompiles<R>,
-    codes: &HashMap<FrameCompile, CodeKey>,
+    codes: &[CodeKey],
+    frame_codes: &HashMap<FrameCompile, u32>,
     ambiguities: &mut Vec<AlignmentAmbiguity>,
 ) -> HashMap<FrameCompile, u64> {
-    let mut by_code: BTreeMap<(Option<u64>, &CodeKey), BTreeSet<FrameCompile>> = BTreeMap::new();
-    // Compiled-autograd frames are numbered by `compiled_autograd_ordinals`.
-    for (f, code) in codes.iter().filter(|(f, _)| f.0.is_none()) {
-        by_code.entry((f.0, code)).or_default().insert(*f);
-    }
-    let mut ordinals = HashMap::new();
-    for ((_, code), frames) in by_code {
-        let frame_ids: BTreeSet<u64> = frames.iter().map(|f| f.1).collect();
+    // Compiled-autograd frames are numbered by `compiled_autograd_ordinals`. Codes in key order,
+    // each one's frame compiles in compile-id order.
+    let mut by_code: Vec<(&CodeKey, FrameCompile)> =
+        frame_codes.iter().filter(|(f, _)| f.0.is_none()).map(|(f, &code)| (&codes[code as usize], *f)).collect();
+    by_code.sort_unstable();
+    let mut ordinals = HashMap::with_capacity(by_code.len());
+    for frames in by_code.chunk_by(|a, b| a.0 == b.0) {
+        let code = frames[0].0;
+        let mut frame_ids: Vec<u64> = frames.iter().map(|(_, f)| f.1).collect();
+        frame_ids.dedup();
         if frame_ids.len() > 1 {
+            let of_code = |f: &FrameCompile| frames.binary_search_by(|(_, g)| g.cmp(f)).is_ok();
             ambiguities.push(AlignmentAmbiguity {
                 stream: s.stream.to_string(),
                 kind: AmbiguityKind::SameCodeSeveralFrames,
                 compile_ids: s
                     .compiles
                     .iter()
-                    .filter(|e| frame_compile(e.cid()).is_some_and(|f| frames.contains(&f)))
-                    .map(|e| e.compile_id().to_string())
+                    .filter(|e| frame_compile(&e.cid()).is_some_and(|f| of_code(&f)))
+                    .map(|e| e.compile_id().into_owned())
                     .collect(),
                 resolution: format!(
                     "{} was compiled under frame ids {}: its compiles are numbered across them in compile-id order",
@@ -318,8 +335,8 @@ fn ordinals<R: KeyedRow>(
                 ),
             });
         }
-        for (n, f) in frames.into_iter().enumerate() {
-            ordinals.insert(f, n as u64);
+        for (n, (_, f)) in frames.iter().enumerate() {
+            ordinals.insert(*f, n as u64);
         }
     }
     ordinals
@@ -329,7 +346,7 @@ fn ordinals<R: KeyedRow>(
 /// compiled-autograd id on the stream, in compile-id order.
 fn compiled_autograd_ordinals<R: KeyedRow>(s: &StreamCompiles<R>) -> HashMap<FrameCompile, u64> {
     let frames: BTreeSet<FrameCompile> =
-        s.compiles.iter().filter_map(|e| frame_compile(e.cid())).filter(|f| f.0.is_some()).collect();
+        s.compiles.iter().filter_map(|e| frame_compile(&e.cid())).filter(|f| f.0.is_some()).collect();
     let mut next: HashMap<Option<u64>, u64> = HashMap::new();
     frames
         .into_iter()
@@ -348,7 +365,7 @@ fn aligned_order<R: KeyedRow>(keyed: &[Keyed<R>]) -> Vec<AlignmentKey> {
     let group = |k: &AlignmentKey| (k.compiled_autograd_id, k.code.clone(), k.compile_id.clone());
     let mut first: HashMap<_, (CompileId, usize)> = HashMap::new();
     for k in keyed {
-        let seen = (*k.entry.cid(), k.stream);
+        let seen = (k.entry.cid(), k.stream);
         first.entry(group(&k.key)).and_modify(|f| *f = (*f).min(seen)).or_insert(seen);
     }
     let keys: BTreeSet<&AlignmentKey> = keyed.iter().map(|k| &k.key).collect();
@@ -677,7 +694,8 @@ mod properties {
 
     proptest! {
         /// Whatever the compiles: every compile of every stream is in exactly one aligned row,
-        /// no row holds a stream twice, labels are unique, and `aligned` finds each row.
+        /// under the key its stream's `StreamKeyer` gives it, no row holds a stream twice,
+        /// labels are unique, and `aligned` finds each row.
         #[test]
         fn every_compile_is_aligned_once_under_a_unique_label(
             streams in proptest::collection::vec(
@@ -700,6 +718,13 @@ mod properties {
                         .collect();
                     prop_assert_eq!(rows.len(), 1);
                     prop_assert_eq!(a.aligned(i, &e.compile_id), Some(rows[0] as u32));
+                }
+                // The key the build writes as `align_key` (the stream keyed alone, one compile at
+                // a time) is the one its compiles are aligned under.
+                let keyer = StreamKeyer::new(&input[i], &mut Vec::new());
+                for e in d {
+                    let aligned = a.aligned(i, &e.compile_id).expect("checked above") as usize;
+                    prop_assert_eq!(&keyer.key(&e.cid, || e.compile_id.clone()), &a.table.compiles[aligned].key);
                 }
             }
             for c in &a.table.compiles {

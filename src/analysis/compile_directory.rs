@@ -22,19 +22,20 @@ pub struct CompileDirectoryView<'a> {
     unattributed: ArtifactRefs<'a>,
 }
 
-/// The rows of the compile directory, with each row's `align_key` (in record order).
-struct Entries<'a>(&'a Finish<'a>, Vec<String>);
+/// The rows of the compile directory, with each row's `align_key`, made as the row is.
+struct Entries<'a>(&'a Finish<'a>, alignment::StreamKeyer);
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let c = self.0.compiles;
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
-        for (r, key) in c.records.iter().zip(&self.1) {
+        for r in &c.records {
             let artifacts = c.artifacts(r);
+            let key = alignment::key_string(&self.1.key(&r.id(), || r.display()));
             seq.serialize_element(&EntryView {
                 row: summary(self.0, r),
                 artifacts: ArtifactRefs(c, &artifacts),
-                align_key: key,
+                align_key: &key,
             })?;
         }
         seq.end()
@@ -90,15 +91,33 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
     }
 }
 
-/// Every compile's alignment key as a string, by the alignment's own keying (one algorithm for
-/// cross-rank tables and run comparison); keyed from rows holding only what the keying reads
-/// (a long log's full rows, all at once, were megabytes).
-fn align_keys(ctx: &Finish) -> Vec<String> {
-    let rows: Vec<KeyRow> = ctx.compiles.records.iter().map(|r| KeyRow::new(ctx, r)).collect();
-    let keys = alignment::stream_keys(&alignment::StreamCompiles { stream: "", compiles: &rows });
-    // The keys own what they need: the rows' strings go before the keys' are made.
-    drop(rows);
-    keys.iter().map(alignment::key_string).collect()
+/// What keys every compile of the stream by the alignment's own keying (one algorithm for
+/// cross-rank tables and run comparison), read from rows holding only what the keying reads,
+/// each code once (a long log compiles a few codes thousands of times).
+fn keyer(ctx: &Finish) -> alignment::StreamKeyer {
+    let c = ctx.compiles;
+    let mut codes = Vec::new();
+    let mut code_index = std::collections::HashMap::new();
+    let code_of: Vec<Option<u32>> = c
+        .records
+        .iter()
+        .map(|r| {
+            let code = compiled_code(c, ctx.stacks, r)?;
+            let key = (code.filename.clone(), code.line, code.name.clone());
+            Some(*code_index.entry(key).or_insert_with(|| {
+                codes.push(code);
+                codes.len() as u32 - 1
+            }))
+        })
+        .collect();
+    drop(code_index);
+    let rows: Vec<KeyRow> = c
+        .records
+        .iter()
+        .zip(code_of)
+        .map(|(record, code)| KeyRow { record, code: code.map(|i| &codes[i as usize]) })
+        .collect();
+    alignment::StreamKeyer::new(&alignment::StreamCompiles { stream: "", compiles: &rows }, &mut Vec::new())
 }
 
 /// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
@@ -121,20 +140,24 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
     })
 }
 
-/// A compile as the alignment keying reads it: its id, as displayed too, and its code.
-struct KeyRow {
-    cid: CompileId,
-    compile_id: String,
-    code: Option<CompiledCode>,
+/// A compile as the alignment keying reads it: its record and its code (which the keying
+/// compares by file, line and name only, so one of the codes it shares these with).
+struct KeyRow<'a> {
+    record: &'a CompileRecord,
+    code: Option<&'a CompiledCode>,
 }
 
-impl KeyRow {
-    fn new(ctx: &Finish, r: &CompileRecord) -> KeyRow {
-        KeyRow { cid: r.id(), compile_id: r.display(), code: compiled_code(ctx.compiles, ctx.stacks, r) }
+impl alignment::KeyedRow for KeyRow<'_> {
+    fn cid(&self) -> CompileId {
+        self.record.id()
+    }
+    fn compile_id(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Owned(self.record.display())
+    }
+    fn code(&self) -> Option<&CompiledCode> {
+        self.code
     }
 }
-
-alignment::keyed_row_from_fields!(KeyRow);
 
 /// A row without its artifacts nor its alignment key.
 fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
@@ -190,10 +213,7 @@ impl Table for CompileDirectoryTable {
         }
         let rows = c.records.len() as u64;
         Some((
-            CompileDirectoryView {
-                compiles: Entries(ctx, align_keys(ctx)),
-                unattributed: ArtifactRefs(c, &c.unattributed),
-            },
+            CompileDirectoryView { compiles: Entries(ctx, keyer(ctx)), unattributed: ArtifactRefs(c, &c.unattributed) },
             rows,
         ))
     }
