@@ -566,10 +566,25 @@ impl PipedEncoder<'_, '_, '_> {
 /// minute of system time in a build of 15 s of user time.
 pub const TRIM_FROM_BYTES: u64 = 32 << 20;
 
-/// Hands the allocator's free pages back to the system before a table is serialized: glibc
-/// keeps the pages of small blocks freed (the states of the tables finished so far, the last
-/// batches of entries), and the table's buffers would be resident on top of them.
+/// Hands the allocators' free pages back to the system before a table is serialized: they keep
+/// the pages of blocks freed (the states of the tables finished so far, the last batches of
+/// entries), and the table's buffers would be resident on top of them. jemalloc (the binary's
+/// allocator) would give them back within its `dirty_decay_ms`, but a table finishes sooner: on
+/// a 3 GB log of 52,000 compiles, peak RSS at the tables was 12 MiB above glibc's; glibc's
+/// `malloc_trim` is for the C code (zstd's contexts) that allocates with it.
 fn release_free_memory() {
+    #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+    // SAFETY: `arena.<MALLCTL_ARENAS_ALL>.purge` (4096) reads and writes no value; it only gives
+    // back pages no allocation uses.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arena.4096.purge".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system.
     unsafe {
