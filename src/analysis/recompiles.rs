@@ -1,15 +1,16 @@
 //! Recompiles: per frame, its compiles in order, the guard failures that caused each recompile,
 //! and what changed against the previous compile (artifacts by blob id, guards added/removed).
 
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::packed_rows::{Compressed, DecodedBlock, Interner, digest};
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
-use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
+use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame};
 
 /// A compile's record and its number ([`Event::record`]), which this table's maps are keyed by.
 type Numbered<'a> = (u32, &'a CompileRecord);
@@ -64,7 +65,7 @@ impl RecompilesTable {
 
 impl Table for RecompilesTable {
     type Format = crate::schema::tables::Recompiles;
-    type Output<'a> = Recompiles;
+    type Output<'a> = RecompilesView<'a>;
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         let Some(id) = ev.record() else { return };
@@ -98,52 +99,113 @@ impl Table for RecompilesTable {
         }
     }
 
-    fn finish(self, ctx: &Finish) -> Option<(Recompiles, u64)> {
-        // The final attempt of each frame compile, grouped by frame.
-        let mut frames: BTreeMap<(Option<u64>, u64), BTreeMap<u64, Numbered>> = BTreeMap::new();
-        for (index, r) in ctx.compiles.records.iter().enumerate() {
-            let (Some(frame), Some(fc)) = (r.id().frame_id, r.id().frame_compile_id) else { continue };
-            if r.next_attempt().is_none() {
-                frames.entry((r.id().compiled_autograd_id, frame)).or_default().insert(fc, (index as u32, r));
-            }
-        }
-        let mut out: Vec<RecompiledFrame> = frames
-            .into_iter()
-            .filter(|(_, compiles)| compiles.len() > 1)
-            .map(|((ca, frame), compiles)| {
-                let list: Vec<Numbered> = compiles.into_values().collect();
-                let named = list.iter().find_map(|(_, r)| ctx.compiles.metrics(r));
-                let steps = list
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(_, r))| RecompileStep {
-                        compile_id: r.display(),
-                        status: r.status(),
-                        reasons: self.reasons_of(ctx, r),
-                        changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], list[i])),
-                    })
-                    .collect();
-                RecompiledFrame {
-                    frame_id: frame,
-                    compiled_autograd_id: ca,
-                    co_name: named.as_ref().and_then(|m| m.co_name.as_deref()).map(str::to_string),
-                    location: named
-                        .as_ref()
-                        .and_then(|m| Some(format!("{}:{}", m.co_filename.as_deref()?, m.co_firstlineno?))),
-                    compiles: steps,
-                }
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(RecompilesView<'a>, u64)> {
+        // The final attempt of each frame compile, by (compiled-autograd id, frame, frame
+        // compile), in record order within one (of two such records, the later is kept).
+        let mut finals: Vec<(FrameCompile, u32)> = ctx
+            .compiles
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.next_attempt().is_none())
+            .filter_map(|(index, r)| {
+                let id = r.id();
+                Some(((id.compiled_autograd_id, id.frame_id?, id.frame_compile_id?), index as u32))
             })
             .collect();
-        if out.is_empty() {
+        finals.sort_by_key(|&(frame_compile, _)| frame_compile);
+        let kept: Vec<(FrameCompile, u32)> = finals
+            .iter()
+            .enumerate()
+            .filter(|&(i, (frame_compile, _))| finals.get(i + 1).is_none_or(|next| next.0 != *frame_compile))
+            .map(|(_, &kept)| kept)
+            .collect();
+        drop(finals);
+        // Frames compiled more than once, by number of compiles descending, then frame.
+        let same_frame = |a: &(FrameCompile, u32), b: &(FrameCompile, u32)| (a.0.0, a.0.1) == (b.0.0, b.0.1);
+        let mut frames: Vec<RecompiledRecords> = kept
+            .chunk_by(same_frame)
+            .filter(|compiles| compiles.len() > 1)
+            .map(|compiles| RecompiledRecords {
+                compiled_autograd_id: compiles[0].0.0,
+                frame_id: compiles[0].0.1,
+                records: compiles.iter().map(|&(_, record)| record).collect(),
+            })
+            .collect();
+        if frames.is_empty() {
             return None;
         }
-        out.sort_by_key(|f| std::cmp::Reverse(f.compiles.len()));
-        let rows = out.len() as u64;
-        Some((Recompiles { frames: out }, rows))
+        frames.sort_by_key(|f| std::cmp::Reverse(f.records.len()));
+        let rows = frames.len() as u64;
+        Some((RecompilesView { table: self, ctx, frames }, rows))
+    }
+}
+
+/// A frame compile: (compiled-autograd id, frame id, frame compile id).
+type FrameCompile = (Option<u64>, u64, u64);
+
+/// A frame compiled more than once: its compiles' records, in frame-compile order.
+struct RecompiledRecords {
+    compiled_autograd_id: Option<u64>,
+    frame_id: u64,
+    records: Vec<u32>,
+}
+
+/// [`crate::schema::tables::Recompiles`], each frame's row made as it is serialized: with their reasons and changes,
+/// all the rows of a log of many recompiles took 20 MiB at once (52,000 compiles).
+pub struct RecompilesView<'a> {
+    table: RecompilesTable,
+    ctx: &'a Finish<'a>,
+    frames: Vec<RecompiledRecords>,
+}
+
+impl Serialize for RecompilesView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // `Recompiles`' one field (the snapshot tests of the table compare the two).
+        let mut s = serializer.serialize_struct("Recompiles", 1)?;
+        s.serialize_field("frames", &FramesView(self))?;
+        s.end()
+    }
+}
+
+/// The frames of a [`RecompilesView`], each made as it is written.
+struct FramesView<'v, 'a>(&'v RecompilesView<'a>);
+
+impl Serialize for FramesView<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
+        let mut seq = serializer.serialize_seq(Some(view.frames.len()))?;
+        for frame in &view.frames {
+            seq.serialize_element(&view.table.frame(view.ctx, frame))?;
+        }
+        seq.end()
     }
 }
 
 impl RecompilesTable {
+    /// A frame's row: its compiles, each with its reasons and what changed from the one before.
+    fn frame(&self, ctx: &Finish, frame: &RecompiledRecords) -> RecompiledFrame {
+        let list: Vec<Numbered> = frame.records.iter().map(|&i| (i, &ctx.compiles.records[i as usize])).collect();
+        let named = list.iter().find_map(|(_, r)| ctx.compiles.metrics(r));
+        let steps = list
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, r))| RecompileStep {
+                compile_id: r.display(),
+                status: r.status(),
+                reasons: self.reasons_of(ctx, r),
+                changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], list[i])),
+            })
+            .collect();
+        RecompiledFrame {
+            frame_id: frame.frame_id,
+            compiled_autograd_id: frame.compiled_autograd_id,
+            co_name: named.as_ref().and_then(|m| m.co_name.as_deref()).map(str::to_string),
+            location: named.as_ref().and_then(|m| Some(format!("{}:{}", m.co_filename.as_deref()?, m.co_firstlineno?))),
+            compiles: steps,
+        }
+    }
+
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
         ctx.compiles.attempt_records(&r.id()).filter_map(|o| self.reasons.get(&o)).flatten().cloned().collect()
