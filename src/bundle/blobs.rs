@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::Placement;
+use super::locations::{self, Locations};
 use super::seen::SeenBlobs;
 pub use crate::parse::hex;
 use crate::schema::{BlobIndexShard, BlobLocation, Pack};
@@ -409,17 +410,16 @@ pub fn compress(data: &[u8]) -> io::Result<Vec<u8>> {
 }
 
 /// The packs of a bundle and where every blob is.
-#[derive(Debug, Default)]
 pub struct Store {
     pub packs: Vec<Pack>,
-    /// Every blob's location, sorted by blob id.
-    pub locations: Vec<(Hash, BlobLocation)>,
+    /// Every blob's location.
+    pub locations: Locations,
 }
 
 impl Store {
     /// Where a blob is, if stored.
-    pub fn get(&self, hash: &Hash) -> Option<BlobLocation> {
-        self.locations.binary_search_by_key(hash, |(h, _)| *h).ok().map(|i| self.locations[i].1)
+    pub fn get(&self, hash: &Hash) -> io::Result<Option<BlobLocation>> {
+        self.locations.get(hash)
     }
 }
 
@@ -429,7 +429,11 @@ impl Store {
 pub fn assemble(root: &Path, files: Vec<FileChunks>, placement: Placement) -> io::Result<Store> {
     let packs_dir = root.join(PACKS_DIR);
     fs::create_dir_all(&packs_dir)?;
-    let mut store = Store::default();
+    // Locations go to the staging directory's file (`.work`, where the chunks are, when it is
+    // there).
+    let work = root.join(".work");
+    let spill_dir = if work.is_dir() { work } else { root.to_path_buf() };
+    let mut store = Store { packs: Vec::new(), locations: Locations::new(Some(&spill_dir)) };
     let mut leftovers = OpenChunk { data: Vec::new(), slots: Vec::new() };
     // Blobs waiting in `leftovers`: a blob can repeat across mixed chunks of different files.
     let mut pending: HashSet<Hash> = HashSet::new();
@@ -438,7 +442,11 @@ pub fn assemble(root: &Path, files: Vec<FileChunks>, placement: Placement) -> io
     let mut stored: Option<HashSet<Hash>> = None;
     for (i, chunks) in files.into_iter().enumerate() {
         if i == 1 {
-            stored = Some(store.locations.iter().map(|(h, _)| *h).collect());
+            let mut set = HashSet::with_capacity(store.locations.len());
+            store.locations.for_each_id(|h| {
+                set.insert(h);
+            })?;
+            stored = Some(set);
         }
         chunks.for_each(|chunk| {
             assemble_chunk(root, &mut store, chunk, placement, &mut stored, &mut pending, &mut leftovers)
@@ -447,7 +455,6 @@ pub fn assemble(root: &Path, files: Vec<FileChunks>, placement: Placement) -> io
     if !leftovers.slots.is_empty() {
         write_pack(root, &mut store, leftovers, &mut stored)?;
     }
-    store.locations.sort_unstable_by_key(|(h, _)| *h);
     Ok(store)
 }
 
@@ -475,7 +482,7 @@ fn assemble_chunk(
                 Placement::Copy => copy_checked(&chunk, &root.join(&path))?,
             }
             for (offset, s) in with_offsets(&chunk.slots) {
-                store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
+                store.locations.push(s.hash, BlobLocation { pack, offset, size: s.size })?;
                 if let Some(set) = stored.as_mut() {
                     set.insert(s.hash);
                 }
@@ -565,7 +572,7 @@ fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Opt
     fs::write(root.join(&path), &compressed)?;
     let pack = store.packs.len() as u32;
     for (offset, s) in with_offsets(&chunk.slots) {
-        store.locations.push((s.hash, BlobLocation { pack, offset, size: s.size }));
+        store.locations.push(s.hash, BlobLocation { pack, offset, size: s.size })?;
         if let Some(set) = stored.as_mut() {
             set.insert(s.hash);
         }
@@ -608,32 +615,54 @@ fn shard_name(blob_id: &str, prefix_len: u32) -> &str {
     tlparse_bundle::paths::shard_name(blob_id, prefix_len).expect("shard prefixes this code makes fit a blob id")
 }
 
-/// Writes the blob-index shards under `root`, in parallel, each built from its run of the
-/// sorted blob ids. Every shard exists, empty or not, so a missing file always means a broken
-/// bundle.
+/// Writes the blob-index shards under `root`, in parallel, each built from the buckets of
+/// [`Locations`] its ids fall in (a shard of one or two hex digits is whole buckets; a bucket
+/// holds several shards of more digits). Every shard exists, empty or not, so a missing file
+/// always means a broken bundle.
 pub fn write_shards(
     root: &Path,
     store: &Store,
     prefix_len: u32,
     path_of: impl Fn(&str) -> String + Sync,
 ) -> io::Result<()> {
-    let sorted = &store.locations; // sorted by blob id in `assemble`
-    let names: Vec<String> = if prefix_len == 0 {
-        vec!["all".into()]
-    } else {
-        (0..1usize << (4 * prefix_len)).map(|i| format!("{i:0width$x}", width = prefix_len as usize)).collect()
+    let locations = &store.locations;
+    let name = |shard: usize| match prefix_len {
+        0 => "all".to_string(),
+        _ => format!("{shard:0width$x}", width = prefix_len as usize),
     };
-    // Shard `i` holds the ids whose first hex digits are `names[i]`: a run of the sorted list.
-    let shard_of = |hash: &[u8]| {
-        (0..prefix_len as usize).fold(0, |acc, d| acc << 4 | usize::from(hash[d / 2] >> (4 * (1 - d % 2)) & 15))
-    };
-    names.par_iter().enumerate().try_for_each(|(i, name)| -> io::Result<()> {
-        let start = sorted.partition_point(|(h, _)| shard_of(h) < i);
-        let end = sorted.partition_point(|(h, _)| shard_of(h) <= i);
-        let shard = BlobIndexShard(sorted[start..end].iter().map(|(h, l)| (hex(h), *l)).collect());
+    let write = |shard: usize, entries: &[(Hash, BlobLocation)]| -> io::Result<()> {
+        let name = name(shard);
+        let shard = BlobIndexShard(entries.iter().map(|(h, l)| (hex(h), *l)).collect());
         debug_assert!(shard.0.keys().all(|h| shard_name(h, prefix_len) == name));
-        fs::write(root.join(path_of(name)), compress(&serde_json::to_vec(&shard)?)?)
-    })
+        fs::write(root.join(path_of(&name)), compress(&serde_json::to_vec(&shard)?)?)
+    };
+    if prefix_len <= 2 {
+        // Shard `i` is the buckets whose first byte starts with its hex digits.
+        let per_shard = locations::BUCKETS >> (4 * prefix_len);
+        (0..1usize << (4 * prefix_len)).into_par_iter().try_for_each(|shard| {
+            let mut entries = Vec::new();
+            for bucket in shard * per_shard..(shard + 1) * per_shard {
+                entries.extend(locations.bucket(bucket)?);
+            }
+            write(shard, &entries)
+        })
+    } else {
+        // Bucket `b` holds the shards whose names start with its two hex digits, each a run of
+        // its sorted ids.
+        let per_bucket = 1usize << (4 * (prefix_len - 2));
+        let shard_of = |hash: &[u8]| {
+            (0..prefix_len as usize).fold(0, |acc, d| acc << 4 | usize::from(hash[d / 2] >> (4 * (1 - d % 2)) & 15))
+        };
+        (0..locations::BUCKETS).into_par_iter().try_for_each(|bucket| {
+            let entries = locations.bucket(bucket)?;
+            for shard in bucket * per_bucket..(bucket + 1) * per_bucket {
+                let start = entries.partition_point(|(h, _)| shard_of(h) < shard);
+                let end = entries.partition_point(|(h, _)| shard_of(h) <= shard);
+                write(shard, &entries[start..end])?;
+            }
+            Ok(())
+        })
+    }
 }
 
 #[cfg(test)]
@@ -667,15 +696,16 @@ mod tests {
 
     #[test]
     fn every_blob_is_in_the_shard_named_by_its_first_hex_digits() {
-        // Ids spread over every first byte, sorted as `assemble` leaves them.
-        let mut store = Store::default();
+        // Ids spread over every first byte.
+        // Spilled in blocks of 4: the shards read buckets back from the file.
+        let spill = tempfile::tempdir().unwrap();
+        let mut store = Store { packs: Vec::new(), locations: Locations::with_block(Some(spill.path()), 4) };
         for i in 0..3000u32 {
             let id = crate::parse::blob_id(&i.to_le_bytes());
-            store.locations.push((id, BlobLocation { pack: 0, offset: u64::from(i), size: 1 }));
+            store.locations.push(id, BlobLocation { pack: 0, offset: u64::from(i), size: 1 }).unwrap();
         }
-        store.locations.sort_unstable_by_key(|(h, _)| *h);
         let by_hex: std::collections::HashMap<String, BlobLocation> =
-            store.locations.iter().map(|(h, l)| (hex(h), *l)).collect();
+            store.locations.sorted().unwrap().iter().map(|(h, l)| (hex(h), *l)).collect();
         for prefix_len in 0..=3 {
             let shards = shards(&store, prefix_len);
             assert_eq!(shards.len(), if prefix_len == 0 { 1 } else { 1 << (4 * prefix_len) });

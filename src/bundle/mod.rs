@@ -4,6 +4,7 @@
 pub mod blobs;
 pub mod file;
 pub mod inputs;
+pub mod locations;
 pub mod merged_trace;
 pub mod output;
 mod seen;
@@ -426,7 +427,7 @@ fn assemble_parts(
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
     counts.unique_blobs = store.locations.len() as u64;
-    counts.unique_blob_bytes = store.locations.iter().map(|(_, l)| l.size).sum();
+    counts.unique_blob_bytes = store.locations.blob_bytes();
     counts.packed_bytes = store.packs.iter().map(|p| p.size).sum();
     counts.dedup_saved_bytes = (counts.payload_bytes + raw_bytes).saturating_sub(counts.unique_blob_bytes);
     counts.cross_input_saved_bytes = per_input_unique.saturating_sub(counts.unique_blob_bytes);

@@ -98,7 +98,7 @@ impl SeenBlobs {
 }
 
 /// A new file, removed from its directory as soon as it is open.
-fn open_unlinked(path: &Path) -> io::Result<fs::File> {
+pub(super) fn open_unlinked(path: &Path) -> io::Result<fs::File> {
     let file = fs::OpenOptions::new().read(true).write(true).create_new(true).open(path)?;
     fs::remove_file(path)?;
     Ok(file)

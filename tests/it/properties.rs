@@ -144,17 +144,20 @@ proptest! {
         }
         let store = blobs::assemble(dir.path(), chunks, tlparse_build::bundle::Placement::Move).unwrap();
         let distinct: std::collections::HashSet<&Vec<u8>> = files.iter().flatten().collect();
+        let locations = store.locations.sorted().unwrap();
+        prop_assert_eq!(locations.len(), distinct.len());
         prop_assert_eq!(store.locations.len(), distinct.len());
-        prop_assert!(store.locations.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no duplicates");
+        prop_assert!(locations.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no duplicates");
         for blob in distinct {
-            let loc = store.get(&parse::blob_id(blob)).unwrap();
+            let loc = store.get(&parse::blob_id(blob)).unwrap().unwrap();
             let pack = &store.packs[loc.pack as usize];
             let data = zstd::decode_all(&std::fs::read(dir.path().join(&pack.path)).unwrap()[..]).unwrap();
             prop_assert_eq!(data.len() as u64, pack.raw_size);
             prop_assert_eq!(&data[loc.offset as usize..(loc.offset + loc.size) as usize], &blob[..]);
         }
         let stored: u64 = store.packs.iter().map(|p| p.raw_size).sum();
-        prop_assert_eq!(stored, store.locations.iter().map(|(_, l)| l.size).sum::<u64>(), "each blob stored once");
+        prop_assert_eq!(stored, locations.iter().map(|(_, l)| l.size).sum::<u64>(), "each blob stored once");
+        prop_assert_eq!(stored, store.locations.blob_bytes());
     }
 }
 
