@@ -283,9 +283,7 @@ fn frame_codes<R: KeyedRow>(
                 resolution: format!("the attempts name different code: aligned by the first one's, {}", short(&first)),
             });
         }
-        let known = codes.get_index_of(&code_key(first));
-        let code = known.unwrap_or_else(|| codes.insert_full(code_key(first)).0);
-        of_frame.insert(list[0].0, code as u32);
+        of_frame.insert(list[0].0, codes.insert_full(code_key(first)).0 as u32);
     }
     (codes.into_iter().collect(), of_frame)
 }

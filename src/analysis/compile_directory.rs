@@ -96,27 +96,11 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
 /// each code once (a long log compiles a few codes thousands of times).
 fn keyer(ctx: &Finish) -> alignment::StreamKeyer {
     let c = ctx.compiles;
-    let mut codes = Vec::new();
-    let mut code_index = std::collections::HashMap::new();
-    let code_of: Vec<Option<u32>> = c
-        .records
-        .iter()
-        .map(|r| {
-            let code = compiled_code(c, ctx.stacks, r)?;
-            let key = (code.filename.clone(), code.line, code.name.clone());
-            Some(*code_index.entry(key).or_insert_with(|| {
-                codes.push(code);
-                codes.len() as u32 - 1
-            }))
-        })
-        .collect();
-    drop(code_index);
-    let rows: Vec<KeyRow> = c
-        .records
-        .iter()
-        .zip(code_of)
-        .map(|(record, code)| KeyRow { record, code: code.map(|i| &codes[i as usize]) })
-        .collect();
+    let mut codes = indexmap::IndexSet::new();
+    let code_of: Vec<Option<usize>> =
+        c.records.iter().map(|r| Some(codes.insert_full(compiled_code(c, ctx.stacks, r)?).0)).collect();
+    let rows: Vec<KeyRow> =
+        c.records.iter().zip(code_of).map(|(record, code)| KeyRow { record, code: code.map(|i| &codes[i]) }).collect();
     alignment::StreamKeyer::new(&alignment::StreamCompiles { stream: "", compiles: &rows }, &mut Vec::new())
 }
 

@@ -424,16 +424,13 @@ impl Store {
 }
 
 /// Phase 2: turns the chunks of every file (in input order) into the bundle's packs under
-/// `root/blobs/packs`, storing each distinct blob once. Chunks are moved, or, from shards,
+/// `root/blobs/packs`, storing each distinct blob once (their locations spilled to `work`, the
+/// staging directory). Chunks are moved, or, from shards,
 /// copied and checked against their hash (see [`Placement`]).
-pub fn assemble(root: &Path, files: Vec<FileChunks>, placement: Placement) -> io::Result<Store> {
+pub fn assemble(root: &Path, work: &Path, files: Vec<FileChunks>, placement: Placement) -> io::Result<Store> {
     let packs_dir = root.join(PACKS_DIR);
     fs::create_dir_all(&packs_dir)?;
-    // Locations go to the staging directory's file (`.work`, where the chunks are, when it is
-    // there).
-    let work = root.join(".work");
-    let spill_dir = if work.is_dir() { work } else { root.to_path_buf() };
-    let mut store = Store { packs: Vec::new(), locations: Locations::new(Some(&spill_dir)) };
+    let mut store = Store { packs: Vec::new(), locations: Locations::new(Some(work)) };
     let mut leftovers = OpenChunk { data: Vec::new(), slots: Vec::new() };
     // Blobs waiting in `leftovers`: a blob can repeat across mixed chunks of different files.
     let mut pending: HashSet<Hash> = HashSet::new();

@@ -82,7 +82,10 @@ impl Locations {
         }
         let file = self.file.as_ref().expect("set above");
         let entries = std::mem::take(&mut self.buffered[bucket]);
-        let bytes: Vec<u8> = entries.iter().flat_map(|(h, l)| entry_bytes(h, l)).collect();
+        let mut bytes = Vec::with_capacity(entries.len() * ENTRY);
+        for (hash, location) in &entries {
+            put_entry(&mut bytes, hash, location);
+        }
         file.write_all_at(&bytes, self.end)?;
         self.blocks[bucket].push((self.end, entries.len() as u32));
         self.end += bytes.len() as u64;
@@ -105,7 +108,8 @@ impl Locations {
 
     /// The locations of the blobs whose ids start with byte `bucket`, sorted by id.
     pub fn bucket(&self, bucket: usize) -> io::Result<Vec<(Hash, BlobLocation)>> {
-        let mut entries = Vec::with_capacity(self.blocks[bucket].len() * self.block + self.buffered[bucket].len());
+        let spilled: usize = self.blocks[bucket].iter().map(|&(_, count)| count as usize).sum();
+        let mut entries = Vec::with_capacity(spilled + self.buffered[bucket].len());
         for &(at, count) in &self.blocks[bucket] {
             let mut bytes = vec![0; count as usize * ENTRY];
             self.file.as_ref().expect("blocks are in the file").read_exact_at(&mut bytes, at)?;
@@ -140,15 +144,12 @@ impl Locations {
     }
 }
 
-fn entry_bytes(hash: &Hash, l: &BlobLocation) -> impl Iterator<Item = u8> {
-    let fixed: [u8; ENTRY - 16] = {
-        let mut b = [0; ENTRY - 16];
-        b[..4].copy_from_slice(&l.pack.to_le_bytes());
-        b[4..12].copy_from_slice(&l.offset.to_le_bytes());
-        b[12..].copy_from_slice(&l.size.to_le_bytes());
-        b
-    };
-    (*hash).into_iter().chain(fixed)
+/// Appends a location as the file holds it.
+fn put_entry(out: &mut Vec<u8>, hash: &Hash, l: &BlobLocation) {
+    out.extend_from_slice(hash);
+    out.extend_from_slice(&l.pack.to_le_bytes());
+    out.extend_from_slice(&l.offset.to_le_bytes());
+    out.extend_from_slice(&l.size.to_le_bytes());
 }
 
 fn entry_of(bytes: &[u8]) -> (Hash, BlobLocation) {

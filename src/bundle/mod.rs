@@ -423,7 +423,7 @@ fn assemble_parts(
     }
 
     placement.place_all(&to_place).map_err(io_err)?;
-    let store = blobs::assemble(root, chunks, placement).map_err(io_err)?;
+    let store = blobs::assemble(root, &work, chunks, placement).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
     counts.unique_blobs = store.locations.len() as u64;

@@ -142,7 +142,7 @@ proptest! {
             }
             chunks.push(w.finish().unwrap());
         }
-        let store = blobs::assemble(dir.path(), chunks, tlparse_build::bundle::Placement::Move).unwrap();
+        let store = blobs::assemble(dir.path(), dir.path(), chunks, tlparse_build::bundle::Placement::Move).unwrap();
         let distinct: std::collections::HashSet<&Vec<u8>> = files.iter().flatten().collect();
         let locations = store.locations.sorted().unwrap();
         prop_assert_eq!(locations.len(), distinct.len());

@@ -131,7 +131,7 @@ pub struct CompileEntry {
 }
 
 /// The code object a compile compiled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompiledCode {
     /// The file (`co_filename`).
@@ -145,7 +145,7 @@ pub struct CompiledCode {
 }
 
 /// Where a compile's code was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CodeSource {
     /// The `co_*` fields of the compile's `compilation_metrics`.
