@@ -2,9 +2,9 @@
 //! span, `dynamo_start` stack, `compilation_metrics`, artifacts and cache outcomes.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
+use std::sync::Mutex;
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
@@ -518,12 +518,12 @@ pub struct Compiles {
     /// Artifact lists frozen when they left `live`, as [`freeze_artifacts`] writes them: a long
     /// log has a hundred thousand artifacts, most of them in compiles long finished.
     frozen: PackedRows,
-    /// The blocks of `frozen` read last.
-    frozen_read: RefCell<DecodedBlock>,
+    /// The blocks of `frozen` read last (locked: tables may finish on two threads at once).
+    frozen_read: Mutex<DecodedBlock>,
     /// Each compile's metrics, as bytes ([`Metrics::to_bytes`]).
     metrics: PackedRows,
-    /// The blocks of `metrics` read last.
-    metrics_read: RefCell<DecodedBlock>,
+    /// The blocks of `metrics` read last (locked, like `frozen_read`).
+    metrics_read: Mutex<DecodedBlock>,
 }
 
 /// A frame compile: a compile id without its attempt.
@@ -636,7 +636,7 @@ impl Compiles {
         if r.frozen == NO_ROW {
             return Vec::new();
         }
-        let mut cache = self.frozen_read.borrow_mut();
+        let mut cache = self.frozen_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         thaw_artifacts(self.frozen.get_bytes(r.frozen as usize, &mut cache))
     }
 
@@ -751,7 +751,7 @@ impl Compiles {
     /// The compile's first `compilation_metrics`, as far as the shared facts read it.
     pub fn metrics(&self, r: &CompileRecord) -> Option<Metrics> {
         let held = r.metrics?;
-        let mut cache = self.metrics_read.borrow_mut();
+        let mut cache = self.metrics_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         Some(Metrics::from_bytes(self.metrics.get_bytes(held.row as usize, &mut cache)))
     }
 

@@ -402,13 +402,62 @@ impl TableOutput {
     }
 }
 
+/// Where finished tables go.
+type Sink<'s, E> = dyn FnMut(TableOutput) -> Result<(), E> + Send + 's;
+
+/// One table to finish, handed to whichever finishing thread is free.
+type FinishJob<'f, E> = Box<dyn FnOnce(&mut Sink<'_, E>) -> Result<(), E> + Send + 'f>;
+
+/// How tests have streams finish, whatever their size: 0 by its size, 1 on one thread, 2 on two
+/// (the fixtures are far smaller than [`TRIM_FROM_BYTES`]).
+#[cfg(test)]
+pub(crate) static TEST_FINISH_THREADS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// How many tables tests saw finished on a second thread.
+#[cfg(test)]
+pub(crate) static TEST_TABLES_ON_SECOND_THREAD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether a stream of `observed_bytes` finishes its tables on two threads.
+fn finish_on_two_threads(observed_bytes: u64) -> bool {
+    #[cfg(test)]
+    match TEST_FINISH_THREADS.load(std::sync::atomic::Ordering::SeqCst) {
+        1 => return false,
+        2 => return true,
+        _ => {}
+    }
+    observed_bytes >= TRIM_FROM_BYTES
+}
+
+/// Finishes `jobs` in order on this thread and, when `two_threads`, on a second one at once,
+/// each taking the next job when done with its last.
+fn run_finish_jobs<E: Send>(jobs: Vec<FinishJob<'_, E>>, two_threads: bool, sink: &mut Sink<'_, E>) -> Result<(), E> {
+    let jobs = std::sync::Mutex::new(jobs.into_iter());
+    let next = || jobs.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).next();
+    if !two_threads {
+        return std::iter::from_fn(next).try_for_each(|job| job(sink));
+    }
+    let sink = std::sync::Mutex::new(sink);
+    let mut shared_sink = |table: TableOutput| sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner())(table);
+    // Bytes the second thread's tables hold go where this thread's do.
+    let spool = packed_rows::spool();
+    std::thread::scope(|scope| {
+        let mut second_sink = shared_sink;
+        let second = scope.spawn(move || {
+            packed_rows::set_spool(spool);
+            std::iter::from_fn(next).try_for_each(|job| {
+                #[cfg(test)]
+                TEST_TABLES_ON_SECOND_THREAD.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                job(&mut second_sink)
+            })
+        });
+        let here = std::iter::from_fn(next).try_for_each(|job| job(&mut shared_sink));
+        let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        here.and(second)
+    })
+}
+
 /// Finishes one table and hands it, serialized, to `sink`.
-fn finish_table<T: Table, E>(
-    table: T,
-    ctx: &Finish,
-    trim: bool,
-    sink: &mut impl FnMut(TableOutput) -> Result<(), E>,
-) -> Result<(), E> {
+fn finish_table<T: Table, E>(table: T, ctx: &Finish, trim: bool, sink: &mut Sink<'_, E>) -> Result<(), E> {
     match table.finish(ctx) {
         Some((output, rows)) => {
             if trim {
@@ -618,31 +667,39 @@ macro_rules! tables {
             }
 
             /// Finishes every table, handing each one with rows to `sink` as soon as it is
-            /// serialized (so only one table's JSON is in memory at a time); returns the entries
-            /// the tables could not use. Tables finish in `finish order` (which changes no
-            /// output): the largest last, when the other tables' state is freed. Last of all the
-            /// compile directory, whose alignment keys every compile at once: on a log of many
-            /// small compiles it is the largest (1 GB of 17,000 compiles: 6 MiB less peak RSS
-            /// than finishing it before `compile_time` and `guards`, the same on the other
-            /// benchmark shapes). A table missing from that list is an unused variable, one
-            /// listed twice a use after move.
+            /// serialized (so only the JSON of the tables being finished is in memory); returns
+            /// the entries the tables could not use.
+            ///
+            /// A stream of [`TRIM_FROM_BYTES`] or more finishes its tables on two threads, each
+            /// taking the next table in `finish order` when done with its last (alone, the
+            /// tables' finishing left one core of two idle for a fifth of a build); `sink` is
+            /// then called from both, in no fixed order, and callers sort what it gets. A
+            /// smaller stream finishes all on this thread, as a second thread's zstd context
+            /// costs more than it saves. The largest come last, when the other tables' state is
+            /// freed: last of all the compile directory, whose alignment keys every compile at
+            /// once (on a log of many small compiles it is the largest). Order changes no
+            /// output. A table missing from that list is an unused variable, one listed twice
+            /// a use after move.
             #[deny(unused_variables)]
-            pub fn finish<E>(
+            pub fn finish<E: Send>(
                 mut self,
                 stacks: &StackTable,
-                mut sink: impl FnMut(TableOutput) -> Result<(), E>,
+                mut sink: impl FnMut(TableOutput) -> Result<(), E> + Send,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
                 let clock = self.compile_time.clock();
                 // The reading's last batches are freed by now; the tables' buffers should not
                 // stack on their pages (unless the stream is too small for that to matter).
                 let trim = self.observed_bytes >= TRIM_FROM_BYTES;
+                let two_threads = finish_on_two_threads(self.observed_bytes);
                 if trim {
                     release_free_memory();
                 }
                 let StreamAnalysis { compiles, diagnostics, observed_bytes: _, $($field),* } = self;
-                let ctx = Finish { stacks, compiles: &compiles, clock: &clock };
-                $(finish_table($order, &ctx, trim, &mut sink)?;)*
+                let ctx = &Finish { stacks, compiles: &compiles, clock: &clock };
+                let jobs: Vec<FinishJob<'_, E>> =
+                    vec![$(Box::new(move |sink: &mut Sink<'_, E>| finish_table($order, ctx, trim, sink))),*];
+                run_finish_jobs(jobs, two_threads, &mut sink)?;
                 Ok(diagnostics.0)
             }
         }
@@ -707,6 +764,45 @@ pub(crate) fn test_row(seq: u64, kind: &str) -> IndexRow<Meta> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Jobs that each hand the sink one output, numbered by `rows`; job `failing` fails instead.
+    fn numbered_jobs(count: u64, failing: Option<u64>) -> Vec<FinishJob<'static, String>> {
+        (0..count)
+            .map(|rows| -> FinishJob<'static, String> {
+                Box::new(move |sink: &mut Sink<'_, String>| match Some(rows) == failing {
+                    true => Err(format!("job {rows} failed")),
+                    false => sink(TableOutput { name: "t", rows, json: Vec::new() }),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finishing_jobs_on_two_threads_hands_every_output_to_the_sink_once() {
+        for two_threads in [false, true] {
+            let mut got = Vec::new();
+            run_finish_jobs(numbered_jobs(50, None), two_threads, &mut |t: TableOutput| -> Result<(), String> {
+                got.push(t.rows);
+                Ok(())
+            })
+            .unwrap();
+            got.sort_unstable();
+            assert_eq!(got, (0..50).collect::<Vec<_>>(), "two threads: {two_threads}");
+        }
+    }
+
+    #[test]
+    fn a_failing_job_or_sink_fails_the_finishing_on_either_thread() {
+        for two_threads in [false, true] {
+            let ok = &mut |_: TableOutput| -> Result<(), String> { Ok(()) };
+            let failed = run_finish_jobs(numbered_jobs(50, Some(37)), two_threads, ok);
+            assert_eq!(failed, Err("job 37 failed".to_string()), "two threads: {two_threads}");
+            let full = &mut |t: TableOutput| -> Result<(), String> {
+                if t.rows == 12 { Err("disk full".into()) } else { Ok(()) }
+            };
+            assert_eq!(run_finish_jobs(numbered_jobs(50, None), two_threads, full), Err("disk full".to_string()));
+        }
+    }
 
     /// Both ways of reading `text`: raw members, and the object parsed whole.
     fn both(text: &str) -> (MetaMembers<'_, '_>, Value) {

@@ -635,6 +635,8 @@ impl StreamAnalyzer {
             tables.push(StagedTable { name: t.name, rows: t.rows, path });
             Ok(())
         })?;
+        // Tables finish on two threads, in no fixed order.
+        tables.sort_by_key(|t| crate::analysis::TABLE_NAMES.iter().position(|name| *name == t.name));
         Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()?, compile_ids })
     }
 }
@@ -642,6 +644,64 @@ impl StreamAnalyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every file under `root`, by path relative to it, with its bytes.
+    fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut found = BTreeMap::new();
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    found.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        found
+    }
+
+    /// Builds `input` with its streams' tables finished on `threads` threads.
+    fn build_finishing_on(input: &Path, threads: u8, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+        crate::analysis::TEST_FINISH_THREADS.store(threads, std::sync::atomic::Ordering::SeqCst);
+        let options = crate::bundle::BuildOptions {
+            input: camino::Utf8PathBuf::from_path_buf(input.to_path_buf()).unwrap(),
+            output: camino::Utf8PathBuf::from_path_buf(out.to_path_buf()).unwrap(),
+            overwrite: false,
+            latest: false,
+            progress: false,
+            viewer: false,
+            max_line: crate::bundle::DEFAULT_MAX_LINE,
+        };
+        let built = crate::bundle::build(&options);
+        crate::analysis::TEST_FINISH_THREADS.store(0, std::sync::atomic::Ordering::SeqCst);
+        built.unwrap();
+        files(out)
+    }
+
+    /// Only streams of 32 MiB or more finish their tables on two threads, so no fixture would:
+    /// here every stream does, and the bundle must be the one a single thread writes, file for
+    /// file. The fixtures: tlparse's largest test log (one stream, 20 tables with rows) and the
+    /// four-rank torch 2.15 trace `ranks_shifted` (the cross-rank tables read the ranks' tables).
+    #[test]
+    fn tables_finished_on_two_threads_are_the_bytes_one_thread_writes() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
+        for input in [fixtures.join("tlparse-tests/cache_hit_miss.log"), fixtures.join("torch-2.15/ranks_shifted")] {
+            let dir = tempfile::tempdir().unwrap();
+            let one = build_finishing_on(&input, 1, &dir.path().join("one"));
+            let on_second_before =
+                crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
+            let two = build_finishing_on(&input, 2, &dir.path().join("two"));
+            let on_second = crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
+            assert!(on_second > on_second_before, "{}: no table finished on the second thread", input.display());
+            assert!(one.keys().any(|p| p.starts_with("tables")), "{}: no tables", input.display());
+            assert_eq!(one.keys().collect::<Vec<_>>(), two.keys().collect::<Vec<_>>(), "{}", input.display());
+            for (path, bytes) in &one {
+                assert!(two[path] == *bytes, "{}: {} differs", input.display(), path.display());
+            }
+        }
+    }
 
     #[test]
     fn argument_size_ignores_indentation_but_not_string_contents() {
