@@ -417,15 +417,15 @@ pub(crate) static TEST_FINISH_THREADS: std::sync::atomic::AtomicU8 = std::sync::
 #[cfg(test)]
 pub(crate) static TEST_TABLES_ON_SECOND_THREAD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Whether a stream of `observed_bytes` finishes its tables on two threads.
-fn finish_on_two_threads(observed_bytes: u64) -> bool {
+/// Whether a stream finishes its tables on two threads: when it is big enough to `trim` for.
+fn finish_on_two_threads(trim: bool) -> bool {
     #[cfg(test)]
     match TEST_FINISH_THREADS.load(std::sync::atomic::Ordering::SeqCst) {
         1 => return false,
         2 => return true,
         _ => {}
     }
-    observed_bytes >= TRIM_FROM_BYTES
+    trim
 }
 
 /// Finishes `jobs` in order on this thread and, when `two_threads`, on a second one at once,
@@ -691,7 +691,7 @@ macro_rules! tables {
                 // The reading's last batches are freed by now; the tables' buffers should not
                 // stack on their pages (unless the stream is too small for that to matter).
                 let trim = self.observed_bytes >= TRIM_FROM_BYTES;
-                let two_threads = finish_on_two_threads(self.observed_bytes);
+                let two_threads = finish_on_two_threads(trim);
                 if trim {
                     release_free_memory();
                 }

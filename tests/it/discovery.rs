@@ -156,7 +156,11 @@ fn truncated_and_corrupt_compressed_ranks_keep_what_decompressed() {
         // A cut stream decodes to less than the log; a corrupt one may decode garbage of any
         // length before its checksum fails (zlib-rs: 52 bytes more than the log).
         let cut = *rank <= 2;
-        assert!(prefix.len() > 1000 && (!cut || prefix.len() < text.len()), "rank {rank}: {} bytes decoded", prefix.len());
+        assert!(
+            prefix.len() > 1000 && (!cut || prefix.len() < text.len()),
+            "rank {rank}: {} bytes decoded",
+            prefix.len()
+        );
         assert!(text.starts_with(&prefix) || *rank >= 3, "a cut stream decodes to a prefix of the log");
         prefixes.push(prefix);
     }
