@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::packed_rows::PackedRows;
+use super::packed_rows::{Interner, PackedRows};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::parse::json_text::usable_number;
 use crate::schema::tables::MetricsRow;
@@ -24,12 +24,12 @@ pub struct CompilationMetricsTable {
     /// The rows, packed: a parsed metrics object takes several times the memory of its text, and
     /// a long log has thousands.
     rows: PackedRows,
-    /// Distinct large values, and where each is in `shared`.
-    shared: Vec<Value>,
-    shared_index: crate::fast_hash::HashMap<String, usize>,
-    /// Each field's last large value, by its place in `shared`: a field repeats its value from
-    /// one compile to the next, which [`same_text`] tells without serializing it again.
-    last_shared: crate::fast_hash::HashMap<String, usize>,
+    /// Distinct large values, each once, known by their text's digest: held compressed like the
+    /// rows, as a long log's compiles can each have a large value of their own.
+    shared: Interner,
+    /// Each field's last large value and its id in `shared`: a field repeats its value from one
+    /// compile to the next, which [`same_text`] tells without serializing it again.
+    last_shared: crate::fast_hash::HashMap<String, (u32, Value)>,
 }
 
 /// Whether two values serialize to the same JSON text: equal, with their objects' keys in the
@@ -64,13 +64,13 @@ impl CompilationMetricsTable {
     /// A field's value, or `{"shared": i}` for a large one.
     fn share(&mut self, field: &str, value: &Value) -> Value {
         // The field's last large value again (a shared value is large: so is this one).
-        if let Some(&i) = self.last_shared.get(field)
-            && same_text(&self.shared[i], value)
+        if let Some((i, last)) = self.last_shared.get(field)
+            && same_text(last, value)
         {
             return serde_json::json!({ "shared": i });
         }
-        // Serialized once: to measure a container and, when big, as its key.
-        let key = match value {
+        // Serialized once: to measure a container and, when big, to store it.
+        let json = match value {
             Value::String(s) if s.len() > SHARED_OVER => value.to_string(),
             Value::Array(_) | Value::Object(_) => match value.to_string() {
                 json if json.len() > SHARED_OVER => json,
@@ -78,13 +78,10 @@ impl CompilationMetricsTable {
             },
             _ => return value.clone(),
         };
-        let i = *self.shared_index.entry(key).or_insert_with(|| {
-            self.shared.push(value.clone());
-            self.shared.len() - 1
-        });
+        let i = self.shared.intern_json(&json);
         match self.last_shared.get_mut(field) {
-            Some(last) => *last = i,
-            None => drop(self.last_shared.insert(field.to_string(), i)),
+            Some(last) => *last = (i, value.clone()),
+            None => drop(self.last_shared.insert(field.to_string(), (i, value.clone()))),
         }
         serde_json::json!({ "shared": i })
     }
@@ -94,7 +91,7 @@ impl CompilationMetricsTable {
 #[derive(Serialize)]
 pub struct PackedCompilationMetrics {
     metrics: PackedRows,
-    shared: Vec<Value>,
+    shared: Interner,
 }
 
 impl Table for CompilationMetricsTable {

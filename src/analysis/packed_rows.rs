@@ -458,6 +458,13 @@ impl Interner {
     }
 }
 
+/// The rows, in order of their ids.
+impl Serialize for Interner {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.rows.serialize(serializer)
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -483,7 +490,7 @@ pub(crate) mod tests {
 
     /// A spool in memory that counts what went to it.
     #[derive(Default)]
-    pub(crate) struct VecSpool(std::sync::Mutex<Vec<u8>>);
+    pub(crate) struct VecSpool(pub(crate) std::sync::Mutex<Vec<u8>>);
 
     impl Spool for VecSpool {
         fn put(&self, bytes: &[u8]) -> io::Result<u64> {
