@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
 use super::guards::{compile_id, text};
-use super::packed_rows::{Compressed, DecodedBlock, PackedRows, digest};
+use super::packed_rows::{Compressed, DecodedBlock, Digest, PackedRows, digest};
 use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
@@ -166,8 +166,9 @@ pub struct InputsTable {
     /// The live describers, least recently used first.
     live: Vec<u64>,
     /// (compile, describer, tensor id) → row, for the rows that are not the latest of their
-    /// tensor (`Described::row` has those).
-    earlier_rows: HashMap<(u32, u64, u64), u32>,
+    /// tensor (`Described::row` has those), known by [`earlier_row_key`]: a log of many small
+    /// compiles of one frame has one per compile and tensor, so older ones go to the spool.
+    earlier_rows: DigestIds,
     /// (compile id, source) → symbol, from `create_symbol` (the first one wins).
     symbols: HashMap<(Option<String>, String), String>,
     /// The compiles (in `compile_ids`) with a symbol in `symbols`.
@@ -342,7 +343,10 @@ impl InputsTable {
         if known.row.0 == compile {
             return known.row.1 as usize;
         }
-        if let Some(&index) = self.earlier_rows.get(&(compile, describer, id)) {
+        // A tensor never given a row has no earlier rows either (and most tensors are new).
+        if known.row.0 != NONE
+            && let Some(index) = self.earlier_rows.get(earlier_row_key(compile, describer, id))
+        {
             return index as usize;
         }
         let (tensor, storage) = match known.tensor {
@@ -373,7 +377,7 @@ impl InputsTable {
         });
         let index = self.packed.len() + self.open.len() - 1;
         if known.row.0 != NONE {
-            self.earlier_rows.insert((known.row.0, describer, id), known.row.1);
+            self.earlier_rows.insert(earlier_row_key(known.row.0, describer, id), known.row.1);
         }
         self.describer(describer).ids.entry(id).or_default().row = (compile, index as u32);
         index
@@ -409,6 +413,11 @@ impl InputsTable {
         let at = self.packed_compiles.partition_point(|&(first, _)| first as usize <= index);
         self.packed_compiles[at - 1].1
     }
+}
+
+/// The key of a row in `InputsTable::earlier_rows`.
+fn earlier_row_key(compile: u32, describer: u64, id: u64) -> Digest {
+    digest(&[&compile.to_le_bytes(), &describer.to_le_bytes(), &id.to_le_bytes()])
 }
 
 fn unpack(json: &str) -> Row {
@@ -553,6 +562,46 @@ mod tests {
         for (id, a) in &d.ids {
             let b = &thawed.ids[id];
             assert_eq!((a.row, a.tensor, &a.storage), (b.row, b.tensor, &b.storage));
+        }
+    }
+
+    /// Twelve compiles each describe tensor 0 of describer 0, then the first compile logs a
+    /// source for it: the source joins the first compile's row (found among the earlier rows,
+    /// spilled to the spool after 7 in tests) instead of making a thirteenth row.
+    #[test]
+    fn an_earlier_compile_finds_its_row_again_after_it_is_spooled() {
+        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::parse::Meta;
+        use crate::schema::tables::inputs::Inputs;
+        for spooled in [false, true] {
+            set_spool(spooled.then(|| std::sync::Arc::new(VecSpool::default()) as std::sync::Arc<dyn Spool>));
+            let (mut table, mut diags, stacks) =
+                (InputsTable::default(), Diagnostics::default(), crate::schema::StackTable::default());
+            let entries = (0..12).map(|c| (c, "describe_tensor")).chain([(0, "describe_source")]);
+            for (seq, (compile, kind)) in entries.enumerate() {
+                let meta = serde_json::json!({"describer_id": 0, "id": 0, "ndim": 1, "source": "L['x']"});
+                let row = crate::schema::IndexRow {
+                    compile_id: Some(format!("[0/{compile}]")),
+                    meta: Meta::Value(meta),
+                    ..super::super::test_row(seq as u64, kind)
+                };
+                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+            }
+            set_spool(None);
+            let ctx = Finish {
+                stacks: &stacks,
+                compiles: &super::super::compiles::Compiles::default(),
+                clock: &Default::default(),
+            };
+            let (packed, rows) = table.finish(&ctx).expect("rows");
+            let inputs: Inputs = serde_json::from_value(serde_json::to_value(&packed).unwrap()).unwrap();
+            assert_eq!(rows, 12, "spooled: {spooled}");
+            let first = &inputs.inputs[0];
+            assert_eq!(
+                (first.compile_id.as_deref(), first.sources.as_slice()),
+                (Some("[0/0]"), &["L['x']".to_string()][..])
+            );
+            assert!(inputs.inputs[1..].iter().all(|r| r.sources.is_empty()), "spooled: {spooled}");
         }
     }
 }
