@@ -3,13 +3,14 @@
 
 use std::cell::RefCell;
 
-use indexmap::IndexMap;
 use serde::ser::{Error, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::digest_ids::DigestIds;
 use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest};
+use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::guards::{
@@ -29,7 +30,7 @@ pub struct GuardsTable {
     strings: HashMap<u64, String>,
     /// One summary per compile id (as displayed) in order of its first row (entries come in
     /// `seq` order).
-    compiles: IndexMap<Option<Box<str>>, Tally>,
+    compiles: Summaries,
     dynamo_guards: PackedRows,
     /// [`TreeRow`]s: the trees, their guards as ids in `tree_guards`.
     guard_trees: PackedRows,
@@ -58,14 +59,78 @@ struct Tally {
     data_dependent: u64,
 }
 
-/// A compile id (as displayed) looked up in `GuardsTable::compiles` without a copy: it hashes
-/// as the `Option` it wraps, as the keys do.
-#[derive(Hash)]
-struct IdKey<'a>(Option<&'a str>);
+impl Record for Tally {
+    const BYTES: usize = 9 * 8;
 
-impl indexmap::Equivalent<Option<Box<str>>> for IdKey<'_> {
-    fn equivalent(&self, key: &Option<Box<str>>) -> bool {
-        self.0 == key.as_deref()
+    fn write(&self, out: &mut Vec<u8>) {
+        let counts = [self.dynamo_guards, self.tree_guards, self.shape_guards, self.specializations];
+        let more = [self.backed_symbols, self.unbacked_symbols, self.data_dependent];
+        let latency = [u64::from(self.latency_us.is_some()), self.latency_us.unwrap_or(0.0).to_bits()];
+        for n in counts.iter().chain(&more).chain(&latency) {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn read(bytes: &[u8]) -> Self {
+        let mut f = Fields(bytes);
+        let mut t = Tally {
+            dynamo_guards: f.u64(),
+            tree_guards: f.u64(),
+            shape_guards: f.u64(),
+            specializations: f.u64(),
+            backed_symbols: f.u64(),
+            unbacked_symbols: f.u64(),
+            data_dependent: f.u64(),
+            latency_us: None,
+        };
+        let (has_latency, latency) = (f.u64(), f64::from_bits(f.u64()));
+        t.latency_us = (has_latency == 1).then_some(latency);
+        t
+    }
+}
+
+/// The [`Tally`] of each compile id (as displayed), in order of its first row: the ids (as JSON,
+/// a string or null), their tallies, and each one's place known by its id's digest
+/// ([`id_digest`]). A long log has one per compile; those long past are in the spool.
+#[derive(Default)]
+struct Summaries {
+    ids: PackedRows,
+    tallies: SpillVec<Tally>,
+    places: DigestIds,
+    /// The id summarized last and its place: the rows of one compile come together.
+    last: Option<(Option<String>, usize)>,
+}
+
+/// What a compile id (as displayed) is known by in [`Summaries::places`]: a first part of their
+/// own tells `None` from any id (`digest` prefixes each part with its length).
+fn id_digest(id: Option<&str>) -> Digest {
+    match id {
+        Some(id) => digest(&[b"s", id.as_bytes()]),
+        None => digest(&[b"n"]),
+    }
+}
+
+impl Summaries {
+    /// The summary of a compile id, created with its first row.
+    fn of(&mut self, id: &Option<String>) -> &mut Tally {
+        let place = match &self.last {
+            Some((last, place)) if last == id => *place,
+            _ => {
+                let key = id_digest(id.as_deref());
+                let place = match self.places.get(key) {
+                    Some(place) => place as usize,
+                    None => {
+                        self.ids.push(id);
+                        let place = self.tallies.push(Tally::default());
+                        self.places.insert(key, place as u32);
+                        place
+                    }
+                };
+                self.last = Some((id.clone(), place));
+                place
+            }
+        };
+        self.tallies.get_mut(place)
     }
 }
 
@@ -391,29 +456,28 @@ impl GuardsTable {
 
     /// The summary of a compile id, created with its first row.
     fn summary(&mut self, id: &Option<String>) -> &mut Tally {
-        let at = match self.compiles.get_index_of(&IdKey(id.as_deref())) {
-            Some(at) => at,
-            None => self.compiles.insert_full(id.as_deref().map(Box::from), Tally::default()).0,
-        };
-        &mut self.compiles[at]
+        self.compiles.of(id)
     }
 
     /// The summaries as rows, with the counts of each compile's metrics: those of the last
     /// record displayed as its id.
-    fn compile_rows(tallies: IndexMap<Option<Box<str>>, Tally>, ctx: &Finish) -> Vec<GuardsCompile> {
-        let mut record_of: Vec<Option<usize>> = vec![None; tallies.len()];
+    fn compile_rows(mut summaries: Summaries, ctx: &Finish) -> Vec<GuardsCompile> {
+        let mut record_of: Vec<Option<usize>> = vec![None; summaries.tallies.len()];
         for (index, r) in ctx.compiles.records.iter().enumerate() {
-            if let Some(at) = tallies.get_index_of(&IdKey(Some(&r.display()))) {
-                record_of[at] = Some(index);
+            if let Some(place) = summaries.places.get(id_digest(Some(&r.display()))) {
+                record_of[place as usize] = Some(index);
             }
         }
-        tallies
+        let mut compile_ids: Vec<Option<String>> = Vec::with_capacity(summaries.tallies.len());
+        summaries.ids.for_each_as("compile ids", |id| compile_ids.push(id));
+        compile_ids
             .into_iter()
+            .zip(summaries.tallies.into_records())
             .zip(record_of)
             .map(|((compile_id, t), record)| {
                 let m = record.and_then(|r| ctx.compiles.metrics(&ctx.compiles.records[r]));
                 GuardsCompile {
-                    compile_id: compile_id.map(String::from),
+                    compile_id,
                     guard_count: m.as_ref().and_then(|m| m.guard_count),
                     shape_env_guard_count: m.as_ref().and_then(|m| m.shape_env_guard_count),
                     dynamo_guards: t.dynamo_guards,
@@ -667,5 +731,48 @@ mod tests {
             guards[4].framework_location.as_deref(),
             Some("_prims_common/__init__.py:285 in check_contiguous_sizes_strides")
         );
+    }
+
+    /// Twenty compiles log shape guards, then compiles 0, 3 and 19 log more (and `None`, a
+    /// row outside any compile): each compile's summary counts its own rows, in order of its
+    /// first row, whether the summaries long past were written to the spool or not (in tests a
+    /// page holds 4 and 2 pages stay in memory).
+    #[test]
+    fn summaries_count_each_compiles_rows_once_spooled() {
+        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::parse::Meta;
+        use crate::schema::tables::Guards;
+        let compiles: Vec<Option<u32>> = (0..20).map(Some).chain([Some(0), Some(3), None, Some(19), Some(3)]).collect();
+        for spooled in [false, true] {
+            let spool = std::sync::Arc::new(VecSpool::default());
+            set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));
+            let (mut table, mut diags, stacks) =
+                (GuardsTable::default(), Diagnostics::default(), StackTable::default());
+            for (seq, compile) in compiles.iter().enumerate() {
+                let row = crate::schema::IndexRow {
+                    compile_id: compile.map(|c| format!("[0/{c}]")),
+                    meta: Meta::Value(serde_json::json!({"expr": "Eq(s0, 3)"})),
+                    ..super::super::test_row(seq as u64, "guard_added")
+                };
+                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+            }
+            set_spool(None);
+            assert_eq!(spooled, !spool.0.lock().unwrap().is_empty());
+            let ctx = Finish {
+                stacks: &stacks,
+                compiles: &super::super::compiles::Compiles::default(),
+                clock: &Default::default(),
+            };
+            let (packed, _) = table.finish(&ctx).expect("rows");
+            let guards: Guards = serde_json::from_value(serde_json::to_value(&packed).unwrap()).unwrap();
+            let got: Vec<(Option<String>, u64)> =
+                guards.compiles.iter().map(|c| (c.compile_id.clone(), c.shape_guards)).collect();
+            let mut want: Vec<(Option<String>, u64)> = (0..20).map(|c| (Some(format!("[0/{c}]")), 1)).collect();
+            for c in [0, 3, 19, 3] {
+                want[c].1 += 1;
+            }
+            want.push((None, 1));
+            assert_eq!(got, want, "spooled: {spooled}");
+        }
     }
 }

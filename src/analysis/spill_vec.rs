@@ -1,0 +1,185 @@
+//! A list of small fixed-size records, one per compile or so, that keeps its latest pages in
+//! memory and writes the others to the thread's [`Spool`]: what a table keeps per compile costs
+//! no memory once the compile is long past, whatever the log's length.
+
+use std::sync::Arc;
+
+use super::packed_rows::{Spool, spool};
+
+/// A record a [`SpillVec`] holds: written to exactly [`Record::BYTES`] bytes, read back equal.
+pub trait Record: Sized {
+    const BYTES: usize;
+    fn write(&self, out: &mut Vec<u8>);
+    fn read(bytes: &[u8]) -> Self;
+}
+
+/// Records a page holds (4 in unit tests, so that pages spill and come back).
+const PAGE: usize = if cfg!(test) { 4 } else { 256 };
+/// Pages kept in memory: the latest used, as a log's entries name recent compiles.
+const RESIDENT: usize = if cfg!(test) { 2 } else { 4 };
+
+enum Page<T> {
+    Memory(Vec<T>),
+    /// Written to the spool at `at` (its `PAGE` records).
+    Spooled(u64),
+}
+
+/// Records by index, in pages of [`PAGE`]; all in memory when the thread has no spool.
+pub struct SpillVec<T: Record> {
+    pages: Vec<Page<T>>,
+    len: usize,
+    /// The pages in memory but the last, least recently used first.
+    resident: Vec<usize>,
+    spool: Option<Arc<dyn Spool>>,
+}
+
+impl<T: Record> Default for SpillVec<T> {
+    fn default() -> Self {
+        SpillVec { pages: Vec::new(), len: 0, resident: Vec::new(), spool: None }
+    }
+}
+
+impl<T: Record> SpillVec<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `record`; returns its index.
+    pub fn push(&mut self, record: T) -> usize {
+        if self.len % PAGE == 0 {
+            if let Some(last) = self.pages.len().checked_sub(1) {
+                self.resident.push(last);
+                self.evict();
+            }
+            self.pages.push(Page::Memory(Vec::with_capacity(PAGE)));
+        }
+        let last = self.pages.len() - 1;
+        match &mut self.pages[last] {
+            Page::Memory(records) => records.push(record),
+            Page::Spooled(_) => unreachable!("the last page stays in memory"),
+        }
+        self.len += 1;
+        self.len - 1
+    }
+
+    /// Record `index`, read back from the spool if its page was written there.
+    pub fn get_mut(&mut self, index: usize) -> &mut T {
+        assert!(index < self.len, "record {index} of {}", self.len);
+        let page = index / PAGE;
+        self.load(page);
+        match &mut self.pages[page] {
+            Page::Memory(records) => &mut records[index % PAGE],
+            Page::Spooled(_) => unreachable!("the page was just loaded"),
+        }
+    }
+
+    /// Every record in order, reading spooled pages back one at a time.
+    pub fn into_records(self) -> impl Iterator<Item = T> {
+        let spool = self.spool;
+        self.pages.into_iter().flat_map(move |page| match page {
+            Page::Memory(records) => records,
+            Page::Spooled(at) => read_page(spool.as_deref().expect("spooled pages have a spool"), at),
+        })
+    }
+
+    /// Makes `page` resident, the most recently used.
+    fn load(&mut self, page: usize) {
+        if page == self.pages.len() - 1 {
+            return;
+        }
+        if let Some(at) = self.resident.iter().position(|&p| p == page) {
+            let p = self.resident.remove(at);
+            self.resident.push(p);
+            return;
+        }
+        if let Page::Spooled(at) = self.pages[page] {
+            let spool = self.spool.as_deref().expect("spooled pages have a spool");
+            self.pages[page] = Page::Memory(read_page(spool, at));
+        }
+        self.resident.push(page);
+        self.evict();
+    }
+
+    /// Writes the least recently used pages to the spool while more than [`RESIDENT`] are in
+    /// memory (unless the thread has no spool, or writing fails: then they stay).
+    fn evict(&mut self) {
+        if self.spool.is_none() {
+            self.spool = spool();
+        }
+        let Some(spool) = self.spool.clone() else { return };
+        while self.resident.len() > RESIDENT {
+            let page = self.resident.remove(0);
+            let Page::Memory(records) = &self.pages[page] else { continue };
+            let mut bytes = Vec::with_capacity(PAGE * T::BYTES);
+            records.iter().for_each(|r| r.write(&mut bytes));
+            debug_assert_eq!(bytes.len(), PAGE * T::BYTES);
+            match spool.put(&bytes) {
+                Ok(at) => self.pages[page] = Page::Spooled(at),
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// A full page's records from the spool. The spool is a file of the build's own staging
+/// directory: failing to read back what was written there is the end of the build.
+fn read_page<T: Record>(spool: &dyn Spool, at: u64) -> Vec<T> {
+    let bytes = spool.get(at, PAGE * T::BYTES).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+    bytes.chunks_exact(T::BYTES).map(T::read).collect()
+}
+
+/// Little-endian fields of a record, read in the order they were written.
+pub struct Fields<'a>(pub &'a [u8]);
+
+impl Fields<'_> {
+    pub fn u64(&mut self) -> u64 {
+        let (head, rest) = self.0.split_at(8);
+        self.0 = rest;
+        u64::from_le_bytes(head.try_into().expect("8 bytes"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::packed_rows::{set_spool, tests::VecSpool};
+    use super::*;
+
+    impl Record for (u64, u64) {
+        const BYTES: usize = 16;
+        fn write(&self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.0.to_le_bytes());
+            out.extend_from_slice(&self.1.to_le_bytes());
+        }
+        fn read(bytes: &[u8]) -> Self {
+            let mut f = Fields(bytes);
+            (f.u64(), f.u64())
+        }
+    }
+
+    /// Records pushed, changed out of order (old pages coming back from the spool) and read in
+    /// order are what a plain list would hold, with a spool or without.
+    #[test]
+    fn records_read_back_as_a_list_would_hold_them() {
+        for spooled in [false, true] {
+            let spool = Arc::new(VecSpool::default());
+            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
+            let (mut list, mut plain) = (SpillVec::<(u64, u64)>::default(), Vec::new());
+            for i in 0..50u64 {
+                assert_eq!(list.push((i, 0)), plain.len());
+                plain.push((i, 0));
+                for j in [i / 2, i / 7, i.saturating_sub(1), 3.min(i)] {
+                    list.get_mut(j as usize).1 += i;
+                    plain[j as usize].1 += i;
+                }
+            }
+            set_spool(None);
+            assert_eq!(list.len(), 50);
+            assert_eq!(spooled, !spool.0.lock().unwrap().is_empty(), "pages were spooled only with a spool");
+            assert_eq!(list.into_records().collect::<Vec<_>>(), plain);
+        }
+    }
+}
