@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
@@ -14,6 +14,7 @@ use serde::{Serialize, Serializer};
 use super::compiles::normalize;
 use super::packed_rows::Compressed;
 use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
+use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Compiles, Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -225,12 +226,30 @@ struct Unmatched {
 
 /// One compile's span and parts. A long log holds one per compile, so what few compiles have
 /// (instants, `counted_in`) is kept in the table's maps instead.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct CompileState {
     /// `Start`, and the parts: `Forward`, summed `entire_frame_compile` that ended under this
     /// compile id, `Backward` and `Other`.
     times: Times,
     end: f64,
+}
+
+impl Record for CompileState {
+    const BYTES: usize = 6 * 8;
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let values = self.times.values.map(f64::to_bits);
+        for n in values.iter().chain(&[u64::from(self.times.set), self.end.to_bits()]) {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn read(bytes: &[u8]) -> Self {
+        let mut f = Fields(bytes);
+        let values = [(); 4].map(|()| f64::from_bits(f.u64()));
+        let set = f.u64() as u8;
+        CompileState { times: Times { values, set }, end: f64::from_bits(f.u64()) }
+    }
 }
 
 /// The times of a compile that are null until set.
@@ -418,7 +437,7 @@ impl CompileTimings<'_> {
     fn timing(&self, c: usize) -> CompileTiming {
         let t = &self.table;
         let display = |c: u32| t.compiles.id(c as usize).as_ref().map(display_compile_id);
-        let s = &t.states[c];
+        let s = *t.states.lock().expect("not poisoned").get(c);
         let start = s.times.get(Time::Start);
         let phases = t
             .nodes_of(c)
@@ -484,7 +503,9 @@ struct OverlapCount {
 pub struct CompileTimeTable {
     /// Shared with the clock once the table has observed everything.
     compiles: Arc<CompileIndex>,
-    states: Vec<CompileState>,
+    /// Each compile's state, by its index: those long past in the spool (locked only to be read
+    /// as the table is serialized, which lends it).
+    states: Mutex<SpillVec<CompileState>>,
     /// Each instant's name (in `instant_names`), count and first `seq`, by compile (few have
     /// instants).
     instants: HashMap<u32, Vec<(u32, u64, u64)>>,
@@ -514,15 +535,17 @@ pub struct CompileTimeTable {
 
 impl CompileTimeTable {
     /// Each compile's parts as the trace events time them, for the tables that report them.
-    pub fn clock(&self) -> CompileClock {
-        CompileClock { compiles: Arc::clone(&self.compiles), traced: self.states.iter().map(|s| s.times).collect() }
+    pub fn clock(&mut self) -> CompileClock {
+        let states = self.states.get_mut().expect("not poisoned");
+        let traced = (0..states.len()).map(|c| states.get(c).times).collect();
+        CompileClock { compiles: Arc::clone(&self.compiles), traced }
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
         // Not shared while the table observes: the clock is made after.
         let (index, new) = Arc::make_mut(&mut self.compiles).insert(id);
         if new {
-            self.states.push(CompileState::default());
+            self.states.get_mut().expect("not poisoned").push(CompileState::default());
             self.nodes.push(CompileNodes::Live(Vec::new()));
         }
         index
@@ -597,7 +620,7 @@ impl CompileTimeTable {
     }
 
     fn touch(&mut self, compile: usize, start: f64, end: f64) {
-        let s = &mut self.states[compile];
+        let s = self.states.get_mut().expect("not poisoned").get_mut(compile);
         s.times.put(Time::Start, s.times.get(Time::Start).map_or(start, |v| v.min(start)));
         s.end = s.end.max(end);
     }
@@ -673,7 +696,7 @@ impl CompileTimeTable {
     /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
     /// outermost itself, is its wrapper.
     fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
-        self.states[ended].times.add(Time::Forward, dur);
+        self.states.get_mut().expect("not poisoned").get_mut(ended).times.add(Time::Forward, dur);
         if begun != ended {
             self.counted_in.insert(begun as u32, ended as u32);
         }
@@ -685,7 +708,7 @@ impl CompileTimeTable {
     /// Books the time of an outermost phase to its compile's part.
     fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
         self.total += dur;
-        let times = &mut self.states[compile as usize].times;
+        let times = &mut self.states.get_mut().expect("not poisoned").get_mut(compile as usize).times;
         match self.names[name as usize].as_str() {
             _ if holds_frame => {} // the frame compile inside is the forward
             FRAME => {}
@@ -1083,6 +1106,27 @@ mod tests {
             // Every part, total and the stream total are rounded to the nanosecond (0.001 µs).
             let rounding = 2e-3 * (t.compiles.len() + 1) as f64;
             prop_assert!(sum <= t.total_us + rounding, "{sum} > {}", t.total_us);
+        }
+
+        /// Thirty compiles' events interleaved: the table is the same whether what it holds of
+        /// compiles long past (states, 4 a page and 2 pages in memory in tests; frozen nodes)
+        /// went to the spool or stayed in memory.
+        #[test]
+        fn a_spooled_table_is_the_table_in_memory(steps in proptest::collection::vec((event(), 0u64..30), 1..120)) {
+            use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+            let mut ts = 0.0;
+            let events: Vec<Ev> = steps
+                .into_iter()
+                .map(|((ph, name, tid, _, dt, dur), frame)| {
+                    ts += dt.abs();
+                    (ph, name, tid, Some(frame), ts, dur)
+                })
+                .collect();
+            let in_memory = serde_json::to_value(run(&events)).unwrap();
+            set_spool(Some(Arc::new(VecSpool::default()) as Arc<dyn Spool>));
+            let spooled = serde_json::to_value(run(&events));
+            set_spool(None);
+            prop_assert_eq!(in_memory, spooled.unwrap());
         }
     }
 

@@ -19,7 +19,9 @@ const PAGE: usize = if cfg!(test) { 4 } else { 256 };
 const RESIDENT: usize = if cfg!(test) { 2 } else { 4 };
 
 enum Page<T> {
-    Memory(Vec<T>),
+    /// In memory; `written` is where the spool still holds the same records, if it does (a
+    /// page read back and not changed since is not written again).
+    Memory { records: Vec<T>, written: Option<u64> },
     /// Written to the spool at `at` (its `PAGE` records).
     Spooled(u64),
 }
@@ -55,33 +57,51 @@ impl<T: Record> SpillVec<T> {
                 self.resident.push(last);
                 self.evict();
             }
-            self.pages.push(Page::Memory(Vec::with_capacity(PAGE)));
+            self.pages.push(Page::Memory { records: Vec::with_capacity(PAGE), written: None });
         }
         let last = self.pages.len() - 1;
         match &mut self.pages[last] {
-            Page::Memory(records) => records.push(record),
+            Page::Memory { records, .. } => records.push(record),
             Page::Spooled(_) => unreachable!("the last page stays in memory"),
         }
         self.len += 1;
         self.len - 1
     }
 
-    /// Record `index`, read back from the spool if its page was written there.
+    /// Record `index`, to change, read back from the spool if its page was written there.
     pub fn get_mut(&mut self, index: usize) -> &mut T {
+        let page = self.page_of(index);
+        match &mut self.pages[page] {
+            Page::Memory { records, written } => {
+                *written = None;
+                &mut records[index % PAGE]
+            }
+            Page::Spooled(_) => unreachable!("the page was just loaded"),
+        }
+    }
+
+    /// Record `index`, read back from the spool if its page was written there.
+    pub fn get(&mut self, index: usize) -> &T {
+        let page = self.page_of(index);
+        match &self.pages[page] {
+            Page::Memory { records, .. } => &records[index % PAGE],
+            Page::Spooled(_) => unreachable!("the page was just loaded"),
+        }
+    }
+
+    /// The page of record `index`, made resident.
+    fn page_of(&mut self, index: usize) -> usize {
         assert!(index < self.len, "record {index} of {}", self.len);
         let page = index / PAGE;
         self.load(page);
-        match &mut self.pages[page] {
-            Page::Memory(records) => &mut records[index % PAGE],
-            Page::Spooled(_) => unreachable!("the page was just loaded"),
-        }
+        page
     }
 
     /// Every record in order, reading spooled pages back one at a time.
     pub fn into_records(self) -> impl Iterator<Item = T> {
         let spool = self.spool;
         self.pages.into_iter().flat_map(move |page| match page {
-            Page::Memory(records) => records,
+            Page::Memory { records, .. } => records,
             Page::Spooled(at) => read_page(spool.as_deref().expect("spooled pages have a spool"), at),
         })
     }
@@ -98,7 +118,7 @@ impl<T: Record> SpillVec<T> {
         }
         if let Page::Spooled(at) = self.pages[page] {
             let spool = self.spool.as_deref().expect("spooled pages have a spool");
-            self.pages[page] = Page::Memory(read_page(spool, at));
+            self.pages[page] = Page::Memory { records: read_page(spool, at), written: Some(at) };
         }
         self.resident.push(page);
         self.evict();
@@ -113,7 +133,14 @@ impl<T: Record> SpillVec<T> {
         let Some(spool) = self.spool.clone() else { return };
         while self.resident.len() > RESIDENT {
             let page = self.resident.remove(0);
-            let Page::Memory(records) = &self.pages[page] else { continue };
+            let records = match &self.pages[page] {
+                Page::Memory { written: Some(at), .. } => {
+                    self.pages[page] = Page::Spooled(*at);
+                    continue;
+                }
+                Page::Memory { records, written: None } => records,
+                Page::Spooled(_) => continue,
+            };
             let mut bytes = Vec::with_capacity(PAGE * T::BYTES);
             records.iter().for_each(|r| r.write(&mut bytes));
             debug_assert_eq!(bytes.len(), PAGE * T::BYTES);
@@ -175,6 +202,9 @@ mod tests {
                     list.get_mut(j as usize).1 += i;
                     plain[j as usize].1 += i;
                 }
+                // Pages read back only to be read are not written again: and still read right.
+                let k = (i * 5 % (i + 1)) as usize;
+                assert_eq!(*list.get(k), plain[k]);
             }
             set_spool(None);
             assert_eq!(list.len(), 50);
