@@ -13,8 +13,10 @@ use super::packed_rows::{Digest, Spool, spool};
 use crate::sorted_runs::{RunIndex, find_in_page};
 
 /// Entries held in the table before they go to a run: 7/8 of a power of two, the table's full
-/// load, so it never grows past 16 Ki buckets (about 400 KiB). Unit tests spill after a few.
-const RECENT: usize = if cfg!(test) { 7 } else { 14_336 };
+/// load, so it never grows past 4 Ki buckets (about 100 KiB). A build has several of these
+/// tables, each full on a long log: at 16 Ki buckets they held 1 MiB more at the end of reading
+/// a 1 GB log, for no measurable speed. Unit tests spill after a few.
+const RECENT: usize = if cfg!(test) { 7 } else { 3_584 };
 /// Bytes of an entry in a run: the digest, then the id (little-endian).
 const ENTRY_BYTES: usize = 20;
 /// Entries of a run read at once when the filter lets a digest through (about 4 KiB).
