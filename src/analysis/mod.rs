@@ -443,14 +443,24 @@ fn run_finish_jobs<E: Send>(jobs: Vec<FinishJob<'_, E>>, two_threads: bool, sink
     let spool = packed_rows::spool();
     std::thread::scope(|scope| {
         let mut second_sink = shared_sink;
+        // In tests this thread waits until the second one has taken a job, so that the second
+        // one always finishes a table (a fixture's tables are small: this thread could finish
+        // them all before the second one starts).
+        #[cfg(test)]
+        let (took_one, second_took_one) = std::sync::mpsc::channel::<()>();
         let second = scope.spawn(move || {
             packed_rows::set_spool(spool);
-            std::iter::from_fn(next).try_for_each(|job| {
+            let first = next();
+            #[cfg(test)]
+            let _ = took_one.send(());
+            first.into_iter().chain(std::iter::from_fn(next)).try_for_each(|job| {
                 #[cfg(test)]
                 TEST_TABLES_ON_SECOND_THREAD.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 job(&mut second_sink)
             })
         });
+        #[cfg(test)]
+        let _ = second_took_one.recv();
         let here = std::iter::from_fn(next).try_for_each(|job| job(&mut shared_sink));
         let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         here.and(second)
