@@ -588,13 +588,7 @@ mod tests {
                 table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
             }
             set_spool(None);
-            let ctx = Finish {
-                stacks: &stacks,
-                compiles: &super::super::compiles::Compiles::default(),
-                clock: &Default::default(),
-            };
-            let (packed, rows) = table.finish(&ctx).expect("rows");
-            let inputs: Inputs = serde_json::from_value(serde_json::to_value(&packed).unwrap()).unwrap();
+            let (inputs, rows): (Inputs, _) = super::super::finish_alone(table).expect("rows");
             assert_eq!(rows, 12, "spooled: {spooled}");
             let first = &inputs.inputs[0];
             assert_eq!(

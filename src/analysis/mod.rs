@@ -747,6 +747,19 @@ tables! {
     search, compilation_metrics, compile_time, guards, compile_directory,
 }
 
+/// For unit tests of tables: `table` finished with no stacks, compile records or clock, read
+/// back as its format's type (as a viewer would), with its number of rows.
+#[cfg(test)]
+pub(crate) fn finish_alone<T: Table>(table: T) -> Option<(T::Format, u64)>
+where
+    T::Format: serde::de::DeserializeOwned,
+{
+    let (stacks, compiles, clock) = (StackTable::default(), Compiles::default(), compile_time::CompileClock::default());
+    let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
+    let (output, rows) = table.finish(&ctx)?;
+    Some((serde_json::from_value(serde_json::to_value(&output).unwrap()).unwrap(), rows))
+}
+
 /// An index row for unit tests of tables: entry `seq` (on line `seq + 1`) of kind `kind`, with
 /// no timestamp, name, compile id, metadata or payload; tests set what they need over it.
 #[cfg(test)]
