@@ -536,16 +536,21 @@ pub struct CompileTimeTable {
 impl CompileTimeTable {
     /// Each compile's parts as the trace events time them, for the tables that report them.
     pub fn clock(&mut self) -> CompileClock {
-        let states = self.states.get_mut().expect("not poisoned");
+        let states = self.states();
         let traced = (0..states.len()).map(|c| states.get(c).times).collect();
         CompileClock { compiles: Arc::clone(&self.compiles), traced }
+    }
+
+    /// The compiles' states, while the table observes (no lock is taken: it is not lent yet).
+    fn states(&mut self) -> &mut SpillVec<CompileState> {
+        self.states.get_mut().expect("not poisoned")
     }
 
     fn compile(&mut self, id: Option<CompileId>) -> usize {
         // Not shared while the table observes: the clock is made after.
         let (index, new) = Arc::make_mut(&mut self.compiles).insert(id);
         if new {
-            self.states.get_mut().expect("not poisoned").push(CompileState::default());
+            self.states().push(CompileState::default());
             self.nodes.push(CompileNodes::Live(Vec::new()));
         }
         index
@@ -620,7 +625,7 @@ impl CompileTimeTable {
     }
 
     fn touch(&mut self, compile: usize, start: f64, end: f64) {
-        let s = self.states.get_mut().expect("not poisoned").get_mut(compile);
+        let s = self.states().get_mut(compile);
         s.times.put(Time::Start, s.times.get(Time::Start).map_or(start, |v| v.min(start)));
         s.end = s.end.max(end);
     }
@@ -696,7 +701,7 @@ impl CompileTimeTable {
     /// its time is `ended`'s forward, and the outermost phase it ran in, if it was not the
     /// outermost itself, is its wrapper.
     fn frame_ended(&mut self, ti: usize, begun: usize, ended: usize, dur: f64, outermost: bool) {
-        self.states.get_mut().expect("not poisoned").get_mut(ended).times.add(Time::Forward, dur);
+        self.states().get_mut(ended).times.add(Time::Forward, dur);
         if begun != ended {
             self.counted_in.insert(begun as u32, ended as u32);
         }
@@ -708,6 +713,7 @@ impl CompileTimeTable {
     /// Books the time of an outermost phase to its compile's part.
     fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
         self.total += dur;
+        // The field, not `states()`: `names` is read while `times` is held.
         let times = &mut self.states.get_mut().expect("not poisoned").get_mut(compile as usize).times;
         match self.names[name as usize].as_str() {
             _ if holds_frame => {} // the frame compile inside is the forward

@@ -73,7 +73,7 @@ impl Record for Tally {
 
     fn read(bytes: &[u8]) -> Self {
         let mut f = Fields(bytes);
-        let mut t = Tally {
+        Tally {
             dynamo_guards: f.u64(),
             tree_guards: f.u64(),
             shape_guards: f.u64(),
@@ -81,11 +81,8 @@ impl Record for Tally {
             backed_symbols: f.u64(),
             unbacked_symbols: f.u64(),
             data_dependent: f.u64(),
-            latency_us: None,
-        };
-        let (has_latency, latency) = (f.u64(), f64::from_bits(f.u64()));
-        t.latency_us = (has_latency == 1).then_some(latency);
-        t
+            latency_us: (f.u64() == 1).then_some(f64::from_bits(f.u64())),
+        }
     }
 }
 
@@ -101,9 +98,10 @@ struct Summaries {
     last: Option<(Option<String>, usize)>,
 }
 
-/// What a compile id (as displayed) is known by in [`Summaries::places`]: a first part of their
-/// own tells `None` from any id (`digest` prefixes each part with its length).
-fn id_digest(id: Option<&str>) -> Digest {
+/// What a compile id (as displayed) is known by in a [`DigestIds`] (`Summaries::places`, the
+/// inputs' compiles): a first part of their own tells `None` from any id (`digest` prefixes each
+/// part with its length).
+pub fn id_digest(id: Option<&str>) -> Digest {
     match id {
         Some(id) => digest(&[b"s", id.as_bytes()]),
         None => digest(&[b"n"]),
@@ -115,22 +113,25 @@ impl Summaries {
     fn of(&mut self, id: &Option<String>) -> &mut Tally {
         let place = match &self.last {
             Some((last, place)) if last == id => *place,
-            _ => {
-                let key = id_digest(id.as_deref());
-                let place = match self.places.get(key) {
-                    Some(place) => place as usize,
-                    None => {
-                        self.ids.push(id);
-                        let place = self.tallies.push(Tally::default());
-                        self.places.insert(key, place as u32);
-                        place
-                    }
-                };
-                self.last = Some((id.clone(), place));
-                place
-            }
+            _ => self.place_of(id),
         };
         self.tallies.get_mut(place)
+    }
+
+    /// The place of a compile id's tally, made if new; the id becomes `last`.
+    fn place_of(&mut self, id: &Option<String>) -> usize {
+        let key = id_digest(id.as_deref());
+        let place = self.places.get(key).map_or_else(
+            || {
+                self.ids.push(id);
+                let place = self.tallies.push(Tally::default());
+                self.places.insert(key, place as u32);
+                place
+            },
+            |place| place as usize,
+        );
+        self.last = Some((id.clone(), place));
+        place
     }
 }
 

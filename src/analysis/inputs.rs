@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
-use super::guards::{compile_id, text};
+use super::guards::{compile_id, id_digest, text};
 use super::packed_rows::{Compressed, DecodedBlock, Digest, PackedRows, digest};
 use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
@@ -290,12 +290,7 @@ fn tensor_info(ev: &Event, meta: &MetaMembers) -> TensorInfo {
 impl InputsTable {
     /// The position of a compile id in `compile_ids`, adding it if new.
     fn compile(&mut self, compile_id: &Option<String>) -> u32 {
-        // A first part of their own tells `None` from any id (`digest` prefixes each part with
-        // its length).
-        let key = match compile_id {
-            Some(id) => digest(&[b"s", id.as_bytes()]),
-            None => digest(&[b"n"]),
-        };
+        let key = id_digest(compile_id.as_deref());
         if let Some(i) = self.compile_ids.get(key) {
             return i;
         }
