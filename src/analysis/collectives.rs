@@ -2,12 +2,13 @@
 //! collective calls in the `inductor_output_code`, their parity, and the calls without a partner
 //! wait. Output code is scanned as it is observed (only the calls are kept).
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::record_map::RecordMap;
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, display_compile_id, hex};
-use crate::schema::CompileId;
 use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
@@ -303,7 +304,7 @@ pub fn parity(schedules: &[Schedule], code: &[OutputCode]) -> Parity {
 
 /// What was observed for one compile id. Most compiles of a long log have output code and
 /// nothing else, kept until the tables finish in case a schedule comes: so it is held small.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Observed {
     schedules: Vec<Schedule>,
     code: Vec<HeldCode>,
@@ -312,6 +313,7 @@ struct Observed {
 }
 
 /// An [`OutputCode`] as held until the table finishes: its blob id as bytes, not hex.
+#[derive(Serialize, Deserialize)]
 struct HeldCode {
     seq: u64,
     line: u64,
@@ -327,13 +329,20 @@ impl HeldCode {
 
 #[derive(Default)]
 pub struct CollectivesTable {
-    /// By compile record ([`Event::record`]).
-    by_compile: HashMap<Option<u32>, Observed>,
+    /// By compile record ([`Event::record`]); those long past in the spool.
+    by_compile: RecordMap<Observed>,
+    /// Of the entries outside any compile.
+    outside: Observed,
+    /// Whether any compile logged its collective schedule.
+    schedules_seen: bool,
 }
 
 impl CollectivesTable {
     fn observed(&mut self, ev: &Event) -> &mut Observed {
-        self.by_compile.entry(ev.record()).or_default()
+        match ev.record() {
+            Some(record) => self.by_compile.entry(record),
+            None => &mut self.outside,
+        }
     }
 }
 
@@ -353,6 +362,7 @@ impl Table for CollectivesTable {
             };
             let ops = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
             let schedule = Schedule { seq: ev.seq, line: ev.line, blob: payload.hash.to_string(), ops };
+            self.schedules_seen = true;
             self.observed(ev).schedules.push(schedule);
         } else if ev.kind == "inductor_output_code" {
             let Some(payload) = ev.payload else { return };
@@ -384,18 +394,12 @@ impl Table for CollectivesTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(Collectives, u64)> {
-        let stream_logs_schedules = self.by_compile.values().any(|o| !o.schedules.is_empty());
-        let mut keyed: Vec<(Option<CompileId>, Observed)> = Vec::new();
-        for (index, r) in ctx.compiles.records.iter().enumerate() {
-            if let Some(observed) = self.by_compile.remove(&Some(index as u32)) {
-                keyed.push((Some(r.id()), observed));
-            }
-        }
-        // Only entries outside any compile are left.
-        keyed.extend(self.by_compile.remove(&None).map(|o| (None, o)));
+    fn finish(self, ctx: &Finish) -> Option<(Collectives, u64)> {
+        let stream_logs_schedules = self.schedules_seen;
+        let records = &ctx.compiles.records;
+        let keyed = (self.by_compile.into_values().map(|(record, o)| (Some(records[record as usize].id()), o)))
+            .chain(std::iter::once((None, self.outside)));
         let compiles: Vec<CompileCollectives> = keyed
-            .into_iter()
             .filter(|(_, o)| !o.schedules.is_empty() || o.code.iter().any(|c| !c.calls.is_empty()))
             .map(|(id, o)| {
                 let code: Vec<OutputCode> = o.code.into_iter().map(HeldCode::row).collect();

@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod packed_rows;
 pub mod provenance;
 pub mod recompiles;
+pub mod record_map;
 pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;

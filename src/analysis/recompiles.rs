@@ -2,26 +2,35 @@
 //! and what changed against the previous compile (artifacts by blob id, guards added/removed).
 
 use serde::ser::{SerializeSeq, SerializeStruct};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::packed_rows::{Compressed, DecodedBlock, Interner, digest};
+use super::packed_rows::{DecodedBlock, Interner, digest};
+use super::record_map::RecordMap;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame};
+
+/// What a compile logged that this table compares.
+#[derive(Default, Serialize, Deserialize)]
+struct Logged {
+    /// Its recompile reasons.
+    reasons: Vec<String>,
+    /// Its guards: ids of normalized guard lines (in `RecompilesTable::lines`), in log order
+    /// (hundreds per compile, in thousands of compiles); `None` when it logged none.
+    guards: Option<Vec<u32>>,
+}
 
 /// A compile's record and its number ([`Event::record`]), which this table's maps are keyed by.
 type Numbered<'a> = (u32, &'a CompileRecord);
 
 #[derive(Default)]
 pub struct RecompilesTable {
-    /// Recompile reasons per compile record ([`Event::record`]).
-    reasons: HashMap<u32, Vec<String>>,
-    /// Guards per compile record: ids of normalized guard lines (in `lines`), in log order, held
-    /// compressed ([`guard_ids`]): hundreds per compile, in thousands of compiles.
-    guards: HashMap<u32, Compressed>,
+    /// What each compile record ([`Event::record`]) logged; those long past in the spool
+    /// (borrowed mutably to read one back as the table is serialized).
+    logged: RefCell<RecordMap<Logged>>,
     /// Each distinct guard line once (as a JSON string), its index its id: the same guards
     /// repeat across a frame's compiles, and a long log has thousands of compiles with hundreds
     /// of guards each.
@@ -76,21 +85,21 @@ impl Table for RecompilesTable {
                     Some(v @ (Value::Array(_) | Value::String(_))) => compiles::strings(Some(v)),
                     _ => ev.payload_text().map(|t| vec![t.trim().to_string()]).unwrap_or_default(),
                 };
-                self.reasons.entry(id).or_default().extend(reasons);
+                self.logged.get_mut().entry(id).reasons.extend(reasons);
             }
             ("dynamo_cpp_guards_str", _) => {
                 let Some(text) = ev.payload_text() else { return };
                 let ids: Vec<u32> = text.lines().filter_map(cpp_guard).map(|g| self.intern(g)).collect();
-                self.guards.insert(id, held_ids(&ids));
+                self.logged.get_mut().entry(id).guards = Some(ids);
             }
             ("dynamo_guards", _) => match ev.payload_json().and_then(Value::as_array) {
                 Some(list) => {
                     // The C++ tree, when also logged, is the fuller picture; keep it.
-                    if !self.guards.contains_key(&id) {
+                    if self.logged.get_mut().entry(id).guards.is_none() {
                         let codes: Vec<&str> =
                             list.iter().filter_map(|g| g.get("code").and_then(Value::as_str)).collect();
                         let ids: Vec<u32> = codes.into_iter().map(|g| self.intern(g)).collect();
-                        self.guards.insert(id, held_ids(&ids));
+                        self.logged.get_mut().entry(id).guards = Some(ids);
                     }
                 }
                 None => diags.unusable(Self::NAME, ev, "payload is not a JSON list of guards"),
@@ -208,7 +217,12 @@ impl RecompilesTable {
 
     /// The reasons logged for a compile, in any of its attempts.
     fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
-        ctx.compiles.attempt_records(&r.id()).filter_map(|o| self.reasons.get(&o)).flatten().cloned().collect()
+        let mut logged = self.logged.borrow_mut();
+        let mut reasons = Vec::new();
+        for o in ctx.compiles.attempt_records(&r.id()) {
+            reasons.extend(logged.get(o).into_iter().flat_map(|l| l.reasons.iter().cloned()));
+        }
+        reasons
     }
 
     fn changes(&self, c: &Compiles, (before_record, before): Numbered, (after_record, after): Numbered) -> Changes {
@@ -248,8 +262,8 @@ impl RecompilesTable {
             }
         }
         let removed = old.iter().filter(|(n, _)| !new_names.contains(n.as_str())).map(|(n, _)| n.clone()).collect();
-        let g_old = guard_ids(self.guards.get(&before_record));
-        let g_new = guard_ids(self.guards.get(&after_record));
+        let g_old = self.guard_ids(before_record);
+        let g_new = self.guard_ids(after_record);
         Changes {
             previous: before.display(),
             changed,
@@ -262,15 +276,11 @@ impl RecompilesTable {
     }
 }
 
-/// Guard ids as [`RecompilesTable::guards`] holds them.
-fn held_ids(ids: &[u32]) -> Compressed {
-    Compressed::new(&ids.iter().flat_map(|id| id.to_le_bytes()).collect::<Vec<u8>>())
-}
-
-/// The guard ids of a compile (none when it logged no guards).
-fn guard_ids(held: Option<&Compressed>) -> Vec<u32> {
-    let bytes = held.map(Compressed::get).unwrap_or_default();
-    bytes.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))).collect()
+impl RecompilesTable {
+    /// The guard ids of a compile record (none when it logged no guards).
+    fn guard_ids(&self, record: u32) -> Vec<u32> {
+        self.logged.borrow_mut().get(record).and_then(|l| l.guards.clone()).unwrap_or_default()
+    }
 }
 
 /// The items of `a` not matched by an equal item of `b` (counting repeats), in `a`'s order.

@@ -168,6 +168,12 @@ impl Fields<'_> {
         self.0 = rest;
         u64::from_le_bytes(head.try_into().expect("8 bytes"))
     }
+
+    pub fn u32(&mut self) -> u32 {
+        let (head, rest) = self.0.split_at(4);
+        self.0 = rest;
+        u32::from_le_bytes(head.try_into().expect("4 bytes"))
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,169 @@
+//! What a table keeps of each compile record (its collectives, its recompile reasons), the values
+//! used last in memory and the others serialized to the thread's spool: a log's entries name the
+//! compile being made, so a value long past is rarely needed again before the table finishes, and
+//! a long log's compiles cost no memory.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::packed_rows::{Spool, spool};
+use super::spill_vec::{Fields, Record, SpillVec};
+
+/// Values kept in memory: the latest used (2 in unit tests, so that values spill and come back).
+const LIVE: usize = if cfg!(test) { 2 } else { 16 };
+
+/// Where a record's value was written last: `at` in the spool, `len` bytes ([`Written::NONE`]:
+/// never written).
+#[derive(Clone, Copy, PartialEq)]
+struct Written {
+    at: u64,
+    len: u32,
+}
+
+impl Written {
+    const NONE: Written = Written { at: u64::MAX, len: 0 };
+}
+
+impl Record for Written {
+    const BYTES: usize = 12;
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.at.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+    }
+    fn read(bytes: &[u8]) -> Self {
+        let mut f = Fields(bytes);
+        Written { at: f.u64(), len: f.u32() }
+    }
+}
+
+/// A value per compile record (an index in `Compiles::records`), made by `V::default()` the first
+/// time it is asked for. Values round-trip through postcard, so `V` must not skip fields when it
+/// serializes. All stay in memory when the thread has no spool.
+pub struct RecordMap<V> {
+    /// Values in memory, least recently used first.
+    live: IndexMap<u32, V>,
+    /// By record: where its value was written last (a live value may have an older copy there).
+    written: SpillVec<Written>,
+    spool: Option<Arc<dyn Spool>>,
+}
+
+impl<V> Default for RecordMap<V> {
+    fn default() -> Self {
+        RecordMap { live: IndexMap::new(), written: SpillVec::default(), spool: None }
+    }
+}
+
+impl<V: Serialize + DeserializeOwned + Default> RecordMap<V> {
+    /// Record `record`'s value, to change: read back if it was written out, else a new one.
+    pub fn entry(&mut self, record: u32) -> &mut V {
+        let at = self.load(record, true).expect("made");
+        self.live.get_index_mut(at).expect("just loaded").1
+    }
+
+    /// Record `record`'s value, if it has one.
+    pub fn get(&mut self, record: u32) -> Option<&V> {
+        let at = self.load(record, false)?;
+        Some(self.live.get_index(at).expect("just loaded").1)
+    }
+
+    /// Every record's value, in record order, read back one at a time.
+    pub fn into_values(self) -> impl Iterator<Item = (u32, V)> {
+        let RecordMap { mut live, written, spool } = self;
+        written.into_records().enumerate().filter_map(move |(record, w)| {
+            let record = record as u32;
+            match live.swap_remove(&record) {
+                Some(value) => Some((record, value)),
+                None if w == Written::NONE => None,
+                None => Some((record, read_back(spool.as_deref(), w))),
+            }
+        })
+    }
+
+    /// Makes `record`'s value the most recently used in memory (a new one if `make`); returns its
+    /// position in `live`, or `None` when it has none.
+    fn load(&mut self, record: u32, make: bool) -> Option<usize> {
+        if let Some(at) = self.live.get_index_of(&record) {
+            let last = self.live.len() - 1;
+            self.live.move_index(at, last);
+            return Some(last);
+        }
+        let r = record as usize;
+        let w = if r < self.written.len() { *self.written.get(r) } else { Written::NONE };
+        let value = match w {
+            Written::NONE if !make => return None,
+            Written::NONE => V::default(),
+            w => read_back(self.spool.as_deref(), w),
+        };
+        while self.written.len() <= r {
+            self.written.push(Written::NONE);
+        }
+        self.live.insert(record, value);
+        self.evict();
+        self.live.get_index_of(&record)
+    }
+
+    /// Writes the least recently used values to the spool while more than [`LIVE`] are in memory
+    /// (unless the thread has no spool, or writing fails: then they stay).
+    fn evict(&mut self) {
+        if self.live.len() <= LIVE {
+            return;
+        }
+        if self.spool.is_none() {
+            self.spool = spool();
+        }
+        let Some(spool) = self.spool.clone() else { return };
+        while self.live.len() > LIVE {
+            let (record, value) = self.live.first().expect("more than LIVE");
+            let bytes = postcard::to_allocvec(value).expect("a table's values are plain data");
+            let (Ok(at), Ok(len)) = (spool.put(&bytes), u32::try_from(bytes.len())) else { return };
+            *self.written.get_mut(*record as usize) = Written { at, len };
+            self.live.shift_remove_index(0);
+        }
+    }
+}
+
+/// A value from the spool. The spool is a file of the build's own staging directory: failing to
+/// read back what was written there is the end of the build.
+fn read_back<V: DeserializeOwned>(spool: Option<&dyn Spool>, w: Written) -> V {
+    let spool = spool.expect("written values have a spool");
+    let bytes = spool.get(w.at, w.len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+    postcard::from_bytes(&bytes).expect("read back as written")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::super::packed_rows::{set_spool, tests::VecSpool};
+    use super::*;
+
+    /// Values changed in any order (old ones coming back from the spool), asked for, and read in
+    /// record order are what a map holds, with a spool or without.
+    #[test]
+    fn values_read_back_as_a_map_holds_them() {
+        for spooled in [false, true] {
+            let spool = Arc::new(VecSpool::default());
+            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
+            let (mut map, mut plain) = (RecordMap::<Vec<String>>::default(), BTreeMap::<u32, Vec<String>>::new());
+            for step in 0..60u32 {
+                // Mostly the latest records, now and then one long past or far ahead.
+                let record = match step % 7 {
+                    0 => step / 3,
+                    3 => step + 40,
+                    _ => step / 2,
+                };
+                map.entry(record).push(format!("step {step}"));
+                plain.entry(record).or_default().push(format!("step {step}"));
+                assert_eq!(map.get(record + 1000), None);
+                let asked = step / 4;
+                assert_eq!(map.get(asked), plain.get(&asked), "record {asked} at step {step}");
+            }
+            set_spool(None);
+            assert_eq!(map.into_values().collect::<BTreeMap<_, _>>(), plain);
+            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled, "values spilled only with a spool");
+        }
+    }
+}
