@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use hashbrown::HashTable;
 use indexmap::IndexSet;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::packed_rows::Compressed;
+use super::record_map::RecordMap;
 use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
 use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Compiles, Diagnostics, Event, Finish, Table};
@@ -30,7 +30,7 @@ fn us(v: f64) -> f64 {
 }
 
 /// A phase node: its compile, and its position among that compile's nodes (creation order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct NodeRef {
     compile: u32,
     local: u32,
@@ -40,9 +40,9 @@ struct NodeRef {
 const NO_PARENT: NodeRef = NodeRef { compile: u32::MAX, local: u32::MAX };
 
 /// A phase node: one (compile, enclosing node, name). A long log has a hundred thousand, so the
-/// indices are u32, and the nodes of compiles no event reached for a while are held compressed
-/// ([`CompileNodes`]).
-#[derive(Debug, Clone, PartialEq)]
+/// indices are u32, and the nodes of compiles no event reached for a while are in the spool
+/// ([`RecordMap`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Node {
     /// The enclosing node, or [`NO_PARENT`].
     parent: NodeRef,
@@ -60,52 +60,12 @@ struct Node {
 const FRAME: &str = "entire_frame_compile";
 const BACKWARD: &str = "entire_backward_compile";
 
-/// The nodes of one compile: in memory while in use, else compressed.
-enum CompileNodes {
-    Live(Vec<Node>),
-    Frozen(Compressed),
-}
-
-/// How many compiles keep their nodes in memory: the latest few used, as a compile's events come
-/// together (2 in unit tests, so that their events freeze and thaw nodes).
+/// How many compiles keep an index of their nodes: the latest few used, as a compile's events
+/// come together (2 in unit tests, so that their events drop and rebuild it).
 const LIVE_COMPILES: usize = if cfg!(test) { 2 } else { 32 };
 
-/// Bytes of a node frozen.
-const NODE_BYTES: usize = 56;
-
-fn freeze(nodes: &[Node]) -> Compressed {
-    let mut out = Vec::with_capacity(nodes.len() * NODE_BYTES);
-    for n in nodes {
-        for x in [n.parent.compile, n.parent.local, n.name, n.unfinished] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [n.count, n.total.to_bits(), n.self_time.to_bits(), n.first_ts.to_bits(), n.first_seq] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-    Compressed::new(&out)
-}
-
-fn thaw(frozen: &Compressed) -> Vec<Node> {
-    let bytes = frozen.get();
-    bytes
-        .chunks_exact(NODE_BYTES)
-        .map(|b| {
-            let u32_at = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"));
-            let u64_at = |i: usize| u64::from_le_bytes(b[16 + 8 * i..24 + 8 * i].try_into().expect("8 bytes"));
-            Node {
-                parent: NodeRef { compile: u32_at(0), local: u32_at(1) },
-                name: u32_at(2),
-                unfinished: u32_at(3),
-                count: u64_at(0),
-                total: f64::from_bits(u64_at(1)),
-                self_time: f64::from_bits(u64_at(2)),
-                first_ts: f64::from_bits(u64_at(3)),
-                first_seq: u64_at(4),
-            }
-        })
-        .collect()
-}
+/// A compile's nodes by (enclosing node, name): their positions in the compile.
+type NodeIndex = HashMap<(NodeRef, u32), u32>;
 
 /// An open begin on a thread's stack.
 struct Open {
@@ -518,12 +478,13 @@ pub struct CompileTimeTable {
     /// Instant event names, interned: a copy of each in every compile of a long log added up to
     /// megabytes.
     instant_names: IndexSet<Box<str>>,
-    /// Each compile's nodes.
-    nodes: Vec<CompileNodes>,
-    /// The compiles whose nodes are in memory, least recently used first.
+    /// Each compile's nodes, by compile index; those long past in the spool (locked only to be
+    /// read as the table is serialized).
+    nodes: Mutex<RecordMap<Vec<Node>>>,
+    /// The compiles whose nodes are indexed, least recently used first.
     live: Vec<u32>,
-    /// (compile, parent, name) → the node's position in its compile, for the compiles in `live`.
-    node_index: HashMap<(u32, NodeRef, u32), u32>,
+    /// The index of each compile in `live`.
+    node_index: HashMap<u32, NodeIndex>,
     /// One per (pid, tid), in order of first appearance (there are few).
     threads: Vec<Thread>,
     total: f64,
@@ -551,14 +512,14 @@ impl CompileTimeTable {
         let (index, new) = Arc::make_mut(&mut self.compiles).insert(id);
         if new {
             self.states().push(CompileState::default());
-            self.nodes.push(CompileNodes::Live(Vec::new()));
         }
         index
     }
 
-    /// A compile's nodes, to change: thawed if frozen, and the least recently used compile's
-    /// frozen if too many are in memory.
+    /// A compile's nodes, to change (read back if they were spooled), indexed; the least recently
+    /// used compile's index is dropped if too many are kept.
     fn live_nodes(&mut self, compile: u32) -> &mut Vec<Node> {
+        let nodes = self.nodes.get_mut().expect("not poisoned");
         match self.live.iter().position(|&c| c == compile) {
             Some(at) => {
                 self.live.remove(at);
@@ -566,27 +527,15 @@ impl CompileTimeTable {
             None => {
                 if self.live.len() >= LIVE_COMPILES {
                     let cold = self.live.remove(0);
-                    if let CompileNodes::Live(nodes) = &self.nodes[cold as usize] {
-                        for n in nodes {
-                            self.node_index.remove(&(cold, n.parent, n.name));
-                        }
-                        self.nodes[cold as usize] = CompileNodes::Frozen(freeze(nodes));
-                    }
+                    self.node_index.remove(&cold);
                 }
-                if let CompileNodes::Frozen(frozen) = &self.nodes[compile as usize] {
-                    let nodes = thaw(frozen);
-                    for (local, n) in nodes.iter().enumerate() {
-                        self.node_index.insert((compile, n.parent, n.name), local as u32);
-                    }
-                    self.nodes[compile as usize] = CompileNodes::Live(nodes);
-                }
+                let index = nodes.entry(compile).iter().enumerate();
+                let index = index.map(|(local, n)| ((n.parent, n.name), local as u32)).collect();
+                self.node_index.insert(compile, index);
             }
         }
         self.live.push(compile);
-        match &mut self.nodes[compile as usize] {
-            CompileNodes::Live(nodes) => nodes,
-            CompileNodes::Frozen(_) => unreachable!("thawed above"),
-        }
+        nodes.entry(compile)
     }
 
     /// A node, to change.
@@ -594,12 +543,10 @@ impl CompileTimeTable {
         &mut self.live_nodes(node.compile)[node.local as usize]
     }
 
-    /// A compile's nodes, to read (a copy when they are frozen).
-    fn nodes_of(&self, compile: usize) -> std::borrow::Cow<'_, [Node]> {
-        match &self.nodes[compile] {
-            CompileNodes::Live(nodes) => std::borrow::Cow::Borrowed(nodes),
-            CompileNodes::Frozen(frozen) => std::borrow::Cow::Owned(thaw(frozen)),
-        }
+    /// A compile's nodes, to read.
+    fn nodes_of(&self, compile: usize) -> Vec<Node> {
+        let mut nodes = self.nodes.lock().expect("not poisoned");
+        nodes.get(compile as u32).cloned().unwrap_or_default()
     }
 
     fn name_id(&mut self, name: &str) -> u32 {
@@ -633,7 +580,7 @@ impl CompileTimeTable {
     fn node(&mut self, compile: usize, parent: Option<NodeRef>, name: u32, ts: f64, seq: u64) -> NodeRef {
         let (compile, parent) = (compile as u32, parent.unwrap_or(NO_PARENT));
         self.live_nodes(compile);
-        let local = match self.node_index.get(&(compile, parent, name)) {
+        let local = match self.node_index[&compile].get(&(parent, name)) {
             Some(&local) => local,
             None => {
                 let nodes = self.live_nodes(compile);
@@ -648,7 +595,7 @@ impl CompileTimeTable {
                     first_seq: seq,
                 });
                 let local = (nodes.len() - 1) as u32;
-                self.node_index.insert((compile, parent, name), local);
+                self.node_index.get_mut(&compile).expect("indexed above").insert((parent, name), local);
                 local
             }
         };
@@ -1006,23 +953,6 @@ mod tests {
         let ph = prop_oneof![3 => Just("B"), 3 => Just("E"), 1 => Just("X")];
         let name = prop_oneof![Just("a"), Just("b"), Just(FRAME), Just(BACKWARD)];
         (ph, name, 0u8..2, proptest::option::of(0u64..2), -20.0..100.0f64, 0.0..50.0f64)
-    }
-
-    #[test]
-    fn frozen_nodes_thaw_as_they_were() {
-        let node = |i: u32| Node {
-            parent: if i == 0 { NO_PARENT } else { NodeRef { compile: i, local: i + 1 } },
-            name: i,
-            unfinished: 3 * i,
-            count: u64::MAX - u64::from(i),
-            total: -0.0 + f64::from(i) / 3.0,
-            self_time: f64::MIN_POSITIVE,
-            first_ts: -1e300,
-            first_seq: u64::from(i) << 40,
-        };
-        let nodes: Vec<Node> = (0..5).map(node).collect();
-        assert_eq!(thaw(&freeze(&nodes)), nodes);
-        assert!(thaw(&freeze(&[])).is_empty());
     }
 
     #[test]
