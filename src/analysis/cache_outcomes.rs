@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexSet;
 use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::compiles::{cache_outcome, normalize};
 use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use super::record_map::RecordMap;
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -111,7 +112,11 @@ fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event, diags: &mut Diagnos
 
 #[derive(Default)]
 pub struct CacheOutcomesTable {
-    lookups: HashMap<Option<CompileId>, Vec<Lookup>>,
+    /// The lookups of entries filed under a compile, by its record ([`Event::record`]); those
+    /// long past in the spool.
+    by_record: RecordMap<Vec<Lookup>>,
+    /// The others, by the compile id their payload names (or none): few.
+    by_id: HashMap<Option<CompileId>, Vec<Lookup>>,
     /// Cache names, interned: a long log looks a few caches up thousands of times.
     caches: IndexSet<Box<str>>,
     /// Every lookup's row, in log order.
@@ -120,6 +125,7 @@ pub struct CacheOutcomesTable {
 
 /// A lookup as the table keeps it: what finishing reads, and the row packed (payload details make
 /// a typed row several times larger).
+#[derive(Serialize, Deserialize)]
 struct Lookup {
     /// Index in `CacheOutcomesTable::caches`.
     cache: u32,
@@ -221,12 +227,19 @@ impl CacheOutcomesTable {
         if ev.payload.is_some() {
             lookup_from_payload(&mut lookup, ev, diags);
         }
+        let lookup = Lookup::new(&lookup, &mut self.rows, &mut self.caches);
         // Cache payloads name their compile (`0/1`) even when the envelope does not.
-        let id = ev
-            .compile_id
-            .map(normalize)
-            .or_else(|| ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id));
-        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows, &mut self.caches));
+        self.file(ev, lookup, || {
+            ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id)
+        });
+    }
+
+    /// Files `lookup` under the entry's compile, else under the id `named` gives.
+    fn file(&mut self, ev: &Event, lookup: Lookup, named: impl FnOnce() -> Option<CompileId>) {
+        match (ev.compile_id, ev.record()) {
+            (Some(_), Some(record)) => self.by_record.entry(record).push(lookup),
+            (id, _) => self.by_id.entry(id.map(normalize).or_else(named)).or_default().push(lookup),
+        }
     }
 
     fn chromium_event(&mut self, ev: &Event) {
@@ -235,7 +248,6 @@ impl CacheOutcomesTable {
         let Some(te) = ev.trace_event() else { return };
         let (Some(name), Some("i" | "I" | "n")) = (te.name.as_deref(), te.ph.as_deref()) else { return };
         let Some(cache) = name.strip_suffix("_disabled").filter(|c| c.ends_with("_cache")) else { return };
-        let id = ev.compile_id.map(normalize).or_else(|| super::trace_event::compile_id(te));
         let lookup = new_lookup(
             cache.to_string(),
             CacheResult::Disabled,
@@ -244,7 +256,8 @@ impl CacheOutcomesTable {
             ev.seq,
             Some(payload.hash),
         );
-        self.lookups.entry(id).or_default().push(Lookup::new(&lookup, &mut self.rows, &mut self.caches));
+        let lookup = Lookup::new(&lookup, &mut self.rows, &mut self.caches);
+        self.file(ev, lookup, || super::trace_event::compile_id(te));
     }
 }
 
@@ -308,15 +321,24 @@ impl Table for CacheOutcomesTable {
     fn finish(mut self, ctx: &Finish) -> Option<(PackedCacheOutcomes, u64)> {
         let row = |compile_id, lookups, metrics| CompileLookups { compile_id, lookups, metrics };
         let mut compiles = Vec::new();
-        for r in &ctx.compiles.records {
-            let lookups = self.lookups.remove(&Some(r.id())).unwrap_or_default();
+        let mut filed = self.by_record.into_values().peekable();
+        for (index, r) in ctx.compiles.records.iter().enumerate() {
+            let mut lookups = match filed.next_if(|(record, _)| *record as usize == index) {
+                Some((_, lookups)) => lookups,
+                None => Vec::new(),
+            };
+            if let Some(named) = self.by_id.remove(&Some(r.id())) {
+                // In log order, as one list would have them.
+                lookups.extend(named);
+                lookups.sort_by_key(|l| l.seq);
+            }
             let metrics = ctx.compiles.cache_metrics(r);
             if !lookups.is_empty() || !metrics.is_empty() {
                 compiles.push(row(Some(r.display()), lookups, metrics));
             }
         }
         // Ids known only from payloads, then lookups outside any compile.
-        let mut rest: Vec<(Option<CompileId>, Vec<Lookup>)> = std::mem::take(&mut self.lookups).into_iter().collect();
+        let mut rest: Vec<(Option<CompileId>, Vec<Lookup>)> = std::mem::take(&mut self.by_id).into_iter().collect();
         rest.sort_by_key(|(id, lookups)| (id.is_none(), lookups.first().map(|l| l.seq)));
         for (id, lookups) in rest {
             compiles.push(row(id.as_ref().map(display_compile_id), lookups, BTreeMap::new()));
