@@ -3,7 +3,6 @@
 //! with the compiles it appears in. Guards are read from their entries here; the rest comes from
 //! the shared compile records when the table finishes.
 
-use indexmap::IndexSet;
 use serde::ser::{Error, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -22,7 +21,10 @@ use tlparse_bundle::ids::parse_blob_id;
 /// one list.
 #[derive(Default)]
 pub struct SearchTable {
-    compiles: IndexSet<String>,
+    /// The compile ids terms were seen in (as JSON strings), in order of first appearance, its
+    /// index a compile's number in terms' lists: known by digest, like the texts, as a long log
+    /// has tens of thousands.
+    compiles: Interner,
     /// Each term's text (as a JSON string), its index its id, known by the digest of kind and
     /// text.
     texts: Interner,
@@ -83,7 +85,7 @@ impl Pairs {
 impl SearchTable {
     /// The position of a compile id in `compiles`, adding it if new.
     fn compile(&mut self, display: &str) -> u32 {
-        super::packed_rows::index_in(&mut self.compiles, display)
+        self.compiles.intern(digest(&[display.as_bytes()]), || display)
     }
 
     /// Records that `text` (trimmed; nothing when empty) appears in `compile` (none: outside
@@ -223,10 +225,8 @@ impl Table for SearchTable {
         // Stable: each kind keeps its terms in order of first appearance.
         let mut order: Vec<u32> = (0..terms as u32).collect();
         order.sort_by_key(|&t| self.kinds[t as usize]);
-        let view = SearchView {
-            compiles: self.compiles.into_iter().collect(),
-            terms: Terms { texts: self.texts, kinds: self.kinds, lists, order },
-        };
+        let view =
+            SearchView { compiles: self.compiles, terms: Terms { texts: self.texts, kinds: self.kinds, lists, order } };
         Some((view, terms as u64))
     }
 }
@@ -234,7 +234,7 @@ impl Table for SearchTable {
 /// [`Search`], serialized from the collected terms.
 #[derive(Serialize)]
 pub struct SearchView {
-    compiles: Vec<String>,
+    compiles: Interner,
     terms: Terms,
 }
 
