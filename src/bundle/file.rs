@@ -97,6 +97,8 @@ impl FileSpool {
 
 impl Spool for FileSpool {
     fn put(&self, bytes: &[u8]) -> io::Result<u64> {
+        #[cfg(test)]
+        TEST_SPOOL_PUTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let at = self.end.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.file.write_all_at(bytes, at)?;
         Ok(at)
@@ -109,10 +111,20 @@ impl Spool for FileSpool {
     }
 }
 
+/// In unit tests: analysis threads get no spool, as when one cannot be made.
+#[cfg(test)]
+pub(crate) static TEST_NO_SPOOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// In unit tests: how many times an analysis spool was written to.
+#[cfg(test)]
+pub(crate) static TEST_SPOOL_PUTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
 fn analyze(work: PathBuf, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
     // Without a spool (it could not be made), tables hold their bytes in memory.
     let spool = FileSpool::create(&work.join(format!("f{file}-spool"))).ok();
+    #[cfg(test)]
+    let spool = spool.filter(|_| !TEST_NO_SPOOL.load(std::sync::atomic::Ordering::SeqCst));
     set_spool(spool.map(|s| Arc::new(s) as Arc<dyn Spool>));
     let analyzed = analyze_batches(&work, file, batches);
     set_spool(None);

@@ -703,6 +703,46 @@ mod tests {
         }
     }
 
+    /// Builds `input` with the analysis spool or without it.
+    fn build_spooled(input: &Path, spooled: bool, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+        crate::bundle::file::TEST_NO_SPOOL.store(!spooled, std::sync::atomic::Ordering::SeqCst);
+        let files = build_finishing_on(input, 1, out);
+        crate::bundle::file::TEST_NO_SPOOL.store(false, std::sync::atomic::Ordering::SeqCst);
+        files
+    }
+
+    /// In unit tests the tables' per-compile state spills after a few compiles (a `RecordMap`
+    /// keeps 2 values, a `SpillVec` 2 pages of 4, ...), so a fixture's compiles go to the spool
+    /// and come back from it many times; the bundle must be the one a build holding everything in
+    /// memory writes, file for file. The fixtures between them fill every table that spills:
+    /// collectives (`collectives_parity`), recompiles and guards (`recompiles`, `graph_breaks`),
+    /// cache outcomes (`cache_hit_miss`), provenance, compile time, inputs and search.
+    #[test]
+    fn tables_spilled_to_the_spool_are_the_bytes_held_in_memory() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
+        let inputs = [
+            "tlparse-tests/cache_hit_miss.log",
+            "tlparse-tests/collectives_parity",
+            "tlparse-tests/inductor_provenance_jit_log.txt",
+            "torch-2.15/recompiles",
+            "torch-2.15/graph_breaks",
+            "torch-2.15/dynamic_shapes",
+        ];
+        for input in inputs.map(|i| fixtures.join(i)) {
+            let dir = tempfile::tempdir().unwrap();
+            let memory = build_spooled(&input, false, &dir.path().join("memory"));
+            let puts = crate::bundle::file::TEST_SPOOL_PUTS.load(std::sync::atomic::Ordering::SeqCst);
+            let spooled = build_spooled(&input, true, &dir.path().join("spooled"));
+            let spilled = crate::bundle::file::TEST_SPOOL_PUTS.load(std::sync::atomic::Ordering::SeqCst) - puts;
+            assert!(spilled > 10, "{}: {spilled} writes to the spool", input.display());
+            assert!(memory.keys().any(|p| p.starts_with("tables")), "{}: no tables", input.display());
+            assert_eq!(memory.keys().collect::<Vec<_>>(), spooled.keys().collect::<Vec<_>>(), "{}", input.display());
+            for (path, bytes) in &memory {
+                assert!(spooled[path] == *bytes, "{}: {} differs", input.display(), path.display());
+            }
+        }
+    }
+
     #[test]
     fn argument_size_ignores_indentation_but_not_string_contents() {
         let indented = "{\n\t\"a\": [\n\t\t1,\n\t\t2\n\t]\n}";
