@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::compiles::{aot_id, graph_role};
 use super::packed_rows::{Compressed, PackedRows};
+use super::spill_vec::SpillVec;
 use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -42,6 +43,9 @@ const PRE_GRAD: usize = 0;
 const POST_GRAD: usize = 1;
 const PYTHON_CODE: usize = 2;
 const CPP_CODE: usize = 3;
+
+/// `ProvenanceTable::order`'s entry for entries without a compile record.
+const OUTSIDE: u32 = u32::MAX;
 
 const NODE_MAPPINGS: &str = "inductor_provenance_tracking_node_mappings";
 const KERNEL_STACK_TRACES: &str = "inductor_provenance_tracking_kernel_stack_traces";
@@ -121,24 +125,45 @@ impl HeldCompile {
 
 #[derive(Default)]
 pub struct ProvenanceTable {
-    /// In order of first provenance artifact.
-    compiles: Vec<HeldCompile>,
-    /// Index in `compiles` by compile record.
-    by_record: HashMap<Option<u32>, usize>,
+    /// What is held of each compile, by record: until tracking is seen, only of the compile that
+    /// logged a pane last (a compile whose panes were dropped holds nothing, as a new one).
+    compiles: HashMap<Option<u32>, HeldCompile>,
+    /// The compiles' records ([`OUTSIDE`] for entries without one) in order of their first
+    /// provenance artifact, the order of the rows: a long log without provenance tracking has
+    /// one per compile, so older pages go to the spool.
+    order: SpillVec<u32>,
+    /// Which records are in `order`, a bit each, and whether entries without one are.
+    ordered: Vec<u64>,
+    outside_ordered: bool,
     /// Whether a node mappings payload was seen (provenance tracking is on).
     tracking_seen: bool,
     /// The compile whose panes were stored last (the only one holding any before tracking is seen).
-    last_pane_compile: Option<usize>,
+    last_pane_compile: Option<Option<u32>>,
     /// [`KernelStackTraces`] rows.
     stack_traces: PackedRows,
 }
 
 impl ProvenanceTable {
-    fn compile_index(&mut self, record: Option<u32>) -> usize {
-        *self.by_record.entry(record).or_insert_with(|| {
-            self.compiles.push(HeldCompile { record, pre_grad: None, graphs: Vec::new() });
-            self.compiles.len() - 1
-        })
+    /// What is held of a compile, put in `order` if it is new.
+    fn compile(&mut self, record: Option<u32>) -> &mut HeldCompile {
+        if self.first_seen(record) {
+            self.order.push(record.unwrap_or(OUTSIDE));
+        }
+        self.compiles.entry(record).or_insert_with(|| HeldCompile { record, pre_grad: None, graphs: Vec::new() })
+    }
+
+    /// Whether `record` is new to `order` (it is marked seen).
+    fn first_seen(&mut self, record: Option<u32>) -> bool {
+        let Some(r) = record else {
+            return !std::mem::replace(&mut self.outside_ordered, true);
+        };
+        let (word, bit) = (r as usize / 64, 1u64 << (r % 64));
+        if self.ordered.len() <= word {
+            self.ordered.resize(word + 1, 0);
+        }
+        let new = self.ordered[word] & bit == 0;
+        self.ordered[word] |= bit;
+        new
     }
 
     fn observe_stack_traces(&mut self, ev: &Event, key: Option<CompileId>, diags: &mut Diagnostics) {
@@ -172,9 +197,8 @@ impl ProvenanceTable {
     fn observe_mappings(&mut self, ev: &Event, diags: &mut Diagnostics) {
         match (ev.payload_json(), ev.payload) {
             (Some(Value::Object(_)), Some(payload)) => {
-                let index = self.compile_index(ev.record());
                 let held = Compressed::new(payload.bytes);
-                self.compiles[index].graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
+                self.compile(ev.record()).graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
             }
             _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
@@ -182,18 +206,16 @@ impl ProvenanceTable {
     }
 
     fn observe_pane(&mut self, ev: &Event, pane: usize, precedence: usize, bytes: &[u8]) {
-        let index = self.compile_index(ev.record());
-        if !self.tracking_seen {
-            if let Some(previous) = self.last_pane_compile.filter(|&p| p != index) {
-                let held = &mut self.compiles[previous];
-                held.pre_grad = None;
-                // Its allocation too: `clear` would keep room for its graphs (a few hundred
-                // bytes each) in every compile of a log without provenance tracking.
-                held.graphs = Vec::new();
-            }
+        let record = ev.record();
+        if !self.tracking_seen
+            && let Some(previous) = self.last_pane_compile.filter(|&p| p != record)
+        {
+            // Its panes are dropped, and with them all it held: in a log without provenance
+            // tracking, what every compile kept added up.
+            self.compiles.remove(&previous);
         }
-        self.last_pane_compile = Some(index);
-        self.compiles[index].add_pane(pane, ev.seq, precedence, bytes);
+        self.last_pane_compile = Some(record);
+        self.compile(record).add_pane(pane, ev.seq, precedence, bytes);
     }
 }
 
@@ -226,7 +248,11 @@ impl Table for ProvenanceTable {
 
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(ProvenanceView<'a>, u64)> {
         // Which compiles have a row: those with a graph that has node mappings and its artifact.
-        let held: Vec<HeldCompile> = self.compiles.into_iter().filter(|held| has_row(ctx, held)).collect();
+        let mut compiles = self.compiles;
+        let held: Vec<HeldCompile> = (self.order.into_records())
+            .filter_map(|record| compiles.remove(&(record != OUTSIDE).then_some(record)))
+            .filter(|held| has_row(ctx, held))
+            .collect();
         if held.is_empty() && self.stack_traces.is_empty() {
             return None;
         }
@@ -568,6 +594,26 @@ fn line_mappings(mappings: &Value, pre: &str, post: &str, python: &CodeLines, cp
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows come in order of each compile's first provenance artifact, also for a compile whose
+    /// panes were dropped (before tracking was seen) and that comes back, and for entries
+    /// without a compile; a compile is in the order once.
+    #[test]
+    fn compiles_keep_the_place_of_their_first_artifact() {
+        let mut table = ProvenanceTable::default();
+        for record in [Some(70), Some(3), Some(70), None, Some(3), Some(200)] {
+            table.compile(record);
+            if record == Some(3) {
+                // What observing a pane of another compile does before tracking is seen.
+                table.compiles.remove(&Some(70));
+            }
+        }
+        table.compile(Some(70));
+        assert_eq!(table.order.into_records().collect::<Vec<_>>(), [70, 3, OUTSIDE, 200]);
+        let mut held: Vec<Option<u32>> = table.compiles.into_keys().collect();
+        held.sort();
+        assert_eq!(held, [None, Some(3), Some(70), Some(200)]);
+    }
 
     #[test]
     fn xnumel_declarations_are_recognised_like_tlparses_regex() {

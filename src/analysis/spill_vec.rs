@@ -13,6 +13,17 @@ pub trait Record: Sized {
     fn read(bytes: &[u8]) -> Self;
 }
 
+/// A number per compile (a record's index, an order).
+impl Record for u32 {
+    const BYTES: usize = 4;
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn read(bytes: &[u8]) -> Self {
+        Fields(bytes).u32()
+    }
+}
+
 /// Records a page holds (4 in unit tests, so that pages spill and come back).
 const PAGE: usize = if cfg!(test) { 4 } else { 256 };
 /// Pages kept in memory: the latest used, as a log's entries name recent compiles.
