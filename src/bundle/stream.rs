@@ -662,6 +662,10 @@ mod tests {
         found
     }
 
+    /// Held by the tests that set the build's test switches (`TEST_FINISH_THREADS`,
+    /// `TEST_NO_SPOOL`), so that one never resets the other's in the middle of its builds.
+    static TEST_SWITCHES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// Builds `input` with its streams' tables finished on `threads` threads.
     fn build_finishing_on(input: &Path, threads: u8, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         crate::analysis::TEST_FINISH_THREADS.store(threads, std::sync::atomic::Ordering::SeqCst);
@@ -686,6 +690,7 @@ mod tests {
     /// four-rank torch 2.15 trace `ranks_shifted` (the cross-rank tables read the ranks' tables).
     #[test]
     fn tables_finished_on_two_threads_are_the_bytes_one_thread_writes() {
+        let _switches = TEST_SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
         for input in [fixtures.join("tlparse-tests/cache_hit_miss.log"), fixtures.join("torch-2.15/ranks_shifted")] {
             let dir = tempfile::tempdir().unwrap();
@@ -719,6 +724,7 @@ mod tests {
     /// cache outcomes (`cache_hit_miss`), provenance, compile time, inputs and search.
     #[test]
     fn tables_spilled_to_the_spool_are_the_bytes_held_in_memory() {
+        let _switches = TEST_SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
         let inputs = [
             "tlparse-tests/cache_hit_miss.log",
