@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
 use super::guards::{compile_id, id_digest, text};
-use super::packed_rows::{Compressed, DecodedBlock, Digest, PackedRows, digest};
+use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest};
+use super::record_map::RecordMap;
 use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
@@ -58,20 +59,13 @@ struct Describer {
     ids: HashMap<u64, Described>,
 }
 
-/// A describer's ids, in memory while it is in use, else compressed: a large model's log
-/// describes hundreds of thousands of tensors, each describer's only for a while.
-enum Held {
-    Live(Describer),
-    Frozen(Compressed),
-}
-
 /// How many describers stay in memory: the latest few, as entries of one compile come together
 /// (1 in unit tests, so that they freeze and thaw describers).
 const LIVE_DESCRIBERS: usize = if cfg!(test) { 1 } else { 4 };
 
 impl Describer {
     /// Its ids as bytes (order does not matter): what [`Describer::thaw`] reads back exactly.
-    fn freeze(&self) -> Compressed {
+    fn freeze(&self) -> Squeezed {
         let mut out = Vec::with_capacity(self.ids.len() * 40);
         for (id, d) in &self.ids {
             out.extend_from_slice(&id.to_le_bytes());
@@ -98,10 +92,10 @@ impl Describer {
                 }
             }
         }
-        Compressed::new(&out)
+        Squeezed::new(&out)
     }
 
-    fn thaw(frozen: &Compressed) -> Describer {
+    fn thaw(frozen: &Squeezed) -> Describer {
         fn take<'a>(rest: &mut &'a [u8], n: usize) -> &'a [u8] {
             let (head, tail) = rest.split_at(n);
             *rest = tail;
@@ -161,10 +155,16 @@ pub struct InputsTable {
     compile_ids: DigestIds,
     /// How many compile ids `compile_ids` knows.
     compile_count: u32,
-    /// What each describer described.
-    describers: HashMap<u64, Held>,
-    /// The live describers, least recently used first.
-    live: Vec<u64>,
+    /// The describers in use (what each described), least recently used first; a large model's
+    /// log describes hundreds of thousands of tensors, each describer's only for a while.
+    live: Vec<(u64, Describer)>,
+    /// The others, frozen when they left `live`, by their number in `describer_ids`; those long
+    /// past in the spool.
+    frozen: RecordMap<Squeezed>,
+    /// The numbers of the describers that were frozen, known by their digest.
+    describer_ids: DigestIds,
+    /// How many describers `describer_ids` knows.
+    describer_count: u32,
     /// (compile, describer, tensor id) → row, for the rows that are not the latest of their
     /// tensor (`Described::row` has those), known by [`earlier_row_key`]: a log of many small
     /// compiles of one frame has one per compile and tensor, so older ones go to the spool.
@@ -300,33 +300,37 @@ impl InputsTable {
         i
     }
 
-    /// What a describer described, in memory.
+    /// What a describer described, in memory (the least recently used one frozen if too many
+    /// are).
     fn describer(&mut self, describer: u64) -> &mut Describer {
-        match self.live.iter().position(|&d| d == describer) {
-            Some(at) => {
-                let d = self.live.remove(at);
-                self.live.push(d);
-            }
+        let at = match self.live.iter().position(|(d, _)| *d == describer) {
+            Some(at) => at,
             None => {
                 if self.live.len() >= LIVE_DESCRIBERS {
-                    let cold = self.live.remove(0);
-                    if let Some(held) = self.describers.get_mut(&cold) {
-                        if let Held::Live(d) = held {
-                            *held = Held::Frozen(d.freeze());
-                        }
-                    }
+                    let (cold, described) = self.live.remove(0);
+                    let number = self.describer_number(cold);
+                    *self.frozen.entry(number) = described.freeze();
                 }
-                self.live.push(describer);
-                let held = self.describers.entry(describer).or_insert_with(|| Held::Live(Describer::default()));
-                if let Held::Frozen(frozen) = held {
-                    *held = Held::Live(Describer::thaw(frozen));
-                }
+                let frozen = self.describer_ids.get(describer_digest(describer)).and_then(|n| self.frozen.get(n));
+                self.live.push((describer, frozen.map(Describer::thaw).unwrap_or_default()));
+                self.live.len() - 1
             }
+        };
+        let used = self.live.remove(at);
+        self.live.push(used);
+        &mut self.live.last_mut().expect("just pushed").1
+    }
+
+    /// A describer's number in `describer_ids`, given if new.
+    fn describer_number(&mut self, describer: u64) -> u32 {
+        let key = describer_digest(describer);
+        if let Some(n) = self.describer_ids.get(key) {
+            return n;
         }
-        match self.describers.get_mut(&describer) {
-            Some(Held::Live(d)) => d,
-            _ => unreachable!("the describer was just made live"),
-        }
+        let n = self.describer_count;
+        self.describer_ids.insert(key, n);
+        self.describer_count += 1;
+        n
     }
 
     /// The row of a tensor in the entry's compile, created if new (with the tensor's latest
@@ -413,6 +417,11 @@ impl InputsTable {
 /// The key of a row in `InputsTable::earlier_rows`.
 fn earlier_row_key(compile: u32, describer: u64, id: u64) -> Digest {
     digest(&[&compile.to_le_bytes(), &describer.to_le_bytes(), &id.to_le_bytes()])
+}
+
+/// What a describer is known by in `InputsTable::describer_ids`.
+fn describer_digest(describer: u64) -> Digest {
+    digest(&[&describer.to_le_bytes()])
 }
 
 fn unpack(json: &str) -> Row {

@@ -359,6 +359,26 @@ impl Compressed {
     }
 }
 
+/// Bytes zstd-compressed in memory: what a value a [`super::record_map::RecordMap`] writes to
+/// the spool holds of a long text (a [`Compressed`] knows its place in the spool, which no copy
+/// of it can).
+#[derive(Default, Serialize, serde::Deserialize)]
+pub struct Squeezed {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Squeezed {
+    pub fn new(bytes: &[u8]) -> Self {
+        Squeezed { bytes: compress(bytes), len: bytes.len() }
+    }
+
+    /// The bytes, decompressed.
+    pub fn get(&self) -> Vec<u8> {
+        decompress(&self.bytes, self.len)
+    }
+}
+
 /// A 128-bit digest of some text (blake3): what an [`Interner`] knows a value by. Like blob ids,
 /// two different values never get the same one in practice.
 pub type Digest = u128;
