@@ -158,9 +158,9 @@ pub struct InputsTable {
     /// The describers in use (what each described), least recently used first; a large model's
     /// log describes hundreds of thousands of tensors, each describer's only for a while.
     live: Vec<(u64, Describer)>,
-    /// The others, frozen when they left `live`, by their number in `describer_ids`; those long
-    /// past in the spool.
-    frozen: RecordMap<Squeezed>,
+    /// The others, frozen when they left `live`, by their number in `describer_ids`: in the spool
+    /// but the one frozen or thawed last (they are read again seldom, and can be large).
+    frozen: RecordMap<Squeezed, 1>,
     /// The numbers of the describers that were frozen, known by their digest.
     describer_ids: DigestIds,
     /// How many describers `describer_ids` knows.
@@ -309,7 +309,7 @@ impl InputsTable {
                 if self.live.len() >= LIVE_DESCRIBERS {
                     let (cold, described) = self.live.remove(0);
                     let number = self.describer_number(cold);
-                    *self.frozen.entry(number) = described.freeze();
+                    self.frozen.insert(number, described.freeze());
                 }
                 let frozen = self.describer_ids.get(describer_digest(describer)).and_then(|n| self.frozen.get(n));
                 self.live.push((describer, frozen.map(Describer::thaw).unwrap_or_default()));

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use super::packed_rows::{Spool, spool};
 use super::spill_vec::{Fields, Record, SpillVec};
 
-/// Values kept in memory: the latest used (2 in unit tests, so that values spill and come back).
-const LIVE: usize = if cfg!(test) { 2 } else { 16 };
+/// Values kept in memory unless a map says otherwise: the latest used.
+pub const LIVE: usize = 16;
 
 /// Where a record's value was written last: `at` in the spool, `len` bytes ([`Written::NONE`]:
 /// never written).
@@ -41,8 +41,9 @@ impl Record for Written {
 
 /// A value per compile record (an index in `Compiles::records`), made by `V::default()` the first
 /// time it is asked for. Values round-trip through postcard, so `V` must not skip fields when it
-/// serializes. All stay in memory when the thread has no spool.
-pub struct RecordMap<V> {
+/// serializes. At most `KEPT` stay in memory (2 in unit tests, so that values spill and come
+/// back), all when the thread has no spool.
+pub struct RecordMap<V, const KEPT: usize = LIVE> {
     /// Values in memory, least recently used first.
     live: IndexMap<u32, V>,
     /// By record: where its value was written last (a live value may have an older copy there).
@@ -50,17 +51,30 @@ pub struct RecordMap<V> {
     spool: Option<Arc<dyn Spool>>,
 }
 
-impl<V> Default for RecordMap<V> {
+impl<V, const KEPT: usize> Default for RecordMap<V, KEPT> {
     fn default() -> Self {
         RecordMap { live: IndexMap::new(), written: SpillVec::default(), spool: None }
     }
 }
 
-impl<V: Serialize + DeserializeOwned + Default> RecordMap<V> {
+impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, KEPT> {
+    /// Values kept in memory.
+    const KEPT: usize = if cfg!(test) { if KEPT < 2 { KEPT } else { 2 } } else { KEPT };
+
     /// Record `record`'s value, to change: read back if it was written out, else a new one.
     pub fn entry(&mut self, record: u32) -> &mut V {
         let at = self.load(record, true).expect("made");
         self.live.get_index_mut(at).expect("just loaded").1
+    }
+
+    /// Sets record `record`'s value (an older one is not read back).
+    pub fn insert(&mut self, record: u32, value: V) {
+        while self.written.len() <= record as usize {
+            self.written.push(Written::NONE);
+        }
+        self.live.shift_remove(&record);
+        self.live.insert(record, value);
+        self.evict();
     }
 
     /// Record `record`'s value, if it has one.
@@ -105,18 +119,18 @@ impl<V: Serialize + DeserializeOwned + Default> RecordMap<V> {
         self.live.get_index_of(&record)
     }
 
-    /// Writes the least recently used values to the spool while more than [`LIVE`] are in memory
+    /// Writes the least recently used values to the spool while more than `KEPT` are in memory
     /// (unless the thread has no spool, or writing fails: then they stay).
     fn evict(&mut self) {
-        if self.live.len() <= LIVE {
+        if self.live.len() <= Self::KEPT {
             return;
         }
         if self.spool.is_none() {
             self.spool = spool();
         }
         let Some(spool) = self.spool.clone() else { return };
-        while self.live.len() > LIVE {
-            let (record, value) = self.live.first().expect("more than LIVE");
+        while self.live.len() > Self::KEPT {
+            let (record, value) = self.live.first().expect("more than KEPT");
             let bytes = postcard::to_allocvec(value).expect("a table's values are plain data");
             let (Ok(at), Ok(len)) = (spool.put(&bytes), u32::try_from(bytes.len())) else { return };
             *self.written.get_mut(*record as usize) = Written { at, len };
@@ -155,8 +169,13 @@ mod tests {
                     3 => step + 40,
                     _ => step / 2,
                 };
-                map.entry(record).push(format!("step {step}"));
-                plain.entry(record).or_default().push(format!("step {step}"));
+                if step % 11 == 5 {
+                    map.insert(record, vec![format!("set {step}")]);
+                    plain.insert(record, vec![format!("set {step}")]);
+                } else {
+                    map.entry(record).push(format!("step {step}"));
+                    plain.entry(record).or_default().push(format!("step {step}"));
+                }
                 assert_eq!(map.get(record + 1000), None);
                 let asked = step / 4;
                 assert_eq!(map.get(asked), plain.get(&asked), "record {asked} at step {step}");
