@@ -431,7 +431,7 @@ impl CompileTimings<'_> {
             other_us: parts.other_us,
             counted_in: t.counted_in.get(&(c as u32)).copied().and_then(display),
             phases,
-            instants: t.instants.get(&(c as u32)).map_or_else(Vec::new, |instants| {
+            instants: (t.instants.lock().expect("not poisoned").get(c as u32)).map_or_else(Vec::new, |instants| {
                 instants
                     .iter()
                     .map(|&(name, count, seq)| InstantCount {
@@ -466,9 +466,9 @@ pub struct CompileTimeTable {
     /// Each compile's state, by its index: those long past in the spool (locked only to be read
     /// as the table is serialized, which lends it).
     states: Mutex<SpillVec<CompileState>>,
-    /// Each instant's name (in `instant_names`), count and first `seq`, by compile (few have
-    /// instants).
-    instants: HashMap<u32, Vec<(u32, u64, u64)>>,
+    /// Each instant's name (in `instant_names`), count and first `seq`, by compile (a long log's
+    /// compiles most have a few: those long past in the spool; locked like `nodes`).
+    instants: Mutex<RecordMap<Vec<(u32, u64, u64)>, 4>>,
     /// The compile whose `Forward` counts a compile's `entire_frame_compile`, when another (rare).
     counted_in: HashMap<u32, u32>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
@@ -744,7 +744,7 @@ impl CompileTimeTable {
         let c = self.compile(id);
         self.touch(c, ts, ts);
         let name = super::packed_rows::index_in(&mut self.instant_names, name);
-        let instants = self.instants.entry(c as u32).or_default();
+        let instants = self.instants.get_mut().expect("not poisoned").entry(c as u32);
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
             None => instants.push((name, 1, ev.seq)),
