@@ -15,11 +15,14 @@
 //! made as the table is written, one compile at a time.
 
 use serde::ser::SerializeSeq;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::compiles::{aot_id, graph_role};
-use super::packed_rows::{Compressed, PackedRows};
+use std::cell::RefCell;
+
+use super::packed_rows::{PackedRows, Squeezed};
+use super::record_map::RecordMap;
 use super::spill_vec::SpillVec;
 use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
 use crate::fast_hash::HashMap;
@@ -51,12 +54,13 @@ const NODE_MAPPINGS: &str = "inductor_provenance_tracking_node_mappings";
 const KERNEL_STACK_TRACES: &str = "inductor_provenance_tracking_kernel_stack_traces";
 
 /// A pane's text.
+#[derive(Serialize, Deserialize)]
 struct HeldPane {
     seq: u64,
     /// Which of the pane's names it has (0 is the most wanted).
     precedence: usize,
     /// The payload as logged.
-    text: Compressed,
+    text: Squeezed,
 }
 
 impl HeldPane {
@@ -70,14 +74,15 @@ impl HeldPane {
 
 /// One graph of a compile, as its entries arrive: panes `POST_GRAD`, `PYTHON_CODE` and
 /// `CPP_CODE` (`PRE_GRAD` is never set here), and the node mappings.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct HeldGraph {
     panes: [Option<HeldPane>; 4],
     /// `seq` and payload of the usable node mappings (a JSON object).
-    mappings: Option<(u64, Compressed)>,
+    mappings: Option<(u64, Squeezed)>,
 }
 
 /// What is held for one compile id (`None`: entries without one).
+#[derive(Default, Serialize, Deserialize)]
 struct HeldCompile {
     /// Its compile record ([`Event::record`]).
     record: Option<u32>,
@@ -108,7 +113,7 @@ impl HeldCompile {
     /// name, and otherwise keeps the most wanted name.
     /// The text is copied only when it is kept.
     fn add_pane(&mut self, pane: usize, seq: u64, precedence: usize, bytes: &[u8]) {
-        let new = || Some(HeldPane { seq, precedence, text: Compressed::new(bytes) });
+        let new = || Some(HeldPane { seq, precedence, text: Squeezed::new(bytes) });
         if pane == PRE_GRAD {
             if self.pre_grad.as_ref().is_none_or(|h| precedence <= h.precedence) {
                 self.pre_grad = new();
@@ -126,8 +131,10 @@ impl HeldCompile {
 #[derive(Default)]
 pub struct ProvenanceTable {
     /// What is held of each compile, by record: until tracking is seen, only of the compile that
-    /// logged a pane last (a compile whose panes were dropped holds nothing, as a new one).
-    compiles: HashMap<Option<u32>, HeldCompile>,
+    /// logged a pane last (a compile whose panes were dropped holds nothing, as a new one). The
+    /// two used last are in memory, the others in the spool (borrowed mutably to read one back
+    /// as the table is serialized).
+    compiles: HeldCompiles,
     /// The compiles' records ([`OUTSIDE`] for entries without one) in order of their first
     /// provenance artifact, the order of the rows: a long log without provenance tracking has
     /// one per compile, so older pages go to the spool.
@@ -149,7 +156,22 @@ impl ProvenanceTable {
         if self.first_seen(record) {
             self.order.push(record.unwrap_or(OUTSIDE));
         }
-        self.compiles.entry(record).or_insert_with(|| HeldCompile { record, pre_grad: None, graphs: Vec::new() })
+        match record {
+            Some(r) => {
+                let held = self.compiles.by_record.get_mut().entry(r);
+                held.record = record;
+                held
+            }
+            None => self.compiles.outside.get_or_insert_default(),
+        }
+    }
+
+    /// Drops what is held of a compile.
+    fn drop_compile(&mut self, record: Option<u32>) {
+        match record {
+            Some(r) => self.compiles.by_record.get_mut().remove(r),
+            None => self.compiles.outside = None,
+        }
     }
 
     /// Whether `record` is new to `order` (it is marked seen).
@@ -197,7 +219,7 @@ impl ProvenanceTable {
     fn observe_mappings(&mut self, ev: &Event, diags: &mut Diagnostics) {
         match (ev.payload_json(), ev.payload) {
             (Some(Value::Object(_)), Some(payload)) => {
-                let held = Compressed::new(payload.bytes);
+                let held = Squeezed::new(payload.bytes);
                 self.compile(ev.record()).graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
             }
@@ -212,7 +234,7 @@ impl ProvenanceTable {
         {
             // Its panes are dropped, and with them all it held: in a log without provenance
             // tracking, what every compile kept added up.
-            self.compiles.remove(&previous);
+            self.drop_compile(previous);
         }
         self.last_pane_compile = Some(record);
         self.compile(record).add_pane(pane, ev.seq, precedence, bytes);
@@ -248,16 +270,14 @@ impl Table for ProvenanceTable {
 
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(ProvenanceView<'a>, u64)> {
         // Which compiles have a row: those with a graph that has node mappings and its artifact.
-        let mut compiles = self.compiles;
-        let held: Vec<HeldCompile> = (self.order.into_records())
-            .filter_map(|record| compiles.remove(&(record != OUTSIDE).then_some(record)))
-            .filter(|held| has_row(ctx, held))
-            .collect();
+        let compiles = self.compiles;
+        let held: Vec<u32> =
+            self.order.into_records().filter(|&r| compiles.with(r, |h| has_row(ctx, h)) == Some(true)).collect();
         if held.is_empty() && self.stack_traces.is_empty() {
             return None;
         }
         let rows = held.len() as u64;
-        Some((ProvenanceView { compiles: Rows { ctx, held }, kernel_stack_traces: self.stack_traces }, rows))
+        Some((ProvenanceView { compiles: Rows { ctx, compiles, held }, kernel_stack_traces: self.stack_traces }, rows))
     }
 }
 
@@ -268,21 +288,40 @@ pub struct ProvenanceView<'a> {
     kernel_stack_traces: PackedRows,
 }
 
-/// The compiles with a row.
+/// The compiles with a row: their records, in the rows' order.
 struct Rows<'a> {
     ctx: &'a Finish<'a>,
-    held: Vec<HeldCompile>,
+    compiles: HeldCompiles,
+    held: Vec<u32>,
 }
 
 impl Serialize for Rows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.held.len()))?;
-        for held in &self.held {
-            if let Some(row) = finish_compile(self.ctx, held) {
+        for &record in &self.held {
+            if let Some(row) = self.compiles.with(record, |held| finish_compile(self.ctx, held)).flatten() {
                 seq.serialize_element(&row)?;
             }
         }
         seq.end()
+    }
+}
+
+/// What is held of each compile (see `ProvenanceTable::compiles`).
+#[derive(Default)]
+struct HeldCompiles {
+    by_record: RefCell<RecordMap<HeldCompile, 2>>,
+    /// Of entries without a compile.
+    outside: Option<HeldCompile>,
+}
+
+impl HeldCompiles {
+    /// `f` of what is held of `record` ([`OUTSIDE`]: of entries without a compile), if anything.
+    fn with<T>(&self, record: u32, f: impl FnOnce(&HeldCompile) -> T) -> Option<T> {
+        if record == OUTSIDE {
+            return self.outside.as_ref().map(f);
+        }
+        self.by_record.borrow_mut().get(record).map(f)
     }
 }
 
@@ -597,22 +636,37 @@ mod tests {
 
     /// Rows come in order of each compile's first provenance artifact, also for a compile whose
     /// panes were dropped (before tracking was seen) and that comes back, and for entries
-    /// without a compile; a compile is in the order once.
+    /// without a compile; a compile is in the order once, and a dropped one holds nothing until
+    /// it comes back. Unit-test maps keep two compiles in memory: the others are spooled.
     #[test]
     fn compiles_keep_the_place_of_their_first_artifact() {
-        let mut table = ProvenanceTable::default();
-        for record in [Some(70), Some(3), Some(70), None, Some(3), Some(200)] {
-            table.compile(record);
-            if record == Some(3) {
-                // What observing a pane of another compile does before tracking is seen.
-                table.compiles.remove(&Some(70));
+        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        for spooled in [false, true] {
+            let spool = std::sync::Arc::new(VecSpool::default());
+            set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));
+            let mut table = ProvenanceTable::default();
+            for record in [Some(70), Some(3), Some(5), Some(70), None, Some(3), Some(200)] {
+                table.compile(record).pre_grad =
+                    Some(HeldPane { seq: 1, precedence: 0, text: Squeezed::new(format!("{record:?}").as_bytes()) });
+                if record == Some(3) {
+                    // What observing a pane of another compile does before tracking is seen.
+                    table.drop_compile(Some(70));
+                    table.drop_compile(Some(5));
+                }
             }
+            table.compile(Some(70));
+            set_spool(None);
+            let held = |t: &ProvenanceTable, r: u32| {
+                t.compiles.with(r, |h| h.pre_grad.as_ref().map(|p| String::from_utf8(p.text.get()).unwrap()))
+            };
+            assert_eq!(held(&table, 5), None, "spooled: {spooled}");
+            assert_eq!(held(&table, 70), Some(None), "spooled: {spooled}");
+            assert_eq!(held(&table, 3), Some(Some("Some(3)".into())), "spooled: {spooled}");
+            assert_eq!(held(&table, OUTSIDE), Some(Some("None".into())), "spooled: {spooled}");
+            assert_eq!(held(&table, 200), Some(Some("Some(200)".into())), "spooled: {spooled}");
+            assert_eq!(table.order.into_records().collect::<Vec<_>>(), [70, 3, 5, OUTSIDE, 200]);
+            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled);
         }
-        table.compile(Some(70));
-        assert_eq!(table.order.into_records().collect::<Vec<_>>(), [70, 3, OUTSIDE, 200]);
-        let mut held: Vec<Option<u32>> = table.compiles.into_keys().collect();
-        held.sort();
-        assert_eq!(held, [None, Some(3), Some(70), Some(200)]);
     }
 
     #[test]

@@ -77,6 +77,14 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, 
         self.evict();
     }
 
+    /// Drops record `record`'s value: it has none until it is given one again.
+    pub fn remove(&mut self, record: u32) {
+        self.live.shift_remove(&record);
+        if (record as usize) < self.written.len() {
+            *self.written.get_mut(record as usize) = Written::NONE;
+        }
+    }
+
     /// Record `record`'s value, if it has one.
     pub fn get(&mut self, record: u32) -> Option<&V> {
         let at = self.load(record, false)?;
@@ -169,6 +177,10 @@ mod tests {
                     3 => step + 40,
                     _ => step / 2,
                 };
+                if step % 13 == 9 {
+                    map.remove(record / 2);
+                    plain.remove(&(record / 2));
+                }
                 if step % 11 == 5 {
                     map.insert(record, vec![format!("set {step}")]);
                     plain.insert(record, vec![format!("set {step}")]);
