@@ -323,10 +323,8 @@ impl Table for CacheOutcomesTable {
         let mut compiles = Vec::new();
         let mut filed = self.by_record.into_values().peekable();
         for (index, r) in ctx.compiles.records.iter().enumerate() {
-            let mut lookups = match filed.next_if(|(record, _)| *record as usize == index) {
-                Some((_, lookups)) => lookups,
-                None => Vec::new(),
-            };
+            let mut lookups =
+                filed.next_if(|(record, _)| *record as usize == index).map(|(_, l)| l).unwrap_or_default();
             if let Some(named) = self.by_id.remove(&Some(r.id())) {
                 // In log order, as one list would have them.
                 lookups.extend(named);

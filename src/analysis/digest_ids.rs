@@ -57,6 +57,8 @@ pub struct DigestIds {
     /// Where the runs are: the thread's spool when the first run was written; with none, every
     /// entry stays in `recent`.
     spool: Option<Arc<dyn Spool>>,
+    /// How many keys [`DigestIds::number`] numbered.
+    numbered: u32,
 }
 
 impl DigestIds {
@@ -70,6 +72,18 @@ impl DigestIds {
         // Kept for the next lookups until the table spills (a few hundred ids repeat all along).
         self.put(Entry { low: key as u64, high: (key >> 64) as u64, id, spilled: true });
         Some(id)
+    }
+
+    /// The number of `key`: keys are numbered 0, 1, 2... in the order this first sees them (a
+    /// table whose keys are numbered so adds none with [`DigestIds::insert`]).
+    pub fn number(&mut self, key: Digest) -> u32 {
+        if let Some(n) = self.get(key) {
+            return n;
+        }
+        let n = self.numbered;
+        self.insert(key, n);
+        self.numbered += 1;
+        n
     }
 
     /// Adds `key` (not added before) with its id.

@@ -150,11 +150,9 @@ pub struct InputsTable {
     open: Vec<Row>,
     /// The compile (in `compile_ids`) of the open rows.
     open_compile: Option<u32>,
-    /// Compile ids as displayed, each once, known by their digest (a long log has one per
+    /// Compile ids as displayed, numbered, known by their digest (a long log has one per
     /// compile; only their identity matters here).
     compile_ids: DigestIds,
-    /// How many compile ids `compile_ids` knows.
-    compile_count: u32,
     /// The describers in use (what each described), least recently used first; a large model's
     /// log describes hundreds of thousands of tensors, each describer's only for a while.
     live: Vec<(u64, Describer)>,
@@ -163,8 +161,6 @@ pub struct InputsTable {
     frozen: RecordMap<Squeezed, 1>,
     /// The numbers of the describers that were frozen, known by their digest.
     describer_ids: DigestIds,
-    /// How many describers `describer_ids` knows.
-    describer_count: u32,
     /// (compile, describer, tensor id) → row, for the rows that are not the latest of their
     /// tensor (`Described::row` has those), known by [`earlier_row_key`]: a log of many small
     /// compiles of one frame has one per compile and tensor, so older ones go to the spool.
@@ -288,16 +284,9 @@ fn tensor_info(ev: &Event, meta: &MetaMembers) -> TensorInfo {
 }
 
 impl InputsTable {
-    /// The position of a compile id in `compile_ids`, adding it if new.
+    /// The number of a compile id in `compile_ids`.
     fn compile(&mut self, compile_id: &Option<String>) -> u32 {
-        let key = id_digest(compile_id.as_deref());
-        if let Some(i) = self.compile_ids.get(key) {
-            return i;
-        }
-        let i = self.compile_count;
-        self.compile_ids.insert(key, i);
-        self.compile_count += 1;
-        i
+        self.compile_ids.number(id_digest(compile_id.as_deref()))
     }
 
     /// What a describer described, in memory (the least recently used one frozen if too many
@@ -308,7 +297,7 @@ impl InputsTable {
             None => {
                 if self.live.len() >= LIVE_DESCRIBERS {
                     let (cold, described) = self.live.remove(0);
-                    let number = self.describer_number(cold);
+                    let number = self.describer_ids.number(describer_digest(cold));
                     self.frozen.insert(number, described.freeze());
                 }
                 let frozen = self.describer_ids.get(describer_digest(describer)).and_then(|n| self.frozen.get(n));
@@ -319,18 +308,6 @@ impl InputsTable {
         let used = self.live.remove(at);
         self.live.push(used);
         &mut self.live.last_mut().expect("just pushed").1
-    }
-
-    /// A describer's number in `describer_ids`, given if new.
-    fn describer_number(&mut self, describer: u64) -> u32 {
-        let key = describer_digest(describer);
-        if let Some(n) = self.describer_ids.get(key) {
-            return n;
-        }
-        let n = self.describer_count;
-        self.describer_ids.insert(key, n);
-        self.describer_count += 1;
-        n
     }
 
     /// The row of a tensor in the entry's compile, created if new (with the tensor's latest

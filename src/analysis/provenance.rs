@@ -18,9 +18,9 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use super::compiles::{aot_id, graph_role};
 use std::cell::RefCell;
 
+use super::compiles::{aot_id, graph_role};
 use super::packed_rows::{PackedRows, Squeezed};
 use super::record_map::RecordMap;
 use super::spill_vec::SpillVec;
@@ -84,8 +84,6 @@ struct HeldGraph {
 /// What is held for one compile id (`None`: entries without one).
 #[derive(Default, Serialize, Deserialize)]
 struct HeldCompile {
-    /// Its compile record ([`Event::record`]).
-    record: Option<u32>,
     pre_grad: Option<HeldPane>,
     /// In log order; the last is the one entries join.
     graphs: Vec<HeldGraph>,
@@ -157,11 +155,7 @@ impl ProvenanceTable {
             self.order.push(record.unwrap_or(OUTSIDE));
         }
         match record {
-            Some(r) => {
-                let held = self.compiles.by_record.get_mut().entry(r);
-                held.record = record;
-                held
-            }
+            Some(r) => self.compiles.by_record.get_mut().entry(r),
             None => self.compiles.outside.get_or_insert_default(),
         }
     }
@@ -272,7 +266,7 @@ impl Table for ProvenanceTable {
         // Which compiles have a row: those with a graph that has node mappings and its artifact.
         let compiles = self.compiles;
         let held: Vec<u32> =
-            self.order.into_records().filter(|&r| compiles.with(r, |h| has_row(ctx, h)) == Some(true)).collect();
+            self.order.into_records().filter(|&r| compiles.with(r, |h| has_row(ctx, r, h)) == Some(true)).collect();
         if held.is_empty() && self.stack_traces.is_empty() {
             return None;
         }
@@ -299,7 +293,7 @@ impl Serialize for Rows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.held.len()))?;
         for &record in &self.held {
-            if let Some(row) = self.compiles.with(record, |held| finish_compile(self.ctx, held)).flatten() {
+            if let Some(row) = self.compiles.with(record, |held| finish_compile(self.ctx, record, held)).flatten() {
                 seq.serialize_element(&row)?;
             }
         }
@@ -325,16 +319,14 @@ impl HeldCompiles {
     }
 }
 
-impl HeldCompile {
-    /// Its compile id (normalized), if it has one.
-    fn id(&self, ctx: &Finish) -> Option<CompileId> {
-        self.record.map(|r| ctx.compiles.record(r).id())
-    }
+/// The compile id (normalized) of a record, none for [`OUTSIDE`].
+fn compile_id(ctx: &Finish, record: u32) -> Option<CompileId> {
+    (record != OUTSIDE).then(|| ctx.compiles.record(record).id())
 }
 
 /// Whether a compile gets a row (what [`finish_compile`] checks, without reading the texts).
-fn has_row(ctx: &Finish, held: &HeldCompile) -> bool {
-    let id = held.id(ctx);
+fn has_row(ctx: &Finish, record: u32, held: &HeldCompile) -> bool {
+    let id = compile_id(ctx, record);
     let key = id.as_ref();
     held.graphs
         .iter()
@@ -342,8 +334,8 @@ fn has_row(ctx: &Finish, held: &HeldCompile) -> bool {
 }
 
 /// A compile's row: its graphs with node mappings (none: no row).
-fn finish_compile(ctx: &Finish, held: &HeldCompile) -> Option<ProvenanceCompile> {
-    let id = held.id(ctx);
+fn finish_compile(ctx: &Finish, record: u32, held: &HeldCompile) -> Option<ProvenanceCompile> {
+    let id = compile_id(ctx, record);
     let key = id.as_ref();
     let pre = held.pre_grad.as_ref().map(HeldPane::text).unwrap_or_default();
     let graphs: Vec<ProvenanceGraph> =

@@ -225,6 +225,11 @@ impl RecompilesTable {
         reasons
     }
 
+    /// The guard ids of a compile record (none when it logged no guards).
+    fn guard_ids(&self, record: u32) -> Vec<u32> {
+        self.logged.borrow_mut().get(record).and_then(|l| l.guards.clone()).unwrap_or_default()
+    }
+
     fn changes(&self, c: &Compiles, (before_record, before): Numbered, (after_record, after): Numbered) -> Changes {
         // Artifacts by name (the naming rule keeps content hashes out of names, so the same
         // artifact of two compiles has one name); repeated names are numbered in log order
@@ -273,13 +278,6 @@ impl RecompilesTable {
             guards_added: self.texts(multiset_minus(&g_new, &g_old)),
             guards_removed: self.texts(multiset_minus(&g_old, &g_new)),
         }
-    }
-}
-
-impl RecompilesTable {
-    /// The guard ids of a compile record (none when it logged no guards).
-    fn guard_ids(&self, record: u32) -> Vec<u32> {
-        self.logged.borrow_mut().get(record).and_then(|l| l.guards.clone()).unwrap_or_default()
     }
 }
 

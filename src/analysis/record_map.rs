@@ -69,9 +69,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, 
 
     /// Sets record `record`'s value (an older one is not read back).
     pub fn insert(&mut self, record: u32, value: V) {
-        while self.written.len() <= record as usize {
-            self.written.push(Written::NONE);
-        }
+        self.reach(record);
         self.live.shift_remove(&record);
         self.live.insert(record, value);
         self.evict();
@@ -119,12 +117,17 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, 
             Written::NONE => V::default(),
             w => read_back(self.spool.as_deref(), w),
         };
-        while self.written.len() <= r {
-            self.written.push(Written::NONE);
-        }
+        self.reach(record);
         self.live.insert(record, value);
         self.evict();
         self.live.get_index_of(&record)
+    }
+
+    /// Makes `written` long enough to say where `record`'s value is.
+    fn reach(&mut self, record: u32) {
+        while self.written.len() <= record as usize {
+            self.written.push(Written::NONE);
+        }
     }
 
     /// Writes the least recently used values to the spool while more than `KEPT` are in memory
