@@ -21,6 +21,9 @@ use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole}
 use crate::schema::{CompileId, PayloadFormat};
 use tlparse_bundle::ids::parse_blob_id;
 
+mod paged;
+use paged::PagedRecords;
+
 /// An artifact as [`Compiles`] keeps it ([`Compiles::artifact_ref`] makes its row): a long log
 /// has a hundred thousand, so kind and name are interned and the blob id kept as bytes.
 #[derive(Debug, Clone)]
@@ -498,10 +501,17 @@ pub fn dir_name(id: &CompileId) -> String {
 /// The compile ids of a stream, in order of first appearance.
 #[derive(Default)]
 pub struct Compiles {
+    /// Every record, by index; empty until [`Compiles::settle`] reads them back from `paged`.
     pub records: Vec<CompileRecord>,
-    /// Each record's index, hashed by its id (a map would hold every id a second time).
-    by_id: HashTable<u32>,
+    /// The records while entries are read, most of them in the thread's spool.
+    paged: PagedRecords,
+    /// Each record's index, with 32 bits of its id's hash ([`id_hash`]): the table grows by
+    /// them, and probes compare them before reading an id (a map would hold every id a second
+    /// time, and a probe reading ids would bring spooled records back).
+    by_id: HashTable<(u32, u32)>,
     hasher: foldhash::fast::RandomState,
+    /// How many distinct compile ids the entries named, as they spelled them.
+    raw_ids: u64,
     /// Every record's index, sorted by frame compile then log order, filled by `settle`: the
     /// attempts of a frame compile are a run of it, found by binary search (4 bytes a compile,
     /// where a map of lists took over a hundred).
@@ -528,6 +538,12 @@ pub struct Compiles {
 
 /// A frame compile: a compile id without its attempt.
 type FrameCompile = (Option<u64>, Option<u64>, Option<u64>);
+
+/// The hash `by_id` files a record under, from the 32 bits of its id's hash it keeps: spread
+/// over all 64 bits, as the table reads its top bits and its bottom ones.
+fn table_hash(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
 
 fn frame_compile(id: &CompileId) -> FrameCompile {
     (id.compiled_autograd_id, id.frame_id, id.frame_compile_id)
@@ -633,11 +649,16 @@ impl Compiles {
 
     /// The artifacts a compile had when they were frozen last (none if never).
     fn frozen_list(&self, r: &CompileRecord) -> Vec<Artifact> {
-        if r.frozen == NO_ROW {
+        self.frozen_at(r.frozen)
+    }
+
+    /// The artifacts frozen in row `row` of `frozen` (none if [`NO_ROW`]).
+    fn frozen_at(&self, row: u32) -> Vec<Artifact> {
+        if row == NO_ROW {
             return Vec::new();
         }
         let mut cache = self.frozen_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        thaw_artifacts(self.frozen.get_bytes(r.frozen as usize, &mut cache))
+        thaw_artifacts(self.frozen.get_bytes(row as usize, &mut cache))
     }
 
     /// The artifacts of a compile with a given name, in log order.
@@ -655,7 +676,8 @@ impl Compiles {
                     let (cold, list) = self.live.remove(0);
                     self.freeze(cold, &list);
                 }
-                (index, self.frozen_list(&self.records[index]))
+                let row = self.paged.frozen(index);
+                (index, self.frozen_at(row))
             }
         };
         live.1.push(a);
@@ -665,7 +687,8 @@ impl Compiles {
     /// Freezes record `index`'s artifacts (a new row: a list thawed and frozen again leaves its
     /// old row unread, which only a compile logging artifacts long after it ended does).
     fn freeze(&mut self, index: usize, list: &[Artifact]) {
-        self.records[index].frozen = self.frozen.len() as u32;
+        let row = self.frozen.len() as u32;
+        self.paged.update(index, |record| record.frozen = row);
         self.frozen.push_bytes(&freeze_artifacts(list));
     }
 
@@ -774,13 +797,29 @@ impl Compiles {
     /// How many distinct compile ids the stream's entries named, as they spelled them (`[0/0]`
     /// and an attempt-less `[0/0]` are two, though they share a record).
     pub fn raw_id_count(&self) -> u64 {
-        self.records.iter().map(|r| u64::from(r.raw_forms.count_ones())).sum()
+        self.raw_ids
     }
 
-    /// The index of a (normalized) compile id's record, if it has one.
+    /// The 32 bits of a compile id's hash that `by_id` keeps.
+    fn id_hash(&self, id: &CompileId) -> u32 {
+        let hash = self.hasher.hash_one(id);
+        (hash ^ (hash >> 32)) as u32
+    }
+
+    /// The index of a (normalized) compile id's record, if it has one. Only after
+    /// [`Compiles::settle`].
     fn index_of(&self, id: &CompileId) -> Option<usize> {
-        let records = &self.records;
-        self.by_id.find(self.hasher.hash_one(id), |&i| records[i as usize].id() == *id).map(|&i| i as usize)
+        let hash = self.id_hash(id);
+        let found = self.by_id.find(table_hash(hash), |&(h, i)| h == hash && self.records[i as usize].id() == *id);
+        found.map(|&(_, i)| i as usize)
+    }
+
+    /// [`Compiles::index_of`] while entries are read.
+    fn paged_index_of(&mut self, id: &CompileId) -> Option<usize> {
+        let hash = self.id_hash(id);
+        let paged = &mut self.paged;
+        let found = self.by_id.find(table_hash(hash), |&(h, i)| h == hash && paged.id(i as usize) == *id);
+        found.map(|&(_, i)| i as usize)
     }
 
     /// A new record for a compile id first seen in `ev`; returns its index.
@@ -796,7 +835,7 @@ impl Compiles {
                 ..RareFacts::default()
             }));
         }
-        self.records.push(CompileRecord {
+        let index = self.paged.push(CompileRecord {
             id: small.unwrap_or([WIDE, 0, 0, 0]),
             first_seq: ev.seq,
             last_seq: ev.seq,
@@ -810,14 +849,13 @@ impl Compiles {
             graph_spans: GraphSpans::default(),
             raw_forms: 0,
         });
-        let index = self.records.len() - 1;
-        let (records, hasher) = (&self.records, &self.hasher);
-        self.by_id.insert_unique(hasher.hash_one(id), index as u32, |&i| hasher.hash_one(records[i as usize].id()));
+        let hash = self.id_hash(&id);
+        self.by_id.insert_unique(table_hash(hash), (hash, index as u32), |&(h, _)| table_hash(h));
         index
     }
 
     pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
-        let mut artifact = self.artifact(ev);
+        let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
             let graph = self.unattributed_spans.see(ev);
             if let Some(mut a) = artifact {
@@ -827,36 +865,40 @@ impl Compiles {
             return;
         };
         let id = normalize(raw_id);
-        let index = match self.index_of(&id) {
+        let index = match self.paged_index_of(&id) {
             Some(index) => index,
             None => self.add_record(id, ev),
         };
         ev.set_record(index as u32);
-        let record = &mut self.records[index];
-        record.raw_forms |= if *raw_id == id { RAW_AS_IS } else { RAW_WITHOUT_ATTEMPT };
-        let graph = record.graph_spans.see(ev);
-        if let Some(a) = &mut artifact {
-            a.graph = graph;
-        }
-        record.last_seq = ev.seq;
-        record.set_end_ts(ev.ts);
-        match ev.kind {
-            "dynamo_start" if record.start_stack.is_none() => record.start_stack = ev.meta_stack("stack"),
-            _ => {}
-        }
-        if ev.kind == "compilation_metrics" && record.metrics.is_none() {
+        let raw_form = if *raw_id == id { RAW_AS_IS } else { RAW_WITHOUT_ATTEMPT };
+        let break_reason = match ev.name {
+            Some("dynamo_graph_break_reason") => ev.payload_text().map(|text| super::graph_breaks::reason(&text)),
+            _ => None,
+        };
+        let (graph, new_form, wants_metrics) = self.paged.update(index, |record| {
+            let new_form = raw_form & !record.raw_forms;
+            record.raw_forms |= raw_form;
+            let graph = record.graph_spans.see(ev);
+            record.last_seq = ev.seq;
+            record.set_end_ts(ev.ts);
+            if ev.kind == "dynamo_start" && record.start_stack.is_none() {
+                record.start_stack = ev.meta_stack("stack");
+            }
+            if let Some(reason) = break_reason {
+                record.rare.get_or_insert_default().graph_breaks.push(reason);
+            }
+            (graph, new_form, ev.kind == "compilation_metrics" && record.metrics.is_none())
+        });
+        self.raw_ids += u64::from(new_form.count_ones());
+        if wants_metrics {
             let metrics = self.read_metrics(ev, diags);
             let row = self.metrics.len() as u32;
             self.metrics.push_bytes(&metrics.to_bytes());
-            self.records[index].metrics = Some(HeldMetrics { row, status: metrics_status(&metrics) });
+            let held = HeldMetrics { row, status: metrics_status(&metrics) };
+            self.paged.update(index, |record| record.metrics = Some(held));
         }
-        let record = &mut self.records[index];
-        if ev.name == Some("dynamo_graph_break_reason") {
-            if let Some(text) = ev.payload_text() {
-                record.rare.get_or_insert_default().graph_breaks.push(super::graph_breaks::reason(&text));
-            }
-        }
-        if let Some(a) = artifact {
+        if let Some(mut a) = artifact {
+            a.graph = graph;
             self.add_artifact(index, a);
         }
     }
@@ -864,6 +906,7 @@ impl Compiles {
     /// Called once after the last entry: groups the attempts of each frame compile, links each
     /// attempt to the next one and each compiled-autograd capture to its graph's compiles.
     pub fn settle(&mut self) {
+        self.records = std::mem::take(&mut self.paged).into_vec();
         let records = &self.records;
         self.by_frame_compile = (0..records.len() as u32).collect();
         // Stable: each frame compile's attempts stay in order of first appearance.
@@ -937,10 +980,15 @@ mod tests {
     }
 
     /// Records give back what their entries said, whichever way they hold it: ids too large
-    /// for a small form, timestamps not in glog's shape, and artifact lists frozen and thawed
-    /// as five compiles take turns (two lists live in tests).
+    /// for a small form, timestamps not in glog's shape, artifact lists frozen and thawed as
+    /// seventeen compiles take turns (two lists live in tests), and, with a spool, records
+    /// paged out while entries are read (pages of 4, 2 kept in tests) and read back.
     #[test]
     fn records_give_back_what_their_entries_said() {
+        use std::sync::Arc;
+
+        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use super::super::spill_vec::Record;
         use crate::schema::{IndexRow, StackTable};
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
@@ -948,40 +996,56 @@ mod tests {
             frame_compile_id: Some(0),
             attempt: Some(attempt),
         };
-        let ids =
-            [id(None, 0, 0), id(None, u64::MAX - 1, 0), id(Some(u64::MAX), 1, 0), id(None, 2, 0), id(Some(4), 3, 1)];
+        let mut ids = vec![
+            id(None, 0, 0),
+            id(None, u64::MAX - 1, 0),
+            id(Some(u64::MAX), 1, 0),
+            id(None, 2, 0),
+            id(Some(4), 3, 1),
+        ];
+        ids.extend((10..22).map(|frame| id(None, frame, 0)));
         let stamps = ["1118 14:22:33.000001", "late", "1118 14:22:33.000003", "1118 14:22:33,000004"];
-        let (stacks, mut diags, mut compiles) = (StackTable::default(), Diagnostics::default(), Compiles::default());
-        // Compile k logs artifacts k0, k1, ... in turns: 0 1 2 3 4 0 1 2 3 4 0 2 4.
-        let turns: Vec<usize> = (0..5).chain(0..5).chain([0, 2, 4]).collect();
-        for (seq, &k) in turns.iter().enumerate() {
-            let n = turns[..seq].iter().filter(|&&j| j == k).count();
-            let row = IndexRow {
-                ts: stamps[(seq + k) % stamps.len()].to_string(),
-                name: Some(format!("a{k}{n}")),
-                cid: Some(ids[k]),
-                ..super::super::test_row(seq as u64, "artifact")
-            };
-            compiles.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+        // Compile k logs artifacts k0, k1, ... in turns: 0 1 ... 16 0 1 ... 16 0 2 4 ... 16.
+        let turns: Vec<usize> = (0..ids.len()).chain(0..ids.len()).chain((0..ids.len()).step_by(2)).collect();
+        for spooled in [false, true] {
+            let spool = Arc::new(VecSpool::default());
+            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
+            let (stacks, mut diags, mut compiles) =
+                (StackTable::default(), Diagnostics::default(), Compiles::default());
+            for (seq, &k) in turns.iter().enumerate() {
+                let n = turns[..seq].iter().filter(|&&j| j == k).count();
+                let row = IndexRow {
+                    ts: stamps[(seq + k) % stamps.len()].to_string(),
+                    name: Some(format!("a{k}{n}")),
+                    cid: Some(ids[k]),
+                    ..super::super::test_row(seq as u64, "artifact")
+                };
+                let ev = Event::new(&row, row.line, 0, None, None, &stacks);
+                compiles.observe(&ev, &mut diags);
+                assert_eq!(ev.record(), Some(k as u32), "entry {seq}");
+            }
+            set_spool(None);
+            assert_eq!(spool.0.lock().unwrap().len() > 4 * CompileRecord::BYTES, spooled, "pages were spooled");
+            assert_eq!(compiles.raw_id_count(), ids.len() as u64);
+            compiles.settle();
+            assert_eq!(compiles.records.len(), ids.len());
+            for (k, r) in compiles.records.iter().enumerate() {
+                let mine: Vec<usize> = (0..turns.len()).filter(|&seq| turns[seq] == k).collect();
+                let (first, last) = (mine[0], *mine.last().unwrap());
+                assert_eq!(r.id(), ids[k]);
+                assert_eq!(compiles.get(&ids[k]).map(|g| g.first_seq), Some(first as u64));
+                assert_eq!((r.first_seq, r.last_seq), (first as u64, last as u64));
+                assert_eq!(r.start_ts().to_string(), stamps[(first + k) % stamps.len()]);
+                assert_eq!(r.end_ts().to_string(), stamps[(last + k) % stamps.len()]);
+                let names: Vec<&str> = compiles.artifacts(r).iter().map(|a| compiles.name(a)).collect::<Vec<_>>();
+                let want: Vec<String> = (0..mine.len()).map(|n| format!("a{k}{n}")).collect();
+                assert_eq!(names, want, "compile {k}");
+                let seqs: Vec<u64> = compiles.artifacts(r).iter().map(|a| a.seq).collect();
+                assert_eq!(seqs, mine.iter().map(|&s| s as u64).collect::<Vec<_>>());
+            }
+            // Lists were frozen, and some thawed and frozen again.
+            assert!(compiles.frozen.len() > ids.len() - LIVE_ARTIFACTS, "{}", compiles.frozen.len());
         }
-        compiles.settle();
-        assert_eq!(compiles.records.len(), ids.len());
-        for (k, r) in compiles.records.iter().enumerate() {
-            let mine: Vec<usize> = (0..turns.len()).filter(|&seq| turns[seq] == k).collect();
-            let (first, last) = (mine[0], *mine.last().unwrap());
-            assert_eq!(r.id(), ids[k]);
-            assert_eq!(compiles.get(&ids[k]).map(|g| g.first_seq), Some(first as u64));
-            assert_eq!((r.first_seq, r.last_seq), (first as u64, last as u64));
-            assert_eq!(r.start_ts().to_string(), stamps[(first + k) % stamps.len()]);
-            assert_eq!(r.end_ts().to_string(), stamps[(last + k) % stamps.len()]);
-            let names: Vec<&str> = compiles.artifacts(r).iter().map(|a| compiles.name(a)).collect::<Vec<_>>();
-            let want: Vec<String> = (0..mine.len()).map(|n| format!("a{k}{n}")).collect();
-            assert_eq!(names, want, "compile {k}");
-            let seqs: Vec<u64> = compiles.artifacts(r).iter().map(|a| a.seq).collect();
-            assert_eq!(seqs, mine.iter().map(|&s| s as u64).collect::<Vec<_>>());
-        }
-        // Lists were frozen, and some thawed and frozen again.
-        assert!(compiles.frozen.len() > ids.len() - LIVE_ARTIFACTS, "{}", compiles.frozen.len());
     }
 
     #[test]

@@ -185,6 +185,12 @@ impl Fields<'_> {
         self.0 = rest;
         u32::from_le_bytes(head.try_into().expect("4 bytes"))
     }
+
+    pub fn u8(&mut self) -> u8 {
+        let (head, rest) = self.0.split_at(1);
+        self.0 = rest;
+        head[0]
+    }
 }
 
 #[cfg(test)]
