@@ -9,10 +9,21 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// jemalloc's options (its `malloc_conf`, read at its first allocation; `_RJEM_MALLOC_CONF` in the
 /// environment overrides them): pages freed are given back to the system within half a second
 /// rather than ten, so peak RSS stays near the live heap during a build that lasts seconds.
-#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc"), not(all(target_os = "linux", target_env = "gnu"))))]
 #[allow(non_upper_case_globals)]
 #[unsafe(export_name = "_rjem_malloc_conf")]
 pub static malloc_conf: &[u8; 36] = b"dirty_decay_ms:500,muzzy_decay_ms:0\0";
+
+/// The same, and, where jemalloc can ask which CPU a thread runs on (Linux with glibc), an arena
+/// per physical core (`percpu_arena:phycpu`, taking a CPU's two hardware threads for one core)
+/// instead of four per CPU taken by threads in turn: each arena keeps free pages and part-filled
+/// slabs of its own, and a build's threads (reader, parser pool, filing, analysis) each free what
+/// another allocated. On 2 CPUs, peak RSS 4-6 MiB lower on the 150 MB and 1 GB bench logs and
+/// 7 MiB lower on 200 ranks of 10 MB, not slower.
+#[cfg(all(feature = "jemalloc", target_os = "linux", target_env = "gnu"))]
+#[allow(non_upper_case_globals)]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+pub static malloc_conf: &[u8; 56] = b"dirty_decay_ms:500,muzzy_decay_ms:0,percpu_arena:phycpu\0";
 
 fn main() -> std::process::ExitCode {
     keep_big_buffers_mmapped();
