@@ -18,6 +18,11 @@ use super::digest_ids::DigestIds;
 
 /// Bytes of rows compressed together.
 const BLOCK: usize = 1 << 17;
+/// What a list keeps of the open block's buffer once a block is sealed, for the next one: a block
+/// ends at the row that takes it past [`BLOCK`], and a buffer grown by doubling to hold that row
+/// would be kept at twice a block (a long log's tables have some twenty lists past their first
+/// block).
+const OPEN_KEPT: usize = BLOCK + BLOCK / 4;
 /// zstd level of the blocks: the fastest, as each block is decompressed only once or twice.
 const LEVEL: i32 = 1;
 
@@ -199,6 +204,9 @@ impl PackedRows {
         self.sealed_rows += self.ends.len();
         self.ends.clear();
         self.open.clear();
+        if self.open.capacity() > OPEN_KEPT {
+            self.open = Vec::with_capacity(OPEN_KEPT);
+        }
     }
 
     /// Block `b` decompressed into `buffer`.
