@@ -84,6 +84,14 @@ pub struct CompileRecord {
     raw_forms: u8,
 }
 
+/// A record's id from its small form and its rare facts (where a wide id is kept whole).
+fn record_id(small: SmallId, rare: Option<&RareFacts>) -> CompileId {
+    match small[0] {
+        WIDE => rare.and_then(|r| r.wide_id).expect("a wide id is kept whole"),
+        _ => full_id(small),
+    }
+}
+
 /// The facts of a [`CompileRecord`] that most compiles do not have.
 #[derive(Debug, Clone, Default)]
 struct RareFacts {
@@ -411,10 +419,7 @@ impl CompileRecord {
     /// The id; a missing `attempt` is read as attempt 0 when `frame_compile_id` is set (as
     /// tlparse does), so runtime entries logged without an attempt join their compile.
     pub fn id(&self) -> CompileId {
-        match self.id[0] {
-            WIDE => self.rare.as_ref().and_then(|r| r.wide_id).expect("a wide id is kept whole"),
-            _ => full_id(self.id),
-        }
+        record_id(self.id, self.rare.as_deref())
     }
 
     /// Short reasons of the compile's `dynamo_graph_break_reason` artifacts.
@@ -543,6 +548,18 @@ type FrameCompile = (Option<u64>, Option<u64>, Option<u64>);
 /// over all 64 bits, as the table reads its top bits and its bottom ones.
 fn table_hash(hash: u32) -> u64 {
     u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The index `by_id` files `id` under, given its [`Compiles::id_hash`]; `id_at` reads a
+/// record's id, only for records whose hash bits match.
+fn find_index(
+    by_id: &HashTable<(u32, u32)>,
+    hash: u32,
+    id: &CompileId,
+    mut id_at: impl FnMut(usize) -> CompileId,
+) -> Option<usize> {
+    let found = by_id.find(table_hash(hash), |&(h, i)| h == hash && id_at(i as usize) == *id);
+    found.map(|&(_, i)| i as usize)
 }
 
 fn frame_compile(id: &CompileId) -> FrameCompile {
@@ -809,17 +826,13 @@ impl Compiles {
     /// The index of a (normalized) compile id's record, if it has one. Only after
     /// [`Compiles::settle`].
     fn index_of(&self, id: &CompileId) -> Option<usize> {
-        let hash = self.id_hash(id);
-        let found = self.by_id.find(table_hash(hash), |&(h, i)| h == hash && self.records[i as usize].id() == *id);
-        found.map(|&(_, i)| i as usize)
+        find_index(&self.by_id, self.id_hash(id), id, |i| self.records[i].id())
     }
 
     /// [`Compiles::index_of`] while entries are read.
     fn paged_index_of(&mut self, id: &CompileId) -> Option<usize> {
-        let hash = self.id_hash(id);
-        let paged = &mut self.paged;
-        let found = self.by_id.find(table_hash(hash), |&(h, i)| h == hash && paged.id(i as usize) == *id);
-        found.map(|&(_, i)| i as usize)
+        let (hash, paged) = (self.id_hash(id), &mut self.paged);
+        find_index(&self.by_id, hash, id, |i| paged.id(i))
     }
 
     /// A new record for a compile id first seen in `ev`; returns its index.

@@ -3,7 +3,7 @@
 //! read. [`Compiles::settle`](super::Compiles::settle) reads them all back for the tables.
 
 use super::super::spill_vec::{Fields, Record, SpillVec};
-use super::{ABSENT_U8, CompileRecord, GraphSpans, HeldMetrics, RareFacts, WIDE, full_id, role_code, role_of};
+use super::{ABSENT_U8, CompileRecord, GraphSpans, HeldMetrics, RareFacts, record_id, role_code, role_of};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::CompileStatus;
@@ -40,10 +40,7 @@ impl PagedRecords {
 
     /// The id of record `index`.
     pub(super) fn id(&mut self, index: usize) -> CompileId {
-        match self.facts.get(index).id {
-            [WIDE, ..] => self.rare.get(&(index as u32)).and_then(|r| r.wide_id).expect("a wide id is kept whole"),
-            small => full_id(small),
-        }
+        record_id(self.facts.get(index).id, self.rare.get(&(index as u32)).map(|rare| &**rare))
     }
 
     /// The row of `Compiles::frozen` record `index`'s artifacts were frozen in last.
@@ -99,13 +96,10 @@ impl Record for CompileRecord {
 
     fn write(&self, out: &mut Vec<u8>) {
         debug_assert!(self.rare.is_none(), "rare facts are kept out of pages");
-        let flags = [
-            (self.start_stack.is_some(), HAS_START_STACK),
-            (self.metrics.is_some(), HAS_METRICS),
-            (self.next_attempt.is_some(), HAS_NEXT_ATTEMPT),
-        ]
-        .iter()
-        .fold(0, |flags, &(set, flag)| if set { flags | flag } else { flags });
+        let flag = |set: bool, flag: u8| if set { flag } else { 0 };
+        let flags = flag(self.start_stack.is_some(), HAS_START_STACK)
+            | flag(self.metrics.is_some(), HAS_METRICS)
+            | flag(self.next_attempt.is_some(), HAS_NEXT_ATTEMPT);
         let spans = &self.graph_spans;
         for word in self.id {
             out.extend_from_slice(&word.to_le_bytes());
