@@ -372,7 +372,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         viewer: !args.no_viewer,
         max_line: (args.max_line_mb << 20) as usize,
     };
-    let manifest = bundle::build(&options).map_err(|e| e.to_string())?;
+    let (manifest, findings) = bundle::build_with_findings(&options).map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;
     if d.total > 0 && !args.quiet {
         let diags = reader::Bundle::open(out.as_std_path()).and_then(|b| b.diagnostics()).map_err(|e| e.to_string())?;
@@ -401,7 +401,7 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         );
     }
     if !args.quiet {
-        print_findings(out.as_std_path(), &manifest).map_err(|e| e.to_string())?;
+        print_findings(out.as_std_path(), &manifest, &findings).map_err(|e| e.to_string())?;
     }
     if args.strict && d.total > 0 {
         eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
@@ -542,106 +542,29 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the findings read of a compile directory: how many compiles have each status. A long
-/// log's tables are tens of megabytes of JSON; the findings read them through views of the few
-/// fields they print ([`reader::Bundle::table_view`]), so a build's memory does not end on a
-/// table read back whole.
-#[derive(serde::Deserialize)]
-struct CompileStatuses {
-    compiles: StatusTally,
-}
-
-/// The findings' view of a graph breaks table.
-#[derive(serde::Deserialize)]
-struct GraphBreakCounts {
-    total: u64,
-    breaks: Count,
-}
-
-/// The findings' view of a recompiles table.
-#[derive(serde::Deserialize)]
-struct RecompileCounts {
-    frames: Count,
-}
-
-/// The findings' view of a failures table.
-#[derive(serde::Deserialize)]
-struct FailureCounts {
-    failed: u64,
-    restarts: u64,
-}
-
-/// A JSON list read for its length: each element is skipped unparsed.
-struct Count(u64);
-
-impl<'de> serde::Deserialize<'de> for Count {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        fold_list(deserializer, 0, |n, _: serde::de::IgnoredAny| *n += 1).map(Count)
-    }
-}
-
-/// A list of compiles read for the number of each status (by its name in the table).
-struct StatusTally(std::collections::BTreeMap<String, u64>);
-
-impl<'de> serde::Deserialize<'de> for StatusTally {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        struct StatusOnly {
-            status: crate::schema::tables::CompileStatus,
-        }
-        let tally = fold_list(deserializer, std::collections::BTreeMap::new(), |tally, c: StatusOnly| {
-            let name = serde_json::to_value(c.status).ok().and_then(|v| v.as_str().map(str::to_string));
-            *tally.entry(name.unwrap_or_default()).or_default() += 1;
-        });
-        tally.map(StatusTally)
-    }
-}
-
-/// A JSON list read one element at a time, each as a `T` handed to `add` with the accumulator:
-/// the list is never held.
-fn fold_list<'de, D, T, A>(deserializer: D, init: A, add: impl FnMut(&mut A, T)) -> Result<A, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    struct Folding<T, A, F>(A, F, std::marker::PhantomData<fn() -> T>);
-    impl<'de, T: serde::Deserialize<'de>, A, F: FnMut(&mut A, T)> serde::de::Visitor<'de> for Folding<T, A, F> {
-        type Value = A;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a list")
-        }
-        fn visit_seq<S: serde::de::SeqAccess<'de>>(mut self, mut seq: S) -> Result<A, S::Error> {
-            while let Some(item) = seq.next_element::<T>()? {
-                (self.1)(&mut self.0, item);
-            }
-            Ok(self.0)
-        }
-    }
-    deserializer.deserialize_seq(Folding(init, add, std::marker::PhantomData))
-}
-
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
-/// recompiles, failed compiles and restarts (counted apart: a restart is no failure).
-fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> Result<(), reader::ReadError> {
-    use crate::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
-    use tlparse_bundle::Table;
-    let b = reader::Bundle::open(out)?;
+/// recompiles, failed compiles and restarts (counted apart: a restart is no failure), as the
+/// tables said when they finished.
+fn print_findings(
+    out: &std::path::Path,
+    manifest: &crate::schema::Manifest,
+    findings: &bundle::Findings,
+) -> Result<(), reader::ReadError> {
     for s in manifest.streams.iter().take(8) {
+        let Some(found) = findings.get(&s.id) else { continue };
         let mut parts = Vec::new();
-        if let Some(CompileStatuses { compiles: StatusTally(by_status) }) =
-            b.table_view(&s.id, CompileDirectory::NAME)?
-        {
+        if let Some(by_status) = &found.compiles_by_status {
             let detail: Vec<String> = by_status.iter().map(|(k, n)| format!("{n} {k}")).collect();
             parts.push(format!("{} compile id(s) ({})", by_status.values().sum::<u64>(), detail.join(", ")));
         }
-        if let Some(g) = b.table_view::<GraphBreakCounts>(&s.id, GraphBreaks::NAME)? {
-            parts.push(format!("{} graph break(s) at {} place(s)", g.total, g.breaks.0));
+        if let Some((total, places)) = found.graph_breaks {
+            parts.push(format!("{total} graph break(s) at {places} place(s)"));
         }
-        if let Some(r) = b.table_view::<RecompileCounts>(&s.id, Recompiles::NAME)? {
-            parts.push(format!("{} frame(s) recompiled", r.frames.0));
+        if let Some(frames) = found.recompiled_frames {
+            parts.push(format!("{frames} frame(s) recompiled"));
         }
-        if let Some(f) = b.table_view::<FailureCounts>(&s.id, Failures::NAME)? {
-            parts.push(format!("{} failed compile(s), {} restart(s)", f.failed, f.restarts));
+        if let Some((failed, restarts)) = found.failures {
+            parts.push(format!("{failed} failed compile(s), {restarts} restart(s)"));
         }
         if !parts.is_empty() {
             say!("  {}: {}", s.id, parts.join("; "));
@@ -651,6 +574,8 @@ fn print_findings(out: &std::path::Path, manifest: &crate::schema::Manifest) -> 
         say!("  ... and {} more stream(s)", manifest.streams.len() - 8);
     }
     if let Some(cross) = &manifest.cross_rank {
+        // These still read their tables back from the bundle.
+        let b = reader::Bundle::open(out)?;
         for line in cross_rank_findings(&b, cross)? {
             say!("  across {} streams: {line}", cross.members.len());
         }

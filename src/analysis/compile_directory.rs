@@ -7,8 +7,8 @@ use serde::{Serialize, Serializer};
 use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
-use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
-use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
+use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
+use crate::schema::tables::{CodeSource, CompileEntry, CompileStatus, CompiledCode};
 use crate::schema::{CompileId, StackTable};
 
 #[derive(Default)]
@@ -200,6 +200,19 @@ impl Table for CompileDirectoryTable {
             CompileDirectoryView { compiles: Entries(ctx, keyer(ctx)), unattributed: ArtifactRefs(c, &c.unattributed) },
             rows,
         ))
+    }
+
+    fn finding(view: &CompileDirectoryView<'_>) -> Option<Finding> {
+        // As the rows say it (`Entries`): one row a record, its `status` as serialized.
+        let mut counts: Vec<(CompileStatus, u64)> = Vec::new();
+        for r in &view.compiles.0.compiles.records {
+            match counts.iter_mut().find(|(status, _)| *status == r.status()) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((r.status(), 1)),
+            }
+        }
+        let name = |status| serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_string));
+        Some(Finding::CompileStatuses(counts.into_iter().map(|(s, n)| (name(s).unwrap_or_default(), n)).collect()))
     }
 }
 

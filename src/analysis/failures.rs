@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::compilation_metrics::METRICS_KINDS;
 use super::packed_rows::PackedRows;
-use super::{Diagnostics, Event, Finish, Table, compiles};
+use super::{Diagnostics, Event, Finding, Finish, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
 
@@ -106,6 +106,10 @@ impl Table for FailuresTable {
         let rows = self.rows.len() as u64;
         let failed = rows - self.restarts;
         Some((FailuresView { failures: CompletedRows { rows: self.rows, ctx }, restarts: self.restarts, failed }, rows))
+    }
+
+    fn finding(view: &FailuresView<'_>) -> Option<Finding> {
+        Some(Finding::Failures { failed: view.failed, restarts: view.restarts })
     }
 }
 

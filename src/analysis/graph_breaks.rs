@@ -1,6 +1,6 @@
 //! Graph breaks, deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finding, Finish, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{BreakFrame, GraphBreakGroup, GraphBreaks};
 
@@ -184,6 +184,10 @@ impl Table for GraphBreaksTable {
         let total = breaks.iter().map(|b| b.count).sum();
         let rows = breaks.len() as u64;
         Some((GraphBreaks { breaks, total }, rows))
+    }
+
+    fn finding(table: &GraphBreaks) -> Option<Finding> {
+        Some(Finding::GraphBreaks { total: table.total, places: table.breaks.len() as u64 })
     }
 }
 

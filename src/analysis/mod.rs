@@ -39,6 +39,7 @@ pub mod trace_event;
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -372,6 +373,45 @@ pub trait Table: Default {
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(Self::Output<'a>, u64)>;
+    /// What a build's closing lines say of the finished table, if they say anything.
+    fn finding(_output: &Self::Output<'_>) -> Option<Finding> {
+        None
+    }
+}
+
+/// What a build's closing lines say of one table of a stream, taken from the table as it
+/// finishes: reading the tables back from the bundle to count them took a tenth of the build of
+/// a 1 GB log of many failing compiles (an 80 MB failures table), on one core after the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// `compile_directory`: its compiles by status (the status's name in the table).
+    CompileStatuses(BTreeMap<String, u64>),
+    /// `graph_breaks`: its `total`, and its groups (the places breaks happened).
+    GraphBreaks { total: u64, places: u64 },
+    /// `recompiles`: its frames.
+    RecompiledFrames(u64),
+    /// `failures`: its `failed` and `restarts`.
+    Failures { failed: u64, restarts: u64 },
+}
+
+/// The findings of one stream's tables; `None` where the stream has no such table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StreamFindings {
+    pub compiles_by_status: Option<BTreeMap<String, u64>>,
+    pub graph_breaks: Option<(u64, u64)>,
+    pub recompiled_frames: Option<u64>,
+    pub failures: Option<(u64, u64)>,
+}
+
+impl StreamFindings {
+    pub fn add(&mut self, finding: Finding) {
+        match finding {
+            Finding::CompileStatuses(by_status) => self.compiles_by_status = Some(by_status),
+            Finding::GraphBreaks { total, places } => self.graph_breaks = Some((total, places)),
+            Finding::RecompiledFrames(frames) => self.recompiled_frames = Some(frames),
+            Finding::Failures { failed, restarts } => self.failures = Some((failed, restarts)),
+        }
+    }
 }
 
 /// A row serialized to compact JSON when observed: held that way until its table is written, it
@@ -391,6 +431,8 @@ pub struct TableOutput {
     /// Compact JSON, zstd-compressed (level [`TABLE_ZSTD_LEVEL`]) as it was serialized: the
     /// table's uncompressed JSON is never held whole.
     pub json: Vec<u8>,
+    /// What the build's closing lines say of it ([`Table::finding`]).
+    pub finding: Option<Finding>,
 }
 
 /// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
@@ -400,7 +442,7 @@ pub const TABLE_ZSTD_LEVEL: i32 = 9;
 impl TableOutput {
     /// A table serialized straight into its compression.
     pub fn new(name: &'static str, rows: u64, table: &impl Serialize) -> TableOutput {
-        TableOutput { name, rows, json: compressed_json(table) }
+        TableOutput { name, rows, json: compressed_json(table), finding: None }
     }
 }
 
@@ -475,7 +517,8 @@ fn finish_table<T: Table, E>(table: T, ctx: &Finish, trim: bool, sink: &mut Sink
             if trim {
                 release_free_memory();
             }
-            sink(TableOutput::new(T::NAME, rows, &output))
+            let finding = T::finding(&output);
+            sink(TableOutput { finding, ..TableOutput::new(T::NAME, rows, &output) })
         }
         None => Ok(()),
     }
@@ -796,7 +839,7 @@ mod tests {
             .map(|rows| -> FinishJob<'static, String> {
                 Box::new(move |sink: &mut Sink<'_, String>| match Some(rows) == failing {
                     true => Err(format!("job {rows} failed")),
-                    false => sink(TableOutput { name: "t", rows, json: Vec::new() }),
+                    false => sink(TableOutput { name: "t", rows, json: Vec::new(), finding: None }),
                 })
             })
             .collect()

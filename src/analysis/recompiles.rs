@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::packed_rows::{DecodedBlock, Interner, digest};
 use super::record_map::RecordMap;
-use super::{CompileRecord, Compiles, Diagnostics, Event, Finish, Table, compiles};
+use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame};
 
@@ -147,6 +147,10 @@ impl Table for RecompilesTable {
         frames.sort_by_key(|f| std::cmp::Reverse(f.records.len()));
         let rows = frames.len() as u64;
         Some((RecompilesView { table: self, ctx, frames }, rows))
+    }
+
+    fn finding(view: &RecompilesView<'_>) -> Option<Finding> {
+        Some(Finding::RecompiledFrames(view.frames.len() as u64))
     }
 }
 

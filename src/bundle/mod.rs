@@ -22,6 +22,7 @@ use std::thread::ScopedJoinHandle;
 use camino::Utf8PathBuf;
 use rayon::prelude::*;
 
+use crate::analysis::StreamFindings;
 use crate::analysis::alignment::Alignment;
 use crate::analysis::cross_rank::{self, StreamTables, TableSource};
 use crate::schema::cross_rank::{CrossRank, RankMember};
@@ -96,22 +97,31 @@ pub const DEFAULT_MAX_LINE: usize = 16 << 20;
 
 /// Builds a bundle and returns its manifest.
 pub fn build(options: &BuildOptions) -> Result<Manifest, BuildError> {
+    build_with_findings(options).map(|(manifest, _)| manifest)
+}
+
+/// What each stream's tables found, by stream id, as a build's closing lines say it.
+pub type Findings = BTreeMap<String, StreamFindings>;
+
+/// Builds a bundle and returns its manifest, with what its streams' tables found (gathered as
+/// they finished, so nothing is read back).
+pub fn build_with_findings(options: &BuildOptions) -> Result<(Manifest, Findings), BuildError> {
     let found = inputs::discover(&options.input, options.latest, &options.output)?;
     let target = output::Target::new(&options.output)?;
     target.clean_stale()?;
     target.check(options.overwrite)?;
     let staging = output::Staging::create(&target)?;
     let root = staging.path();
-    let manifest = build_into(root, &found, options)
-        .and_then(|manifest| {
+    let built = build_into(root, &found, options)
+        .and_then(|built| {
             if options.viewer {
                 write_viewer(root).map_err(|e| BuildError::io(root.display(), e))?;
             }
-            Ok(manifest)
+            Ok(built)
         })
         .map_err(|e| target.name_output(e, root))?;
     staging.install(&target, options.overwrite)?;
-    Ok(manifest)
+    Ok(built)
 }
 
 /// Writes the embedded reference viewer into the bundle; the manifest lists these files under
@@ -133,7 +143,11 @@ fn make_dirs(root: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) -> Result<Manifest, BuildError> {
+fn build_into(
+    root: &Path,
+    found: &inputs::Discovery,
+    options: &BuildOptions,
+) -> Result<(Manifest, Findings), BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
     make_dirs(root).map_err(io_err)?;
     let work = root.join(".work");
@@ -161,6 +175,10 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();
+    let findings = stream_ids(&results)
+        .into_iter()
+        .zip(streams_of(&results).map(|s| s.summary.analysis.findings.clone()))
+        .collect();
     let parts = Parts {
         inputs: &found.inputs,
         results,
@@ -169,7 +187,7 @@ fn build_into(root: &Path, found: &inputs::Discovery, options: &BuildOptions) ->
         viewer: options.viewer,
         placement: Placement::Move,
     };
-    assemble(root, parts)
+    Ok((assemble(root, parts)?, findings))
 }
 
 /// How the files each input's reading made (index, stacks, Chrome trace, blob chunks) get into

@@ -642,6 +642,8 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
                 table_diagnostics: Vec::new(),
                 chrome_trace_path,
                 compile_ids: s.compile_ids,
+                // A merge prints no findings.
+                findings: Default::default(),
             },
         };
         streams.push(FileStream { key, rank: s.rank, summary });

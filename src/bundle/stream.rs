@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use super::blobs::hex;
-use crate::analysis::{Event, StreamAnalysis, TableDiagnostic, TableOutput};
+use crate::analysis::{Event, StreamAnalysis, StreamFindings, TableDiagnostic, TableOutput};
 use crate::fast_hash::HashMap;
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
@@ -130,6 +130,8 @@ pub struct AnalysisSummary {
     /// How many distinct compile ids the stream's entries named (counted here, where the
     /// compiles are already filed, rather than in a set of the filing thread's own).
     pub compile_ids: u64,
+    /// What the build's closing lines say of the stream's tables.
+    pub findings: StreamFindings,
 }
 
 /// One entry handed from the filing thread to the analysis thread: its index row, the payload
@@ -634,17 +636,22 @@ impl StreamAnalyzer {
     /// Chrome trace.
     pub fn finish(self) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
+        let mut findings = StreamFindings::default();
         let base = self.base;
         let compile_ids = self.analysis.compile_ids();
         let table_diagnostics = self.analysis.finish(&self.stacks, |t: TableOutput| -> io::Result<()> {
             let path = base.with_extension(format!("{}.json.zst", t.name));
             std::fs::write(&path, &t.json)?;
             tables.push(StagedTable { name: t.name, rows: t.rows, path });
+            if let Some(finding) = t.finding {
+                findings.add(finding);
+            }
             Ok(())
         })?;
         // Tables finish on two threads, in no fixed order.
         tables.sort_by_key(|t| crate::analysis::TABLE_NAMES.iter().position(|name| *name == t.name));
-        Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path: self.chrome_trace.finish()?, compile_ids })
+        let chrome_trace_path = self.chrome_trace.finish()?;
+        Ok(AnalysisSummary { tables, table_diagnostics, chrome_trace_path, compile_ids, findings })
     }
 }
 

@@ -246,6 +246,60 @@ fn a_build_prints_what_the_tables_found() {
 }
 
 #[test]
+fn the_findings_a_build_gathers_are_what_its_written_tables_say() {
+    // The closing lines come from the tables as they finish (`build_with_findings`), not from
+    // the bundle: on every fixture they must equal what the written tables say, read back with
+    // the format crate's reader (as the closing lines were made before).
+    use tlparse_build::bundle::reader::Bundle;
+    use tlparse_build::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
+    use tlparse_bundle::Table;
+    let mut seen = [0usize; 4];
+    for trace in crate::util::all_traces() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("bundle");
+        let options = tlparse_build::bundle::BuildOptions {
+            input: trace.clone(),
+            output: camino::Utf8PathBuf::from_path_buf(out.clone()).unwrap(),
+            overwrite: false,
+            latest: false,
+            progress: false,
+            viewer: false,
+            max_line: tlparse_build::bundle::DEFAULT_MAX_LINE,
+        };
+        let (manifest, findings) = tlparse_build::bundle::build_with_findings(&options).unwrap();
+        assert_valid(&out);
+        let ids: std::collections::BTreeSet<&String> = manifest.streams.iter().map(|s| &s.id).collect();
+        assert_eq!(findings.keys().collect::<std::collections::BTreeSet<_>>(), ids, "{trace}: every stream's");
+        let b = Bundle::open(&out).unwrap();
+        for s in &manifest.streams {
+            let found = &findings[&s.id];
+            let statuses = b.stream_table::<CompileDirectory>(&s.id).unwrap().map(|t| {
+                let mut by_status = std::collections::BTreeMap::new();
+                for c in t.compiles {
+                    *by_status
+                        .entry(serde_json::to_value(c.status).unwrap().as_str().unwrap().to_string())
+                        .or_insert(0) += 1u64;
+                }
+                by_status
+            });
+            assert_eq!(found.compiles_by_status, statuses, "{trace} {}: {}", s.id, CompileDirectory::NAME);
+            let breaks = b.stream_table::<GraphBreaks>(&s.id).unwrap().map(|t| (t.total, t.breaks.len() as u64));
+            assert_eq!(found.graph_breaks, breaks, "{trace} {}: {}", s.id, GraphBreaks::NAME);
+            let frames = b.stream_table::<Recompiles>(&s.id).unwrap().map(|t| t.frames.len() as u64);
+            assert_eq!(found.recompiled_frames, frames, "{trace} {}: {}", s.id, Recompiles::NAME);
+            let failures = b.stream_table::<Failures>(&s.id).unwrap().map(|t| (t.failed, t.restarts));
+            assert_eq!(found.failures, failures, "{trace} {}: {}", s.id, Failures::NAME);
+            let present = [statuses.is_some(), breaks.is_some(), frames.is_some(), failures.is_some()];
+            for (count, present) in seen.iter_mut().zip(present) {
+                *count += usize::from(present);
+            }
+        }
+    }
+    // Each kind of finding was compared on some stream (the counts are of streams with the table).
+    assert!(seen.iter().all(|&n| n >= 3), "streams with each table: {seen:?}");
+}
+
+#[test]
 fn a_build_does_not_count_a_compiled_autograd_capture_as_missing_metrics() {
     // compiled_autograd (see tables::compile_directory for the hand check): 6 compile ids, one of
     // them the capture [!0/-/-], which logs no metrics by design; [0/0] restarted once.
