@@ -8,7 +8,7 @@ use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
-use crate::schema::tables::{CodeSource, CompileEntry, CompileStatus, CompiledCode};
+use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
 use crate::schema::{CompileId, StackTable};
 
 #[derive(Default)]
@@ -203,16 +203,12 @@ impl Table for CompileDirectoryTable {
     }
 
     fn finding(view: &CompileDirectoryView<'_>) -> Option<Finding> {
-        // As the rows say it (`Entries`): one row a record, its `status` as serialized.
-        let mut counts: Vec<(CompileStatus, u64)> = Vec::new();
+        // As the rows say it (`Entries`): one row a record, with its `status`.
+        let mut by_status = std::collections::BTreeMap::new();
         for r in &view.compiles.0.compiles.records {
-            match counts.iter_mut().find(|(status, _)| *status == r.status()) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((r.status(), 1)),
-            }
+            *by_status.entry(r.status_name()).or_insert(0) += 1;
         }
-        let name = |status| serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_string));
-        Some(Finding::CompileStatuses(counts.into_iter().map(|(s, n)| (name(s).unwrap_or_default(), n)).collect()))
+        Some(Finding::CompileStatuses(by_status))
     }
 }
 

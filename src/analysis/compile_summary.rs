@@ -28,7 +28,7 @@ impl Table for CompileSummaryTable {
         let (mut total, mut forward, mut backward) = (0.0, 0.0, 0.0);
         let mut timed: Vec<(f64, &CompileRecord)> = Vec::new();
         for r in records {
-            *by_status.entry(status_name(r)).or_insert(0) += 1;
+            *by_status.entry(r.status_name()).or_insert(0) += 1;
             let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
             forward += parts.forward_us.unwrap_or(0.0);
             backward += parts.backward_us.unwrap_or(0.0);
@@ -54,11 +54,6 @@ impl Table for CompileSummaryTable {
         };
         Some((summary, rows))
     }
-}
-
-/// The status as its JSON name (`ok_with_restart`).
-fn status_name(r: &CompileRecord) -> String {
-    serde_json::to_value(r.status()).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
 /// A slow compile's row, with the times and code its `compile_directory` row gives.

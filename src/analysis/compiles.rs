@@ -452,6 +452,11 @@ impl CompileRecord {
 
     /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
     /// bug of taking a null `restart_reasons` for a restart.
+    /// [`CompileRecord::status`] as its JSON name in the tables (`ok_with_restart`).
+    pub fn status_name(&self) -> String {
+        serde_json::to_value(self.status()).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    }
+
     pub fn status(&self) -> CompileStatus {
         let Some(m) = self.metrics else {
             // torch logs no metrics for a capture (its graph's compiles log them): not missing.
