@@ -407,6 +407,23 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// `check` accepts what `parse` accepts, and refuses the rest for the same reason:
+        /// metadata kept raw once checked is parsed by the tables that read it, and the index
+        /// row and the tables must agree on what the log said.
+        #[test]
+        fn check_and_parse_accept_the_same_text(
+            value in json_value(),
+            number in "-?[1-9][0-9]{0,400}([eE][+-]?[0-9]{1,4})?",
+            depth in (MAX_DEPTH - 2)..(MAX_DEPTH + 2),
+        ) {
+            let inner = format!(r#"{{"v": {}, "n": {number}}}"#, serde_json::to_string(&value).unwrap());
+            for text in [inner.clone(), format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth))] {
+                prop_assert_eq!(check(text.as_bytes()).err(), parse(&text).err(), "{}", text);
+            }
+        }
+    }
+
     #[test]
     fn depth_is_checked_below_serde_jsons_limit() {
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
