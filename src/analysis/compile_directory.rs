@@ -204,11 +204,7 @@ impl Table for CompileDirectoryTable {
 
     fn finding(view: &CompileDirectoryView<'_>) -> Option<Finding> {
         // As the rows say it (`Entries`): one row a record, with its `status`.
-        let mut by_status = std::collections::BTreeMap::new();
-        for r in &view.compiles.0.compiles.records {
-            *by_status.entry(r.status_name()).or_insert(0) += 1;
-        }
-        Some(Finding::CompileStatuses(by_status))
+        Some(Finding::CompileStatuses(compiles::count_by_status(&view.compiles.0.compiles.records)))
     }
 }
 

@@ -2,9 +2,7 @@
 //! the compile records and the `CompileClock` (the same numbers `compile_directory` gives each
 //! compile), small enough for an overview's first paint.
 
-use std::collections::BTreeMap;
-
-use super::{CompileRecord, Diagnostics, Event, Finish, Table, compile_directory};
+use super::{CompileRecord, Diagnostics, Event, Finish, Table, compile_directory, compiles};
 use crate::schema::tables::{CompileSummary, SlowCompile};
 
 /// How many of the slowest compiles are listed.
@@ -24,11 +22,9 @@ impl Table for CompileSummaryTable {
         if records.is_empty() {
             return None;
         }
-        let mut by_status = BTreeMap::new();
         let (mut total, mut forward, mut backward) = (0.0, 0.0, 0.0);
         let mut timed: Vec<(f64, &CompileRecord)> = Vec::new();
         for r in records {
-            *by_status.entry(r.status_name()).or_insert(0) += 1;
             let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
             forward += parts.forward_us.unwrap_or(0.0);
             backward += parts.backward_us.unwrap_or(0.0);
@@ -45,7 +41,7 @@ impl Table for CompileSummaryTable {
         let rows = slowest.len() as u64;
         let summary = CompileSummary {
             compiles: records.len() as u64,
-            by_status,
+            by_status: compiles::count_by_status(records),
             total_s: total / 1e6,
             forward_s: forward / 1e6,
             backward_s: backward / 1e6,

@@ -450,13 +450,13 @@ impl CompileRecord {
         id.compiled_autograd_id.is_some() && id.frame_id.is_none() && id.frame_compile_id.is_none()
     }
 
-    /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
-    /// bug of taking a null `restart_reasons` for a restart.
     /// [`CompileRecord::status`] as its JSON name in the tables (`ok_with_restart`).
     pub fn status_name(&self) -> String {
         serde_json::to_value(self.status()).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
     }
 
+    /// The compile's status, with tlparse's precedence (failed, empty, restarted, ok) minus its
+    /// bug of taking a null `restart_reasons` for a restart.
     pub fn status(&self) -> CompileStatus {
         let Some(m) = self.metrics else {
             // torch logs no metrics for a capture (its graph's compiles log them): not missing.
@@ -470,6 +470,16 @@ impl CompileRecord {
         };
         m.status
     }
+}
+
+/// How many compiles have each status, by its name in the tables: `compile_summary`'s
+/// `by_status`, and the closing lines' count of the compile directory's rows.
+pub fn count_by_status(records: &[CompileRecord]) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for r in records {
+        *counts.entry(r.status_name()).or_insert(0) += 1;
+    }
+    counts
 }
 
 /// The status metrics give a compile that has them.

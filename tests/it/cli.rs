@@ -257,15 +257,7 @@ fn the_findings_a_build_gathers_are_what_its_written_tables_say() {
     for trace in crate::util::all_traces() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("bundle");
-        let options = tlparse_build::bundle::BuildOptions {
-            input: trace.clone(),
-            output: camino::Utf8PathBuf::from_path_buf(out.clone()).unwrap(),
-            overwrite: false,
-            latest: false,
-            progress: false,
-            viewer: false,
-            max_line: tlparse_build::bundle::DEFAULT_MAX_LINE,
-        };
+        let options = crate::util::build_options(&trace, &out);
         let (manifest, findings) = tlparse_build::bundle::build_with_findings(&options).unwrap();
         assert_valid(&out);
         let ids: std::collections::BTreeSet<&String> = manifest.streams.iter().map(|s| &s.id).collect();

@@ -31,8 +31,9 @@ pub fn build(input: &Utf8PathBuf) -> (tempfile::TempDir, PathBuf, Manifest) {
     (dir, out, manifest)
 }
 
-pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
-    let options = BuildOptions {
+/// The options the tests build with: `input` into `out`, with the viewer, as the CLI would.
+pub fn build_options(input: &Utf8PathBuf, out: &Path) -> BuildOptions {
+    BuildOptions {
         input: input.clone(),
         output: Utf8PathBuf::from_path_buf(out.to_owned()).unwrap(),
         overwrite: true,
@@ -40,8 +41,11 @@ pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
         progress: false,
         viewer: true,
         max_line: tlparse_build::bundle::DEFAULT_MAX_LINE,
-    };
-    let manifest = bundle::build(&options).unwrap_or_else(|e| panic!("building {input}: {e}"));
+    }
+}
+
+pub fn build_to(input: &Utf8PathBuf, out: &Path) -> Manifest {
+    let manifest = bundle::build(&build_options(input, out)).unwrap_or_else(|e| panic!("building {input}: {e}"));
     assert_valid(out);
     manifest
 }
