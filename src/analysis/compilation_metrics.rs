@@ -1,12 +1,13 @@
 //! Compilation metrics: every `*compilation_metrics*` entry, with its phase times pulled out.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::packed_rows::{Interner, PackedRows};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, Member, Table};
 use crate::parse::json_text::usable_number;
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
@@ -29,6 +30,10 @@ pub struct CompilationMetricsTable {
     /// Each field's last large value and its id in `shared`: a field repeats its value from one
     /// compile to the next, which [`same_text`] tells without serializing it again.
     last_shared: crate::fast_hash::HashMap<String, (u32, Value)>,
+    /// Each field's last shared value as logged, raw JSON text that parses to a value of the same
+    /// text as its `last_shared` one, with that one's id: the same text again is shared without
+    /// being parsed (torch logs its 28 KB `inductor_config` string, all escapes, every compile).
+    last_raw: crate::fast_hash::HashMap<String, (u32, Box<str>)>,
 }
 
 /// Whether two values serialize to the same JSON text: equal, with their objects' keys in the
@@ -84,6 +89,23 @@ impl CompilationMetricsTable {
         }
         Field::Shared { shared: i }
     }
+
+    /// A field as the row holds it: `value` parsed from `member`, or `None` when `member` is
+    /// the raw text of the field's last shared value.
+    fn field<'v>(&mut self, key: &str, member: Member, value: Option<&'v Value>) -> Field<'v> {
+        let Some(value) = value else {
+            return Field::Shared { shared: self.last_raw[key].0 };
+        };
+        let field = self.share(key, value);
+        if let (Field::Shared { shared }, Some(raw)) = (&field, member.raw()) {
+            // `share` found the value's text as the field's last shared one, or made it so.
+            match self.last_raw.get_mut(key) {
+                Some(last) => *last = (*shared, raw.into()),
+                None => drop(self.last_raw.insert(key.to_string(), (*shared, raw.into()))),
+            }
+        }
+        field
+    }
 }
 
 /// A [`MetricsRow`](crate::schema::tables::MetricsRow) as it is packed, borrowing the entry's
@@ -132,22 +154,38 @@ impl Table for CompilationMetricsTable {
         if !METRICS_KINDS.contains(&ev.kind) {
             return;
         }
-        let meta = ev.meta();
-        let Some(fields) = meta.as_object() else {
+        let meta = ev.meta_members();
+        let Some(members) = meta.object() else {
             diags.unusable(Self::NAME, ev, "metadata is not an object");
             return;
         };
+        // Each field's value, parsed unless it is logged as its field's last shared value was
+        // (no measure is: a measure is always read).
+        let values: Vec<Option<Cow<Value>>> = members
+            .iter()
+            .map(|&(key, member)| {
+                let repeated =
+                    member.raw().is_some_and(|raw| self.last_raw.get(key).is_some_and(|(_, last)| **last == *raw));
+                (names_a_measure(key) || !repeated).then(|| member.value())
+            })
+            .collect();
+        let fields = || members.iter().zip(&values).filter_map(|(&(k, _), v)| Some((k, v.as_deref()?)));
         // The row keeps every field as logged; a time, size or count that cannot be one is
         // reported here, and left out of `times_s` (the cross-rank tables skip it too).
-        for (key, value) in fields.iter().filter(|(k, _)| names_a_measure(k)) {
+        for (key, value) in fields().filter(|(k, _)| names_a_measure(k)) {
             diags.json_number(ev, key, Some(value));
         }
-        let times_s = fields
-            .iter()
+        let times_s = fields()
             .filter(|(k, _)| k.ends_with("_time_s") || *k == "elapsed_time")
-            .filter_map(|(k, v)| Some((k.as_str(), v.as_f64().and_then(usable_number)?)))
+            .filter_map(|(k, v)| Some((k, v.as_f64().and_then(usable_number)?)))
             .collect();
-        let metrics = Fields(fields.iter().map(|(k, v)| (k.as_str(), self.share(k, v))).collect());
+        let metrics = Fields(
+            members
+                .iter()
+                .zip(&values)
+                .map(|(&(key, member), value)| (key, self.field(key, member, value.as_deref())))
+                .collect(),
+        );
         let row = MetricsRowView {
             compile_id: ev.display_id,
             kind: ev.kind,

@@ -756,38 +756,38 @@ impl Compiles {
     /// What the shared facts read of a `compilation_metrics` entry's metadata. A time or count
     /// that cannot be one is ignored (see [`Diagnostics::number`]).
     fn read_metrics(&mut self, ev: &Event, diags: &mut Diagnostics) -> Metrics {
-        let meta = ev.meta();
-        let text = |key| meta.get(key).and_then(Value::as_str).map(Box::from);
-        let mut number = |key: &str| diags.json_number(ev, key, meta.get(key));
+        // Member by member: the 28 KB config strings of torch's metrics are never built.
+        let meta = ev.meta_members();
+        let text = |key| meta.get(key).as_deref().and_then(Value::as_str).map(Box::from);
+        let mut number = |key: &str| diags.json_number(ev, key, meta.get(key).as_deref());
         let start_time = number("start_time");
         let entire_frame_compile_time_s = number("entire_frame_compile_time_s");
         let dynamo_cumulative_compile_time_us = number("dynamo_cumulative_compile_time_us");
         let mut uint = |key: &str| {
-            let n = meta.get(key).and_then(Value::as_u64)?;
+            let n = meta.uint(key)?;
             diags.number(ev, key, Some(n as f64)).map(|_| n)
         };
         let (graph_op_count, graph_node_count, graph_input_count) =
             (uint("graph_op_count"), uint("graph_node_count"), uint("graph_input_count"));
         let (guard_count, shape_env_guard_count) = (uint("guard_count"), uint("shape_env_guard_count"));
         let mut cache_counters = Vec::new();
-        for (key, value) in meta.as_object().into_iter().flatten() {
-            if key.contains("cache") && key != "cache_size" && key != "accumulated_cache_size" {
-                if let Some(x) = diags.json_number(ev, key, Some(value)).filter(|&x| x != 0.0) {
-                    cache_counters.push((self.intern(key), x));
-                }
+        let counter = |key: &str| key.contains("cache") && key != "cache_size" && key != "accumulated_cache_size";
+        for (key, value) in meta.each(counter) {
+            if let Some(x) = diags.json_number(ev, &key, Some(&value)).filter(|&x| x != 0.0) {
+                cache_counters.push((self.intern(&key), x));
             }
         }
         Metrics {
             co_name: text("co_name"),
             co_filename: text("co_filename"),
-            co_firstlineno: meta.get("co_firstlineno").and_then(Value::as_i64),
+            co_firstlineno: meta.get("co_firstlineno").as_deref().and_then(Value::as_i64),
             start_time,
             entire_frame_compile_time_s,
             dynamo_cumulative_compile_time_us,
             failed: meta.get("fail_type").is_some_and(|v| !v.is_null()),
             fail_type: text("fail_type"),
             fail_reason: text("fail_reason"),
-            restart_reasons: strings(meta.get("restart_reasons")),
+            restart_reasons: strings(meta.get("restart_reasons").as_deref()),
             graph_op_count,
             graph_node_count,
             graph_input_count,

@@ -55,7 +55,8 @@ impl Table for FailuresTable {
         if !METRICS_KINDS.contains(&ev.kind) {
             return;
         }
-        let m = ev.meta();
+        // Member by member, as `Compiles` reads them (see `Event::meta_members`).
+        let m = ev.meta_members();
         if !m.is_object() {
             diags.unusable(Self::NAME, ev, "metadata is not an object");
             return;
@@ -73,12 +74,12 @@ impl Table for FailuresTable {
             stack: None,
             seq: ev.seq,
         };
-        for reason in compiles::strings(m.get("restart_reasons")) {
+        for reason in compiles::strings(m.get("restart_reasons").as_deref()) {
             let restart = row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason));
             self.rows.push(&(ev.compile_id.copied(), restart));
             self.restarts += 1;
         }
-        let fail_type = match m.get("fail_type") {
+        let fail_type = match m.get("fail_type").as_deref() {
             None | Some(Value::Null) => return,
             Some(Value::String(s)) => s.clone(),
             Some(other) => other.to_string(),
@@ -87,15 +88,19 @@ impl Table for FailuresTable {
             FailureKind::Failure,
             fail_type,
             m.get("fail_reason")
+                .as_deref()
                 .and_then(|r| r.as_str().map(str::to_string).or_else(|| (!r.is_null()).then(|| r.to_string()))),
         );
-        failure.user_frame =
-            match (m.get("fail_user_frame_filename").and_then(Value::as_str), m.get("fail_user_frame_lineno")) {
-                (Some(file), Some(line)) if !line.is_null() => Some(format!("{file}:{line}")),
-                (Some(file), _) => Some(file.to_string()),
-                _ => None,
-            };
-        failure.exception = m.get("exception_stack_trace").filter(|v| !v.is_null()).map(|v| compiles::strings(Some(v)));
+        failure.user_frame = match (
+            m.get("fail_user_frame_filename").as_deref().and_then(Value::as_str),
+            m.get("fail_user_frame_lineno"),
+        ) {
+            (Some(file), Some(line)) if !line.is_null() => Some(format!("{file}:{line}")),
+            (Some(file), _) => Some(file.to_string()),
+            _ => None,
+        };
+        failure.exception =
+            m.get("exception_stack_trace").filter(|v| !v.is_null()).map(|v| compiles::strings(Some(&v)));
         self.rows.push(&(ev.compile_id.copied(), failure));
     }
 

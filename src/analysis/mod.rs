@@ -43,6 +43,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use zstd::zstd_safe::CParameter;
 
 use crate::parse::Meta;
@@ -88,6 +89,9 @@ pub struct Event<'a> {
     /// The stream's stacks so far (every stack id of this event resolves in it).
     pub stacks: &'a StackTable,
     meta_value: OnceCell<Value>,
+    /// The metadata's members, split once for every table that reads them (see
+    /// [`Event::meta_members`]); `None` when it is not an object kept raw.
+    meta_split: OnceCell<Option<RawMembers<'a>>>,
     payload_json: OnceCell<Option<Value>>,
     trace_event: Option<&'a TraceEvent>,
     /// The index of its compile's record in [`Compiles`], set when `Compiles` files it.
@@ -118,18 +122,18 @@ pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
 /// member reads as it does in [`Event::meta`]: the last one when a key repeats.
 pub enum MetaMembers<'e, 'a> {
     /// The object's members, their values raw (checked by the parser, lone surrogates escaped).
-    Raw(Vec<(Cow<'a, str>, &'a serde_json::value::RawValue)>),
+    Raw(&'e [(Cow<'a, str>, &'a str)]),
     /// Metadata already parsed, or not an object kept raw.
     Parsed(&'e Value),
 }
 
-impl<'e> MetaMembers<'e, '_> {
+impl<'e, 'a> MetaMembers<'e, 'a> {
     /// A member's value.
     pub fn get(&self, key: &str) -> Option<Cow<'e, Value>> {
         match self {
             MetaMembers::Raw(members) => {
                 let (_, raw) = members.iter().rev().find(|(k, _)| k == key)?;
-                json_text::parse(raw.get()).ok().map(Cow::Owned)
+                json_text::parse(raw).ok().map(Cow::Owned)
             }
             MetaMembers::Parsed(meta) => meta.get(key).map(Cow::Borrowed),
         }
@@ -154,6 +158,35 @@ impl<'e> MetaMembers<'e, '_> {
         }
     }
 
+    /// Whether the metadata is an object.
+    pub fn is_object(&self) -> bool {
+        match self {
+            MetaMembers::Raw(_) => true,
+            MetaMembers::Parsed(meta) => meta.is_object(),
+        }
+    }
+
+    /// The members of an object, each once, in order of first appearance, with its last value
+    /// (as the parsed object keeps them); `None` when the metadata is not an object.
+    pub fn object(&self) -> Option<Vec<(&str, Member<'e, 'a>)>> {
+        match self {
+            MetaMembers::Raw(members) => Some(
+                members
+                    .iter()
+                    .enumerate()
+                    .filter(|(at, (key, _))| !members[..*at].iter().any(|(k, _)| k == key))
+                    .map(|(_, (key, _))| {
+                        let (_, last) = members.iter().rev().find(|(k, _)| k == key).expect("this key is there");
+                        (key.as_ref(), Member::Raw(last))
+                    })
+                    .collect(),
+            ),
+            MetaMembers::Parsed(meta) => {
+                Some(meta.as_object()?.iter().map(|(key, value)| (key.as_str(), Member::Parsed(value))).collect())
+            }
+        }
+    }
+
     /// A member as text, as [`guards::text`] reads it.
     pub fn text(&self, key: &str) -> Option<String> {
         guards::value_text(self.get(key)?.as_ref())
@@ -167,6 +200,46 @@ impl<'e> MetaMembers<'e, '_> {
     /// A boolean member, false when absent or not a boolean.
     pub fn flag(&self, key: &str) -> bool {
         self.get(key).and_then(|v| v.as_bool()).unwrap_or(false)
+    }
+}
+
+/// An object's members as logged: each key, and its value's raw JSON text.
+pub type RawMembers<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
+/// The members of an object's well-formed JSON text: split without decoding, or by serde_json
+/// when a key holds an escape.
+fn split_members(text: &str) -> Option<RawMembers<'_>> {
+    match json_text::object_members(text) {
+        Some(members) => Some(members.into_iter().map(|(key, value)| (Cow::Borrowed(key), value)).collect()),
+        None => {
+            let Fields(members) = serde_json::from_str(text).ok()?;
+            Some(members.into_iter().map(|(key, value)| (key, value.get())).collect())
+        }
+    }
+}
+
+/// One member's value of [`MetaMembers::object`]: raw JSON text, or parsed.
+#[derive(Clone, Copy)]
+pub enum Member<'e, 'a> {
+    Raw(&'a str),
+    Parsed(&'e Value),
+}
+
+impl<'e, 'a> Member<'e, 'a> {
+    /// The value, parsed if it was raw.
+    pub fn value(self) -> Cow<'e, Value> {
+        match self {
+            Member::Raw(raw) => Cow::Owned(json_text::parse(raw).expect("metadata checked by the parser")),
+            Member::Parsed(value) => Cow::Borrowed(value),
+        }
+    }
+
+    /// The raw JSON text, when the member was not parsed.
+    pub fn raw(self) -> Option<&'a str> {
+        match self {
+            Member::Raw(raw) => Some(raw),
+            Member::Parsed(_) => None,
+        }
     }
 }
 
@@ -215,6 +288,7 @@ impl<'a> Event<'a> {
             payload_ref: row.payload.as_ref(),
             stacks,
             meta_value: OnceCell::new(),
+            meta_split: OnceCell::new(),
             payload_json: OnceCell::new(),
             trace_event,
             record: Cell::new(None),
@@ -236,15 +310,22 @@ impl<'a> Event<'a> {
     /// The metadata read member by member (see [`MetaMembers`]).
     pub fn meta_members(&self) -> MetaMembers<'_, 'a> {
         if self.meta_value.get().is_none()
-            && let (Meta::Raw(raw), None) = (self.meta, self.meta_text)
-            // As `parse_json_bounded` would read it whole: no heap estimate below this size.
-            && raw.get().len() as u64 <= MAX_PARSED_JSON / 64
-            && raw.get().starts_with('{')
-            && let Ok(Fields(members)) = serde_json::from_str::<Fields>(raw.get())
+            && let Some(members) = self.meta_split.get_or_init(|| self.split_meta())
         {
             return MetaMembers::Raw(members);
         }
         MetaMembers::Parsed(self.meta())
+    }
+
+    /// The members of metadata kept raw, when it is an object small enough to read whole.
+    fn split_meta(&self) -> Option<RawMembers<'a>> {
+        let (Meta::Raw(raw), None) = (self.meta, self.meta_text) else { return None };
+        let raw = raw.get();
+        // As `parse_json_bounded` would read it whole: no heap estimate below this size.
+        if raw.len() as u64 > MAX_PARSED_JSON / 64 || !raw.starts_with('{') {
+            return None;
+        }
+        split_members(raw)
     }
 
     /// A metadata field that held a stack: its id in the stream's stack table.
@@ -416,7 +497,7 @@ impl StreamFindings {
 
 /// A row serialized to compact JSON when observed: held that way until its table is written, it
 /// takes a fraction of the memory of the typed row, and serializes as the typed row would.
-pub type PackedRow = Box<serde_json::value::RawValue>;
+pub type PackedRow = Box<RawValue>;
 
 /// Serializes a row for a table that holds its rows packed.
 pub fn pack(row: &impl Serialize) -> PackedRow {
@@ -873,16 +954,18 @@ mod tests {
     }
 
     /// Both ways of reading `text`: raw members, and the object parsed whole.
-    fn both(text: &str) -> (MetaMembers<'_, '_>, Value) {
-        let Fields(members) = serde_json::from_str(text).unwrap();
-        (MetaMembers::Raw(members), json_text::parse(text).unwrap())
+    fn both(text: &str) -> (RawMembers<'_>, Value) {
+        (split_members(text).unwrap(), json_text::parse(text).unwrap())
     }
 
     /// What a table can read of metadata, through every accessor.
     fn readings(m: &MetaMembers, keys: &[&str]) -> Vec<String> {
         let mut out: Vec<String> =
             keys.iter().map(|k| format!("{k}: {:?} {:?} {:?} {}", m.get(k), m.text(k), m.uint(k), m.flag(k))).collect();
-        out.push(format!("{:?}", m.each(|k| k != "b")));
+        out.push(format!("{:?} {}", m.each(|k| k != "b"), m.is_object()));
+        let object =
+            m.object().map(|members| members.into_iter().map(|(k, v)| (k.to_string(), v.value().into_owned())));
+        out.push(format!("{:?}", object.map(Vec::from_iter)));
         out
     }
 
@@ -890,7 +973,8 @@ mod tests {
     fn a_repeated_key_reads_as_the_parsed_object_keeps_it() {
         // The last value, at the place of the first: `b` comes before `c`, with value 3.
         let text = r#"{"a": 1, "b": [1, "x"], "c": "s", "b": 3, "d": {"e": null}}"#;
-        let (raw, parsed) = both(text);
+        let (members, parsed) = both(text);
+        let raw = MetaMembers::Raw(&members);
         assert_eq!(raw.get("b").as_deref(), Some(&Value::from(3)));
         let keys: Vec<String> = raw.each(|_| true).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["a", "b", "c", "d"]);
@@ -920,7 +1004,8 @@ mod tests {
         )) {
             let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
             let text = format!("{{{}}}", body.join(", "));
-            let (raw, parsed) = both(&text);
+            let (members, parsed) = both(&text);
+            let raw = MetaMembers::Raw(&members);
             let keys = ["a", "b", "is_x", "size", "missing"];
             prop_assert_eq!(readings(&raw, &keys), readings(&MetaMembers::Parsed(&parsed), &keys));
         }
