@@ -510,6 +510,14 @@ mod tests {
                 prop_assert_eq!(object_members(&other), None);
             }
         }
+
+        /// Text of another shape gets `None` or members, never a panic: cut short anywhere.
+        #[test]
+        fn members_of_any_text_split_without_panic(value in json_value(), cut in any::<prop::sample::Index>()) {
+            let text = serde_json::to_string(&value).unwrap();
+            let end = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).nth(cut.index(text.len() + 1)).unwrap_or(text.len());
+            let _ = object_members(&text[..end]);
+        }
     }
 
     proptest! {
