@@ -302,7 +302,7 @@ impl<'a> Event<'a> {
             (_, Some(text)) => self.meta_value.get_or_init(|| shallow_value(text)),
             (Meta::Value(v), None) => v,
             (Meta::Raw(raw), None) => {
-                self.meta_value.get_or_init(|| parse_json_bounded(raw.text.get().as_bytes()).unwrap_or_default())
+                self.meta_value.get_or_init(|| parse_json_bounded(raw.get().as_bytes()).unwrap_or_default())
             }
         }
     }
@@ -319,19 +319,13 @@ impl<'a> Event<'a> {
 
     /// The members of metadata kept raw, when it is an object small enough to read whole.
     fn split_meta(&self) -> Option<RawMembers<'a>> {
-        let (Meta::Raw(meta), None) = (self.meta, self.meta_text) else { return None };
-        let raw = meta.text.get();
+        let (Meta::Raw(raw), None) = (self.meta, self.meta_text) else { return None };
+        let raw = raw.get();
         // As `parse_json_bounded` would read it whole: no heap estimate below this size.
         if raw.len() as u64 > MAX_PARSED_JSON / 64 || !raw.starts_with('{') {
             return None;
         }
-        match &meta.members {
-            Some(spans) => {
-                let members = json_text::member_texts(raw, spans)?;
-                Some(members.into_iter().map(|(key, value)| (Cow::Borrowed(key), value)).collect())
-            }
-            None => split_members(raw),
-        }
+        split_members(raw)
     }
 
     /// A metadata field that held a stack: its id in the stream's stack table.

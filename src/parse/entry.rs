@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::glog;
-use super::json_text::{self, MemberSpan, Refused};
+use super::json_text::{self, Refused};
 use super::records::{MAX_STORED, RawPayload, RawRecord, Spilled};
 use crate::schema::{CompileId, DiagnosticKind, PayloadFormat};
 
@@ -80,26 +80,8 @@ pub struct Entry {
 #[serde(untagged)]
 pub enum Meta {
     Value(Value),
-    Raw(RawMeta),
+    Raw(Box<RawValue>),
 }
-
-/// Metadata kept as its text, with where its members are when the parser found them on the way
-/// (long objects: the tables that read them member by member need not scan them again).
-#[derive(Debug, Clone)]
-pub struct RawMeta {
-    pub text: Box<RawValue>,
-    pub members: Option<Box<[MemberSpan]>>,
-}
-
-impl Serialize for RawMeta {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.text.serialize(serializer)
-    }
-}
-
-/// Metadata this long has its members found by the parser (see [`RawMeta`]): torch's metrics
-/// are 40 KB; shorter objects are split when a table asks, as cheaply.
-const MEMBERS_FOUND_OVER: usize = 1024;
 
 impl Meta {
     /// A top-level field, when the metadata was parsed.
@@ -114,7 +96,7 @@ impl Meta {
     pub fn to_value(&self) -> Value {
         match self {
             Meta::Value(v) => v.clone(),
-            Meta::Raw(r) => serde_json::from_str(r.text.get()).unwrap_or_default(),
+            Meta::Raw(r) => serde_json::from_str(r.get()).unwrap_or_default(),
         }
     }
 }
@@ -240,12 +222,7 @@ fn read_meta(kind: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, Str
     let read = if needs_parsing {
         json_text::parse(text).map(Meta::Value)
     } else {
-        let members = if text.len() > MEMBERS_FOUND_OVER {
-            json_text::check_members(text.as_bytes()).map(|spans| spans.map(Vec::into_boxed_slice))
-        } else {
-            json_text::check(text.as_bytes()).map(|()| None)
-        };
-        members.map(|members| Meta::Raw(RawMeta { text: raw.to_owned(), members }))
+        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_owned()))
     };
     match read {
         Ok(meta) => (meta, None),

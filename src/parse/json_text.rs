@@ -251,112 +251,20 @@ impl<'de> Visitor<'de> for Nested {
 /// did not check): the nesting depth and the range of numbers. Builds nothing and decodes no
 /// string (strings are skipped to their closing quote), so it costs a fraction of a parse.
 pub fn check(text: &[u8]) -> Result<(), Refused> {
-    scan::<false>(text, &mut None)
-}
-
-/// Where one member of an object is in its text: the key's text (between its quotes) and the
-/// value's raw text, as byte ranges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemberSpan {
-    pub key: (u32, u32),
-    pub value: (u32, u32),
-}
-
-/// [`check`], which also finds the members of an object in the same pass: what
-/// [`object_members`] finds, without a second scan of a long text. `None` for text of another
-/// shape, or an object with a key that holds an escape (or over 4 GiB).
-pub fn check_members(text: &[u8]) -> Result<Option<Vec<MemberSpan>>, Refused> {
-    let mut members = (text.len() < u32::MAX as usize).then(Members::default);
-    scan::<true>(text, &mut members)?;
-    Ok(members.filter(|m| m.whole).map(|m| m.spans))
-}
-
-/// The members [`scan`] finds at depth 1 of an object.
-#[derive(Default)]
-struct Members {
-    spans: Vec<MemberSpan>,
-    /// The key of the member being read, and where its value starts (after the colon).
-    key: Option<(u32, u32)>,
-    value_start: Option<usize>,
-    /// Whether the text was an object whose members were all found.
-    whole: bool,
-}
-
-impl Members {
-    /// A string at depth 1, from its opening quote at `start` to just past its closing one at
-    /// `end`: a key, or a value. False for a key with an escape (left to serde_json).
-    fn string(&mut self, text: &[u8], start: usize, end: usize) -> bool {
-        if self.key.is_some() {
-            return true; // a value
-        }
-        let key = &text[start + 1..end.saturating_sub(1).max(start + 1)];
-        self.key = Some(((start + 1) as u32, (start + 1 + key.len()) as u32));
-        !key.contains(&b'\\')
-    }
-
-    /// The end of the value being read, at `end` (a comma or the object's closing brace). False
-    /// when there was no key and colon before it.
-    fn end_value(&mut self, text: &[u8], end: usize) -> bool {
-        let (Some(key), Some(start)) = (self.key.take(), self.value_start.take()) else { return false };
-        let start = skip_space(text, start);
-        let end = (start..end).rev().find(|&i| !b" \t\n\r".contains(&text[i])).map_or(start, |i| i + 1);
-        self.spans.push(MemberSpan { key, value: (start as u32, end as u32) });
-        start < end
-    }
-}
-
-/// [`check`]'s pass over the text, finding an object's members on the way when `MEMBERS` (a
-/// constant, so that `check` pays nothing for it).
-fn scan<const MEMBERS: bool>(text: &[u8], members: &mut Option<Members>) -> Result<(), Refused> {
     let (mut depth, mut i) = (0usize, 0);
-    let mut object = false;
     while i < text.len() {
         match text[i] {
             b'"' => {
-                let end = string_end(text, i + 1);
-                if MEMBERS
-                    && depth == 1
-                    && object
-                    && let Some(m) = members.as_mut()
-                    && !m.string(text, i, end)
-                {
-                    *members = None;
-                }
-                i = end;
+                i = string_end(text, i + 1);
                 continue;
             }
             b'[' | b'{' => {
-                if MEMBERS && depth == 0 {
-                    object = text[i] == b'{';
-                }
                 depth += 1;
                 if depth > MAX_DEPTH {
                     return Err(Refused::TooDeep);
                 }
             }
-            b']' | b'}' => {
-                if MEMBERS
-                    && depth == 1
-                    && object
-                    && let Some(m) = members.as_mut()
-                {
-                    // `{}` has no member to end.
-                    m.whole = m.key.is_none() && m.spans.is_empty() || m.end_value(text, i);
-                }
-                depth = depth.saturating_sub(1);
-            }
-            b':' if MEMBERS && depth == 1 => {
-                if let Some(m) = members.as_mut() {
-                    m.value_start = Some(i + 1);
-                }
-            }
-            b',' if MEMBERS && depth == 1 && object => {
-                if let Some(m) = members.as_mut()
-                    && !m.end_value(text, i)
-                {
-                    *members = None;
-                }
-            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
             b'-' | b'0'..=b'9' => {
                 let len = text[i..].iter().take_while(|&&b| b.is_ascii_digit() || b"-+.eE".contains(&b)).count();
                 if beyond_a_float(&text[i..i + len]) {
@@ -368,12 +276,6 @@ fn scan<const MEMBERS: bool>(text: &[u8], members: &mut Option<Members>) -> Resu
             _ => {}
         }
         i += 1;
-    }
-    if MEMBERS
-        && !object
-        && let Some(m) = members.as_mut()
-    {
-        m.whole = false;
     }
     Ok(())
 }
@@ -457,12 +359,6 @@ fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
             (len > 0).then_some(i + len)
         }
     }
-}
-
-/// The keys and values `spans` (of [`check_members`]) find in `text`.
-pub fn member_texts<'t>(text: &'t str, spans: &[MemberSpan]) -> Option<Vec<(&'t str, &'t str)>> {
-    let part = |(start, end): (u32, u32)| text.get(start as usize..end as usize);
-    spans.iter().map(|span| Some((part(span.key)?, part(span.value)?))).collect()
 }
 
 /// Where the string whose text starts at `i` ends: just past its closing quote.
@@ -585,7 +481,7 @@ mod tests {
 
     proptest! {
         /// `object_members` splits an object as serde_json does (keys with escapes left to it),
-        /// compact or pretty, and splits nothing else; `check_members` finds the same members.
+        /// compact or pretty, and splits nothing else.
         #[test]
         fn members_split_as_serde_json_splits_them(
             members in proptest::collection::vec(("[a-c\"\\\\é]{0,3}", json_value()), 0..5),
@@ -596,12 +492,9 @@ mod tests {
             // Keys repeat as logged: joined by hand, as a map would keep one of each.
             let body: Vec<String> = members
                 .iter()
-                .map(|(k, v)| {
-                    let (k, v) = (serde_json::to_string(k).unwrap(), to_text(v).unwrap());
-                    if pretty { format!("{k} :\t{v} ") } else { format!("{k}:{v}") }
-                })
+                .map(|(k, v)| format!("{}: {}", serde_json::to_string(k).unwrap(), to_text(v).unwrap()))
                 .collect();
-            let text = if pretty { format!(" {{\n  {}\r\n}} ", body.join(",\n  ")) } else { format!("{{{}}}", body.join(",")) };
+            let text = format!("{{{}}}", body.join(if pretty { ",\n  " } else { "," }));
             let Fields(theirs) = serde_json::from_str(&text).unwrap();
             let theirs: Vec<(String, &str)> = theirs.into_iter().map(|(k, v)| (k.into_owned(), v.get())).collect();
             let escaped = members.iter().any(|(k, _)| serde_json::to_string(k).unwrap().contains('\\'));
@@ -612,13 +505,9 @@ mod tests {
                 }
                 None => prop_assert!(escaped, "refused {}", text),
             }
-            // The parser's pass finds the same members.
-            let spans = check_members(text.as_bytes()).unwrap();
-            prop_assert_eq!(spans.and_then(|spans| member_texts(&text, &spans)), object_members(&text));
             if !scalar.is_object() {
                 let other = to_text(&scalar).unwrap();
                 prop_assert_eq!(object_members(&other), None);
-                prop_assert_eq!(check_members(other.as_bytes()), Ok(None));
             }
         }
 
@@ -628,7 +517,6 @@ mod tests {
             let text = serde_json::to_string(&value).unwrap();
             let end = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).nth(cut.index(text.len() + 1)).unwrap_or(text.len());
             let _ = object_members(&text[..end]);
-            let _ = check_members(&text.as_bytes()[..end]);
         }
     }
 
