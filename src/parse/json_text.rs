@@ -492,9 +492,12 @@ mod tests {
             // Keys repeat as logged: joined by hand, as a map would keep one of each.
             let body: Vec<String> = members
                 .iter()
-                .map(|(k, v)| format!("{}: {}", serde_json::to_string(k).unwrap(), to_text(v).unwrap()))
+                .map(|(k, v)| {
+                    let (k, v) = (serde_json::to_string(k).unwrap(), to_text(v).unwrap());
+                    if pretty { format!("{k} :\t{v} ") } else { format!("{k}:{v}") }
+                })
                 .collect();
-            let text = format!("{{{}}}", body.join(if pretty { ",\n  " } else { "," }));
+            let text = if pretty { format!(" {{\n  {}\r\n}} ", body.join(",\n  ")) } else { format!("{{{}}}", body.join(",")) };
             let Fields(theirs) = serde_json::from_str(&text).unwrap();
             let theirs: Vec<(String, &str)> = theirs.into_iter().map(|(k, v)| (k.into_owned(), v.get())).collect();
             let escaped = members.iter().any(|(k, _)| serde_json::to_string(k).unwrap().contains('\\'));
