@@ -142,11 +142,9 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     /// Each member whose key `wanted` accepts, once, in order of first appearance, with its value.
     pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, Cow<'e, Value>)> {
         match self {
-            MetaMembers::Raw(members) => members
-                .iter()
-                .enumerate()
-                .filter(|(at, (key, _))| wanted(key) && !members[..*at].iter().any(|(k, _)| k == key))
-                .filter_map(|(_, (key, _))| Some((key.to_string(), self.get(key)?)))
+            MetaMembers::Raw(members) => unique_members(members)
+                .filter(|(key, _)| wanted(key))
+                .filter_map(|(key, raw)| Some((key.to_string(), Cow::Owned(json_text::parse(raw).ok()?))))
                 .collect(),
             MetaMembers::Parsed(meta) => meta
                 .as_object()
@@ -170,17 +168,9 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     /// (as the parsed object keeps them); `None` when the metadata is not an object.
     pub fn object(&self) -> Option<Vec<(&str, Member<'e, 'a>)>> {
         match self {
-            MetaMembers::Raw(members) => Some(
-                members
-                    .iter()
-                    .enumerate()
-                    .filter(|(at, (key, _))| !members[..*at].iter().any(|(k, _)| k == key))
-                    .map(|(_, (key, _))| {
-                        let (_, last) = members.iter().rev().find(|(k, _)| k == key).expect("this key is there");
-                        (key.as_ref(), Member::Raw(last))
-                    })
-                    .collect(),
-            ),
+            MetaMembers::Raw(members) => {
+                Some(unique_members(members).map(|(key, raw)| (key, Member::Raw(raw))).collect())
+            }
             MetaMembers::Parsed(meta) => {
                 Some(meta.as_object()?.iter().map(|(key, value)| (key.as_str(), Member::Parsed(value))).collect())
             }
@@ -201,6 +191,17 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     pub fn flag(&self, key: &str) -> bool {
         self.get(key).and_then(|v| v.as_bool()).unwrap_or(false)
     }
+}
+
+/// Each key of `members` once, in order of first appearance, with its last value: the members a
+/// parsed object keeps.
+fn unique_members<'m, 'a>(members: &'m [(Cow<'a, str>, &'a str)]) -> impl Iterator<Item = (&'m str, &'a str)> {
+    members.iter().enumerate().filter(|(at, (key, _))| !members[..*at].iter().any(|(k, _)| k == key)).map(
+        |(_, (key, _))| {
+            let (_, last) = members.iter().rev().find(|(k, _)| k == key).expect("this key is there");
+            (key.as_ref(), *last)
+        },
+    )
 }
 
 /// An object's members as logged: each key, and its value's raw JSON text.
