@@ -19,6 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::entry::Fields;
+use super::string_end::string_end;
 
 /// The deepest nesting of arrays and objects in JSON from a log that the bundle holds as JSON
 /// (deeper JSON is kept as text). serde_json, the bundle's Rust reader and `validate`, reads 127
@@ -359,17 +360,6 @@ fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
             (len > 0).then_some(i + len)
         }
     }
-}
-
-/// Where the string whose text starts at `i` ends: just past its closing quote.
-fn string_end(text: &[u8], mut i: usize) -> usize {
-    while let Some(at) = text.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
-        if text[i + at] == b'"' {
-            return i + at + 1;
-        }
-        i += at + 2; // a backslash and the byte it escapes
-    }
-    text.len()
 }
 
 /// Whether a JSON number is beyond a 64-bit float, as serde_json reads it. Only one with an

@@ -9,6 +9,7 @@ pub mod glog;
 pub mod json_text;
 pub mod process;
 pub mod records;
+mod string_end;
 pub mod trace_event;
 
 use std::collections::BTreeMap;
