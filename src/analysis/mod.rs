@@ -121,7 +121,8 @@ pub(crate) fn parse_json_bounded(bytes: &[u8]) -> Option<Value> {
 /// building each description as an object cost more than the rest of the `inputs` table. A
 /// member reads as it does in [`Event::meta`]: the last one when a key repeats.
 pub enum MetaMembers<'e, 'a> {
-    /// The object's members, their values raw (checked by the parser, lone surrogates escaped).
+    /// The object's members, each key once with its last value, raw (checked by the parser,
+    /// lone surrogates escaped): as [`split_members`] makes them.
     Raw(&'e [(Cow<'a, str>, &'a str)]),
     /// Metadata already parsed, or not an object kept raw.
     Parsed(&'e Value),
@@ -132,7 +133,7 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     pub fn get(&self, key: &str) -> Option<Cow<'e, Value>> {
         match self {
             MetaMembers::Raw(members) => {
-                let (_, raw) = members.iter().rev().find(|(k, _)| k == key)?;
+                let (_, raw) = members.iter().find(|(k, _)| k == key)?;
                 json_text::parse(raw).ok().map(Cow::Owned)
             }
             MetaMembers::Parsed(meta) => meta.get(key).map(Cow::Borrowed),
@@ -142,7 +143,8 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     /// Each member whose key `wanted` accepts, once, in order of first appearance, with its value.
     pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, Cow<'e, Value>)> {
         match self {
-            MetaMembers::Raw(members) => unique_members(members)
+            MetaMembers::Raw(members) => members
+                .iter()
                 .filter(|(key, _)| wanted(key))
                 .filter_map(|(key, raw)| Some((key.to_string(), Cow::Owned(json_text::parse(raw).ok()?))))
                 .collect(),
@@ -169,7 +171,7 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
     pub fn object(&self) -> Option<Vec<(&str, Member<'e, 'a>)>> {
         match self {
             MetaMembers::Raw(members) => {
-                Some(unique_members(members).map(|(key, raw)| (key, Member::Raw(raw))).collect())
+                Some(members.iter().map(|(key, raw)| (key.as_ref(), Member::Raw(raw))).collect())
             }
             MetaMembers::Parsed(meta) => {
                 Some(meta.as_object()?.iter().map(|(key, value)| (key.as_str(), Member::Parsed(value))).collect())
@@ -194,29 +196,40 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
 }
 
 /// Each key of `members` once, in order of first appearance, with its last value: the members a
-/// parsed object keeps.
-fn unique_members<'m, 'a>(members: &'m [(Cow<'a, str>, &'a str)]) -> impl Iterator<Item = (&'m str, &'a str)> {
-    members.iter().enumerate().filter(|(at, (key, _))| !members[..*at].iter().any(|(k, _)| k == key)).map(
-        |(_, (key, _))| {
-            let (_, last) = members.iter().rev().find(|(k, _)| k == key).expect("this key is there");
-            (key.as_ref(), *last)
-        },
-    )
+/// parsed object keeps. Keys rarely repeat: that none does is checked once, by comparing pairs
+/// for a few members and with a set for many (torch's metrics have a hundred members, and every
+/// table reading them went through all pairs).
+fn unique_members(members: RawMembers<'_>) -> RawMembers<'_> {
+    const PAIRS_UP_TO: usize = 32;
+    let none_repeats = if members.len() <= PAIRS_UP_TO {
+        members.iter().enumerate().all(|(at, (key, _))| members[..at].iter().all(|(k, _)| k != key))
+    } else {
+        let mut seen = crate::fast_hash::HashSet::default();
+        members.iter().all(|(key, _)| seen.insert(key.as_ref()))
+    };
+    if none_repeats {
+        return members;
+    }
+    let first_of = |at: usize, key: &str| !members[..at].iter().any(|(k, _)| k == key);
+    let last_value = |key: &str| members.iter().rev().find(|(k, _)| k == key).expect("this key is there").1;
+    let unique = members.iter().enumerate().filter(|(at, (key, _))| first_of(*at, key));
+    unique.map(|(_, (key, _))| (key.clone(), last_value(key))).collect()
 }
 
-/// An object's members as logged: each key, and its value's raw JSON text.
+/// An object's members, each key once (see [`unique_members`]), and its value's raw JSON text.
 pub type RawMembers<'a> = Vec<(Cow<'a, str>, &'a str)>;
 
-/// The members of an object's well-formed JSON text: split without decoding, or by serde_json
-/// when a key holds an escape.
+/// The members of an object's well-formed JSON text, each key once: split without decoding, or
+/// by serde_json when a key holds an escape.
 fn split_members(text: &str) -> Option<RawMembers<'_>> {
-    match json_text::object_members(text) {
-        Some(members) => Some(members.into_iter().map(|(key, value)| (Cow::Borrowed(key), value)).collect()),
+    let members = match json_text::object_members(text) {
+        Some(members) => members.into_iter().map(|(key, value)| (Cow::Borrowed(key), value)).collect(),
         None => {
             let Fields(members) = serde_json::from_str(text).ok()?;
-            Some(members.into_iter().map(|(key, value)| (key, value.get())).collect())
+            members.into_iter().map(|(key, value)| (key, value.get())).collect()
         }
-    }
+    };
+    Some(unique_members(members))
 }
 
 /// One member's value of [`MetaMembers::object`]: raw JSON text, or parsed.
@@ -994,6 +1007,20 @@ mod tests {
         assert_eq!(keys, ["a", "b", "c", "d"]);
         let keys = ["a", "b", "c", "d", "e", "missing"];
         assert_eq!(readings(&raw, &keys), readings(&MetaMembers::Parsed(&parsed), &keys));
+    }
+
+    #[test]
+    fn many_members_read_as_the_parsed_object_with_or_without_a_repeated_key() {
+        // Over `unique_members`' PAIRS_UP_TO members, repeats are found with a set.
+        let distinct: Vec<String> = (0..40).map(|i| format!("\"k{i}\": {i}")).collect();
+        let keys = ["k0", "k3", "k39", "missing"];
+        for tail in ["", r#", "k3": "again", "k0": [1]"#] {
+            let text = format!("{{{}{tail}}}", distinct.join(", "));
+            let (members, parsed) = both(&text);
+            assert_eq!(members.len(), 40, "{tail}");
+            let raw = MetaMembers::Raw(&members);
+            assert_eq!(readings(&raw, &keys), readings(&MetaMembers::Parsed(&parsed), &keys), "{tail}");
+        }
     }
 
     proptest! {
