@@ -169,7 +169,35 @@ pub fn shallow_value(text: &str) -> Value {
 /// Parses JSON text from the log, refusing what the bundle cannot hold as JSON (nested deeper
 /// than [`MAX_DEPTH`], a number beyond a float) as it refuses text that is no JSON.
 pub fn parse(text: &str) -> Result<Value, Refused> {
-    parse_from(serde_json::Deserializer::from_str(text))
+    match plain_scalar(text) {
+        Some(value) => Ok(value),
+        None => parse_from(serde_json::Deserializer::from_str(text)),
+    }
+}
+
+/// A scalar in the one spelling serde_json reads it from, built without a parser: `null`,
+/// `true`, `false`, an unsigned integer of up to 19 digits, a string with no escape and no
+/// control character. Most members of the metadata tables read one by one are such (a tensor's
+/// dtype, a compile's counts); floats are left to serde_json, whose rounding the bundle keeps.
+fn plain_scalar(text: &str) -> Option<Value> {
+    let bytes = text.as_bytes();
+    match *bytes.first()? {
+        b'n' | b't' | b'f' => match text {
+            "null" => Some(Value::Null),
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        b'"' => {
+            let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+            inner.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\').then(|| Value::String(inner.to_string()))
+        }
+        b'0' => (bytes.len() == 1).then(|| Value::from(0u64)),
+        b'1'..=b'9' if bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) => {
+            text.parse::<u64>().ok().map(Value::from)
+        }
+        _ => None,
+    }
 }
 
 /// [`parse`] of bytes that may not be UTF-8 (a payload).
@@ -510,6 +538,23 @@ mod tests {
             let text = serde_json::to_string(&value).unwrap();
             let end = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).nth(cut.index(text.len() + 1)).unwrap_or(text.len());
             let _ = object_members(&text[..end]);
+        }
+    }
+
+    proptest! {
+        /// Scalars, spelled any way (escapes, control characters, leading zeros, signs,
+        /// exponents, spaces), parse as serde_json parses them, or are refused when it refuses.
+        #[test]
+        fn scalars_parse_as_serde_json_parses_them(
+            text in prop_oneof![
+                "[-+ 0-9.eE]{1,22}",
+                "\"[a-z\\\\\"\t\n\u{1}é ]{0,6}\"",
+                "(null|true|false|nul|truee| null|\"x\"\"|\"x)",
+            ],
+        ) {
+            let ours = parse(&text).ok();
+            let serde = serde_json::from_str::<Value>(&text).ok().filter(|v| !v.is_f64() || v.as_f64().is_some_and(f64::is_finite));
+            prop_assert_eq!(ours, serde);
         }
     }
 
