@@ -180,36 +180,16 @@ impl<'a> Envelope<'a> {
     }
 }
 
-/// A context value: the null and small integers envelopes are made of without a parser. A value
-/// the bundle cannot hold as JSON (nested too deep, a number beyond a float) is kept as a string
-/// of its text, noted in `problems`.
+/// A context value (`json_text::parse` builds the nulls, small integers and plain strings
+/// envelopes are made of without a parser). A value the bundle cannot hold as JSON (nested too
+/// deep, a number beyond a float) is kept as a string of its text, noted in `problems`.
 fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
     let text = raw.get();
-    if text == "null" {
-        return Value::Null;
-    }
-    if !text.is_empty() && text.len() < 20 && text.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = text.parse::<u64>() {
-            return Value::from(n);
-        }
-    }
-    if let Some(plain) = plain_string(text) {
-        return Value::String(plain.to_string());
-    }
     json_text::parse(text).unwrap_or_else(|refused: Refused| {
         let why = refused.describe(&format!("context value {key:?}"));
         problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
         Value::String(text.to_string())
     })
-}
-
-/// The content of a JSON string written without escapes (`has_payload`'s md5, most context
-/// strings): what a parser would read, without one. `None` for any other value.
-fn plain_string(text: &str) -> Option<&str> {
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    // Valid JSON text (a raw value) with no backslash has no quote inside; control characters
-    // would be refused by a parser, so they go to one.
-    inner.bytes().all(|b| b != b'\\' && b >= 0x20).then_some(inner)
 }
 
 /// The kind's metadata: parsed when the parser needs to look inside (string table, stacks,
@@ -676,12 +656,12 @@ mod tests {
         let texts = [r#""""#, r#""abc""#, "\"caf\u{e9}\"", r#""a\"b""#, r#""\u0041""#, "\"tab\there\"", "12", "null"];
         for text in texts {
             let parsed = json_text::parse(text).ok().and_then(|v| v.as_str().map(str::to_string));
-            match plain_string(text) {
+            match json_text::plain_string(text) {
                 Some(plain) => assert_eq!(Some(plain.to_string()), parsed, "{text:?}"),
                 None => assert!(text.contains(['\\', '\t']) || !text.starts_with('"'), "{text:?}"),
             }
         }
-        assert_eq!(plain_string(r#""abc""#), Some("abc"));
+        assert_eq!(json_text::plain_string(r#""abc""#), Some("abc"));
     }
 
     #[test]

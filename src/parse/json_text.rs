@@ -188,16 +188,21 @@ fn plain_scalar(text: &str) -> Option<Value> {
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
-        b'"' => {
-            let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-            inner.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\').then(|| Value::String(inner.to_string()))
-        }
+        b'"' => plain_string(text).map(|plain| Value::String(plain.to_string())),
         b'0' => (bytes.len() == 1).then(|| Value::from(0u64)),
         b'1'..=b'9' if bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) => {
             text.parse::<u64>().ok().map(Value::from)
         }
         _ => None,
     }
+}
+
+/// The content of a JSON string written without escapes (`has_payload`'s md5, most context
+/// strings, a tensor's dtype): what a parser would read, without one. `None` for any other text,
+/// control characters included (a parser refuses them).
+pub fn plain_string(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    inner.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\').then_some(inner)
 }
 
 /// [`parse`] of bytes that may not be UTF-8 (a payload).
