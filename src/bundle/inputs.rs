@@ -446,7 +446,7 @@ fn classify(mut file: File, meta: &Metadata, path: Utf8PathBuf, name: String) ->
     }
     let unreadable = |e: io::Error| Skip::Unreadable(e.to_string());
     let compression = detect_compression(&mut file).map_err(unreadable)?;
-    let (mut reader, stop) = open_reader(file, compression).map_err(unreadable)?;
+    let (mut reader, stop) = open_reader_buffered(file, compression, PEEK_BUFFER).map_err(unreadable)?;
     if !find_header(&mut reader).map_err(unreadable)? {
         return Err(match stop.get() {
             Some(error) => Skip::Unreadable(error.clone()),
@@ -522,6 +522,14 @@ pub type ReadStop = Arc<OnceLock<String>>;
 /// the call that fails (flate2 does), so this bounds the text lost before a corrupt spot.
 pub const DECODE_STEP: usize = 8 << 10;
 
+/// The buffer a log is read through: large reads keep the kernel's per-call cost small.
+const READ_BUFFER: usize = 1 << 20;
+/// The buffer a file's start is classified through. A log's header is on its first line, and a
+/// buffer as large as [`READ_BUFFER`] read (and faulted in) a megabyte of every input before
+/// its build began: a millisecond or more on the one thread then running, and a gigabyte read
+/// twice for a thousand ranks.
+const PEEK_BUFFER: usize = 64 << 10;
+
 /// Wraps raw file bytes in the right decoder. A read or decompression error ends the text
 /// where it happened (what was decoded before it, a partial last line too, is read as usual)
 /// and is kept in the [`ReadStop`]: a killed job's truncated `.gz` still gives what it holds.
@@ -529,9 +537,17 @@ pub fn open_reader<R: Read + Send + 'static>(
     raw: R,
     compression: InputCompression,
 ) -> io::Result<(Box<dyn BufRead + Send>, ReadStop)> {
-    const BUF: usize = 1 << 20;
+    open_reader_buffered(raw, compression, READ_BUFFER)
+}
+
+/// [`open_reader`] with a buffer of `capacity` bytes.
+fn open_reader_buffered<R: Read + Send + 'static>(
+    raw: R,
+    compression: InputCompression,
+    capacity: usize,
+) -> io::Result<(Box<dyn BufRead + Send>, ReadStop)> {
     let (decoded, step): (Box<dyn Read + Send>, usize) = match compression {
-        InputCompression::None => (Box::new(raw), BUF),
+        InputCompression::None => (Box::new(raw), capacity),
         InputCompression::Gzip => (Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(raw))), DECODE_STEP),
         InputCompression::Zstd => {
             let mut decoder = zstd::Decoder::new(raw)?;
@@ -541,7 +557,7 @@ pub fn open_reader<R: Read + Send + 'static>(
     };
     let stop = ReadStop::default();
     let reader = StopAtError { inner: decoded, step, stop: stop.clone() };
-    Ok((Box::new(BufReader::with_capacity(BUF, reader)), stop))
+    Ok((Box::new(BufReader::with_capacity(capacity, reader)), stop))
 }
 
 /// A reader that reports its inner reader's first error as the end of input, and keeps it. It
