@@ -3,7 +3,7 @@
 //!
 //! Two phases keep the output deterministic while inputs are read in parallel:
 //! 1. while reading a file, [`ChunkWriter`] dedups that file's blobs and writes them as
-//!    compressed chunks (compression runs on the rayon pool, not the reading thread);
+//!    compressed chunks (on the file's filing thread, which never waits for the rayon pool);
 //! 2. [`assemble`] walks the files in input order and dedups across them: a chunk whose blobs are
 //!    all new becomes a pack as it is (no recompression, the common case for one file), a chunk
 //!    with nothing new is dropped, and the new blobs of mixed chunks are repacked.
@@ -13,6 +13,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -147,10 +148,8 @@ pub const CLASSES: usize = 6;
 /// grows is copied into fresh pages).
 const CHUNK_BUFFER: usize = 2 * PACK_TARGET;
 
-/// Sealed chunks compressed together: one per core, and two at least.
-fn sealed_at_once() -> usize {
-    rayon::current_num_threads().max(2)
-}
+/// Emptied chunk buffers kept for the next chunks.
+const SPARE_BUFFERS: usize = 2;
 
 /// Phase 1: collects one input file's distinct blobs into compressed chunks.
 pub struct ChunkWriter {
@@ -161,6 +160,7 @@ pub struct ChunkWriter {
     seen: SeenBlobs,
     /// One open chunk per class.
     open: Vec<OpenChunk>,
+    /// Chunks full or finished, compressed in order as soon as nothing comes before them.
     sealed: Vec<OpenChunk>,
     /// Buffers of chunks already compressed, emptied for the next chunks: a fresh megabyte would
     /// be faulted in page by page each time (half of a build's page faults).
@@ -239,10 +239,7 @@ impl ChunkWriter {
             // Kept until the build ends: without the growth slack.
             full.slots.shrink_to_fit();
             self.sealed.push(full);
-            // Compress a few at a time so every core works while memory stays bounded.
-            if self.sealed.len() >= sealed_at_once() {
-                self.compress_sealed()?;
-            }
+            self.compress_sealed()?;
         }
         Ok(())
     }
@@ -262,33 +259,27 @@ impl ChunkWriter {
         self.spill_slots(self.written.len() - 1)
     }
 
+    /// Compresses the sealed chunks here, on the filing thread: the rayon pool parses the next
+    /// batches meanwhile, and a pool thread waits for this one (see `bundle::file`), so waiting
+    /// for the pool here could wait forever.
     fn compress_sealed(&mut self) -> io::Result<()> {
         let first = self.written.len();
-        let sealed = std::mem::take(&mut self.sealed);
-        let chunks: Vec<(Chunk, Vec<u8>)> = sealed
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, mut chunk)| {
-                let compressed = compress(&chunk.data)?;
-                let path = self.dir.join(format!("{}-{}.zst", self.name, first + i));
-                fs::write(&path, &compressed)?;
-                let written = Chunk {
-                    path,
-                    file_hash: *blake3::hash(&compressed).as_bytes(),
-                    size: compressed.len() as u64,
-                    raw_size: chunk.data.len() as u64,
-                    blobs: chunk.slots.len() as u32,
-                    slots: chunk.slots,
-                };
-                chunk.data.clear();
-                Ok((written, chunk.data))
-            })
-            .collect::<io::Result<_>>()?;
-        for (chunk, buffer) in chunks {
-            self.written.push(chunk);
-            // As many as are compressed at once; one grown for a long blob is let go.
-            if buffer.capacity() <= CHUNK_BUFFER && self.spare.len() < sealed_at_once() {
-                self.spare.push(buffer);
+        for mut chunk in std::mem::take(&mut self.sealed) {
+            let compressed = compress(&chunk.data)?;
+            let path = self.dir.join(format!("{}-{}.zst", self.name, self.written.len()));
+            fs::write(&path, &compressed)?;
+            self.written.push(Chunk {
+                path,
+                file_hash: *blake3::hash(&compressed).as_bytes(),
+                size: compressed.len() as u64,
+                raw_size: chunk.data.len() as u64,
+                blobs: chunk.slots.len() as u32,
+                slots: chunk.slots,
+            });
+            chunk.data.clear();
+            // One grown for a long blob is let go.
+            if chunk.data.capacity() <= CHUNK_BUFFER && self.spare.len() < SPARE_BUFFERS {
+                self.spare.push(chunk.data);
             }
         }
         self.spill_slots(first)
@@ -396,20 +387,23 @@ impl crate::parse::Spill for SpillWriter {
 
 /// Compresses a pack: one zstd frame with its content size and a checksum.
 pub fn compress(data: &[u8]) -> io::Result<Vec<u8>> {
-    thread_local! {
-        // A compression context is costly to set up (about a millisecond): one per thread.
-        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
-    }
-    COMPRESSOR.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
+    // A compression context is costly to set up (about a millisecond, and its tables' pages
+    // faulted in): contexts are kept for whichever thread compresses next. Each input file's
+    // filing thread compresses its chunks, so one context a thread would be one a file.
+    static SHELF: Mutex<Vec<zstd::bulk::Compressor<'static>>> = Mutex::new(Vec::new());
+    let taken = SHELF.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
+    let mut compressor = match taken {
+        Some(compressor) => compressor,
+        None => {
             let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
             c.include_checksum(true)?;
             c.include_contentsize(true)?;
-            *slot = Some(c);
+            c
         }
-        slot.as_mut().expect("set above").compress(data)
-    })
+    };
+    let compressed = compressor.compress(data);
+    SHELF.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(compressor);
+    compressed
 }
 
 /// The packs of a bundle and where every blob is.
