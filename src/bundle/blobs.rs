@@ -160,8 +160,6 @@ pub struct ChunkWriter {
     seen: SeenBlobs,
     /// One open chunk per class.
     open: Vec<OpenChunk>,
-    /// Chunks full or finished, compressed in order as soon as nothing comes before them.
-    sealed: Vec<OpenChunk>,
     /// Buffers of chunks already compressed, emptied for the next chunks: a fresh megabyte would
     /// be faulted in page by page each time (half of a build's page faults).
     spare: Vec<Vec<u8>>,
@@ -182,7 +180,6 @@ impl ChunkWriter {
             name: name.to_owned(),
             seen: SeenBlobs::new(),
             open: (0..CLASSES).map(|_| OpenChunk { data: Vec::new(), slots: Vec::new() }).collect(),
-            sealed: Vec::new(),
             spare: Vec::new(),
             written: Vec::new(),
             slots: None,
@@ -196,23 +193,20 @@ impl ChunkWriter {
         self.seen.insert(hash, &self.dir, &self.name)
     }
 
-    /// Moves the slots of chunks just written (from `written[first..]`) to the slot file.
-    fn spill_slots(&mut self, first: usize) -> io::Result<()> {
-        for i in first..self.written.len() {
-            if self.slots.is_none() && !self.no_slot_file {
-                let path = self.dir.join(format!("{}-slots", self.name));
-                match fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
-                    Ok(file) => self.slots = Some((file, path)),
-                    Err(_) => self.no_slot_file = true,
-                }
+    /// Moves the slots of the chunk just written (the last of `written`) to the slot file.
+    fn spill_last_slots(&mut self) -> io::Result<()> {
+        if self.slots.is_none() && !self.no_slot_file {
+            let path = self.dir.join(format!("{}-slots", self.name));
+            match fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                Ok(file) => self.slots = Some((file, path)),
+                Err(_) => self.no_slot_file = true,
             }
-            let Some((file, _)) = &self.slots else { continue };
-            let chunk = &mut self.written[i];
-            let bytes: Vec<u8> = chunk.slots.iter().flat_map(slot_bytes).collect();
-            file.write_all_at(&bytes, self.slots_written * SLOT_BYTES as u64)?;
-            self.slots_written += chunk.slots.len() as u64;
-            chunk.slots = Vec::new();
         }
+        let (Some((file, _)), Some(chunk)) = (&self.slots, self.written.last_mut()) else { return Ok(()) };
+        let bytes: Vec<u8> = chunk.slots.iter().flat_map(slot_bytes).collect();
+        file.write_all_at(&bytes, self.slots_written * SLOT_BYTES as u64)?;
+        self.slots_written += chunk.slots.len() as u64;
+        chunk.slots = Vec::new();
         Ok(())
     }
 
@@ -238,8 +232,7 @@ impl ChunkWriter {
             let mut full = std::mem::replace(open, OpenChunk { data: Vec::new(), slots: Vec::new() });
             // Kept until the build ends: without the growth slack.
             full.slots.shrink_to_fit();
-            self.sealed.push(full);
-            self.compress_sealed()?;
+            self.write_chunk(full)?;
         }
         Ok(())
     }
@@ -251,48 +244,41 @@ impl ChunkWriter {
         if self.seen.contains(&hash)? {
             return fs::remove_file(&chunk.path);
         }
-        // Chunks are numbered in sealing order: compress what is sealed first, so this one
-        // comes after it.
-        self.compress_sealed()?;
         self.written.push(chunk);
         self.remember(hash)?;
-        self.spill_slots(self.written.len() - 1)
+        self.spill_last_slots()
     }
 
-    /// Compresses the sealed chunks here, on the filing thread: the rayon pool parses the next
-    /// batches meanwhile, and a pool thread waits for this one (see `bundle::file`), so waiting
-    /// for the pool here could wait forever.
-    fn compress_sealed(&mut self) -> io::Result<()> {
-        let first = self.written.len();
-        for mut chunk in std::mem::take(&mut self.sealed) {
-            let compressed = compress(&chunk.data)?;
-            let path = self.dir.join(format!("{}-{}.zst", self.name, self.written.len()));
-            fs::write(&path, &compressed)?;
-            self.written.push(Chunk {
-                path,
-                file_hash: *blake3::hash(&compressed).as_bytes(),
-                size: compressed.len() as u64,
-                raw_size: chunk.data.len() as u64,
-                blobs: chunk.slots.len() as u32,
-                slots: chunk.slots,
-            });
-            chunk.data.clear();
-            // One grown for a long blob is let go.
-            if chunk.data.capacity() <= CHUNK_BUFFER && self.spare.len() < SPARE_BUFFERS {
-                self.spare.push(chunk.data);
-            }
+    /// Compresses a sealed chunk and writes it, numbered after those before it. This runs on
+    /// the filing thread: the rayon pool parses the next batches meanwhile, and a pool thread
+    /// waits for this one (see `bundle::file`), so waiting for the pool here could wait forever.
+    fn write_chunk(&mut self, mut chunk: OpenChunk) -> io::Result<()> {
+        let compressed = compress(&chunk.data)?;
+        let path = self.dir.join(format!("{}-{}.zst", self.name, self.written.len()));
+        fs::write(&path, &compressed)?;
+        self.written.push(Chunk {
+            path,
+            file_hash: *blake3::hash(&compressed).as_bytes(),
+            size: compressed.len() as u64,
+            raw_size: chunk.data.len() as u64,
+            blobs: chunk.slots.len() as u32,
+            slots: chunk.slots,
+        });
+        chunk.data.clear();
+        // One grown for a long blob is let go.
+        if chunk.data.capacity() <= CHUNK_BUFFER && self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(chunk.data);
         }
-        self.spill_slots(first)
+        self.spill_last_slots()
     }
 
     /// Writes what is left and returns the chunks in order.
     pub fn finish(mut self) -> io::Result<FileChunks> {
         for open in std::mem::take(&mut self.open) {
             if !open.slots.is_empty() {
-                self.sealed.push(open);
+                self.write_chunk(open)?;
             }
         }
-        self.compress_sealed()?;
         Ok(FileChunks { chunks: self.written, slots: self.slots.map(|(_, path)| path), owns_slots: true })
     }
 }

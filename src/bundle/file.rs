@@ -268,7 +268,6 @@ impl<R: io::BufRead> io::BufRead for MarkedReads<R> {
     }
 }
 
-/// Reads one input file; `work` is the staging area for its temporary files.
 /// Where the filing thread sends each batch of observed entries, and gets emptied buffers back.
 struct ToAnalysis {
     full: mpsc::SyncSender<Vec<(usize, Observed)>>,
@@ -305,6 +304,7 @@ fn file_batches(mut state: FileState<'_>, parsed: mpsc::Receiver<Vec<Parsed>>, t
     Ok(Filed { chunks, demux, order, diagnostics, summaries: summaries? })
 }
 
+/// Reads one input file; `work` is the staging area for its temporary files.
 pub fn process_file(
     index: usize,
     input: &InputFile,
