@@ -213,7 +213,7 @@ impl FileState<'_> {
                     });
                 }
                 Parsed::Entry(entry) => {
-                    let mut routed = self.demux.route(*entry);
+                    let mut routed = self.demux.route(entry);
                     let key = routed.key;
                     let raw_header = self.store_raw_header(&mut routed.entry)?;
                     for (kind, message) in routed.entry.problems.drain(..) {

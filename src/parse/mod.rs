@@ -53,7 +53,7 @@ pub fn parse_log(reader: impl BufRead, file_rank: Option<u32>) -> std::io::Resul
     for record in records.by_ref() {
         match parse_record(record?) {
             Parsed::Entry(entry) => {
-                let routed = demux.route(*entry);
+                let routed = demux.route(entry);
                 log.streams.entry(routed.key).or_default().push(routed);
             }
             Parsed::Unreadable(u) => log.unreadable.push(u),

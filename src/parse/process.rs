@@ -38,7 +38,8 @@ pub enum StackSlot {
 #[derive(Debug)]
 pub struct Routed {
     pub key: StreamKey,
-    pub entry: Entry,
+    /// Boxed as it came from the parser: an entry is some 650 bytes, moved at each hand-over.
+    pub entry: Box<Entry>,
     /// Stacks found in the entry, with their frames' files resolved.
     pub stacks: Vec<(StackSlot, Vec<Frame>)>,
 }
@@ -67,7 +68,7 @@ impl Demux {
     }
 
     /// Applies the process's context to an entry, in log order.
-    pub fn route(&mut self, mut entry: Entry) -> Routed {
+    pub fn route(&mut self, mut entry: Box<Entry>) -> Routed {
         let file_rank = self.file_rank;
         let process = self.processes.entry(entry.pid).or_default();
         let slot = match (entry.rank, process.home_rank) {
