@@ -142,11 +142,11 @@ struct Batches {
 fn analyze_batches(work: &Path, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
     let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
     for mut batch in batches.full {
-        for (stream, observed) in batch.iter_mut() {
-            if *stream == analyzers.len() {
-                analyzers.push(StreamAnalyzer::new(&stream_base(work, file, *stream)));
+        for &mut (stream, ref mut observed) in batch.iter_mut() {
+            if stream == analyzers.len() {
+                analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream)));
             }
-            analyzers[*stream].observe(observed)?;
+            analyzers[stream].observe(observed)?;
         }
         batch.clear();
         // Full (the filing thread has one in hand already) or closed: let it go.
