@@ -614,6 +614,12 @@ impl Compiles {
         self.attempt_records(id).map(|i| &self.records[i as usize])
     }
 
+    /// Every record (as [`Event::record`] numbers them), by frame compile, then in order of
+    /// first appearance. Only after [`Compiles::settle`].
+    pub fn by_frame_compile(&self) -> &[u32] {
+        &self.by_frame_compile
+    }
+
     /// The records (as [`Event::record`] numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
         let frame = frame_compile(id);
