@@ -126,40 +126,68 @@ pub struct GraphSizesTable {
 /// The record of a graph logged outside any compile: after every record.
 const OUTSIDE: u32 = u32::MAX;
 
-/// [`crate::schema::tables::GraphSizes`], its rows passed through packed.
-pub struct PackedGraphSizes {
-    compiles: Vec<PackedCompileGraphs>,
+/// [`crate::schema::tables::GraphSizes`], each compile's row made as it is serialized (made all
+/// at once, with their compile ids, they took 1.5 MiB on the 1 GB compiles-shape bench log
+/// (massif), while the tables' finishing neared its highest RSS), its graphs' rows passed through packed.
+pub struct GraphSizesView<'a> {
+    ctx: &'a Finish<'a>,
+    /// The compile record of each graph (see [`GraphSizesTable::graphs`]), by record, the graphs
+    /// of one in log order; [`OUTSIDE`] last.
+    records: Vec<u32>,
+    /// Each graph's row in `rows`, in the order of `records`.
+    at: Vec<u32>,
     rows: PackedRows,
-}
-
-/// [`crate::schema::tables::CompileGraphs`], its graphs given by their rows.
-struct PackedCompileGraphs {
-    compile_id: Option<String>,
-    graph_op_count: Option<u64>,
-    graph_node_count: Option<u64>,
-    graph_input_count: Option<u64>,
-    graphs: Vec<u32>,
 }
 
 /// [`crate::schema::tables::CompileGraphs`] as serialized.
 #[derive(Serialize)]
 struct CompileGraphsView<'a> {
-    compile_id: &'a Option<String>,
+    compile_id: Option<String>,
     graph_op_count: Option<u64>,
     graph_node_count: Option<u64>,
     graph_input_count: Option<u64>,
     graphs: RowsAt<'a>,
 }
 
-impl Serialize for PackedGraphSizes {
+/// A compile's FX counts from its `compilation_metrics`: ops, nodes and inputs.
+type GraphCounts = (Option<u64>, Option<u64>, Option<u64>);
+
+impl GraphSizesView<'_> {
+    /// The range of `at` holding the graphs of `record` (empty if it has none).
+    fn graphs_of(&self, record: u32) -> std::ops::Range<usize> {
+        let start = self.records.partition_point(|&r| r < record);
+        start..start + self.records[start..].partition_point(|&r| r == record)
+    }
+
+    /// The FX counts of compile `record`'s metrics (read again for each pass: they are small).
+    fn counts(&self, record: usize) -> GraphCounts {
+        let compiles = self.ctx.compiles;
+        let metrics = compiles.metrics(&compiles.records[record]);
+        metrics.map_or((None, None, None), |m| (m.graph_op_count, m.graph_node_count, m.graph_input_count))
+    }
+
+    /// The records that have a row, in order, each with its counts and graphs: those with graphs
+    /// or any count, then graphs logged outside any compile (record [`OUTSIDE`]).
+    fn compiles(&self) -> impl Iterator<Item = (u32, GraphCounts, std::ops::Range<usize>)> + '_ {
+        let records = (0..self.ctx.compiles.records.len()).map(|record| (record as u32, self.counts(record)));
+        let outside = std::iter::once((OUTSIDE, (None, None, None)));
+        records.chain(outside).filter_map(|(record, counts)| {
+            let graphs = self.graphs_of(record);
+            let row = !graphs.is_empty() || (record != OUTSIDE && counts != (None, None, None));
+            row.then_some((record, counts, graphs))
+        })
+    }
+}
+
+impl Serialize for GraphSizesView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let cache = RefCell::new(DecodedBlock::with_capacity(4));
-        let compiles = self.compiles.iter().map(|c| CompileGraphsView {
-            compile_id: &c.compile_id,
-            graph_op_count: c.graph_op_count,
-            graph_node_count: c.graph_node_count,
-            graph_input_count: c.graph_input_count,
-            graphs: RowsAt { rows: &self.rows, at: &c.graphs, cache: &cache },
+        let compiles = self.compiles().map(|(record, (ops, nodes, inputs), graphs)| CompileGraphsView {
+            compile_id: (record != OUTSIDE).then(|| self.ctx.compiles.records[record as usize].display()),
+            graph_op_count: ops,
+            graph_node_count: nodes,
+            graph_input_count: inputs,
+            graphs: RowsAt { rows: &self.rows, at: &self.at[graphs], cache: &cache },
         });
         let mut table = serializer.serialize_struct("GraphSizes", 1)?;
         table.serialize_field("compiles", &Seq(RefCell::new(Some(compiles))))?;
@@ -179,7 +207,7 @@ impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
 
 impl Table for GraphSizesTable {
     type Format = crate::schema::tables::GraphSizes;
-    type Output<'a> = PackedGraphSizes;
+    type Output<'a> = GraphSizesView<'a>;
 
     fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
         let Some(payload) = ev.payload else { return };
@@ -206,51 +234,13 @@ impl Table for GraphSizesTable {
         self.graphs.push((ev.record().unwrap_or(OUTSIDE), row));
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(PackedGraphSizes, u64)> {
+    fn finish<'a>(mut self, ctx: &'a Finish) -> Option<(GraphSizesView<'a>, u64)> {
         // By record, each record's graphs in log order (the sort is stable).
         self.graphs.sort_by_key(|&(record, _)| record);
-        let mut by_record = self.graphs.chunk_by(|a, b| a.0 == b.0).peekable();
-        let mut graphs_of = |record: u32| match by_record.next_if(|run| run[0].0 == record) {
-            Some(run) => run.iter().map(|&(_, row)| row).collect(),
-            None => Vec::new(),
-        };
-        let mut compiles = Vec::new();
-        for (index, r) in ctx.compiles.records.iter().enumerate() {
-            let graphs = graphs_of(index as u32);
-            let metrics = ctx.compiles.metrics(r);
-            let m = metrics.as_ref();
-            let (ops, nodes, inputs) = (
-                m.and_then(|m| m.graph_op_count),
-                m.and_then(|m| m.graph_node_count),
-                m.and_then(|m| m.graph_input_count),
-            );
-            if graphs.is_empty() && ops.is_none() && nodes.is_none() && inputs.is_none() {
-                continue;
-            }
-            compiles.push(PackedCompileGraphs {
-                compile_id: Some(r.display()),
-                graph_op_count: ops,
-                graph_node_count: nodes,
-                graph_input_count: inputs,
-                graphs,
-            });
-        }
-        // Only graphs outside any compile are left.
-        let graphs = graphs_of(OUTSIDE);
-        if !graphs.is_empty() {
-            compiles.push(PackedCompileGraphs {
-                compile_id: None,
-                graph_op_count: None,
-                graph_node_count: None,
-                graph_input_count: None,
-                graphs,
-            });
-        }
-        if compiles.is_empty() {
-            return None;
-        }
-        let rows = compiles.len() as u64;
-        Some((PackedGraphSizes { compiles, rows: self.rows }, rows))
+        let (records, at) = self.graphs.into_iter().unzip();
+        let view = GraphSizesView { ctx, records, at, rows: self.rows };
+        let rows = view.compiles().count() as u64;
+        (rows > 0).then_some((view, rows))
     }
 }
 
