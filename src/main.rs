@@ -51,9 +51,9 @@ fn report_peak_rss() {
 /// Under jemalloc, that is only zstd's contexts, made by whichever thread compresses. glibc
 /// gives each new thread an arena of its own, up to eight per CPU, and an arena keeps the pages
 /// of contexts freed in it. A build starts a filing thread per input file, so at 1,000 ranks of
-/// 10 MB every arena was in use: one arena took peak RSS from 134-145 MiB to 100-105 MiB, with no
-/// change on one 1 GB log (contexts are made a few times per file, so their lock is not
-/// contended).
+/// 10 MB every arena was in use: one arena took peak RSS from 134-147 MiB to 86-100 MiB, and
+/// changed it by under 0.5 MiB on the 150 MB bench logs (contexts are made a few times per file,
+/// so their lock is not contended).
 ///
 /// Without jemalloc, glibc raises its mmap threshold each time a large block is freed; after
 /// that, big short-lived buffers (batches of records, blob chunks) come from the heap and

@@ -140,7 +140,6 @@ impl Table for RecompilesTable {
                 RecompiledRecords { compiled_autograd_id, frame_id, records: records.to_vec() }
             })
             .collect();
-        drop(kept);
         if frames.is_empty() {
             return None;
         }
