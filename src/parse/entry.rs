@@ -275,6 +275,12 @@ fn raw_text(header: &[u8], payload: Option<&[u8]>) -> Vec<u8> {
 
 /// Parses one record.
 pub fn parse_record(record: RawRecord) -> Parsed {
+    parse_record_with_md5(record, None)
+}
+
+/// [`parse_record`], given the md5 of the record's held payload when it was computed already
+/// (a batch's payloads are hashed together, see [`super::md5_lanes`]).
+pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> Parsed {
     let (line, header, payload, payload_lines) = match record {
         RawRecord::Stray { line, end_line, raw } => {
             let lines = end_line - line + 1;
@@ -427,7 +433,7 @@ pub fn parse_record(record: RawRecord) -> Parsed {
                 Some(expected) => {
                     let actual: [u8; 16] = match &spilled {
                         Some(s) => s.md5.unwrap_or_default(),
-                        None => Md5::digest(&bytes).into(),
+                        None => held_md5.unwrap_or_else(|| Md5::digest(&bytes).into()),
                     };
                     if actual != expected {
                         problems.push((

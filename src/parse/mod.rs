@@ -7,6 +7,7 @@
 pub mod entry;
 pub mod glog;
 pub mod json_text;
+pub mod md5_lanes;
 pub mod process;
 pub mod records;
 mod string_end;
@@ -17,7 +18,7 @@ use std::io::BufRead;
 
 pub use entry::{
     BlobId, Entry, Fields, Key, Meta, NAMED_KINDS, Parsed, Payload, Unreadable, blob_id, display_compile_id, hex,
-    parse_record,
+    parse_record, parse_record_with_md5,
 };
 pub use process::{Demux, RankSlot, Routed, StackSlot, StreamKey};
 pub use records::{MAX_STORED, RawPayload, RawRecord, Records, Spill, Spilled};
