@@ -17,7 +17,7 @@ use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, St
 use crate::analysis::packed_rows::{Spool, set_spool};
 use crate::fast_hash::HashMap;
 use crate::parse::md5_lanes::md5_each;
-use crate::parse::{Demux, Parsed, RankSlot, RawPayload, RawRecord, Records, StreamKey, parse_record_with_md5};
+use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record_with_md5};
 use crate::schema::{DiagnosticKind, PayloadFormat};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
@@ -166,12 +166,7 @@ const MD5_PART_BYTES: usize = 256 << 10;
 /// in groups of 512 KiB took a quarter of the time of hashing them one by one; in groups of
 /// 256 KiB, 40% to 45%).
 fn held_payload_md5s(batch: &[RawRecord]) -> Vec<Option<[u8; 16]>> {
-    fn held(record: &RawRecord) -> Option<&[u8]> {
-        match record {
-            RawRecord::Entry { payload: Some(RawPayload::Held(bytes)), .. } => Some(bytes),
-            _ => None,
-        }
-    }
+    let held = RawRecord::held_payload;
     let total: usize = batch.iter().filter_map(held).map(<[u8]>::len).sum();
     let parts = rayon::current_num_threads().min(total / MD5_PART_BYTES).max(1);
     let mut cuts = vec![0];

@@ -124,7 +124,7 @@ fn md5_each_in_lanes(messages: &[&[u8]]) -> Vec<[u8; 16]> {
             (None, _) => return digests,
             (Some((l, _)), None) => {
                 let mut alone = lanes[l].take().expect("a busy lane");
-                let mut words = [state[0][l], state[1][l], state[2][l], state[3][l]];
+                let mut words = lane_state(&state, l);
                 alone.finish_alone(&mut words);
                 digests[alone.message] = digest(words);
                 continue;
@@ -144,12 +144,17 @@ fn md5_each_in_lanes(messages: &[&[u8]]) -> Vec<[u8; 16]> {
             if let Some(lane) = slot {
                 lane.at += 1;
                 if lane.at == lane.blocks {
-                    digests[lane.message] = digest([state[0][l], state[1][l], state[2][l], state[3][l]]);
+                    digests[lane.message] = digest(lane_state(&state, l));
                     *slot = None;
                 }
             }
         }
     }
+}
+
+/// The state of lane `l` alone.
+fn lane_state(state: &[Lanes; 4], l: usize) -> [u32; 4] {
+    std::array::from_fn(|word| state[word][l])
 }
 
 fn digest(state: [u32; 4]) -> [u8; 16] {

@@ -107,6 +107,14 @@ impl RawRecord {
             RawRecord::LongLine { spilled, .. } => spilled.head.len(),
         }
     }
+
+    /// The payload of an entry, when it is held in memory (not streamed to a spill).
+    pub fn held_payload(&self) -> Option<&[u8]> {
+        match self {
+            RawRecord::Entry { payload: Some(RawPayload::Held(bytes)), .. } => Some(bytes),
+            _ => None,
+        }
+    }
 }
 
 /// A line as read: held, or streamed away for being too long.
