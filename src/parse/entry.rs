@@ -180,10 +180,40 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// A member's value in an envelope, as logged: JSON text proven well-formed (by
+/// [`envelope_members`]), with no whitespace around it.
+#[derive(Clone, Copy)]
+struct WellFormed<'a>(&'a str);
+
+impl WellFormed<'_> {
+    fn get(&self) -> &str {
+        self.0
+    }
+
+    /// The text as a raw JSON value, copied without parsing it again.
+    fn to_raw_value(self) -> Box<RawValue> {
+        // SAFETY: a `WellFormed` is made only by `envelope_members`, from a member's value that
+        // serde_json or `checked_object_members` read as one well-formed JSON value, without the
+        // whitespace around it.
+        unsafe { RawValue::from_string_unchecked(self.0.to_string()) }
+    }
+}
+
+/// An envelope's members, each value as its text: read in the one pass of
+/// [`checked_object_members`], or by serde_json where that pass does not answer (a key with an
+/// escape, text that is no JSON object: then serde_json's error says what is wrong).
+fn envelope_members(text: &str) -> Result<Vec<(Cow<'_, str>, WellFormed<'_>)>, serde_json::Error> {
+    if let Some(members) = super::checked_members::checked_object_members(text) {
+        return Ok(members.into_iter().map(|(key, value)| (Cow::Borrowed(key), WellFormed(value))).collect());
+    }
+    let Fields(fields) = serde_json::from_str(text)?;
+    Ok(fields.into_iter().map(|(key, value)| (key, WellFormed(value.get()))).collect())
+}
+
 /// A context value (`json_text::parse` builds the nulls, small integers and plain strings
 /// envelopes are made of without a parser). A value the bundle cannot hold as JSON (nested too
 /// deep, a number beyond a float) is kept as a string of its text, noted in `problems`.
-fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
+fn context_value(key: &str, raw: WellFormed, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
     let text = raw.get();
     json_text::parse(text).unwrap_or_else(|refused: Refused| {
         let why = refused.describe(&format!("context value {key:?}"));
@@ -192,17 +222,22 @@ fn context_value(key: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, 
     })
 }
 
+/// Finds a `"filename"` key, made once: every entry's metadata is searched for one
+/// (`str::contains` builds its searcher anew at each call).
+static FILENAME_KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"filename\""));
+
 /// The kind's metadata: parsed when the parser needs to look inside (string table, stacks,
 /// names), else kept as its text. Text the bundle cannot hold as JSON (a raw value is not
 /// checked for depth nor number range) is kept in `meta_text` instead, the metadata null, noted
 /// in `problems`.
-fn read_meta(kind: &str, raw: &RawValue, problems: &mut Vec<(DiagnosticKind, String)>) -> (Meta, Option<String>) {
+fn read_meta(kind: &str, raw: WellFormed, problems: &mut Vec<(DiagnosticKind, String)>) -> (Meta, Option<String>) {
     let text = raw.get();
-    let needs_parsing = kind == "str" || NAMED_KINDS.contains(&kind) || text.contains("\"filename\"");
+    let needs_parsing = kind == "str" || NAMED_KINDS.contains(&kind) || FILENAME_KEY.find(text.as_bytes()).is_some();
     let read = if needs_parsing {
         json_text::parse(text).map(Meta::Value)
     } else {
-        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_owned()))
+        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_raw_value()))
     };
     match read {
         Ok(meta) => (meta, None),
@@ -339,7 +374,7 @@ pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> P
     };
     // Lone surrogates kept as text here reach every value, key and raw text taken from it.
     let envelope_text = json_text::escape_lone_surrogates_str(prefix.rest);
-    let fields: Fields = match serde_json::from_str(&envelope_text) {
+    let fields = match envelope_members(&envelope_text) {
         Ok(fields) => fields,
         Err(e) => {
             return unreadable(DiagnosticKind::BadJson, Some(prefix.pid), format!("envelope is not valid JSON: {e}"));
@@ -351,7 +386,7 @@ pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> P
     // as compilation_metrics would cost more than the rest of the row.
     let mut kind_meta = None;
     let mut envelope = Envelope::default();
-    for (key, raw) in fields.0 {
+    for (key, raw) in fields {
         if kind_meta.is_none() && !STRUCTURAL_KEYS.contains(&&*key) {
             kind_meta = Some((key.into_owned(), raw));
         } else {

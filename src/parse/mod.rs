@@ -4,6 +4,7 @@
 //! [`entry::parse_record`] parses each record (pure, run in parallel), and [`process::Demux`]
 //! applies per-process context in log order (string tables, stacks, rank routing).
 
+mod checked_members;
 pub mod entry;
 pub mod glog;
 pub mod json_text;

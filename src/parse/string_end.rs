@@ -34,35 +34,131 @@ pub fn string_end(text: &[u8], i: usize) -> usize {
     text.len()
 }
 
-/// Where the quotes and backslashes of 64 bytes are: bit k for byte k.
+/// Where the string whose text starts at `i` ends, as [`string_end`], when it is a well-formed
+/// JSON string: closed, with no control character (U+0000 to U+001F) before its closing quote,
+/// and every escape one of JSON's (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u` and
+/// four hex digits). `None` for any other. The same block scan, with a third mask for control
+/// characters; escapes are looked at one by one, only where a block has them.
+pub fn checked_string_end(text: &[u8], i: usize) -> Option<usize> {
+    // Most strings of a log (keys, ids, dtypes) are short and plain: read a byte at a time until
+    // the first that is not plain, where a block costs more than the whole string.
+    let mut at = i;
+    while at < text.len().min(i + SHORT_STRING) {
+        match text[at] {
+            b'"' => return Some(at + 1),
+            b'\\' | 0..0x20 => break,
+            _ => at += 1,
+        }
+    }
+    // No backslash before `at`: the block scan starts there with nothing escaped.
+    let mut escaped_carry = 0;
+    while at < text.len() {
+        let (bits, valid) = match text.get(at..at + 64) {
+            Some(block) => (BlockBits::with_controls(block.try_into().expect("64 bytes")), u64::MAX),
+            None => {
+                let rest = &text[at..];
+                let mut padded = [b' '; 64];
+                padded[..rest.len()].copy_from_slice(rest);
+                (BlockBits::with_controls(&padded), (1 << rest.len()) - 1)
+            }
+        };
+        let escaped = escaped_bits(bits.backslashes, &mut escaped_carry);
+        let closing = bits.quotes & !escaped & valid;
+        // The string's bytes in this block: those before its closing quote, if it has one here.
+        let inside = if closing == 0 { valid } else { (closing & closing.wrapping_neg()) - 1 };
+        if bits.controls & inside != 0 {
+            return None;
+        }
+        // An escaped quote or backslash is valid; only other escapes are looked at.
+        let mut escapes = escaped & inside & !(bits.quotes | bits.backslashes);
+        while escapes != 0 {
+            if !valid_escape(text, at + escapes.trailing_zeros() as usize) {
+                return None;
+            }
+            escapes &= escapes - 1;
+        }
+        if closing != 0 {
+            return Some(at + closing.trailing_zeros() as usize + 1);
+        }
+        at += 64;
+    }
+    None
+}
+
+/// Where the string whose text starts at `i` ends, as [`checked_string_end`], when it is plain:
+/// closed, with no escape and no control character. A byte at a time: for keys, which are short.
+pub fn plain_string_end(text: &[u8], i: usize) -> Option<usize> {
+    let len = text[i..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (text[i + len] == b'"').then_some(i + len + 1)
+}
+
+/// How many bytes of a string [`checked_string_end`] reads one by one before it scans blocks.
+const SHORT_STRING: usize = 24;
+
+/// Whether the byte at `at`, which a backslash escapes, makes an escape JSON has.
+fn valid_escape(text: &[u8], at: usize) -> bool {
+    match text[at] {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => true,
+        b'u' => text.get(at + 1..at + 5).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)),
+        _ => false,
+    }
+}
+
+/// Where the quotes and backslashes of 64 bytes are: bit k for byte k; and, when asked for,
+/// the control characters.
 struct BlockBits {
     quotes: u64,
     backslashes: u64,
+    controls: u64,
 }
 
 impl BlockBits {
-    #[cfg(target_arch = "x86_64")]
+    /// Quotes and backslashes only (`controls` left empty).
+    #[inline(always)]
     fn of(block: &[u8; 64]) -> BlockBits {
-        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-        let (mut quotes, mut backslashes) = (0, 0);
+        Self::scan::<false>(block)
+    }
+
+    fn with_controls(block: &[u8; 64]) -> BlockBits {
+        Self::scan::<true>(block)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn scan<const CONTROLS: bool>(block: &[u8; 64]) -> BlockBits {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let (mut quotes, mut backslashes, mut controls) = (0, 0, 0);
         // SAFETY: SSE2 is part of every x86_64 CPU (these intrinsics need nothing else), and each
         // unaligned load reads the 16 bytes of `chunk`, which is 16 bytes long.
         unsafe {
             let (quote, backslash) = (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
+            let last_control = _mm_set1_epi8(0x1f);
             for (k, chunk) in block.chunks_exact(16).enumerate() {
                 let lanes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let bits = |needle| u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(lanes, needle)) as u16) << (16 * k);
-                quotes |= bits(quote);
-                backslashes |= bits(backslash);
+                let mask = |eq| u64::from(_mm_movemask_epi8(eq) as u16) << (16 * k);
+                quotes |= mask(_mm_cmpeq_epi8(lanes, quote));
+                backslashes |= mask(_mm_cmpeq_epi8(lanes, backslash));
+                if CONTROLS {
+                    // A byte is at most 0x1f when the larger of it and 0x1f (unsigned) is 0x1f.
+                    controls |= mask(_mm_cmpeq_epi8(_mm_max_epu8(lanes, last_control), last_control));
+                }
             }
         }
-        BlockBits { quotes, backslashes }
+        BlockBits { quotes, backslashes, controls }
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    fn of(block: &[u8; 64]) -> BlockBits {
-        let bits = |needle| block.iter().enumerate().fold(0, |bits, (k, &b)| bits | (u64::from(b == needle) << k));
-        BlockBits { quotes: bits(b'"'), backslashes: bits(b'\\') }
+    fn scan<const CONTROLS: bool>(block: &[u8; 64]) -> BlockBits {
+        let bits = |hit: &dyn Fn(u8) -> bool| {
+            block.iter().enumerate().fold(0, |bits, (k, &b)| bits | (u64::from(hit(b)) << k))
+        };
+        BlockBits {
+            quotes: bits(&|b| b == b'"'),
+            backslashes: bits(&|b| b == b'\\'),
+            controls: if CONTROLS { bits(&|b| b < 0x20) } else { 0 },
+        }
     }
 }
 
