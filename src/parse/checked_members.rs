@@ -11,14 +11,25 @@
 
 use super::string_end::{checked_string_end, plain_string_end};
 
-/// The deepest nesting of arrays and objects followed here; deeper text goes to serde_json
-/// (which refuses beyond 128 levels).
-const MAX_NESTING: usize = 100;
+/// The deepest nesting of arrays and objects followed here, inside a member's value: the
+/// bundle's own limit, so that a value read here is never too deep to hold as JSON. Deeper text
+/// goes to serde_json (which refuses beyond 128 levels).
+const MAX_NESTING: usize = super::json_text::MAX_DEPTH;
 
-/// The members of the JSON object `text` (whitespace around it allowed): each key and the text
-/// of its value (without the whitespace around it), in order, duplicates kept; `None` unless
-/// `text` is certainly well-formed JSON whose keys hold no escapes.
-pub fn checked_object_members(text: &str) -> Option<Vec<(&str, &str)>> {
+/// A member of an object that [`checked_object_members`] read.
+#[derive(Debug, PartialEq)]
+pub struct CheckedMember<'a> {
+    pub key: &'a str,
+    /// The value's text, without the whitespace around it.
+    pub value: &'a str,
+    /// Whether [`super::json_text::check`] accepts the value: no number in it is beyond a float
+    /// (none nests too deep, by [`MAX_NESTING`]).
+    pub holds_as_json: bool,
+}
+
+/// The members of the JSON object `text` (whitespace around it allowed), in order, duplicates
+/// kept; `None` unless `text` is certainly well-formed JSON whose keys hold no escapes.
+pub fn checked_object_members(text: &str) -> Option<Vec<CheckedMember<'_>>> {
     let bytes = text.as_bytes();
     let mut i = skip_space(bytes, 0);
     if bytes.get(i) != Some(&b'{') {
@@ -32,8 +43,8 @@ pub fn checked_object_members(text: &str) -> Option<Vec<(&str, &str)>> {
     loop {
         let (key, after_colon) = key_and_colon(text, i)?;
         let start = skip_space(bytes, after_colon);
-        let end = checked_value_end(bytes, start)?;
-        members.push((key, &text[start..end]));
+        let (end, holds_as_json) = checked_value_end(bytes, start)?;
+        members.push(CheckedMember { key, value: &text[start..end], holds_as_json });
         i = skip_space(bytes, end);
         match bytes.get(i) {
             Some(b',') => i = skip_space(bytes, i + 1),
@@ -56,12 +67,13 @@ fn key_and_colon(text: &str, i: usize) -> Option<(&str, usize)> {
     (bytes.get(colon) == Some(&b':')).then_some((key, colon + 1))
 }
 
-/// Where the well-formed JSON value starting at `i` ends; `None` if no such value starts there
-/// (or it nests deeper than [`MAX_NESTING`]). Containers are followed with a stack of their
-/// openers rather than by recursion.
-fn checked_value_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+/// Where the well-formed JSON value starting at `i` ends, and whether no number in it is beyond
+/// a float; `None` if no such value starts there (or it nests deeper than [`MAX_NESTING`]).
+/// Containers are followed with a stack of their openers rather than by recursion.
+fn checked_value_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let mut open = [0u8; MAX_NESTING];
     let mut depth = 0;
+    let mut holds_as_json = true;
     loop {
         // A value starts at `i`.
         match *bytes.get(i)? {
@@ -81,13 +93,17 @@ fn checked_value_end(bytes: &[u8], mut i: usize) -> Option<usize> {
             b't' => i = literal_end(bytes, i, b"true")?,
             b'f' => i = literal_end(bytes, i, b"false")?,
             b'n' => i = literal_end(bytes, i, b"null")?,
-            b'-' | b'0'..=b'9' => i = number_end(bytes, i)?,
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i = number_end(bytes, i)?;
+                holds_as_json &= !super::json_text::beyond_a_float(&bytes[start..i]);
+            }
             _ => return None,
         }
         // A value ended at `i`: close what it completes, until a comma calls for the next one.
         loop {
             if depth == 0 {
-                return Some(i);
+                return Some((i, holds_as_json));
             }
             i = skip_space(bytes, i);
             match (open[depth - 1], *bytes.get(i)?) {
@@ -177,7 +193,17 @@ mod tests {
     }
 
     fn checked(text: &str) -> Option<Vec<(String, String)>> {
-        checked_object_members(text).map(|m| m.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        let members = checked_object_members(text)?;
+        for m in &members {
+            // What it says of a value, `check` says too.
+            assert_eq!(m.holds_as_json, super::super::json_text::check(m.value.as_bytes()).is_ok(), "{:?}", m.value);
+        }
+        Some(members.into_iter().map(|m| (m.key.to_string(), m.value.to_string())).collect())
+    }
+
+    /// Each member's key and value.
+    fn pairs(text: &str) -> Option<Vec<(&str, &str)>> {
+        checked_object_members(text).map(|m| m.into_iter().map(|m| (m.key, m.value)).collect())
     }
 
     /// Answers only where serde_json reads the text, and then as it reads it.
@@ -191,7 +217,7 @@ mod tests {
     #[test]
     fn reads_an_envelope() {
         let text = r#" {"str": ["/a/b.py", 3], "frame_id": 0, "has_payload": "9f", "x": {"a": [1, -2.5e+3, true, null, false, {}, []]}} "#;
-        let members = checked_object_members(text).expect("well-formed");
+        let members = pairs(text).expect("well-formed");
         assert_eq!(
             members,
             [
@@ -201,8 +227,11 @@ mod tests {
                 ("x", r#"{"a": [1, -2.5e+3, true, null, false, {}, []]}"#),
             ]
         );
-        assert_eq!(checked_object_members("{}"), Some(vec![]));
-        assert_eq!(checked_object_members(r#"{"a":1,"a":2}"#), Some(vec![("a", "1"), ("a", "2")]));
+        assert_eq!(pairs("{}"), Some(vec![]));
+        assert_eq!(pairs(r#"{"a":1,"a":2}"#), Some(vec![("a", "1"), ("a", "2")]));
+        // A number beyond a float is well-formed JSON, but no value the bundle holds as JSON.
+        let members = checked_object_members(r#"{"a":[1e400],"b":1e300,"c":-0.5E-3}"#).expect("well-formed");
+        assert_eq!(members.iter().map(|m| m.holds_as_json).collect::<Vec<_>>(), [false, true, true]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::checked_members::{CheckedMember, checked_object_members};
 use super::glog;
 use super::json_text::{self, Refused};
 use super::records::{MAX_STORED, RawPayload, RawRecord, Spilled};
@@ -183,11 +184,20 @@ impl<'a> Envelope<'a> {
 /// A member's value in an envelope, as logged: JSON text proven well-formed (by
 /// [`envelope_members`]), with no whitespace around it.
 #[derive(Clone, Copy)]
-struct WellFormed<'a>(&'a str);
+struct WellFormed<'a> {
+    text: &'a str,
+    /// Known to pass `json_text::check` (else: not known either way).
+    checked: bool,
+}
 
 impl WellFormed<'_> {
     fn get(&self) -> &str {
-        self.0
+        self.text
+    }
+
+    /// [`json_text::check`] of the text, unless the envelope's reading already found it holds.
+    fn check(&self) -> Result<(), Refused> {
+        if self.checked { Ok(()) } else { json_text::check(self.text.as_bytes()) }
     }
 
     /// The text as a raw JSON value, copied without parsing it again.
@@ -195,19 +205,21 @@ impl WellFormed<'_> {
         // SAFETY: a `WellFormed` is made only by `envelope_members`, from a member's value that
         // serde_json or `checked_object_members` read as one well-formed JSON value, without the
         // whitespace around it.
-        unsafe { RawValue::from_string_unchecked(self.0.to_string()) }
+        unsafe { RawValue::from_string_unchecked(self.text.to_string()) }
     }
 }
 
 /// An envelope's members, each value as its text: read in the one pass of
 /// [`checked_object_members`], or by serde_json where that pass does not answer (a key with an
 /// escape, text that is no JSON object: then serde_json's error says what is wrong).
-fn envelope_members(text: &str) -> Result<Vec<(Cow<'_, str>, WellFormed<'_>)>, serde_json::Error> {
-    if let Some(members) = super::checked_members::checked_object_members(text) {
-        return Ok(members.into_iter().map(|(key, value)| (Cow::Borrowed(key), WellFormed(value))).collect());
+fn envelope_members<'a>(text: &'a str) -> Result<Vec<(Cow<'a, str>, WellFormed<'a>)>, serde_json::Error> {
+    if let Some(members) = checked_object_members(text) {
+        let read =
+            |m: CheckedMember<'a>| (Cow::Borrowed(m.key), WellFormed { text: m.value, checked: m.holds_as_json });
+        return Ok(members.into_iter().map(read).collect());
     }
     let Fields(fields) = serde_json::from_str(text)?;
-    Ok(fields.into_iter().map(|(key, value)| (key, WellFormed(value.get()))).collect())
+    Ok(fields.into_iter().map(|(key, value)| (key, WellFormed { text: value.get(), checked: false })).collect())
 }
 
 /// A context value (`json_text::parse` builds the nulls, small integers and plain strings
@@ -237,7 +249,7 @@ fn read_meta(kind: &str, raw: WellFormed, problems: &mut Vec<(DiagnosticKind, St
     let read = if needs_parsing {
         json_text::parse(text).map(Meta::Value)
     } else {
-        json_text::check(text.as_bytes()).map(|()| Meta::Raw(raw.to_raw_value()))
+        raw.check().map(|()| Meta::Raw(raw.to_raw_value()))
     };
     match read {
         Ok(meta) => (meta, None),

@@ -397,7 +397,7 @@ fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
 
 /// Whether a JSON number is beyond a 64-bit float, as serde_json reads it. Only one with an
 /// exponent or hundreds of digits can be: those (few) are parsed to be sure.
-fn beyond_a_float(number: &[u8]) -> bool {
+pub(super) fn beyond_a_float(number: &[u8]) -> bool {
     let may_be = number.len() > 300 || number.iter().any(|&b| b == b'e' || b == b'E');
     may_be && serde_json::from_slice::<f64>(number).is_err()
 }
