@@ -13,16 +13,7 @@ pub fn string_end(text: &[u8], i: usize) -> usize {
     let mut escaped_carry = 0;
     let mut at = i;
     while at < text.len() {
-        // A whole block is read where it lies; the last, short one from a padded copy.
-        let (bits, valid) = match text.get(at..at + 64) {
-            Some(block) => (BlockBits::of(block.try_into().expect("64 bytes")), u64::MAX),
-            None => {
-                let rest = &text[at..];
-                let mut padded = [b' '; 64];
-                padded[..rest.len()].copy_from_slice(rest);
-                (BlockBits::of(&padded), (1 << rest.len()) - 1)
-            }
-        };
+        let (bits, valid) = block_at(text, at, BlockBits::of);
         let escaped = escaped_bits(bits.backslashes, &mut escaped_carry);
         // Bits past the text's end are padding, never quotes.
         let closing = bits.quotes & !escaped & valid;
@@ -53,15 +44,7 @@ pub fn checked_string_end(text: &[u8], i: usize) -> Option<usize> {
     // No backslash before `at`: the block scan starts there with nothing escaped.
     let mut escaped_carry = 0;
     while at < text.len() {
-        let (bits, valid) = match text.get(at..at + 64) {
-            Some(block) => (BlockBits::with_controls(block.try_into().expect("64 bytes")), u64::MAX),
-            None => {
-                let rest = &text[at..];
-                let mut padded = [b' '; 64];
-                padded[..rest.len()].copy_from_slice(rest);
-                (BlockBits::with_controls(&padded), (1 << rest.len()) - 1)
-            }
-        };
+        let (bits, valid) = block_at(text, at, BlockBits::with_controls);
         let escaped = escaped_bits(bits.backslashes, &mut escaped_carry);
         let closing = bits.quotes & !escaped & valid;
         // The string's bytes in this block: those before its closing quote, if it has one here.
@@ -94,6 +77,22 @@ pub fn plain_string_end(text: &[u8], i: usize) -> Option<usize> {
 
 /// How many bytes of a string [`checked_string_end`] reads one by one before it scans blocks.
 const SHORT_STRING: usize = 24;
+
+/// The masks of the 64 bytes of `text` from `at`, and which bits are bytes of the text: a whole
+/// block is read where it lies, the last, short one from a copy padded with spaces (no quote,
+/// backslash nor control character).
+#[inline(always)]
+fn block_at(text: &[u8], at: usize, scan: fn(&[u8; 64]) -> BlockBits) -> (BlockBits, u64) {
+    match text.get(at..at + 64) {
+        Some(block) => (scan(block.try_into().expect("64 bytes")), u64::MAX),
+        None => {
+            let rest = &text[at..];
+            let mut padded = [b' '; 64];
+            padded[..rest.len()].copy_from_slice(rest);
+            (scan(&padded), (1 << rest.len()) - 1)
+        }
+    }
+}
 
 /// Whether the byte at `at`, which a backslash escapes, makes an escape JSON has.
 fn valid_escape(text: &[u8], at: usize) -> bool {
