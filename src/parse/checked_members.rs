@@ -9,6 +9,7 @@
 //! [`MAX_NESTING`], anything ill-formed) is left to serde_json, whose error the diagnostic then
 //! quotes.
 
+use super::json_text::skip_space;
 use super::string_end::{checked_string_end, plain_string_end};
 
 /// The deepest nesting of arrays and objects followed here, inside a member's value: the
@@ -170,14 +171,6 @@ fn number_end(bytes: &[u8], mut i: usize) -> Option<usize> {
         i = end;
     }
     Some(i)
-}
-
-/// Past JSON's whitespace (what serde_json skips: space, tab, line feed, carriage return).
-fn skip_space(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]
