@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::packed_rows::{Interner, PackedRows};
+use super::digest_ids::DigestIds;
+use super::packed_rows::{Digest, Interner, PackedRows, digest};
 use super::{Diagnostics, Event, Finish, Member, Table};
 use crate::parse::json_text::usable_number;
 
@@ -30,10 +31,26 @@ pub struct CompilationMetricsTable {
     /// Each field's last large value and its id in `shared`: a field repeats its value from one
     /// compile to the next, which [`same_text`] tells without serializing it again.
     last_shared: crate::fast_hash::HashMap<String, (u32, Value)>,
-    /// Each field's last shared value as logged, raw JSON text that parses to a value of the same
-    /// text as its `last_shared` one, with that one's id: the same text again is shared without
-    /// being parsed (torch logs its 28 KB `inductor_config` string, all escapes, every compile).
+    /// Each field's last shared value as logged, raw JSON text, with its id in `shared`: the
+    /// same text again is shared without being parsed or serialized, for the cost of comparing
+    /// it (torch logs its 28 KB `inductor_config` string, all escapes, every compile).
     last_raw: crate::fast_hash::HashMap<String, (u32, Box<str>)>,
+    /// The id in `shared` of each large value seen as raw JSON text, known by that text's
+    /// digest: a value that comes back after others in between (a failing frame's stack trace,
+    /// one of a few `dynamo_config`s) is not parsed or serialized again. Looked up when the
+    /// field's last value differs, as digesting a text costs more than comparing it.
+    shared_raw: DigestIds,
+}
+
+/// Raw texts shorter than this are parsed without looking their digest up: shared values are
+/// longer than [`SHARED_OVER`] once serialized, and a number grows at most 4.5 times (`1e15`
+/// is `1000000000000000.0`), so a shorter text is hardly ever one (and if it is, it is
+/// parsed and shared as before: the lookup only saves work).
+const LOOKED_UP_OVER: usize = SHARED_OVER / 8;
+
+/// The digest of a member's raw JSON text, as [`CompilationMetricsTable::shared_raw`] knows it.
+fn raw_digest(raw: &str) -> Digest {
+    digest(&[b"raw metrics value", raw.as_bytes()])
 }
 
 /// Whether two values serialize to the same JSON text: equal, with their objects' keys in the
@@ -90,19 +107,49 @@ impl CompilationMetricsTable {
         Field::Shared { shared: i }
     }
 
-    /// A field as the row holds it: `value` parsed from `member`, or `None` when `member` is
-    /// the raw text of the field's last shared value.
-    fn field<'v>(&mut self, key: &str, member: Member, value: Option<&'v Value>) -> Field<'v> {
-        let Some(value) = value else {
-            return Field::Shared { shared: self.last_raw[key].0 };
+    /// How a member is read: as the id of its raw text when that was shared before (not for a
+    /// measure, always read), else parsed.
+    fn read<'e>(&mut self, key: &str, member: Member<'e, '_>) -> Read<'e> {
+        let parsed = |digest| Read::Parsed { value: member.value(), digest };
+        let Some(raw) = member.raw().filter(|raw| raw.len() > LOOKED_UP_OVER && !names_a_measure(key)) else {
+            return parsed(None);
+        };
+        if let Some((shared, last)) = self.last_raw.get(key)
+            && **last == *raw
+        {
+            return Read::SharedBefore(*shared);
+        }
+        let digest = raw_digest(raw);
+        match self.shared_raw.get(digest) {
+            Some(shared) => {
+                self.remember_raw(key, shared, raw);
+                Read::SharedBefore(shared)
+            }
+            None => parsed(Some(digest)),
+        }
+    }
+
+    /// Keeps `raw` as the field's last shared text.
+    fn remember_raw(&mut self, key: &str, shared: u32, raw: &str) {
+        match self.last_raw.get_mut(key) {
+            Some(last) => *last = (shared, raw.into()),
+            None => drop(self.last_raw.insert(key.to_string(), (shared, raw.into()))),
+        }
+    }
+
+    /// A field as the row holds it: its value parsed from `member`, or the id of its raw text
+    /// shared before. A value shared now is known by its raw text's digest from then on.
+    fn field<'v>(&mut self, key: &str, member: Member, read: &'v Read) -> Field<'v> {
+        let (value, digest) = match read {
+            Read::SharedBefore(shared) => return Field::Shared { shared: *shared },
+            Read::Parsed { value, digest } => (value.as_ref(), *digest),
         };
         let field = self.share(key, value);
-        if let (Field::Shared { shared }, Some(raw)) = (&field, member.raw()) {
-            // `share` found the value's text as the field's last shared one, or made it so.
-            match self.last_raw.get_mut(key) {
-                Some(last) => *last = (*shared, raw.into()),
-                None => drop(self.last_raw.insert(key.to_string(), (*shared, raw.into()))),
+        if let (Field::Shared { shared }, Some(raw), Some(digest)) = (&field, member.raw(), digest) {
+            if self.shared_raw.get(digest).is_none() {
+                self.shared_raw.insert(digest, *shared);
             }
+            self.remember_raw(key, *shared, raw);
         }
         field
     }
@@ -128,6 +175,25 @@ struct Fields<'v>(Vec<(&'v str, Field<'v>)>);
 impl Serialize for Fields<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// What a metrics entry's member is read as: its value, or the id of its raw text shared before.
+enum Read<'e> {
+    /// The value, with its raw text's digest when that was looked up.
+    Parsed {
+        value: Cow<'e, Value>,
+        digest: Option<Digest>,
+    },
+    SharedBefore(u32),
+}
+
+impl Read<'_> {
+    fn parsed(&self) -> Option<&Value> {
+        match self {
+            Read::Parsed { value, .. } => Some(value),
+            Read::SharedBefore(_) => None,
+        }
     }
 }
 
@@ -159,17 +225,10 @@ impl Table for CompilationMetricsTable {
             diags.unusable(Self::NAME, ev, "metadata is not an object");
             return;
         };
-        // Each field's value, parsed unless it is logged as its field's last shared value was
-        // (no measure is: a measure is always read).
-        let values: Vec<Option<Cow<Value>>> = members
-            .iter()
-            .map(|&(key, member)| {
-                let repeated =
-                    member.raw().is_some_and(|raw| self.last_raw.get(key).is_some_and(|(_, last)| **last == *raw));
-                (names_a_measure(key) || !repeated).then(|| member.value())
-            })
-            .collect();
-        let fields = || members.iter().zip(&values).filter_map(|(&(k, _), v)| Some((k, v.as_deref()?)));
+        // Each field's value, parsed unless its raw text was shared before (a measure is always
+        // read).
+        let values: Vec<Read> = members.iter().map(|&(key, member)| self.read(key, member)).collect();
+        let fields = || members.iter().zip(&values).filter_map(|(&(k, _), v)| Some((k, v.parsed()?)));
         // The row keeps every field as logged; a time, size or count that cannot be one is
         // reported here, and left out of `times_s` (the cross-rank tables skip it too).
         for (key, value) in fields().filter(|(k, _)| names_a_measure(k)) {
@@ -180,11 +239,7 @@ impl Table for CompilationMetricsTable {
             .filter_map(|(k, v)| Some((k, v.as_f64().and_then(usable_number)?)))
             .collect();
         let metrics = Fields(
-            members
-                .iter()
-                .zip(&values)
-                .map(|(&(key, member), value)| (key, self.field(key, member, value.as_deref())))
-                .collect(),
+            members.iter().zip(&values).map(|(&(key, member), value)| (key, self.field(key, member, value))).collect(),
         );
         let row = MetricsRowView {
             compile_id: ev.display_id,
@@ -221,6 +276,35 @@ mod tests {
         ] {
             assert_eq!(same_text(&v(a), &v(b)), serialized(a) == serialized(b), "{a} vs {b}");
         }
+    }
+
+    #[test]
+    fn a_large_raw_value_seen_before_is_shared_unparsed_even_after_others() {
+        let mut table = CompilationMetricsTable::default();
+        let raw = |c: char| format!("\"{}\"", c.to_string().repeat(SHARED_OVER + 1));
+        let (a, b) = (raw('a'), raw('b'));
+        // As `observe` reads a member and files it.
+        let mut file = |key: &str, text: &str| {
+            let read = table.read(key, Member::Raw(text));
+            let unparsed = matches!(read, Read::SharedBefore(_));
+            let shared = match table.field(key, Member::Raw(text), &read) {
+                Field::Shared { shared } => shared,
+                Field::Logged(value) => panic!("{key}: {value} not shared"),
+            };
+            (shared, unparsed)
+        };
+        assert_eq!(file("config", &a), (0, false));
+        assert_eq!(file("config", &b), (1, false));
+        // `a` again after `b`: known by its digest, so not parsed.
+        assert_eq!(file("config", &a), (0, true));
+        // The field's last value again: known by comparing it.
+        assert_eq!(file("config", &a), (0, true));
+        // Another field's value: the same id, as the shared values do not depend on fields.
+        assert_eq!(file("other_config", &b), (1, true));
+        // A measure is always read.
+        assert_eq!(file("odd_time_s", &a), (0, false));
+        assert_eq!(file("odd_time_s", &a), (0, false));
+        assert_eq!(table.shared.len(), 2);
     }
 
     #[test]
