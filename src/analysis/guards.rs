@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest};
+use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
 use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::fast_hash::HashMap;
@@ -194,8 +194,7 @@ impl Serialize for InternedRows<'_> {
         let mut cache = self.cache.borrow_mut();
         let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
         for &id in self.ids {
-            let row: &RawValue = serde_json::from_str(self.rows.get(id, &mut cache)).map_err(S::Error::custom)?;
-            seq.serialize_element(row)?;
+            seq.serialize_element(&raw_row(self.rows.get(id, &mut cache)))?;
         }
         seq.end()
     }

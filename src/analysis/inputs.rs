@@ -1,6 +1,8 @@
 //! The tensors each compile fakeified: `describe_tensor`, `describe_storage` and
 //! `describe_source` joined into one row per (compile id, describer, tensor id).
 
+use std::borrow::Cow;
+
 use serde::de::IgnoredAny;
 use serde::ser::{Error, SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
@@ -9,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
 use super::guards::{compile_id, id_digest, text};
-use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest};
+use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
 use super::record_map::RecordMap;
 use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
@@ -407,19 +409,44 @@ fn unpack(json: &str) -> Row {
 
 /// The symbol each dimension's size became in the row's compile; empty when none is symbolic.
 fn size_symbols(symbols: &HashMap<(Option<String>, String), String>, row: &Row) -> Vec<Option<String>> {
+    symbols_of(symbols, &row.compile_id, row.sources.iter().map(String::as_str), row.tensor.as_deref())
+}
+
+/// What [`size_symbols`] reads of a packed row, read without building the row: most rows of a
+/// compile that made symbols have none, and are written as they were packed.
+#[derive(Deserialize)]
+struct SymbolKeys<'a> {
+    compile_id: Option<String>,
+    #[serde(borrow)]
+    sources: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    tensor: Option<&'a RawValue>,
+}
+
+/// [`size_symbols`] of a packed row.
+fn packed_size_symbols(symbols: &HashMap<(Option<String>, String), String>, json: &str) -> Vec<Option<String>> {
+    let keys: SymbolKeys = serde_json::from_str(json).expect("packed rows read back");
+    symbols_of(symbols, &keys.compile_id, keys.sources.iter().map(|s| s.as_ref()), keys.tensor)
+}
+
+/// The symbol each dimension of `tensor` became in the compile, from its sources.
+fn symbols_of<'s>(
+    symbols: &HashMap<(Option<String>, String), String>,
+    compile_id: &Option<String>,
+    sources: impl Iterator<Item = &'s str> + Clone,
+    tensor: Option<&RawValue>,
+) -> Vec<Option<String>> {
     #[derive(Deserialize)]
     struct Sizes {
         size: Option<Vec<IgnoredAny>>,
     }
-    let ndim = row
-        .tensor
-        .as_ref()
+    let ndim = tensor
         .map_or(0, |t| serde_json::from_str::<Sizes>(t.get()).expect("tensors read back").size.map_or(0, |s| s.len()));
     let per_dim: Vec<Option<String>> = (0..ndim)
         .map(|i| {
-            row.sources
-                .iter()
-                .find_map(|source| symbols.get(&(row.compile_id.clone(), format!("{source}.size()[{i}]"))).cloned())
+            sources
+                .clone()
+                .find_map(|source| symbols.get(&(compile_id.clone(), format!("{source}.size()[{i}]"))).cloned())
         })
         .collect();
     if per_dim.iter().any(Option::is_some) { per_dim } else { Vec::new() }
@@ -447,9 +474,12 @@ impl Serialize for Rows<'_> {
         t.packed.try_for_each(|json| {
             match t.reopened.get(&index) {
                 Some(row) => seq.serialize_element(row)?,
-                // Packed with no size symbols, which only a compile that created symbols has.
-                None if !t.symbol_compiles.contains(&t.packed_compile(index)) => {
-                    seq.serialize_element(serde_json::from_str::<&RawValue>(json).map_err(S::Error::custom)?)?
+                // Packed with no size symbols, which only a compile that created symbols has, and
+                // few of its rows.
+                None if !t.symbol_compiles.contains(&t.packed_compile(index))
+                    || packed_size_symbols(&t.symbols, json).is_empty() =>
+                {
+                    seq.serialize_element(&raw_row(json))?
                 }
                 None => {
                     let mut row: Row = serde_json::from_str(json).map_err(S::Error::custom)?;

@@ -3,14 +3,14 @@
 //! with the compiles it appears in. Guards are read from their entries here; the rest comes from
 //! the shared compile records when the table finishes.
 
-use serde::ser::{Error, SerializeSeq};
+use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
-use super::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest};
+use super::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
 use super::{Diagnostics, Event, Finish, Table};
 use crate::schema::tables::{Search, SearchKind};
 use tlparse_bundle::ids::parse_blob_id;
@@ -259,8 +259,12 @@ impl Serialize for Terms {
         let mut cache = DecodedBlock::with_capacity(2);
         let mut seq = serializer.serialize_seq(Some(self.order.len()))?;
         for &t in &self.order {
-            let text: &RawValue = serde_json::from_str(self.texts.get(t, &mut cache)).map_err(S::Error::custom)?;
-            seq.serialize_element(&TermView { kind: self.kinds[t as usize], text, compiles: &self.lists[t as usize] })?;
+            let text = raw_row(self.texts.get(t, &mut cache));
+            seq.serialize_element(&TermView {
+                kind: self.kinds[t as usize],
+                text: &text,
+                compiles: &self.lists[t as usize],
+            })?;
         }
         seq.end()
     }
