@@ -7,8 +7,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::compilation_metrics::METRICS_KINDS;
-use super::packed_rows::PackedRows;
-use super::{Diagnostics, Event, Finding, Finish, Table, compiles};
+use super::digest_ids::DigestIds;
+use super::packed_rows::{DecodedBlock, Interner, PackedRows, digest, raw_row};
+use super::{Diagnostics, Event, Finding, Finish, MetaMembers, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
 
@@ -18,8 +19,18 @@ pub struct FailuresTable {
     /// as a long log restarts thousands of compiles (and a failure row holds its exception's
     /// whole stack trace).
     rows: PackedRows,
+    /// Each distinct `exception_stack_trace`, as its rows hold it, once: a storm of failing
+    /// compiles logs a few stack traces over and over, kilobytes each.
+    exceptions: Interner,
+    /// The id in `exceptions` of each stack trace seen as raw JSON text, by that text's digest:
+    /// known again, it is neither parsed nor serialized.
+    exception_ids: DigestIds,
     restarts: u64,
 }
+
+/// Raw stack traces shorter than this are parsed rather than looked up by their digest (`null`,
+/// a short list: parsing them costs less than digesting them).
+const LOOKED_UP_OVER: usize = 64;
 
 /// The finished table: serializes as [`Failures`](crate::schema::tables::Failures), completing
 /// each row as it is written, so that the rows are never all in memory at once (a long log's are
@@ -31,17 +42,26 @@ pub struct FailuresView<'a> {
     failed: u64,
 }
 
-/// The packed rows, each completed by [`complete`] as it is serialized.
+/// The packed rows, each completed by [`complete`] as it is serialized, with its stack trace
+/// from `exceptions`.
 struct CompletedRows<'a> {
     rows: PackedRows,
+    exceptions: Interner,
     ctx: &'a Finish<'a>,
 }
+
+/// A row as packed: the compile it is of, the failure without its stack trace, and the stack
+/// trace's id in [`FailuresTable::exceptions`].
+type PackedRow<'a> = (Option<CompileId>, PackedFailure<'a>, Option<u32>);
 
 impl Serialize for CompletedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
+        let mut cache = DecodedBlock::default();
         self.rows.try_for_each(|json| {
-            let (id, row): (Option<CompileId>, PackedFailure) = serde_json::from_str(json).map_err(S::Error::custom)?;
+            let (id, row, exception): PackedRow = serde_json::from_str(json).map_err(S::Error::custom)?;
+            let exception = exception.map(|e| raw_row(self.exceptions.get(e, &mut cache)));
+            let row = PackedFailure { exception: exception.as_deref().unwrap_or(row.exception), ..row };
             seq.serialize_element(&complete(self.ctx, id, row))
         })?;
         seq.end()
@@ -101,7 +121,7 @@ impl Table for FailuresTable {
         };
         for reason in compiles::strings(m.get("restart_reasons").as_deref()) {
             let restart = row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason));
-            self.rows.push(&(ev.compile_id.copied(), restart));
+            self.rows.push(&(ev.compile_id.copied(), restart, None::<u32>));
             self.restarts += 1;
         }
         let fail_type = match m.get("fail_type").as_deref() {
@@ -124,9 +144,8 @@ impl Table for FailuresTable {
             (Some(file), _) => Some(file.to_string()),
             _ => None,
         };
-        failure.exception =
-            m.get("exception_stack_trace").filter(|v| !v.is_null()).map(|v| compiles::strings(Some(&v)));
-        self.rows.push(&(ev.compile_id.copied(), failure));
+        let exception = self.exception(&m);
+        self.rows.push(&(ev.compile_id.copied(), failure, exception));
     }
 
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(FailuresView<'a>, u64)> {
@@ -135,11 +154,30 @@ impl Table for FailuresTable {
         }
         let rows = self.rows.len() as u64;
         let failed = rows - self.restarts;
-        Some((FailuresView { failures: CompletedRows { rows: self.rows, ctx }, restarts: self.restarts, failed }, rows))
+        let failures = CompletedRows { rows: self.rows, exceptions: self.exceptions, ctx };
+        Some((FailuresView { failures, restarts: self.restarts, failed }, rows))
     }
 
     fn finding(view: &FailuresView<'_>) -> Option<Finding> {
         Some(Finding::Failures { failed: view.failed, restarts: view.restarts })
+    }
+}
+
+impl FailuresTable {
+    /// The id in `exceptions` of a failure's `exception_stack_trace` as a row holds it (a list
+    /// of strings), `None` when it logged none.
+    fn exception(&mut self, m: &MetaMembers) -> Option<u32> {
+        const KEY: &str = "exception_stack_trace";
+        let raw_key = m.raw(KEY).filter(|raw| raw.len() > LOOKED_UP_OVER).map(|raw| digest(&[raw.as_bytes()]));
+        if let Some(id) = raw_key.and_then(|key| self.exception_ids.get(key)) {
+            return Some(id);
+        }
+        let trace = m.get(KEY).filter(|v| !v.is_null()).map(|v| compiles::strings(Some(&v)))?;
+        let id = self.exceptions.intern_json(&serde_json::to_string(&trace).expect("strings serialize"));
+        if let Some(key) = raw_key {
+            self.exception_ids.insert(key, id);
+        }
+        Some(id)
     }
 }
 
@@ -159,6 +197,38 @@ fn complete<'a>(ctx: &Finish, id: Option<CompileId>, mut f: PackedFailure<'a>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Failures whose metrics log the same stack traces again: each distinct trace is held once,
+    /// a trace seen before as raw text is found by its digest, and every row is written with its
+    /// own trace, as logged (checked against the traces parsed from the events' metadata).
+    #[test]
+    fn stack_traces_logged_again_are_held_once_and_written_with_each_row() {
+        use crate::parse::Meta;
+        let trace =
+            |n: usize| serde_json::json!([format!("Traceback {n}:\n  File \"a.py\", line {n}"), "x".repeat(80)]);
+        let metrics = |trace: &Value| {
+            let meta = serde_json::json!({"fail_type": "BackendCompilerFailed", "fail_reason": "no", "exception_stack_trace": trace});
+            // As torch writes it (`json.dumps`: a space after each separator), so the raw text
+            // differs from its serialization.
+            let text = meta.to_string().replace("\",\"", "\", \"");
+            Meta::Raw(serde_json::value::RawValue::from_string(text).unwrap())
+        };
+        let (a, b) = (trace(1), trace(2));
+        let parsed = Meta::Value(serde_json::json!({"fail_type": "X", "exception_stack_trace": a}));
+        let logged = [metrics(&a), metrics(&b), metrics(&b), metrics(&a), parsed, metrics(&Value::Null)];
+        let (mut table, mut diags, stacks) =
+            (FailuresTable::default(), Diagnostics::default(), crate::schema::StackTable::default());
+        for (seq, meta) in logged.into_iter().enumerate() {
+            let row = crate::schema::IndexRow { meta, ..super::super::test_row(seq as u64, "compilation_metrics") };
+            table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+        }
+        assert_eq!(table.exceptions.len(), 2, "a and b, each once");
+        let (failures, rows): (crate::schema::tables::Failures, _) = super::super::finish_alone(table).expect("rows");
+        assert_eq!(rows, 6);
+        let strings = |v: &Value| Some(compiles::strings(Some(v)));
+        let written: Vec<Option<Vec<String>>> = failures.failures.into_iter().map(|f| f.exception).collect();
+        assert_eq!(written, [strings(&a), strings(&b), strings(&b), strings(&a), strings(&a), None]);
+    }
 
     /// A failure packed and read back is written, once completed, as the completed failure
     /// itself: texts with escapes, control characters and non-ASCII, nulls, and the fields

@@ -140,6 +140,14 @@ impl<'e, 'a> MetaMembers<'e, 'a> {
         }
     }
 
+    /// A member's raw JSON text, when the metadata is kept raw.
+    pub fn raw(&self, key: &str) -> Option<&'a str> {
+        match self {
+            MetaMembers::Raw(members) => members.iter().find(|(k, _)| k == key).map(|(_, raw)| *raw),
+            MetaMembers::Parsed(_) => None,
+        }
+    }
+
     /// Each member whose key `wanted` accepts, once, in order of first appearance, with its value.
     pub fn each(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, Cow<'e, Value>)> {
         match self {
