@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::digest_ids::DigestIds;
-use super::packed_rows::{Digest, Interner, PackedRows, digest};
+use super::packed_rows::{Interner, PackedRows};
+use super::seen_texts::{SeenTexts, Unseen};
 use super::{Diagnostics, Event, Finish, Member, Table};
 use crate::parse::json_text::usable_number;
 
@@ -31,27 +31,18 @@ pub struct CompilationMetricsTable {
     /// Each field's last large value and its id in `shared`: a field repeats its value from one
     /// compile to the next, which [`same_text`] tells without serializing it again.
     last_shared: crate::fast_hash::HashMap<String, (u32, Value)>,
-    /// Each field's last shared value as logged, raw JSON text, with its id in `shared`: the
-    /// same text again is shared without being parsed or serialized, for the cost of comparing
-    /// it (torch logs its 28 KB `inductor_config` string, all escapes, every compile).
-    last_raw: crate::fast_hash::HashMap<String, (u32, Box<str>)>,
-    /// The id in `shared` of each large value seen as raw JSON text, known by that text's
-    /// digest: a value that comes back after others in between (a failing frame's stack trace,
-    /// one of a few `dynamo_config`s) is not parsed or serialized again. Looked up when the
-    /// field's last value differs, as digesting a text costs more than comparing it.
-    shared_raw: DigestIds,
+    /// The id in `shared` of each large value seen as raw JSON text: the same text again is
+    /// neither parsed nor serialized. torch logs its 28 KB `inductor_config` string, all
+    /// escapes, every compile, and a failing frame's stack trace or one of a few
+    /// `dynamo_config`s comes back after others.
+    shared_raw: SeenTexts,
 }
 
-/// Raw texts shorter than this are parsed without looking their digest up: shared values are
-/// longer than [`SHARED_OVER`] once serialized, and a number grows at most 4.5 times (`1e15`
-/// is `1000000000000000.0`), so a shorter text is hardly ever one (and if it is, it is
-/// parsed and shared as before: the lookup only saves work).
+/// Raw texts shorter than this are parsed without being looked up: shared values are longer
+/// than [`SHARED_OVER`] once serialized, and a number grows at most 4.5 times (`1e15` is
+/// `1000000000000000.0`), so a shorter text is hardly ever one (and if it is, it is parsed and
+/// shared as before: the lookup only saves work).
 const LOOKED_UP_OVER: usize = SHARED_OVER / 8;
-
-/// The digest of a member's raw JSON text, as [`CompilationMetricsTable::shared_raw`] knows it.
-fn raw_digest(raw: &str) -> Digest {
-    digest(&[b"raw metrics value", raw.as_bytes()])
-}
 
 /// Whether two values serialize to the same JSON text: equal, with their objects' keys in the
 /// same order (`==` on values ignores that order) and zeros of the same sign (`==` does not
@@ -110,46 +101,26 @@ impl CompilationMetricsTable {
     /// How a member is read: as the id of its raw text when that was shared before (not for a
     /// measure, always read), else parsed.
     fn read<'e>(&mut self, key: &str, member: Member<'e, '_>) -> Read<'e> {
-        let parsed = |digest| Read::Parsed { value: member.value(), digest };
-        let Some(raw) = member.raw().filter(|raw| raw.len() > LOOKED_UP_OVER && !names_a_measure(key)) else {
-            return parsed(None);
-        };
-        if let Some((shared, last)) = self.last_raw.get(key)
-            && **last == *raw
-        {
-            return Read::SharedBefore(*shared);
-        }
-        let digest = raw_digest(raw);
-        match self.shared_raw.get(digest) {
-            Some(shared) => {
-                self.remember_raw(key, shared, raw);
-                Read::SharedBefore(shared)
-            }
-            None => parsed(Some(digest)),
-        }
-    }
-
-    /// Keeps `raw` as the field's last shared text.
-    fn remember_raw(&mut self, key: &str, shared: u32, raw: &str) {
-        match self.last_raw.get_mut(key) {
-            Some(last) => *last = (shared, raw.into()),
-            None => drop(self.last_raw.insert(key.to_string(), (shared, raw.into()))),
+        let parsed = |unseen| Read::Parsed { value: member.value(), unseen };
+        match member.raw().filter(|raw| raw.len() > LOOKED_UP_OVER && !names_a_measure(key)) {
+            Some(raw) => match self.shared_raw.find(raw) {
+                Ok(shared) => Read::SharedBefore(shared),
+                Err(unseen) => parsed(Some(unseen)),
+            },
+            None => parsed(None),
         }
     }
 
     /// A field as the row holds it: its value parsed from `member`, or the id of its raw text
-    /// shared before. A value shared now is known by its raw text's digest from then on.
+    /// shared before. A value shared now is known by its raw text from then on.
     fn field<'v>(&mut self, key: &str, member: Member, read: &'v Read) -> Field<'v> {
-        let (value, digest) = match read {
+        let (value, unseen) = match read {
             Read::SharedBefore(shared) => return Field::Shared { shared: *shared },
-            Read::Parsed { value, digest } => (value.as_ref(), *digest),
+            Read::Parsed { value, unseen } => (value.as_ref(), *unseen),
         };
         let field = self.share(key, value);
-        if let (Field::Shared { shared }, Some(raw), Some(digest)) = (&field, member.raw(), digest) {
-            if self.shared_raw.get(digest).is_none() {
-                self.shared_raw.insert(digest, *shared);
-            }
-            self.remember_raw(key, *shared, raw);
+        if let (Field::Shared { shared }, Some(raw), Some(unseen)) = (&field, member.raw(), unseen) {
+            self.shared_raw.add(raw, unseen, *shared);
         }
         field
     }
@@ -180,10 +151,10 @@ impl Serialize for Fields<'_> {
 
 /// What a metrics entry's member is read as: its value, or the id of its raw text shared before.
 enum Read<'e> {
-    /// The value, with its raw text's digest when that was looked up.
+    /// The value, with what looking its raw text up learned, when it was looked up.
     Parsed {
         value: Cow<'e, Value>,
-        digest: Option<Digest>,
+        unseen: Option<Unseen>,
     },
     SharedBefore(u32),
 }

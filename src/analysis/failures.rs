@@ -7,8 +7,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::compilation_metrics::METRICS_KINDS;
-use super::digest_ids::DigestIds;
-use super::packed_rows::{DecodedBlock, Interner, PackedRows, digest, raw_row};
+use super::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
+use super::seen_texts::SeenTexts;
 use super::{Diagnostics, Event, Finding, Finish, MetaMembers, Table, compiles};
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
@@ -22,9 +22,9 @@ pub struct FailuresTable {
     /// Each distinct `exception_stack_trace`, as its rows hold it, once: a storm of failing
     /// compiles logs a few stack traces over and over, kilobytes each.
     exceptions: Interner,
-    /// The id in `exceptions` of each stack trace seen as raw JSON text, by that text's digest:
-    /// known again, it is neither parsed nor serialized.
-    exception_ids: DigestIds,
+    /// The id in `exceptions` of each stack trace seen as raw JSON text: known again, it is
+    /// neither parsed nor serialized.
+    seen_raw: SeenTexts,
     restarts: u64,
 }
 
@@ -168,14 +168,16 @@ impl FailuresTable {
     /// of strings), `None` when it logged none.
     fn exception(&mut self, m: &MetaMembers) -> Option<u32> {
         const KEY: &str = "exception_stack_trace";
-        let raw_key = m.raw(KEY).filter(|raw| raw.len() > LOOKED_UP_OVER).map(|raw| digest(&[raw.as_bytes()]));
-        if let Some(id) = raw_key.and_then(|key| self.exception_ids.get(key)) {
-            return Some(id);
-        }
+        let raw = m.raw(KEY).filter(|raw| raw.len() > LOOKED_UP_OVER);
+        let unseen = match raw.map(|raw| self.seen_raw.find(raw)) {
+            Some(Ok(id)) => return Some(id),
+            Some(Err(unseen)) => Some(unseen),
+            None => None,
+        };
         let trace = m.get(KEY).filter(|v| !v.is_null()).map(|v| compiles::strings(Some(&v)))?;
         let id = self.exceptions.intern_json(&serde_json::to_string(&trace).expect("strings serialize"));
-        if let Some(key) = raw_key {
-            self.exception_ids.insert(key, id);
+        if let (Some(raw), Some(unseen)) = (raw, unseen) {
+            self.seen_raw.add(raw, unseen, id);
         }
         Some(id)
     }

@@ -32,6 +32,7 @@ pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;
 pub mod search;
+pub mod seen_texts;
 pub mod small_id;
 pub mod spill_vec;
 pub mod stack_trie;
