@@ -266,9 +266,9 @@ mod tests {
         };
         assert_eq!(file("config", &a), (0, false));
         assert_eq!(file("config", &b), (1, false));
-        // `a` again after `b`: known by its digest, so not parsed.
+        // `a` again after `b`: found among the texts seen, so not parsed.
         assert_eq!(file("config", &a), (0, true));
-        // The field's last value again: known by comparing it.
+        // And again.
         assert_eq!(file("config", &a), (0, true));
         // Another field's value: the same id, as the shared values do not depend on fields.
         assert_eq!(file("other_config", &b), (1, true));

@@ -291,10 +291,11 @@ fn json_text(row: &[u8]) -> &str {
     std::str::from_utf8(row).expect("rows are JSON text")
 }
 
-/// A row's JSON (from [`PackedRows::push`] or [`PackedRows::push_json`]) as a raw value that a
-/// serializer copies into a table as it is: parsing each row again to check it cost 3% of a
-/// tensor-heavy build, all of it while the tables finish.
-pub fn raw_row(json: &str) -> Box<RawValue> {
+/// A row's JSON as a raw value that a serializer copies into a table as it is: parsing each
+/// row again to check it cost 3% of a tensor-heavy build, all of it while the tables finish.
+/// `json` must be a row read back from a [`PackedRows`] (or an [`Interner`]) of JSON rows, as
+/// [`PackedRows::push`] and [`PackedRows::push_json`] add them.
+pub(crate) fn raw_row(json: &str) -> Box<RawValue> {
     // SAFETY: a row is what serde_json wrote for `push` or the JSON text given to `push_json`
     // (each caller's serde_json serialization), and a block read back passed zstd's checksum,
     // so its rows are those texts. Debug builds parse every raw value made so (serde_json checks
