@@ -682,8 +682,7 @@ fn compile_time_lines(
 ) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(r) = t.max_over_min.filter(|&r| r >= 1.2) {
-        let compiles: u64 =
-            t.streams.iter().filter(|s| t.slowest.first() == Some(&s.stream)).map(|s| s.compiles).sum();
+        let compiles: u64 = t.streams.iter().filter(|s| t.slowest.first() == Some(&s.stream)).map(|s| s.compiles).sum();
         lines.push(format!(
             "slowest rank to compile: {} ({:.2} s in total over {compiles} timed compile(s), {r:.1}x the fastest rank)",
             group_label(cross, &t.slowest),
@@ -691,9 +690,12 @@ fn compile_time_lines(
         ));
     }
     // Ties keep the first in alignment order.
-    let slowest = t.compiles.iter().fold(None, |best: Option<&crate::schema::cross_rank::compile_time_imbalance::CompileSpread>, c| {
-        if best.is_some_and(|b| b.max_us >= c.max_us) { best } else { Some(c) }
-    });
+    let slowest = t.compiles.iter().fold(
+        None,
+        |best: Option<&crate::schema::cross_rank::compile_time_imbalance::CompileSpread>, c| {
+            if best.is_some_and(|b| b.max_us >= c.max_us) { best } else { Some(c) }
+        },
+    );
     if let Some(c) = slowest {
         let on: Vec<(&str, &String)> = c
             .compile

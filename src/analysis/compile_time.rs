@@ -678,7 +678,8 @@ impl CompileTimeTable {
         let names = &self.names;
         let outer = &self.threads[ti].open[..below];
         let in_frame = outer.iter().any(|o| names[o.name as usize] == FRAME);
-        let nested = outer.iter().any(|o| names[o.name as usize].ends_with(BW_COMPILER) || names[o.name as usize] == BACKWARD);
+        let nested =
+            outer.iter().any(|o| names[o.name as usize].ends_with(BW_COMPILER) || names[o.name as usize] == BACKWARD);
         if in_frame && !nested {
             self.states().get_mut(ended.compile as usize).times.add(Time::BackwardInForward, dur);
         }

@@ -58,7 +58,8 @@ fn scan(log: &str) -> RawCounts {
             raw.metrics += 1;
             raw.restarts += m["restart_reasons"].as_array().map_or(0, |r| r.len() as u64);
         }
-        let metrics_kinds = ["compilation_metrics", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics"];
+        let metrics_kinds =
+            ["compilation_metrics", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics"];
         if metrics_kinds.iter().any(|k| env.get(*k).is_some_and(|m| !m["fail_type"].is_null())) {
             raw.failed += 1;
         }
@@ -163,14 +164,23 @@ fn check_stream(c: &mut Check, t: &BTreeMap<&str, Value>, line: Option<&SummaryL
     let timing = list(&t["compile_time"], "compiles");
     if !summary.is_null() {
         c.eq("compile_summary.timed vs directory total_s > 0", summary["timed"].as_u64(), Some(timed.len() as u64));
-        c.close("compile_summary.total_s vs directory", f(&summary["total_s"]), dir.iter().map(|r| f(&r["total_s"])).sum());
+        c.close(
+            "compile_summary.total_s vs directory",
+            f(&summary["total_s"]),
+            dir.iter().map(|r| f(&r["total_s"])).sum(),
+        );
         c.close("compile_summary.forward_s", f(&summary["forward_s"]), dir.iter().map(|r| f(&r["duration_s"])).sum());
         c.close("compile_summary.backward_s", f(&summary["backward_s"]), dir.iter().map(|r| f(&r["backward_s"])).sum());
         let inside: f64 = dir.iter().map(|r| f(&r["backward_in_forward_s"])).sum();
         c.close("compile_summary.backward_in_forward_s", f(&summary["backward_in_forward_s"]), inside);
         let slowest = list(summary, "slowest_compiles").first().map(|s| f(&s["total_s"]));
-        let max = timed.iter().map(|r| f(&r["total_s"])).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-        c.eq("slowest compile is the largest directory total", slowest.map(|s| (s * 1e6).round()), max.map(|m| (m * 1e6).round()));
+        let max =
+            timed.iter().map(|r| f(&r["total_s"])).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        c.eq(
+            "slowest compile is the largest directory total",
+            slowest.map(|s| (s * 1e6).round()),
+            max.map(|m| (m * 1e6).round()),
+        );
     }
     if !t["compile_time"].is_null() {
         // A compile timed by its metrics alone (no trace events) has no compile_time row.
@@ -185,7 +195,11 @@ fn check_stream(c: &mut Check, t: &BTreeMap<&str, Value>, line: Option<&SummaryL
             };
             c.close(&format!("{id} total"), f(&row["total_us"]) / 1e6, f(&d["total_s"]));
             c.close(&format!("{id} backward"), f(&row["backward_us"]) / 1e6, f(&d["backward_s"]));
-            c.close(&format!("{id} backward inside"), f(&row["backward_in_forward_us"]) / 1e6, f(&d["backward_in_forward_s"]));
+            c.close(
+                &format!("{id} backward inside"),
+                f(&row["backward_in_forward_us"]) / 1e6,
+                f(&d["backward_in_forward_s"]),
+            );
         }
     }
 
@@ -261,7 +275,11 @@ fn check_cross_rank(c: &mut Check, b: &Bundle, per_stream: &BTreeMap<String, BTr
     let Some(imb) = b.cross_rank_table::<Value>("compile_time_imbalance").unwrap() else { return };
     for s in list(&imb, "streams") {
         let summary = &per_stream[s["stream"].as_str().unwrap()]["compile_summary"];
-        c.eq("imbalance compiles vs compile_summary.timed", s["compiles"].as_u64(), summary["timed"].as_u64().or(Some(0)));
+        c.eq(
+            "imbalance compiles vs compile_summary.timed",
+            s["compiles"].as_u64(),
+            summary["timed"].as_u64().or(Some(0)),
+        );
         c.close("imbalance total_us vs compile_summary.total_s", f(&s["total_us"]) / 1e6, f(&summary["total_s"]));
     }
     if let Some(line) = stdout.lines().find_map(|l| l.split_once("slowest rank to compile: ").map(|x| x.1)) {
@@ -286,13 +304,21 @@ fn check_cross_rank(c: &mut Check, b: &Bundle, per_stream: &BTreeMap<String, BTr
         let directory = list(&per_stream[stream]["compile_directory"], "compiles");
         let total = directory.iter().find(|d| d["compile_id"] == id).map(|d| f(&d["total_s"]));
         c.close("slowest single compile is one compile's total", total.unwrap_or(-1.0), s);
-        c.eq("slowest single compile line", line.contains(&format!("{id} on")) && line.ends_with(&format!("({s:.2} s)")), true);
+        c.eq(
+            "slowest single compile line",
+            line.contains(&format!("{id} on")) && line.ends_with(&format!("({s:.2} s)")),
+            true,
+        );
     }
     if let Some(alignment) = b.cross_rank_table::<Value>("compile_alignment").unwrap() {
         for row in list(&alignment, "compiles") {
             for p in list(row, "present") {
                 let dir = list(&per_stream[p["stream"].as_str().unwrap()]["compile_directory"], "compiles");
-                c.eq("aligned compile id is a directory row", dir.iter().any(|d| d["compile_id"] == p["compile_id"]), true);
+                c.eq(
+                    "aligned compile id is a directory row",
+                    dir.iter().any(|d| d["compile_id"] == p["compile_id"]),
+                    true,
+                );
             }
         }
     }
@@ -351,9 +377,9 @@ fn the_raw_scan_counts_what_the_log_says() {
     // of them with one restart reason each ([0/0_1], [1/0_1], [1/1_1], [0/1_1], [1/2_1],
     // [1/3_1]); 18 compile ids; frames 0, 1, 2 and 3 each have a frame compile >= 1 ([0/1],
     // [1/1], [2/1], [3/1]).
-    let log = std::fs::read_to_string(
-        crate::util::fixture("torch-2.15/two_runs/run_b/dedicated_log_torch_trace_rkf60auw.log"),
-    )
+    let log = std::fs::read_to_string(crate::util::fixture(
+        "torch-2.15/two_runs/run_b/dedicated_log_torch_trace_rkf60auw.log",
+    ))
     .unwrap();
     let raw = scan(&log);
     assert_eq!(raw.graph_breaks, 6);
@@ -361,4 +387,69 @@ fn the_raw_scan_counts_what_the_log_says() {
     assert_eq!(raw.compile_ids.len(), 18);
     assert_eq!(raw.restarts, 6);
     assert_eq!(raw.recompiled_frames.len(), 4);
+}
+
+#[test]
+fn a_data_dependent_restart_is_a_restart_and_graph_breaks_are_the_break_entries() {
+    // torch-2.15 compare_pair/run_b, by hand: three `dynamo_graph_break_reason` entries, log lines
+    // 103 ([0/0], Tensor.item()), 7913 ([2/0]) and 11338 ([3/0], print). The metrics of [0/0_2]
+    // (line 4262, envelope attempt 2) list two restart reasons: the Tensor.item() break and
+    // "<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>" (line 4292), a restart with no
+    // break entry of its own; [2/0_1] (line 11196) and [3/0_1] (line 14727) one each. So 3 graph
+    // breaks and 4 restarts, never 4 graph breaks.
+    let b = crate::tables::built("torch-2.15/compare_pair/run_b");
+    let breaks = b.table("graph_breaks");
+    assert_eq!(breaks["total"], 3);
+    let ids: BTreeSet<&str> = list(&breaks, "breaks")
+        .iter()
+        .flat_map(|g| list(g, "compile_ids").iter().map(|i| i.as_str().unwrap()))
+        .collect();
+    assert_eq!(ids, BTreeSet::from(["[0/0]", "[2/0]", "[3/0]"]));
+    let failures = b.table("failures");
+    assert_eq!((failures["restarts"].as_u64(), failures["failed"].as_u64()), (Some(4), Some(0)));
+    let restarts: Vec<(&str, &str)> = list(&failures, "failures")
+        .iter()
+        .map(|f| (f["compile_id"].as_str().unwrap(), f["reason"].as_str().unwrap().lines().next().unwrap()))
+        .collect();
+    assert_eq!(
+        restarts[..2],
+        [
+            ("[0/0_2]", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+            ("[0/0_2]", "<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>"),
+        ]
+    );
+    // The compile page's facts: [0/0_2]'s num_graph_breaks is 1 in its metrics (torch's running
+    // total, line 4262), the same as [1/0]'s (line 7821), which logged no break: it is no
+    // compile's own count, and the directory gives [1/0] none.
+    let dir = b.table("compile_directory");
+    let row = |id: &str| list(&dir, "compiles").iter().find(|c| c["compile_id"] == id).unwrap().clone();
+    assert_eq!(list(&row("[1/0]"), "graph_breaks").len(), 0);
+    assert_eq!(list(&row("[0/0]"), "graph_breaks").len(), 1);
+    assert_eq!(list(&row("[0/0_2]"), "restart_reasons").len(), 2);
+}
+
+#[test]
+fn the_build_summary_names_the_slowest_rank_and_the_slowest_single_compile_apart() {
+    // torch-2.15 ranks_cache, by hand. Rank 0's [0/0]: entire_frame_compile from log line 19 to
+    // 3614, and its metrics (line 3627) say entire_frame_compile_time_s 56.959776; its lazy
+    // backward, entire_backward_compile from line 3665 to 6260, 8 696 356.75 µs: 65.66 s, the
+    // longest single compile of any rank. Rank 2 has the largest total: [0/0] 55.184069 s +
+    // 8.1990755 s backward, [1/0] 12.097296 s = 75.48 s over 2 timed compiles; rank 3 (FX cache
+    // hit) the smallest, 34.52 s: 2.2x. The old line said "slowest compile: rank 2 (75.48 s)".
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    let o = run(&[crate::util::fixture("torch-2.15/ranks_cache").as_str(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains(
+            "slowest rank to compile: rank 2 (75.48 s in total over 2 timed compile(s), 2.2x the fastest rank)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("slowest single compile: forward (ranks_cache.py:28) [0/0] on rank 0 (65.66 s)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("slowest compile:"), "{stdout}");
 }

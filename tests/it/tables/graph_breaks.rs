@@ -43,8 +43,11 @@ fn a_restart_reason_is_a_restart_not_a_graph_break() {
     assert!(!b.has_table("graph_breaks"));
     let f = b.table("failures");
     assert_eq!(f["restarts"], 2);
-    let restarts: Vec<&str> =
-        rows(&f, "failures").iter().filter(|r| r["kind"] == "restart").map(|r| r["compile_id"].as_str().unwrap()).collect();
+    let restarts: Vec<&str> = rows(&f, "failures")
+        .iter()
+        .filter(|r| r["kind"] == "restart")
+        .map(|r| r["compile_id"].as_str().unwrap())
+        .collect();
     assert_eq!(restarts, ["[0/0_1]", "[1/0_1]"]);
 }
 
