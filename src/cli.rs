@@ -704,7 +704,7 @@ fn compile_time_lines(
             .filter(|s| c.slowest.contains(&s.stream))
             .map(|s| (s.stream.as_str(), &s.compile_id))
             .collect();
-        let ids: Vec<String> = crate::analysis::cross_rank::group_by(on.into_iter())
+        let ids: Vec<String> = crate::analysis::cross_rank::group_by(on)
             .iter()
             .map(|(group, id)| format!("{id} on {}", group_label(cross, &group.streams)))
             .collect();

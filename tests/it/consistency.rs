@@ -11,6 +11,9 @@ use tlparse_build::bundle::reader::Bundle;
 
 use crate::util::{all_traces, assert_valid, run};
 
+/// A compile id as the envelope gives it: (compiled autograd id, frame, frame compile, attempt).
+type RawId = (Option<u64>, Option<u64>, Option<u64>, u64);
+
 /// What a plain scan of one log file finds: each header line's JSON envelope (the text from the
 /// first `{` after the glog prefix's `] `), read with serde_json; lines that are no JSON object
 /// (a cut-short last line) are skipped.
@@ -18,8 +21,8 @@ use crate::util::{all_traces, assert_valid, run};
 struct RawCounts {
     /// Envelopes with an artifact named `dynamo_graph_break_reason` (or that kind).
     graph_breaks: u64,
-    /// Distinct compile ids of the envelopes: (compiled autograd id, frame, frame compile, attempt).
-    compile_ids: BTreeSet<(Option<u64>, Option<u64>, Option<u64>, u64)>,
+    /// Distinct compile ids of the envelopes.
+    compile_ids: BTreeSet<RawId>,
     /// `compilation_metrics` entries.
     metrics: u64,
     /// Items of their `restart_reasons`.
