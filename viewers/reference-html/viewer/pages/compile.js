@@ -14,11 +14,14 @@ import {
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
-/** compilation_metrics fields worth seeing first, with labels. The rest go in a folded list. */
+/**
+ * compilation_metrics fields worth seeing first, with labels and, where the name misleads, a note
+ * after the value. The rest go in a folded list.
+ */
 const KEY_METRICS = [
   ['graph_op_count', 'graph ops'], ['graph_node_count', 'graph nodes'], ['graph_input_count', 'graph inputs'],
   ['guard_count', 'guards'], ['shape_env_guard_count', 'shape-env guards'], ['guard_latency_us', 'guard latency (µs)'],
-  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks in the process so far (torch\'s running total)'], ['has_guarded_code', 'has guarded code'],
+  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks so far', 'torch\'s running total for the process, not this compile\'s'], ['has_guarded_code', 'has guarded code'],
   ['is_forward', 'forward'], ['cuda_version', 'CUDA'], ['triton_version', 'Triton'],
 ];
 
@@ -170,7 +173,7 @@ function crumbs(ctx, id) {
 function timeFacts(t) {
   const fact = (part) => [part, t[part] != null ? h('span', { title: TIME_PARTS[part] }, seconds(t[part])) : null];
   const inside = t.inForward != null
-    ? ['backward compiled inside the forward', h('span', { title: TIME_PARTS.inForward }, `${seconds(t.inForward)} (part of the forward)`)] : [null, null];
+    ? ['backward inside', h('span', { title: TIME_PARTS.inForward }, `${seconds(t.inForward)} (compiled inside the forward, part of it)`)] : [null, null];
   return [fact('forward'), inside, fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
 }
 
@@ -264,7 +267,8 @@ function metricsSection(rows, shared, c) {
   const main = rows.find((r) => !r.runtime) ?? rows[0];
   const m = main.metrics ?? {};
   const resolve = (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'shared' in v ? shared[v.shared] : v);
-  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '').map(([k, label]) => [label, fmt(m[k])]);
+  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '')
+    .map(([k, label, aside]) => [label, aside ? [fmt(m[k]), h('span', { class: 'muted' }, ` (${aside})`)] : fmt(m[k])]);
   const times = Object.entries(main.times_s ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k.replace(/_time_s$/, '').replace(/_/g, ' '), seconds(v)]);
   return section('Metrics',
     rows.length > 1 ? note(`${plural(rows.length, 'metrics entry', 'metrics entries')}: ${rows.map((r) => r.kind).join(', ')}; showing ${main.kind}.`) : null,

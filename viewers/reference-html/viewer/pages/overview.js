@@ -135,7 +135,8 @@ function statTiles(summary, failed, recompiled) {
     tile('time', seconds(summary.total_s), `compiling (${count(summary.timed)} timed)`,
       `forward ${seconds(summary.forward_s)} + lazily compiled backward ${seconds(summary.backward_s)} (each compile's total, as on the Compile time tab)` +
       (summary.backward_in_forward_s != null ? `; the forward includes ${seconds(summary.backward_in_forward_s)} of backward compiled inside it` : '')),
-    summary.backward_s ? tile('split', `${seconds(summary.forward_s)} + ${seconds(summary.backward_s)}`, 'forward + backward') : null,
+    summary.backward_s ? tile('split', `${seconds(summary.forward_s)} + ${seconds(summary.backward_s)}`, 'forward + lazy backward',
+      summary.backward_in_forward_s != null ? `the forward includes ${seconds(summary.backward_in_forward_s)} of backward compiled inside it` : undefined) : null,
     tile('recompiled', count(recompiled), recompiled === 1 ? 'frame recompiled' : 'frames recompiled'),
     tile('failed', count(failed), failed === 1 ? 'compile failed' : 'compiles failed'));
 }
