@@ -880,9 +880,9 @@ export interface AlignmentAmbiguity {
  * compiling. Present when a stream logged a compile time. All times in µs. `rows` counts
  * `compiles`.
  *
- * A compile's time is its `compilation_metrics` entry's `dynamo_cumulative_compile_time_us`,
- * else its `entire_frame_compile_time_s` × 1e6 (they agree where both are logged; older torch
- * logs only the first, failed compiles have no `entire_frame_compile_time_s`).
+ * A compile's time is its `compile_directory` `total_s` (forward plus lazily compiled backward,
+ * as every per-stream table gives it; see docs/definitions.md), over the stream's timed compiles
+ * (a `total_s` above 0, as `compile_summary`'s `timed`).
  */
 export interface CompileTimeImbalance {
   /**
@@ -938,15 +938,18 @@ export interface StreamCompileTime {
    */
   stream: string;
   /**
-   * Summed compile time of its `compilation_metrics` entries (µs); null when none has a time.
+   * Summed time of its timed compiles (µs): its `compile_summary`'s `total_s`; null when none
+   * has a time.
    */
   total_us: number | null;
   /**
-   * `compilation_metrics` entries with a time.
+   * Its timed compiles: compile ids with a `total_s` above 0 (its `compile_summary`'s `timed`).
    */
   compiles: number;
   /**
-   * `compilation_metrics` entries with neither time field (not in `total_us`).
+   * Its other compile ids, with no time of their own (not in `total_us`): restarted attempts,
+   * whose frame compile counts in the attempt that completed it, compiled-autograd captures,
+   * and compiles that logged neither metrics nor trace events.
    */
   untimed: number;
   /**
@@ -1036,8 +1039,8 @@ export interface CompileSpread {
    */
   missing: string[];
   /**
-   * Streams that made the compile but logged no time for it (no `compilation_metrics`
-   * entry, or one with neither time field), in `members` order.
+   * Streams that made the compile but have no time for it (its `compile_directory` `total_s`
+   * is null or 0), in `members` order.
    */
   untimed: string[];
   /**
@@ -3134,6 +3137,12 @@ export interface CompileEntry {
    */
   backward_s: number | null;
   /**
+   * The backward graphs compiled inside the frame compile, not lazily, in seconds
+   * (`compile_time`'s `backward_in_forward_us`): part of `duration_s`, not added to `total_s`.
+   * Absent when there is none.
+   */
+  backward_in_forward_s?: number | null;
+  /**
    * The compile's time in seconds: `duration_s` + `backward_s` (`compile_time`'s `total_us`).
    * Null when both are.
    */
@@ -3321,11 +3330,20 @@ export interface CompileSummary {
    */
   forward_s: number;
   /**
-   * The sum of the compiles' backwards (`compile_time`'s `backward_us`), in seconds.
+   * The sum of the compiles' lazily compiled backwards (`compile_time`'s `backward_us`), in
+   * seconds. A backward compiled inside the frame compile is in `forward_s` (see
+   * `backward_in_forward_s`), so this is 0 when every backward was.
    */
   backward_s: number;
   /**
-   * Compiles with a `total_s` above 0: the ones the time was spent in.
+   * The sum of the compiles' backwards compiled inside their frame compile
+   * (`compile_directory`'s `backward_in_forward_s`), in seconds: part of `forward_s`, not added
+   * to `total_s`. Absent when no compile has one.
+   */
+  backward_in_forward_s?: number | null;
+  /**
+   * Timed compiles: compile ids with a `total_s` above 0, the ones the time was spent in (the
+   * Compile time page's "compiles timed", `compile_time_imbalance`'s `compiles`).
    */
   timed: number;
   /**
@@ -3355,9 +3373,14 @@ export interface SlowCompile {
    */
   forward_s: number | null;
   /**
-   * Its backward in seconds; null when it has none.
+   * Its lazily compiled backward in seconds; null when it has none.
    */
   backward_s: number | null;
+  /**
+   * Its backward compiled inside the frame compile, in seconds (part of `forward_s`); absent
+   * when it has none.
+   */
+  backward_in_forward_s?: number | null;
   /**
    * The function compiled (`compile_directory`'s `code.name`), when known.
    */
@@ -3423,7 +3446,9 @@ export interface CompileTiming {
    */
   start_us: number;
   /**
-   * Time from `start_us` to the end of the compile's last phase or instant (µs).
+   * Wall-clock span: from `start_us` to the end of the compile's last phase or instant (µs).
+   * Not the compile's time (`total_us`): it also holds the gaps between phases and its `other_us`
+   * phases, and leaves out a frame compile counted here from another attempt.
    */
   span_us: number;
   /**
@@ -3440,6 +3465,12 @@ export interface CompileTiming {
    * its events carry the compile's id. Null when there is none.
    */
   backward_us: number | null;
+  /**
+   * The backward graphs AOTAutograd compiled inside the frame compile, not lazily (µs): the
+   * outermost `compile_fx.<locals>.bw_compiler` phases within `entire_frame_compile`. Part of
+   * `forward_us`, not added to `total_us`. Absent when there is none.
+   */
+  backward_in_forward_us?: number | null;
   /**
    * The compile's time (µs): `forward_us` + `backward_us`, as torch's own `total_wall_time`
    * (0 when both are null). Equals `compile_directory`'s `total_s`.
@@ -3917,7 +3948,8 @@ export interface Failure {
   seq: number;
 }
 /**
- * `tables/<stream>/graph_breaks.json.zst`: every graph break grouped by (reason, user-code
+ * `tables/<stream>/graph_breaks.json.zst`: every graph break (a `dynamo_graph_break_reason`
+ * entry; restarts are counted apart, in `failures`) grouped by (reason, user-code
  * location, raised_at), most frequent first (tlparse #118). `rows` counts `breaks` (the
  * groups).
  */
@@ -3927,7 +3959,8 @@ export interface GraphBreaks {
    */
   breaks: GraphBreakGroup[];
   /**
-   * Total number of graph breaks (the sum of `count`).
+   * Total number of graph breaks (the sum of `count`): the stream's `dynamo_graph_break_reason`
+   * entries.
    */
   total: number;
 }
@@ -3965,8 +3998,9 @@ export interface GraphBreakGroup {
    */
   url: string | null;
   /**
-   * Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6) or
-   * `restart_reasons` (the compile's metrics, in older logs without the artifact).
+   * Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6).
+   * Bundles built before graph breaks were defined as these entries alone may say
+   * `restart_reasons` (a restart reason read as a break, in logs without the artifact).
    */
   source: string;
   /**

@@ -14,11 +14,14 @@ import {
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
-/** compilation_metrics fields worth seeing first, with labels. The rest go in a folded list. */
+/**
+ * compilation_metrics fields worth seeing first, with labels and, where the name misleads, a note
+ * after the value. The rest go in a folded list.
+ */
 const KEY_METRICS = [
   ['graph_op_count', 'graph ops'], ['graph_node_count', 'graph nodes'], ['graph_input_count', 'graph inputs'],
   ['guard_count', 'guards'], ['shape_env_guard_count', 'shape-env guards'], ['guard_latency_us', 'guard latency (µs)'],
-  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks'], ['has_guarded_code', 'has guarded code'],
+  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks so far', 'torch\'s running total for the process, not this compile\'s'], ['has_guarded_code', 'has guarded code'],
   ['is_forward', 'forward'], ['cuda_version', 'CUDA'], ['triton_version', 'Triton'],
 ];
 
@@ -153,7 +156,8 @@ function recompileOf(c, recompiles) {
 function recompileCard(ctx, c, r) {
   const reasons = r.step.reasons;
   return h('section', { class: ['card', 'recompile-reason'], 'aria-label': 'Why it recompiled' },
-    h('h2', null, `Recompile ${c.cid.frame_compile_id + 1} of this frame: `,
+    // Recompile N of a frame is its frame compile N ([f/N]): [f/0] is the first compile, not a recompile.
+    h('h2', null, `Recompile ${c.cid.frame_compile_id} of this frame: `,
       reasons.length ? (reasons.length > 1 ? `${reasons.length} earlier compiles' guards failed` : 'a guard failed') : 'no reason was logged'),
     reasons.map((x) => h('pre', { class: 'reason-text' }, x)),
     h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: c.compile_id }), class: 'recompiles-link' },
@@ -168,7 +172,9 @@ function crumbs(ctx, id) {
 /** The compile's time as facts: forward, backward, total, and other time when there is some. */
 function timeFacts(t) {
   const fact = (part) => [part, t[part] != null ? h('span', { title: TIME_PARTS[part] }, seconds(t[part])) : null];
-  return [fact('forward'), fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
+  const inside = t.inForward != null
+    ? ['backward inside', h('span', { title: TIME_PARTS.inForward }, `${seconds(t.inForward)} (compiled inside the forward, part of it)`)] : [null, null];
+  return [fact('forward'), inside, fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
 }
 
 /** The answer first: what happened to this compile, in words. */
@@ -261,7 +267,8 @@ function metricsSection(rows, shared, c) {
   const main = rows.find((r) => !r.runtime) ?? rows[0];
   const m = main.metrics ?? {};
   const resolve = (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'shared' in v ? shared[v.shared] : v);
-  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '').map(([k, label]) => [label, fmt(m[k])]);
+  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '')
+    .map(([k, label, aside]) => [label, aside ? [fmt(m[k]), h('span', { class: 'muted' }, ` (${aside})`)] : fmt(m[k])]);
   const times = Object.entries(main.times_s ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k.replace(/_time_s$/, '').replace(/_/g, ' '), seconds(v)]);
   return section('Metrics',
     rows.length > 1 ? note(`${plural(rows.length, 'metrics entry', 'metrics entries')}: ${rows.map((r) => r.kind).join(', ')}; showing ${main.kind}.`) : null,
@@ -315,7 +322,8 @@ function phasesSection(timing) {
       : timing.counted_in ? note(`This attempt's frame compile counts in ${timing.counted_in}, which completed it.`) : null,
     list, more,
     timing.instants.length ? note('Events: ', timing.instants.map((x, i) => [i ? ', ' : '', code(x.name), x.count > 1 ? ` ×${x.count}` : ''])) : null,
-    note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), ').',
+    note('Bars are placed on the compile\'s wall-clock span (', seconds(timing.span_us / 1e6),
+      ', from its first trace event to its last: not its compile time, which adds up its frame compile and lazy backward).',
       hidden ? ` ${plural(hidden, 'short nested phase')} hidden.` : ''),
     phaseLegend());
 }

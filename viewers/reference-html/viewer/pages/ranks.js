@@ -516,7 +516,7 @@ function compileTimeSection(env) {
   const slowest = new Set(imb.slowest);
   env.ctx.expose('compileTime', {
     slowest: imb.slowest.map(label), fastest: imb.fastest.map(label), max_over_min: imb.max_over_min,
-    bars: imb.streams.map((s) => ({ rank: label(s.stream), total_us: s.total_us })),
+    bars: imb.streams.map((s) => ({ rank: label(s.stream), total_us: s.total_us, timed: s.compiles })),
   });
   // One bar per rank, drawn only where in view: thousands of ranks scroll as lightly as four.
   const bars = virtualList({
@@ -528,7 +528,7 @@ function compileTimeSection(env) {
     h('span', { class: 'rk-bar-track' }, h('span', { class: 'rk-bar', style: { width: `${s.total_us == null || !imb.max_us ? 0 : (100 * s.total_us / imb.max_us).toFixed(2)}%` } })),
     h('span', { class: 'rk-bar-value' }, s.total_us == null ? 'no time' : seconds(s.total_us / 1e6),
       s.over_fastest != null && s.over_fastest !== 1 ? h('span', { class: 'note' }, ` ${s.over_fastest.toFixed(1)}×`) : null,
-      ` · ${plural(s.compiles, 'compile')}`)),
+      ` · ${plural(s.compiles, 'timed compile')}`)),
   });
   return h('div', null,
     note(`Every rank waits at the next collective until the slowest has compiled. Slowest: ${ranks(imb.slowest)} ` +
