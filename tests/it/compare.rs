@@ -127,6 +127,84 @@ fn two_runs_pairs_the_final_attempts_and_shows_the_restart_as_history() {
 }
 
 #[test]
+fn compare_pair_two_restarts_are_history_and_two_same_named_resume_frames_are_two_frames() {
+    // Checked by hand in fixtures-repo/torch-2.15/compare_pair/run_{a,b}/*.log (SUMMARY.md §17):
+    // - run_a line 3497: metrics of 0/0, `forward` at compare_pair.py:27; line 6764: of 1/0,
+    //   `summarize` at compare_pair.py:38. No restart, no graph break.
+    // - run_b `forward`: line 36 dynamo_start of [0/0]; line 103-104 its
+    //   dynamo_graph_break_reason, "Graph break in user code at compare_pair.py:31" (the
+    //   Tensor.item()); [0/0_1] logs no graph break (restarted by TensorifyScalarRestartAnalysis
+    //   inside AOTAutograd); line 4262: metrics of "0/0" logged by attempt 2 (`[0/0_2]`), with
+    //   `restart_reasons` "Unsupported Tensor.item() call ..." then "<class
+    //   'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>".
+    // - run_b `summarize`: [2/0] breaks at compare_pair.py:41 (line 7913, the print), final
+    //   [2/0_1] (metrics line 11196, restart reason "Failed to trace builtin operator").
+    // - run_b line 14727: metrics of 3/0 (attempt 1), `torch_dynamo_resume_in_summarize_at_41`
+    //   at line 41, frame_key 9, cache_size 0; line 18139: metrics of 4/0, the same name and
+    //   line, frame_key 10, cache_size 0: two frames, each compiled once. No recompile_reasons
+    //   entry in either log.
+    let (_da, a, _) = build(&fixture("torch-2.15/compare_pair/run_a"));
+    let (_db, b, _) = build(&fixture("torch-2.15/compare_pair/run_b"));
+    let c = compare(utf8(&a), utf8(&b)).unwrap();
+    let s = &c.streams[0];
+    let pairs: Vec<_> = both(&c).iter().map(|x| (x.code.clone().unwrap(), x.a.clone(), x.b.clone())).collect();
+    assert_eq!(
+        pairs,
+        [
+            ("forward (compare_pair.py:27)".to_string(), Some("[0/0]".into()), Some("[0/0_2]".into())),
+            ("summarize (compare_pair.py:38)".to_string(), Some("[1/0]".into()), Some("[2/0_1]".into())),
+        ]
+    );
+    let forward = both(&c)[0];
+    assert_eq!(
+        forward.b_restarts,
+        [
+            Restart {
+                compile_id: "[0/0]".into(),
+                why: vec![
+                    "graph break at compare_pair.py:31 (Unsupported Tensor.item() call with capture_scalar_outputs=False)"
+                        .into()
+                ],
+            },
+            Restart {
+                compile_id: "[0/0_1]".into(),
+                why: vec!["<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>".into()],
+            },
+        ]
+    );
+    assert!(forward.changes.contains(&Change::Status { a: CompileStatus::Ok, b: CompileStatus::OkWithRestart }));
+    // Both final attempts compiled: their times and sizes are compared, never "→ none".
+    assert!(
+        forward.changes.iter().any(|x| matches!(x, Change::CompileTime { a: Some(_), b: Some(_), delta: Some(_) }))
+    );
+    assert!(!forward.changes.iter().any(|x| matches!(x, Change::GraphsOnly { .. })), "{:?}", forward.changes);
+    // The two resume functions of line 41 are two frames of B, neither in A.
+    let only_b: Vec<(&str, &str)> = s
+        .compiles
+        .iter()
+        .filter(|x| x.a.is_none())
+        .map(|x| (x.code.as_deref().unwrap(), x.b.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        only_b,
+        [
+            ("torch_dynamo_resume_in_forward_at_31 (compare_pair.py:31)", "[1/0]"),
+            ("torch_dynamo_resume_in_summarize_at_41 (compare_pair.py:41)", "[3/0_1]"),
+            ("torch_dynamo_resume_in_summarize_at_41 (compare_pair.py:41), frame 2", "[4/0]"),
+        ]
+    );
+    // No recompile anywhere: none reported.
+    assert_eq!(s.recompiles, []);
+    let text = findings(&c).join("\n");
+    assert!(text.contains(
+        "forward (compare_pair.py:27) [0/0]→[0/0_2]: B restarted twice: graph break at compare_pair.py:31 \
+         (Unsupported Tensor.item() call with capture_scalar_outputs=False), then <class \
+         'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>"
+    ));
+    assert!(!text.contains("→ none") && !text.contains("recompile"), "{text}");
+}
+
+#[test]
 fn cache_cold_to_warm_shows_misses_turned_hits_and_differing_artifacts() {
     // cache_cold: aotautograd_cache_miss (line 220) and fx_graph_cache_miss (3034, 6246) for
     // [0/0]; cache_warm: fx_graph_cache_hit (920, 1491) and aotautograd_cache_hit (1611).
