@@ -271,8 +271,8 @@ export interface AlignedCompileRef {
    */
   label: string;
   /**
-   * Each stream's own compile id for it, in `members` order; streams that lack it are left
-   * out.
+   * Each stream's own compile id for it (its final attempt's), in `members` order; streams
+   * that lack it are left out.
    */
   compile_ids: StreamCompileId[];
 }
@@ -627,10 +627,12 @@ export interface UnmatchedCollective {
  * the streams by what it compiled. Dynamo numbers frames per process in the order it first
  * compiles them, so a rank that compiles one extra function shifts every later frame id by one:
  * its `[5/0]` is then another function than everyone else's `[5/0]`. Compiles are therefore
- * aligned by their key (`AlignmentKey`): the code object, the compile's ordinal for that code on
- * its stream, and the attempt; compiled-autograd compiles by their compiled-autograd id and
- * order. Every other cross-rank table compares the compiles this table aligns (their
- * `AlignedCompileRef`s point into `compiles`). `rows` counts `compiles`.
+ * aligned by their key (`AlignmentKey`): the code object, which frame of that code on its stream,
+ * and the frame compile's index within that frame; compiled-autograd compiles by their
+ * compiled-autograd id and order. One row is one frame compile: its attempts (restarts of the
+ * analysis) are its history, and its final attempt is the one compared. Every other cross-rank
+ * table compares the compiles this table aligns (their `AlignedCompileRef`s point into
+ * `compiles`). `rows` counts `compiles`.
  */
 export interface CompileAlignment {
   /**
@@ -648,8 +650,8 @@ export interface CompileAlignment {
    */
   groups: AlignmentGroup[];
   /**
-   * One row per aligned compile, grouped by code (codes in order of their first compile,
-   * recompiles and attempts after it).
+   * One row per aligned frame compile, grouped by code (codes in order of their first compile;
+   * each code's frames in order of their first compile, each frame's recompiles after it).
    */
   compiles: AlignedCompile[];
   /**
@@ -662,8 +664,8 @@ export interface CompileAlignment {
    */
   streams: StreamAlignment[];
   /**
-   * Every place where the key did not decide alone (the same code under two frame ids, a
-   * compile whose code is unknown, ...), with how it was resolved. Nothing is paired silently.
+   * Every place where the key did not decide alone (two frames of the same code, a compile
+   * whose code is unknown, ...), with how it was resolved. Nothing is paired silently.
    */
   ambiguities: AlignmentAmbiguity[];
 }
@@ -681,13 +683,15 @@ export interface AlignmentGroup {
   compiles: number[];
 }
 /**
- * One aligned compile: the same code compiled the same time, on each stream that did.
+ * One aligned frame compile: the same frame of the same code compiled the same time, on each
+ * stream that did.
  */
 export interface AlignedCompile {
   /**
-   * What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`,
-   * `forward (model.py:20), attempt 1`, `compiled autograd 0: capture`, `compiled autograd 0:
-   * graph 1`, `[3/0] (code unknown)`. Unique in the table.
+   * What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`
+   * (the frame compile index within the frame), `resume (model.py:18), frame 2` (the second
+   * frame of that code), `compiled autograd 0: capture`, `compiled autograd 0: graph 1`,
+   * `[3/0] (code unknown)`. Unique in the table.
    */
   label: string;
   /**
@@ -695,7 +699,8 @@ export interface AlignedCompile {
    */
   key: AlignmentKey;
   /**
-   * Each stream that made it, with its own compile id and status there, in `members` order.
+   * Each stream that made it, with its final attempt's compile id and status there and the
+   * attempts before it, in `members` order.
    */
   present: StreamCompile[];
   /**
@@ -703,16 +708,17 @@ export interface AlignedCompile {
    */
   missing: string[];
   /**
-   * True when the streams that made it disagree on its status.
+   * True when the streams that made it disagree on its (final attempt's) status.
    */
   status_differs: boolean;
   /**
-   * True when the streams that made it gave it different compile ids.
+   * True when the streams that made it gave its final attempt different compile ids.
    */
   compile_id_differs: boolean;
 }
 /**
- * What makes two compiles on two streams the same compile.
+ * What makes two frame compiles on two streams the same compile. Every attempt of one frame
+ * compile has the same key: the attempt is not part of it.
  */
 export interface AlignmentKey {
   /**
@@ -726,19 +732,23 @@ export interface AlignmentKey {
    */
   code: CodeKey | null;
   /**
-   * The compile's ordinal for its code on its stream: 0 for the first compile of that code,
-   * 1 for its first recompile, ... Counted over the stream's frame compiles of that code in
-   * compile-id order. Inside compiled autograd, the ordinal among the frame compiles of the
-   * `compiled_autograd_id`. Null for a capture and for unknown code.
+   * Which frame of `code` on its stream: 0 for the first frame that compiled that code, 1 for
+   * the second (two resume functions of one line, two lambdas of one line, the same function
+   * again after `torch._dynamo.reset()`), in order of their first compile. Null when `code`
+   * is.
+   */
+  frame: number | null;
+  /**
+   * The frame compile's ordinal within its frame (its recompile index): 0 for the frame's
+   * first compile, 1 for its first recompile, ..., counted over the frame's compiles on the
+   * stream in `frame_compile_id` order. Inside compiled autograd, the ordinal among the frame
+   * compiles of the `compiled_autograd_id`. Null for a capture and for unknown code.
    */
   ordinal: number | null;
   /**
-   * The attempt (restarts of the analysis after a graph break); 0 when not logged.
-   */
-  attempt: number;
-  /**
-   * For a compile whose code is unknown and is not a capture: its compile id, the only key
-   * left (such compiles align by compile id, and `ambiguities` says so).
+   * For a compile whose code is unknown and is not a capture: its frame compile's id (`[3/0]`,
+   * no attempt), the only key left (such compiles align by compile id, and `ambiguities` says
+   * so).
    */
   compile_id: string | null;
 }
@@ -760,7 +770,7 @@ export interface CodeKey {
   name: string;
 }
 /**
- * One stream's compile of an aligned compile.
+ * One stream's frame compile of an aligned compile.
  */
 export interface StreamCompile {
   /**
@@ -768,11 +778,36 @@ export interface StreamCompile {
    */
   stream: string;
   /**
-   * The compile id there, as displayed (`[1/0]`).
+   * The final attempt's compile id there, as displayed (`[1/0]`, `[0/0_2]`): the attempt
+   * that was not restarted (the highest attempt logged).
    */
   compile_id: string;
   /**
-   * Its status there (as in the stream's `compile_directory`).
+   * The final attempt's status there (as in the stream's `compile_directory`).
+   */
+  status: CompileStatus;
+  /**
+   * The attempts before the final one (restarts of the analysis), lowest first; empty when
+   * the frame compile was not restarted.
+   */
+  earlier_attempts: CompileAttempt[];
+  /**
+   * The final attempt's `restart_reasons` (`compile_directory`): why torch restarted the
+   * analysis of this frame compile, one per restart as torch logged them.
+   */
+  restart_reasons: string[];
+}
+/**
+ * One attempt of a frame compile, before its final one.
+ */
+export interface CompileAttempt {
+  /**
+   * Its compile id, as displayed (`[0/0]`, `[0/0_1]`).
+   */
+  compile_id: string;
+  /**
+   * Its status (as in the stream's `compile_directory`; `restarted` for an attempt Dynamo
+   * restarted).
    */
   status: CompileStatus;
 }
@@ -793,8 +828,8 @@ export interface PartialCode {
    */
   label: string;
   /**
-   * Streams that compiled it (at least once), with the compile id of their first compile of
-   * it, in `members` order.
+   * Streams that compiled it (at least once), with their first frame compile of it, in
+   * `members` order.
    */
   compiled_by: StreamCompile[];
   /**
@@ -817,17 +852,17 @@ export interface StreamAlignment {
    */
   stream: string;
   /**
-   * Its compiles (rows of its `compile_directory`).
+   * Its compiles (rows of its `compile_directory`: every attempt).
    */
   compiles: number;
   /**
-   * Aligned compiles it lacks.
+   * Aligned compiles (frame compiles) it lacks.
    */
   missing: number;
   /**
-   * Where its frame ids differ from the other streams' for the same code: one row per code
-   * whose first compile has another frame id on this stream than on most streams that
-   * compiled it, in `compiles` order.
+   * Where its frame ids differ from the other streams' for the same frame: one row per frame
+   * (of a code) whose first compile has another frame id on this stream than on most streams
+   * that compiled it, in `compiles` order.
    */
   frame_id_shifts: FrameIdShift[];
 }
@@ -836,7 +871,7 @@ export interface StreamAlignment {
  */
 export interface FrameIdShift {
   /**
-   * Index in `compiles` of the code's first compile.
+   * Index in `compiles` of the frame's first compile.
    */
   aligned: number;
   /**

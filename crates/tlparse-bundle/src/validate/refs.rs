@@ -119,6 +119,8 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     // An aligned compile's streams and their compile ids (objects whose `stream` and `compile_id`
     // are checked as everywhere); frame ids of several streams.
     ("AlignedCompileRef", "compile_ids", Ref::NotChecked),
+    ("AlignmentKey", "frame", Ref::NotChecked), // which frame of a code (0, 1, ...), not a frame id
+    ("StreamCompile", "restart_reasons", Ref::NotChecked), // text
     ("FrameIdShift", "frame_id", Ref::NotChecked),
     ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
     ("PartialCode", "later_frame_id_shift", Ref::NotChecked),

@@ -223,7 +223,7 @@ function groupsSection(env) {
   };
   return h('div', null,
     note(al.diverges
-      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then recompile and attempt), never by compile id. ' +
+      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then which frame of that code and its recompile; a frame compile's attempts are one row, its final attempt compared), never by compile id. ' +
         'Different groups mean some ranks compiled graphs the others did not: the usual cause of a collective hang.'
       : 'Every rank made the same compiles (matched by the code compiled, not by compile id).'),
     h('ul', { class: 'rk-groups' }, al.groups.map((g, i) => h('li', { class: 'rk-group', dataset: { group: i } },
