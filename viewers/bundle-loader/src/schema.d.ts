@@ -464,6 +464,13 @@ export interface CompileSchedules {
    */
   no_data: string[];
   /**
+   * Streams that made the compile from the FX graph cache (a hit of `fx_graph_cache`, or of
+   * `aotautograd_cache`, which loads it, in their `cache_outcomes`) and logged no schedule
+   * for it: torch logs none on a hit, so nothing is known of their collectives and they are
+   * left out of the comparison, neither agreeing nor differing.
+   */
+  cache_hit: string[];
+  /**
    * Streams that did not make the compile, in `members` order.
    */
   missing: string[];

@@ -70,6 +70,7 @@ export async function render(ctx) {
     noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
+    symbolsWhere: (g?.symbols ?? []).map((x) => (x.user_frame ? `${x.user_frame.file}:${x.user_frame.line}` : null)),
     inputs: myInputs.map((x) => x.sources.join(', ')),
     phases: timing?.phases.map((p) => p.name) ?? [],
     caches: cacheRow?.caches.map((v) => `${v.cache}:${v.outcome}`) ?? [],
