@@ -112,7 +112,9 @@ test('a recompile says first which guard failed, and links to the Recompiles vie
   // dtype guards of 0/1 and 0/0 ("expected Float, actual Double").
   const { page, viewer, errors, close } = await open(env, env.url('recompiles', `#/compile?id=${cid('[0/1]')}`));
   assert.deepEqual(errors, []);
-  assert.deepEqual(viewer.data.compile.recompile, { frame: '0', reasons: ["0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"] });
+  // The reason is the recompile_reasons artifact of [0/1] itself (line 3554): no restart.
+  assert.deepEqual(viewer.data.compile.recompile, { frame: '0', step: '[0/1]', reasons: ["0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"],
+    reasonsFrom: 'recompile_reasons', reasonsLoggedOn: '[0/1]' });
   const card = page.locator('.recompile-reason');
   assert.match(await card.innerText(), /Recompile 1 of this frame: a guard failed[\s\S]*tensor 'x' size mismatch at index 0\. expected 4, actual 6/);
   // It is the first card of the page (after the breadcrumb), above the summary and the sections.

@@ -67,7 +67,7 @@ test('overview: storage facts are folded away', { timeout: TIMEOUT }, async () =
   assert.equal(await storage.getAttribute('open'), null);
   assert.equal(await storage.locator('dd').first().isVisible(), false);
   await storage.locator('summary').click();
-  assert.match(await storage.innerText(), /stored as\s+[\d.]+ KiB \(zstd\)[\s\S]*duplicates saved/);
+  assert.match(await storage.innerText(), /payloads stored as\s+[\d.]+ KiB of zstd packs[\s\S]*duplicates saved/);
   // Nothing above the fold speaks of storage any more.
   const lead = await page.locator('section.compilation').innerText();
   assert.doesNotMatch(lead, /zstd|duplicates/);

@@ -113,6 +113,10 @@ export type DataDependentKind =
  */
 export type Dim = number | string;
 /**
+ * Where a recompile's reasons were logged.
+ */
+export type RecompileReasonSource = 'recompile_reasons' | 'compilation_metrics';
+/**
  * What a runnable artifact is.
  */
 export type RunnableRole =
@@ -459,6 +463,13 @@ export interface CompileSchedules {
    * off): nothing is known of their collectives, so they are left out of the comparison.
    */
   no_data: string[];
+  /**
+   * Streams that made the compile from the FX graph cache (a hit of `fx_graph_cache`, or of
+   * `aotautograd_cache`, which loads it, in their `cache_outcomes`) and logged no schedule
+   * for it: torch logs none on a hit, so nothing is known of their collectives and they are
+   * left out of the comparison, neither agreeing nor differing.
+   */
+  cache_hit: string[];
   /**
    * Streams that did not make the compile, in `members` order.
    */
@@ -2357,6 +2368,13 @@ export interface Counts {
    * input's distinct payloads separately would cost, minus `unique_blob_bytes`.
    */
   cross_input_saved_bytes: number;
+  /**
+   * Bytes of the whole bundle but its two manifests and the viewer: every file `files` lists
+   * except `manifest.lite.json.zst` (index, stacks, tables, traces, packs, blob index,
+   * schemas, diagnostics). `manifest.json` cannot count itself, the lite manifest holds this
+   * count, and the viewer's files are listed apart (`viewer`).
+   */
+  bundle_bytes: number;
 }
 /**
  * Problems found while reading; details are in the diagnostics file.
@@ -3800,7 +3818,9 @@ export interface ExportFailure {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -3911,7 +3931,9 @@ export interface ProvenanceNode {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -3960,8 +3982,13 @@ export interface Failure {
    */
   reason: string | null;
   /**
-   * The user frame where it failed, `file:line` (`fail_user_frame_filename` /
-   * `fail_user_frame_lineno`), when logged.
+   * Where in the user's code it failed, `file:line`: torch's `fail_user_frame_filename` /
+   * `fail_user_frame_lineno` when that file is user code (not under `site-packages`,
+   * `dist-packages` or a `torch` directory, nor the Python standard library); else, but for
+   * a `BackendCompilerFailed` (the backend refused the whole graph, not a line of it), the
+   * innermost user-code frame of the last `user_stack` the compile logged before its metrics
+   * (a symbol or guard entry: where tracing was); else torch's frame as logged. Null for
+   * restarts, and when none of these was logged.
    */
   user_frame: string | null;
   /**
@@ -4385,7 +4412,9 @@ export interface DynamoGuard {
    */
   code: string;
   /**
-   * Innermost frame of the guard's `user_stack` (the user code that caused it); null when
+   * Where in the user's code the guard came from: the innermost frame of the guard's
+   * `user_stack` whose file is user code (not under `site-packages`, `dist-packages` or a
+   * `torch` directory, nor the Python standard library), else its innermost frame; null when
    * the stack is null or empty. File names are resolved through the process's string table
    * (null when it never defined the index).
    */
@@ -4520,8 +4549,10 @@ export interface ShapeGuard {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack (where in user code the guard came from); null when
-   * the user stack is missing or empty.
+   * Where in the user's code the guard came from: the innermost frame of the user stack whose
+   * file is user code (not under `site-packages`, `dist-packages` or a `torch` directory, nor
+   * the Python standard library), else its innermost frame; null when the user stack is
+   * missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -4577,7 +4608,9 @@ export interface Specialization {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -4631,7 +4664,9 @@ export interface SymbolCreated {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -4680,7 +4715,9 @@ export interface DataDependent {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -4830,7 +4867,9 @@ export interface TensorInfo {
    */
   creation_meta: string | null;
   /**
-   * `view_func` repr, for views only (for other tensors it only names a built-in method).
+   * The `view_func` repr as logged, null when not logged. Torch 2.15 logs it for every tensor,
+   * views or not (`_CustomViewFunc(func=<built-in method _view_func_unsafe of Tensor object at
+   * 0x7f…>)`, an object address that differs from run to run).
    */
   view_func: string | null;
   /**
@@ -5188,9 +5227,22 @@ export interface RecompileStep {
   /**
    * Why torch recompiled: the `recompile_reasons` artifact, one reason per earlier cache
    * entry whose guards failed (`0/0: tensor 'x' size mismatch at index 0. expected 4, actual
-   * 6`); empty for the first compile.
+   * 6`); without that artifact, the `recompile_reason` of the frame compile's
+   * `compilation_metrics` (torch writes only the first reason there). A frame compile's
+   * attempts share one reason: it is the frame compile's, whichever attempt logged it. Empty
+   * for the first compile, and when no reason was logged.
    */
   reasons: string[];
+  /**
+   * Where `reasons` were read; null when they are empty.
+   */
+  reasons_from: RecompileReasonSource | null;
+  /**
+   * The attempt whose entry held `reasons` (`[0/1]`), which is not `compile_id` when the frame
+   * compile was restarted after the reason was logged (`compile_id` is then `[0/1_1]`); null
+   * when `reasons` is empty.
+   */
+  reasons_logged_on: string | null;
   /**
    * What differs from the previous compile of the frame; null for the first compile.
    */

@@ -76,6 +76,8 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("*", "fastest", Ref::Stream),
     ("*", "slowest", Ref::Stream),
     ("*", "no_data", Ref::Stream),
+    ("CompileSchedules", "cache_hit", Ref::Stream),
+    ("RecompileStep", "reasons_logged_on", Ref::CompileId),
     // Stream tables: blobs that are the payload of the row's own entry.
     ("ArtifactRef", "blob", Ref::EntryBlob),
     ("ArtifactRef", "kind", Ref::EntryKind),

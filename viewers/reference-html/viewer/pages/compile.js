@@ -11,6 +11,7 @@ import {
   loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactColumns,
   sameFrame, stackList, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
 } from '../compile-data.js';
+import { reasonSource } from '../analysis.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
@@ -60,17 +61,19 @@ export async function render(ctx) {
   const stackId = c.stack ?? replaced?.stack ?? null;
   const stack = stackId != null && stacks?.stacks?.[stackId] ? stacks.stacks[stackId].map((f) => stacks.frames[f]) : null;
   const times = entryTimes(c);
-  const recompile = recompileOf(c, recompiles);
+  const recompile = recompileOf(c, recompiles, byId);
 
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
     graphCompiles: c.graph_compiles ?? [], capturedBy: capture?.compile_id ?? null,
     artifacts: c.artifacts.map((a) => a.name),
     graphs: c.artifacts.map((a) => a.graph ?? null),
-    recompile: recompile ? { frame: recompile.frame, reasons: recompile.step.reasons } : null,
+    recompile: recompile ? { frame: recompile.frame, step: recompile.step.compile_id, reasons: recompile.step.reasons,
+      reasonsFrom: recompile.step.reasons_from ?? null, reasonsLoggedOn: recompile.step.reasons_logged_on ?? null } : null,
     noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
+    symbolsWhere: (g?.symbols ?? []).map((x) => (x.user_frame ? `${x.user_frame.file}:${x.user_frame.line}` : null)),
     inputs: myInputs.map((x) => x.sources.join(', ')),
     phases: timing?.phases.map((p) => p.name) ?? [],
     caches: cacheRow?.caches.map((v) => `${v.cache}:${v.outcome}`) ?? [],
@@ -142,13 +145,18 @@ function frameKey(f) {
   return f.compiled_autograd_id != null ? `!${f.compiled_autograd_id}/${f.frame_id}` : String(f.frame_id);
 }
 
-/** A recompile's frame key in the recompiles table and its step there (null when not listed). */
-function recompileOf(c, recompiles) {
+/**
+ * A recompile's frame key in the recompiles table and its step there (null when not listed). The
+ * table lists a frame compile by its final attempt; an attempt Dynamo restarted shares its reason,
+ * so it is found by following `restarted_as`.
+ */
+function recompileOf(c, recompiles, byId) {
   if (!(c.cid?.frame_compile_id > 0)) return null;
   const same = (f) => f.frame_id === c.cid.frame_id && (f.compiled_autograd_id ?? null) === (c.cid.compiled_autograd_id ?? null);
   const f = (recompiles?.frames ?? []).find(same);
-  // The table lists a frame compile's final attempt only: an attempt Dynamo restarted has no step.
-  const step = f?.compiles.find((x) => x.compile_id === c.compile_id);
+  let last = c;
+  for (let hops = 0; last.restarted_as && byId.get(last.restarted_as) && hops < 64; hops++) last = byId.get(last.restarted_as);
+  const step = f?.compiles.find((x) => x.compile_id === last.compile_id);
   return step ? { frame: frameKey(f), step } : null;
 }
 
@@ -160,7 +168,8 @@ function recompileCard(ctx, c, r) {
     h('h2', null, `Recompile ${c.cid.frame_compile_id} of this frame: `,
       reasons.length ? (reasons.length > 1 ? `${reasons.length} earlier compiles' guards failed` : 'a guard failed') : 'no reason was logged'),
     reasons.map((x) => h('pre', { class: 'reason-text' }, x)),
-    h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: c.compile_id }), class: 'recompiles-link' },
+    reasonSource(r.step),
+    h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: r.step.compile_id }), class: 'recompiles-link' },
       'What changed since the previous compile, in the Recompiles view →')));
 }
 

@@ -66,15 +66,28 @@ export async function render(ctx) {
         ], rows: streams, maxRows: 12,
       })),
     h('details', { class: 'card storage' },
-      h('summary', null, h('h2', null, 'Storage'), h('span', { class: 'muted' }, ` ${bytes(c.input_bytes)} of logs stored as ${bytes(c.packed_bytes)}`)),
+      h('summary', null, h('h2', null, 'Storage'), h('span', { class: 'muted storage-line' }, ` ${storageLine(c)}`)),
       facts([
+        ['bundle', c.bundle_bytes != null
+          ? h('span', { title: 'every file of the bundle but manifest.json, manifest.lite.json.zst and the viewer' }, `${bytes(c.bundle_bytes)} (all files but the manifests and the viewer)`)
+          : null],
         ['payloads', `${bytes(c.payload_bytes)} in ${plural(c.unique_blobs, 'unique blob')}`],
-        ['stored as', `${bytes(c.packed_bytes)} (zstd)`],
+        ['payloads stored as', `${bytes(c.packed_bytes)} of zstd packs`],
         ['duplicates saved', bytes(c.dedup_saved_bytes)],
         c.cross_input_saved_bytes ? ['shared across ranks', bytes(c.cross_input_saved_bytes)] : [null, null],
         ['format', `${m.format} v${m.format_version}, by ${m.generator.name} ${m.generator.version}`],
       ])),
     diagnosticsSection(ctx));
+}
+
+/**
+ * The storage line: the logs against the whole bundle (`bundle_bytes`: every file but the two
+ * manifests and the viewer); a bundle of an older format, without that count, says its packs only.
+ */
+function storageLine(c) {
+  return c.bundle_bytes != null
+    ? `${bytes(c.input_bytes)} of logs stored as a ${bytes(c.bundle_bytes)} bundle`
+    : `${bytes(c.input_bytes)} of logs; payloads stored in ${bytes(c.packed_bytes)} of packs`;
 }
 
 /** How many slow compiles the overview lists (compile_summary holds up to 10). */

@@ -368,10 +368,14 @@ function schedulesSection(env) {
     parity_mismatches: r.parity_mismatches.map(env.label),
   })));
   const parity = cs.streams.filter((s) => s.parity_mismatches.length || s.unmatched_collectives.length || s.unmatched_waits.length);
+  const unknown = rows.filter((r) => unlogged(r).length);
+  env.ctx.expose('schedulesNotLogged', unknown.map((r) => ({ compile: r.compile.label, noData: r.no_data.map(env.label), cacheHit: (r.cache_hit ?? []).map(env.label) })));
   return h('div', null,
     note(differing.length
       ? `Every rank must issue the same collectives in the same order; on ${plural(differing.length, 'compile')} they do not. The most common schedule is the reference.`
-      : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile')} with collectives).`),
+      : unknown.length
+        ? `Every rank that logged a schedule scheduled the same collectives (${plural(rows.length, 'compile')} with collectives), but on ${plural(unknown.length, 'compile')} some ranks that compiled it logged none: their collectives are unknown (below).`
+        : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile')} with collectives).`),
     differing.map((r) => h('div', { class: 'rk-schedule', dataset: { aligned: r.compile.aligned, compile: r.compile.label } },
       h('h3', null, compileRef(env.ctx, r.compile, env.label)),
       h('ul', { class: 'rk-variants' }, r.variants.map((v, i) => h('li', { class: ['rk-variant', i === r.reference && 'reference'] },
@@ -386,6 +390,7 @@ function schedulesSection(env) {
       r.no_schedule.length ? note(`No collectives at all on ${ranks(r.no_schedule)} (counts as different).`) : null,
       r.missing.length ? note(`Not compiled on ${ranks(r.missing)} (missing, not different).`) : null,
       r.no_data.length ? note(`No schedule logged at all on ${ranks(r.no_data)} (unknown).`) : null,
+      r.cache_hit?.length ? note(`Not logged on ${ranks(r.cache_hit)}: an FX graph cache hit, for which torch logs no schedule (unknown, not different).`) : null,
       r.parity_mismatches.length ? note(h('strong', null, 'Parity: '), `the generated code of ${ranks(r.parity_mismatches)} does not match ` +
         'its own schedule. If a rank\'s schedule differs but its code agrees with the others, suspect the schedule.') : null)),
     parity.length ? [h('h3', null, 'Schedule vs generated code, per rank'), dataTable({
@@ -403,14 +408,27 @@ function schedulesSection(env) {
       name: 'schedules', maxRows: 10,
       columns: [
         ...compileColumns(env, (r) => r.compile),
-        { key: 'differs', label: 'agree?', width: '8em', value: (r) => (r.differs ? 'differs' : 'same'),
-          render: (r) => h('span', { class: ['badge', r.differs ? 'st-failed' : 'st-ok'] }, r.differs ? 'differs' : 'same') },
+        { key: 'differs', label: 'agree?', width: '10em', value: agreement,
+          render: (r) => h('span', { class: ['badge', { differs: 'st-failed', same: 'st-ok' }[agreement(r)] ?? 'st-empty'] }, agreement(r)) },
         { key: 'variants', label: 'ranks per variant', width: 'minmax(14em, 3fr)', value: (r) => r.variants.map((v) => ranks(v.streams)).join(' | ') },
         { key: 'ops', label: 'ops', align: 'right', width: '6em', value: (r) => r.variants[r.reference ?? 0]?.schedules.flat().length ?? 0 },
-        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (r.missing.length ? ranks(r.missing) : '') },
+        { key: 'missing', label: 'missing or not logged on', width: 'minmax(16em, 3fr)',
+          value: (r) => [r.missing.length ? `${ranks(r.missing)} (not compiled)` : '',
+            ...unlogged(r).map(([list, why]) => `${ranks(list)} (${why})`)].filter(Boolean).join('; ') },
       ],
       rows,
     })] : null);
+}
+
+/** The ranks that compiled a row's graph but logged no schedule for it, each list with why. */
+function unlogged(r) {
+  return [[r.no_data, 'not logged'], [r.cache_hit ?? [], 'not logged: FX cache hit']].filter(([list]) => list.length);
+}
+
+/** A row's verdict: "differs", "same" on every rank that compiled it, or "same where logged". */
+function agreement(r) {
+  if (r.differs) return 'differs';
+  return unlogged(r).length || r.missing.length ? 'same where logged' : 'same';
 }
 
 /** A stream's own compile id with the label of its aligned compile: "[2/0] sync_grads (x.py:28)". */
