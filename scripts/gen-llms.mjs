@@ -224,7 +224,7 @@ export function excerpts() {
   const code = c.artifacts.find((a) => a.name === 'inductor_output_code');
   const entry = {
     ...pick(c, ['compile_id', 'cid', 'dir', 'status', 'co_name', 'first_seq', 'last_seq', 'duration_s', 'backward_s', 'total_s']),
-    artifacts: [c.artifacts[0], code],
+    artifacts: [code],
   };
   const shardPath = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? code.blob.slice(0, m.blobs.index_prefix_len) : 'all');
   const shard = { [code.blob]: bundleJson(shardPath)[code.blob] };
