@@ -300,7 +300,7 @@ fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Res
     }
     let lines = crate::analysis::run_compare::findings(&comparison);
     // Quiet: no per-stream heading (a stream only one run has is still said).
-    let heading = |l: &str| l.starts_with("stream ") && l.ends_with(" only in B") && l.contains("in both runs");
+    let heading = |l: &str| l.starts_with("stream ") && l.contains(" frame compile(s) in both runs");
     for line in lines.iter().filter(|l| !(quiet && heading(l))) {
         say!("{}", if quiet { line.trim_start() } else { line });
     }

@@ -1,18 +1,32 @@
 //! `tlparse-build compare A B`: opens each run (a bundle directory, or a trace built to a
 //! temporary bundle first), reads the tables the comparison needs and compares them with
-//! [`crate::analysis::run_compare`].
+//! [`crate::analysis::run_compare`], which reads the payloads of differing artifacts from the
+//! two bundles.
 
 use std::path::{Path, PathBuf};
 
 use camino::Utf8Path;
 
-use crate::analysis::run_compare::{self, RunComparison, StreamTables};
+use crate::analysis::run_compare::{self, Run, RunComparison, StreamTables};
 use crate::bundle::{self, BuildOptions, reader};
 use crate::schema::tables::{CompileDirectory, GraphBreaks, GraphSizes, Guards, Recompiles};
 
 /// Compares run `a` with run `b`.
 pub fn compare(a: &Utf8Path, b: &Utf8Path) -> Result<RunComparison, String> {
-    Ok(run_compare::compare(&open_run(a)?, &open_run(b)?))
+    let (run_a, run_b) = (open_run(a)?, open_run(b)?);
+    let payload = |run: Run, blob: &str| {
+        let bundle = if run == Run::A { &run_a.bundle } else { &run_b.bundle };
+        bundle.blob(blob).ok()
+    };
+    Ok(run_compare::compare(&run_a.streams, &run_b.streams, &payload))
+}
+
+/// An opened run: its bundle (read for payloads) and the tables the comparison reads.
+pub struct OpenRun {
+    pub bundle: reader::Bundle,
+    pub streams: Vec<StreamTables>,
+    /// The temporary directory of a bundle built from a trace, removed when the run is dropped.
+    _built: Option<TempDir>,
 }
 
 /// A temporary directory removed when dropped.
@@ -24,11 +38,11 @@ impl Drop for TempDir {
     }
 }
 
-/// The tables of a run: read from the bundle at `path`, or from a bundle built from the trace
-/// at `path` in a temporary directory (removed afterwards).
-pub fn open_run(path: &Utf8Path) -> Result<Vec<StreamTables>, String> {
+/// A run: the bundle at `path`, or a bundle built from the trace at `path` in a temporary
+/// directory (removed when the run is dropped).
+pub fn open_run(path: &Utf8Path) -> Result<OpenRun, String> {
     if path.join(tlparse_bundle::paths::MANIFEST).is_file() {
-        return read_run(path.as_std_path()).map_err(|e| format!("{path}: {e}"));
+        return read_run(path.as_std_path(), None).map_err(|e| format!("{path}: {e}"));
     }
     if !path.exists() {
         return Err(format!("{path}: no such file or directory (expected a bundle directory or a trace)"));
@@ -47,12 +61,13 @@ pub fn open_run(path: &Utf8Path) -> Result<Vec<StreamTables>, String> {
         max_line: bundle::DEFAULT_MAX_LINE,
     };
     bundle::build(&options).map_err(|e| format!("{path} is neither a bundle nor a trace that builds: {e}"))?;
-    read_run(out.as_std_path()).map_err(|e| format!("{path}: {e}"))
+    read_run(out.as_std_path(), Some(tmp)).map_err(|e| format!("{path}: {e}"))
 }
 
-fn read_run(root: &Path) -> Result<Vec<StreamTables>, reader::ReadError> {
+fn read_run(root: &Path, built: Option<TempDir>) -> Result<OpenRun, reader::ReadError> {
     let b = reader::Bundle::open(root)?;
-    b.manifest
+    let streams = b
+        .manifest
         .streams
         .iter()
         .map(|s| {
@@ -65,5 +80,6 @@ fn read_run(root: &Path) -> Result<Vec<StreamTables>, reader::ReadError> {
                 graph_breaks: b.stream_table::<GraphBreaks>(&s.id)?,
             })
         })
-        .collect()
+        .collect::<Result<_, reader::ReadError>>()?;
+    Ok(OpenRun { bundle: b, streams, _built: built })
 }

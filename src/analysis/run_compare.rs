@@ -1,8 +1,9 @@
 //! Comparing two runs: each stream's frame compiles of run A and run B paired by the alignment
 //! module ([`super::alignment`], the same keying as the cross-rank tables), and what changed for
 //! each pair. A frame compile's final attempt (the one not restarted) is what is compared; the
-//! attempts Dynamo restarted before it are its history, shown per side. Pure: tables in, a
-//! [`RunComparison`] out. `tlparse-build compare` prints it, and the viewer's Compare page
+//! attempts Dynamo restarted before it are its history, shown per side. Payloads that differ are
+//! compared once masked by [`mask_volatile`] (the rank differ's rule): two processes never share
+//! object ids or addresses. Pure: tables and a [`Payloads`] reader in, a [`RunComparison`] out. `tlparse-build compare` prints it, and the viewer's Compare page
 //! computes the same findings from the same tables (pairing compiles by `compile_directory`'s
 //! `align_key`, the string form of the same keys, which every attempt of a frame compile shares).
 
@@ -11,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::alignment::{self, Alignment, StreamCompiles};
+use super::cross_rank::volatile::mask_volatile;
 use crate::schema::cross_rank::compile_alignment::{AlignedCompile, AlignmentKey};
 use crate::schema::tables::{
     ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, GraphBreaks, GraphSizes, Guards, Recompiles,
@@ -25,6 +27,25 @@ pub struct StreamTables {
     pub guards: Option<Guards>,
     pub recompiles: Option<Recompiles>,
     pub graph_breaks: Option<GraphBreaks>,
+}
+
+/// Which run of the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    A,
+    B,
+}
+
+/// Reads the payload of a blob of either run (`None` when it cannot be read: then a differing
+/// artifact is reported by its hashes alone).
+pub trait Payloads {
+    fn payload(&self, run: Run, blob: &str) -> Option<Vec<u8>>;
+}
+
+impl<F: Fn(Run, &str) -> Option<Vec<u8>>> Payloads for F {
+    fn payload(&self, run: Run, blob: &str) -> Option<Vec<u8>> {
+        self(run, blob)
+    }
 }
 
 /// What changed between two runs.
@@ -71,6 +92,10 @@ pub struct CompileComparison {
     /// What changed between the final attempts, when both runs made it (empty otherwise, and
     /// when nothing did).
     pub changes: Vec<Change>,
+    /// Artifacts both final attempts logged (numbered names) whose payloads differ only in what
+    /// is volatile by nature (object ids, addresses, temporary paths, compile ids, times:
+    /// `mask_volatile`'s rule): the same up to ids, so not a change.
+    pub same_up_to_ids: Vec<String>,
 }
 
 /// An attempt Dynamo restarted, and why.
@@ -99,8 +124,8 @@ pub enum Change {
     GraphSize { ir: String, unit: String, a: u64, b: u64, delta: i64 },
     /// IRs only one side logged (numbered names, `name (9 nodes)`).
     GraphsOnly { a: Vec<String>, b: Vec<String> },
-    /// Guards (`KIND: check` of the C++ guard trees, or `dynamo_guards` code; numbers of 10 or
-    /// more digits, object and type ids that differ between processes, read as `<id>`).
+    /// Guards (`KIND: check` of the C++ guard trees, or `dynamo_guards` code), masked by
+    /// `mask_volatile`: object ids and addresses, which differ between processes, read as `<?>`.
     Guards { added: Vec<String>, removed: Vec<String> },
     /// Dynamic-shape symbols created, by the source they stand for (the symbol when none).
     Symbols { added: Vec<String>, removed: Vec<String> },
@@ -108,10 +133,25 @@ pub enum Change {
     GraphBreaks { added: Vec<String>, removed: Vec<String> },
     /// One cache's outcomes, in log order, changed (e.g. `miss` → `hit`).
     Cache { cache: String, a: Vec<String>, b: Vec<String> },
-    /// An artifact both logged (same name and occurrence) with different payloads.
-    Artifact { name: String, a: String, b: String },
+    /// An artifact both logged (same name and occurrence) whose payloads differ even once
+    /// masked by `mask_volatile`: `a` and `b` are the blob ids, `first_difference` the first
+    /// line that differs (null when a payload could not be read).
+    Artifact { name: String, a: String, b: String, first_difference: Option<LineDifference> },
     /// Artifacts only one run logged (names with occurrence).
     ArtifactsOnly { a: Vec<String>, b: Vec<String> },
+}
+
+/// The first line in which two payloads differ once masked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineDifference {
+    /// Its number (1-based).
+    pub line: u64,
+    /// Run A's line, masked (`<?>` where a volatile value was), cut to [`EXCERPT_CHARS`]
+    /// characters around the first differing character (`…` marks a cut); null when A's payload
+    /// has fewer lines.
+    pub a: Option<String>,
+    /// Run B's line, the same way.
+    pub b: Option<String>,
 }
 
 /// A frame's recompiles in both runs.
@@ -132,15 +172,17 @@ pub struct RecompileChange {
 
 /// Compares two runs' streams, paired by stream id; two runs of one stream each are paired
 /// whatever their ids (`log0` and `rank0` are the same process's log).
-pub fn compare(a: &[StreamTables], b: &[StreamTables]) -> RunComparison {
+pub fn compare(a: &[StreamTables], b: &[StreamTables], payloads: &dyn Payloads) -> RunComparison {
     if let ([sa], [sb]) = (a, b) {
-        let streams = vec![compare_stream(sa, sb)];
+        let streams = vec![compare_stream(sa, sb, payloads)];
         return RunComparison { streams, streams_only_in_a: Vec::new(), streams_only_in_b: Vec::new() };
     }
     let ids = |run: &[StreamTables]| run.iter().map(|s| s.stream.clone()).collect::<BTreeSet<_>>();
     let (ids_a, ids_b) = (ids(a), ids(b));
-    let streams =
-        a.iter().filter_map(|sa| b.iter().find(|sb| sb.stream == sa.stream).map(|sb| compare_stream(sa, sb))).collect();
+    let streams = a
+        .iter()
+        .filter_map(|sa| b.iter().find(|sb| sb.stream == sa.stream).map(|sb| compare_stream(sa, sb, payloads)))
+        .collect();
     RunComparison {
         streams,
         streams_only_in_a: a.iter().map(|s| s.stream.clone()).filter(|s| !ids_b.contains(s)).collect(),
@@ -152,7 +194,7 @@ fn rows(s: &StreamTables) -> &[CompileEntry] {
     s.compile_directory.as_ref().map_or(&[], |d| &d.compiles)
 }
 
-fn compare_stream(a: &StreamTables, b: &StreamTables) -> StreamComparison {
+fn compare_stream(a: &StreamTables, b: &StreamTables, payloads: &dyn Payloads) -> StreamComparison {
     let (rows_a, rows_b) = (rows(a), rows(b));
     let aligned = Alignment::new(&[
         StreamCompiles { stream: "a", compiles: rows_a },
@@ -164,9 +206,9 @@ fn compare_stream(a: &StreamTables, b: &StreamTables) -> StreamComparison {
         .iter()
         .map(|c| {
             let (ea, eb) = (side(c, "a", rows_a), side(c, "b", rows_b));
-            let changes = match (ea, eb) {
-                (Some(ea), Some(eb)) => changes(a, ea, b, eb),
-                _ => Vec::new(),
+            let (changes, same_up_to_ids) = match (ea, eb) {
+                (Some(ea), Some(eb)) => changes(a, ea, b, eb, payloads),
+                _ => Default::default(),
             };
             CompileComparison {
                 align_key: alignment::key_string(&c.key),
@@ -176,6 +218,7 @@ fn compare_stream(a: &StreamTables, b: &StreamTables) -> StreamComparison {
                 a_restarts: restarts(c, "a", a, ea),
                 b_restarts: restarts(c, "b", b, eb),
                 changes,
+                same_up_to_ids,
             }
         })
         .collect();
@@ -234,7 +277,14 @@ fn frame_label(k: &AlignmentKey) -> Option<String> {
     Some(alignment::code_label(&c.name, &c.filename, c.line) + &alignment::frame_suffix(k.frame))
 }
 
-fn changes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEntry) -> Vec<Change> {
+/// The changes between two final attempts, and the artifacts the same up to ids.
+fn changes(
+    sa: &StreamTables,
+    a: &CompileEntry,
+    sb: &StreamTables,
+    b: &CompileEntry,
+    payloads: &dyn Payloads,
+) -> (Vec<Change>, Vec<String>) {
     let mut out = Vec::new();
     if a.status != b.status {
         out.push(Change::Status { a: a.status, b: b.status });
@@ -257,8 +307,9 @@ fn changes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEn
         out.push(Change::GraphBreaks { added, removed });
     }
     out.extend(cache(a, b));
-    out.extend(artifacts(&a.artifacts, &b.artifacts));
-    out
+    let (artifact_changes, same_up_to_ids) = artifacts(&a.artifacts, &b.artifacts, payloads);
+    out.extend(artifact_changes);
+    (out, same_up_to_ids)
 }
 
 /// Added and removed, sorted; `None` when the sets are equal.
@@ -318,30 +369,17 @@ fn graph_sizes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &Compi
     out
 }
 
-/// A guard's text with object and type ids (10 digits or more) read as `<id>`.
-pub fn normalize_guard(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut digits = String::new();
-    for ch in text.chars().chain(std::iter::once('\0')) {
-        if ch.is_ascii_digit() {
-            digits.push(ch);
-            continue;
-        }
-        out.push_str(if digits.len() >= 10 { "<id>" } else { &digits });
-        digits.clear();
-        if ch != '\0' {
-            out.push(ch);
-        }
-    }
-    out
+/// Text masked by [`mask_volatile`], as text.
+fn masked(text: &str) -> String {
+    String::from_utf8_lossy(&mask_volatile(text.as_bytes())).into_owned()
 }
 
 fn guards(s: &StreamTables, compile_id: &str) -> BTreeSet<String> {
     let Some(g) = &s.guards else { return BTreeSet::new() };
     let of = |c: &Option<String>| c.as_deref() == Some(compile_id);
     let trees = g.guard_trees.iter().filter(|t| of(&t.compile_id)).flat_map(|t| &t.guards);
-    let tree_guards = trees.map(|t| normalize_guard(&format!("{}: {}", t.kind, t.code)));
-    let dynamo = g.dynamo_guards.iter().filter(|d| of(&d.compile_id)).map(|d| normalize_guard(&d.code));
+    let tree_guards = trees.map(|t| masked(&format!("{}: {}", t.kind, t.code)));
+    let dynamo = g.dynamo_guards.iter().filter(|d| of(&d.compile_id)).map(|d| masked(&d.code));
     tree_guards.chain(dynamo).collect()
 }
 
@@ -392,21 +430,83 @@ fn by_name(list: &[ArtifactRef]) -> Vec<(String, String)> {
     names.into_iter().zip(list).map(|(n, r)| (n, r.blob.clone().unwrap_or_default())).collect()
 }
 
-fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef]) -> Vec<Change> {
+/// Artifacts both logged whose payloads differ (even once masked), those only one logged, and
+/// the names of those the same up to ids.
+fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef], payloads: &dyn Payloads) -> (Vec<Change>, Vec<String>) {
     let (la, lb) = (by_name(a), by_name(b));
     let mb: HashMap<&String, &String> = lb.iter().map(|(n, h)| (n, h)).collect();
     let ma: HashMap<&String, &String> = la.iter().map(|(n, h)| (n, h)).collect();
-    let mut out: Vec<Change> = la
-        .iter()
-        .filter_map(|(n, x)| {
-            let y = mb.get(n)?;
-            (x != *y).then(|| Change::Artifact { name: n.clone(), a: x.clone(), b: (*y).clone() })
-        })
-        .collect();
+    let mut out = Vec::new();
+    let mut same_up_to_ids = Vec::new();
+    for (name, x) in &la {
+        let Some(&y) = mb.get(name).filter(|&&y| y != x) else { continue };
+        match payload_difference(payloads, x, y) {
+            Some(None) => same_up_to_ids.push(name.clone()),
+            found => out.push(Change::Artifact {
+                name: name.clone(),
+                a: x.clone(),
+                b: y.clone(),
+                first_difference: found.flatten(),
+            }),
+        }
+    }
     let only_a: Vec<String> = la.iter().filter(|(n, _)| !mb.contains_key(n)).map(|(n, _)| n.clone()).collect();
     let only_b: Vec<String> = lb.iter().filter(|(n, _)| !ma.contains_key(n)).map(|(n, _)| n.clone()).collect();
     if !only_a.is_empty() || !only_b.is_empty() {
         out.push(Change::ArtifactsOnly { a: only_a, b: only_b });
+    }
+    (out, same_up_to_ids)
+}
+
+/// Two payloads compared once masked: `Some(None)` when they are the same up to ids,
+/// `Some(Some(line))` when they differ, `None` when either cannot be read.
+fn payload_difference(payloads: &dyn Payloads, a: &str, b: &str) -> Option<Option<LineDifference>> {
+    let read = |run, blob: &str| (!blob.is_empty()).then(|| payloads.payload(run, blob)).flatten();
+    let (pa, pb) = (read(Run::A, a)?, read(Run::B, b)?);
+    let (ma, mb) = (mask_volatile(&pa), mask_volatile(&pb));
+    Some((ma != mb).then(|| first_difference(&String::from_utf8_lossy(&ma), &String::from_utf8_lossy(&mb))))
+}
+
+/// At most this many characters of a differing line are shown.
+pub const EXCERPT_CHARS: usize = 160;
+/// An excerpt of a long line starts this many characters before its first difference.
+const EXCERPT_LEAD: usize = 40;
+
+/// A text's lines, without the empty piece after a final line break.
+fn lines_of(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.len() > 1 && lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+}
+
+/// The first line in which two different (masked) texts differ; when their lines are equal
+/// (they differ only in a final line break), the line after the last, on neither side.
+fn first_difference(a: &str, b: &str) -> LineDifference {
+    let (la, lb) = (lines_of(a), lines_of(b));
+    let at = (0..la.len().max(lb.len())).find(|&i| la.get(i) != lb.get(i)).unwrap_or(la.len());
+    let (xa, xb) = (la.get(at).copied(), lb.get(at).copied());
+    let column = match (xa, xb) {
+        (Some(x), Some(y)) => x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count(),
+        _ => 0,
+    };
+    let start = column.saturating_sub(EXCERPT_LEAD);
+    LineDifference { line: at as u64 + 1, a: xa.map(|x| excerpt(x, start)), b: xb.map(|y| excerpt(y, start)) }
+}
+
+/// A line whole when it is short, else [`EXCERPT_CHARS`] characters of it from `start`, with `…`
+/// where it is cut.
+fn excerpt(line: &str, start: usize) -> String {
+    let count = line.chars().count();
+    if count <= EXCERPT_CHARS {
+        return line.to_string();
+    }
+    let start = start.min(count.saturating_sub(EXCERPT_CHARS));
+    let mut out = if start > 0 { "…".to_string() } else { String::new() };
+    out.extend(line.chars().skip(start).take(EXCERPT_CHARS));
+    if start + EXCERPT_CHARS < count {
+        out.push('…');
     }
     out
 }
@@ -480,7 +580,8 @@ pub fn restart_history(run: &str, restarts: &[Restart]) -> Option<String> {
     Some(format!("{run} restarted {}: {}", times(restarts.len()), each.collect::<Vec<_>>().join(", then ")))
 }
 
-/// The comparison in words: per stream a heading, then per paired frame compile its restart
+/// The comparison in words: per stream a heading (with the number of artifacts the same up to
+/// ids, when there are any: not findings), then per paired frame compile its restart
 /// history on each side and one line per change, each naming it by its final attempts
 /// (`forward (two_runs.py:32) [0/0]→[0/0_1]: ...`); frame compiles only one run made;
 /// recompile counts per frame.
@@ -490,9 +591,11 @@ pub fn findings(c: &RunComparison) -> Vec<String> {
         let both = s.compiles.iter().filter(|x| x.a.is_some() && x.b.is_some()).count();
         let only = |f: fn(&CompileComparison) -> bool| s.compiles.iter().filter(|x| f(x)).count();
         let (only_a, only_b) = (only(|x| x.b.is_none()), only(|x| x.a.is_none()));
+        let same: usize = s.compiles.iter().map(|x| x.same_up_to_ids.len()).sum();
+        let same = if same > 0 { format!("; {same} artifact(s) the same up to ids") } else { String::new() };
         lines.push(format!(
             "stream {}: {both} frame compile(s) in both runs (aligned by code and frame), {only_a} only in A, \
-             {only_b} only in B",
+             {only_b} only in B{same}",
             s.stream
         ));
         for x in &s.compiles {
@@ -584,7 +687,12 @@ fn change_text(c: &Change) -> String {
         Change::Symbols { added, removed } => format!("dynamic-shape symbols {}", added_removed(added, removed)),
         Change::GraphBreaks { added, removed } => format!("graph breaks {}", added_removed(added, removed)),
         Change::Cache { cache, a, b } => format!("{cache} {} → {}", outcomes(a), outcomes(b)),
-        Change::Artifact { name, a, b } => format!("artifact {name} differs ({a} → {b})"),
+        Change::Artifact { name, first_difference: Some(d), .. } => {
+            let side =
+                |x: &Option<String>| x.as_ref().map_or_else(|| "(no such line)".to_string(), |x| format!("{x:?}"));
+            format!("artifact {name} differs at line {}: {} → {}", d.line, side(&d.a), side(&d.b))
+        }
+        Change::Artifact { name, a, b, first_difference: None } => format!("artifact {name} differs ({a} → {b})"),
         Change::ArtifactsOnly { a, b } => {
             let mut parts = Vec::new();
             if !a.is_empty() {
@@ -605,9 +713,62 @@ mod tests {
     #[test]
     fn object_ids_are_not_guard_changes_but_small_numbers_are() {
         let g = "ID_MATCH: ___check_obj_id(G['torch'], 139740562968704), type=<class 'module'>";
-        assert_eq!(normalize_guard(g), "ID_MATCH: ___check_obj_id(G['torch'], <id>), type=<class 'module'>");
-        assert_eq!(normalize_guard("size=[32, 16], x"), "size=[32, 16], x");
-        assert_eq!(normalize_guard("1234567890"), "<id>");
+        assert_eq!(masked(g), "ID_MATCH: ___check_obj_id(G['torch'], <?>), type=<class 'module'>");
+        assert_eq!(masked("size=[32, 16], x"), "size=[32, 16], x");
+        assert_eq!(masked("1234567890"), "<?>");
+    }
+
+    fn artifact(name: &str, blob: &str) -> ArtifactRef {
+        let row = serde_json::json!({"seq": 0, "line": 1, "kind": "artifact", "name": name, "blob": blob, "size": 1,
+            "lines": 1, "format": null});
+        serde_json::from_value(row).unwrap()
+    }
+
+    /// Payloads by blob id, the same for both runs.
+    fn reader(blobs: &[(&str, &str)]) -> impl Fn(Run, &str) -> Option<Vec<u8>> {
+        let blobs: HashMap<String, String> = blobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |_, blob| blobs.get(blob).map(|t| t.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn artifacts_differing_only_by_ids_are_not_changes() {
+        let read = reader(&[
+            ("1", "guards\n___check_obj_id(G['torch'], 139958002446672)\n"),
+            ("2", "guards\n___check_obj_id(G['torch'], 140088525910512)\n"),
+            ("3", "a\nsize=[8, 16] at 0x7f00\nc\n"),
+            ("4", "a\nsize=[12, 16] at 0x7f99\nc\n"),
+        ]);
+        let a = [artifact("g", "1"), artifact("code", "3"), artifact("g", "1")];
+        let b = [artifact("g", "2"), artifact("code", "4"), artifact("g", "1")];
+        let (changes, same) = artifacts(&a, &b, &read);
+        assert_eq!(same, ["g"]);
+        let want = LineDifference {
+            line: 2,
+            a: Some("size=[8, 16] at 0x<?>".into()),
+            b: Some("size=[12, 16] at 0x<?>".into()),
+        };
+        assert_eq!(
+            changes,
+            [Change::Artifact { name: "code".into(), a: "3".into(), b: "4".into(), first_difference: Some(want) }]
+        );
+        // A payload that cannot be read is reported by its hashes.
+        let (changes, same) = artifacts(&a, &b, &|_, _: &str| None);
+        assert!(same.is_empty());
+        assert_eq!(changes.len(), 2);
+        assert!(changes.iter().all(|c| matches!(c, Change::Artifact { first_difference: None, .. })));
+    }
+
+    #[test]
+    fn the_first_difference_of_lines_that_end_or_run_long() {
+        let d = first_difference("a\nb\n", "a\nb\nc\n");
+        assert_eq!(d, LineDifference { line: 3, a: None, b: Some("c".into()) });
+        let d = first_difference("a", "a\n\n");
+        assert_eq!(d, LineDifference { line: 2, a: None, b: Some("".into()) });
+        let (long_a, long_b) = ("x".repeat(300) + "A" + &"y".repeat(300), "x".repeat(300) + "B" + &"y".repeat(300));
+        let d = first_difference(&long_a, &long_b);
+        let want =
+            |c: &str| format!("…{}{c}{}…", "x".repeat(EXCERPT_LEAD), "y".repeat(EXCERPT_CHARS - EXCERPT_LEAD - 1));
+        assert_eq!((d.a.unwrap(), d.b.unwrap()), (want("A"), want("B")));
     }
 
     #[test]

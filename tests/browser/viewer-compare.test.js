@@ -1,8 +1,9 @@
 // Real-browser tests of the Compare page (pages/compare.js, `index.html?bundle=A&compare=B`): its
 // findings must equal `tlparse-build compare A B --json` for the same bundles (the page pairs
 // frame compiles by align_key only; the CLI by the alignment module), every compile id links to
-// its compile page in its own run, restarts show as history, and a differing artifact shows its
-// line diff under its row in one click. Facts asserted beyond equality were checked by hand against the logs
+// its compile page in its own run, restarts show as history, a differing artifact shows its first
+// differing line and its line diff under its row in one click, and artifacts that differ only in
+// ids (masked by volatile.js, the mirror of the CLI's rule) are collapsed apart. Facts asserted beyond equality were checked by hand against the logs
 // (see tests/it/compare.rs for the line references).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -96,6 +97,17 @@ test('compare_pair: two restarts as history, two same-named resume frames, no re
       ['torch_dynamo_resume_in_summarize_at_41 (compare_pair.py:41), frame 2', null, '[4/0]'],
     ]);
     assert.deepEqual(s.recompiles, []);
+    // Every artifact both final attempts logged differs beyond ids (B's are of dynamic shapes), and
+    // each shows its first differing line: dynamo_output_graph's payload line 2, `L_x_: "f32[8,
+    // 16]..."` in A (run_a line 118, entry at 116) where B's [0/0_2] has `s77: "Sym(s77)", L_x_:
+    // "f32[s77, 16]..."` (run_b line 908, entry at 906 with `"attempt": 2`).
+    assert.ok(s.compiles.every((x) => x.same_up_to_ids.length === 0));
+    const arts = s.compiles.flatMap((x) => x.changes).filter((c) => c.kind === 'artifact');
+    assert.equal(arts.length, 29);
+    assert.ok(arts.every((c) => c.first_difference && c.first_difference.line >= 1), JSON.stringify(arts));
+    assert.equal(await page.locator('.cmp-compile').first().locator('.cmp-same').count(), 0);
+    assert.match(await page.locator('.cmp-compile').first().locator('.cmp-artifact', { hasText: 'dynamo_output_graph' }).innerText(),
+      /differs from line 2[\s\S]*s77: "Sym\(s77\)"/);
     assert.equal(await page.locator('.cmp-compile').first().locator('.cmp-history').innerText(),
       "B restarted twice: [0/0] graph break at compare_pair.py:31 (Unsupported Tensor.item() call with capture_scalar_outputs=False), " +
       "then [0/0_1] <class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>");
@@ -127,34 +139,62 @@ test('compare_pair: two restarts as history, two same-named resume frames, no re
   }
 });
 
-test('cache_cold → cache_warm: cache miss → hit, and a differing artifact opens its diff in one click', { timeout: TIMEOUT }, async () => {
+test('cache_cold → cache_warm: cache miss → hit; guards the same up to ids collapsed apart; a real difference opens its diff in one click', { timeout: TIMEOUT }, async () => {
   const { page, viewer, errors, close } = await open(env, compareUrl('cold', 'warm'));
   assert.deepEqual(errors, []);
   assert.deepEqual(canonical(viewer.data.compare), canonical(cli('cold', 'warm')));
-  const first = viewer.data.compare.streams[0].compiles[0];
+  const [first, second] = viewer.data.compare.streams[0].compiles;
   assert.deepEqual(first.changes.filter((c) => c.kind === 'cache').map((c) => [c.cache, c.a, c.b]),
     [['aotautograd_cache', ['miss'], ['hit']], ['fx_graph_cache', ['miss', 'miss'], ['hit', 'hit']]]);
+  // dynamo_cpp_guards_str differs only in ids and the measured guard latency (cache_cold lines
+  // 3905-4047 vs cache_warm 1659-1801: 23 of 142 payload lines, e.g. `___check_type_id(L['args'],
+  // 140077273834368)` vs `140520343331712`, `Guard latency = 76.72 us` vs `78.71 us`; [1/0]'s,
+  // cold 10115 vs warm 2482, only in its guard latency): the same up to ids, no change.
+  assert.deepEqual([first.same_up_to_ids, second.same_up_to_ids], [['dynamo_cpp_guards_str'], ['dynamo_cpp_guards_str']]);
+  assert.ok(!first.changes.some((c) => c.name === 'dynamo_cpp_guards_str'));
+  // aot_forward_graph_fw_metadata differs for real: payload line 80, `traced_tangents=[FakeTensor(...,
+  // size=(16, 10))],` (cold line 801) where the cache hit logged `traced_tangents=[],` (warm line 371).
+  const meta = first.changes.find((c) => c.kind === 'artifact' && c.name === 'aot_forward_graph_fw_metadata');
+  assert.deepEqual(meta.first_difference, { line: 80, a: '                    traced_tangents=[FakeTensor(..., size=(16, 10))],', b: '                    traced_tangents=[],' });
+  const card = page.locator('.cmp-compile').first();
+  assert.match(await card.locator('.cmp-artifact', { hasText: 'aot_forward_graph_fw_metadata' }).innerText(), /differs from line 80[\s\S]*traced_tangents=\[\],/);
+  // The same-up-to-ids artifacts are collapsed, apart from the changes.
+  const same = card.locator('details.cmp-same');
+  assert.equal(await same.getAttribute('open'), null);
+  assert.match(await same.locator('summary').innerText(), /^1 artifact the same up to ids/);
   // "changed only" keeps only compiles with changes (both have some here).
   await page.locator('.cmp-toggle input').check();
   await page.waitForFunction(() => window.__viewer.params.changed === '1' && window.__viewer.state === 'ready');
-  const guards = first.changes.find((c) => c.kind === 'artifact' && c.name === 'dynamo_cpp_guards_str');
-  assert.ok(guards, JSON.stringify(first.changes.map((c) => c.name ?? c.kind)));
-  const before = await page.evaluate(() => window.__viewer.renders);
-  await page.locator('.cmp-artifact', { hasText: 'dynamo_cpp_guards_str' }).first().locator('a.cmp-diff-link').click();
+  let before = await page.evaluate(() => window.__viewer.renders);
+  await page.locator('.cmp-artifact', { hasText: 'aot_forward_graph_fw_metadata' }).first().locator('a.cmp-diff-link').click();
   await page.waitForFunction((n) => window.__viewer.renders > n && window.__viewer.state === 'ready', before);
-  const d = await page.evaluate(() => window.__viewer.data.compareDiff);
-  assert.equal(d.name, 'dynamo_cpp_guards_str');
-  assert.equal(d.blobA, guards.a);
-  assert.equal(d.blobB, guards.b);
+  let d = await page.evaluate(() => window.__viewer.data.compareDiff);
+  assert.equal(d.name, 'aot_forward_graph_fw_metadata');
+  assert.deepEqual([d.blobA, d.blobB], [meta.a, meta.b]);
   assert.ok(d.added > 0 && d.removed > 0, JSON.stringify(d));
-  // Both sides' lines are drawn, under the artifact's own row: removed (A) and added (B).
-  const row = page.locator('.cmp-artifact', { hasText: 'dynamo_cpp_guards_str' }).first();
+  // Both sides' real lines are drawn, under the artifact's own row: removed (A) and added (B).
+  const row = page.locator('.cmp-artifact', { hasText: 'aot_forward_graph_fw_metadata' }).first();
   assert.ok(await row.locator('.cmp-diff .diff-line.del').count() > 0);
   assert.ok(await row.locator('.cmp-diff .diff-line.add').count() > 0);
   assert.deepEqual(errors, []);
   await shot(page, 'compare-cache-diff-light');
   await page.evaluate(() => { document.documentElement.dataset.theme = 'dark'; });
   await shot(page, 'compare-cache-diff-dark');
+  // The guards' diff: no real line, the 23 lines differing in ids shown as logged (nothing masked).
+  await page.evaluate(() => { document.documentElement.dataset.theme = 'light'; });
+  await page.locator('.cmp-compile').first().locator('details.cmp-same summary').click();
+  before = await page.evaluate(() => window.__viewer.renders);
+  await page.locator('.cmp-compile').first().locator('details.cmp-same a.cmp-diff-link').click();
+  await page.waitForFunction((n) => window.__viewer.renders > n && window.__viewer.state === 'ready', before);
+  d = await page.evaluate(() => window.__viewer.data.compareDiff);
+  assert.deepEqual([d.name, d.added, d.removed, d.ids], ['dynamo_cpp_guards_str', 0, 0, 23]);
+  const sameRow = page.locator('.cmp-compile').first().locator('details.cmp-same');
+  assert.equal(await sameRow.getAttribute('open'), '');
+  const idLines = await sameRow.locator('.diff-line.ids .text').allInnerTexts();
+  assert.ok(idLines.some((t) => t.includes('140077273834368')) && idLines.some((t) => t.includes('140520343331712')), idLines.join('\n'));
+  assert.ok(!idLines.some((t) => t.includes('<?>')));
+  await shot(page, 'compare-same-up-to-ids');
+  assert.deepEqual(errors, []);
   await go(page, '#/compare?changed=1');
   await close();
 });

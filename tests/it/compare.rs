@@ -27,7 +27,10 @@ use std::path::Path;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use tlparse_build::analysis::alignment::{Alignment, StreamCompiles};
-use tlparse_build::analysis::run_compare::{Change, CompileComparison, Restart, RunComparison, findings};
+use tlparse_build::analysis::cross_rank::volatile::mask_volatile;
+use tlparse_build::analysis::run_compare::{
+    Change, CompileComparison, LineDifference, Restart, RunComparison, findings,
+};
 use tlparse_build::bundle::reader::Bundle;
 use tlparse_build::compare::compare;
 use tlparse_build::schema::tables::{CompileDirectory, CompileEntry, CompileStatus};
@@ -40,6 +43,33 @@ fn utf8(p: &Path) -> &Utf8Path {
 
 fn both(c: &RunComparison) -> Vec<&CompileComparison> {
     c.streams[0].compiles.iter().filter(|x| x.a.is_some() && x.b.is_some()).collect()
+}
+
+/// Every artifact the comparison reports as differing, read again from the two bundles: its
+/// payloads still differ once masked, and its first differing line is the first line of the
+/// masked payloads that differs. Returns how many were checked.
+fn reported_artifacts_really_differ(c: &RunComparison, a: &Path, b: &Path) -> usize {
+    let (ba, bb) = (Bundle::open(a).unwrap(), Bundle::open(b).unwrap());
+    let masked = |bundle: &Bundle, blob: &str| String::from_utf8(mask_volatile(&bundle.blob(blob).unwrap())).unwrap();
+    let mut checked = 0;
+    for x in c.streams.iter().flat_map(|s| &s.compiles) {
+        for change in &x.changes {
+            let Change::Artifact { name, a, b, first_difference } = change else { continue };
+            let (ma, mb) = (masked(&ba, a), masked(&bb, b));
+            assert_ne!(ma, mb, "{name} of {:?} is reported but is the same once masked", x.code);
+            let at = ma.lines().zip(mb.lines()).position(|(p, q)| p != q).unwrap();
+            let d = first_difference.as_ref().unwrap();
+            assert_eq!(d.line, at as u64 + 1, "{name}");
+            let (la, lb) = (ma.lines().nth(at).unwrap(), mb.lines().nth(at).unwrap());
+            let shown = |full: &str, shown: &Option<String>| {
+                let shown = shown.as_deref().unwrap().trim_matches('…');
+                full.contains(shown)
+            };
+            assert!(shown(la, &d.a) && shown(lb, &d.b), "{name}: {d:?}");
+            checked += 1;
+        }
+    }
+    checked
 }
 
 #[test]
@@ -89,8 +119,12 @@ fn two_runs_pairs_the_final_attempts_and_shows_the_restart_as_history() {
     assert!(removed.iter().any(|g| g.starts_with("TENSOR_MATCH:") && g.contains("size=[32, 16]")), "{removed:?}");
     assert!(removed.iter().all(|g| !g.contains("139740562968704")), "object ids are read as <id>");
     assert!(ch.contains(&Change::Cache { cache: "fx_graph_cache".into(), a: vec!["miss".into(); 2], b: vec![] }));
-    // Both logged dynamo_cpp_guards_str (B's at line 309, attempt 1): it differs.
+    // Both logged dynamo_cpp_guards_str (A's at line 4064, B's at line 309, attempt 1): it
+    // differs beyond ids from payload line 9 on, L['x']'s TENSOR_MATCH, whose source comment is
+    // `nn/modules/linear.py:134` in A (line 4073) and `two_runs.py:33` in B (line 318).
     assert!(ch.iter().any(|x| matches!(x, Change::Artifact { name, .. } if name == "dynamo_cpp_guards_str")));
+    assert_eq!(reported_artifacts_really_differ(&c, &a, &b), 1);
+    assert!(pair.same_up_to_ids.is_empty());
     // Frame compiles only in B: the layers' forward, the resume functions, forward's recompile.
     let only_b: Vec<&str> =
         c.streams[0].compiles.iter().filter(|x| x.a.is_none()).filter_map(|x| x.b.as_deref()).collect();
@@ -202,6 +236,10 @@ fn compare_pair_two_restarts_are_history_and_two_same_named_resume_frames_are_tw
          'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>"
     ));
     assert!(!text.contains("→ none") && !text.contains("recompile"), "{text}");
+    // Each of the 29 artifacts both final attempts logged differs beyond ids (B's are of
+    // dynamic shapes): read again and masked, each still differs.
+    assert_eq!(reported_artifacts_really_differ(&c, &a, &b), 29);
+    assert!(s.compiles.iter().all(|x| x.same_up_to_ids.is_empty()));
 }
 
 #[test]
@@ -221,11 +259,41 @@ fn cache_cold_to_warm_shows_misses_turned_hits_and_differing_artifacts() {
             &Change::Cache { cache: "fx_graph_cache".into(), a: vec!["miss".into(); 2], b: vec!["hit".into(); 2] },
         ]
     );
-    // The guard trees differ only by object ids: an artifact that differs, no guard change.
-    assert!(
-        first.changes.iter().any(|x| matches!(x, Change::Artifact { name, .. } if name == "dynamo_cpp_guards_str"))
-    );
+    // The guard trees differ only by object ids: the same up to ids, no change. cache_cold line
+    // 3905 and cache_warm line 1659 log [0/0]'s dynamo_cpp_guards_str, 142 payload lines each
+    // (3906-4047, 1660-1801); 23 lines differ: 22 by an object or type id (cold line 3914
+    // `___check_type_id(L['args'], 140077273834368)`, warm line 1668 `... 140520343331712`),
+    // and the last by the measured `Guard latency = 76.72 us` (4047) vs `78.71 us` (1801).
+    // [1/0]'s (cold 10115, warm 2482, 16 lines each) differ only in `Guard latency = 52.96 us`
+    // (10131) vs `34.67 us` (2498).
+    let second = both(&c)[1];
+    assert_eq!(first.same_up_to_ids, ["dynamo_cpp_guards_str"]);
+    assert_eq!(second.same_up_to_ids, ["dynamo_cpp_guards_str"]);
+    let artifact_named = |x: &CompileComparison, n: &str| {
+        x.changes.iter().any(|ch| matches!(ch, Change::Artifact { name, .. } if name == n))
+    };
+    assert!(!artifact_named(first, "dynamo_cpp_guards_str") && !artifact_named(second, "dynamo_cpp_guards_str"));
     assert!(!first.changes.iter().any(|x| matches!(x, Change::Guards { .. })), "{:?}", first.changes);
+    // What still differs is real: aot_forward_graph_fw_metadata (cold line 721, warm line 291),
+    // whose payload line 80 is `traced_tangents=[FakeTensor(..., size=(16, 10))],` (cold line
+    // 801) where the cache hit logged `traced_tangents=[],` (warm line 371).
+    let metadata = first.changes.iter().find_map(|ch| match ch {
+        Change::Artifact { name, first_difference, .. } if name == "aot_forward_graph_fw_metadata" => {
+            first_difference.clone()
+        }
+        _ => None,
+    });
+    let want = LineDifference {
+        line: 80,
+        a: Some("                    traced_tangents=[FakeTensor(..., size=(16, 10))],".into()),
+        b: Some("                    traced_tangents=[],".into()),
+    };
+    assert_eq!(metadata, Some(want));
+    assert_eq!(reported_artifacts_really_differ(&c, &a, &b), 2);
+    // The CLI counts the two apart from the findings, on the stream's line.
+    let text = findings(&c);
+    assert!(text[0].ends_with("; 2 artifact(s) the same up to ids"), "{}", text[0]);
+    assert!(!text.iter().any(|l| l.contains("dynamo_cpp_guards_str")), "{text:?}");
     let Some(Change::CompileTime { delta: Some(d), .. }) =
         first.changes.iter().find(|x| matches!(x, Change::CompileTime { .. }))
     else {

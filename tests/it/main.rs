@@ -26,3 +26,4 @@ mod snapshots;
 mod tables;
 mod util;
 mod viewer;
+mod volatile;

@@ -1,7 +1,7 @@
 // diff.js: line diffs (Myers' O(ND) algorithm) and their rendering as a unified diff with
 // collapsed unchanged runs. Used by the recompile and rank views to show what changed.
 
-import { h } from './dom.js';
+import { h, append } from './dom.js';
 
 /** Past this many differing lines the diff falls back to "replace the middle" (keeps it fast). */
 const MAX_EDIT_DISTANCE = 4000;
@@ -91,30 +91,37 @@ export function diffStats(ops) {
 
 /**
  * A unified diff view: changed lines with `context` lines around them; longer unchanged runs
- * collapse into a button that expands them.
+ * collapse into a button that expands them. An unchanged op with `ids` (a line that differs only
+ * in ids, see pages/compare.js's maskedDiff) is drawn as two muted `≈` lines, its text then `ids`.
  */
 export function diffView(ops, { context = 3 } = {}) {
   const { added, removed } = diffStats(ops);
   const body = h('div', { class: 'diff-body' });
   const keep = new Uint8Array(ops.length);
+  // Lines that differ only in ids fold away among real changes; alone, they are what is shown.
+  const ids = ops.some((o) => o.ids != null);
+  const shown = (o) => o.op !== '=' || (added + removed === 0 && o.ids != null);
   ops.forEach((o, i) => {
-    if (o.op === '=') return;
+    if (!shown(o)) return;
     for (let j = Math.max(0, i - context); j <= Math.min(ops.length - 1, i + context); j++) keep[j] = 1;
   });
-  const line = (o) => h('div', { class: ['diff-line', o.op === '+' ? 'add' : o.op === '-' ? 'del' : null] },
-    h('span', { class: 'ln' }, o.a ?? ''), h('span', { class: 'ln' }, o.b ?? ''),
-    h('span', { class: 'mark' }, o.op === '=' ? ' ' : o.op), h('span', { class: 'text' }, o.text));
+  const row = (cls, a, b, mark, text) => h('div', { class: ['diff-line', cls] },
+    h('span', { class: 'ln' }, a ?? ''), h('span', { class: 'ln' }, b ?? ''), h('span', { class: 'mark' }, mark), h('span', { class: 'text' }, text));
+  const line = (o) => (o.ids != null
+    ? [row('ids', o.a, null, '≈', o.text), row('ids', null, o.b, '≈', o.ids)]
+    : row(o.op === '+' ? 'add' : o.op === '-' ? 'del' : null, o.a, o.b, o.op === '=' ? ' ' : o.op, o.text));
   for (let i = 0; i < ops.length;) {
-    if (keep[i]) { body.append(line(ops[i])); i++; continue; }
+    if (keep[i]) { append(body, [line(ops[i])]); i++; continue; }
     let j = i;
     while (j < ops.length && !keep[j]) j++;
     const hidden = ops.slice(i, j);
-    const fold = h('button', { type: 'button', class: 'diff-fold', on: { click: () => fold.replaceWith(...hidden.map(line)) } },
-      `⋯ ${hidden.length} unchanged line${hidden.length === 1 ? '' : 's'}`);
+    const idLines = hidden.filter((o) => o.ids != null).length;
+    const fold = h('button', { type: 'button', class: 'diff-fold', on: { click: () => fold.replaceWith(...hidden.flatMap(line)) } },
+      `⋯ ${hidden.length} unchanged line${hidden.length === 1 ? '' : 's'}${idLines ? ` (${idLines} differing only in ids)` : ''}`);
     body.append(fold);
     i = j;
   }
   return h('div', { class: 'diff', dataset: { added, removed } },
     h('div', { class: 'diff-stats' }, h('span', { class: 'add-count' }, `+${added}`), ' ', h('span', { class: 'del-count' }, `−${removed}`)),
-    added + removed === 0 ? h('p', { class: 'empty' }, 'No differences.') : body);
+    added + removed === 0 && !ids ? h('p', { class: 'empty' }, 'No differences.') : body);
 }

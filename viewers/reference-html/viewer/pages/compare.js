@@ -8,9 +8,14 @@
 // one key are one frame compile, its final attempt (the highest) is compared, the attempts before
 // it are its restart history. A bundle without `align_key` (format < 7) is not compared: we say
 // so rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
+//
+// Payloads of artifacts whose blobs differ are read from both bundles and compared masked by
+// maskVolatile (volatile.js, the mirror of the Rust rule): two processes never share object ids
+// or addresses, so payloads equal once masked are "the same up to ids", listed apart.
 
 import { h, section, note, empty, plural } from '../dom.js';
-import { diffText, diffView, diffStats } from '../diff.js';
+import { diffLines, diffView, diffStats, splitLines } from '../diff.js';
+import { maskVolatile } from '../volatile.js';
 
 export async function render(ctx) {
   const title = h('h1', null, 'Compare runs');
@@ -33,9 +38,11 @@ export async function render(ctx) {
       '(format 7), so its compiles cannot be paired with the other run\'s. Rebuild it with this version.')));
   }
   const comparison = compare(runA, runB);
+  await settleArtifacts(comparison, (blob) => ctx.bundle.text(blob), (blob) => other.text(blob));
   ctx.expose('compare', comparison);
   const p = ctx.params;
-  const diff = p.has('k') && p.has('art') ? await artifactDiff(ctx, other, comparison, p.get('k'), p.get('art')) : null;
+  const runs = { a: ctx.bundle, b: other, rowsA: runA, rowsB: runB };
+  const diff = p.has('k') && p.has('art') ? await artifactDiff(ctx, runs, comparison, p.get('k'), p.get('art')) : null;
   // Each stream's id in each run (two single-stream runs pair whatever their ids).
   const streamB = (id) => (runA.length === 1 && runB.length === 1 ? runB[0].stream : id);
   return h('div', { class: 'compare-page' }, title,
@@ -102,6 +109,7 @@ function compareStream(sa, sb) {
     a_restarts: xa ? restarts(sa, xa) : [],
     b_restarts: xb ? restarts(sb, xb) : [],
     changes: xa && xb ? changes(sa, xa.last, sb, xb.last) : [],
+    same_up_to_ids: [],
   });
   const compiles = [...[...fa].map(([key, xa]) => pair(key, xa, fb.get(key) ?? null)),
     ...[...fb].filter(([key]) => !fa.has(key)).map(([key, xb]) => pair(key, null, xb))];
@@ -195,12 +203,10 @@ function graphSizes(za, zb) {
   return out;
 }
 
-/** Object and type ids (10 digits or more) differ between processes: read as `<id>`. */
-const normalizeGuard = (t) => t.replace(/[0-9]{10,}/g, '<id>');
-
+/** Guards masked (object ids and addresses differ between processes). */
 function guards(s, id) {
-  const trees = (s.guards?.guard_trees ?? []).filter((t) => t.compile_id === id).flatMap((t) => t.guards.map((g) => normalizeGuard(`${g.kind}: ${g.code}`)));
-  const dynamo = (s.guards?.dynamo_guards ?? []).filter((d) => d.compile_id === id).map((d) => normalizeGuard(d.code));
+  const trees = (s.guards?.guard_trees ?? []).filter((t) => t.compile_id === id).flatMap((t) => t.guards.map((g) => maskVolatile(`${g.kind}: ${g.code}`)));
+  const dynamo = (s.guards?.dynamo_guards ?? []).filter((d) => d.compile_id === id).map((d) => maskVolatile(d.code));
   return new Set([...trees, ...dynamo]);
 }
 
@@ -237,11 +243,77 @@ function artifacts(a, b) {
   const lb = named(b);
   const mb = new Map(lb);
   const ma = new Map(la);
-  const out = la.filter(([n, x]) => mb.has(n) && mb.get(n) !== x).map(([n, x]) => ({ kind: 'artifact', name: n, a: x, b: mb.get(n) }));
+  // first_difference is filled in by settleArtifacts, which reads the payloads.
+  const out = la.filter(([n, x]) => mb.has(n) && mb.get(n) !== x).map(([n, x]) => ({ kind: 'artifact', name: n, a: x, b: mb.get(n), first_difference: null }));
   const onlyA = la.filter(([n]) => !mb.has(n)).map(([n]) => n);
   const onlyB = lb.filter(([n]) => !ma.has(n)).map(([n]) => n);
   if (onlyA.length || onlyB.length) out.push({ kind: 'artifacts_only', a: onlyA, b: onlyB });
   return out;
+}
+
+const SAME = Symbol('same up to ids');
+
+/**
+ * Reads both payloads of every artifact change and compares them masked (run_compare.rs's
+ * `payload_difference`): equal → moved to the compile's `same_up_to_ids`; else the change gets
+ * its first differing line. A payload that cannot be read leaves `first_difference` null.
+ */
+export async function settleArtifacts(comparison, readA, readB) {
+  const compiles = comparison.streams.flatMap((s) => s.compiles);
+  await Promise.all(compiles.map(async (x) => {
+    const settled = await Promise.all(x.changes.map(async (c) => [c, c.kind === 'artifact' ? await payloadDifference(c, readA, readB) : null]));
+    x.same_up_to_ids = settled.filter(([, d]) => d === SAME).map(([c]) => c.name);
+    x.changes = settled.filter(([, d]) => d !== SAME).map(([c, d]) => (c.kind === 'artifact' ? { ...c, first_difference: d } : c));
+  }));
+}
+
+async function payloadDifference(c, readA, readB) {
+  if (!c.a || !c.b) return null;
+  let texts;
+  try {
+    texts = await Promise.all([readA(c.a), readB(c.b)]);
+  } catch {
+    return null;
+  }
+  const [ma, mb] = texts.map(maskVolatile);
+  return ma === mb ? SAME : firstDifference(ma, mb);
+}
+
+/** As run_compare.rs: at most this many characters of a differing line, starting this many
+ * before its first difference. */
+const EXCERPT_CHARS = 160;
+const EXCERPT_LEAD = 40;
+
+/** A text's lines, without the empty piece after a final line break (as run_compare.rs). */
+function linesOf(text) {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The first line in which two different masked texts differ (run_compare.rs's `first_difference`). */
+export function firstDifference(a, b) {
+  const la = linesOf(a);
+  const lb = linesOf(b);
+  let at = la.length;
+  for (let i = 0; i < Math.max(la.length, lb.length); i++) if (la[i] !== lb[i]) { at = i; break; }
+  const xa = la[at] ?? null;
+  const xb = lb[at] ?? null;
+  let column = 0;
+  if (xa != null && xb != null) {
+    const [ca, cb] = [Array.from(xa), Array.from(xb)];
+    while (column < ca.length && column < cb.length && ca[column] === cb[column]) column++;
+  }
+  const start = Math.max(0, column - EXCERPT_LEAD);
+  return { line: at + 1, a: xa == null ? null : excerpt(xa, start), b: xb == null ? null : excerpt(xb, start) };
+}
+
+/** A line whole when short, else EXCERPT_CHARS characters (code points, as Rust's chars) from `start`. */
+function excerpt(line, start) {
+  const chars = Array.from(line);
+  if (chars.length <= EXCERPT_CHARS) return line;
+  const from = Math.min(start, chars.length - EXCERPT_CHARS);
+  return `${from > 0 ? '…' : ''}${chars.slice(from, from + EXCERPT_CHARS).join('')}${from + EXCERPT_CHARS < chars.length ? '…' : ''}`;
 }
 
 /** Per frame (by its label; compiled-autograd graphs and unknown code have none): its frame
@@ -325,16 +397,39 @@ function changeItem(ctx, view, x, c) {
     case 'graph_breaks': return listChange('graph breaks', c);
     case 'cache': return h('div', null, h('code', null, c.cache), ` ${c.a.join(',') || 'no lookup'} → ${c.b.join(',') || 'no lookup'}`);
     case 'artifact': {
-      const open = view.diff?.key === x.align_key && view.diff?.name === c.name;
-      const link = h('a', { class: 'cmp-diff-link', href: ctx.href('compare', { changed: ctx.params.get('changed'), k: open ? null : x.align_key, art: open ? null : c.name }) },
-        open ? 'hide diff' : 'show diff');
-      return h('div', { class: 'cmp-artifact' }, 'artifact ', h('code', null, c.name), ' differs (', link, ')', open ? view.diff.el : null);
+      const d = c.first_difference;
+      const open = isOpen(view, x, c.name);
+      return h('div', { class: 'cmp-artifact' }, 'artifact ', h('code', null, c.name), d ? ` differs from line ${d.line} (` : ' differs (',
+        diffLink(ctx, x, c.name, open), ')', open ? view.diff.el : d ? firstLines(d) : null);
     }
     case 'artifacts_only': return h('div', { class: 'note' },
       c.a.length ? `artifacts only in A: ${c.a.join(', ')}` : null, c.a.length && c.b.length ? '; ' : null,
       c.b.length ? `artifacts only in B: ${c.b.join(', ')}` : null);
     default: return h('div', null, c.kind);
   }
+}
+
+const isOpen = (view, x, name) => view.diff?.key === x.align_key && view.diff?.name === name;
+
+function diffLink(ctx, x, name, open) {
+  return h('a', { class: 'cmp-diff-link', href: ctx.href('compare', { changed: ctx.params.get('changed'), k: open ? null : x.align_key, art: open ? null : name }) },
+    open ? 'hide diff' : 'show diff');
+}
+
+/** The first differing line of each side, masked (`<?>` where an id was). */
+function firstLines(d) {
+  const side = (mark, cls, text) => h('li', { class: cls }, `${mark} `, text ?? h('span', { class: 'muted' }, '(no such line)'));
+  return h('ul', { class: 'cmp-items cmp-first-diff' }, side('−', 'cmp-del', d.a), side('+', 'cmp-add', d.b));
+}
+
+/** Artifacts the same up to ids: collapsed, apart from the changes (open when one's diff is). */
+function sameUpToIds(ctx, view, x) {
+  if (!x.same_up_to_ids.length) return null;
+  const open = x.same_up_to_ids.some((n) => isOpen(view, x, n));
+  return h('details', { class: 'cmp-same', open },
+    h('summary', null, `${plural(x.same_up_to_ids.length, 'artifact')} the same up to ids (object ids, addresses, temporary paths, times)`),
+    h('ul', null, x.same_up_to_ids.map((n) => h('li', { class: 'cmp-artifact' }, h('code', null, n), ' (', diffLink(ctx, x, n, isOpen(view, x, n)), ')',
+      isOpen(view, x, n) ? view.diff.el : null))));
 }
 
 function onlyItem(ctx, view, x, side) {
@@ -357,7 +452,8 @@ function streamSection(ctx, s, view, changedOnly) {
     h('div', { class: 'cmp-compiles' }, shown.map((x) => h('div', { class: 'cmp-compile', dataset: { changed: x.changes.length ? '1' : '0' } },
       h('h3', null, name(x), ' ', h('span', { class: 'cmp-ids' }, 'A ', compileLink(ctx, view, 'a', x.a), ' → B ', compileLink(ctx, view, 'b', x.b))),
       history(ctx, view, 'a', x.a_restarts), history(ctx, view, 'b', x.b_restarts),
-      x.changes.length ? x.changes.map((c) => changeItem(ctx, view, x, c)) : h('p', { class: 'note' }, 'No change.')))),
+      x.changes.length ? x.changes.map((c) => changeItem(ctx, view, x, c)) : h('p', { class: 'note' }, 'No change.'),
+      sameUpToIds(ctx, view, x)))),
     onlyA.length ? section('Only in A', h('ul', { class: 'cmp-only-a' }, onlyA.map((x) => onlyItem(ctx, view, x, 'a')))) : null,
     onlyB.length ? section('Only in B', h('ul', { class: 'cmp-only-b' }, onlyB.map((x) => onlyItem(ctx, view, x, 'b')))) : null,
     s.recompiles.length ? section('Recompiles (per frame)', h('ul', { class: 'cmp-recompiles' }, s.recompiles.map((r) => h('li', null,
@@ -366,19 +462,44 @@ function streamSection(ctx, s, view, changedOnly) {
         r.reasons_removed.map((x) => h('li', { class: 'cmp-del' }, 'reason gone: ', x))))))) : null);
 }
 
-/** The line diff of one differing artifact of an aligned frame compile (A's payload → B's), shown
- * under its row; or a note when no such artifact differs. */
-async function artifactDiff(ctx, other, comparison, key, name) {
-  const x = comparison.streams.flatMap((s) => s.compiles).find((c) => c.align_key === key);
+/** The line diff of one artifact of an aligned frame compile that differs (or is the same up to
+ * ids), A's payload → B's, shown under its row: lines compared masked, shown as logged. */
+async function artifactDiff(ctx, runs, comparison, key, name) {
+  const at = comparison.streams.findIndex((s) => s.compiles.some((c) => c.align_key === key));
+  const x = comparison.streams[at]?.compiles.find((c) => c.align_key === key);
   const c = x?.changes.find((ch) => ch.kind === 'artifact' && ch.name === name);
-  if (!c) return { missing: section('No such artifact', empty(`No artifact ${name} differs in that compile.`)) };
-  const [textA, textB] = await Promise.all([ctx.bundle.text(c.a), other.text(c.b)]);
-  const ops = diffText(textA, textB);
+  const same = x?.same_up_to_ids.includes(name);
+  if (!c && !same) return { missing: section('No such artifact', empty(`No artifact ${name} differs in that compile.`)) };
+  const streamOf = (rows) => (rows.length === 1 ? rows[0] : rows.find((s) => s.stream === comparison.streams[at].stream));
+  const [blobA, blobB] = c ? [c.a, c.b] : [blobOf(streamOf(runs.rowsA), x.a, name), blobOf(streamOf(runs.rowsB), x.b, name)];
+  const [textA, textB] = await Promise.all([runs.a.text(blobA), runs.b.text(blobB)]);
+  const ops = maskedDiff(textA, textB);
   const { added, removed } = diffStats(ops);
-  ctx.expose('compareDiff', { code: x.code, a: x.a, b: x.b, name, blobA: c.a, blobB: c.b, added, removed });
+  const ids = ops.filter((o) => o.ids != null).length;
+  ctx.expose('compareDiff', { code: x.code, a: x.a, b: x.b, name, blobA, blobB, added, removed, ids });
   const el = h('div', { class: 'cmp-diff' },
-    note(`${name} of ${x.code ?? 'code unknown'}: ${plural(removed, 'line')} only in A ${x.a}, ${plural(added, 'line')} only in B ${x.b}.`),
+    note(`${name} of ${x.code ?? 'code unknown'}: ${plural(removed, 'line')} only in A ${x.a}, ${plural(added, 'line')} only in B ${x.b}` +
+      `${ids ? `; ${plural(ids, 'line')} differing only in ids (marked ≈, shown as A then B)` : ''}.`),
     diffView(ops));
   requestAnimationFrame(() => el.scrollIntoView?.({ block: 'nearest' }));
   return { key, name, el };
+}
+
+/** The blob of an artifact (numbered name, `name#2` for its second) of one compile's row. */
+function blobOf(stream, compileId, name) {
+  const row = stream.rows.find((r) => r.compile_id === compileId);
+  const names = numbered(row.artifacts.map((r) => r.name));
+  return row.artifacts[names.indexOf(name)].blob;
+}
+
+/** A line diff of two payloads whose lines are compared masked, so a line that differs only in
+ * ids is no change, and shown as logged (nothing masked): such a line carries B's text in `ids`. */
+export function maskedDiff(textA, textB) {
+  const [ra, rb] = [splitLines(textA), splitLines(textB)];
+  return diffLines(ra.map(maskVolatile), rb.map(maskVolatile)).map((o) => {
+    if (o.op === '+') return { ...o, text: rb[o.b - 1] };
+    if (o.op === '-') return { ...o, text: ra[o.a - 1] };
+    const [x, y] = [ra[o.a - 1], rb[o.b - 1]];
+    return x === y ? { ...o, text: x } : { ...o, text: x, ids: y };
+  });
 }
