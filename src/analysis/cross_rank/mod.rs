@@ -12,6 +12,7 @@ pub mod rank_findings;
 pub mod runtime_estimates_trace;
 pub mod runtime_estimations;
 pub mod tensor_meta;
+pub mod volatile;
 
 use std::borrow::Cow;
 use std::cell::Cell;
