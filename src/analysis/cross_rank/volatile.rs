@@ -17,6 +17,9 @@ const KEYED: &[(&[u8], fn(u8) -> bool)] = &[
     // Measured times, never the same twice.
     (b"Guard latency = ", is_number),
     (b"\"compile_time_us\": ", is_number),
+    // Dynamo's name for the builtins dict it installs as a global, numbered in the process: a
+    // rank that compiled one more function numbers it apart.
+    (b"__builtins_dict___", |b| b.is_ascii_digit()),
     // Process ids.
     (b"\"pid\": ", |b| b.is_ascii_digit()),
     // The rank itself, in `fx_graph_runnable`'s `setup_fake_process_groups({'0': {'size': 4, 'rank': 1}})`.
@@ -41,7 +44,7 @@ fn is_word(b: u8) -> bool {
 /// (`0x7f…`) (a size of 7 digits or more in a shape or stride list is kept), temporary paths (under `/tmp/` or `/var/tmp/`, or any path through a
 /// `torchinductor_*` cache directory: their names are random or content hashes), compile ids
 /// (`"compile_id": "1/0"`, `[1/0]`, a recompile reason's leading `1/0: `), output code's AOT
-/// graph counter, pids, measured guard latencies and kernel compile times, and the rank in
+/// graph counter and Dynamo's `__builtins_dict___N` global, pids, measured guard latencies and kernel compile times, and the rank in
 /// `setup_fake_process_groups`. Device strings (`cuda:0`) are kept: a tensor on another device
 /// is a difference a user may need to see.
 pub fn mask_volatile(text: &[u8]) -> Vec<u8> {
@@ -187,6 +190,7 @@ mod tests {
         assert!(same("[\n\"1/1: tensor 'g'\",\n\"1/0: x\"\n]", "[\n\"2/1: tensor 'g'\",\n\"2/0: x\"\n]"));
         assert!(same("compiled [0/1_2] then [!0/1/0]", "compiled [3/1_2] then [!1/1/0]"));
         assert!(same("# AOT ID: ['0_backward']\n", "# AOT ID: ['1_backward']\n"));
+        assert!(same("source=G['__builtins_dict___4']", "source=G['__builtins_dict___2']"));
         assert!(!same("# AOT ID: ['0_backward']\n", "# AOT ID: ['0_forward']\n"));
         // A shape is no compile id, nor a ratio inside a line.
         assert_eq!(masked("size=[8, 16] ratio 1/2: ok"), "size=[8, 16] ratio 1/2: ok");
@@ -196,7 +200,10 @@ mod tests {
     #[test]
     fn measurements_pids_and_the_rank() {
         assert!(same("Guard latency = 310.97 us", "Guard latency = 166.68 us"));
-        assert!(same(r#"{"num_configs": 2, "compile_time_us": 288597}"#, r#"{"num_configs": 2, "compile_time_us": 285427}"#));
+        assert!(same(
+            r#"{"num_configs": 2, "compile_time_us": 288597}"#,
+            r#"{"num_configs": 2, "compile_time_us": 285427}"#
+        ));
         assert!(same(r#"{"pid": 0, "tid": 1}"#, r#"{"pid": 4411, "tid": 1}"#));
         assert!(same("{'0': {'size': 4, 'rank': 0}}", "{'0': {'size': 4, 'rank': 3}}"));
         assert!(!same("{'0': {'size': 4, 'rank': 0}}", "{'0': {'size': 8, 'rank': 0}}"));
