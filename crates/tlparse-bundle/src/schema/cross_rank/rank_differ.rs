@@ -72,12 +72,9 @@ pub struct StreamDiffer {
 pub enum ArtifactStatus {
     /// Every stream has it, with the same payload.
     Identical,
-    /// The streams that have it logged payloads that differ even once ids are masked (some may
-    /// also lack it).
+    /// Payloads differ even once ids are masked (some streams may lack it).
     Differs,
-    /// The streams that have it logged payloads that differ only in what is volatile by nature
-    /// (object ids, addresses, compile ids, temporary paths, ...): equal once masked (some may
-    /// also lack it).
+    /// Payloads equal once ids are masked (some streams may lack it).
     SameUpToIds,
     /// The streams that have it logged the same payload, but some streams lack it.
     SameWherePresent,
