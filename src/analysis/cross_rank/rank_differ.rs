@@ -134,22 +134,24 @@ fn file_streams(streams: &[StreamTables], alignment: &Alignment) -> (Vec<Compile
 /// payloads of keys whose streams logged more than one: read in the store's order, one at a
 /// time, only its digest kept. `None` for a payload not read.
 fn masked_ids(compiles: &[CompileRows], payloads: &Payloads, reader: &dyn PayloadReader) -> Vec<Option<u32>> {
-    let mut wanted: Vec<u32> = compiles
+    let mut wanted: Vec<(u32, &str)> = compiles
         .iter()
         .flat_map(|c| &c.rows)
         .filter(|r| r.groups.len() > 1)
-        .flat_map(|r| r.groups.iter().map(|(p, _)| *p))
+        .flat_map(|r| r.groups.iter().map(|(p, _)| (*p, r.name.as_str())))
         .collect();
     wanted.sort_unstable();
-    wanted.dedup();
-    let mut placed: Vec<((u32, u64), u32)> =
-        wanted.into_iter().filter_map(|p| Some((reader.place(&payloads.list[p as usize].0)?, p))).collect();
+    wanted.dedup_by_key(|(p, _)| *p);
+    let mut placed: Vec<((u32, u64), u32, &str)> = wanted
+        .into_iter()
+        .filter_map(|(p, name)| Some((reader.place(&payloads.list[p as usize].0)?, p, name)))
+        .collect();
     placed.sort_unstable();
     let mut ids = vec![None; payloads.list.len()];
     let mut digests: HashMap<blake3::Hash, u32> = HashMap::new();
-    for (_, p) in placed {
+    for (_, p, name) in placed {
         let Some(text) = reader.payload(&payloads.list[p as usize].0) else { continue };
-        let digest = blake3::hash(&mask_volatile(&text));
+        let digest = blake3::hash(&mask_volatile(name, &text));
         let next = digests.len() as u32;
         ids[p as usize] = Some(*digests.entry(digest).or_insert(next));
     }
@@ -208,6 +210,7 @@ fn first_difference(odd: &str, usual: &str) -> Option<(u64, String, String)> {
 /// Where the odd variant (the first group's of any variant but the largest) differs from the
 /// largest variant (most streams; the first on a tie), once both are masked.
 fn describe(
+    name: &str,
     groups: &[(u32, Vec<u32>)],
     variants: &[u32],
     payloads: &Payloads,
@@ -222,7 +225,7 @@ fn describe(
     let usual = variants.iter().position(|&v| v == largest)?;
     let text = |k: usize| {
         let bytes = reader.payload(&payloads.list[groups[k].0 as usize].0)?;
-        Some(String::from_utf8_lossy(&mask_volatile(&bytes)).into_owned())
+        Some(String::from_utf8_lossy(&mask_volatile(name, &bytes)).into_owned())
     };
     let (line, text, usual) = first_difference(&text(odd)?, &text(usual)?)?;
     Some(LineDifference { variant: variants[odd], line, text, usual })
@@ -354,8 +357,9 @@ fn compare(
         (_, 1, _) => ArtifactStatus::SameUpToIds,
         _ => ArtifactStatus::Differs,
     };
-    let difference =
-        (status == ArtifactStatus::Differs).then(|| describe(&row.groups, &variants, payloads, reader)).flatten();
+    let difference = (status == ArtifactStatus::Differs)
+        .then(|| describe(&row.name, &row.groups, &variants, payloads, reader))
+        .flatten();
     ArtifactComparison {
         compile: None,
         kind: row.kind.clone(),
