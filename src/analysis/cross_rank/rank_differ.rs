@@ -182,7 +182,10 @@ const LINE_SHOWN: usize = 160;
 
 /// `line` clipped to [`LINE_SHOWN`] characters from a little before `at` (a byte offset).
 fn clip(line: &str, at: usize) -> String {
-    let start = line.floor_char_boundary(at.saturating_sub(40));
+    let mut start = at.saturating_sub(40).min(line.len());
+    while !line.is_char_boundary(start) {
+        start -= 1;
+    }
     let rest = &line[start..];
     let end = rest.char_indices().nth(LINE_SHOWN).map_or(rest.len(), |(i, _)| i);
     let head = if start > 0 { "…" } else { "" };

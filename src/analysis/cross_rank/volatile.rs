@@ -7,9 +7,12 @@ const COMPILE_ID_KEY: &[u8] = b"\"compile_id\": \"";
 /// The text that stands for a masked value.
 pub const MASK: &[u8] = b"<?>";
 
+/// Whether a byte belongs to a keyed value.
+type ValueByte = fn(u8) -> bool;
+
 /// Values that follow a fixed prefix and are volatile whatever they hold: the prefix is kept,
 /// the value (its run of `value` bytes) replaced by [`MASK`].
-const KEYED: &[(&[u8], fn(u8) -> bool)] = &[
+const KEYED: &[(&[u8], ValueByte)] = &[
     // The compile id a payload names (`aotautograd_cache_miss`): a rank whose frame ids are
     // shifted compiled the same code under another id.
     (COMPILE_ID_KEY, |b| b != b'"'),
