@@ -104,8 +104,19 @@ fn artifact_text(row: &ArtifactComparison) -> String {
 /// A row's finding in words: where its odd variant differs, or who lacks it on a cache hit.
 fn artifact_sentence(streams: &[StreamTables], all: &[String], row: &ArtifactComparison) -> Option<String> {
     if let Some(d) = &row.difference {
-        let odd: Vec<String> =
-            row.groups.iter().filter(|g| g.variant == d.variant).flat_map(|g| group_streams(row, g, all)).collect();
+        let odd_groups = row.groups.iter().filter(|g| g.variant == d.variant);
+        let odd: Vec<String> = odd_groups.clone().flat_map(|g| group_streams(row, g, all)).collect();
+        // An empty payload has no line to show (a cache hit logs `fx_graph_runnable` empty).
+        if odd_groups.clone().all(|g| g.size == 0) {
+            let sizes = || row.groups.iter().filter(|g| g.variant != d.variant).map(|g| g.size);
+            let (least, most) = (sizes().min().unwrap_or(0), sizes().max().unwrap_or(0));
+            let usual = if least == most { format!("{most}") } else { format!("{least}-{most}") };
+            return Some(format!(
+                "{}'s {} is empty where the others logged {usual} bytes",
+                labels_text(streams, &odd),
+                artifact_text(row)
+            ));
+        }
         return Some(format!(
             "{}'s {} differs at line {}: `{}` where the others have `{}`",
             labels_text(streams, &odd),

@@ -458,23 +458,46 @@ fn multi_rank_runtime_differences_are_devices_not_ids() {
 }
 
 /// torch-2.15/ranks_cache: rank 3 alone started with a warm cache, so `forward` `[0/0]` is an
-/// AOTAutograd cache hit there: its log loads both graphs (lines 529 and 734:
-/// `inductor_post_grad_graph` entries of their own kind; lines 658 and 945: `fx_graph_cache_hit`;
-/// line 1066: `aotautograd_cache_hit`) and logs no `before_post_grad_graph`, where rank 0 logs
-/// one per graph (line 993 forward, line 3838 backward). Paired by identity, the others'
-/// forward and backward `before_post_grad_graph` are reported missing on rank 3, never compared
-/// with another graph of rank 3, and no post-grad graph "differs".
+/// AOTAutograd cache hit there: its log loads both graphs inside one
+/// `AOTAutogradCache.inductor_load` span (B at line 419, E at 947) with no
+/// `fw_compiler_base`/`bw_compiler` span, one graph after the other, each load ending with its
+/// `fx_graph_cache_hit`: lines 527 `fx_graph_runnable` (empty: md5 d41d8cd9…), 529
+/// `inductor_post_grad_graph` (an entry of its own kind), 540 output code `# AOT ID:
+/// ['0_forward']` (line 541), 656-657 provenance, 658 `fx_graph_cache_hit` (its key fml3svrm…,
+/// the forward's FX key on every rank); then 732, 734, 754 (`# AOT ID: ['0_backward']`, line
+/// 755), 943-944, 945. So the first load is the forward's and the second the backward's, and
+/// `compile_directory` says so (the rule of `GraphSpans`).
 ///
-/// Not yet paired: rank 3's cache hit loads both graphs inside one `AOTAutogradCache.inductor_load`
-/// span, with no `fw_compiler_base`/`bw_compiler` span, so its `inductor_post_grad_graph`s and
-/// `fx_graph_cache_hit`s have no graph role in `compile_directory` (only output code has one, by
-/// its `# AOT ID:`): they are keys of their own on rank 3, and `missing_on_cache_hit` stays unset.
+/// Paired by identity: rank 3's post-grad graphs are rank 0's (529's md5 e7852c53… is rank 0's
+/// line 1436 forward, 734's 186b0bed… its line 4290 backward), so `inductor_post_grad_graph`
+/// forward and backward are identical on all four ranks. Rank 3 logged no
+/// `before_post_grad_graph` and no `fx_graph_cache_miss` for `[0/0]` (its only ones, lines 2023
+/// and 3717, are `[1/0]`'s), where rank 0 logged them at lines 993/2624 (forward) and 3838/5535
+/// (backward): missing on rank 3, on an FX cache hit. Its `fx_graph_runnable`s are empty where
+/// rank 0's (lines 878, 3715) hold the runnable (3164 bytes from line 879, the same size on ranks
+/// 1 and 2): a real difference, said as such.
 #[test]
-fn ranks_cache_reports_the_cache_hit_rank_missing_not_differing() {
+fn ranks_cache_pairs_the_cache_hit_ranks_graphs_by_role() {
     let (b, streams) = crate::tables::built_dir("torch-2.15/ranks_cache");
+    let rank3 = streams[&3].as_str();
+    let dir: Value = b.bundle.table(rank3, "compile_directory").unwrap().unwrap();
+    let roles: Vec<(u64, &str, &str)> = rows(&dir["compiles"][0], "artifacts")
+        .iter()
+        .filter(|a| (527..=945).contains(&a["line"].as_u64().unwrap()))
+        .map(|a| (a["line"].as_u64().unwrap(), a["name"].as_str().unwrap(), a["graph"].as_str().unwrap_or("-")))
+        .collect();
+    let loaded = |graph| move |(line, name): (u64, &'static str)| (line, name, graph);
+    let names = ["fx_graph_runnable", "inductor_post_grad_graph", "inductor_output_code"];
+    let tail = ["inductor_provenance_tracking_node_mappings", "inductor_provenance_tracking_kernel_stack_traces"];
+    let mut expected: Vec<(u64, &str, &str)> = Vec::new();
+    for (lines, graph) in [([527, 529, 540, 656, 657, 658], "forward"), ([732, 734, 754, 943, 944, 945], "backward")] {
+        let all = names.iter().chain(&tail).chain(&["fx_graph_cache_hit"]).copied();
+        expected.extend(lines.into_iter().zip(all).map(loaded(graph)));
+    }
+    assert_eq!(roles, expected);
+
     let t = expanded(&b);
     assert_no_difference_is_only_ids(&b, &t);
-    let rank3 = streams[&3].as_str();
     let forward = |name: &str, graph: &str| {
         rows(&t, "artifacts")
             .iter()
@@ -482,17 +505,39 @@ fn ranks_cache_reports_the_cache_hit_rank_missing_not_differing() {
             .unwrap_or_else(|| panic!("{name} {graph}"))
     };
     for graph in ["forward", "backward"] {
-        for name in ["before_post_grad_graph", "inductor_post_grad_graph"] {
+        let post_grad = forward("inductor_post_grad_graph", graph);
+        assert_eq!((&post_grad["status"], &post_grad["present"]), (&json!("identical"), &json!(4)), "{post_grad}");
+        for name in ["before_post_grad_graph", "fx_graph_cache_miss"] {
             let row = forward(name, graph);
-            assert_eq!(row["status"], "same_where_present", "{row}");
             assert_eq!(ids(&row["missing"]), [rank3], "{row}");
-            assert_eq!(row["groups"].as_array().unwrap().len(), 1, "{row}");
+            assert_eq!(ids(&row["missing_on_cache_hit"]), [rank3], "{row}");
         }
+        let runnable = forward("fx_graph_runnable", graph);
+        assert_eq!(runnable["status"], "differs", "{runnable}");
+        let odd: Vec<&Value> = rows(runnable, "groups").iter().filter(|g| g["variant"] != 0).collect();
+        assert_eq!((odd.len(), &odd[0]["size"]), (1, &json!(0)), "{runnable}");
+        assert_eq!(ids(&odd[0]["streams"]), [rank3]);
+        let hit = forward("fx_graph_cache_hit", graph);
+        assert_eq!(groups(hit), [vec![rank3]]);
     }
-    let post_grad_differs = rows(&t, "artifacts")
+    // No key of rank 3's cache hit is left without its graph.
+    let unpaired = rows(&t, "artifacts")
         .iter()
-        .any(|a| a["status"] == "differs" && a["name"].as_str().unwrap().ends_with("post_grad_graph"));
-    assert!(!post_grad_differs);
-    // Output code is labelled by its AOT ID on rank 3 too, so it pairs with the others'.
+        .filter(|a| a["name"].as_str().unwrap().ends_with("post_grad_graph") && a["graph"].is_null())
+        .count();
+    assert_eq!(unpaired, 0);
     assert_eq!(forward("inductor_output_code", "forward")["present"], 4);
+    let findings = b.cross("rank_findings");
+    assert_eq!(findings["artifacts"]["missing_on_cache_hit"], 4);
+    let described: Vec<&str> = rows(&findings["artifacts"], "described").iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(
+        described.contains(
+            &"rank 3's `fx_graph_runnable` (forward) of `forward (ranks_cache.py:28)` is empty where the others logged \
+              3164 bytes"
+        ),
+        "{described:?}"
+    );
+    assert!(described.contains(
+        &"rank 3 logged no `before_post_grad_graph` (backward) of `forward (ranks_cache.py:28)`: FX graph cache hit"
+    ));
 }
