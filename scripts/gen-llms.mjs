@@ -47,6 +47,7 @@ function answers() {
 
 const NOTES = {
   'docs/format.md': 'the whole contract: layout, the path rule, reading step by step, concepts, manifest, index rows, stacks, blob store, tables, versioning, byte costs',
+  'docs/definitions.md': 'what each count means, once: compile ids, frame compiles and attempts, timed compiles, graph breaks (restarts apart), restarts, recompile N, compile time (forward, backward lazy or inside, total; wall span apart), failures, cache lookups',
   'docs/hosting.md': 'sharing a bundle: GitHub Pages (a workflow), S3, GCS, R2 and Azure with their CORS configuration, the proxy, local serving, and what a bundle reveals',
   'docs/privacy.md': 'what a bundle reveals: what the build records (relative paths, skipped files counted), what the logs themselves carry, what to check before publishing',
   'docs/scale.md': 'big jobs: `shard` each rank log where it is, `merge` the shards into the bundle a one-run build makes; recipes for Ray, Slurm, Kubernetes; logs on node-local disks',
@@ -67,7 +68,7 @@ export function pages() {
   const readers = ['viewers/README.md', 'viewers/react-template/README.md', 'viewers/bundle-loader/README.md',
     'crates/tlparse-bundle/README.md', 'python/README.md'];
   const sections = [
-    ['Format', ['docs/format.md']],
+    ['Format', ['docs/format.md', 'docs/definitions.md']],
     ['Per-stream tables', sortedPages('docs/tables')],
     ['Cross-rank tables', sortedPages('docs/cross_rank')],
     ['Readers and viewers', readers.filter(exists)],
@@ -223,7 +224,7 @@ export function excerpts() {
   const code = c.artifacts.find((a) => a.name === 'inductor_output_code');
   const entry = {
     ...pick(c, ['compile_id', 'cid', 'dir', 'status', 'co_name', 'first_seq', 'last_seq', 'duration_s', 'backward_s', 'total_s']),
-    artifacts: [c.artifacts[0], code],
+    artifacts: [code],
   };
   const shardPath = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? code.blob.slice(0, m.blobs.index_prefix_len) : 'all');
   const shard = { [code.blob]: bundleJson(shardPath)[code.blob] };

@@ -662,14 +662,7 @@ fn cross_rank_findings(
         }
     }
     if let Some(t) = b.cross_rank::<CompileTimeImbalance>()? {
-        if let Some(r) = t.max_over_min.filter(|&r| r >= 1.2) {
-            lines.push(format!(
-                "slowest compile: {} ({:.1}x the fastest, {:.2} s)",
-                names(&t.slowest),
-                r,
-                t.max_us / 1e6
-            ));
-        }
+        lines.extend(compile_time_lines(cross, &t));
     }
     if let Some(t) = b.cross_rank::<RankDiffer>()? {
         lines.push(rank_differ_line(&t));
@@ -698,6 +691,46 @@ fn rank_differ_line(t: &crate::schema::cross_rank::RankDiffer) -> String {
          {} missing on some rank{cache_hit} (rank_differ)",
         t.keys, t.identical, t.same_up_to_ids, t.differs, t.same_where_present, t.with_missing
     )
+}
+
+/// The compile-time findings across ranks: the rank that spent longest compiling (its total over
+/// its timed compiles, when it is 1.2x the fastest's or more), and the slowest single compile with
+/// its compile id. Two lines, as a rank's total and one compile's time are different quantities.
+fn compile_time_lines(
+    cross: &crate::schema::cross_rank::CrossRank,
+    t: &crate::schema::cross_rank::CompileTimeImbalance,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(r) = t.max_over_min.filter(|&r| r >= 1.2) {
+        let compiles: u64 = t.streams.iter().filter(|s| t.slowest.first() == Some(&s.stream)).map(|s| s.compiles).sum();
+        lines.push(format!(
+            "slowest rank to compile: {} ({:.2} s in total over {compiles} timed compile(s), {r:.1}x the fastest rank)",
+            group_label(cross, &t.slowest),
+            t.max_us / 1e6
+        ));
+    }
+    // Ties keep the first in alignment order.
+    let slowest = t.compiles.iter().fold(
+        None,
+        |best: Option<&crate::schema::cross_rank::compile_time_imbalance::CompileSpread>, c| {
+            if best.is_some_and(|b| b.max_us >= c.max_us) { best } else { Some(c) }
+        },
+    );
+    if let Some(c) = slowest {
+        let on: Vec<(&str, &String)> = c
+            .compile
+            .compile_ids
+            .iter()
+            .filter(|s| c.slowest.contains(&s.stream))
+            .map(|s| (s.stream.as_str(), &s.compile_id))
+            .collect();
+        let ids: Vec<String> = crate::analysis::cross_rank::group_by(on)
+            .iter()
+            .map(|(group, id)| format!("{id} on {}", group_label(cross, &group.streams)))
+            .collect();
+        lines.push(format!("slowest single compile: {} {} ({:.2} s)", c.compile.label, ids.join("; "), c.max_us / 1e6));
+    }
+    lines
 }
 
 /// An aligned compile with each stream's own compile id: `sync_grads (model.py:28) = [1/0] on

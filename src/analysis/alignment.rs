@@ -5,24 +5,31 @@
 //! that readers (the viewer's Compare page) pair compiles by string equality, with no algorithm
 //! of their own.
 //!
+//! The unit aligned is a frame compile (a frame and its frame compile index): its attempts
+//! (restarts of the analysis after a graph break) are its history, share its key, and its final
+//! attempt (the one not restarted) is what readers compare.
+//!
 //! Dynamo numbers frames per process in the order it first compiles them, so one extra function
-//! compiled on one rank shifts every later frame id there. The key of a compile is therefore:
-//! - its code object (file, first line, name: `compile_directory`'s `code`), its ordinal for that
-//!   code on its stream (0 for the first compile of the code, 1 for the first recompile, ...)
-//!   and its attempt;
+//! compiled on one rank shifts every later frame id there. The key of a frame compile is
+//! therefore:
+//! - its code object (file, first line, name: `compile_directory`'s `code`), which frame of that
+//!   code it is on its stream (0 for the first frame that compiled the code, 1 for a second frame
+//!   with the same code identity, in order of first compile: two resume functions of one line
+//!   are two frames, never one) and its ordinal within that frame (its recompile index);
 //! - inside compiled autograd, its compiled-autograd id and its ordinal among that id's frame
 //!   compiles (the graphs compiled autograd hands Dynamo are generated code whose file name,
 //!   `<eval_with_key>.N`, counts per process); a graph capture (`[!0/-/-]`) by its
 //!   compiled-autograd id alone;
-//! - with no code known, its compile id (recorded as an ambiguity).
+//! - with no code known, its frame compile's id (recorded as an ambiguity).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::cross_rank::compile_alignment::{
     AlignedCompile, AlignedCompileRef, AlignmentAmbiguity, AlignmentGroup, AlignmentKey, AmbiguityKind, CodeKey,
-    CompileAlignment, FrameIdShift, PartialCode, StreamAlignment, StreamCompile, StreamCompileId,
+    CompileAlignment, CompileAttempt, FrameIdShift, PartialCode, StreamAlignment, StreamCompile, StreamCompileId,
 };
 use crate::schema::tables::{CompileEntry, CompileStatus, CompiledCode};
 
@@ -67,26 +74,34 @@ pub(crate) use keyed_row_from_fields;
 
 keyed_row_from_fields!(CompileEntry);
 
-/// What aligning reads of a compile beyond its key: its status. A `compile_directory` row has
-/// it, and so do the light rows the cross-rank tables keep of every rank's compiles.
+/// What aligning reads of a compile beyond its key: its status and restart reasons. A
+/// `compile_directory` row has them, and so do the light rows the cross-rank tables keep of
+/// every rank's compiles.
 pub trait AlignedRow: KeyedRow {
     fn status(&self) -> CompileStatus;
+    /// `compile_directory`'s `restart_reasons` (on the final attempt of a restarted frame
+    /// compile).
+    fn restart_reasons(&self) -> &[String];
 }
 
 impl AlignedRow for CompileEntry {
     fn status(&self) -> CompileStatus {
         self.status
     }
+    fn restart_reasons(&self) -> &[String] {
+        &self.restart_reasons
+    }
 }
 
 /// Compiles aligned across streams: the `compile_alignment` table and lookups into it.
 pub struct Alignment {
     pub table: CompileAlignment,
-    /// Per stream (in input order): compile id as displayed → index in `table.compiles`.
-    by_stream: Vec<HashMap<String, u32>>,
+    /// Per stream (in input order): compile id as displayed, of any attempt → its index in
+    /// `table.compiles`, and whether it is its frame compile's final attempt.
+    by_stream: Vec<HashMap<String, (u32, bool)>>,
 }
 
-/// One compile of one stream, keyed.
+/// One compile (attempt) of one stream, keyed.
 struct Keyed<'a, R = CompileEntry> {
     stream: usize,
     entry: &'a R,
@@ -102,21 +117,28 @@ impl Alignment {
         let order = aligned_order(&keyed);
         let labels = labels(&order);
         let index: HashMap<&AlignmentKey, u32> = order.iter().enumerate().map(|(i, k)| (k, i as u32)).collect();
+        // Each aligned compile's attempts on each stream, in row order.
+        let mut attempts: Vec<BTreeMap<usize, Vec<&Keyed<R>>>> = vec![BTreeMap::new(); order.len()];
+        for k in &keyed {
+            attempts[index[&k.key] as usize].entry(k.stream).or_default().push(k);
+        }
         let mut by_stream = vec![HashMap::new(); streams.len()];
         let mut present: Vec<BTreeMap<usize, StreamCompile>> = vec![BTreeMap::new(); order.len()];
         let mut frames: Vec<BTreeMap<usize, u64>> = vec![BTreeMap::new(); order.len()];
-        for k in &keyed {
-            let a = index[&k.key];
-            if let Some(frame) = k.entry.cid().frame_id {
-                frames[a as usize].insert(k.stream, frame);
+        for (a, per_stream) in attempts.into_iter().enumerate() {
+            for (stream, mut list) in per_stream {
+                // The final attempt is the highest (the last row of that attempt, should one repeat).
+                list.sort_by_key(|k| k.entry.cid().attempt.unwrap_or(0));
+                let (last, earlier) = list.split_last().expect("an aligned compile has an attempt on its stream");
+                for k in earlier {
+                    by_stream[stream].insert(k.entry.compile_id().into_owned(), (a as u32, false));
+                }
+                by_stream[stream].insert(last.entry.compile_id().into_owned(), (a as u32, true));
+                if let Some(frame) = last.entry.cid().frame_id {
+                    frames[a].insert(stream, frame);
+                }
+                present[a].insert(stream, stream_compile(streams[stream].stream, last.entry, earlier));
             }
-            by_stream[k.stream].insert(k.entry.compile_id().to_string(), a);
-            let compile = StreamCompile {
-                stream: streams[k.stream].stream.to_string(),
-                compile_id: k.entry.compile_id().to_string(),
-                status: k.entry.status(),
-            };
-            present[a as usize].insert(k.stream, compile);
         }
         let compiles: Vec<AlignedCompile> = order
             .iter()
@@ -137,9 +159,28 @@ impl Alignment {
         Alignment { table, by_stream }
     }
 
-    /// The aligned compile of a stream's compile id (as displayed), if the stream has it.
+    /// The aligned compile of a stream's compile id (as displayed), if the stream has it: any
+    /// attempt's id finds its frame compile's row.
     pub fn aligned(&self, stream: usize, compile_id: &str) -> Option<u32> {
-        self.by_stream.get(stream)?.get(compile_id).copied()
+        Some(self.by_stream.get(stream)?.get(compile_id)?.0)
+    }
+
+    /// The aligned compile of a stream's compile id when that id is its frame compile's final
+    /// attempt (the one compared); `None` for a restarted attempt and for an unknown id.
+    pub fn aligned_final(&self, stream: usize, compile_id: &str) -> Option<u32> {
+        self.by_stream.get(stream)?.get(compile_id).filter(|(_, last)| *last).map(|&(a, _)| a)
+    }
+
+    /// Whether a stream's compile id is its frame compile's final attempt (false when unknown).
+    pub fn is_final(&self, stream: usize, compile_id: &str) -> bool {
+        self.aligned_final(stream, compile_id).is_some()
+    }
+
+    /// A stream's final attempt of an aligned compile, as displayed; `None` when the stream
+    /// did not make it.
+    pub fn final_compile_id(&self, aligned: u32, stream: &str) -> Option<&str> {
+        let row = self.table.compiles.get(aligned as usize)?;
+        row.present.iter().find(|p| p.stream == stream).map(|p| p.compile_id.as_str())
     }
 
     /// The reference another cross-rank table's row makes to an aligned compile.
@@ -166,8 +207,23 @@ impl Alignment {
     }
 }
 
+/// One stream's frame compile: its final attempt `last`, after the attempts `earlier`.
+fn stream_compile<R: AlignedRow>(stream: &str, last: &R, earlier: &[&Keyed<R>]) -> StreamCompile {
+    StreamCompile {
+        stream: stream.to_string(),
+        compile_id: last.compile_id().into_owned(),
+        status: last.status(),
+        earlier_attempts: earlier
+            .iter()
+            .map(|k| CompileAttempt { compile_id: k.entry.compile_id().into_owned(), status: k.entry.status() })
+            .collect(),
+        restart_reasons: last.restart_reasons().to_vec(),
+    }
+}
+
 /// The canonical string of a key: its JSON, fields in declaration order and no spaces. Two
-/// compiles [`Alignment::new`] pairs have equal strings, and only those.
+/// compiles [`Alignment::new`] pairs have equal strings, and only those; every attempt of one
+/// frame compile has the same.
 pub fn key_string(k: &AlignmentKey) -> String {
     serde_json::to_string(k).expect("an alignment key serializes")
 }
@@ -185,8 +241,8 @@ fn key_stream<'a, R: KeyedRow>(
         .iter()
         .map(|entry| {
             let key = keyer.key(&entry.cid(), || entry.compile_id().into_owned());
-            if let Some(id) = &key.compile_id {
-                unknown.push(id.clone());
+            if key.compile_id.is_some() {
+                unknown.push(entry.compile_id().into_owned());
             }
             Keyed { stream: i, entry, key }
         })
@@ -196,7 +252,7 @@ fn key_stream<'a, R: KeyedRow>(
             stream: s.stream.to_string(),
             kind: AmbiguityKind::CodeUnknown,
             compile_ids: unknown,
-            resolution: "no compilation_metrics nor dynamo_start names the code: aligned by compile id, \
+            resolution: "no compilation_metrics nor dynamo_start names the code: aligned by frame compile id, \
                          only with compiles of unknown code"
                 .to_string(),
         });
@@ -204,18 +260,19 @@ fn key_stream<'a, R: KeyedRow>(
     keyed
 }
 
-/// What keys the compiles of one stream: each frame compile's code and ordinal, found once over
-/// the stream; any compile's key is then made when asked for ([`StreamKeyer::key`]). The build
-/// writes each key into its `compile_directory` row as `align_key` ([`key_string`]), so that
-/// readers (the viewer's run comparison) pair compiles by equality alone; it makes them one at a
-/// time, as rows are written (all of a long log's keys at once were tens of megabytes).
+/// What keys the compiles of one stream: each frame compile's code, frame of that code and
+/// ordinal, found once over the stream; any compile's key is then made when asked for
+/// ([`StreamKeyer::key`]). The build writes each key into its `compile_directory` row as
+/// `align_key` ([`key_string`]), so that readers (the viewer's run comparison) pair compiles by
+/// equality alone; it makes them one at a time, as rows are written (all of a long log's keys at
+/// once were tens of megabytes).
 pub struct StreamKeyer {
     /// The stream's distinct codes.
     codes: Vec<CodeKey>,
     /// Each frame compile's code (in `codes`): that of its lowest attempt that names one.
     frame_codes: HashMap<FrameCompile, u32>,
-    /// Each frame compile's ordinal among those of its code.
-    ordinals: HashMap<FrameCompile, u64>,
+    /// Each frame compile's place: (which frame of its code, ordinal within that frame).
+    places: HashMap<FrameCompile, (u64, u64)>,
     /// Each compiled-autograd frame compile's ordinal among those of its compiled-autograd id.
     ca_ordinals: HashMap<FrameCompile, u64>,
 }
@@ -225,24 +282,38 @@ impl StreamKeyer {
     /// (except compiles of unknown code, which [`StreamKeyer::key`] keys by compile id).
     pub fn new<R: KeyedRow>(s: &StreamCompiles<R>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> StreamKeyer {
         let (codes, frame_codes) = frame_codes(s, ambiguities);
-        let ordinals = ordinals(s, &codes, &frame_codes, ambiguities);
-        StreamKeyer { codes, frame_codes, ordinals, ca_ordinals: compiled_autograd_ordinals(s) }
+        let places = places(s, &codes, &frame_codes, ambiguities);
+        StreamKeyer { codes, frame_codes, places, ca_ordinals: compiled_autograd_ordinals(s) }
     }
 
-    /// The key of the stream's compile `cid`; `compile_id` gives its id as displayed, the key of
-    /// a compile whose code is unknown.
+    /// The key of the stream's compile `cid` (the same for every attempt of a frame compile);
+    /// `compile_id` gives its id as displayed, the key of a compile with neither frame ids nor
+    /// code.
     pub fn key(&self, cid: &CompileId, compile_id: impl FnOnce() -> String) -> AlignmentKey {
-        let attempt = cid.attempt.unwrap_or(0);
         let frame = frame_compile(cid);
         let code = frame.as_ref().and_then(|f| self.frame_codes.get(f));
         let compiled_autograd_id = cid.compiled_autograd_id;
-        let (code, ordinal, compile_id) = match (&frame, code) {
-            (Some(f), _) if compiled_autograd_id.is_some() => (None, Some(self.ca_ordinals[f]), None),
-            (Some(f), Some(&code)) => (Some(self.codes[code as usize].clone()), Some(self.ordinals[f]), None),
-            (None, None) if compiled_autograd_id.is_some() => (None, None, None),
-            _ => (None, None, Some(compile_id())),
-        };
-        AlignmentKey { compiled_autograd_id, code, ordinal, attempt, compile_id }
+        let none = AlignmentKey { compiled_autograd_id, code: None, frame: None, ordinal: None, compile_id: None };
+        match (&frame, code) {
+            (Some(f), _) if compiled_autograd_id.is_some() => {
+                AlignmentKey { ordinal: Some(self.ca_ordinals[f]), ..none }
+            }
+            (Some(f), Some(&code)) => {
+                let (frame, ordinal) = self.places[f];
+                AlignmentKey {
+                    code: Some(self.codes[code as usize].clone()),
+                    frame: Some(frame),
+                    ordinal: Some(ordinal),
+                    ..none
+                }
+            }
+            (None, None) if compiled_autograd_id.is_some() => none,
+            (Some(_), None) => {
+                let frame_compile_id = display_compile_id(&CompileId { attempt: None, ..*cid });
+                AlignmentKey { compile_id: Some(frame_compile_id), ..none }
+            }
+            _ => AlignmentKey { compile_id: Some(compile_id()), ..none },
+        }
     }
 }
 
@@ -297,47 +368,65 @@ fn code_key(c: &CompiledCode) -> CodeKey {
     CodeKey { filename: c.filename.clone(), line: c.line, name: c.name.clone() }
 }
 
-/// Each frame compile's ordinal among the frame compiles of its code (and compiled-autograd id)
-/// on the stream, in compile-id order.
-fn ordinals<R: KeyedRow>(
+/// Each frame compile's place: which frame of its code it belongs to (frames of one code in
+/// order of their first compile, which is frame-id order: Dynamo numbers a frame when it first
+/// compiles it) and its ordinal within that frame (in frame-compile-id order). Two frames of one
+/// code are recorded as an ambiguity, with how they were told apart.
+fn places<R: KeyedRow>(
     s: &StreamCompiles<R>,
     codes: &[CodeKey],
     frame_codes: &HashMap<FrameCompile, u32>,
     ambiguities: &mut Vec<AlignmentAmbiguity>,
-) -> HashMap<FrameCompile, u64> {
+) -> HashMap<FrameCompile, (u64, u64)> {
     // Compiled-autograd frames are numbered by `compiled_autograd_ordinals`. Codes in key order,
-    // each one's frame compiles in compile-id order.
+    // each one's frame compiles in compile-id order (frame id, then frame compile id).
     let mut by_code: Vec<(&CodeKey, FrameCompile)> =
         frame_codes.iter().filter(|(f, _)| f.0.is_none()).map(|(f, &code)| (&codes[code as usize], *f)).collect();
     by_code.sort_unstable();
-    let mut ordinals = HashMap::with_capacity(by_code.len());
+    let mut places = HashMap::with_capacity(by_code.len());
     for frames in by_code.chunk_by(|a, b| a.0 == b.0) {
         let code = frames[0].0;
         let mut frame_ids: Vec<u64> = frames.iter().map(|(_, f)| f.1).collect();
         frame_ids.dedup();
         if frame_ids.len() > 1 {
-            let of_code = |f: &FrameCompile| frames.binary_search_by(|(_, g)| g.cmp(f)).is_ok();
-            ambiguities.push(AlignmentAmbiguity {
-                stream: s.stream.to_string(),
-                kind: AmbiguityKind::SameCodeSeveralFrames,
-                compile_ids: s
-                    .compiles
-                    .iter()
-                    .filter(|e| frame_compile(&e.cid()).is_some_and(|f| of_code(&f)))
-                    .map(|e| e.compile_id().into_owned())
-                    .collect(),
-                resolution: format!(
-                    "{} was compiled under frame ids {}: its compiles are numbered across them in compile-id order",
-                    short(code),
-                    frame_ids.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
-                ),
-            });
+            ambiguities.push(several_frames(s, code, frames, &frame_ids));
         }
-        for (n, (_, f)) in frames.iter().enumerate() {
-            ordinals.insert(*f, n as u64);
+        for (frame, compiles) in frames.chunk_by(|a, b| a.1.1 == b.1.1).enumerate() {
+            for (ordinal, (_, f)) in compiles.iter().enumerate() {
+                places.insert(*f, (frame as u64, ordinal as u64));
+            }
         }
     }
-    ordinals
+    places
+}
+
+/// The record of one code compiled by several frames (`frames`, sorted, under `frame_ids`).
+fn several_frames<R: KeyedRow>(
+    s: &StreamCompiles<R>,
+    code: &CodeKey,
+    frames: &[(&CodeKey, FrameCompile)],
+    frame_ids: &[u64],
+) -> AlignmentAmbiguity {
+    let of_code = |f: &FrameCompile| frames.binary_search_by(|(_, g)| g.cmp(f)).is_ok();
+    let numbered: Vec<String> =
+        frame_ids.iter().enumerate().map(|(n, id)| format!("frame id {id} is frame {}", n + 1)).collect();
+    AlignmentAmbiguity {
+        stream: s.stream.to_string(),
+        kind: AmbiguityKind::SameCodeSeveralFrames,
+        compile_ids: s
+            .compiles
+            .iter()
+            .filter(|e| frame_compile(&e.cid()).is_some_and(|f| of_code(&f)))
+            .map(|e| e.compile_id().into_owned())
+            .collect(),
+        resolution: format!(
+            "{} is the code of {} frames: never one frame, they are told apart by order of first compile \
+             ({}), each with its own recompiles; across streams, frame N pairs with frame N",
+            short(code),
+            frame_ids.len(),
+            numbered.join(", ")
+        ),
+    }
 }
 
 /// Each compiled-autograd frame compile's ordinal among the frame compiles of its
@@ -358,7 +447,7 @@ fn compiled_autograd_ordinals<R: KeyedRow>(s: &StreamCompiles<R>) -> HashMap<Fra
 
 /// The aligned compiles in table order: codes in order of their first compile (the smallest
 /// compile id any stream gave one of their compiles, then the first such stream), each code's
-/// compiles by ordinal and attempt.
+/// frames in order, each frame's compiles by ordinal.
 fn aligned_order<R: KeyedRow>(keyed: &[Keyed<R>]) -> Vec<AlignmentKey> {
     let group = |k: &AlignmentKey| (k.compiled_autograd_id, k.code.clone(), k.compile_id.clone());
     let mut first: HashMap<_, (CompileId, usize)> = HashMap::new();
@@ -368,7 +457,7 @@ fn aligned_order<R: KeyedRow>(keyed: &[Keyed<R>]) -> Vec<AlignmentKey> {
     }
     let keys: BTreeSet<&AlignmentKey> = keyed.iter().map(|k| &k.key).collect();
     let mut order: Vec<AlignmentKey> = keys.into_iter().cloned().collect();
-    order.sort_by_cached_key(|k| (first[&group(k)], k.ordinal, k.attempt, k.clone()));
+    order.sort_by_cached_key(|k| (first[&group(k)], k.frame, k.ordinal, k.clone()));
     order
 }
 
@@ -381,6 +470,15 @@ fn short(code: &CodeKey) -> String {
 /// wherever compiles are aligned (the labels here, `compare`'s findings).
 pub fn code_label(name: &str, filename: &str, line: impl std::fmt::Display) -> String {
     format!("{name} ({})", place(filename, line))
+}
+
+/// `, frame N` for the second frame of a code on (`frame` 1) and after: how labels tell two
+/// frames of one code apart. Empty for the first frame.
+pub fn frame_suffix(frame: Option<u64>) -> String {
+    match frame {
+        Some(f) if f > 0 => format!(", frame {}", f + 1),
+        _ => String::new(),
+    }
 }
 
 /// `file.py:line`: where the code starts, with the file's last component only.
@@ -419,11 +517,9 @@ fn labels(order: &[AlignmentKey]) -> Vec<String> {
                 (Some(ca), None) => format!("compiled autograd {ca}: {what}"),
                 _ => what,
             };
+            label.push_str(&frame_suffix(k.frame));
             if let Some(n) = k.ordinal.filter(|&n| n > 0 && k.code.is_some()) {
                 label.push_str(&format!(", recompile {n}"));
-            }
-            if k.attempt > 0 {
-                label.push_str(&format!(", attempt {}", k.attempt));
             }
             label
         })
@@ -451,17 +547,17 @@ fn aligned_compile<R>(
 }
 
 /// Streams grouped by the set of aligned compiles they made.
-fn groups<R>(streams: &[StreamCompiles<R>], by_stream: &[HashMap<String, u32>]) -> Vec<AlignmentGroup> {
+fn groups<R>(streams: &[StreamCompiles<R>], by_stream: &[HashMap<String, (u32, bool)>]) -> Vec<AlignmentGroup> {
     let sets = by_stream.iter().enumerate().map(|(i, m)| {
-        let mut set: Vec<u32> = m.values().copied().collect();
+        let mut set: Vec<u32> = m.values().filter(|(_, last)| *last).map(|&(a, _)| a).collect();
         set.sort_unstable();
         (streams[i].stream, set)
     });
     super::cross_rank::group_by(sets).into_iter().map(|(group, compiles)| AlignmentGroup { group, compiles }).collect()
 }
 
-/// Codes that only some streams compiled, each with the first compile of it on every stream that
-/// compiled it.
+/// Codes that only some streams compiled, each with the first frame compile of it on every stream
+/// that compiled it.
 fn partial_code<R: KeyedRow>(
     streams: &[StreamCompiles<R>],
     compiles: &[AlignedCompile],
@@ -510,7 +606,7 @@ fn stream_rows<R>(
     streams: &[StreamCompiles<R>],
     compiles: &[AlignedCompile],
     frames: &[BTreeMap<usize, u64>],
-    by_stream: &[HashMap<String, u32>],
+    by_stream: &[HashMap<String, (u32, bool)>],
 ) -> Vec<StreamAlignment> {
     let mut shifts = frame_id_shifts(compiles, frames, streams.len()).into_iter();
     streams
@@ -519,14 +615,14 @@ fn stream_rows<R>(
         .map(|(i, s)| StreamAlignment {
             stream: s.stream.to_string(),
             compiles: s.compiles.len() as u64,
-            missing: (compiles.len() - by_stream[i].len()) as u64,
+            missing: (compiles.len() - by_stream[i].values().filter(|(_, last)| *last).count()) as u64,
             frame_id_shifts: shifts.next().unwrap_or_default(),
         })
         .collect()
 }
 
-/// Where each stream's frame ids differ from the usual ones: for every code's first compile
-/// (ordinal 0, attempt 0), a stream's frame id against the most common one among the other
+/// Where each stream's frame ids differ from the usual ones: for every frame's first compile
+/// (ordinal 0), a stream's frame id against the most common one among the other
 /// streams that made it (the smallest on a tie). One pass over the compiles, whatever the number
 /// of streams.
 fn frame_id_shifts(
@@ -535,7 +631,7 @@ fn frame_id_shifts(
     streams: usize,
 ) -> Vec<Vec<FrameIdShift>> {
     let mut shifts = vec![Vec::new(); streams];
-    let firsts = compiles.iter().enumerate().filter(|(_, c)| c.key.ordinal == Some(0) && c.key.attempt == 0);
+    let firsts = compiles.iter().enumerate().filter(|(_, c)| c.key.ordinal == Some(0));
     for (a, _) in firsts {
         let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
         for &f in frames[a].values() {
@@ -643,8 +739,9 @@ mod tests {
     }
 
     #[test]
-    fn the_same_code_under_two_frame_ids_is_numbered_across_them_and_recorded() {
-        // After torch._dynamo.reset(), `f` is compiled again under frame id 1.
+    fn the_same_code_under_two_frame_ids_is_two_frames_never_a_recompile() {
+        // After torch._dynamo.reset(), r0 compiles `f` again under frame id 1 (torch logs it with
+        // `cache_size: 0`: a first compile, not a recompile); r1 recompiles frame 0 once.
         let r0 = [entry(None, Some(0), Some(0), 0, Some(("f", 5))), entry(None, Some(1), Some(0), 0, Some(("f", 5)))];
         let r1 = [entry(None, Some(0), Some(0), 0, Some(("f", 5))), entry(None, Some(0), Some(1), 0, Some(("f", 5)))];
         let a = Alignment::new(&[
@@ -653,12 +750,64 @@ mod tests {
         ]);
         assert_eq!(
             labels_of(&a),
-            [("f (m.py:5)", vec!["[0/0]", "[0/0]"]), ("f (m.py:5), recompile 1", vec!["[1/0]", "[0/1]"])]
+            [
+                ("f (m.py:5)", vec!["[0/0]", "[0/0]"]),
+                ("f (m.py:5), recompile 1", vec!["[0/1]"]),
+                ("f (m.py:5), frame 2", vec!["[1/0]"]),
+            ]
         );
         let amb = &a.table.ambiguities;
         assert_eq!(amb.len(), 1);
         assert_eq!((amb[0].stream.as_str(), amb[0].kind), ("r0", AmbiguityKind::SameCodeSeveralFrames));
         assert_eq!(amb[0].compile_ids, ["[0/0]", "[1/0]"]);
+        assert!(amb[0].resolution.contains("order of first compile (frame id 0 is frame 1, frame id 1 is frame 2)"));
+    }
+
+    #[test]
+    fn two_frames_of_the_same_code_are_two_rows() {
+        // Two resume functions of one line (same name, file and line), frame ids 3 and 4, each
+        // compiled once: two frames, no recompile.
+        let resume = Some(("torch_dynamo_resume_in_forward_at_18", 18));
+        let r0 = [entry(None, Some(3), Some(0), 0, resume), entry(None, Some(4), Some(0), 0, resume)];
+        let a = Alignment::new(&[StreamCompiles { stream: "r0", compiles: &r0 }]);
+        assert_eq!(
+            labels_of(&a),
+            [
+                ("torch_dynamo_resume_in_forward_at_18 (m.py:18)", vec!["[3/0]"]),
+                ("torch_dynamo_resume_in_forward_at_18 (m.py:18), frame 2", vec!["[4/0]"]),
+            ]
+        );
+        let keys: Vec<(Option<u64>, Option<u64>)> =
+            a.table.compiles.iter().map(|c| (c.key.frame, c.key.ordinal)).collect();
+        assert_eq!(keys, [(Some(0), Some(0)), (Some(1), Some(0))]);
+    }
+
+    #[test]
+    fn frame_2_of_a_code_pairs_across_streams_despite_shifted_frame_ids() {
+        // r1 compiled one extra function first: its frames of the resume code are 5 and 6, r0's
+        // 3 and 4; the second frame recompiles on r1 only.
+        let resume = Some(("resume", 18));
+        let r0 = [entry(None, Some(3), Some(0), 0, resume), entry(None, Some(4), Some(0), 0, resume)];
+        let r1 = [
+            entry(None, Some(0), Some(0), 0, Some(("extra", 2))),
+            entry(None, Some(5), Some(0), 0, resume),
+            entry(None, Some(6), Some(0), 0, resume),
+            entry(None, Some(6), Some(1), 0, resume),
+        ];
+        let a = Alignment::new(&[
+            StreamCompiles { stream: "r0", compiles: &r0 },
+            StreamCompiles { stream: "r1", compiles: &r1 },
+        ]);
+        assert_eq!(
+            labels_of(&a),
+            [
+                ("extra (m.py:2)", vec!["[0/0]"]),
+                ("resume (m.py:18)", vec!["[3/0]", "[5/0]"]),
+                ("resume (m.py:18), frame 2", vec!["[4/0]", "[6/0]"]),
+                ("resume (m.py:18), frame 2, recompile 1", vec!["[6/1]"]),
+            ]
+        );
+        assert_eq!(a.aligned(0, "[4/0]"), a.aligned(1, "[6/0]"));
     }
 
     #[test]
@@ -675,11 +824,38 @@ mod tests {
     }
 
     #[test]
-    fn attempts_share_their_first_attempts_code() {
-        // A restarted attempt `[0/0]` (no metrics, code from dynamo_start) and `[0/0_1]`.
-        let r0 = [entry(None, Some(0), Some(0), 0, Some(("h", 7))), entry(None, Some(0), Some(0), 1, None)];
-        let a = Alignment::new(&[StreamCompiles { stream: "r0", compiles: &r0 }]);
-        assert_eq!(labels_of(&a), [("h (m.py:7)", vec!["[0/0]"]), ("h (m.py:7), attempt 1", vec!["[0/0_1]"])]);
+    fn attempts_share_a_row_and_the_final_one_is_named() {
+        // A frame compile restarted twice: `[0/0]` (code from dynamo_start, no metrics),
+        // `[0/0_1]`, and the final `[0/0_2]`; r1 compiled the same code at the first try.
+        let mut last = entry(None, Some(0), Some(0), 2, None);
+        last.status = CompileStatus::OkWithRestart;
+        last.restart_reasons = vec!["Failed to trace builtin operator".into(), "Tensorify".into()];
+        let mut first = entry(None, Some(0), Some(0), 0, Some(("h", 7)));
+        first.status = CompileStatus::Restarted;
+        let mut second = entry(None, Some(0), Some(0), 1, None);
+        second.status = CompileStatus::Restarted;
+        let r0 = [first, second, last];
+        let r1 = [entry(None, Some(0), Some(0), 0, Some(("h", 7)))];
+        let a = Alignment::new(&[
+            StreamCompiles { stream: "r0", compiles: &r0 },
+            StreamCompiles { stream: "r1", compiles: &r1 },
+        ]);
+        assert_eq!(labels_of(&a), [("h (m.py:7)", vec!["[0/0_2]", "[0/0]"])]);
+        let p = &a.table.compiles[0].present[0];
+        assert_eq!(p.status, CompileStatus::OkWithRestart);
+        let earlier: Vec<(&str, CompileStatus)> =
+            p.earlier_attempts.iter().map(|x| (x.compile_id.as_str(), x.status)).collect();
+        assert_eq!(earlier, [("[0/0]", CompileStatus::Restarted), ("[0/0_1]", CompileStatus::Restarted)]);
+        assert_eq!(p.restart_reasons.len(), 2);
+        assert!(a.table.compiles[0].missing.is_empty() && a.table.compiles[0].status_differs);
+        // Any attempt finds the row; only the final one is final.
+        assert_eq!(
+            (a.aligned(0, "[0/0]"), a.aligned(0, "[0/0_1]"), a.aligned(0, "[0/0_2]")),
+            (Some(0), Some(0), Some(0))
+        );
+        assert_eq!((a.is_final(0, "[0/0]"), a.is_final(0, "[0/0_2]"), a.is_final(1, "[0/0]")), (false, true, true));
+        assert_eq!((a.final_compile_id(0, "r0"), a.final_compile_id(0, "r1")), (Some("[0/0_2]"), Some("[0/0]")));
+        assert!(a.table.streams.iter().all(|s| s.missing == 0));
     }
 }
 
@@ -691,9 +867,10 @@ mod properties {
     use super::*;
 
     proptest! {
-        /// Whatever the compiles: every compile of every stream is in exactly one aligned row,
-        /// under the key its stream's `StreamKeyer` gives it, no row holds a stream twice,
-        /// labels are unique, and `aligned` finds each row.
+        /// Whatever the compiles: every compile (attempt) of every stream is in exactly one
+        /// aligned row, under the key its stream's `StreamKeyer` gives it, no row holds a stream
+        /// twice, labels are unique, `aligned` finds each row from any attempt, and the final
+        /// attempt is the highest one of its frame compile.
         #[test]
         fn every_compile_is_aligned_once_under_a_unique_label(
             streams in proptest::collection::vec(
@@ -710,12 +887,21 @@ mod properties {
             prop_assert_eq!(labels.len(), a.table.compiles.len());
             for (i, d) in dirs.iter().enumerate() {
                 for e in d {
+                    let holds = |p: &StreamCompile| {
+                        p.compile_id == e.compile_id || p.earlier_attempts.iter().any(|x| x.compile_id == e.compile_id)
+                    };
                     let rows: Vec<usize> = a.table.compiles.iter().enumerate()
-                        .filter(|(_, c)| c.present.iter().any(|p| p.stream == names[i] && p.compile_id == e.compile_id))
+                        .filter(|(_, c)| c.present.iter().any(|p| p.stream == names[i] && holds(p)))
                         .map(|(n, _)| n)
                         .collect();
                     prop_assert_eq!(rows.len(), 1);
                     prop_assert_eq!(a.aligned(i, &e.compile_id), Some(rows[0] as u32));
+                    // The final attempt is the highest attempt of the frame compile.
+                    let same_frame_compile = |x: &&CompileEntry| {
+                        x.cid.frame_id.is_some() && CompileId { attempt: None, ..x.cid } == CompileId { attempt: None, ..e.cid }
+                    };
+                    let highest = d.iter().filter(same_frame_compile).all(|x| x.cid.attempt <= e.cid.attempt);
+                    prop_assert_eq!(a.is_final(i, &e.compile_id), highest || e.cid.frame_id.is_none());
                 }
                 // The key the build writes as `align_key` (the stream keyed alone, one compile at
                 // a time) is the one its compiles are aligned under.

@@ -55,7 +55,7 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // `CompileEntry`'s fields, in order (a test compares the two).
         let r = &self.row;
-        let mut s = serializer.serialize_struct("CompileEntry", 27)?;
+        let mut s = serializer.serialize_struct("CompileEntry", 28)?;
         s.serialize_field("compile_id", &r.compile_id)?;
         s.serialize_field("cid", &r.cid)?;
         s.serialize_field("dir", &r.dir)?;
@@ -78,6 +78,11 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
         s.serialize_field("start_time", &r.start_time)?;
         s.serialize_field("duration_s", &r.duration_s)?;
         s.serialize_field("backward_s", &r.backward_s)?;
+        if r.backward_in_forward_s.is_none() {
+            s.skip_field("backward_in_forward_s")?;
+        } else {
+            s.serialize_field("backward_in_forward_s", &r.backward_in_forward_s)?;
+        }
         s.serialize_field("total_s", &r.total_s)?;
         s.serialize_field("other_s", &r.other_s)?;
         s.serialize_field("fail_type", &r.fail_type)?;
@@ -172,6 +177,7 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         // As logged when it is, not through µs and back.
         duration_s: m.and_then(|m| m.entire_frame_compile_time_s).or(s(parts.forward_us)),
         backward_s: s(parts.backward_us),
+        backward_in_forward_s: s(parts.backward_in_forward_us),
         total_s: s(parts.total_us()),
         other_s: s(parts.other_us),
         fail_type: text(|m| &m.fail_type),
@@ -258,6 +264,7 @@ mod tests {
             start_time: Some(1.5),
             duration_s: Some(2.5),
             backward_s: Some(3.5),
+            backward_in_forward_s: Some(0.5),
             total_s: Some(4.5),
             other_s: Some(5.5),
             fail_type: Some("T".into()),

@@ -23,11 +23,15 @@ impl Table for CompileSummaryTable {
             return None;
         }
         let (mut total, mut forward, mut backward) = (0.0, 0.0, 0.0);
+        let mut backward_in_forward: Option<f64> = None;
         let mut timed: Vec<(f64, &CompileRecord)> = Vec::new();
         for r in records {
             let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
             forward += parts.forward_us.unwrap_or(0.0);
             backward += parts.backward_us.unwrap_or(0.0);
+            if let Some(us) = parts.backward_in_forward_us {
+                *backward_in_forward.get_or_insert(0.0) += us;
+            }
             let us = parts.total_us().unwrap_or(0.0);
             total += us;
             if us > 0.0 {
@@ -45,6 +49,7 @@ impl Table for CompileSummaryTable {
             total_s: total / 1e6,
             forward_s: forward / 1e6,
             backward_s: backward / 1e6,
+            backward_in_forward_s: backward_in_forward.map(|us| us / 1e6),
             timed: count,
             slowest_compiles: slowest,
         };
@@ -62,6 +67,7 @@ fn slow(ctx: &Finish, r: &CompileRecord) -> SlowCompile {
         total_s: parts.total_us().unwrap_or(0.0) / 1e6,
         forward_s: parts.forward_us.map(|us| us / 1e6),
         backward_s: parts.backward_us.map(|us| us / 1e6),
+        backward_in_forward_s: parts.backward_in_forward_us.map(|us| us / 1e6),
         function: code.as_ref().map(|c| c.name.clone()),
         location: code.map(|c| format!("{}:{}", c.filename, c.line)),
     }

@@ -59,6 +59,10 @@ struct Node {
 /// Trace event names with a meaning for a compile's time (see `CompileTiming`).
 const FRAME: &str = "entire_frame_compile";
 const BACKWARD: &str = "entire_backward_compile";
+/// The suffix of AOTAutograd's backward compiler phase (`compile_fx.<locals>.bw_compiler`). Inside
+/// `entire_backward_compile` it is the lazy backward; inside `entire_frame_compile`, a backward
+/// compiled eagerly, within the forward's time.
+const BW_COMPILER: &str = "bw_compiler";
 
 /// How many compiles keep an index of their nodes: the latest few used, as a compile's events
 /// come together (2 in unit tests, so that their events drop and rebuild it).
@@ -189,13 +193,13 @@ struct Unmatched {
 #[derive(Default, Clone, Copy)]
 struct CompileState {
     /// `Start`, and the parts: `Forward`, summed `entire_frame_compile` that ended under this
-    /// compile id, `Backward` and `Other`.
+    /// compile id, `Backward`, `Other`, and `BackwardInForward` (part of `Forward`).
     times: Times,
     end: f64,
 }
 
 impl Record for CompileState {
-    const BYTES: usize = 6 * 8;
+    const BYTES: usize = 7 * 8;
 
     fn write(&self, out: &mut Vec<u8>) {
         let values = self.times.values.map(f64::to_bits);
@@ -206,7 +210,7 @@ impl Record for CompileState {
 
     fn read(bytes: &[u8]) -> Self {
         let mut f = Fields(bytes);
-        let values = [(); 4].map(|()| f64::from_bits(f.u64()));
+        let values = [(); 5].map(|()| f64::from_bits(f.u64()));
         let set = f.u64() as u8;
         CompileState { times: Times { values, set }, end: f64::from_bits(f.u64()) }
     }
@@ -219,13 +223,15 @@ enum Time {
     Forward,
     Backward,
     Other,
+    /// The backward graphs compiled inside the frame compile (part of `Forward`).
+    BackwardInForward,
 }
 
-/// The [`Time`]s of a compile, a bit each saying which are set: 40 bytes, where four
-/// `Option<f64>` take 64.
+/// The [`Time`]s of a compile, a bit each saying which are set: 48 bytes, where five
+/// `Option<f64>` take 80.
 #[derive(Default, Clone, Copy)]
 struct Times {
-    values: [f64; 4],
+    values: [f64; 5],
     set: u8,
 }
 
@@ -250,6 +256,7 @@ impl Times {
             forward_us: self.get(Time::Forward).map(us),
             backward_us: self.get(Time::Backward).map(us),
             other_us: self.get(Time::Other).map(us),
+            backward_in_forward_us: self.get(Time::BackwardInForward).map(us),
         }
     }
 }
@@ -261,6 +268,9 @@ pub struct CompileParts {
     pub forward_us: Option<f64>,
     pub backward_us: Option<f64>,
     pub other_us: Option<f64>,
+    /// The backward graphs AOTAutograd compiled inside the frame compile (outermost
+    /// `*bw_compiler` phases within `entire_frame_compile`): part of `forward_us`, not added.
+    pub backward_in_forward_us: Option<f64>,
 }
 
 impl CompileParts {
@@ -427,6 +437,7 @@ impl CompileTimings<'_> {
             span_us: us(s.end - start),
             forward_us: parts.forward_us,
             backward_us: parts.backward_us,
+            backward_in_forward_us: parts.backward_in_forward_us,
             total_us: parts.total_us().unwrap_or(0.0),
             other_us: parts.other_us,
             counted_in: t.counted_in.get(&(c as u32)).copied().and_then(display),
@@ -657,6 +668,23 @@ impl CompileTimeTable {
         }
     }
 
+    /// Books a `*bw_compiler` phase that ran inside an `entire_frame_compile` (among the `below`
+    /// phases still open on thread `ti`) and inside no other backward compile, as its compile's
+    /// backward compiled inside the forward.
+    fn backward_in_frame(&mut self, ti: usize, below: usize, ended: &Open, dur: f64) {
+        if !self.names[ended.name as usize].ends_with(BW_COMPILER) {
+            return;
+        }
+        let names = &self.names;
+        let outer = &self.threads[ti].open[..below];
+        let in_frame = outer.iter().any(|o| names[o.name as usize] == FRAME);
+        let nested =
+            outer.iter().any(|o| names[o.name as usize].ends_with(BW_COMPILER) || names[o.name as usize] == BACKWARD);
+        if in_frame && !nested {
+            self.states().get_mut(ended.compile as usize).times.add(Time::BackwardInForward, dur);
+        }
+    }
+
     /// Books the time of an outermost phase to its compile's part.
     fn outermost(&mut self, compile: u32, name: u32, holds_frame: bool, dur: f64) {
         self.total += dur;
@@ -711,6 +739,7 @@ impl CompileTimeTable {
         let dur = (ts - open.begin).max(0.0);
         self.settle_above(ti, at, &mut open);
         self.touch(open.compile as usize, open.begin, ts);
+        self.backward_in_frame(ti, at, &open, dur);
         if self.names[open.name as usize] == FRAME {
             let ended = self.compile(id);
             self.frame_ended(ti, open.compile as usize, ended, dur, at == 0);
@@ -734,6 +763,8 @@ impl CompileTimeTable {
         if let Some(parent) = thread.open.last_mut() {
             parent.complete_children += dur;
         }
+        let depth = self.threads[ti].open.len();
+        self.backward_in_frame(ti, depth, &occurrence, dur);
         if self.names[name as usize] == FRAME {
             self.frame_ended(ti, c, c, dur, outermost);
         }

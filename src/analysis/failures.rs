@@ -7,9 +7,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::compilation_metrics::METRICS_KINDS;
+use super::graph_breaks::is_user_file;
+use super::guards::innermost;
 use super::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
 use super::seen_texts::SeenTexts;
 use super::{Diagnostics, Event, Finding, Finish, MetaMembers, Table, compiles};
+use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
 
@@ -26,6 +29,11 @@ pub struct FailuresTable {
     /// neither parsed nor serialized.
     seen_raw: SeenTexts,
     restarts: u64,
+    /// For each compile record ([`Event::record`]) still open, the user-code frame (`file:line`)
+    /// of the last `user_stack` it logged: where tracing was in the user's code when torch gave
+    /// up, for a failure whose own frame is missing or in a library. Taken out when the
+    /// compile's metrics come, so it holds the compiles in flight.
+    user_frames: HashMap<u32, String>,
 }
 
 /// Raw stack traces shorter than this are parsed rather than looked up by their digest (`null`,
@@ -98,8 +106,10 @@ impl Table for FailuresTable {
 
     fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
         if !METRICS_KINDS.contains(&ev.kind) {
+            self.note_user_stack(ev);
             return;
         }
+        let traced_at = ev.record().and_then(|r| self.user_frames.remove(&r));
         // Member by member, as `Compiles` reads them (see `Event::meta_members`).
         let m = ev.meta_members();
         if !m.is_object() {
@@ -136,13 +146,20 @@ impl Table for FailuresTable {
                 .as_deref()
                 .and_then(|r| r.as_str().map(str::to_string).or_else(|| (!r.is_null()).then(|| r.to_string()))),
         );
-        failure.user_frame = match (
-            m.get("fail_user_frame_filename").as_deref().and_then(Value::as_str),
-            m.get("fail_user_frame_lineno"),
-        ) {
+        let file = m.get("fail_user_frame_filename");
+        let file = file.as_deref().and_then(Value::as_str);
+        let logged = match (file, m.get("fail_user_frame_lineno")) {
             (Some(file), Some(line)) if !line.is_null() => Some(format!("{file}:{line}")),
             (Some(file), _) => Some(file.to_string()),
             _ => None,
+        };
+        // Torch's own frame when it is the user's; else where the compile's last user stack
+        // was in user code (a backend that fails fails on the whole graph: no line is to blame);
+        // else torch's frame, library or not.
+        let backend = failure.failure_type == "BackendCompilerFailed";
+        failure.user_frame = match file.is_some_and(is_user_file) || backend {
+            true => logged,
+            false => traced_at.or(logged),
         };
         let exception = self.exception(&m);
         self.rows.push(&(ev.compile_id.copied(), failure, exception));
@@ -164,6 +181,16 @@ impl Table for FailuresTable {
 }
 
 impl FailuresTable {
+    /// Keeps the user-code frame of an entry's `user_stack` (symbols and guards log one) as its
+    /// compile's latest.
+    fn note_user_stack(&mut self, ev: &Event) {
+        let (Some(record), Some(stack)) = (ev.record(), ev.meta_stack("user_stack")) else { return };
+        let frame = innermost(ev.stacks, Some(stack)).filter(|f| f.file.as_deref().is_some_and(is_user_file));
+        if let Some(f) = frame {
+            self.user_frames.insert(record, format!("{}:{}", f.file.as_deref().unwrap_or_default(), f.line));
+        }
+    }
+
     /// The id in `exceptions` of a failure's `exception_stack_trace` as a row holds it (a list
     /// of strings), `None` when it logged none.
     fn exception(&mut self, m: &MetaMembers) -> Option<u32> {

@@ -1,4 +1,5 @@
-//! Graph breaks, deduplicated: reason × user-code location × where torch raised it → count and compile ids.
+//! Graph breaks (`dynamo_graph_break_reason` entries; restarts are counted apart, in `failures`),
+//! deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
 use super::{Diagnostics, Event, Finding, Finish, Table};
 use crate::fast_hash::HashMap;
@@ -123,7 +124,7 @@ pub struct GraphBreaksTable {
 }
 
 impl GraphBreaksTable {
-    fn add(&mut self, text: BreakText, source: &str, compile_id: String, blob: Option<String>) {
+    fn add(&mut self, text: BreakText, compile_id: String, blob: Option<String>) {
         // A break raised at one torch line from two user lines is two groups, and so is a user
         // line reaching two different torch lines.
         let key = (text.reason.clone(), text.location.clone(), text.raised_at.clone());
@@ -135,7 +136,7 @@ impl GraphBreaksTable {
                 traceback: text.traceback,
                 explanation: text.explanation,
                 url: text.url,
-                source: source.to_string(),
+                source: "dynamo_graph_break_reason".to_string(),
                 count: 0,
                 compile_ids: Vec::new(),
                 example_blob: blob,
@@ -161,21 +162,14 @@ impl Table for GraphBreaksTable {
             return;
         };
         let compile_id = ev.display_id.unwrap_or("[-/-]").to_string();
-        self.add(parse(&text), "dynamo_graph_break_reason", compile_id, Some(payload.hash.to_string()));
+        self.add(parse(&text), compile_id, Some(payload.hash.to_string()));
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(GraphBreaks, u64)> {
-        // Logs without the artifact (older torch) still name the break in the metrics'
-        // `restart_reasons`; use those for frame compiles that logged no artifact in any attempt.
-        for r in &ctx.compiles.records {
-            let reasons = ctx.compiles.restart_reasons(r);
-            if reasons.is_empty() || ctx.compiles.attempts(&r.id()).any(|o| !o.graph_breaks().is_empty()) {
-                continue;
-            }
-            for reason in reasons {
-                self.add(parse(&reason), "restart_reasons", r.display(), None);
-            }
-        }
+    fn finish(self, _ctx: &Finish) -> Option<(GraphBreaks, u64)> {
+        // A graph break is a `dynamo_graph_break_reason` entry and nothing else (docs/definitions.md):
+        // a restart reason is a restart, counted in `failures`, even when a break caused it,
+        // because torch also restarts for other causes (`TensorifyScalarRestartAnalysis`) and
+        // logs the break itself as the artifact.
         let mut breaks = self.groups;
         if breaks.is_empty() {
             return None;

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::digest_ids::DigestIds;
+use super::graph_breaks::is_user_file;
 use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
 use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Diagnostics, Event, Finish, Table};
@@ -271,10 +272,24 @@ pub fn frame_locals(meta: &Value) -> Option<FrameLocals> {
     Some(FrameLocals { loc: text(v, "loc"), locals: object(v, "locals"), symbols: object(v, "symbols") })
 }
 
-/// The innermost (last logged) frame of a stack in the stream's stack table.
+/// Where in the user's code a user stack points: its innermost frame of user code (a file that
+/// [`is_user_file`] accepts: not under `site-packages`, `dist-packages` or a `torch` directory,
+/// nor the Python standard library), else its innermost (last logged) frame. Torch's user stack
+/// ends in the library call it was made in (`torch/nn/modules/linear.py:134` under the user's
+/// `self.fc(x)`), which is not where the user would look.
 pub fn innermost(stacks: &StackTable, id: Option<u32>) -> Option<Frame> {
     let frames = stacks.stacks.get(id? as usize)?;
-    stacks.frames.get(*frames.last()? as usize).cloned()
+    let frame = |&f: &u32| stacks.frames.get(f as usize);
+    let user = frames.iter().rev().filter_map(frame).find(|f| f.file.as_deref().is_some_and(is_user_file));
+    user.or_else(|| frames.last().and_then(frame)).cloned()
+}
+
+/// The frame of a payload's user stack that [`innermost`] picks: the innermost of user code,
+/// else the last.
+fn user_or_innermost(frames: Vec<Frame>) -> Option<Frame> {
+    let user = frames.iter().rposition(|f| f.file.as_deref().is_some_and(is_user_file));
+    let at = user.unwrap_or(frames.len().checked_sub(1)?);
+    frames.into_iter().nth(at)
 }
 
 /// The compile id of an entry, as displayed.
@@ -304,18 +319,22 @@ impl GuardsTable {
                 blob: payload.hash.to_string(),
                 index: index as u64,
                 code: code.to_string(),
-                user_frame: self.payload_innermost(guard.get("user_stack")),
-                frame: self.payload_innermost(guard.get("stack")),
+                user_frame: self.payload_frames(guard.get("user_stack")).and_then(user_or_innermost),
+                frame: self.payload_frames(guard.get("stack")).and_then(|frames| frames.into_iter().last()),
             };
             self.summary(&row.compile_id).dynamo_guards += 1;
             self.dynamo_guards.push(&row);
         }
     }
 
-    /// The innermost frame of a stack logged inside a payload (`{line, name, filename}` with
-    /// `filename` a string-table index).
-    fn payload_innermost(&self, stack: Option<&Value>) -> Option<Frame> {
-        let frame = stack?.as_array()?.last()?;
+    /// The frames of a stack logged inside a payload (`{line, name, filename}` with `filename` a
+    /// string-table index), outermost first.
+    fn payload_frames(&self, stack: Option<&Value>) -> Option<Vec<Frame>> {
+        Some(stack?.as_array()?.iter().filter_map(|f| self.payload_frame(f)).collect())
+    }
+
+    /// One frame of a stack logged inside a payload.
+    fn payload_frame(&self, frame: &Value) -> Option<Frame> {
         let file = match frame.get("filename")? {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => n.as_u64().and_then(|i| self.strings.get(&i).cloned()),

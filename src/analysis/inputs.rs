@@ -280,7 +280,7 @@ fn tensor_info(ev: &Event, meta: &MetaMembers) -> TensorInfo {
             .cloned()
             .unwrap_or_default(),
         creation_meta: meta.text("creation_meta"),
-        view_func: if is_view { meta.text("view_func") } else { None },
+        view_func: meta.text("view_func"),
         other,
     }
 }

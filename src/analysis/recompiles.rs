@@ -11,13 +11,16 @@ use super::packed_rows::{DecodedBlock, Interner, digest};
 use super::record_map::RecordMap;
 use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
 use crate::fast_hash::HashMap;
-use crate::schema::tables::{ArtifactChange, Changes, RecompileStep, RecompiledFrame};
+use crate::schema::tables::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame};
 
 /// What a compile logged that this table compares.
 #[derive(Default, Serialize, Deserialize)]
 struct Logged {
-    /// Its recompile reasons.
+    /// Its `recompile_reasons` artifact's reasons.
     reasons: Vec<String>,
+    /// Its `compilation_metrics.recompile_reason`, when set: the first reason only, but logged
+    /// even when the artifact is not.
+    metrics_reason: Option<String>,
     /// Its guards: ids of normalized guard lines (in `RecompilesTable::lines`), in log order
     /// (hundreds per compile, in thousands of compiles); `None` when it logged none.
     guards: Option<Vec<u32>>,
@@ -87,6 +90,12 @@ impl Table for RecompilesTable {
                 };
                 self.logged.get_mut().entry(id).reasons.extend(reasons);
             }
+            ("compilation_metrics", _) => {
+                let reason = ev.meta_members().get("recompile_reason");
+                if let Some(reason) = reason.as_deref().and_then(Value::as_str).filter(|r| !r.trim().is_empty()) {
+                    self.logged.get_mut().entry(id).metrics_reason = Some(reason.to_string());
+                }
+            }
             ("dynamo_cpp_guards_str", _) => {
                 let Some(text) = ev.payload_text() else { return };
                 let ids: Vec<u32> = text.lines().filter_map(cpp_guard).map(|g| self.intern(g)).collect();
@@ -153,6 +162,14 @@ impl Table for RecompilesTable {
     }
 }
 
+/// A frame compile's recompile reasons, where they were read and the attempt that logged them.
+#[derive(Default)]
+struct StepReasons {
+    reasons: Vec<String>,
+    from: Option<RecompileReasonSource>,
+    logged_on: Option<String>,
+}
+
 /// A frame compile: (compiled-autograd id, frame id, frame compile id).
 type FrameCompile = (Option<u64>, u64, u64);
 
@@ -202,11 +219,16 @@ impl RecompilesTable {
         let steps = list
             .iter()
             .enumerate()
-            .map(|(i, &(_, r))| RecompileStep {
-                compile_id: r.display(),
-                status: r.status(),
-                reasons: self.reasons_of(ctx, r),
-                changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], list[i])),
+            .map(|(i, &(_, r))| {
+                let why = self.reasons_of(ctx, r);
+                RecompileStep {
+                    compile_id: r.display(),
+                    status: r.status(),
+                    reasons: why.reasons,
+                    reasons_from: why.from,
+                    reasons_logged_on: why.logged_on,
+                    changes: (i > 0).then(|| self.changes(ctx.compiles, list[i - 1], list[i])),
+                }
             })
             .collect();
         RecompiledFrame {
@@ -218,14 +240,32 @@ impl RecompilesTable {
         }
     }
 
-    /// The reasons logged for a compile, in any of its attempts.
-    fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> Vec<String> {
+    /// The reasons logged for a frame compile, in any of its attempts: its `recompile_reasons`
+    /// artifact (every failed entry), else its metrics' `recompile_reason` (the first one only).
+    /// Torch logs the artifact on the attempt that starts the frame compile and the metrics on
+    /// its last attempt; restarted attempts share the reason.
+    fn reasons_of(&self, ctx: &Finish, r: &CompileRecord) -> StepReasons {
         let mut logged = self.logged.borrow_mut();
-        let mut reasons = Vec::new();
+        let mut artifact = StepReasons::default();
+        let mut metrics = StepReasons::default();
         for o in ctx.compiles.attempt_records(&r.id()) {
-            reasons.extend(logged.get(o).into_iter().flat_map(|l| l.reasons.iter().cloned()));
+            let Some(l) = logged.get(o) else { continue };
+            let attempt = || Some(ctx.compiles.record(o).display());
+            if !l.reasons.is_empty() {
+                artifact.logged_on = artifact.logged_on.or_else(attempt);
+                artifact.reasons.extend(l.reasons.iter().cloned());
+            }
+            if let Some(reason) = &l.metrics_reason {
+                metrics = StepReasons { reasons: vec![reason.clone()], from: None, logged_on: attempt() };
+            }
         }
-        reasons
+        if !artifact.reasons.is_empty() {
+            StepReasons { from: Some(RecompileReasonSource::RecompileReasons), ..artifact }
+        } else if !metrics.reasons.is_empty() {
+            StepReasons { from: Some(RecompileReasonSource::CompilationMetrics), ..metrics }
+        } else {
+            StepReasons::default()
+        }
     }
 
     /// The guard ids of a compile record (none when it logged no guards).

@@ -1,15 +1,17 @@
-//! Comparing two runs: each stream's compiles of run A and run B paired by the alignment module
-//! ([`super::alignment`], the same keying as the cross-rank tables), and what changed for each
-//! pair. Pure: tables in, a [`RunComparison`] out. `tlparse-build compare` prints it, and the
-//! viewer's Compare page computes the same findings from the same tables (pairing compiles by
-//! `compile_directory`'s `align_key`, the string form of the same keys).
+//! Comparing two runs: each stream's frame compiles of run A and run B paired by the alignment
+//! module ([`super::alignment`], the same keying as the cross-rank tables), and what changed for
+//! each pair. A frame compile's final attempt (the one not restarted) is what is compared; the
+//! attempts Dynamo restarted before it are its history, shown per side. Pure: tables in, a
+//! [`RunComparison`] out. `tlparse-build compare` prints it, and the viewer's Compare page
+//! computes the same findings from the same tables (pairing compiles by `compile_directory`'s
+//! `align_key`, the string form of the same keys, which every attempt of a frame compile shares).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
 use super::alignment::{self, Alignment, StreamCompiles};
-use crate::schema::cross_rank::compile_alignment::AlignedCompile;
+use crate::schema::cross_rank::compile_alignment::{AlignedCompile, AlignmentKey};
 use crate::schema::tables::{
     ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, GraphBreaks, GraphSizes, Guards, Recompiles,
 };
@@ -40,46 +42,69 @@ pub struct RunComparison {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamComparison {
     pub stream: String,
-    /// Every compile of either run, paired where the alignment pairs them, in the alignment's
-    /// order.
+    /// Every frame compile of either run, paired where the alignment pairs them, in the
+    /// alignment's order.
     pub compiles: Vec<CompileComparison>,
-    /// Codes whose number of recompiles changed, or that recompiled for new reasons, in order of
-    /// their first compile.
+    /// Frames whose number of recompiles changed, or that recompiled for new reasons, in order
+    /// of their first compile.
     pub recompiles: Vec<RecompileChange>,
 }
 
-/// One aligned compile: its compile id in each run (null where the run did not make it) and what
-/// changed.
+/// One aligned frame compile: its final attempt's compile id in each run (null where the run did
+/// not make it), the attempts restarted before it, and what changed between the final attempts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompileComparison {
-    /// `compile_directory`'s `align_key` (the same on both sides).
+    /// `compile_directory`'s `align_key` (the same on both sides, and on every attempt).
     pub align_key: String,
-    /// The code compiled, `name (file.py:line)`; null when unknown.
+    /// The frame compiled: `name (file.py:line)`, with `, frame N` for the Nth frame of the
+    /// same code (two resume functions of one line are two frames); null when the code is
+    /// unknown.
     pub code: Option<String>,
+    /// Run A's final attempt (`[0/0]`, `[0/0_2]`).
     pub a: Option<String>,
+    /// Run B's final attempt.
     pub b: Option<String>,
-    /// What changed, when both runs made it (empty otherwise, and when nothing did).
+    /// Run A's attempts before `a`, restarted, lowest first.
+    pub a_restarts: Vec<Restart>,
+    /// Run B's attempts before `b`, restarted, lowest first.
+    pub b_restarts: Vec<Restart>,
+    /// What changed between the final attempts, when both runs made it (empty otherwise, and
+    /// when nothing did).
     pub changes: Vec<Change>,
 }
 
-/// One change of an aligned compile.
+/// An attempt Dynamo restarted, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Restart {
+    /// Its compile id.
+    pub compile_id: String,
+    /// Why it restarted: each graph break it logged, `graph break at file.py:22 (reason)`; else
+    /// the restart reason torch logged for it (the final attempt's `restart_reasons`, in order:
+    /// its first line); empty when neither was logged.
+    pub why: Vec<String>,
+}
+
+/// One change between the final attempts of an aligned frame compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
-    /// Its status changed; a restarted attempt names the attempt that replaced it (which the
-    /// alignment, keyed by attempt, may list as made by one run only).
-    Status { a: CompileStatus, b: CompileStatus, a_restarted_as: Option<String>, b_restarted_as: Option<String> },
-    /// Its compile time (`compile_directory`'s `total_s`: forward + backward) changed.
+    /// Its final attempt's status changed.
+    Status { a: CompileStatus, b: CompileStatus },
+    /// Its compile time (`compile_directory`'s `total_s`: forward + backward) changed; null on
+    /// a side that logged no time.
     CompileTime { a: Option<f64>, b: Option<f64>, delta: Option<f64> },
-    /// The size of one IR changed: FX nodes for readable FX graphs, lines otherwise. `ir` is the
-    /// graph's name, with `#2`, `#3` for later graphs of the same name in the compile.
-    GraphSize { ir: String, unit: String, a: Option<u64>, b: Option<u64>, delta: Option<i64> },
+    /// The size of one IR both logged changed: FX nodes for readable FX graphs, lines otherwise.
+    /// `ir` is the graph's name, with `#2`, `#3` for later graphs of the same name in the
+    /// compile.
+    GraphSize { ir: String, unit: String, a: u64, b: u64, delta: i64 },
+    /// IRs only one side logged (numbered names, `name (9 nodes)`).
+    GraphsOnly { a: Vec<String>, b: Vec<String> },
     /// Guards (`KIND: check` of the C++ guard trees, or `dynamo_guards` code; numbers of 10 or
     /// more digits, object and type ids that differ between processes, read as `<id>`).
     Guards { added: Vec<String>, removed: Vec<String> },
     /// Dynamic-shape symbols created, by the source they stand for (the symbol when none).
     Symbols { added: Vec<String>, removed: Vec<String> },
-    /// Graph breaks, `reason (at location)`.
+    /// Graph breaks of the final attempts, `reason (at location)`.
     GraphBreaks { added: Vec<String>, removed: Vec<String> },
     /// One cache's outcomes, in log order, changed (e.g. `miss` → `hit`).
     Cache { cache: String, a: Vec<String>, b: Vec<String> },
@@ -89,18 +114,19 @@ pub enum Change {
     ArtifactsOnly { a: Vec<String>, b: Vec<String> },
 }
 
-/// A code's recompiles in both runs.
+/// A frame's recompiles in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecompileChange {
-    /// `name (file.py:line)`.
-    pub code: String,
-    /// Recompiles (frame compiles of the code after its first) in each run.
+    /// The frame: `name (file.py:line)`, with `, frame N` for the Nth frame of the same code.
+    pub frame: String,
+    /// Recompiles (frame compiles of the frame after its first) in each run.
     pub a: u64,
     pub b: u64,
     pub delta: i64,
-    /// Recompile reasons B logged that A did not (the `N/M: ` compile-id prefix left out).
+    /// Recompile reasons B logged for the frame that A did not (the `N/M: ` compile-id prefix
+    /// left out).
     pub reasons_added: Vec<String>,
-    /// Recompile reasons A logged that B did not.
+    /// Recompile reasons A logged for the frame that B did not.
     pub reasons_removed: Vec<String>,
 }
 
@@ -144,37 +170,74 @@ fn compare_stream(a: &StreamTables, b: &StreamTables) -> StreamComparison {
             };
             CompileComparison {
                 align_key: alignment::key_string(&c.key),
-                code: ea.or(eb).and_then(code_label),
+                code: frame_label(&c.key),
                 a: ea.map(|e| e.compile_id.clone()),
                 b: eb.map(|e| e.compile_id.clone()),
+                a_restarts: restarts(c, "a", a, ea),
+                b_restarts: restarts(c, "b", b, eb),
                 changes,
             }
         })
         .collect();
-    StreamComparison { stream: a.stream.clone(), compiles, recompiles: recompiles(a, b) }
+    StreamComparison { stream: a.stream.clone(), compiles, recompiles: recompiles(a, b, &aligned) }
 }
 
-/// The row of one run's compile of an aligned compile.
+/// The row of one run's final attempt of an aligned compile.
 fn side<'a>(c: &AlignedCompile, stream: &str, rows: &'a [CompileEntry]) -> Option<&'a CompileEntry> {
     let p = c.present.iter().find(|p| p.stream == stream)?;
     rows.iter().find(|r| r.compile_id == p.compile_id)
 }
 
-/// `name (file.py:line)`, as the alignment's labels name a code.
-fn code_label(e: &CompileEntry) -> Option<String> {
-    let c = e.code.as_ref()?;
-    Some(alignment::code_label(&c.name, &c.filename, c.line))
+/// The attempts one run restarted before its final attempt `last` of an aligned compile.
+fn restarts(c: &AlignedCompile, stream: &str, s: &StreamTables, last: Option<&CompileEntry>) -> Vec<Restart> {
+    let Some(p) = c.present.iter().find(|p| p.stream == stream) else { return Vec::new() };
+    let reasons = last.map_or(&[][..], |l| &l.restart_reasons);
+    p.earlier_attempts
+        .iter()
+        .enumerate()
+        .map(|(n, attempt)| {
+            let row = rows(s).iter().find(|r| r.compile_id == attempt.compile_id);
+            let mut why: Vec<String> = row.map(|r| break_places(s, r)).unwrap_or_default();
+            if why.is_empty()
+                && let Some(reason) = reasons.get(n)
+            {
+                why.push(reason.lines().next().unwrap_or_default().trim().to_string());
+            }
+            Restart { compile_id: attempt.compile_id.clone(), why }
+        })
+        .collect()
+}
+
+/// A compile's graph breaks as `graph break at file.py:22 (reason)` (the place from the
+/// `graph_breaks` group of that reason and compile), in the row's order.
+fn break_places(s: &StreamTables, e: &CompileEntry) -> Vec<String> {
+    e.graph_breaks
+        .iter()
+        .map(|reason| match break_location(s, e, reason) {
+            Some(at) => format!("graph break at {} ({reason})", at.rsplit('/').next().unwrap_or(at)),
+            None => format!("graph break ({reason})"),
+        })
+        .collect()
+}
+
+/// Where a compile's graph break of `reason` happened, from the `graph_breaks` table.
+fn break_location<'a>(s: &'a StreamTables, e: &CompileEntry, reason: &str) -> Option<&'a str> {
+    let groups = s.graph_breaks.as_ref().map_or(&[][..], |g| &g.breaks);
+    let group = groups.iter().find(|g| g.reason == reason && g.compile_ids.contains(&e.compile_id))?;
+    group.location.as_deref()
+}
+
+/// `name (file.py:line)` of a key's code, with `, frame N` for its second frame on and after:
+/// how a frame is named to people (the alignment's labels name it so too).
+fn frame_label(k: &AlignmentKey) -> Option<String> {
+    let c = k.code.as_ref()?;
+    Some(alignment::code_label(&c.name, &c.filename, c.line) + &alignment::frame_suffix(k.frame))
 }
 
 fn changes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEntry) -> Vec<Change> {
     let mut out = Vec::new();
     if a.status != b.status {
-        out.push(Change::Status {
-            a: a.status,
-            b: b.status,
-            a_restarted_as: a.restarted_as.clone(),
-            b_restarted_as: b.restarted_as.clone(),
-        });
+        out.push(Change::Status { a: a.status, b: b.status });
     }
     if a.total_s != b.total_s {
         let delta = a.total_s.zip(b.total_s).map(|(x, y)| y - x);
@@ -232,23 +295,27 @@ fn sizes(s: &StreamTables, compile_id: &str) -> BTreeMap<String, (&'static str, 
 
 fn graph_sizes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &CompileEntry) -> Vec<Change> {
     let (za, zb) = (sizes(sa, &a.compile_id), sizes(sb, &b.compile_id));
-    let irs: BTreeSet<&String> = za.keys().chain(zb.keys()).collect();
-    irs.into_iter()
-        .filter_map(|ir| {
-            let (x, y) = (za.get(ir), zb.get(ir));
-            // The same unit on both sides, or the side that has the IR.
-            let unit = x.or(y).map(|u| u.0)?;
-            let (x, y) = (x.map(|v| v.1), y.map(|v| v.1));
-            let same_unit = za.get(ir).zip(zb.get(ir)).is_none_or(|(p, q)| p.0 == q.0);
-            (x != y && same_unit).then(|| Change::GraphSize {
+    let mut out: Vec<Change> = za
+        .iter()
+        .filter_map(|(ir, &(unit, x))| {
+            let &(other_unit, y) = zb.get(ir)?;
+            (x != y && unit == other_unit).then(|| Change::GraphSize {
                 ir: ir.clone(),
                 unit: unit.to_string(),
                 a: x,
                 b: y,
-                delta: x.zip(y).map(|(x, y)| y as i64 - x as i64),
+                delta: y as i64 - x as i64,
             })
         })
-        .collect()
+        .collect();
+    let only = |of: &BTreeMap<String, (&str, u64)>, not: &BTreeMap<String, (&str, u64)>| -> Vec<String> {
+        of.iter().filter(|(ir, _)| !not.contains_key(*ir)).map(|(ir, (unit, n))| format!("{ir} ({n} {unit})")).collect()
+    };
+    let (only_a, only_b) = (only(&za, &zb), only(&zb, &za));
+    if !only_a.is_empty() || !only_b.is_empty() {
+        out.push(Change::GraphsOnly { a: only_a, b: only_b });
+    }
+    out
 }
 
 /// A guard's text with object and type ids (10 digits or more) read as `<id>`.
@@ -344,57 +411,43 @@ fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef]) -> Vec<Change> {
     out
 }
 
-/// Per code: the number of its frame compiles after the first, and its recompile reasons.
-fn recompile_counts(s: &StreamTables) -> Vec<(String, u64, BTreeSet<String>)> {
+/// Per frame (named as [`frame_label`] names it), in alignment order: the number of its frame
+/// compiles after the first on each side, and each side's recompile reasons for it. Frames are
+/// told apart by the alignment (code and which frame of that code), never merged by name;
+/// compiled-autograd graphs and compiles of unknown code have no frame to count.
+type FrameRecompiles = BTreeMap<String, ([u64; 2], [BTreeSet<String>; 2])>;
+
+fn recompiles(a: &StreamTables, b: &StreamTables, aligned: &Alignment) -> Vec<RecompileChange> {
     let mut order: Vec<String> = Vec::new();
-    // A frame compile: (compiled-autograd id, frame id, frame compile id).
-    let mut frames: HashMap<String, BTreeSet<[Option<u64>; 3]>> = HashMap::new();
-    for e in rows(s) {
-        let Some(code) = code_label(e) else { continue };
-        if !frames.contains_key(&code) {
-            order.push(code.clone());
+    let mut frames: FrameRecompiles = BTreeMap::new();
+    for c in &aligned.table.compiles {
+        let Some(frame) = frame_label(&c.key).filter(|_| c.key.compiled_autograd_id.is_none()) else { continue };
+        let entry = frames.entry(frame.clone()).or_insert_with(|| {
+            order.push(frame);
+            Default::default()
+        });
+        for p in &c.present {
+            entry.0[usize::from(p.stream == "b")] += 1;
         }
-        let c = e.cid;
-        frames.entry(code).or_default().insert([c.compiled_autograd_id, c.frame_id, c.frame_compile_id]);
+    }
+    for (i, s) in [a, b].into_iter().enumerate() {
+        let steps = s.recompiles.iter().flat_map(|r| &r.frames).flat_map(|f| &f.compiles);
+        for step in steps {
+            let Some(at) = aligned.aligned(i, &step.compile_id) else { continue };
+            let key = &aligned.table.compiles[at as usize].key;
+            let Some(entry) = frame_label(key).and_then(|f| frames.get_mut(&f)) else { continue };
+            let reasons = step.reasons.iter().map(|r| r.split_once(": ").map_or(r.as_str(), |(_, r)| r).to_string());
+            entry.1[i].extend(reasons);
+        }
     }
     order
         .into_iter()
-        .map(|code| {
-            let n = frames[&code].len() as u64;
-            let reasons = reasons(s, &code);
-            (code, n.saturating_sub(1), reasons)
-        })
-        .collect()
-}
-
-/// The recompile reasons of a code's frames, without their `N/M: ` prefix.
-fn reasons(s: &StreamTables, code: &str) -> BTreeSet<String> {
-    let Some(r) = &s.recompiles else { return BTreeSet::new() };
-    let frame_code = |f: &crate::schema::tables::RecompiledFrame| {
-        let (name, location) = (f.co_name.as_deref()?, f.location.as_deref()?);
-        let (file, line) = location.rsplit_once(':')?;
-        Some(alignment::code_label(name, file, line))
-    };
-    let frames = r.frames.iter().filter(|f| frame_code(f).as_deref() == Some(code));
-    let all = frames.flat_map(|f| &f.compiles).flat_map(|c| &c.reasons);
-    all.map(|reason| reason.split_once(": ").map_or(reason.as_str(), |(_, r)| r).to_string()).collect()
-}
-
-fn recompiles(a: &StreamTables, b: &StreamTables) -> Vec<RecompileChange> {
-    let (ra, rb) = (recompile_counts(a), recompile_counts(b));
-    let in_a: HashMap<&String, (u64, &BTreeSet<String>)> = ra.iter().map(|(c, n, r)| (c, (*n, r))).collect();
-    let in_b: HashMap<&String, (u64, &BTreeSet<String>)> = rb.iter().map(|(c, n, r)| (c, (*n, r))).collect();
-    let mut codes: Vec<&String> = ra.iter().map(|r| &r.0).collect();
-    codes.extend(rb.iter().map(|r| &r.0).filter(|c| !in_a.contains_key(c)));
-    let none = BTreeSet::new();
-    codes
-        .into_iter()
-        .filter_map(|code| {
-            let (na, xa) = in_a.get(code).copied().unwrap_or((0, &none));
-            let (nb, xb) = in_b.get(code).copied().unwrap_or((0, &none));
+        .filter_map(|frame| {
+            let ([na, nb], [xa, xb]) = &frames[&frame];
+            let (na, nb) = (na.saturating_sub(1), nb.saturating_sub(1));
             let (added, removed) = set_change(xa, xb).unwrap_or_default();
             (na != nb || !added.is_empty() || !removed.is_empty()).then(|| RecompileChange {
-                code: code.clone(),
+                frame,
                 a: na,
                 b: nb,
                 delta: nb as i64 - na as i64,
@@ -405,9 +458,32 @@ fn recompiles(a: &StreamTables, b: &StreamTables) -> Vec<RecompileChange> {
         .collect()
 }
 
-/// The comparison in words: per stream a heading, then one line per change, each naming the
-/// aligned compile (`forward (two_runs.py:32) [0/0]→[0/0]: ...`); compiles only one run made;
-/// recompile counts.
+/// `once`, `twice`, `3 times`.
+fn times(n: usize) -> String {
+    match n {
+        1 => "once".to_string(),
+        2 => "twice".to_string(),
+        n => format!("{n} times"),
+    }
+}
+
+/// `B restarted twice: graph break at two_runs.py:22 (reason), then ...`; `None` without
+/// restarts.
+pub fn restart_history(run: &str, restarts: &[Restart]) -> Option<String> {
+    if restarts.is_empty() {
+        return None;
+    }
+    let each = restarts.iter().map(|r| match r.why.as_slice() {
+        [] => format!("{} (no reason logged)", r.compile_id),
+        why => why.join("; "),
+    });
+    Some(format!("{run} restarted {}: {}", times(restarts.len()), each.collect::<Vec<_>>().join(", then ")))
+}
+
+/// The comparison in words: per stream a heading, then per paired frame compile its restart
+/// history on each side and one line per change, each naming it by its final attempts
+/// (`forward (two_runs.py:32) [0/0]→[0/0_1]: ...`); frame compiles only one run made;
+/// recompile counts per frame.
 pub fn findings(c: &RunComparison) -> Vec<String> {
     let mut lines = Vec::new();
     for s in &c.streams {
@@ -415,22 +491,28 @@ pub fn findings(c: &RunComparison) -> Vec<String> {
         let only = |f: fn(&CompileComparison) -> bool| s.compiles.iter().filter(|x| f(x)).count();
         let (only_a, only_b) = (only(|x| x.b.is_none()), only(|x| x.a.is_none()));
         lines.push(format!(
-            "stream {}: {both} compile(s) in both runs (aligned by code), {only_a} only in A, {only_b} only in B",
+            "stream {}: {both} frame compile(s) in both runs (aligned by code and frame), {only_a} only in A, \
+             {only_b} only in B",
             s.stream
         ));
         for x in &s.compiles {
             let code = x.code.as_deref().unwrap_or("code unknown");
+            let history =
+                |run: &str, r: &[Restart]| restart_history(run, r).map(|h| format!("; {h}")).unwrap_or_default();
             match (&x.a, &x.b) {
                 (Some(a), Some(b)) => {
-                    lines.extend(x.changes.iter().map(|ch| format!("  {code} {a}→{b}: {}", change_text(ch))))
+                    let sides = [("A", &x.a_restarts), ("B", &x.b_restarts)];
+                    let restarts = sides.iter().filter_map(|(run, r)| restart_history(run, r));
+                    lines.extend(restarts.map(|h| format!("  {code} {a}→{b}: {h}")));
+                    lines.extend(x.changes.iter().map(|ch| format!("  {code} {a}→{b}: {}", change_text(ch))));
                 }
-                (Some(a), None) => lines.push(format!("  only in A: {code} {a}")),
-                (None, Some(b)) => lines.push(format!("  only in B: {code} {b}")),
+                (Some(a), None) => lines.push(format!("  only in A: {code} {a}{}", history("A", &x.a_restarts))),
+                (None, Some(b)) => lines.push(format!("  only in B: {code} {b}{}", history("B", &x.b_restarts))),
                 (None, None) => {}
             }
         }
         for r in &s.recompiles {
-            let mut line = format!("  recompiles of {}: {} → {} ({:+})", r.code, r.a, r.b, r.delta);
+            let mut line = format!("  recompiles of {}: {} → {} ({:+})", r.frame, r.a, r.b, r.delta);
             for reason in &r.reasons_added {
                 line.push_str(&format!("; new reason: {reason}"));
             }
@@ -453,9 +535,9 @@ fn status_text(s: CompileStatus) -> String {
     serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
-/// `3.1 s`, or `none`.
+/// `3.1 s`, or `not timed`.
 fn seconds(s: Option<f64>) -> String {
-    s.map_or_else(|| "none".to_string(), |s| format!("{s:.2} s"))
+    s.map_or_else(|| "not timed".to_string(), |s| format!("{s:.2} s"))
 }
 
 /// `+2: a | b; -1: c`, at most 3 of each shown (`--json` has them all).
@@ -475,28 +557,28 @@ fn added_removed(added: &[String], removed: &[String]) -> String {
     parts.join("; ")
 }
 
-/// `miss,hit`, or `none`.
+/// `miss,hit`, or `no lookup`.
 fn outcomes(list: &[String]) -> String {
-    if list.is_empty() { "none".to_string() } else { list.join(",") }
+    if list.is_empty() { "no lookup".to_string() } else { list.join(",") }
 }
 
 fn change_text(c: &Change) -> String {
     match c {
-        Change::Status { a, b, a_restarted_as, b_restarted_as } => {
-            let side = |s: CompileStatus, as_: &Option<String>| match as_ {
-                Some(next) => format!("{} as {next}", status_text(s)),
-                None => status_text(s),
-            };
-            format!("status {} → {}", side(*a, a_restarted_as), side(*b, b_restarted_as))
-        }
+        Change::Status { a, b } => format!("status {} → {}", status_text(*a), status_text(*b)),
         Change::CompileTime { a, b, delta } => {
             let delta = delta.map(|d| format!(" ({d:+.2} s)")).unwrap_or_default();
             format!("compile time {} → {}{delta}", seconds(*a), seconds(*b))
         }
-        Change::GraphSize { ir, unit, a, b, delta } => {
-            let delta = delta.map(|d| format!(" ({d:+})")).unwrap_or_default();
-            let size = |n: Option<u64>| n.map_or_else(|| "none".to_string(), |n| format!("{n} {unit}"));
-            format!("{ir}: {} → {}{delta}", size(*a), size(*b))
+        Change::GraphSize { ir, unit, a, b, delta } => format!("{ir}: {a} {unit} → {b} {unit} ({delta:+})"),
+        Change::GraphsOnly { a, b } => {
+            let mut parts = Vec::new();
+            if !a.is_empty() {
+                parts.push(format!("only in A: {}", a.join(", ")));
+            }
+            if !b.is_empty() {
+                parts.push(format!("only in B: {}", b.join(", ")));
+            }
+            format!("graphs {}", parts.join("; "))
         }
         Change::Guards { added, removed } => format!("guards {}", added_removed(added, removed)),
         Change::Symbols { added, removed } => format!("dynamic-shape symbols {}", added_removed(added, removed)),

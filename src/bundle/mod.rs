@@ -354,6 +354,7 @@ fn assemble_parts(
         packed_bytes: 0,
         dedup_saved_bytes: 0,
         cross_input_saved_bytes: 0,
+        bundle_bytes: 0,
     };
     // Each input's distinct blob bytes (its chunks hold each of its blobs once).
     let per_input_unique: u64 = results.iter().map(|f| f.chunks.raw_bytes()).sum();
@@ -499,8 +500,13 @@ fn assemble_parts(
         files: Vec::new(),
         viewer: viewer.then(viewer::manifest_entries),
     };
+    // Listed before the lite manifest is written, so that it can hold the bundle's size.
+    let mut files = list_files(root).map_err(io_err)?;
+    manifest.counts.bundle_bytes = files.iter().map(|f| f.size).sum();
     write_lite_manifest(root, &manifest).map_err(io_err)?;
-    manifest.files = list_files(root).map_err(io_err)?;
+    files.push(file_entry(root, paths::MANIFEST_LITE.to_string()).map_err(io_err)?);
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    manifest.files = files;
     write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;
     Ok(manifest)
 }
@@ -596,7 +602,7 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize, pretty: bool) -> i
     fs::write(path, bytes)
 }
 
-/// Every file under `root` except the manifest, sorted, with size and hash.
+/// Every file under `root` except the two manifests, sorted, with size and hash.
 fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
     let mut files = Vec::new();
     for item in walkdir::WalkDir::new(root).sort_by_file_name() {
@@ -606,19 +612,19 @@ fn list_files(root: &Path) -> io::Result<Vec<FileEntry>> {
         }
         let rel = item.path().strip_prefix(root).expect("under root");
         let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-        if rel == paths::MANIFEST {
+        if rel == paths::MANIFEST || rel == paths::MANIFEST_LITE {
             continue;
         }
-        // Streamed: an index can be large, and memory must not grow with the log.
-        let mut hasher = blake3::Hasher::new();
-        let size = io::copy(&mut fs::File::open(item.path())?, &mut hasher)?;
-        files.push(FileEntry {
-            schema: paths::schema_for(&rel),
-            path: rel,
-            size,
-            blake3: blobs::hex(hasher.finalize().as_bytes()),
-        });
+        files.push(file_entry(root, rel)?);
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// The manifest's entry of the file at `rel` under `root`: size and hash.
+fn file_entry(root: &Path, rel: String) -> io::Result<FileEntry> {
+    // Streamed: an index can be large, and memory must not grow with the log.
+    let mut hasher = blake3::Hasher::new();
+    let size = io::copy(&mut fs::File::open(root.join(&rel))?, &mut hasher)?;
+    Ok(FileEntry { schema: paths::schema_for(&rel), path: rel, size, blake3: blobs::hex(hasher.finalize().as_bytes()) })
 }

@@ -215,9 +215,10 @@ test('failures: the failure of comp_failure.log, with its traceback and start st
   const { page, viewer, errors, close } = await open(env, env.url('comp_failure', '#/failures'));
   assert.deepEqual(errors, []);
   // comp_failure.log: [0/0]'s compilation_metrics has fail_type BackendCompilerFailed,
-  // fail_reason "backend='broken_backend' raised:\nRuntimeError: broken backend".
+  // fail_reason "backend='broken_backend' raised:\nRuntimeError: broken backend", and no
+  // fail_user_frame (a backend failure is not placed at a line).
   assert.deepEqual(viewer.data.failures, [{ compile_id: '[0/0]', kind: 'failure', failure_type: 'BackendCompilerFailed',
-    reason: "backend='broken_backend' raised:\nRuntimeError: broken backend" }]);
+    reason: "backend='broken_backend' raised:\nRuntimeError: broken backend", user_frame: null }]);
   assert.equal(await rows(page, 'failures').count(), 1);
   assert.match(await rows(page, 'failures').first().innerText(), /\[0\/0\][\s\S]*failed[\s\S]*BackendCompilerFailed[\s\S]*broken_backend/);
   const card = page.locator('[data-failure="0"]');

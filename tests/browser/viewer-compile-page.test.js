@@ -106,14 +106,17 @@ test('Back from an artifact returns to where the compile page was left', { timeo
 });
 
 test('a recompile says first which guard failed, and links to the Recompiles view', { timeout: TIMEOUT }, async () => {
-  // torch-2.15/recompiles, checked by hand: [0/1]'s recompile_reasons artifact is
+  // torch-2.15/recompiles, checked by hand: [0/1] is frame 0's frame compile 1, so recompile 1
+  // (docs/definitions.md; it used to say "Recompile 2"). Its recompile_reasons artifact is
   // "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"; [0/2]'s lists two, the
   // dtype guards of 0/1 and 0/0 ("expected Float, actual Double").
   const { page, viewer, errors, close } = await open(env, env.url('recompiles', `#/compile?id=${cid('[0/1]')}`));
   assert.deepEqual(errors, []);
-  assert.deepEqual(viewer.data.compile.recompile, { frame: '0', reasons: ["0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"] });
+  // The reason is the recompile_reasons artifact of [0/1] itself (line 3554): no restart.
+  assert.deepEqual(viewer.data.compile.recompile, { frame: '0', step: '[0/1]', reasons: ["0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"],
+    reasonsFrom: 'recompile_reasons', reasonsLoggedOn: '[0/1]' });
   const card = page.locator('.recompile-reason');
-  assert.match(await card.innerText(), /Recompile 2 of this frame: a guard failed[\s\S]*tensor 'x' size mismatch at index 0\. expected 4, actual 6/);
+  assert.match(await card.innerText(), /Recompile 1 of this frame: a guard failed[\s\S]*tensor 'x' size mismatch at index 0\. expected 4, actual 6/);
   // It is the first card of the page (after the breadcrumb), above the summary and the sections.
   const order = await page.evaluate(() => [...document.querySelectorAll('.compile-page > section, .compile-page > nav')].map((e) => e.className));
   assert.deepEqual(order.slice(0, 5), ['crumbs', 'card recompile-reason', 'card verdict verdict-ok', 'section-nav', 'card']);
@@ -129,7 +132,7 @@ test('a recompile says first which guard failed, and links to the Recompiles vie
 
   const two = await go(page, `#/compile?id=${cid('[0/2]')}`);
   assert.equal(two.data.compile.recompile.reasons.length, 2);
-  assert.match(await page.locator('.recompile-reason h2').innerText(), /Recompile 3 of this frame: 2 earlier compiles' guards failed/);
+  assert.match(await page.locator('.recompile-reason h2').innerText(), /Recompile 2 of this frame: 2 earlier compiles' guards failed/);
   const first = await go(page, `#/compile?id=${cid('[0/0]')}`);
   assert.equal(first.data.compile.recompile, null);
   assert.equal(await page.locator('.recompile-reason').count(), 0);

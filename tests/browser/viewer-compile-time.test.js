@@ -94,3 +94,61 @@ test('compile time: a restarted frame compile counts in the attempt that complet
   await snap(page, 'compile-time-time-run_b');
   await close();
 });
+
+test('compile time: each count says what it counts (compile ids, timed compiles, backward inside the forward, wall span)', { timeout: TIMEOUT }, async () => {
+  // two_runs/run_b, checked by hand (docs/definitions.md): 18 compile ids, 12 of them timed
+  // (6 restarted attempts have no time of their own). [1/2_1]'s metrics (line 36972) say
+  // entire_frame_compile_time_s 1.99807; its bw_compiler ran inside its entire_frame_compile,
+  // lines 34136 to 36670, 866096.75 µs: part of the forward, no lazy backward. Five compiles
+  // compiled their backward so ([1/2_1], [2/2], [1/3_1], [2/3], [3/1]): 2.66510525 s in all.
+  const { page, viewer, errors, close } = await open(env, env.url('run_b', '#/'));
+  assert.deepEqual(errors, []);
+  const c = viewer.data.compilation;
+  assert.equal(c.compiles, 18);
+  assert.equal(c.timed, 12);
+  assert.equal(c.backwardInForwardS, 2.66510525);
+  assert.equal(await page.locator('[data-stat="compiles"] .stat-label').innerText(), 'compile ids');
+  assert.equal(await page.locator('[data-stat="time"] .stat-label').innerText(), 'compiling (12 timed)');
+  await snap(page, 'counts-overview-run_b');
+
+  const time = await go(page, '#/time?id=%5B1%2F2_1%5D');
+  assert.deepEqual(errors, []);
+  assert.equal(time.data.time.timed, 12, 'compiles timed as compile_summary counts them');
+  const facts = await page.locator('.card', { hasText: 'Where the time went' }).first().innerText();
+  assert.match(facts, /compiles timed\s+12/);
+  const head = await page.locator('[data-timeline="[1/2_1]"] h2').innerText();
+  assert.match(head, /time 2\.00 s/);
+  assert.match(head, /wall span /);
+  await snap(page, 'counts-time-run_b');
+
+  const compile = await go(page, '#/compile?id=%5B1%2F2_1%5D');
+  assert.deepEqual(compile.data.compile.times, { forward: '2.00 s', backward: '–', total: '2.00 s' });
+  assert.equal(await page.locator('.verdict-line').innerText(),
+    'Compiled after a restart in 2.00 s (forward, with its backward compiled inside: 866.1 ms). It replaces the restarted attempt [1/2].');
+  const factsAndMetrics = await page.locator('#sec-facts').innerText();
+  assert.match(factsAndMetrics, /backward inside\s+866\.1 ms \(compiled inside the forward, part of it\)/);
+  // torch's num_graph_breaks is its running total for the process, labelled so (line 36972: 5).
+  assert.match(factsAndMetrics, /graph breaks so far\s+5 \(torch's running total for the process, not this compile's\)/);
+  await snap(page, 'counts-compile-run_b');
+  await close();
+});
+
+test('compile time: the counts\' labels at phone width', { timeout: TIMEOUT }, async () => {
+  // The same pages as above at 390 px: the labelled counts wrap rather than overflow.
+  const { page, errors, close } = await open(env, env.url('run_b', '#/'), { width: 390, height: 844 });
+  assert.deepEqual(errors, []);
+  await snap(page, 'counts-overview-run_b-phone');
+  await go(page, '#/time?id=%5B1%2F2_1%5D');
+  await page.locator('[data-timeline="[1/2_1]"]').scrollIntoViewIfNeeded();
+  await shot(page, 'counts-time-run_b-phone');
+  await go(page, '#/compile?id=%5B1%2F2_1%5D');
+  await snap(page, 'counts-compile-run_b-phone');
+  // The new labels widen nothing: the facts are as wide as those of [2/0], which has none of
+  // them (at 390 px the header already makes every page wider than the phone).
+  const width = () => page.locator('#sec-facts').evaluate((el) => el.scrollWidth);
+  const withLabels = await width();
+  await go(page, '#/compile?id=%5B2%2F0%5D');
+  assert.ok(withLabels <= await width(), `the facts of [1/2_1] are ${withLabels} px wide`);
+  assert.deepEqual(errors, []);
+  await close();
+});

@@ -38,8 +38,8 @@ test('overview of recompiles: count, time, slowest compiles, recompiled frames w
   assert.match(d.recompiled[1].reason, /^1\/0: self\.mode == 'a' # if self\.mode == "a": # gen\/scenarios\/recompiles\.py:42 in forward$/);
   assert.deepEqual(d.failed, ['[0/4]']);
   // Shown first, as words.
-  assert.equal(await statText(page, 'compiles'), '9\ncompiles');
-  assert.equal(await statText(page, 'time'), '17.5 s\ncompiling');
+  assert.equal(await statText(page, 'compiles'), '9\ncompile ids');
+  assert.equal(await statText(page, 'time'), '17.5 s\ncompiling (9 timed)');
   assert.equal(await statText(page, 'recompiled'), '2\nframes recompiled');
   assert.equal(await statText(page, 'failed'), '1\ncompile failed');
   const first = await page.evaluate(() => document.querySelector('main h1').nextElementSibling.getAttribute('aria-label'));
@@ -67,7 +67,7 @@ test('overview: storage facts are folded away', { timeout: TIMEOUT }, async () =
   assert.equal(await storage.getAttribute('open'), null);
   assert.equal(await storage.locator('dd').first().isVisible(), false);
   await storage.locator('summary').click();
-  assert.match(await storage.innerText(), /stored as\s+[\d.]+ KiB \(zstd\)[\s\S]*duplicates saved/);
+  assert.match(await storage.innerText(), /payloads stored as\s+[\d.]+ KiB of zstd packs[\s\S]*duplicates saved/);
   // Nothing above the fold speaks of storage any more.
   const lead = await page.locator('section.compilation').innerText();
   assert.doesNotMatch(lead, /zstd|duplicates/);
@@ -103,8 +103,8 @@ test('overview of a training compile: total time is forward plus backward', { ti
   assert.deepEqual(errors, []);
   const d = viewer.data.compilation;
   assert.deepEqual([d.compiles, d.forwardS, d.backwardS, d.totalS], [1, 12.306798, 1.3828725, 13.6896705]);
-  assert.equal(await statText(page, 'time'), '13.7 s\ncompiling');
-  assert.equal(await statText(page, 'split'), '12.3 s + 1.38 s\nforward + backward');
+  assert.equal(await statText(page, 'time'), '13.7 s\ncompiling (1 timed)');
+  assert.equal(await statText(page, 'split'), '12.3 s + 1.38 s\nforward + lazy backward');
   assert.deepEqual(d.recompiled, []);
   assert.equal(await page.locator('.overview-list.recompiled').count(), 0);
   await close();

@@ -84,6 +84,11 @@ test('multi_rank_logs: divergence first, rank groups, compiles grid, compile-tim
   assert.equal(viewer.data.compileTime.max_over_min.toFixed(1), '66.9');
   assert.equal(await page.locator('.rk-bar-row.slowest').count(), 1);
   assert.match(await page.locator('.rk-bar-row.slowest').innerText(), /rank 3/);
+  // Each bar counts the rank's timed compiles, as its Overview and Compile time page do
+  // (compile_summary.timed; docs/definitions.md): rank 3 compiled `kernel` 7 times, each timed
+  // (its 7 compilation_metrics entries, each with a compile time), so "7 timed compiles".
+  assert.equal(viewer.data.compileTime.bars.find((b) => b.rank === 'rank 3').timed, 7);
+  assert.match(await page.locator('.rk-bar-row.slowest').innerText(), /· 7 timed compiles/);
 
   // rank_differ: kernel's before_pre_grad_graph is split rank 1 | rank 3, with a diff link. The
   // table leaves rank 1's group unlisted (two ranks of four lack the key: `missing` is listed and

@@ -4,6 +4,7 @@ mod attacks;
 mod build;
 mod cli;
 mod compare;
+mod consistency;
 mod cross_rank;
 mod discovery;
 mod docs;

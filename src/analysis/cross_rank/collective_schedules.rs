@@ -13,7 +13,7 @@ use crate::schema::cross_rank::StreamGroup;
 use crate::schema::cross_rank::collective_schedules::{
     CollectiveSchedules, CompileSchedules, ParityMismatch, ScheduleVariant, StreamParity, UnmatchedCollective,
 };
-use crate::schema::tables::{Collectives, CompileCollectives, UnmatchedCall};
+use crate::schema::tables::{CacheOutcomes, Collectives, CompileCaches, CompileCollectives, UnmatchedCall};
 
 pub struct CollectiveSchedulesTable;
 
@@ -29,6 +29,9 @@ type ScheduleLists = IndexSet<Schedules>;
 enum ScheduleState {
     /// The stream did not make the compile.
     Missing,
+    /// The stream made the compile from the FX graph or AOTAutograd cache and logged no schedule
+    /// for it: Inductor did not schedule it again, so torch logged none. Unknown.
+    CacheHit,
     /// The stream logs no schedule at all: unknown.
     NoData,
     /// The stream logs schedules, but none for this compile: no collective ran in it.
@@ -46,6 +49,8 @@ struct StreamView {
     rows: BTreeMap<u32, RowView>,
     /// The aligned compiles the stream made.
     compiles: BTreeSet<u32>,
+    /// The aligned compiles whose graph the stream loaded from a cache ([`loaded_from_cache`]).
+    cache_hits: BTreeSet<u32>,
     logs_schedules: bool,
     /// The stream's row of the table's `streams`.
     parity: StreamParity,
@@ -71,6 +76,7 @@ impl StreamView {
         }
         match self.rows.get(&aligned).and_then(|r| r.schedules) {
             Some(list) => ScheduleState::Logged(list),
+            None if self.cache_hits.contains(&aligned) => ScheduleState::CacheHit,
             None if self.logs_schedules => ScheduleState::NoSchedule,
             None => ScheduleState::NoData,
         }
@@ -164,7 +170,21 @@ fn stream_view(i: usize, s: &StreamTables, alignment: &Alignment, lists: &mut Sc
     }
     let logs_schedules = collectives.iter().flat_map(|t| &t.compiles).any(|c| !c.schedules.is_empty());
     let parity = stream_parity(&s.member.stream, collectives.as_ref());
-    StreamView { has_data: collectives.is_some(), rows, compiles, logs_schedules, parity }
+    let cache_hits = s
+        .table::<CacheOutcomes>()
+        .iter()
+        .flat_map(|t| &t.compiles)
+        .filter(|c| loaded_from_cache(c))
+        .filter_map(|c| alignment.aligned(i, c.compile_id.as_deref()?))
+        .collect();
+    StreamView { has_data: collectives.is_some(), rows, compiles, cache_hits, logs_schedules, parity }
+}
+
+/// Whether a compile loaded a graph from the FX graph cache (or through the AOTAutograd cache,
+/// which loads the FX graph cache's entry): Inductor does not schedule such a graph, and torch
+/// logs no `inductor_collective_schedule` for it.
+fn loaded_from_cache(c: &CompileCaches) -> bool {
+    c.caches.iter().any(|v| (v.cache.starts_with("fx_graph") || v.cache.starts_with("aotautograd")) && v.hit > 0)
 }
 
 fn compile_row(
@@ -214,6 +234,7 @@ fn compile_row(
         variants,
         no_schedule,
         no_data: ids_where(|s| *s == ScheduleState::NoData),
+        cache_hit: ids_where(|s| *s == ScheduleState::CacheHit),
         missing: ids_where(|s| *s == ScheduleState::Missing),
         parity_mismatches,
     }

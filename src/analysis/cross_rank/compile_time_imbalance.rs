@@ -68,7 +68,6 @@ struct PhaseTotal {
 /// A [`MetricsRow`] without the metrics no time is read from.
 #[derive(Deserialize)]
 struct MetricsTimesRow {
-    compile_id: Option<String>,
     kind: String,
     runtime: bool,
     times_s: BTreeMap<String, f64>,
@@ -141,16 +140,6 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for NotAnObject<V> {
     }
 }
 
-/// A compile's frame compile time (µs) from its metrics, for a stream without a compile directory
-/// total: `dynamo_cumulative_compile_time_us`, else `entire_frame_compile_time_s`.
-fn compile_time_us(row: &MetricsTimesRow) -> Option<f64> {
-    row.metrics
-        .0
-        .get("dynamo_cumulative_compile_time_us")
-        .and_then(time)
-        .or_else(|| row.times_s.get("entire_frame_compile_time_s").map(|&s| us_from_s(s)))
-}
-
 /// A logged time, when it can be one: the rows keep every metric as logged, and the stream's
 /// diagnostics already name those out of range.
 fn time(value: &Value) -> Option<f64> {
@@ -164,10 +153,20 @@ impl StreamTimes {
             compile_ids: s.compiles.iter().filter_map(|c| aligned(&c.compile_id)).collect(),
             ..StreamTimes::default()
         };
-        // Each compile's time as every per-stream table and page gives it: its frame compile and
-        // its lazily compiled backward, which its compilation_metrics entry does not count.
-        let totals: BTreeMap<&str, f64> =
-            s.compiles.iter().filter_map(|c| Some((c.compile_id.as_str(), us_from_s(c.total_s?)))).collect();
+        // Each compile's time as every per-stream table and page gives it (its frame compile and
+        // its lazily compiled backward: `compile_directory`'s `total_s`), over the timed compiles,
+        // those with a time above 0, as `compile_summary` counts them (docs/definitions.md).
+        for c in &s.compiles {
+            let Some(us) = c.total_s.filter(|&t| t > 0.0).map(us_from_s) else {
+                t.untimed += 1;
+                continue;
+            };
+            t.compiles += 1;
+            *t.total_us.get_or_insert(0.0) += us;
+            if let Some(a) = aligned(&c.compile_id) {
+                *t.by_compile.entry(a).or_default() += us;
+            }
+        }
         for row in s.table_as::<CompilationMetrics, MetricsTimes>().into_iter().flat_map(|m| m.metrics) {
             let fields = Some(&row.metrics.0);
             if row.runtime {
@@ -180,16 +179,6 @@ impl StreamTimes {
             }
             if row.kind != "compilation_metrics" {
                 continue;
-            }
-            let total = row.compile_id.as_deref().and_then(|c| totals.get(c)).copied();
-            let Some(us) = total.or_else(|| compile_time_us(&row)) else {
-                t.untimed += 1;
-                continue;
-            };
-            t.compiles += 1;
-            *t.total_us.get_or_insert(0.0) += us;
-            if let Some(a) = row.compile_id.as_deref().and_then(aligned) {
-                *t.by_compile.entry(a).or_default() += us;
             }
             let seconds = row.times_s.iter().map(|(k, &v)| (k.clone(), us_from_s(v)));
             let cumulative = fields

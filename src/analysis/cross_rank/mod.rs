@@ -68,6 +68,9 @@ pub struct CompileRow {
     pub status: CompileStatus,
     pub code: Option<CompiledCode>,
     pub total_s: Option<f64>,
+    /// Why torch restarted the frame compile (on its final attempt; empty for most rows).
+    #[serde(default)]
+    pub restart_reasons: Vec<String>,
 }
 
 /// A `compile_directory` read as [`CompileRow`]s (the fields they leave out are skipped unbuilt).
@@ -81,6 +84,9 @@ super::alignment::keyed_row_from_fields!(CompileRow);
 impl AlignedRow for CompileRow {
     fn status(&self) -> CompileStatus {
         self.status
+    }
+    fn restart_reasons(&self) -> &[String] {
+        &self.restart_reasons
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::edited::built_edited;
+use super::edited::{built_edited, built_edited_at};
 use super::{built_ranks, ids, label, own_ids};
 use crate::tables::{rows, snapshot};
 
@@ -243,6 +243,62 @@ fn null_ops_no_schedule_and_no_data_are_told_apart() {
     // Both edits break the streams' own parity on [1/0]: file 2's code calls all_reduce_ and wait
     // with no schedule left, and file 0's null op cannot stand for the all_reduce_ its code calls.
     assert_eq!(ids(&second["parity_mismatches"]), ["rank0-0", "rank0-2"]);
+}
+
+/// ranks_cache (SUMMARY.md section 18, checked in the raw logs): every rank compiles `[1/0]`
+/// allreduce_fn (ranks_cache.py:32) and misses the caches for it; each logs the schedule
+/// [all_reduce_, wait_tensor] (ranks 0-2 line 7984, rank 3 line 2993). Rank 3's `[0/0]` hits the
+/// FX graph cache (lines 658, 945) but no rank schedules a collective in `[0/0]`.
+#[test]
+fn ranks_cache_every_rank_schedules_allreduce_fn_alike() {
+    let b = crate::tables::built("torch-2.15/ranks_cache");
+    let t = b.cross("collective_schedules");
+    assert_eq!(t["diverges"], false);
+    let compiles = rows(&t, "compiles");
+    assert_eq!(compiles.len(), 1, "only allreduce_fn has collectives");
+    let row = &compiles[0];
+    assert_eq!(label(row), "allreduce_fn (ranks_cache.py:32)");
+    assert_eq!(variants(row), [(vec!["rank0", "rank1", "rank2", "rank3"], vec!["all_reduce_", "wait_tensor"])]);
+    for list in ["no_schedule", "no_data", "cache_hit", "missing"] {
+        assert!(ids(&row[list]).is_empty(), "{list}");
+    }
+}
+
+/// ranks_cache edited as the held-out 4-rank job ran: rank 3 compiles allreduce_fn but logs no
+/// schedule for it. Without its schedule (line 2993) rank 3 is `no_data`, never in a variant;
+/// with its `fx_graph_cache_miss` for `[1/0]` (line 3717) made a hit as well, it is `cache_hit`:
+/// neither agreeing nor differing.
+#[test]
+fn a_rank_that_logged_no_schedule_is_not_counted_as_agreeing() {
+    let drop_schedule = |name: &str, lines: &mut Vec<String>| {
+        if name.contains("rank_3") {
+            assert!(lines[2992].contains("inductor_collective_schedule") && lines[2992].contains("\"frame_id\": 1"));
+            drop_entries(lines, "inductor_collective_schedule");
+        }
+    };
+    let b = built_edited_at("torch-2.15/ranks_cache", drop_schedule);
+    let t = b.cross("collective_schedules");
+    let row = &rows(&t, "compiles")[0];
+    assert_eq!(variants(row), [(vec!["rank0", "rank1", "rank2"], vec!["all_reduce_", "wait_tensor"])]);
+    assert_eq!(ids(&row["no_data"]), ["rank3"]);
+    assert!(ids(&row["cache_hit"]).is_empty() && ids(&row["missing"]).is_empty());
+
+    let b = built_edited_at("torch-2.15/ranks_cache", |name, lines| {
+        if name.contains("rank_3") {
+            assert!(
+                lines[3716].contains("\"name\": \"fx_graph_cache_miss\"") && lines[3716].contains("\"frame_id\": 1")
+            );
+            lines[3716] = lines[3716].replace("fx_graph_cache_miss", "fx_graph_cache_hit");
+        }
+        drop_schedule(name, lines);
+    });
+    let t = b.cross("collective_schedules");
+    assert_eq!(t["diverges"], false);
+    let row = &rows(&t, "compiles")[0];
+    assert_eq!(row["differs"], false);
+    assert_eq!(variants(row), [(vec!["rank0", "rank1", "rank2"], vec!["all_reduce_", "wait_tensor"])]);
+    assert_eq!(ids(&row["cache_hit"]), ["rank3"]);
+    assert!(ids(&row["no_data"]).is_empty() && ids(&row["no_schedule"]).is_empty());
 }
 
 /// Removes every entry whose header line contains `kind`, with its payload lines.

@@ -86,3 +86,24 @@ fn failed_compiles_and_restarts_are_counted_apart_and_agree_with_the_statuses() 
         assert_eq!(stream.tables["failures"].rows, failed + restarts, "{fixture}");
     }
 }
+
+#[test]
+fn a_failure_without_a_user_frame_of_its_own_is_placed_where_tracing_was() {
+    // Checked by hand against the raw log (dynamic_shapes): [3/0] fails with
+    // ConstraintViolationError (compilation_metrics, line 24228) and logs
+    // `fail_user_frame_filename: null`. Its last entries with a user_stack before that are lines
+    // 21092-21094 (create_symbol s77, guard_added_fast `Eq(s77, 10)`, the specialization of s77
+    // to 10), each at dynamic_shapes.py:74 (`return x.reshape(2, 5) * 2  # forces s0 == 10`), the
+    // line that violates the constraint.
+    let b = built("torch-2.15/dynamic_shapes");
+    let t = b.table("failures");
+    let failure = rows(&t, "failures").iter().find(|f| f["compile_id"] == "[3/0]" && f["kind"] == "failure").unwrap();
+    assert_eq!(failure["failure_type"], "ConstraintViolationError");
+    assert_eq!(failure["user_frame"], "/home/user/scenarios/dynamic_shapes.py:74");
+    // Torch's own frame, when it is the user's, is kept (failures fixture, line 1293: [4/0]'s
+    // fail_user_frame is failures.py:75, though its create_unbacked_symbol at line 1112 was at :74).
+    let b = built("torch-2.15/failures");
+    let t = b.table("failures");
+    let failure = rows(&t, "failures").iter().find(|f| f["compile_id"] == "[4/0]" && f["kind"] == "failure").unwrap();
+    assert_eq!(failure["user_frame"], "/home/user/scenarios/failures.py:75");
+}

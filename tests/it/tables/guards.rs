@@ -128,3 +128,28 @@ fn logs_without_guards_or_shapes_have_no_guards_table() {
     let b = built("tlparse-tests/chromium_events.log");
     assert!(!b.has_table("guards"));
 }
+
+#[test]
+fn a_symbol_is_placed_at_the_users_line_not_the_library_call_under_it() {
+    // Checked by hand against the raw log of rank 1 (ranks_shifted): line 9668 creates s72 with
+    // user_stack [sync_grads at file 5 line 30, all_reduce at file 8 line 195]; file 5 is
+    // /home/user/scenarios/ranks_shifted.py (line 37), file 8
+    // .../site-packages/torch/distributed/_functional_collectives.py (line 9652). Line 16619
+    // creates s77 with user_stack [forward at file 5 line 21, forward at file 24 line 134], file
+    // 24 being .../site-packages/torch/nn/modules/linear.py (line 16617). The innermost frame is
+    // torch's each time; the user's line is ranks_shifted.py:30 and :21.
+    let (b, ranks) = super::built_dir("torch-2.15/ranks_shifted");
+    let t = b.table_of(&ranks[&1], "guards");
+    let symbols = rows(&t, "symbols");
+    let at = |line: u64| {
+        let f = &find(symbols, |s| s["line"] == line)["user_frame"];
+        (f["file"].as_str().unwrap().to_string(), f["line"].as_i64().unwrap(), f["name"].as_str().unwrap().to_string())
+    };
+    let user = "/home/user/scenarios/ranks_shifted.py".to_string();
+    assert_eq!(at(9668), (user.clone(), 30, "sync_grads".to_string()));
+    assert_eq!(at(16619), (user, 21, "forward".to_string()));
+    // The whole stack is still there, library frame last.
+    let s77 = find(symbols, |s| s["line"] == 16619);
+    assert_eq!(s77["symbol"], "s77");
+    assert!(s77["user_stack"].is_u64());
+}

@@ -78,3 +78,26 @@ fn device_reprs_are_shortened() {
     assert_eq!(short_device("device(type='cuda', index=0)"), "cuda:0");
     assert_eq!(short_device("something else"), "something else");
 }
+
+#[test]
+fn view_func_is_kept_as_logged_for_every_tensor() {
+    // Checked by hand against the raw log (graph_breaks): torch 2.15 logs `view_func` on every
+    // describe_tensor (33 of 33, none with is_view); line 62 (tensor 0 of [0/0], a parameter) has
+    // "_CustomViewFunc(func=<built-in method _view_func_unsafe of Parameter object at
+    // 0x7fa6bfca9310>)", line 68 (tensor 2, an input) "... of Tensor object at 0x7fa6aeb589b0>)".
+    let b = built("torch-2.15/graph_breaks");
+    let t = b.table("inputs");
+    let inputs = rows(&t, "inputs");
+    let view_func = |line: u64| {
+        inputs.iter().find(|r| r["line"] == line).unwrap()["tensor"]["view_func"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        view_func(62),
+        "_CustomViewFunc(func=<built-in method _view_func_unsafe of Parameter object at 0x7fa6bfca9310>)"
+    );
+    assert_eq!(
+        view_func(68),
+        "_CustomViewFunc(func=<built-in method _view_func_unsafe of Tensor object at 0x7fa6aeb589b0>)"
+    );
+    assert!(inputs.iter().all(|r| r["tensor"]["view_func"].is_string() && r["tensor"]["is_view"] == false));
+}

@@ -78,3 +78,72 @@ fn recompiles_and_the_compile_directory_name_output_code_alike() {
     assert_eq!(frames[1]["compiles"][3]["compile_id"], "[1/3]");
     assert!(step(1, 3)["unchanged"].as_array().unwrap().iter().any(|n| n == "inductor_output_code"));
 }
+
+#[test]
+fn a_restarted_frame_compile_keeps_its_reason_on_the_attempt_that_logged_it() {
+    // Checked by hand against the raw log (two_runs/run_b): line 30344 is the `recompile_reasons`
+    // artifact of frame 0, frame compile 1, attempt 0 ([0/1]): "0/0: tensor 'x' size mismatch at
+    // index 0. expected 8, actual 6". Dynamo restarted that attempt (entries of attempt 1 from
+    // line 30591), and the frame compile's compilation_metrics (line 30735, attempt 1, [0/1_1])
+    // repeats the same `recompile_reason`. The table lists the frame compile by its final
+    // attempt, [0/1_1]; the reason is the frame compile's and was logged on [0/1], from the
+    // artifact.
+    let b = built("torch-2.15/two_runs/run_b");
+    let t = b.table("recompiles");
+    let frame = rows(&t, "frames").iter().find(|f| f["frame_id"] == 0).expect("frame 0 recompiled");
+    let step = &frame["compiles"][1];
+    assert_eq!(step["compile_id"], "[0/1_1]");
+    assert_eq!(step["reasons"], serde_json::json!(["0/0: tensor 'x' size mismatch at index 0. expected 8, actual 6"]));
+    assert_eq!(step["reasons_from"], "recompile_reasons");
+    assert_eq!(step["reasons_logged_on"], "[0/1]");
+    // The first compile has no reason, and says where none came from.
+    assert_eq!(frame["compiles"][0]["compile_id"], "[0/0_1]");
+    assert!(frame["compiles"][0]["reasons_from"].is_null() && frame["compiles"][0]["reasons_logged_on"].is_null());
+}
+
+#[test]
+fn without_the_artifact_the_metrics_reason_is_read() {
+    // The recompiles fixture with its 7 `recompile_reasons` entries taken out (as a log whose
+    // artifact was renamed or not logged). Checked by hand against the raw log: the
+    // compilation_metrics of [0/1] (line 6797) has `recompile_reason` "0/0: tensor 'x' size
+    // mismatch at index 0. expected 4, actual 6"; that of [0/2] (line 10075) only "0/1: tensor
+    // 'x' dtype mismatch. expected Float, actual Double", the first of the two reasons its
+    // artifact (line 6860) lists. [0/0]'s metrics (line 3491, no recompile) has none; every
+    // recompile's metrics has one (lines 6797, 10075, 13400, 13483, 20163, 23610, 24469).
+    let copy = tempfile::tempdir().unwrap();
+    let log = std::fs::read_dir(crate::util::fixture("torch-2.15/recompiles")).unwrap().next().unwrap().unwrap();
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    let mut kept = Vec::new();
+    let mut dropping = false;
+    for line in text.split('\n') {
+        if !line.starts_with('\t') {
+            dropping = line.contains(r#"{"artifact": {"name": "recompile_reasons""#);
+        }
+        if !dropping {
+            kept.push(line);
+        }
+    }
+    assert_eq!(text.matches(r#""name": "recompile_reasons""#).count(), 7);
+    std::fs::write(copy.path().join(log.file_name()), kept.join("\n")).unwrap();
+    let b = built(copy.path().to_str().unwrap());
+    let t = b.table("recompiles");
+    let steps = rows(&t, "frames")[0]["compiles"].as_array().unwrap().clone();
+    assert_eq!(steps[0]["compile_id"], "[0/0]");
+    assert_eq!(steps[0]["reasons"], serde_json::json!([]));
+    assert_eq!(
+        steps[1]["reasons"],
+        serde_json::json!(["0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"])
+    );
+    assert_eq!(steps[1]["reasons_from"], "compilation_metrics");
+    assert_eq!(steps[1]["reasons_logged_on"], "[0/1]");
+    assert_eq!(
+        steps[2]["reasons"],
+        serde_json::json!(["0/1: tensor 'x' dtype mismatch. expected Float, actual Double"])
+    );
+    // Every recompile of the log has its reason, none is taken for a first compile.
+    for frame in rows(&t, "frames") {
+        for step in &frame["compiles"].as_array().unwrap()[1..] {
+            assert_eq!(step["reasons"].as_array().unwrap().len(), 1, "{}", step["compile_id"]);
+        }
+    }
+}

@@ -113,6 +113,10 @@ export type DataDependentKind =
  */
 export type Dim = number | string;
 /**
+ * Where a recompile's reasons were logged.
+ */
+export type RecompileReasonSource = 'recompile_reasons' | 'compilation_metrics';
+/**
  * What a runnable artifact is.
  */
 export type RunnableRole =
@@ -271,8 +275,8 @@ export interface AlignedCompileRef {
    */
   label: string;
   /**
-   * Each stream's own compile id for it, in `members` order; streams that lack it are left
-   * out.
+   * Each stream's own compile id for it (its final attempt's), in `members` order; streams
+   * that lack it are left out.
    */
   compile_ids: StreamCompileId[];
 }
@@ -460,6 +464,13 @@ export interface CompileSchedules {
    */
   no_data: string[];
   /**
+   * Streams that made the compile from the FX graph cache (a hit of `fx_graph_cache`, or of
+   * `aotautograd_cache`, which loads it, in their `cache_outcomes`) and logged no schedule
+   * for it: torch logs none on a hit, so nothing is known of their collectives and they are
+   * left out of the comparison, neither agreeing nor differing.
+   */
+  cache_hit: string[];
+  /**
    * Streams that did not make the compile, in `members` order.
    */
   missing: string[];
@@ -627,10 +638,12 @@ export interface UnmatchedCollective {
  * the streams by what it compiled. Dynamo numbers frames per process in the order it first
  * compiles them, so a rank that compiles one extra function shifts every later frame id by one:
  * its `[5/0]` is then another function than everyone else's `[5/0]`. Compiles are therefore
- * aligned by their key (`AlignmentKey`): the code object, the compile's ordinal for that code on
- * its stream, and the attempt; compiled-autograd compiles by their compiled-autograd id and
- * order. Every other cross-rank table compares the compiles this table aligns (their
- * `AlignedCompileRef`s point into `compiles`). `rows` counts `compiles`.
+ * aligned by their key (`AlignmentKey`): the code object, which frame of that code on its stream,
+ * and the frame compile's index within that frame; compiled-autograd compiles by their
+ * compiled-autograd id and order. One row is one frame compile: its attempts (restarts of the
+ * analysis) are its history, and its final attempt is the one compared. Every other cross-rank
+ * table compares the compiles this table aligns (their `AlignedCompileRef`s point into
+ * `compiles`). `rows` counts `compiles`.
  */
 export interface CompileAlignment {
   /**
@@ -648,8 +661,8 @@ export interface CompileAlignment {
    */
   groups: AlignmentGroup[];
   /**
-   * One row per aligned compile, grouped by code (codes in order of their first compile,
-   * recompiles and attempts after it).
+   * One row per aligned frame compile, grouped by code (codes in order of their first compile;
+   * each code's frames in order of their first compile, each frame's recompiles after it).
    */
   compiles: AlignedCompile[];
   /**
@@ -662,8 +675,8 @@ export interface CompileAlignment {
    */
   streams: StreamAlignment[];
   /**
-   * Every place where the key did not decide alone (the same code under two frame ids, a
-   * compile whose code is unknown, ...), with how it was resolved. Nothing is paired silently.
+   * Every place where the key did not decide alone (two frames of the same code, a compile
+   * whose code is unknown, ...), with how it was resolved. Nothing is paired silently.
    */
   ambiguities: AlignmentAmbiguity[];
 }
@@ -681,13 +694,15 @@ export interface AlignmentGroup {
   compiles: number[];
 }
 /**
- * One aligned compile: the same code compiled the same time, on each stream that did.
+ * One aligned frame compile: the same frame of the same code compiled the same time, on each
+ * stream that did.
  */
 export interface AlignedCompile {
   /**
-   * What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`,
-   * `forward (model.py:20), attempt 1`, `compiled autograd 0: capture`, `compiled autograd 0:
-   * graph 1`, `[3/0] (code unknown)`. Unique in the table.
+   * What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`
+   * (the frame compile index within the frame), `resume (model.py:18), frame 2` (the second
+   * frame of that code), `compiled autograd 0: capture`, `compiled autograd 0: graph 1`,
+   * `[3/0] (code unknown)`. Unique in the table.
    */
   label: string;
   /**
@@ -695,7 +710,8 @@ export interface AlignedCompile {
    */
   key: AlignmentKey;
   /**
-   * Each stream that made it, with its own compile id and status there, in `members` order.
+   * Each stream that made it, with its final attempt's compile id and status there and the
+   * attempts before it, in `members` order.
    */
   present: StreamCompile[];
   /**
@@ -703,16 +719,17 @@ export interface AlignedCompile {
    */
   missing: string[];
   /**
-   * True when the streams that made it disagree on its status.
+   * True when the streams that made it disagree on its (final attempt's) status.
    */
   status_differs: boolean;
   /**
-   * True when the streams that made it gave it different compile ids.
+   * True when the streams that made it gave its final attempt different compile ids.
    */
   compile_id_differs: boolean;
 }
 /**
- * What makes two compiles on two streams the same compile.
+ * What makes two frame compiles on two streams the same compile. Every attempt of one frame
+ * compile has the same key: the attempt is not part of it.
  */
 export interface AlignmentKey {
   /**
@@ -726,19 +743,23 @@ export interface AlignmentKey {
    */
   code: CodeKey | null;
   /**
-   * The compile's ordinal for its code on its stream: 0 for the first compile of that code,
-   * 1 for its first recompile, ... Counted over the stream's frame compiles of that code in
-   * compile-id order. Inside compiled autograd, the ordinal among the frame compiles of the
-   * `compiled_autograd_id`. Null for a capture and for unknown code.
+   * Which frame of `code` on its stream: 0 for the first frame that compiled that code, 1 for
+   * the second (two resume functions of one line, two lambdas of one line, the same function
+   * again after `torch._dynamo.reset()`), in order of their first compile. Null when `code`
+   * is.
+   */
+  frame: number | null;
+  /**
+   * The frame compile's ordinal within its frame (its recompile index): 0 for the frame's
+   * first compile, 1 for its first recompile, ..., counted over the frame's compiles on the
+   * stream in `frame_compile_id` order. Inside compiled autograd, the ordinal among the frame
+   * compiles of the `compiled_autograd_id`. Null for a capture and for unknown code.
    */
   ordinal: number | null;
   /**
-   * The attempt (restarts of the analysis after a graph break); 0 when not logged.
-   */
-  attempt: number;
-  /**
-   * For a compile whose code is unknown and is not a capture: its compile id, the only key
-   * left (such compiles align by compile id, and `ambiguities` says so).
+   * For a compile whose code is unknown and is not a capture: its frame compile's id (`[3/0]`,
+   * no attempt), the only key left (such compiles align by compile id, and `ambiguities` says
+   * so).
    */
   compile_id: string | null;
 }
@@ -760,7 +781,7 @@ export interface CodeKey {
   name: string;
 }
 /**
- * One stream's compile of an aligned compile.
+ * One stream's frame compile of an aligned compile.
  */
 export interface StreamCompile {
   /**
@@ -768,11 +789,36 @@ export interface StreamCompile {
    */
   stream: string;
   /**
-   * The compile id there, as displayed (`[1/0]`).
+   * The final attempt's compile id there, as displayed (`[1/0]`, `[0/0_2]`): the attempt
+   * that was not restarted (the highest attempt logged).
    */
   compile_id: string;
   /**
-   * Its status there (as in the stream's `compile_directory`).
+   * The final attempt's status there (as in the stream's `compile_directory`).
+   */
+  status: CompileStatus;
+  /**
+   * The attempts before the final one (restarts of the analysis), lowest first; empty when
+   * the frame compile was not restarted.
+   */
+  earlier_attempts: CompileAttempt[];
+  /**
+   * The final attempt's `restart_reasons` (`compile_directory`): why torch restarted the
+   * analysis of this frame compile, one per restart as torch logged them.
+   */
+  restart_reasons: string[];
+}
+/**
+ * One attempt of a frame compile, before its final one.
+ */
+export interface CompileAttempt {
+  /**
+   * Its compile id, as displayed (`[0/0]`, `[0/0_1]`).
+   */
+  compile_id: string;
+  /**
+   * Its status (as in the stream's `compile_directory`; `restarted` for an attempt Dynamo
+   * restarted).
    */
   status: CompileStatus;
 }
@@ -793,8 +839,8 @@ export interface PartialCode {
    */
   label: string;
   /**
-   * Streams that compiled it (at least once), with the compile id of their first compile of
-   * it, in `members` order.
+   * Streams that compiled it (at least once), with their first frame compile of it, in
+   * `members` order.
    */
   compiled_by: StreamCompile[];
   /**
@@ -817,17 +863,17 @@ export interface StreamAlignment {
    */
   stream: string;
   /**
-   * Its compiles (rows of its `compile_directory`).
+   * Its compiles (rows of its `compile_directory`: every attempt).
    */
   compiles: number;
   /**
-   * Aligned compiles it lacks.
+   * Aligned compiles (frame compiles) it lacks.
    */
   missing: number;
   /**
-   * Where its frame ids differ from the other streams' for the same code: one row per code
-   * whose first compile has another frame id on this stream than on most streams that
-   * compiled it, in `compiles` order.
+   * Where its frame ids differ from the other streams' for the same frame: one row per frame
+   * (of a code) whose first compile has another frame id on this stream than on most streams
+   * that compiled it, in `compiles` order.
    */
   frame_id_shifts: FrameIdShift[];
 }
@@ -836,7 +882,7 @@ export interface StreamAlignment {
  */
 export interface FrameIdShift {
   /**
-   * Index in `compiles` of the code's first compile.
+   * Index in `compiles` of the frame's first compile.
    */
   aligned: number;
   /**
@@ -880,9 +926,9 @@ export interface AlignmentAmbiguity {
  * compiling. Present when a stream logged a compile time. All times in µs. `rows` counts
  * `compiles`.
  *
- * A compile's time is its `compilation_metrics` entry's `dynamo_cumulative_compile_time_us`,
- * else its `entire_frame_compile_time_s` × 1e6 (they agree where both are logged; older torch
- * logs only the first, failed compiles have no `entire_frame_compile_time_s`).
+ * A compile's time is its `compile_directory` `total_s` (forward plus lazily compiled backward,
+ * as every per-stream table gives it; see docs/definitions.md), over the stream's timed compiles
+ * (a `total_s` above 0, as `compile_summary`'s `timed`).
  */
 export interface CompileTimeImbalance {
   /**
@@ -938,15 +984,18 @@ export interface StreamCompileTime {
    */
   stream: string;
   /**
-   * Summed compile time of its `compilation_metrics` entries (µs); null when none has a time.
+   * Summed time of its timed compiles (µs): its `compile_summary`'s `total_s`; null when none
+   * has a time.
    */
   total_us: number | null;
   /**
-   * `compilation_metrics` entries with a time.
+   * Its timed compiles: compile ids with a `total_s` above 0 (its `compile_summary`'s `timed`).
    */
   compiles: number;
   /**
-   * `compilation_metrics` entries with neither time field (not in `total_us`).
+   * Its other compile ids, with no time of their own (not in `total_us`): restarted attempts,
+   * whose frame compile counts in the attempt that completed it, compiled-autograd captures,
+   * and compiles that logged neither metrics nor trace events.
    */
   untimed: number;
   /**
@@ -1036,8 +1085,8 @@ export interface CompileSpread {
    */
   missing: string[];
   /**
-   * Streams that made the compile but logged no time for it (no `compilation_metrics`
-   * entry, or one with neither time field), in `members` order.
+   * Streams that made the compile but have no time for it (its `compile_directory` `total_s`
+   * is null or 0), in `members` order.
    */
   untimed: string[];
   /**
@@ -2407,6 +2456,13 @@ export interface Counts {
    * input's distinct payloads separately would cost, minus `unique_blob_bytes`.
    */
   cross_input_saved_bytes: number;
+  /**
+   * Bytes of the whole bundle but its two manifests and the viewer: every file `files` lists
+   * except `manifest.lite.json.zst` (index, stacks, tables, traces, packs, blob index,
+   * schemas, diagnostics). `manifest.json` cannot count itself, the lite manifest holds this
+   * count, and the viewer's files are listed apart (`viewer`).
+   */
+  bundle_bytes: number;
 }
 /**
  * Problems found while reading; details are in the diagnostics file.
@@ -3222,6 +3278,12 @@ export interface CompileEntry {
    */
   backward_s: number | null;
   /**
+   * The backward graphs compiled inside the frame compile, not lazily, in seconds
+   * (`compile_time`'s `backward_in_forward_us`): part of `duration_s`, not added to `total_s`.
+   * Absent when there is none.
+   */
+  backward_in_forward_s?: number | null;
+  /**
    * The compile's time in seconds: `duration_s` + `backward_s` (`compile_time`'s `total_us`).
    * Null when both are.
    */
@@ -3412,11 +3474,20 @@ export interface CompileSummary {
    */
   forward_s: number;
   /**
-   * The sum of the compiles' backwards (`compile_time`'s `backward_us`), in seconds.
+   * The sum of the compiles' lazily compiled backwards (`compile_time`'s `backward_us`), in
+   * seconds. A backward compiled inside the frame compile is in `forward_s` (see
+   * `backward_in_forward_s`), so this is 0 when every backward was.
    */
   backward_s: number;
   /**
-   * Compiles with a `total_s` above 0: the ones the time was spent in.
+   * The sum of the compiles' backwards compiled inside their frame compile
+   * (`compile_directory`'s `backward_in_forward_s`), in seconds: part of `forward_s`, not added
+   * to `total_s`. Absent when no compile has one.
+   */
+  backward_in_forward_s?: number | null;
+  /**
+   * Timed compiles: compile ids with a `total_s` above 0, the ones the time was spent in (the
+   * Compile time page's "compiles timed", `compile_time_imbalance`'s `compiles`).
    */
   timed: number;
   /**
@@ -3446,9 +3517,14 @@ export interface SlowCompile {
    */
   forward_s: number | null;
   /**
-   * Its backward in seconds; null when it has none.
+   * Its lazily compiled backward in seconds; null when it has none.
    */
   backward_s: number | null;
+  /**
+   * Its backward compiled inside the frame compile, in seconds (part of `forward_s`); absent
+   * when it has none.
+   */
+  backward_in_forward_s?: number | null;
   /**
    * The function compiled (`compile_directory`'s `code.name`), when known.
    */
@@ -3514,7 +3590,9 @@ export interface CompileTiming {
    */
   start_us: number;
   /**
-   * Time from `start_us` to the end of the compile's last phase or instant (µs).
+   * Wall-clock span: from `start_us` to the end of the compile's last phase or instant (µs).
+   * Not the compile's time (`total_us`): it also holds the gaps between phases and its `other_us`
+   * phases, and leaves out a frame compile counted here from another attempt.
    */
   span_us: number;
   /**
@@ -3531,6 +3609,12 @@ export interface CompileTiming {
    * its events carry the compile's id. Null when there is none.
    */
   backward_us: number | null;
+  /**
+   * The backward graphs AOTAutograd compiled inside the frame compile, not lazily (µs): the
+   * outermost `compile_fx.<locals>.bw_compiler` phases within `entire_frame_compile`. Part of
+   * `forward_us`, not added to `total_us`. Absent when there is none.
+   */
+  backward_in_forward_us?: number | null;
   /**
    * The compile's time (µs): `forward_us` + `backward_us`, as torch's own `total_wall_time`
    * (0 when both are null). Equals `compile_directory`'s `total_s`.
@@ -3825,7 +3909,9 @@ export interface ExportFailure {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -3936,7 +4022,9 @@ export interface ProvenanceNode {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -3985,8 +4073,13 @@ export interface Failure {
    */
   reason: string | null;
   /**
-   * The user frame where it failed, `file:line` (`fail_user_frame_filename` /
-   * `fail_user_frame_lineno`), when logged.
+   * Where in the user's code it failed, `file:line`: torch's `fail_user_frame_filename` /
+   * `fail_user_frame_lineno` when that file is user code (not under `site-packages`,
+   * `dist-packages` or a `torch` directory, nor the Python standard library); else, but for
+   * a `BackendCompilerFailed` (the backend refused the whole graph, not a line of it), the
+   * innermost user-code frame of the last `user_stack` the compile logged before its metrics
+   * (a symbol or guard entry: where tracing was); else torch's frame as logged. Null for
+   * restarts, and when none of these was logged.
    */
   user_frame: string | null;
   /**
@@ -4008,7 +4101,8 @@ export interface Failure {
   seq: number;
 }
 /**
- * `tables/<stream>/graph_breaks.json.zst`: every graph break grouped by (reason, user-code
+ * `tables/<stream>/graph_breaks.json.zst`: every graph break (a `dynamo_graph_break_reason`
+ * entry; restarts are counted apart, in `failures`) grouped by (reason, user-code
  * location, raised_at), most frequent first (tlparse #118). `rows` counts `breaks` (the
  * groups).
  */
@@ -4018,7 +4112,8 @@ export interface GraphBreaks {
    */
   breaks: GraphBreakGroup[];
   /**
-   * Total number of graph breaks (the sum of `count`).
+   * Total number of graph breaks (the sum of `count`): the stream's `dynamo_graph_break_reason`
+   * entries.
    */
   total: number;
 }
@@ -4056,8 +4151,9 @@ export interface GraphBreakGroup {
    */
   url: string | null;
   /**
-   * Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6) or
-   * `restart_reasons` (the compile's metrics, in older logs without the artifact).
+   * Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6).
+   * Bundles built before graph breaks were defined as these entries alone may say
+   * `restart_reasons` (a restart reason read as a break, in logs without the artifact).
    */
   source: string;
   /**
@@ -4407,7 +4503,9 @@ export interface DynamoGuard {
    */
   code: string;
   /**
-   * Innermost frame of the guard's `user_stack` (the user code that caused it); null when
+   * Where in the user's code the guard came from: the innermost frame of the guard's
+   * `user_stack` whose file is user code (not under `site-packages`, `dist-packages` or a
+   * `torch` directory, nor the Python standard library), else its innermost frame; null when
    * the stack is null or empty. File names are resolved through the process's string table
    * (null when it never defined the index).
    */
@@ -4542,8 +4640,10 @@ export interface ShapeGuard {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack (where in user code the guard came from); null when
-   * the user stack is missing or empty.
+   * Where in the user's code the guard came from: the innermost frame of the user stack whose
+   * file is user code (not under `site-packages`, `dist-packages` or a `torch` directory, nor
+   * the Python standard library), else its innermost frame; null when the user stack is
+   * missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -4599,7 +4699,9 @@ export interface Specialization {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -4653,7 +4755,9 @@ export interface SymbolCreated {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
 }
@@ -4702,7 +4806,9 @@ export interface DataDependent {
    */
   stack: number | null;
   /**
-   * Innermost frame of the user stack; null when the user stack is missing or empty.
+   * The innermost frame of the user stack whose file is user code (not under
+   * `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+   * library), else its innermost frame; null when the user stack is missing or empty.
    */
   user_frame: Frame | null;
   /**
@@ -4852,7 +4958,9 @@ export interface TensorInfo {
    */
   creation_meta: string | null;
   /**
-   * `view_func` repr, for views only (for other tensors it only names a built-in method).
+   * The `view_func` repr as logged, null when not logged. Torch 2.15 logs it for every tensor,
+   * views or not (`_CustomViewFunc(func=<built-in method _view_func_unsafe of Tensor object at
+   * 0x7f…>)`, an object address that differs from run to run).
    */
   view_func: string | null;
   /**
@@ -5210,9 +5318,22 @@ export interface RecompileStep {
   /**
    * Why torch recompiled: the `recompile_reasons` artifact, one reason per earlier cache
    * entry whose guards failed (`0/0: tensor 'x' size mismatch at index 0. expected 4, actual
-   * 6`); empty for the first compile.
+   * 6`); without that artifact, the `recompile_reason` of the frame compile's
+   * `compilation_metrics` (torch writes only the first reason there). A frame compile's
+   * attempts share one reason: it is the frame compile's, whichever attempt logged it. Empty
+   * for the first compile, and when no reason was logged.
    */
   reasons: string[];
+  /**
+   * Where `reasons` were read; null when they are empty.
+   */
+  reasons_from: RecompileReasonSource | null;
+  /**
+   * The attempt whose entry held `reasons` (`[0/1]`), which is not `compile_id` when the frame
+   * compile was restarted after the reason was logged (`compile_id` is then `[0/1_1]`); null
+   * when `reasons` is empty.
+   */
+  reasons_logged_on: string | null;
   /**
    * What differs from the previous compile of the frame; null for the first compile.
    */

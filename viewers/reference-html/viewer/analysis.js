@@ -2,7 +2,7 @@
 // sizes, time, volume): proportional bars, compile-id parsing, lazily loaded <details>, stack
 // rendering, in-page selection kept in the URL. Builds DOM only through h().
 
-import { h, dataTable, replaceUrl } from './dom.js';
+import { h, dataTable, replaceUrl, note } from './dom.js';
 import { loadingNote } from './progress.js';
 
 /**
@@ -168,4 +168,19 @@ export function pathCell(text, max) {
 export function oneLine(text, max = 400) {
   const line = String(text ?? '').replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/**
+ * Where a step's reasons come from, when it is worth saying: the metrics (first reason only), or
+ * an earlier attempt of the frame compile (Dynamo restarted it after logging the reason).
+ */
+export function reasonSource(c) {
+  const parts = [];
+  if (c.reasons_from === 'compilation_metrics') {
+    parts.push('From compilation_metrics.recompile_reason: the log has no recompile_reasons artifact for this compile, and the metrics hold only the first failed guard.');
+  }
+  if (c.reasons_logged_on && c.reasons_logged_on !== c.compile_id) {
+    parts.push(`Logged on ${c.reasons_logged_on}, which Dynamo restarted; ${c.compile_id} is the same frame compile's final attempt and shares its reason.`);
+  }
+  return parts.length ? note(parts.join(' ')) : null;
 }

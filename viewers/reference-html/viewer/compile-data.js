@@ -158,26 +158,30 @@ export function sameFrame(c, compiles) {
 }
 
 /**
- * What each part of a compile's time is (docs/tables/compile_time.md, "A compile's time"), as
- * column titles and tooltips: every page shows the same forward, backward and total.
+ * What each part of a compile's time is (docs/definitions.md, "Compile time"), as column titles
+ * and tooltips: every page shows the same forward, backward and total.
  */
 export const TIME_PARTS = {
-  forward: 'The frame compile (entire_frame_compile, as in compilation_metrics): Dynamo, AOTAutograd and Inductor when the frame first ran',
-  backward: 'The backward graph, which AOTAutograd compiles lazily at the first backward call (entire_backward_compile)',
-  total: 'forward + backward',
+  forward: 'The frame compile (entire_frame_compile, as in compilation_metrics): Dynamo, AOTAutograd and Inductor when the frame first ran, including a backward compiled inside it',
+  backward: 'The backward graph compiled lazily, at the first backward call (entire_backward_compile); a backward compiled inside the frame compile is in the forward',
+  inForward: 'The backward graph compiled inside the frame compile rather than lazily (bw_compiler within entire_frame_compile): part of the forward, not added again',
+  total: 'forward + lazily compiled backward',
   other: 'Not in the total: the compile id\'s phases outside its frame compile and backward (Triton autotuning and CUDA graph recording at the first run, compiled autograd\'s capture)',
 };
 
 /** A compile's time in seconds from its compile_directory row: {forward, backward, total, other}, each a number or null. */
 export function entryTimes(c) {
-  return { forward: c.duration_s ?? null, backward: c.backward_s ?? null, total: c.total_s ?? null, other: c.other_s ?? null };
+  return {
+    forward: c.duration_s ?? null, backward: c.backward_s ?? null, total: c.total_s ?? null, other: c.other_s ?? null,
+    inForward: c.backward_in_forward_s ?? null,
+  };
 }
 
 /** The same from its compile_time row (µs); total is null when the compile has neither part. */
 export function timingTimes(t) {
   const s = (us) => (us == null ? null : us / 1e6);
   const total = t.forward_us == null && t.backward_us == null ? null : s(t.total_us);
-  return { forward: s(t.forward_us), backward: s(t.backward_us), total, other: s(t.other_us) };
+  return { forward: s(t.forward_us), backward: s(t.backward_us), total, other: s(t.other_us), inForward: s(t.backward_in_forward_us) };
 }
 
 /**
@@ -196,12 +200,17 @@ export function shownTimes(t) {
   return { forward: seconds(t.forward), backward: seconds(t.backward), total: seconds(t.total) };
 }
 
-/** "21.2 s (forward 19.6 s + backward 1.65 s)", or just the total when there is no backward. */
+/**
+ * "21.2 s (forward 19.6 s + backward 1.65 s)", "2.00 s (forward, with its backward compiled inside:
+ * 0.866 s)", or just the total when there is no backward.
+ */
 export function timeSummary(t) {
   if (t.total == null) return null;
   const total = h('strong', { class: 'num', title: TIME_PARTS.total }, seconds(t.total));
-  if (t.backward == null) return total;
+  const inside = t.inForward != null
+    ? h('span', { title: TIME_PARTS.inForward }, `, with its backward compiled inside: ${seconds(t.inForward)}`) : null;
+  if (t.backward == null) return inside ? h('span', { class: 'time-summary' }, total, ' (forward', inside, ')') : total;
   return h('span', { class: 'time-summary' }, total, ' (',
-    h('span', { title: TIME_PARTS.forward }, `forward ${seconds(t.forward)}`), ' + ',
+    h('span', { title: TIME_PARTS.forward }, `forward ${seconds(t.forward)}`), inside, ' + ',
     h('span', { title: TIME_PARTS.backward }, `backward ${seconds(t.backward)}`), ')');
 }

@@ -293,6 +293,11 @@ pub struct Counts {
     /// The part of `dedup_saved_bytes` saved across input files (ranks): what storing each
     /// input's distinct payloads separately would cost, minus `unique_blob_bytes`.
     pub cross_input_saved_bytes: u64,
+    /// Bytes of the whole bundle but its two manifests and the viewer: every file `files` lists
+    /// except `manifest.lite.json.zst` (index, stacks, tables, traces, packs, blob index,
+    /// schemas, diagnostics). `manifest.json` cannot count itself, the lite manifest holds this
+    /// count, and the viewer's files are listed apart (`viewer`).
+    pub bundle_bytes: u64,
 }
 
 /// Problems found while reading; details are in the diagnostics file.

@@ -76,6 +76,8 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("*", "fastest", Ref::Stream),
     ("*", "slowest", Ref::Stream),
     ("*", "no_data", Ref::Stream),
+    ("CompileSchedules", "cache_hit", Ref::Stream),
+    ("RecompileStep", "reasons_logged_on", Ref::CompileId),
     // Stream tables: blobs that are the payload of the row's own entry.
     ("ArtifactRef", "blob", Ref::EntryBlob),
     ("ArtifactRef", "kind", Ref::EntryKind),
@@ -119,6 +121,8 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     // An aligned compile's streams and their compile ids (objects whose `stream` and `compile_id`
     // are checked as everywhere); frame ids of several streams.
     ("AlignedCompileRef", "compile_ids", Ref::NotChecked),
+    ("AlignmentKey", "frame", Ref::NotChecked), // which frame of a code (0, 1, ...), not a frame id
+    ("StreamCompile", "restart_reasons", Ref::NotChecked), // text
     ("FrameIdShift", "frame_id", Ref::NotChecked),
     ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
     ("PartialCode", "later_frame_id_shift", Ref::NotChecked),

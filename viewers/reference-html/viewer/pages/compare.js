@@ -2,10 +2,12 @@
 // `&k=ALIGN_KEY&art=ARTIFACT` for one artifact's diff). The same findings as `tlparse-build
 // compare A B --json` (src/analysis/run_compare.rs), computed from the same tables.
 //
-// Compiles of A and B are paired ONLY by equality of compile_directory's `align_key`: the build
-// writes it with the alignment module's keying (src/analysis/alignment.rs), so there is no
-// matching logic here. A bundle without `align_key` (format < 7) is not compared: we say so
-// rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
+// Frame compiles of A and B are paired ONLY by equality of compile_directory's `align_key`: the
+// build writes it with the alignment module's keying (src/analysis/alignment.rs), and every
+// attempt of one frame compile carries the same key, so there is no matching logic here: rows of
+// one key are one frame compile, its final attempt (the highest) is compared, the attempts before
+// it are its restart history. A bundle without `align_key` (format < 7) is not compared: we say
+// so rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
 
 import { h, section, note, empty, plural } from '../dom.js';
 import { diffText, diffView, diffStats } from '../diff.js';
@@ -34,12 +36,15 @@ export async function render(ctx) {
   ctx.expose('compare', comparison);
   const p = ctx.params;
   const diff = p.has('k') && p.has('art') ? await artifactDiff(ctx, other, comparison, p.get('k'), p.get('art')) : null;
+  // Each stream's id in each run (two single-stream runs pair whatever their ids).
+  const streamB = (id) => (runA.length === 1 && runB.length === 1 ? runB[0].stream : id);
   return h('div', { class: 'compare-page' }, title,
     h('p', null, 'A: ', h('code', null, runName(ctx.bundle)), ' → B: ', h('code', null, runName(other), ' '),
       h('span', { class: 'note' }, `(${ctx.compareUrl()})`)),
-    note('Compiles are aligned by the code they compiled, its compile number for that code and the attempt, as across ranks.'),
-    diff,
-    ...comparison.streams.map((s) => streamSection(ctx, s, p.get('changed') === '1')),
+    note('Frame compiles are aligned by the code they compiled, which frame of that code and its recompile number, as across ranks; ' +
+      'each is compared by its final attempt, and the attempts Dynamo restarted before it are shown as its history.'),
+    diff?.missing ?? null,
+    ...comparison.streams.map((s) => streamSection(ctx, s, { streamA: s.stream, streamB: streamB(s.stream), diff }, p.get('changed') === '1')),
     comparison.streams_only_in_a.length ? note(`Streams only in A: ${comparison.streams_only_in_a.join(', ')}`) : null,
     comparison.streams_only_in_b.length ? note(`Streams only in B: ${comparison.streams_only_in_b.join(', ')}`) : null);
 }
@@ -72,23 +77,67 @@ export function compare(a, b) {
   };
 }
 
+/** A stream's frame compiles: rows grouped by align_key (in order of first row), each with its
+ * final attempt (the highest attempt; the last row of it) and the attempts before it. */
+function frameCompiles(rows) {
+  const byKey = new Map();
+  for (const r of rows) {
+    if (!byKey.has(r.align_key)) byKey.set(r.align_key, []);
+    byKey.get(r.align_key).push(r);
+  }
+  return new Map([...byKey].map(([key, list]) => {
+    const sortedRows = [...list].sort((x, y) => (x.cid.attempt ?? 0) - (y.cid.attempt ?? 0));
+    return [key, { last: sortedRows[sortedRows.length - 1], earlier: sortedRows.slice(0, -1) }];
+  }));
+}
+
 function compareStream(sa, sb) {
-  const inB = new Map(sb.rows.map((r) => [r.align_key, r]));
-  const inA = new Set(sa.rows.map((r) => r.align_key));
-  const pair = (ra, rb) => ({
-    align_key: (ra ?? rb).align_key,
-    code: codeLabel(ra ?? rb),
-    a: ra?.compile_id ?? null,
-    b: rb?.compile_id ?? null,
-    changes: ra && rb ? changes(sa, ra, sb, rb) : [],
+  const fa = frameCompiles(sa.rows);
+  const fb = frameCompiles(sb.rows);
+  const pair = (key, xa, xb) => ({
+    align_key: key,
+    code: frameLabel(key),
+    a: xa?.last.compile_id ?? null,
+    b: xb?.last.compile_id ?? null,
+    a_restarts: xa ? restarts(sa, xa) : [],
+    b_restarts: xb ? restarts(sb, xb) : [],
+    changes: xa && xb ? changes(sa, xa.last, sb, xb.last) : [],
   });
-  const compiles = [...sa.rows.map((ra) => pair(ra, inB.get(ra.align_key) ?? null)),
-    ...sb.rows.filter((rb) => !inA.has(rb.align_key)).map((rb) => pair(null, rb))];
+  const compiles = [...[...fa].map(([key, xa]) => pair(key, xa, fb.get(key) ?? null)),
+    ...[...fb].filter(([key]) => !fa.has(key)).map(([key, xb]) => pair(key, null, xb))];
   return { stream: sa.stream, compiles, recompiles: recompiles(sa, sb) };
 }
 
 const lastPart = (file) => file.split('/').pop();
-const codeLabel = (r) => (r.code ? `${r.code.name} (${lastPart(r.code.filename)}:${r.code.line})` : null);
+/** `, frame N` for a code's second frame on (key `frame` 1 and up), as the alignment's labels. */
+const frameSuffix = (frame) => (frame != null && frame > 0 ? `, frame ${frame + 1}` : '');
+/** `name (file.py:line)` of the key's code, with its frame suffix; null for unknown code. The
+ * key is the build's JSON of the alignment key: read for its code and frame, never re-derived. */
+function frameLabel(alignKey) {
+  const k = JSON.parse(alignKey);
+  return k.code ? `${k.code.name} (${lastPart(k.code.filename)}:${k.code.line})${frameSuffix(k.frame)}` : null;
+}
+
+/** The attempts restarted before a frame compile's final one, and why (see run_compare.rs). */
+function restarts(s, x) {
+  const reasons = x.last.restart_reasons ?? [];
+  return x.earlier.map((r, n) => {
+    const why = breakPlaces(s, r);
+    if (!why.length && n < reasons.length) why.push(reasons[n].split('\n')[0].trim());
+    return { compile_id: r.compile_id, why };
+  });
+}
+
+function breakLocation(s, r, reason) {
+  return (s.breaks?.breaks ?? []).find((g) => g.reason === reason && g.compile_ids.includes(r.compile_id))?.location ?? null;
+}
+
+function breakPlaces(s, r) {
+  return r.graph_breaks.map((reason) => {
+    const at = breakLocation(s, r, reason);
+    return at != null ? `graph break at ${lastPart(at)} (${reason})` : `graph break (${reason})`;
+  });
+}
 
 function setChange(a, b) {
   const added = sorted([...b].filter((x) => !a.has(x)));
@@ -99,7 +148,7 @@ function setChange(a, b) {
 function changes(sa, a, sb, b) {
   const out = [];
   if (a.status !== b.status) {
-    out.push({ kind: 'status', a: a.status, b: b.status, a_restarted_as: a.restarted_as ?? null, b_restarted_as: b.restarted_as ?? null });
+    out.push({ kind: 'status', a: a.status, b: b.status });
   }
   const ta = a.total_s ?? null;
   const tb = b.total_s ?? null;
@@ -133,14 +182,17 @@ function sizes(s, id) {
 }
 
 function graphSizes(za, zb) {
-  return sorted(new Set([...za.keys(), ...zb.keys()])).flatMap((ir) => {
+  const out = sorted(new Set(za.keys())).flatMap((ir) => {
     const x = za.get(ir);
     const y = zb.get(ir);
-    if (x && y && x[0] !== y[0]) return [];
-    const [va, vb] = [x?.[1] ?? null, y?.[1] ?? null];
-    if (va === vb) return [];
-    return [{ kind: 'graph_size', ir, unit: (x ?? y)[0], a: va, b: vb, delta: va != null && vb != null ? vb - va : null }];
+    if (!y || x[0] !== y[0] || x[1] === y[1]) return [];
+    return [{ kind: 'graph_size', ir, unit: x[0], a: x[1], b: y[1], delta: y[1] - x[1] }];
   });
+  const only = (of, not) => sorted(new Set(of.keys())).filter((ir) => !not.has(ir)).map((ir) => `${ir} (${of.get(ir)[1]} ${of.get(ir)[0]})`);
+  const onlyA = only(za, zb);
+  const onlyB = only(zb, za);
+  if (onlyA.length || onlyB.length) out.push({ kind: 'graphs_only', a: onlyA, b: onlyB });
+  return out;
 }
 
 /** Object and type ids (10 digits or more) differ between processes: read as `<id>`. */
@@ -158,9 +210,8 @@ function symbols(s, id) {
 }
 
 function breaks(s, r) {
-  const groups = s.breaks?.breaks ?? [];
   return new Set(r.graph_breaks.map((reason) => {
-    const at = groups.find((g) => g.reason === reason && g.compile_ids.includes(r.compile_id))?.location;
+    const at = breakLocation(s, r, reason);
     return at != null ? `${reason} (at ${at})` : reason;
   }));
 }
@@ -193,49 +244,45 @@ function artifacts(a, b) {
   return out;
 }
 
-function recompileCounts(s) {
-  const frames = new Map();
-  for (const r of s.rows) {
-    const code = codeLabel(r);
-    if (code == null) continue;
-    if (!frames.has(code)) frames.set(code, new Set());
-    const c = r.cid;
-    frames.get(code).add(JSON.stringify([c.compiled_autograd_id ?? null, c.frame_id ?? null, c.frame_compile_id ?? null]));
-  }
-  return new Map([...frames].map(([code, set]) => [code, { n: Math.max(0, set.size - 1), reasons: reasons(s, code) }]));
-}
-
-function reasons(s, code) {
-  const frameCode = (f) => {
-    if (f.co_name == null || f.location == null) return null;
-    const i = f.location.lastIndexOf(':');
-    return i < 0 ? null : `${f.co_name} (${lastPart(f.location.slice(0, i))}:${f.location.slice(i + 1)})`;
-  };
-  const frames = (s.recompiles?.frames ?? []).filter((f) => frameCode(f) === code);
-  return new Set(frames.flatMap((f) => f.compiles.flatMap((c) => c.reasons)).map((r) => {
-    const i = r.indexOf(': ');
-    return i < 0 ? r : r.slice(i + 2);
-  }));
-}
-
+/** Per frame (by its label; compiled-autograd graphs and unknown code have none): its frame
+ * compiles on each side and each side's recompile reasons for it. */
 function recompiles(sa, sb) {
-  const ra = recompileCounts(sa);
-  const rb = recompileCounts(sb);
-  const none = { n: 0, reasons: new Set() };
-  const codes = [...ra.keys(), ...[...rb.keys()].filter((c) => !ra.has(c))];
-  return codes.flatMap((code) => {
-    const x = ra.get(code) ?? none;
-    const y = rb.get(code) ?? none;
-    const c = setChange(x.reasons, y.reasons) ?? { added: [], removed: [] };
-    if (x.n === y.n && !c.added.length && !c.removed.length) return [];
-    return [{ code, a: x.n, b: y.n, delta: y.n - x.n, reasons_added: c.added, reasons_removed: c.removed }];
+  const frames = new Map();
+  const frameOf = (key) => {
+    const k = JSON.parse(key);
+    return k.code && k.compiled_autograd_id == null ? frameLabel(key) : null;
+  };
+  [sa, sb].forEach((s, i) => {
+    for (const key of new Set(s.rows.map((r) => r.align_key))) {
+      const f = frameOf(key);
+      if (f == null) continue;
+      if (!frames.has(f)) frames.set(f, { n: [0, 0], reasons: [new Set(), new Set()] });
+      frames.get(f).n[i] += 1;
+    }
+    const keyOf = new Map(s.rows.map((r) => [r.compile_id, r.align_key]));
+    for (const step of (s.recompiles?.frames ?? []).flatMap((f) => f.compiles)) {
+      const key = keyOf.get(step.compile_id);
+      const entry = key != null ? frames.get(frameOf(key)) : null;
+      if (!entry) continue;
+      for (const r of step.reasons) {
+        const at = r.indexOf(': ');
+        entry.reasons[i].add(at < 0 ? r : r.slice(at + 2));
+      }
+    }
+  });
+  return [...frames].flatMap(([frame, { n, reasons }]) => {
+    const [na, nb] = n.map((x) => Math.max(0, x - 1));
+    const c = setChange(reasons[0], reasons[1]) ?? { added: [], removed: [] };
+    if (na === nb && !c.added.length && !c.removed.length) return [];
+    return [{ frame, a: na, b: nb, delta: nb - na, reasons_added: c.added, reasons_removed: c.removed }];
   });
 }
 
 // ---- rendering --------------------------------------------------------------------------------
 
-const secs = (s) => (s == null ? 'none' : `${s.toFixed(2)} s`);
+const secs = (s) => (s == null ? 'not timed' : `${s.toFixed(2)} s`);
 const signed = (n, digits) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(digits)}`;
+const times = (n) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
 
 function listChange(label, c) {
   return h('div', null, label, ' ',
@@ -244,28 +291,45 @@ function listChange(label, c) {
     h('ul', { class: 'cmp-items' }, c.added.map((x) => h('li', { class: 'cmp-add' }, '+ ', x)), c.removed.map((x) => h('li', { class: 'cmp-del' }, '− ', x))));
 }
 
-/** A status, and the attempt that replaced a restarted one: linked in run A (the bundle shown), text in B. */
-function statusSide(ctx, status, restartedAs, side) {
-  if (!restartedAs) return h('code', null, status);
-  const next = side === 'a' ? h('a', { href: ctx.href('compile', { id: restartedAs }), class: 'mono' }, restartedAs) : h('code', null, restartedAs);
-  return h('span', null, h('code', null, status), ' as ', next);
+/**
+ * A compile id linked to its compile page in its own run: run A is the bundle shown; run B's
+ * opens the viewer on bundle B (`?bundle=B#/compile?s=STREAM&id=ID`).
+ */
+function compileLink(ctx, view, side, id) {
+  if (id == null) return h('span', { class: 'muted' }, 'none');
+  const href = side === 'a'
+    ? ctx.href('compile', { id, s: view.streamA })
+    : `?${new URLSearchParams({ bundle: ctx.compareUrl() })}#/compile?${new URLSearchParams({ s: view.streamB, id })}`;
+  return h('a', { href, class: 'mono cmp-id', dataset: { run: side } }, id);
 }
 
-function changeItem(ctx, x, c) {
+/** `B restarted twice: [0/0] graph break at f.py:31 (…), then [0/0_1] …`, each attempt linked. */
+function history(ctx, view, side, restarts) {
+  if (!restarts.length) return null;
+  const run = side === 'a' ? 'A' : 'B';
+  const items = restarts.flatMap((r, i) => [i ? ', then ' : '', compileLink(ctx, view, side, r.compile_id), ' ',
+    r.why.length ? r.why.join('; ') : '(no reason logged)']);
+  return h('div', { class: 'cmp-history', dataset: { run: side } }, `${run} restarted ${times(restarts.length)}: `, ...items);
+}
+
+function changeItem(ctx, view, x, c) {
   switch (c.kind) {
-    case 'status': return h('div', null, 'status ', statusSide(ctx, c.a, c.a_restarted_as, 'a'), ' → ', statusSide(ctx, c.b, c.b_restarted_as, 'b'));
+    case 'status': return h('div', null, 'status ', h('code', null, c.a), ' → ', h('code', null, c.b));
     case 'compile_time': return h('div', null, `compile time ${secs(c.a)} → ${secs(c.b)}${c.delta != null ? ` (${signed(c.delta, 2)} s)` : ''}`);
-    case 'graph_size': {
-      const v = (n) => (n == null ? 'none' : `${n} ${c.unit}`);
-      return h('div', null, h('code', null, c.ir), `: ${v(c.a)} → ${v(c.b)}${c.delta != null ? ` (${signed(c.delta, 0)})` : ''}`);
-    }
+    case 'graph_size': return h('div', null, h('code', null, c.ir), `: ${c.a} ${c.unit} → ${c.b} ${c.unit} (${signed(c.delta, 0)})`);
+    case 'graphs_only': return h('div', { class: 'note' },
+      c.a.length ? `graphs only in A: ${c.a.join(', ')}` : null, c.a.length && c.b.length ? '; ' : null,
+      c.b.length ? `graphs only in B: ${c.b.join(', ')}` : null);
     case 'guards': return listChange('guards', c);
     case 'symbols': return listChange('dynamic-shape symbols', c);
     case 'graph_breaks': return listChange('graph breaks', c);
-    case 'cache': return h('div', null, h('code', null, c.cache), ` ${c.a.join(',') || 'none'} → ${c.b.join(',') || 'none'}`);
-    case 'artifact': return h('div', null, 'artifact ',
-      h('a', { class: 'cmp-diff-link', href: ctx.href('compare', { changed: ctx.params.get('changed'), k: x.align_key, art: c.name }) }, c.name),
-      ' differs (diff)');
+    case 'cache': return h('div', null, h('code', null, c.cache), ` ${c.a.join(',') || 'no lookup'} → ${c.b.join(',') || 'no lookup'}`);
+    case 'artifact': {
+      const open = view.diff?.key === x.align_key && view.diff?.name === c.name;
+      const link = h('a', { class: 'cmp-diff-link', href: ctx.href('compare', { changed: ctx.params.get('changed'), k: open ? null : x.align_key, art: open ? null : c.name }) },
+        open ? 'hide diff' : 'show diff');
+      return h('div', { class: 'cmp-artifact' }, 'artifact ', h('code', null, c.name), ' differs (', link, ')', open ? view.diff.el : null);
+    }
     case 'artifacts_only': return h('div', { class: 'note' },
       c.a.length ? `artifacts only in A: ${c.a.join(', ')}` : null, c.a.length && c.b.length ? '; ' : null,
       c.b.length ? `artifacts only in B: ${c.b.join(', ')}` : null);
@@ -273,7 +337,11 @@ function changeItem(ctx, x, c) {
   }
 }
 
-function streamSection(ctx, s, changedOnly) {
+function onlyItem(ctx, view, x, side) {
+  return h('li', null, x.code ?? 'code unknown', ' ', compileLink(ctx, view, side, x[side]), history(ctx, view, side, x[`${side}_restarts`]));
+}
+
+function streamSection(ctx, s, view, changedOnly) {
   const both = s.compiles.filter((x) => x.a && x.b);
   const onlyA = s.compiles.filter((x) => !x.b);
   const onlyB = s.compiles.filter((x) => !x.a);
@@ -284,30 +352,33 @@ function streamSection(ctx, s, changedOnly) {
   }), ' changed only');
   const name = (x) => x.code ?? 'code unknown';
   return h('section', { class: 'card cmp-stream', dataset: { stream: s.stream } },
-    h('h2', null, `Stream ${s.stream}: ${plural(both.length, 'compile')} in both, ${onlyA.length} only in A, ${onlyB.length} only in B`),
+    h('h2', null, `Stream ${s.stream}: ${plural(both.length, 'frame compile')} in both, ${onlyA.length} only in A, ${onlyB.length} only in B`),
     toggle,
     h('div', { class: 'cmp-compiles' }, shown.map((x) => h('div', { class: 'cmp-compile', dataset: { changed: x.changes.length ? '1' : '0' } },
-      h('h3', null, name(x), ' ', h('code', null, x.a), ' → ', h('code', null, x.b)),
-      x.changes.length ? x.changes.map((c) => changeItem(ctx, x, c)) : h('p', { class: 'note' }, 'No change.')))),
-    onlyA.length ? section('Only in A', h('ul', { class: 'cmp-only-a' }, onlyA.map((x) => h('li', null, name(x), ' ', h('code', null, x.a))))) : null,
-    onlyB.length ? section('Only in B', h('ul', { class: 'cmp-only-b' }, onlyB.map((x) => h('li', null, name(x), ' ', h('code', null, x.b))))) : null,
-    s.recompiles.length ? section('Recompiles', h('ul', { class: 'cmp-recompiles' }, s.recompiles.map((r) => h('li', null,
-      `${r.code}: ${r.a} → ${r.b} (${signed(r.delta, 0)})`,
+      h('h3', null, name(x), ' ', h('span', { class: 'cmp-ids' }, 'A ', compileLink(ctx, view, 'a', x.a), ' → B ', compileLink(ctx, view, 'b', x.b))),
+      history(ctx, view, 'a', x.a_restarts), history(ctx, view, 'b', x.b_restarts),
+      x.changes.length ? x.changes.map((c) => changeItem(ctx, view, x, c)) : h('p', { class: 'note' }, 'No change.')))),
+    onlyA.length ? section('Only in A', h('ul', { class: 'cmp-only-a' }, onlyA.map((x) => onlyItem(ctx, view, x, 'a')))) : null,
+    onlyB.length ? section('Only in B', h('ul', { class: 'cmp-only-b' }, onlyB.map((x) => onlyItem(ctx, view, x, 'b')))) : null,
+    s.recompiles.length ? section('Recompiles (per frame)', h('ul', { class: 'cmp-recompiles' }, s.recompiles.map((r) => h('li', null,
+      `${r.frame}: ${r.a} → ${r.b} (${signed(r.delta, 0)})`,
       h('ul', null, r.reasons_added.map((x) => h('li', { class: 'cmp-add' }, 'new reason: ', x)),
         r.reasons_removed.map((x) => h('li', { class: 'cmp-del' }, 'reason gone: ', x))))))) : null);
 }
 
-/** The diff of one differing artifact of an aligned compile: A's payload → B's. */
+/** The line diff of one differing artifact of an aligned frame compile (A's payload → B's), shown
+ * under its row; or a note when no such artifact differs. */
 async function artifactDiff(ctx, other, comparison, key, name) {
   const x = comparison.streams.flatMap((s) => s.compiles).find((c) => c.align_key === key);
   const c = x?.changes.find((ch) => ch.kind === 'artifact' && ch.name === name);
-  if (!c) return section('No such artifact', empty(`No artifact ${name} differs in that compile.`));
+  if (!c) return { missing: section('No such artifact', empty(`No artifact ${name} differs in that compile.`)) };
   const [textA, textB] = await Promise.all([ctx.bundle.text(c.a), other.text(c.b)]);
   const ops = diffText(textA, textB);
   const { added, removed } = diffStats(ops);
   ctx.expose('compareDiff', { code: x.code, a: x.a, b: x.b, name, blobA: c.a, blobB: c.b, added, removed });
-  return h('section', { class: 'card cmp-diff' },
-    h('h2', null, name, ': ', x.code ?? '', ' ', h('code', null, `A ${x.a}`), ' → ', h('code', null, `B ${x.b}`)),
-    note(`${plural(removed, 'line')} only in A, ${plural(added, 'line')} only in B.`),
+  const el = h('div', { class: 'cmp-diff' },
+    note(`${name} of ${x.code ?? 'code unknown'}: ${plural(removed, 'line')} only in A ${x.a}, ${plural(added, 'line')} only in B ${x.b}.`),
     diffView(ops));
+  requestAnimationFrame(() => el.scrollIntoView?.({ block: 'nearest' }));
+  return { key, name, el };
 }

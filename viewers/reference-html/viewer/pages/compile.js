@@ -11,14 +11,18 @@ import {
   loadDirectory, frameOf, fileLine, shortPath, cacheChip, cacheLabel, cacheVerdicts, artifactHref, artifactColumns,
   sameFrame, stackList, entryTimes, timingTimes, shownTimes, timeSummary, TIME_PARTS,
 } from '../compile-data.js';
+import { reasonSource } from '../analysis.js';
 
 const OUTCOME_BADGE = { hit: 'st-ok', miss: 'st-failed', bypass: 'st-restart', disabled: 'st-empty' };
 
-/** compilation_metrics fields worth seeing first, with labels. The rest go in a folded list. */
+/**
+ * compilation_metrics fields worth seeing first, with labels and, where the name misleads, a note
+ * after the value. The rest go in a folded list.
+ */
 const KEY_METRICS = [
   ['graph_op_count', 'graph ops'], ['graph_node_count', 'graph nodes'], ['graph_input_count', 'graph inputs'],
   ['guard_count', 'guards'], ['shape_env_guard_count', 'shape-env guards'], ['guard_latency_us', 'guard latency (µs)'],
-  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks'], ['has_guarded_code', 'has guarded code'],
+  ['cache_size', 'cache entries before'], ['num_graph_breaks', 'graph breaks so far', 'torch\'s running total for the process, not this compile\'s'], ['has_guarded_code', 'has guarded code'],
   ['is_forward', 'forward'], ['cuda_version', 'CUDA'], ['triton_version', 'Triton'],
 ];
 
@@ -57,17 +61,19 @@ export async function render(ctx) {
   const stackId = c.stack ?? replaced?.stack ?? null;
   const stack = stackId != null && stacks?.stacks?.[stackId] ? stacks.stacks[stackId].map((f) => stacks.frames[f]) : null;
   const times = entryTimes(c);
-  const recompile = recompileOf(c, recompiles);
+  const recompile = recompileOf(c, recompiles, byId);
 
   ctx.expose('compile', {
     id, status: c.status, frame: frame?.name ?? null,
     graphCompiles: c.graph_compiles ?? [], capturedBy: capture?.compile_id ?? null,
     artifacts: c.artifacts.map((a) => a.name),
     graphs: c.artifacts.map((a) => a.graph ?? null),
-    recompile: recompile ? { frame: recompile.frame, reasons: recompile.step.reasons } : null,
+    recompile: recompile ? { frame: recompile.frame, step: recompile.step.compile_id, reasons: recompile.step.reasons,
+      reasonsFrom: recompile.step.reasons_from ?? null, reasonsLoggedOn: recompile.step.reasons_logged_on ?? null } : null,
     noPayload: c.artifacts.filter((a) => a.no_payload).map((a) => a.name),
     guards: (g?.trees ?? []).flatMap((tr) => tr.guards.map((x) => x.code)),
     shapeGuards: (g?.shape ?? []).map((x) => x.expr),
+    symbolsWhere: (g?.symbols ?? []).map((x) => (x.user_frame ? `${x.user_frame.file}:${x.user_frame.line}` : null)),
     inputs: myInputs.map((x) => x.sources.join(', ')),
     phases: timing?.phases.map((p) => p.name) ?? [],
     caches: cacheRow?.caches.map((v) => `${v.cache}:${v.outcome}`) ?? [],
@@ -139,13 +145,18 @@ function frameKey(f) {
   return f.compiled_autograd_id != null ? `!${f.compiled_autograd_id}/${f.frame_id}` : String(f.frame_id);
 }
 
-/** A recompile's frame key in the recompiles table and its step there (null when not listed). */
-function recompileOf(c, recompiles) {
+/**
+ * A recompile's frame key in the recompiles table and its step there (null when not listed). The
+ * table lists a frame compile by its final attempt; an attempt Dynamo restarted shares its reason,
+ * so it is found by following `restarted_as`.
+ */
+function recompileOf(c, recompiles, byId) {
   if (!(c.cid?.frame_compile_id > 0)) return null;
   const same = (f) => f.frame_id === c.cid.frame_id && (f.compiled_autograd_id ?? null) === (c.cid.compiled_autograd_id ?? null);
   const f = (recompiles?.frames ?? []).find(same);
-  // The table lists a frame compile's final attempt only: an attempt Dynamo restarted has no step.
-  const step = f?.compiles.find((x) => x.compile_id === c.compile_id);
+  let last = c;
+  for (let hops = 0; last.restarted_as && byId.get(last.restarted_as) && hops < 64; hops++) last = byId.get(last.restarted_as);
+  const step = f?.compiles.find((x) => x.compile_id === last.compile_id);
   return step ? { frame: frameKey(f), step } : null;
 }
 
@@ -153,10 +164,12 @@ function recompileOf(c, recompiles) {
 function recompileCard(ctx, c, r) {
   const reasons = r.step.reasons;
   return h('section', { class: ['card', 'recompile-reason'], 'aria-label': 'Why it recompiled' },
-    h('h2', null, `Recompile ${c.cid.frame_compile_id + 1} of this frame: `,
+    // Recompile N of a frame is its frame compile N ([f/N]): [f/0] is the first compile, not a recompile.
+    h('h2', null, `Recompile ${c.cid.frame_compile_id} of this frame: `,
       reasons.length ? (reasons.length > 1 ? `${reasons.length} earlier compiles' guards failed` : 'a guard failed') : 'no reason was logged'),
     reasons.map((x) => h('pre', { class: 'reason-text' }, x)),
-    h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: c.compile_id }), class: 'recompiles-link' },
+    reasonSource(r.step),
+    h('p', null, h('a', { href: ctx.href('recompiles', { frame: r.frame, id: r.step.compile_id }), class: 'recompiles-link' },
       'What changed since the previous compile, in the Recompiles view →')));
 }
 
@@ -168,7 +181,9 @@ function crumbs(ctx, id) {
 /** The compile's time as facts: forward, backward, total, and other time when there is some. */
 function timeFacts(t) {
   const fact = (part) => [part, t[part] != null ? h('span', { title: TIME_PARTS[part] }, seconds(t[part])) : null];
-  return [fact('forward'), fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
+  const inside = t.inForward != null
+    ? ['backward inside', h('span', { title: TIME_PARTS.inForward }, `${seconds(t.inForward)} (compiled inside the forward, part of it)`)] : [null, null];
+  return [fact('forward'), inside, fact('backward'), fact('total'), t.other != null ? ['other (not in total)', h('span', { title: TIME_PARTS.other }, seconds(t.other))] : [null, null]];
 }
 
 /** The answer first: what happened to this compile, in words. */
@@ -261,7 +276,8 @@ function metricsSection(rows, shared, c) {
   const main = rows.find((r) => !r.runtime) ?? rows[0];
   const m = main.metrics ?? {};
   const resolve = (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'shared' in v ? shared[v.shared] : v);
-  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '').map(([k, label]) => [label, fmt(m[k])]);
+  const key = KEY_METRICS.filter(([k]) => m[k] != null && m[k] !== '')
+    .map(([k, label, aside]) => [label, aside ? [fmt(m[k]), h('span', { class: 'muted' }, ` (${aside})`)] : fmt(m[k])]);
   const times = Object.entries(main.times_s ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k.replace(/_time_s$/, '').replace(/_/g, ' '), seconds(v)]);
   return section('Metrics',
     rows.length > 1 ? note(`${plural(rows.length, 'metrics entry', 'metrics entries')}: ${rows.map((r) => r.kind).join(', ')}; showing ${main.kind}.`) : null,
@@ -315,7 +331,8 @@ function phasesSection(timing) {
       : timing.counted_in ? note(`This attempt's frame compile counts in ${timing.counted_in}, which completed it.`) : null,
     list, more,
     timing.instants.length ? note('Events: ', timing.instants.map((x, i) => [i ? ', ' : '', code(x.name), x.count > 1 ? ` ×${x.count}` : ''])) : null,
-    note('Bars are placed on the compile\'s span (', seconds(timing.span_us / 1e6), ').',
+    note('Bars are placed on the compile\'s wall-clock span (', seconds(timing.span_us / 1e6),
+      ', from its first trace event to its last: not its compile time, which adds up its frame compile and lazy backward).',
       hidden ? ` ${plural(hidden, 'short nested phase')} hidden.` : ''),
     phaseLegend());
 }

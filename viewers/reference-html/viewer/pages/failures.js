@@ -21,7 +21,7 @@ export async function render(ctx) {
   // Failures first (they are what broke), then restarts; log order within each.
   const rows = [...all.filter((f) => f.kind === 'failure'), ...all.filter((f) => f.kind !== 'failure')]
     .map((f, i) => ({ ...f, i, row: f }));
-  ctx.expose('failures', rows.map((r) => ({ compile_id: r.compile_id, kind: r.kind, failure_type: r.failure_type, reason: r.reason })));
+  ctx.expose('failures', rows.map((r) => ({ compile_id: r.compile_id, kind: r.kind, failure_type: r.failure_type, reason: r.reason, user_frame: r.user_frame })));
 
   const { tableBox, detailBox } = masterDetail(ctx, {
     rows,

@@ -17,8 +17,8 @@ export async function render(ctx) {
     return h('div', null, h('h1', null, 'Graph breaks'),
       section('No graph breaks', empty(table
         ? 'No graph breaks were logged in this stream.'
-        : 'No graph breaks were logged in this stream: no dynamo_graph_break_reason artifacts and no restart reasons. ' +
-          'Each compiled frame became a single graph.')));
+        : 'No graph breaks were logged in this stream: no dynamo_graph_break_reason artifacts (torch before 2.6 logged none; ' +
+          'its restarts, with their reasons, are on the Failures tab).')));
   }
   const total = table.total;
   const rows = groups.map((g, i) => ({ ...g, i, group: g }));
@@ -58,7 +58,8 @@ export async function render(ctx) {
     h('h1', null, 'Graph breaks'),
     section(`${plural(total, 'graph break')}, ${plural(groups.length, 'distinct reason')}`,
       note('Most frequent: ', h('strong', null, top.reason), top.location ? [' at ', h('span', { class: 'mono' }, top.location)] : null,
-        ` (${plural(top.count, 'time')}). Graph breaks with the same reason, user line and raising frame are counted together; click one for details.`),
+        ` (${plural(top.count, 'time')}). A graph break is a dynamo_graph_break_reason entry; restarts are counted apart, on the Failures tab. `,
+        'Graph breaks with the same reason, user line and raising frame are counted together; click one for details.'),
       tableBox),
     detailBox);
 }
@@ -72,7 +73,7 @@ function detail(ctx, g) {
       ['raised in', g.raised_at ? [h('span', { class: 'mono' }, g.raised_at), h('span', { class: 'muted' }, ' (library code called from the line above)')] : null],
       ['explanation', g.explanation],
       ['more', externalLink(g.url, 'graph-break site: ', String(g.url).split('/').pop())],
-      ['read from', g.source === 'restart_reasons' ? 'restart reasons (this log has no dynamo_graph_break_reason artifacts)' : g.source],
+      ['read from', g.source === 'restart_reasons' ? 'restart reasons (a bundle built before graph breaks were counted as dynamo_graph_break_reason entries alone)' : g.source],
       ['compiles', h('span', { class: 'an-idlist' }, g.compile_ids.map((id, i) =>
         [i ? ' ' : '', h('a', { href: ctx.href('compile', { id }) }, id)]))],
     ]),

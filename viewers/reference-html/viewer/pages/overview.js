@@ -66,15 +66,28 @@ export async function render(ctx) {
         ], rows: streams, maxRows: 12,
       })),
     h('details', { class: 'card storage' },
-      h('summary', null, h('h2', null, 'Storage'), h('span', { class: 'muted' }, ` ${bytes(c.input_bytes)} of logs stored as ${bytes(c.packed_bytes)}`)),
+      h('summary', null, h('h2', null, 'Storage'), h('span', { class: 'muted storage-line' }, ` ${storageLine(c)}`)),
       facts([
+        ['bundle', c.bundle_bytes != null
+          ? h('span', { title: 'every file of the bundle but manifest.json, manifest.lite.json.zst and the viewer' }, `${bytes(c.bundle_bytes)} (all files but the manifests and the viewer)`)
+          : null],
         ['payloads', `${bytes(c.payload_bytes)} in ${plural(c.unique_blobs, 'unique blob')}`],
-        ['stored as', `${bytes(c.packed_bytes)} (zstd)`],
+        ['payloads stored as', `${bytes(c.packed_bytes)} of zstd packs`],
         ['duplicates saved', bytes(c.dedup_saved_bytes)],
         c.cross_input_saved_bytes ? ['shared across ranks', bytes(c.cross_input_saved_bytes)] : [null, null],
         ['format', `${m.format} v${m.format_version}, by ${m.generator.name} ${m.generator.version}`],
       ])),
     diagnosticsSection(ctx));
+}
+
+/**
+ * The storage line: the logs against the whole bundle (`bundle_bytes`: every file but the two
+ * manifests and the viewer); a bundle of an older format, without that count, says its packs only.
+ */
+function storageLine(c) {
+  return c.bundle_bytes != null
+    ? `${bytes(c.input_bytes)} of logs stored as a ${bytes(c.bundle_bytes)} bundle`
+    : `${bytes(c.input_bytes)} of logs; payloads stored in ${bytes(c.packed_bytes)} of packs`;
 }
 
 /** How many slow compiles the overview lists (compile_summary holds up to 10). */
@@ -105,6 +118,8 @@ function compilationSection(ctx, summary, loaded) {
     totalS: summary?.total_s ?? null,
     forwardS: summary?.forward_s ?? null,
     backwardS: summary?.backward_s ?? null,
+    backwardInForwardS: summary?.backward_in_forward_s ?? null,
+    timed: summary?.timed ?? null,
     slowest: (summary?.slowest_compiles ?? []).slice(0, SLOWEST_SHOWN).map((x) => x.compile_id),
     recompiled: frames.map((f) => ({ frame: frameKey(f), compiles: f.compiles.length, reason: firstReason(f) })),
     failed: failures.map((f) => f.compile_id),
@@ -126,10 +141,15 @@ function statTiles(summary, failed, recompiled) {
   const tile = (key, value, label, title) => h('div', { class: 'stat', dataset: { stat: key }, title },
     h('span', { class: 'stat-value' }, value), h('span', { class: 'stat-label' }, label));
   return h('div', { class: 'stats' },
-    tile('compiles', count(summary.compiles), summary.compiles === 1 ? 'compile' : 'compiles'),
-    tile('time', seconds(summary.total_s), 'compiling',
-      `forward ${seconds(summary.forward_s)} + backward ${seconds(summary.backward_s)} (each compile's total, as on the Compile time tab)`),
-    summary.backward_s ? tile('split', `${seconds(summary.forward_s)} + ${seconds(summary.backward_s)}`, 'forward + backward') : null,
+    // "compiles" here are compile ids, attempts included (docs/definitions.md); the timed ones
+    // are those the Compile time tab and the Ranks page count.
+    tile('compiles', count(summary.compiles), summary.compiles === 1 ? 'compile id' : 'compile ids',
+      `Every compile id, restarted attempts included: ${count(summary.timed)} of them timed (a compile time above 0)`),
+    tile('time', seconds(summary.total_s), `compiling (${count(summary.timed)} timed)`,
+      `forward ${seconds(summary.forward_s)} + lazily compiled backward ${seconds(summary.backward_s)} (each compile's total, as on the Compile time tab)` +
+      (summary.backward_in_forward_s != null ? `; the forward includes ${seconds(summary.backward_in_forward_s)} of backward compiled inside it` : '')),
+    summary.backward_s ? tile('split', `${seconds(summary.forward_s)} + ${seconds(summary.backward_s)}`, 'forward + lazy backward',
+      summary.backward_in_forward_s != null ? `the forward includes ${seconds(summary.backward_in_forward_s)} of backward compiled inside it` : undefined) : null,
     tile('recompiled', count(recompiled), recompiled === 1 ? 'frame recompiled' : 'frames recompiled'),
     tile('failed', count(failed), failed === 1 ? 'compile failed' : 'compiles failed'));
 }

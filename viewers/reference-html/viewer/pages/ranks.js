@@ -223,7 +223,7 @@ function groupsSection(env) {
   };
   return h('div', null,
     note(al.diverges
-      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then recompile and attempt), never by compile id. ' +
+      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then which frame of that code and its recompile; a frame compile's attempts are one row, its final attempt compared), never by compile id. ' +
         'Different groups mean some ranks compiled graphs the others did not: the usual cause of a collective hang.'
       : 'Every rank made the same compiles (matched by the code compiled, not by compile id).'),
     h('ul', { class: 'rk-groups' }, al.groups.map((g, i) => h('li', { class: 'rk-group', dataset: { group: i } },
@@ -368,10 +368,14 @@ function schedulesSection(env) {
     parity_mismatches: r.parity_mismatches.map(env.label),
   })));
   const parity = cs.streams.filter((s) => s.parity_mismatches.length || s.unmatched_collectives.length || s.unmatched_waits.length);
+  const unknown = rows.filter((r) => unlogged(r).length);
+  env.ctx.expose('schedulesNotLogged', unknown.map((r) => ({ compile: r.compile.label, noData: r.no_data.map(env.label), cacheHit: (r.cache_hit ?? []).map(env.label) })));
   return h('div', null,
     note(differing.length
       ? `Every rank must issue the same collectives in the same order; on ${plural(differing.length, 'compile')} they do not. The most common schedule is the reference.`
-      : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile')} with collectives).`),
+      : unknown.length
+        ? `Every rank that logged a schedule scheduled the same collectives (${plural(rows.length, 'compile')} with collectives), but on ${plural(unknown.length, 'compile')} some ranks that compiled it logged none: their collectives are unknown (below).`
+        : `Every rank that compiled a graph scheduled the same collectives for it (${plural(rows.length, 'compile')} with collectives).`),
     differing.map((r) => h('div', { class: 'rk-schedule', dataset: { aligned: r.compile.aligned, compile: r.compile.label } },
       h('h3', null, compileRef(env.ctx, r.compile, env.label)),
       h('ul', { class: 'rk-variants' }, r.variants.map((v, i) => h('li', { class: ['rk-variant', i === r.reference && 'reference'] },
@@ -386,6 +390,7 @@ function schedulesSection(env) {
       r.no_schedule.length ? note(`No collectives at all on ${ranks(r.no_schedule)} (counts as different).`) : null,
       r.missing.length ? note(`Not compiled on ${ranks(r.missing)} (missing, not different).`) : null,
       r.no_data.length ? note(`No schedule logged at all on ${ranks(r.no_data)} (unknown).`) : null,
+      r.cache_hit?.length ? note(`Not logged on ${ranks(r.cache_hit)}: an FX graph cache hit, for which torch logs no schedule (unknown, not different).`) : null,
       r.parity_mismatches.length ? note(h('strong', null, 'Parity: '), `the generated code of ${ranks(r.parity_mismatches)} does not match ` +
         'its own schedule. If a rank\'s schedule differs but its code agrees with the others, suspect the schedule.') : null)),
     parity.length ? [h('h3', null, 'Schedule vs generated code, per rank'), dataTable({
@@ -403,14 +408,27 @@ function schedulesSection(env) {
       name: 'schedules', maxRows: 10,
       columns: [
         ...compileColumns(env, (r) => r.compile),
-        { key: 'differs', label: 'agree?', width: '8em', value: (r) => (r.differs ? 'differs' : 'same'),
-          render: (r) => h('span', { class: ['badge', r.differs ? 'st-failed' : 'st-ok'] }, r.differs ? 'differs' : 'same') },
+        { key: 'differs', label: 'agree?', width: '10em', value: agreement,
+          render: (r) => h('span', { class: ['badge', { differs: 'st-failed', same: 'st-ok' }[agreement(r)] ?? 'st-empty'] }, agreement(r)) },
         { key: 'variants', label: 'ranks per variant', width: 'minmax(14em, 3fr)', value: (r) => r.variants.map((v) => ranks(v.streams)).join(' | ') },
         { key: 'ops', label: 'ops', align: 'right', width: '6em', value: (r) => r.variants[r.reference ?? 0]?.schedules.flat().length ?? 0 },
-        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (r.missing.length ? ranks(r.missing) : '') },
+        { key: 'missing', label: 'missing or not logged on', width: 'minmax(16em, 3fr)',
+          value: (r) => [r.missing.length ? `${ranks(r.missing)} (not compiled)` : '',
+            ...unlogged(r).map(([list, why]) => `${ranks(list)} (${why})`)].filter(Boolean).join('; ') },
       ],
       rows,
     })] : null);
+}
+
+/** The ranks that compiled a row's graph but logged no schedule for it, each list with why. */
+function unlogged(r) {
+  return [[r.no_data, 'not logged'], [r.cache_hit ?? [], 'not logged: FX cache hit']].filter(([list]) => list.length);
+}
+
+/** A row's verdict: "differs", "same" on every rank that compiled it, or "same where logged". */
+function agreement(r) {
+  if (r.differs) return 'differs';
+  return unlogged(r).length || r.missing.length ? 'same where logged' : 'same';
 }
 
 /** A stream's own compile id with the label of its aligned compile: "[2/0] sync_grads (x.py:28)". */
@@ -516,7 +534,7 @@ function compileTimeSection(env) {
   const slowest = new Set(imb.slowest);
   env.ctx.expose('compileTime', {
     slowest: imb.slowest.map(label), fastest: imb.fastest.map(label), max_over_min: imb.max_over_min,
-    bars: imb.streams.map((s) => ({ rank: label(s.stream), total_us: s.total_us })),
+    bars: imb.streams.map((s) => ({ rank: label(s.stream), total_us: s.total_us, timed: s.compiles })),
   });
   // One bar per rank, drawn only where in view: thousands of ranks scroll as lightly as four.
   const bars = virtualList({
@@ -528,7 +546,7 @@ function compileTimeSection(env) {
     h('span', { class: 'rk-bar-track' }, h('span', { class: 'rk-bar', style: { width: `${s.total_us == null || !imb.max_us ? 0 : (100 * s.total_us / imb.max_us).toFixed(2)}%` } })),
     h('span', { class: 'rk-bar-value' }, s.total_us == null ? 'no time' : seconds(s.total_us / 1e6),
       s.over_fastest != null && s.over_fastest !== 1 ? h('span', { class: 'note' }, ` ${s.over_fastest.toFixed(1)}×`) : null,
-      ` · ${plural(s.compiles, 'compile')}`)),
+      ` · ${plural(s.compiles, 'timed compile')}`)),
   });
   return h('div', null,
     note(`Every rank waits at the next collective until the slowest has compiled. Slowest: ${ranks(imb.slowest)} ` +

@@ -6,7 +6,7 @@
 
 import { h, section, note, empty, plural, count, statusBadge, dataTable, code } from '../dom.js';
 import { diffText, diffView } from '../diff.js';
-import { firstLine, keepInUrl, lazyDetails, pathCell, pill } from '../analysis.js';
+import { firstLine, keepInUrl, lazyDetails, pathCell, pill, reasonSource } from '../analysis.js';
 
 /** torch's default `recompile_limit` (`cache_size_limit`): past it dynamo stops recompiling. */
 const RECOMPILE_LIMIT = 8;
@@ -49,6 +49,8 @@ export async function render(ctx) {
     selected: selected.compile_id,
     previous: selected.changes?.previous ?? null,
     reasons: selected.reasons,
+    reasonsFrom: selected.reasons_from ?? null,
+    reasonsLoggedOn: selected.reasons_logged_on ?? null,
     guardsAdded: selected.changes?.guards_added ?? [],
     guardsRemoved: selected.changes?.guards_removed ?? [],
     changed: selected.changes?.changed.map((c) => c.name) ?? [],
@@ -131,7 +133,7 @@ function sequenceTable(ctx, frame, selected, select) {
         value: (r) => (r.reasons.length ? firstLine(r.reasons[0]) : ''),
         render: (r) => (r.reasons.length
           ? h('span', { class: 'mono', title: r.reasons[0] }, firstLine(r.reasons[0]))
-          : h('span', { class: 'an-muted' }, 'first compile')) },
+          : h('span', { class: 'an-muted' }, r.changes ? 'no reason logged' : 'first compile')) },
       { key: 'reasons', label: 'reasons', align: 'right', width: '7em', title: 'recompile reasons: one per earlier compile', value: (r) => r.reasons.length || null },
       { key: 'changes', label: 'guards', align: 'right', width: '6em', title: 'guards added / removed against the previous compile',
         value: (r) => (r.changes ? r.changes.guards_added.length + r.changes.guards_removed.length : null),
@@ -154,7 +156,7 @@ function changeCard(ctx, frame, c, diffs) {
   }
   return h('section', { class: 'card', dataset: { change: c.compile_id } },
     h('h2', null, 'What changed: ', idLink(c.compile_id), ' ', statusBadge(c.status), h('span', { class: 'an-sub' }, ' against '), idLink(ch.previous)),
-    reasonsView(c.reasons),
+    reasonsView(c),
     h('h3', null, 'Guards ', h('span', { class: 'add-count' }, `+${ch.guards_added.length}`), ' ', h('span', { class: 'del-count' }, `−${ch.guards_removed.length}`)),
     guardDiff(ch),
     h('h3', null, `Artifacts: ${count(ch.changed.length)} changed, ${count(ch.added.length)} added, ${count(ch.removed.length)} removed, ${count(ch.unchanged.length)} unchanged`),
@@ -166,11 +168,13 @@ function changeCard(ctx, frame, c, diffs) {
     nameList(ctx, 'Identical', ch.unchanged, null, c.compile_id));
 }
 
-/** The `recompile_reasons`: for each earlier cache entry, the guard that failed. */
-function reasonsView(reasons) {
-  if (!reasons.length) return note('No recompile reasons were logged for this compile.');
+/** The `recompile_reasons`: for each earlier cache entry, the guard that failed; where they were logged. */
+function reasonsView(c) {
+  const reasons = c.reasons;
+  if (!reasons.length) return note('No recompile reason was logged for this compile (neither a recompile_reasons artifact nor compilation_metrics.recompile_reason).');
   return h('div', null,
     h('h3', null, 'Recompiled because'),
+    reasonSource(c),
     h('ul', { class: 'an-reasons' }, reasons.map((r) => {
       const { entry, guard } = splitReason(r);
       return h('li', null, entry ? pill(`vs ${entry}`, null, `the guard of cache entry ${entry} that failed`) : null, h('pre', { class: 'an-reason' }, guard));

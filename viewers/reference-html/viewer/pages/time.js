@@ -25,7 +25,8 @@ const us = (t) => seconds(t / 1e6);
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
-  const table = await ctx.table('compile_time');
+  const [table, summary] = await Promise.all([ctx.table('compile_time'),
+    ctx.stream?.tables?.compile_summary ? ctx.table('compile_summary') : null]);
   const trace = ctx.stream?.chrome_trace ? traceCard(ctx) : null;
   const compiles = table?.compiles ?? [];
   if (!compiles.length) {
@@ -48,8 +49,13 @@ export async function render(ctx) {
     ? h('span', { class: 'an-muted', title: `its frame compile counts in ${c.counted_in}, which completed it` }, `in ${c.counted_in}`)
     : seconds(timesOf(c).forward));
   let selected = compiles.find((c) => c.compile_id === ctx.params.get('id')) ?? slowest[0];
+  // Timed compiles as compile_summary counts them (docs/definitions.md): a time above 0. A compile
+  // timed by its metrics alone has no row here; rows with trace events but no time of their own
+  // (restarted attempts, captures) are not timed.
+  const timed = summary?.timed ?? compiles.filter((c) => c.compile_id != null && c.total_us > 0).length;
   const exposed = {
     compiles: slowest.map((c) => ({ compile_id: c.compile_id, total_us: c.total_us })),
+    timed,
     times: Object.fromEntries(compiles.map((c) => [c.compile_id, shownTimes(timesOf(c))])),
     phases: table.phases.map((p) => p.name),
     selected: selected.compile_id,
@@ -96,14 +102,14 @@ export async function render(ctx) {
       h('p', { class: 'an-lead' }, lead(slowest[0], table), busiest(slowest[0])),
       facts([
         ['in timed phases', us(table.total_us)],
-        ['compiles timed', count(compiles.filter((c) => c.compile_id != null).length)],
+        ['compiles timed', count(timed)],
         ['trace events', count(table.events)],
         table.overlaps.length ? ['overlapping phases', `${plural(table.overlaps.reduce((n, o) => n + o.count, 0), 'phase')} outlived the phase they began in (below)`] : [null, null],
         table.unmatched.length ? ['unpaired events', h('span', { class: 'warn-text' }, `${plural(table.unmatched.length, 'begin or end', 'begins or ends')} without a partner (below)`)] : [null, null],
       ])),
     trace,
     section('Compiles, slowest first',
-      note('Forward: the frame compile; backward: the backward graph, compiled lazily at the first backward call; total: both, ',
+      note('Forward: the frame compile (a backward compiled inside it is part of it); backward: the backward graph compiled lazily, at the first backward call; total: both, ',
         'as on the Compiles page. A restarted attempt\'s frame compile counts in the attempt that completed it. ',
         withOther ? 'Other, not in the time: the compile id\'s phases outside its frame compile and backward (autotuning and CUDA graphs at the first run, compiled autograd\'s capture). ' : '',
         'Phase columns add up the phase in the forward and the backward. Click a compile for its timeline.'),
@@ -172,7 +178,10 @@ function timeline(ctx, c) {
   const span = c.span_us || 1;
   ctx.expose('timeline', { compile_id: c.compile_id, phases: rows.map((r) => r.name) });
   return h('section', { class: 'card', dataset: { timeline: c.compile_id ?? '' } },
-    h('h2', null, 'Timeline of ', c.compile_id ?? 'events outside compiles', ' ', pill(us(c.span_us)), ' ',
+    h('h2', null, 'Timeline of ', c.compile_id ?? 'events outside compiles', ' ',
+      // Two quantities, each labelled: the compile's time (as in the table) and the wall-clock span.
+      c.compile_id && c.total_us > 0 ? [pill(`time ${us(c.total_us)}`, null, 'forward + lazily compiled backward, as in the table'), ' '] : null,
+      pill(`wall span ${us(c.span_us)}`, null, 'From the first trace event to the last: not the compile time, as it also holds the gaps between phases and the phases outside it (other)'), ' ',
       c.compile_id ? h('a', { href: ctx.href('compile', { id: c.compile_id }), class: 'an-sub' }, 'compile details') : null),
     c.instants.length ? note('Events: ', c.instants.map((e, i) => [i ? ', ' : '', h('span', { class: 'mono' }, e.name), e.count > 1 ? ` ×${e.count}` : ''])) : null,
     rows.length ? dataTable({

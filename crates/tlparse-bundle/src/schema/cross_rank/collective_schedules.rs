@@ -57,6 +57,11 @@ pub struct CompileSchedules {
     /// Streams that made the compile but log no schedule at all (older torch, or logging
     /// off): nothing is known of their collectives, so they are left out of the comparison.
     pub no_data: Vec<String>,
+    /// Streams that made the compile from the FX graph cache (a hit of `fx_graph_cache`, or of
+    /// `aotautograd_cache`, which loads it, in their `cache_outcomes`) and logged no schedule
+    /// for it: torch logs none on a hit, so nothing is known of their collectives and they are
+    /// left out of the comparison, neither agreeing nor differing.
+    pub cache_hit: Vec<String>,
     /// Streams that did not make the compile, in `members` order.
     pub missing: Vec<String>,
     /// Streams whose generated code for this compile disagrees with their own schedule (their

@@ -12,9 +12,9 @@ use super::AlignedCompileRef;
 /// compiling. Present when a stream logged a compile time. All times in µs. `rows` counts
 /// `compiles`.
 ///
-/// A compile's time is its `compilation_metrics` entry's `dynamo_cumulative_compile_time_us`,
-/// else its `entire_frame_compile_time_s` × 1e6 (they agree where both are logged; older torch
-/// logs only the first, failed compiles have no `entire_frame_compile_time_s`).
+/// A compile's time is its `compile_directory` `total_s` (forward plus lazily compiled backward,
+/// as every per-stream table gives it; see docs/definitions.md), over the stream's timed compiles
+/// (a `total_s` above 0, as `compile_summary`'s `timed`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompileTimeImbalance {
@@ -49,11 +49,14 @@ pub struct CompileTimeImbalance {
 pub struct StreamCompileTime {
     /// The stream id.
     pub stream: String,
-    /// Summed compile time of its `compilation_metrics` entries (µs); null when none has a time.
+    /// Summed time of its timed compiles (µs): its `compile_summary`'s `total_s`; null when none
+    /// has a time.
     pub total_us: Option<f64>,
-    /// `compilation_metrics` entries with a time.
+    /// Its timed compiles: compile ids with a `total_s` above 0 (its `compile_summary`'s `timed`).
     pub compiles: u64,
-    /// `compilation_metrics` entries with neither time field (not in `total_us`).
+    /// Its other compile ids, with no time of their own (not in `total_us`): restarted attempts,
+    /// whose frame compile counts in the attempt that completed it, compiled-autograd captures,
+    /// and compiles that logged neither metrics nor trace events.
     pub untimed: u64,
     /// `total_us` / the table's `min_us`; null without a time or when `min_us` is 0.
     pub over_fastest: Option<f64>,
@@ -127,8 +130,8 @@ pub struct CompileSpread {
     pub streams: Vec<StreamTime>,
     /// Streams that did not make the compile at all, in `members` order.
     pub missing: Vec<String>,
-    /// Streams that made the compile but logged no time for it (no `compilation_metrics`
-    /// entry, or one with neither time field), in `members` order.
+    /// Streams that made the compile but have no time for it (its `compile_directory` `total_s`
+    /// is null or 0), in `members` order.
     pub untimed: Vec<String>,
     /// Streams with the largest time (several on a tie).
     pub slowest: Vec<String>,

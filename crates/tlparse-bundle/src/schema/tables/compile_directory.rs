@@ -98,6 +98,11 @@ pub struct CompileEntry {
     /// compile's outermost `entire_backward_compile` trace phases, at the first backward call.
     /// Null when there is none, or the stream logged no trace events.
     pub backward_s: Option<f64>,
+    /// The backward graphs compiled inside the frame compile, not lazily, in seconds
+    /// (`compile_time`'s `backward_in_forward_us`): part of `duration_s`, not added to `total_s`.
+    /// Absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_in_forward_s: Option<f64>,
     /// The compile's time in seconds: `duration_s` + `backward_s` (`compile_time`'s `total_us`).
     /// Null when both are.
     pub total_s: Option<f64>,

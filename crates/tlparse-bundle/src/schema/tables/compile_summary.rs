@@ -25,9 +25,17 @@ pub struct CompileSummary {
     pub total_s: f64,
     /// The sum of the compiles' forwards (`compile_time`'s `forward_us`), in seconds.
     pub forward_s: f64,
-    /// The sum of the compiles' backwards (`compile_time`'s `backward_us`), in seconds.
+    /// The sum of the compiles' lazily compiled backwards (`compile_time`'s `backward_us`), in
+    /// seconds. A backward compiled inside the frame compile is in `forward_s` (see
+    /// `backward_in_forward_s`), so this is 0 when every backward was.
     pub backward_s: f64,
-    /// Compiles with a `total_s` above 0: the ones the time was spent in.
+    /// The sum of the compiles' backwards compiled inside their frame compile
+    /// (`compile_directory`'s `backward_in_forward_s`), in seconds: part of `forward_s`, not added
+    /// to `total_s`. Absent when no compile has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_in_forward_s: Option<f64>,
+    /// Timed compiles: compile ids with a `total_s` above 0, the ones the time was spent in (the
+    /// Compile time page's "compiles timed", `compile_time_imbalance`'s `compiles`).
     pub timed: u64,
     /// At most the 10 compiles with the longest `total_s` above 0, longest first (ties in
     /// `compile_directory` order).
@@ -46,8 +54,12 @@ pub struct SlowCompile {
     pub total_s: f64,
     /// Its forward in seconds; null when it has none.
     pub forward_s: Option<f64>,
-    /// Its backward in seconds; null when it has none.
+    /// Its lazily compiled backward in seconds; null when it has none.
     pub backward_s: Option<f64>,
+    /// Its backward compiled inside the frame compile, in seconds (part of `forward_s`); absent
+    /// when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_in_forward_s: Option<f64>,
     /// The function compiled (`compile_directory`'s `code.name`), when known.
     pub function: Option<String>,
     /// Where it is defined: `file:line` of `compile_directory`'s `code`, when known.

@@ -41,7 +41,9 @@ pub struct CompileTiming {
     pub compile_id: Option<String>,
     /// `ts` of the compile's first event (µs, trace clock); phases' `offset_us` count from it.
     pub start_us: f64,
-    /// Time from `start_us` to the end of the compile's last phase or instant (µs).
+    /// Wall-clock span: from `start_us` to the end of the compile's last phase or instant (µs).
+    /// Not the compile's time (`total_us`): it also holds the gaps between phases and its `other_us`
+    /// phases, and leaves out a frame compile counted here from another attempt.
     pub span_us: f64,
     /// Forward: the frame compile (µs): `compilation_metrics`' `entire_frame_compile_time_s` (or
     /// `dynamo_cumulative_compile_time_us`) when the compile logged it, else the duration of its
@@ -53,6 +55,11 @@ pub struct CompileTiming {
     /// compiles the backward graph lazily, at the first backward call, after the frame compile;
     /// its events carry the compile's id. Null when there is none.
     pub backward_us: Option<f64>,
+    /// The backward graphs AOTAutograd compiled inside the frame compile, not lazily (µs): the
+    /// outermost `compile_fx.<locals>.bw_compiler` phases within `entire_frame_compile`. Part of
+    /// `forward_us`, not added to `total_us`. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_in_forward_us: Option<f64>,
     /// The compile's time (µs): `forward_us` + `backward_us`, as torch's own `total_wall_time`
     /// (0 when both are null). Equals `compile_directory`'s `total_s`.
     pub total_us: f64,

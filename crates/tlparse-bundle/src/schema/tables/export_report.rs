@@ -75,7 +75,9 @@ pub struct ExportFailure {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack; null when the user stack is missing or empty.
+    /// The innermost frame of the user stack whose file is user code (not under
+    /// `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+    /// library), else its innermost frame; null when the user stack is missing or empty.
     pub user_frame: Option<Frame>,
     /// `symbol_to_sources`: symbol → source expression, as logged.
     pub symbol_to_sources: Map<String, Value>,
@@ -137,6 +139,8 @@ pub struct ProvenanceNode {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack; null when the user stack is missing or empty.
+    /// The innermost frame of the user stack whose file is user code (not under
+    /// `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+    /// library), else its innermost frame; null when the user stack is missing or empty.
     pub user_frame: Option<Frame>,
 }

@@ -43,8 +43,13 @@ pub struct Failure {
     /// The restart reason, or `fail_reason`; null when a failure logged no reason (tlparse aborts
     /// the whole run on that).
     pub reason: Option<String>,
-    /// The user frame where it failed, `file:line` (`fail_user_frame_filename` /
-    /// `fail_user_frame_lineno`), when logged.
+    /// Where in the user's code it failed, `file:line`: torch's `fail_user_frame_filename` /
+    /// `fail_user_frame_lineno` when that file is user code (not under `site-packages`,
+    /// `dist-packages` or a `torch` directory, nor the Python standard library); else, but for
+    /// a `BackendCompilerFailed` (the backend refused the whole graph, not a line of it), the
+    /// innermost user-code frame of the last `user_stack` the compile logged before its metrics
+    /// (a symbol or guard entry: where tracing was); else torch's frame as logged. Null for
+    /// restarts, and when none of these was logged.
     pub user_frame: Option<String>,
     /// `exception_stack_trace` from the metrics, when logged.
     pub exception: Option<Vec<String>>,

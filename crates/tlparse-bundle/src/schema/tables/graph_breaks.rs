@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// `tables/<stream>/graph_breaks.json.zst`: every graph break grouped by (reason, user-code
+/// `tables/<stream>/graph_breaks.json.zst`: every graph break (a `dynamo_graph_break_reason`
+/// entry; restarts are counted apart, in `failures`) grouped by (reason, user-code
 /// location, raised_at), most frequent first (tlparse #118). `rows` counts `breaks` (the
 /// groups).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -11,7 +12,8 @@ use serde::{Deserialize, Serialize};
 pub struct GraphBreaks {
     /// Groups, by `count` descending, then first appearance.
     pub breaks: Vec<GraphBreakGroup>,
-    /// Total number of graph breaks (the sum of `count`).
+    /// Total number of graph breaks (the sum of `count`): the stream's `dynamo_graph_break_reason`
+    /// entries.
     pub total: u64,
 }
 
@@ -36,8 +38,9 @@ pub struct GraphBreakGroup {
     pub explanation: Option<String>,
     /// The graph-break site page for this kind of break (`https://.../gb/gbNNNN.html`), when logged.
     pub url: Option<String>,
-    /// Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6) or
-    /// `restart_reasons` (the compile's metrics, in older logs without the artifact).
+    /// Where the break was read from: `dynamo_graph_break_reason` (the artifact, torch ≥ 2.6).
+    /// Bundles built before graph breaks were defined as these entries alone may say
+    /// `restart_reasons` (a restart reason read as a break, in logs without the artifact).
     pub source: String,
     /// How many times it happened.
     pub count: u64,

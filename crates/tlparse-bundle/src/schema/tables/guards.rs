@@ -78,7 +78,9 @@ pub struct DynamoGuard {
     pub index: u64,
     /// The guard's Python code, e.g. `utils_device.CURRENT_DEVICE == None`.
     pub code: String,
-    /// Innermost frame of the guard's `user_stack` (the user code that caused it); null when
+    /// Where in the user's code the guard came from: the innermost frame of the guard's
+    /// `user_stack` whose file is user code (not under `site-packages`, `dist-packages` or a
+    /// `torch` directory, nor the Python standard library), else its innermost frame; null when
     /// the stack is null or empty. File names are resolved through the process's string table
     /// (null when it never defined the index).
     pub user_frame: Option<Frame>,
@@ -175,8 +177,10 @@ pub struct ShapeGuard {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack (where in user code the guard came from); null when
-    /// the user stack is missing or empty.
+    /// Where in the user's code the guard came from: the innermost frame of the user stack whose
+    /// file is user code (not under `site-packages`, `dist-packages` or a `torch` directory, nor
+    /// the Python standard library), else its innermost frame; null when the user stack is
+    /// missing or empty.
     pub user_frame: Option<Frame>,
     /// `symbol_to_sources` of `guard_added`: symbol → source expression, as logged.
     pub symbol_to_sources: Map<String, Value>,
@@ -221,7 +225,9 @@ pub struct Specialization {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack; null when the user stack is missing or empty.
+    /// The innermost frame of the user stack whose file is user code (not under
+    /// `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+    /// library), else its innermost frame; null when the user stack is missing or empty.
     pub user_frame: Option<Frame>,
 }
 
@@ -252,7 +258,9 @@ pub struct SymbolCreated {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack; null when the user stack is missing or empty.
+    /// The innermost frame of the user stack whose file is user code (not under
+    /// `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+    /// library), else its innermost frame; null when the user stack is missing or empty.
     pub user_frame: Option<Frame>,
 }
 
@@ -294,7 +302,9 @@ pub struct DataDependent {
     pub user_stack: Option<u32>,
     /// Id, in the stream's stack table, of the framework stack; null when not logged.
     pub stack: Option<u32>,
-    /// Innermost frame of the user stack; null when the user stack is missing or empty.
+    /// The innermost frame of the user stack whose file is user code (not under
+    /// `site-packages`, `dist-packages` or a `torch` directory, nor the Python standard
+    /// library), else its innermost frame; null when the user stack is missing or empty.
     pub user_frame: Option<Frame>,
     /// `frame_locals`, when logged.
     pub frame_locals: Option<FrameLocals>,

@@ -100,7 +100,9 @@ pub struct TensorInfo {
     pub hint_overrides: Map<String, Value>,
     /// `creation_meta` of a view, e.g. `CreationMeta.DEFAULT`.
     pub creation_meta: Option<String>,
-    /// `view_func` repr, for views only (for other tensors it only names a built-in method).
+    /// The `view_func` repr as logged, null when not logged. Torch 2.15 logs it for every tensor,
+    /// views or not (`_CustomViewFunc(func=<built-in method _view_func_unsafe of Tensor object at
+    /// 0x7f…>)`, an object address that differs from run to run).
     pub view_func: Option<String>,
     /// Every other field logged (e.g. `grad`, `attrs`, `unwrapped`, `bdim`, `sparse_dim`,
     /// `type`, `ctx`), as logged.

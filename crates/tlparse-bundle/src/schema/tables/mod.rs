@@ -45,7 +45,7 @@ pub use log_volume::{LogVolume, Volume, VolumeRow};
 pub use provenance::{
     GraphRole, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph, ProvenancePane,
 };
-pub use recompiles::{ArtifactChange, Changes, RecompileStep, RecompiledFrame, Recompiles};
+pub use recompiles::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame, Recompiles};
 pub use runnables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 pub use runtime_estimates::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
 pub use search::{Search, SearchKind, SearchTerm};

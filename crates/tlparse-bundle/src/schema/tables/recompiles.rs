@@ -41,10 +41,29 @@ pub struct RecompileStep {
     pub status: CompileStatus,
     /// Why torch recompiled: the `recompile_reasons` artifact, one reason per earlier cache
     /// entry whose guards failed (`0/0: tensor 'x' size mismatch at index 0. expected 4, actual
-    /// 6`); empty for the first compile.
+    /// 6`); without that artifact, the `recompile_reason` of the frame compile's
+    /// `compilation_metrics` (torch writes only the first reason there). A frame compile's
+    /// attempts share one reason: it is the frame compile's, whichever attempt logged it. Empty
+    /// for the first compile, and when no reason was logged.
     pub reasons: Vec<String>,
+    /// Where `reasons` were read; null when they are empty.
+    pub reasons_from: Option<RecompileReasonSource>,
+    /// The attempt whose entry held `reasons` (`[0/1]`), which is not `compile_id` when the frame
+    /// compile was restarted after the reason was logged (`compile_id` is then `[0/1_1]`); null
+    /// when `reasons` is empty.
+    pub reasons_logged_on: Option<String>,
     /// What differs from the previous compile of the frame; null for the first compile.
     pub changes: Option<Changes>,
+}
+
+/// Where a recompile's reasons were logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecompileReasonSource {
+    /// The `recompile_reasons` artifact: every earlier cache entry's failed guard.
+    RecompileReasons,
+    /// `compilation_metrics.recompile_reason`: the first reason only.
+    CompilationMetrics,
 }
 
 /// The difference between two consecutive compiles of a frame.
