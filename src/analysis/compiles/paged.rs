@@ -92,7 +92,7 @@ const HAS_NEXT_ATTEMPT: u8 = 4;
 /// A record without its rare facts ([`PagedRecords`] keeps those), which it must not have here.
 impl Record for CompileRecord {
     /// The id's four words, four u64 (seqs and stamps), five u32, five bytes.
-    const BYTES: usize = 16 + 5 * 8 + 5 * 4 + 7;
+    const BYTES: usize = 16 + 4 * 8 + 5 * 4 + 5;
 
     fn write(&self, out: &mut Vec<u8>) {
         debug_assert!(self.rare.is_none(), "rare facts are kept out of pages");
@@ -101,12 +101,10 @@ impl Record for CompileRecord {
             | flag(self.metrics.is_some(), HAS_METRICS)
             | flag(self.next_attempt.is_some(), HAS_NEXT_ATTEMPT);
         let spans = &self.graph_spans;
-        debug_assert!(spans.backfill.is_none(), "a backfill is taken as it is learned");
         for word in self.id {
             out.extend_from_slice(&word.to_le_bytes());
         }
-        let load_start = spans.load_start.unwrap_or(u64::MAX);
-        for x in [self.first_seq, self.last_seq, self.start_ts, self.end_ts, load_start] {
+        for x in [self.first_seq, self.last_seq, self.start_ts, self.end_ts] {
             out.extend_from_slice(&x.to_le_bytes());
         }
         let metrics_row = self.metrics.map_or(0, |m| m.row);
@@ -116,18 +114,15 @@ impl Record for CompileRecord {
         }
         let status = self.metrics.map_or(ABSENT_U8, |m| status_code(m.status));
         let training = spans.training.map_or(ABSENT_U8, u8::from);
-        let loading = u8::try_from(spans.loading).unwrap_or(u8::MAX);
         out.extend_from_slice(&[flags, status, role_code(spans.open), training, self.raw_forms]);
-        out.extend_from_slice(&[loading, role_code(spans.load_graph)]);
     }
 
     fn read(bytes: &[u8]) -> Self {
         let mut f = Fields(bytes);
         let id = [f.u32(), f.u32(), f.u32(), f.u32()];
-        let (first_seq, last_seq, start_ts, end_ts, load_start) = (f.u64(), f.u64(), f.u64(), f.u64(), f.u64());
+        let (first_seq, last_seq, start_ts, end_ts) = (f.u64(), f.u64(), f.u64(), f.u64());
         let (start_stack, metrics_row, frozen, next_attempt, depth) = (f.u32(), f.u32(), f.u32(), f.u32(), f.u32());
         let [flags, status, open, training, raw_forms] = [f.u8(), f.u8(), f.u8(), f.u8(), f.u8()];
-        let [loading, load_graph] = [f.u8(), f.u8()];
         let has = |flag: u8| flags & flag != 0;
         CompileRecord {
             id,
@@ -144,10 +139,6 @@ impl Record for CompileRecord {
                 open: role_of(open),
                 depth,
                 training: (training != ABSENT_U8).then_some(training == 1),
-                loading: u32::from(loading),
-                load_start: (load_start != u64::MAX).then_some(load_start),
-                load_graph: role_of(load_graph),
-                backfill: None,
             },
             raw_forms,
         }
@@ -177,22 +168,14 @@ mod tests {
             frozen: 9,
             next_attempt: Some(10),
             rare: None,
-            graph_spans: GraphSpans {
-                open: Some(GraphRole::Inference),
-                depth: 11,
-                training: Some(false),
-                loading: 1,
-                load_start: Some(12),
-                load_graph: Some(GraphRole::Backward),
-                backfill: None,
-            },
+            graph_spans: GraphSpans { open: Some(GraphRole::Inference), depth: 11, training: Some(false) },
             raw_forms: 3,
         };
         let empty = CompileRecord {
             start_stack: None,
             metrics: None,
             next_attempt: None,
-            graph_spans: GraphSpans::default(),
+            graph_spans: GraphSpans { open: None, depth: 0, training: None },
             ..full.clone()
         };
         for record in [full, empty] {
