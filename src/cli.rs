@@ -591,7 +591,7 @@ fn cross_rank_findings(
     use crate::schema::cross_rank::cache_divergence::CacheDivergenceKind;
     use crate::schema::cross_rank::{
         CacheDivergence, CollectiveSchedules, CompileAlignment, CompileTimeImbalance, CrossRankTensorMeta,
-        ExecutionOrder, RankDiffer, RuntimeEstimations,
+        ExecutionOrder, RankDiffer, RankFindings, RuntimeEstimations,
     };
     let names = |streams: &[String]| group_label(cross, streams);
     let mut lines = Vec::new();
@@ -665,12 +665,32 @@ fn cross_rank_findings(
         lines.extend(compile_time_lines(cross, &t));
     }
     if let Some(t) = b.cross_rank::<RankDiffer>()? {
-        lines.push(format!(
-            "artifacts: {} identical on every rank, {} differ, {} missing somewhere (rank_differ)",
-            t.identical, t.differs, t.with_missing
-        ));
+        lines.push(rank_differ_line(&t));
+        // The findings say the first real differences and cache-hit gaps in words.
+        let findings = b.cross_rank::<RankFindings>()?;
+        let described = findings.and_then(|f| f.artifacts).map(|a| a.described).unwrap_or_default();
+        lines.extend(described.into_iter().take(ARTIFACT_FINDINGS_PRINTED));
     }
     Ok(lines)
+}
+
+/// How many of `rank_findings.artifacts.described` a build prints (the bundle keeps ten).
+const ARTIFACT_FINDINGS_PRINTED: usize = 3;
+
+/// `rank_differ`'s counts in the table's own words (its statuses add up to `keys`; a key some
+/// rank lacks is counted apart, whatever its status): `artifacts: 28 keys: 17 identical, 10 same
+/// up to ids, 1 differs, 0 same where present; 0 missing on some rank (rank_differ)`.
+fn rank_differ_line(t: &crate::schema::cross_rank::RankDiffer) -> String {
+    let on_cache_hit = t.artifacts.iter().filter(|a| a.missing_on_cache_hit.is_some()).count();
+    let cache_hit = match on_cache_hit {
+        0 => String::new(),
+        n => format!(", {n} of them on an FX cache hit"),
+    };
+    format!(
+        "artifacts: {} keys: {} identical, {} same up to ids, {} differs, {} same where present; \
+         {} missing on some rank{cache_hit} (rank_differ)",
+        t.keys, t.identical, t.same_up_to_ids, t.differs, t.same_where_present, t.with_missing
+    )
 }
 
 /// The compile-time findings across ranks: the rank that spent longest compiling (its total over

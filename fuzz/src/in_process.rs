@@ -130,7 +130,9 @@ fn cross_rank_tables(mut compared: Vec<StreamTables>) -> io::Result<()> {
         s.member.label = m.label;
     }
     let alignment = cross_rank::align(&compared);
-    cross_rank::build(&compared, &alignment).iter().try_for_each(|t| table_json(t.name, &t.json).map(drop))
+    cross_rank::build(&compared, &alignment, &cross_rank::NoPayloads)
+        .iter()
+        .try_for_each(|t| table_json(t.name, &t.json).map(drop))
 }
 
 /// A finished table (zstd-compressed JSON) decompressed, checked to be JSON.

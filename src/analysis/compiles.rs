@@ -250,6 +250,97 @@ impl GraphSpans {
     }
 }
 
+/// The graphs an AOTAutograd cache hit loads. It opens no compiler span ([`GraphSpans`]): it loads
+/// every graph of the compile inside one `AOTAutogradCache.inductor_load` span, one after
+/// another, each load logging its `fx_graph_runnable`, its post-grad graph (an
+/// `inductor_post_grad_graph` entry), its output code, then its `fx_graph_cache_hit` last (torch
+/// 2.15 cache_warm, ranks_cache, graph_breaks; the tlparse test logs of multi_rank_logs). So
+/// inside that span a load is the entries up to and including an `fx_graph_cache_hit`, and its
+/// graph is the one its output code's `# AOT ID:` names; the entries before the output code
+/// learn it then. Kept apart from the records (few compiles are inside such a span at once), so
+/// that a record stays small.
+#[derive(Debug, Default)]
+struct CacheLoads {
+    /// The records (index in `Compiles::records`; [`UNATTRIBUTED`] for no compile) inside a
+    /// cache load span.
+    open: Vec<CacheLoad>,
+}
+
+/// One record's open cache load span.
+#[derive(Debug)]
+struct CacheLoad {
+    record: u32,
+    /// How many load spans are open (a span's end closes the load only at 0).
+    depth: u32,
+    /// The seq of the current graph load's first entry.
+    start: Option<u64>,
+    /// The current graph load's graph, once its output code named it.
+    graph: Option<GraphRole>,
+}
+
+/// [`CacheLoads`]' record for entries outside any compile.
+const UNATTRIBUTED: u32 = u32::MAX;
+
+/// What [`CacheLoads::see`] tells of an entry: its graph, and a graph just learned for the
+/// entries of its load from a seq on (for the caller to set on those it filed with none).
+struct LoadSeen {
+    graph: Option<GraphRole>,
+    backfill: Option<(GraphRole, u64)>,
+}
+
+impl CacheLoads {
+    /// Follows `record`'s entry `ev`; `compiling`: a compiler span is open, which then says.
+    fn see(&mut self, record: u32, ev: &Event, compiling: bool) -> LoadSeen {
+        let none = LoadSeen { graph: None, backfill: None };
+        if let Some(te) = ev.trace_event() {
+            if te.name.as_deref() == Some("AOTAutogradCache.inductor_load") {
+                self.span(record, te.ph.as_deref());
+            }
+            return none;
+        }
+        let Some(load) = self.open.iter_mut().find(|l| l.record == record) else { return none };
+        if compiling {
+            return none;
+        }
+        let start = *load.start.get_or_insert(ev.seq);
+        let name = ev.name.unwrap_or(ev.kind);
+        let mut backfill = None;
+        if name == "inductor_output_code" && load.graph.is_none() {
+            load.graph = output_code_graph(ev);
+            backfill = load.graph.map(|g| (g, start));
+        }
+        let graph = load.graph;
+        if name == "fx_graph_cache_hit" {
+            (load.start, load.graph) = (None, None);
+        }
+        LoadSeen { graph, backfill }
+    }
+
+    /// A load span's begin or end.
+    fn span(&mut self, record: u32, ph: Option<&str>) {
+        let at = self.open.iter().position(|l| l.record == record);
+        match (ph, at) {
+            (Some("B"), Some(i)) => self.open[i].depth += 1,
+            (Some("B"), None) => self.open.push(CacheLoad { record, depth: 1, start: None, graph: None }),
+            (Some("E"), Some(i)) => {
+                self.open[i].depth -= 1;
+                if self.open[i].depth == 0 {
+                    self.open.swap_remove(i);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Gives `role` to the artifacts from `seq` on (the tail of `list`) that have no graph: those a
+/// cache load logged before its output code named their graph.
+fn backfill(list: &mut [Artifact], role: GraphRole, seq: u64) {
+    for a in list.iter_mut().rev().take_while(|a| a.seq >= seq) {
+        a.graph.get_or_insert(role);
+    }
+}
+
 /// The graph output code names on its `# AOT ID:` line, read in its first 4 KiB.
 fn output_code_graph(ev: &Event) -> Option<GraphRole> {
     let bytes = ev.payload?.bytes;
@@ -540,6 +631,8 @@ pub struct Compiles {
     pub unattributed: Vec<Artifact>,
     /// The graph spans of entries logged outside any compile (AOT Inductor logs no compile id).
     unattributed_spans: GraphSpans,
+    /// The AOTAutograd cache loads in progress.
+    cache_loads: CacheLoads,
     /// Artifact kinds and names, each once.
     names: IndexSet<Box<str>>,
     /// The artifacts of the records that logged some last, by record index, least recently
@@ -892,9 +985,13 @@ impl Compiles {
         let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
             let graph = self.unattributed_spans.see(ev);
+            let loaded = self.cache_loads.see(UNATTRIBUTED, ev, self.unattributed_spans.depth > 0);
             if let Some(mut a) = artifact {
-                a.graph = graph;
+                a.graph = loaded.graph.or(graph);
                 self.unattributed.push(a);
+            }
+            if let Some((role, from)) = loaded.backfill {
+                backfill(&mut self.unattributed, role, from);
             }
             return;
         };
@@ -909,10 +1006,11 @@ impl Compiles {
             Some("dynamo_graph_break_reason") => ev.payload_text().map(|text| super::graph_breaks::reason(&text)),
             _ => None,
         };
-        let (graph, new_form, wants_metrics) = self.paged.update(index, |record| {
+        let (graph, compiling, new_form, wants_metrics) = self.paged.update(index, |record| {
             let new_form = raw_form & !record.raw_forms;
             record.raw_forms |= raw_form;
             let graph = record.graph_spans.see(ev);
+            let compiling = record.graph_spans.depth > 0;
             record.last_seq = ev.seq;
             record.set_end_ts(ev.ts);
             if ev.kind == "dynamo_start" && record.start_stack.is_none() {
@@ -921,8 +1019,10 @@ impl Compiles {
             if let Some(reason) = break_reason {
                 record.rare.get_or_insert_default().graph_breaks.push(reason);
             }
-            (graph, new_form, ev.kind == "compilation_metrics" && record.metrics.is_none())
+            (graph, compiling, new_form, ev.kind == "compilation_metrics" && record.metrics.is_none())
         });
+        let loaded = self.cache_loads.see(index as u32, ev, compiling);
+        let graph = loaded.graph.or(graph);
         self.raw_ids += u64::from(new_form.count_ones());
         if wants_metrics {
             let metrics = self.read_metrics(ev, diags);
@@ -934,6 +1034,11 @@ impl Compiles {
         if let Some(mut a) = artifact {
             a.graph = graph;
             self.add_artifact(index, a);
+        }
+        if let Some((role, from)) = loaded.backfill {
+            if let Some((_, list)) = self.live.iter_mut().find(|(i, _)| *i == index) {
+                backfill(list, role, from);
+            }
         }
     }
 

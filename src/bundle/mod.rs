@@ -10,6 +10,7 @@ pub mod merged_trace;
 pub mod output;
 mod seen;
 pub mod shard;
+mod store_payloads;
 pub mod stream;
 
 pub use tlparse_bundle::{paths, reader};
@@ -456,7 +457,11 @@ fn assemble_parts(
             let trace = Some((merged_trace, traces_to_place.as_slice()));
             let members_tables = members.iter().cloned().zip(compared_tables);
             let compared = members_tables.map(|(member, tables)| StreamTables::new(member, tables)).collect();
-            Some(write_cross_rank(root, compared, members, &table_sources, trace, placement).map_err(io_err)?)
+            let payloads = store_payloads::StorePayloads::new(root, &store);
+            Some(
+                write_cross_rank(root, compared, members, &table_sources, trace, placement, &payloads)
+                    .map_err(io_err)?,
+            )
         }
         None => None,
     };
@@ -510,7 +515,8 @@ fn assemble_parts(
 type MergedTrace<'scope> = ScopedJoinHandle<'scope, io::Result<Option<String>>>;
 
 /// Computes and writes the cross-rank tables of the compared streams (`members`, labelled), then
-/// waits for the merged trace and places the streams' traces it read (`trace`). A table that
+/// waits for the merged trace and places the streams' traces it read (`trace`); `payloads`
+/// reads the blob store, assembled by then. A table that
 /// does not read back is an error naming its file (`table_sources`: each stream's, by name).
 fn write_cross_rank(
     root: &Path,
@@ -519,9 +525,10 @@ fn write_cross_rank(
     table_sources: &[BTreeMap<&'static str, PathBuf>],
     trace: Option<(MergedTrace<'_>, &[(PathBuf, PathBuf)])>,
     placement: Placement,
+    payloads: &dyn cross_rank::PayloadReader,
 ) -> io::Result<CrossRank> {
     let alignment = cross_rank::align(&compared);
-    let outputs = cross_rank::build(&compared, &alignment);
+    let outputs = cross_rank::build(&compared, &alignment, payloads);
     let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
     for (stream, sources) in compared.iter().zip(table_sources) {
         if let Some(name) = stream.damaged() {

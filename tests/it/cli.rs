@@ -350,6 +350,20 @@ fn a_build_prints_diverging_collective_schedules() {
         "{stdout}"
     );
     assert!(across.contains(&"  across 3 streams: same 2 compile(s) everywhere (aligned by code)"), "{stdout}");
+    // rank_differ's counts in its own words (cross_rank::rank_differ's test checks them by hand:
+    // 28 keys, 17 identical, 10 same up to ids, 1 differs), then the one real difference: rank_1's
+    // log line 1086 (payload line 5) `wait_tensor` where the others' line 1086 has
+    // `reduce_scatter_tensor`.
+    assert!(
+        across.contains(
+            &"  across 3 streams: artifacts: 28 keys: 17 identical, 10 same up to ids, 1 differs, \
+              0 same where present; 0 missing on some rank (rank_differ)"
+        ),
+        "{stdout}"
+    );
+    let described = across.iter().find(|l| l.contains("`inductor_collective_schedule`")).expect(&stdout);
+    assert!(described.contains("differs at line 5"), "{described}");
+    assert!(described.contains("wait_tensor") && described.contains("reduce_scatter_tensor"), "{described}");
 }
 
 /// A fresh bundle of `simple.log` with its manifest edited (and, like an attacker would, its

@@ -151,8 +151,39 @@ pub trait CrossRankTable {
     /// The table and its number of rows; `None` when no stream has data for it. `alignment`
     /// pairs the streams' compiles (its streams are `streams`, in order).
     fn build(streams: &[StreamTables], alignment: &Alignment) -> Option<(Self::Output, u64)>;
+    /// [`CrossRankTable::build`] for a table that reads payloads too (`rank_differ`).
+    fn build_reading(
+        streams: &[StreamTables],
+        alignment: &Alignment,
+        _payloads: &dyn PayloadReader,
+    ) -> Option<(Self::Output, u64)> {
+        Self::build(streams, alignment)
+    }
     /// Hands `rank_findings` what it reports of this table (nothing, by default).
     fn findings(_table: &Self::Output, _headlines: &mut rank_findings::Headlines) {}
+}
+
+/// Reads payloads by blob id, for the tables that compare payload texts (`rank_differ`) once
+/// the bundle's blob store is assembled.
+pub trait PayloadReader {
+    /// Where a blob lies, as a key that orders reads cheaply (blobs of one pack together, in
+    /// order); `None` for a blob it cannot read.
+    fn place(&self, blob: &str) -> Option<(u32, u64)>;
+    /// The payload of a blob (hex id); `None` when it cannot be read.
+    fn payload(&self, blob: &str) -> Option<Vec<u8>>;
+}
+
+/// No payloads (a build that keeps no blob store, such as the fuzzer's in-process runs): tables
+/// compare blob ids alone.
+pub struct NoPayloads;
+
+impl PayloadReader for NoPayloads {
+    fn place(&self, _blob: &str) -> Option<(u32, u64)> {
+        None
+    }
+    fn payload(&self, _blob: &str) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Groups streams by a key: streams with equal keys form a group; groups come in order of their
@@ -205,8 +236,8 @@ pub fn labels(members: &mut [RankMember]) {
 macro_rules! cross_rank_tables {
     ($($ty:ty),* $(,)?) => {
         /// Builds every cross-rank table that has rows, serialized; `rank_findings` last, from
-        /// the streams and the headlines of the others.
-        pub fn build(streams: &[StreamTables], alignment: &Alignment) -> Vec<TableOutput> {
+        /// the streams and the headlines of the others. `payloads` reads the blob store.
+        pub fn build(streams: &[StreamTables], alignment: &Alignment, payloads: &dyn PayloadReader) -> Vec<TableOutput> {
             let mut out = Vec::new();
             if !alignment.is_empty() {
                 out.push(TableOutput::new(
@@ -217,7 +248,7 @@ macro_rules! cross_rank_tables {
             }
             let mut headlines = rank_findings::Headlines::default();
             $(
-                if let Some((table, rows)) = <$ty as CrossRankTable>::build(streams, alignment) {
+                if let Some((table, rows)) = <$ty as CrossRankTable>::build_reading(streams, alignment, payloads) {
                     <$ty as CrossRankTable>::findings(&table, &mut headlines);
                     out.push(TableOutput::new(<$ty as CrossRankTable>::NAME, rows, &table));
                 }

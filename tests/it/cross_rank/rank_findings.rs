@@ -101,9 +101,9 @@ fn multi_rank_logs_failures_and_a_recompile_storm() {
 ///   :25 ×1); 10 restart reasons over its `compilation_metrics`, no `fail_type`; frame 6 is the
 ///   only one with two `dynamo_start`s (frame compile ids 0 and 1): one recompiled frame.
 /// - comp_metrics.log (rank 5): two `compilation_metrics` with one restart reason each ("skip
-///   function graph_break ..."); this older log has no `dynamo_graph_break_reason`, so it has
-///   no graph breaks (docs/definitions.md): its 2 restart reasons are restarts. No frame is
-///   compiled twice.
+///   function graph_break ..."); this older log has no `dynamo_graph_break_reason` (grep: 0), and
+///   a restart is no graph break (docs/definitions.md): 2 restarts, 0 breaks, 0 groups. No frame
+///   is compiled twice.
 #[test]
 fn restarts_graph_breaks_and_a_recompiled_frame() {
     let b = built_edited(

@@ -258,10 +258,14 @@ fn inference_artifacts_are_labelled_inference_with_old_and_new_span_names() {
 }
 
 #[test]
-fn cache_hits_label_output_code_by_its_aot_id_and_nothing_else() {
-    // torch-2.15/cache_warm, checked by hand: an AOTAutograd cache hit logs no compiler spans;
-    // [0/0]'s output code at 777 starts `# AOT ID: ['0_forward']`, at 1173 `['0_backward']`;
-    // its fx_graph_runnable (649, 994) has nothing to tell which graph it is: no label.
+fn cache_hits_label_each_graph_load_by_its_output_codes_aot_id() {
+    // torch-2.15/cache_warm, checked by hand: an AOTAutograd cache hit logs no compiler spans; it
+    // loads both graphs inside one `AOTAutogradCache.inductor_load` span (B at line 541, E at
+    // 1493), one after the other, each load ending with its fx_graph_cache_hit: 649
+    // fx_graph_runnable, 755 inductor_post_grad_graph, 777 output code `# AOT ID: ['0_forward']`,
+    // 918-919 provenance, 920 fx_graph_cache_hit; then 994, 1127, 1173 (`['0_backward']`),
+    // 1489-1490, 1491. Each load's entries take its output code's graph. The AOT graphs before
+    // the span are labelled by name; `aot_joint_graph` holds both and has none.
     let b = built("torch-2.15/cache_warm");
     let t = b.table("compile_directory");
     let c = &rows(&t, "compiles")[0];
@@ -269,9 +273,12 @@ fn cache_hits_label_output_code_by_its_aot_id_and_nothing_else() {
         let a = rows(c, "artifacts").iter().find(|a| a["line"] == line).unwrap();
         a.get("graph").and_then(|g| g.as_str()).map(str::to_string)
     };
-    assert_eq!(graph_at(777).as_deref(), Some("forward"));
-    assert_eq!(graph_at(1173).as_deref(), Some("backward"));
-    assert_eq!((graph_at(649), graph_at(994)), (None, None));
+    for line in [649, 755, 777, 918, 919, 920] {
+        assert_eq!(graph_at(line).as_deref(), Some("forward"), "line {line}");
+    }
+    for line in [994, 1127, 1173, 1489, 1490, 1491] {
+        assert_eq!(graph_at(line).as_deref(), Some("backward"), "line {line}");
+    }
 }
 
 #[test]

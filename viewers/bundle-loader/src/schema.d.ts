@@ -30,9 +30,13 @@ export type AmbiguityKind = 'same_code_several_frames' | 'code_unknown' | 'attem
  */
 export type PhaseSource = 'metrics' | 'trace';
 /**
+ * Which graph of a compile Inductor compiled (a provenance graph's, an artifact's).
+ */
+export type GraphRole = 'forward' | 'backward' | 'inference';
+/**
  * Whether the streams agree on one artifact key.
  */
-export type ArtifactStatus = 'identical' | 'differs' | 'same_where_present';
+export type ArtifactStatus = 'identical' | 'differs' | 'same_up_to_ids' | 'same_where_present';
 /**
  * Kinds of diagnostics.
  */
@@ -73,10 +77,6 @@ export type CacheLookupSource = 'artifact' | 'chromium_event';
  * Where a compile's code was read from.
  */
 export type CodeSource = 'metrics' | 'dynamo_start';
-/**
- * Which graph of a compile Inductor compiled (a provenance graph's, an artifact's).
- */
-export type GraphRole = 'forward' | 'backward' | 'inference';
 /**
  * Which half of a pair an unmatched event is.
  */
@@ -1254,13 +1254,16 @@ export interface StreamOrder {
   unknown_compile_ids: number;
 }
 /**
- * `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile, kind, name,
- * occurrence) of any stream, compiles aligned by the code they compiled (`compile_alignment`),
- * with the streams grouped by identical payload (same blob id) and the streams that lack it.
- * "Rank 3's `dynamo_output_graph` of `forward` differs from ranks 0-2": fetch one blob per group
- * and diff them. Payloads are compared byte for byte, so a device string (`cuda:0` vs `cuda:1`)
- * makes graphs differ. Present when a stream logged an artifact with a payload. `rows` counts
- * `artifacts`.
+ * `tables/cross_rank/rank_differ.json.zst`: every artifact key (compile, name, graph, occurrence)
+ * of any stream, compiles aligned by the code they compiled (`compile_alignment`, final attempts
+ * only), with the streams grouped by identical payload (same blob id) and the streams that lack
+ * it. Payloads whose bytes differ are compared again once what is volatile by nature (object
+ * ids, addresses, compile ids, temporary paths, pids, measured times: the rule of
+ * docs/cross_rank/rank_differ.md) is masked: groups equal once masked share a `variant`, and a
+ * key whose groups are all one variant is `same_up_to_ids`. "Rank 3's `dynamo_output_graph` of
+ * `forward` differs from ranks 0-2": fetch one blob per variant and diff them. A device string
+ * (`cuda:0` vs `cuda:1`) is content. Present when a stream logged an artifact with a payload.
+ * `rows` counts `artifacts`.
  *
  * A row names only the streams that differ from the majority: the largest payload group holds
  * "every other stream that has the key" without listing them, and the streams that lack a key
@@ -1269,7 +1272,8 @@ export interface StreamOrder {
  * side, not with the number of streams; `streams` (every stream, in `members` order) is what
  * the unlisted streams are taken from.
  *
- * Source: the `artifacts` (and `unattributed`) lists of each stream's `compile_directory`;
+ * Source: the `artifacts` (and `unattributed`) lists of each stream's `compile_directory`
+ * (attempts that restarted are left out: only a frame compile's final attempt is compared);
  * entries without a payload and `str` entries are left out (`chromium_event`s are not in those
  * lists).
  */
@@ -1286,6 +1290,10 @@ export interface RankDiffer {
    * Rows whose `status` is `differs`.
    */
   differs: number;
+  /**
+   * Rows whose `status` is `same_up_to_ids`.
+   */
+  same_up_to_ids: number;
   /**
    * Rows whose `status` is `same_where_present`.
    */
@@ -1323,7 +1331,7 @@ export interface StreamDiffer {
   missing: number;
   /**
    * Keys where its payload matches no other stream's while another stream has the key: the
-   * stream is the odd one out there.
+   * stream is the odd one out there (byte for byte: a payload that differs only in ids counts).
    */
   alone: number;
 }
@@ -1337,7 +1345,9 @@ export interface ArtifactComparison {
    */
   compile: AlignedCompileLabel | null;
   /**
-   * The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
+   * The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...), as the
+   * first stream that has the key logged it (a cache hit logs some graphs under their own
+   * kind: the key is the name).
    */
   kind: string;
   /**
@@ -1346,7 +1356,14 @@ export interface ArtifactComparison {
    */
   name: string;
   /**
-   * Which occurrence of this kind and name within the compile (0 for the first), counted in
+   * The AOT graph it was produced for (`compile_directory`'s `graph` of the artifact:
+   * forward, backward or inference); absent when not one graph's. Part of the key: a rank
+   * whose FX cache hit logged no post-grad graph for the forward has no forward key, and its
+   * backward graph is still compared with the others' backward.
+   */
+  graph?: GraphRole | null;
+  /**
+   * Which occurrence of this name and graph within the compile (0 for the first), counted in
    * each stream's log order.
    */
   occurrence: number;
@@ -1370,6 +1387,18 @@ export interface ArtifactComparison {
    * streams then, and the streams in no group lack it.
    */
   missing?: string[] | null;
+  /**
+   * Of the `missing` streams (when listed), those that logged an `fx_graph_cache_hit` for
+   * the same compile and graph: an FX graph cache hit skips Inductor's compile, so it logs no
+   * post-grad graph. Left out when there are none.
+   */
+  missing_on_cache_hit?: string[] | null;
+  /**
+   * For a `differs` row: the first line where a group of another variant than the largest
+   * differs from the largest's, once masked. Absent on other rows, and when the payloads could
+   * not be read.
+   */
+  difference?: LineDifference | null;
 }
 /**
  * A reference, from a row that must not grow with the number of streams, to one aligned
@@ -1407,6 +1436,35 @@ export interface PayloadGroup {
    * Payload size in bytes.
    */
   size: number;
+  /**
+   * Groups with the same variant logged payloads equal once ids are masked: 0 for the first
+   * group's, then numbered in order of first group. Every group is its own variant when the
+   * payloads could not be read.
+   */
+  variant: number;
+}
+/**
+ * Where two variants of a payload first differ, line by line, masked (`<?>` for what is
+ * volatile): the odd variant's line and the largest variant's line at the same place.
+ */
+export interface LineDifference {
+  /**
+   * The `variant` of the odd group described (its first group).
+   */
+  variant: number;
+  /**
+   * The line number (from 1) where they first differ.
+   */
+  line: number;
+  /**
+   * That line of the odd variant (empty past its end), clipped to 160 characters around the
+   * first differing character (`…` marks a cut).
+   */
+  text: string;
+  /**
+   * That line of the largest variant (empty past its end), clipped the same way.
+   */
+  usual: string;
 }
 /**
  * `tables/cross_rank/rank_findings.json.zst`: per stream, the counts an overview warns about
@@ -1446,6 +1504,10 @@ export interface RankFindings {
    * stream logged a compile time).
    */
   compile_time: CompileTimeFindings | null;
+  /**
+   * The headline of `rank_differ`; null when the bundle has no such table.
+   */
+  artifacts: ArtifactFindings | null;
 }
 /**
  * One stream's findings. Counts are 0 when the stream has no such table (nothing to report).
@@ -1569,6 +1631,32 @@ export interface CompileTimeFindings {
    * `max_us` / `min_us`; null when `min_us` is 0.
    */
   max_over_min: number | null;
+}
+/**
+ * What `rank_differ` found, counted, and its first findings in words.
+ */
+export interface ArtifactFindings {
+  /**
+   * Keys whose payloads differ even once ids are masked (`rank_differ.differs`).
+   */
+  differ: number;
+  /**
+   * Keys whose payloads differ only in ids (`rank_differ.same_up_to_ids`).
+   */
+  same_up_to_ids: number;
+  /**
+   * Keys some stream lacks because it hit the FX graph cache (rows with
+   * `missing_on_cache_hit`).
+   */
+  missing_on_cache_hit: number;
+  /**
+   * The first [`ARTIFACTS_DESCRIBED`] findings in words, in `rank_differ` order: real
+   * differences first ("rank 1's `dynamo_cpp_guards_str` of `forward (m.py:20)` differs at
+   * line 32: `…size=[12, 16]…` where the others have `…size=[8, 16]…`"), then keys missing on
+   * a cache hit ("rank 3 logged no `inductor_post_grad_graph` (forward) of `allreduce_fn
+   * (m.py:40)`: FX graph cache hit").
+   */
+  described: string[];
 }
 /**
  * `tables/cross_rank/runtime_estimations.json.zst`: inductor's estimated runtime of every graph
@@ -3349,8 +3437,11 @@ export interface ArtifactRef {
    * names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
    * inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
    * inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
-   * often after the compile's `compilation_metrics`) gets that graph. `aot_joint_graph` (both
-   * graphs) and artifacts of a log without those spans (but output code) have none.
+   * often after the compile's `compilation_metrics`) gets that graph. An AOTAutograd cache hit
+   * loads its graphs one after another inside one `AOTAutogradCache.inductor_load` span, each
+   * load ending with its `fx_graph_cache_hit`: every entry of a load gets the graph its output
+   * code names. `aot_joint_graph` (both graphs) and artifacts of a log without those spans
+   * (but output code) have none.
    */
   graph?: GraphRole | null;
 }

@@ -233,3 +233,31 @@ export function rankDifferRows(rd, alignment) {
     return { ...row, compile: compileOf(row.compile), groups, missing };
   };
 }
+
+/** What `same_up_to_ids` means, for people. */
+export const SAME_UP_TO_IDS = 'Same up to ids: the payloads differ only in what is volatile by nature (object ids, ' +
+  'addresses, compile ids, temporary paths, pids, measured times), so they are not differences.';
+
+/** A rank_differ status as a badge: "differs", "same up to ids", "identical", "same where present". */
+export function differBadge(status) {
+  const cls = { identical: 'st-ok', same_up_to_ids: 'st-ok', differs: 'st-failed', same_where_present: 'st-empty' }[status] ?? 'st-missing';
+  return h('span', { class: ['badge', cls] }, String(status).replace(/_/g, ' '));
+}
+
+/**
+ * Who did not log a rank_differ row (its streams named, see rankDifferRows), and why when the
+ * table says: "rank 3: not logged: FX cache hit". null when every rank logged it.
+ */
+export function missingNote(row, ranks) {
+  if (!row.missing.length) return null;
+  const hit = row.missing_on_cache_hit ?? [];
+  const other = row.missing.filter((s) => !hit.includes(s));
+  return h('p', { class: 'note rk-missing' }, [
+    hit.length ? `${ranks(hit)}: not logged: FX cache hit (Inductor's compile was skipped).` : null,
+    other.length ? `${hit.length ? ' ' : ''}Not logged by ${ranks(other)}.` : null]);
+}
+
+/** "before_post_grad_graph (forward) #2": a rank_differ key's artifact in words (as rank_findings says it). */
+export function artifactKeyText(r) {
+  return `${r.name}${r.graph ? ` (${r.graph})` : ''}${r.occurrence ? ` #${r.occurrence + 1}` : ''}`;
+}

@@ -301,6 +301,12 @@ async function crossRankFindings(ctx, add, { rankLabeller, alignmentFindings, co
   if (differ > schedules.length) {
     add('error', `Collective schedules differ on ${plural(differ - schedules.length, 'more compile')}`, ctx.href('ranks', { sec: 'schedules' }));
   }
+  // rank_differ's headline (rank_findings): real differences apart from the same up to ids.
+  const artifacts = rf?.artifacts;
+  if (artifacts?.differ) {
+    add('warn', `${plural(artifacts.differ, 'artifact')} ${artifacts.differ === 1 ? 'differs' : 'differ'} between ranks` +
+      (artifacts.same_up_to_ids ? ` (${count(artifacts.same_up_to_ids)} more are the same up to ids: not differences)` : ''), ctx.href('rank-diff'));
+  }
   if (time?.max_over_min >= 2) {
     add('warn', `Compile time imbalance: ${few(time.slowest)} spent ` +
       `${time.max_over_min.toFixed(1)}x as long compiling as the fastest rank`, ctx.href('ranks'));

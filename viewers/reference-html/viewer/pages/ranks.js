@@ -11,11 +11,11 @@ import { h, section, note, empty, dataTable, virtualList, statusBadge, count, se
 import {
   rankLabeller, ranksText, shortOp, ms, compileText, compileIdsText, compileRef, compileHref, compileLink, ownIds, usualCompileId,
   alignedIndex, alignmentFindings, AMBIGUITY,
-  rankDifferRows,
+  rankDifferRows, differBadge, artifactKeyText,
 } from '../ranks-common.js';
 
 const TABLES = ['compile_alignment', 'collective_schedules', 'cache_divergence', 'tensor_meta', 'execution_order',
-  'runtime_estimations', 'compile_time_imbalance', 'rank_differ'];
+  'runtime_estimations', 'compile_time_imbalance', 'rank_differ', 'rank_findings'];
 
 export async function render(ctx) {
   const x = ctx.manifest.cross_rank;
@@ -145,8 +145,15 @@ function divergences({ t, ranks, label }) {
   if (cache?.divergence === 'missing_compiles') {
     add('info', `Cache outcomes agree on every shared compile; ${plural(cache.compiles_with_missing, 'compile')} missing on some ranks`, 'cache');
   }
+  // rank_differ, as rank_findings says it: real differences counted apart from the payloads
+  // that are the same up to ids, then the first findings in words (trace text, shown as text).
   const rd = t.rank_differ;
-  if (rd?.differs) add('info', `${plural(rd.differs, 'artifact')} logged with different payloads on different ranks`, 'rank-differ');
+  const found = t.rank_findings?.artifacts;
+  if (rd?.differs) {
+    add('warn', `${plural(rd.differs, 'artifact')} ${rd.differs === 1 ? 'differs' : 'differ'} between ranks` +
+      (rd.same_up_to_ids ? ` (${count(rd.same_up_to_ids)} more are the same up to ids: not differences)` : ''), 'rank-differ');
+  }
+  for (const sentence of found?.described ?? []) add('info', sentence, 'rank-differ');
   if (al?.ids_shifted) add('info', shiftText(al, label), 'grid');
   for (const f of findings) {
     if (f.kind === 'ambiguity') add('info', f.text, 'groups');
@@ -223,7 +230,7 @@ function groupsSection(env) {
   };
   return h('div', null,
     note(al.diverges
-      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then which frame of that code and its recompile; a frame compile's attempts are one row, its final attempt compared), never by compile id. ' +
+      ? 'Ranks in one group made exactly the same compiles. Compiles are matched across ranks by the code they compiled (then which frame of that code and its recompile; a frame compile\'s attempts are one row, its final attempt compared), never by compile id. ' +
         'Different groups mean some ranks compiled graphs the others did not: the usual cause of a collective hang.'
       : 'Every rank made the same compiles (matched by the code compiled, not by compile id).'),
     h('ul', { class: 'rk-groups' }, al.groups.map((g, i) => h('li', { class: 'rk-group', dataset: { group: i } },
@@ -663,32 +670,46 @@ function rankDifferSection(env) {
   const { ctx, ranks } = env;
   // Rows name only the ranks that differ from the majority; `full` lists every rank of one row.
   const full = rankDifferRows(rd, env.t.compile_alignment);
+  // A real difference links to its diff; a payload the same up to ids to the payloads side by side.
   const diffLink = (row) => { const r = full(row); return r.groups.length >= 2
     ? h('a', {
       class: 'rk-diff-link',
-      href: ctx.href('rank-diff', { c: r.compile?.aligned ?? '', name: r.name, occ: r.occurrence || null, a: r.groups[0].streams[0], b: r.groups[1].streams[0] }),
+      href: ctx.href('rank-diff', {
+        c: r.compile?.aligned ?? '', name: r.name, g: r.graph ?? null, occ: r.occurrence || null, a: r.groups[0].streams[0], b: r.groups[1].streams[0],
+      }),
       on: { click: (e) => e.stopPropagation() },
-    }, 'diff')
+    }, r.status === 'differs' ? 'diff' : 'ids')
     : null; };
   ctx.expose('rankDiffer', rd.artifacts.filter((r) => r.groups.length >= 2).slice(0, 200).map(full).map((r) => ({
-    compile: r.compile?.label ?? null, compile_ids: r.compile?.compile_ids ?? [], name: r.name, groups: r.groups.map((g) => g.streams.map(env.label)),
+    compile: r.compile?.label ?? null, compile_ids: r.compile?.compile_ids ?? [], name: r.name, graph: r.graph ?? null, status: r.status,
+    groups: r.groups.map((g) => g.streams.map(env.label)),
   })));
+  const onCacheHit = rd.artifacts.filter((r) => r.missing_on_cache_hit?.length).length;
   return h('div', null,
-    note(`${plural(rd.keys, 'artifact')} (per compile): ${count(rd.identical)} identical on every rank, ${count(rd.differs)} with different payloads, ` +
-      `${count(rd.same_where_present)} identical where present but missing on some ranks. Open a diff to see what differs.`),
+    note(`${plural(rd.keys, 'artifact')} (per compile, name, graph and occurrence): ${count(rd.differs)} ${rd.differs === 1 ? 'differs' : 'differ'}, ` +
+      `${count(rd.same_up_to_ids)} same up to ids (only object ids, addresses, compile ids, temporary paths, pids or times differ: not differences), ` +
+      `${count(rd.identical)} identical on every rank, ${count(rd.same_where_present)} the same where present; ` +
+      `${count(rd.with_missing)} missing on some rank${onCacheHit ? ` (${count(onCacheHit)} not logged: FX cache hit)` : ''}. `,
+    h('a', { href: ctx.href('rank-diff') }, 'Every difference with its diff')),
     dataTable({
       name: 'rank-differ', maxRows: 14, sort: null,
       columns: [
         ...compileColumns(env, (r) => full(r).compile),
-        { key: 'name', label: 'artifact', width: 'minmax(14em, 2fr)', value: (r) => `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`,
-          render: (r) => h('span', { title: `${r.kind}: ${r.name}` }, `${r.name}${r.occurrence ? ` #${r.occurrence}` : ''}`) },
-        { key: 'status', label: 'status', width: '10em',
-          render: (r) => h('span', { class: ['badge', { identical: 'st-ok', differs: 'st-failed', same_where_present: 'st-empty' }[r.status] ?? 'st-missing'] }, r.status.replace(/_/g, ' ')) },
+        { key: 'name', label: 'artifact', width: 'minmax(14em, 2fr)', value: artifactKeyText,
+          render: (r) => h('span', { title: `${r.kind}: ${r.name}` }, artifactKeyText(r)) },
+        { key: 'status', label: 'status', width: '10em', value: (r) => r.status.replace(/_/g, ' '), render: (r) => differBadge(r.status) },
         { key: 'groups', label: 'ranks by payload', width: 'minmax(12em, 2fr)', value: (r) => full(r).groups.map((g) => ranks(g.streams)).join(' | ') },
-        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => (full(r).missing.length ? ranks(full(r).missing) : '') },
-        { key: 'diff', label: '', width: '4em', value: (r) => (r.groups.length >= 2 ? 'diff' : ''), render: diffLink },
+        { key: 'missing', label: 'missing on', width: 'minmax(8em, 1fr)', value: (r) => missingText(full(r), ranks) },
+        { key: 'diff', label: '', width: '4em', value: (r) => (r.groups.length < 2 ? '' : r.status === 'differs' ? 'diff' : 'ids'), render: diffLink },
       ],
       rows: rd.artifacts,
       onRowClick: (r) => { if (r.groups.length >= 2) location.hash = diffLink(r).getAttribute('href'); },
     }));
+}
+
+/** Who lacks a row (every stream named), those on an FX cache hit said so. */
+function missingText(r, ranks) {
+  const hit = r.missing_on_cache_hit ?? [];
+  const other = r.missing.filter((s) => !hit.includes(s));
+  return [hit.length ? `${ranks(hit)} (not logged: FX cache hit)` : '', other.length ? ranks(other) : ''].filter(Boolean).join('; ');
 }

@@ -33,6 +33,31 @@ pub struct RankFindings {
     /// The headline of `compile_time_imbalance`; null when the bundle has no such table (no
     /// stream logged a compile time).
     pub compile_time: Option<CompileTimeFindings>,
+    /// The headline of `rank_differ`; null when the bundle has no such table.
+    #[serde(default)]
+    pub artifacts: Option<ArtifactFindings>,
+}
+
+/// How many artifact differences `ArtifactFindings::described` says in words at most.
+pub const ARTIFACTS_DESCRIBED: usize = 10;
+
+/// What `rank_differ` found, counted, and its first findings in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactFindings {
+    /// Keys whose payloads differ even once ids are masked (`rank_differ.differs`).
+    pub differ: u64,
+    /// Keys whose payloads differ only in ids (`rank_differ.same_up_to_ids`).
+    pub same_up_to_ids: u64,
+    /// Keys some stream lacks because it hit the FX graph cache (rows with
+    /// `missing_on_cache_hit`).
+    pub missing_on_cache_hit: u64,
+    /// The first [`ARTIFACTS_DESCRIBED`] findings in words, in `rank_differ` order: real
+    /// differences first ("rank 1's `dynamo_cpp_guards_str` of `forward (m.py:20)` differs at
+    /// line 32: `…size=[12, 16]…` where the others have `…size=[8, 16]…`"), then keys missing on
+    /// a cache hit ("rank 3 logged no `inductor_post_grad_graph` (forward) of `allreduce_fn
+    /// (m.py:40)`: FX graph cache hit").
+    pub described: Vec<String>,
 }
 
 /// How many differing compiles `schedules` lists at most: each names every stream's compile id.

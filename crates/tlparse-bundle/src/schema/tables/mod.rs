@@ -103,8 +103,11 @@ pub struct ArtifactRef {
     /// names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
     /// inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
     /// inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
-    /// often after the compile's `compilation_metrics`) gets that graph. `aot_joint_graph` (both
-    /// graphs) and artifacts of a log without those spans (but output code) have none.
+    /// often after the compile's `compilation_metrics`) gets that graph. An AOTAutograd cache hit
+    /// loads its graphs one after another inside one `AOTAutogradCache.inductor_load` span, each
+    /// load ending with its `fx_graph_cache_hit`: every entry of a load gets the graph its output
+    /// code names. `aot_joint_graph` (both graphs) and artifacts of a log without those spans
+    /// (but output code) have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphRole>,
 }

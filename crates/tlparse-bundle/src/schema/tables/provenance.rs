@@ -81,7 +81,7 @@ pub struct ProvenanceGraph {
 }
 
 /// Which graph of a compile Inductor compiled (a provenance graph's, an artifact's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GraphRole {
     /// The forward graph of a training compile (AOT ID `<n>_forward`).
