@@ -46,7 +46,7 @@ def test_a_bundle_needing_a_newer_reader_is_refused(simple_copy: Path, version: 
         tlparse_bundle.open(simple_copy)
     message = str(refused.value)
     assert f"needs a reader of format version {version!r}" in message or f"version {version}" in message
-    assert "this reader reads version 9" in message and "update tlparse-bundle" in message
+    assert "this reader reads version 10" in message and "update tlparse-bundle" in message
 
 
 def test_the_oldest_bundle_version_is_read(simple_copy: Path) -> None:

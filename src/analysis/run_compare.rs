@@ -369,9 +369,9 @@ fn graph_sizes(sa: &StreamTables, a: &CompileEntry, sb: &StreamTables, b: &Compi
     out
 }
 
-/// Text masked by [`mask_volatile`], as text.
+/// A guard's text masked by [`mask_volatile`], as text.
 fn masked(text: &str) -> String {
-    String::from_utf8_lossy(&mask_volatile(text.as_bytes())).into_owned()
+    String::from_utf8_lossy(&mask_volatile("guards", text.as_bytes())).into_owned()
 }
 
 fn guards(s: &StreamTables, compile_id: &str) -> BTreeSet<String> {
@@ -430,6 +430,11 @@ fn by_name(list: &[ArtifactRef]) -> Vec<(String, String)> {
     names.into_iter().zip(list).map(|(n, r)| (n, r.blob.clone().unwrap_or_default())).collect()
 }
 
+/// An artifact's name without the `#2` of a later occurrence ([`numbered`]).
+fn artifact_name(numbered: &str) -> &str {
+    numbered.rsplit_once('#').filter(|(_, n)| n.parse::<u32>().is_ok()).map_or(numbered, |(name, _)| name)
+}
+
 /// Artifacts both logged whose payloads differ (even once masked), those only one logged, and
 /// the names of those the same up to ids.
 fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef], payloads: &dyn Payloads) -> (Vec<Change>, Vec<String>) {
@@ -440,7 +445,7 @@ fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef], payloads: &dyn Payloads) -> (
     let mut same_up_to_ids = Vec::new();
     for (name, x) in &la {
         let Some(&y) = mb.get(name).filter(|&&y| y != x) else { continue };
-        match payload_difference(payloads, x, y) {
+        match payload_difference(payloads, artifact_name(name), x, y) {
             Some(None) => same_up_to_ids.push(name.clone()),
             found => out.push(Change::Artifact {
                 name: name.clone(),
@@ -460,10 +465,10 @@ fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef], payloads: &dyn Payloads) -> (
 
 /// Two payloads compared once masked: `Some(None)` when they are the same up to ids,
 /// `Some(Some(line))` when they differ, `None` when either cannot be read.
-fn payload_difference(payloads: &dyn Payloads, a: &str, b: &str) -> Option<Option<LineDifference>> {
+fn payload_difference(payloads: &dyn Payloads, name: &str, a: &str, b: &str) -> Option<Option<LineDifference>> {
     let read = |run, blob: &str| (!blob.is_empty()).then(|| payloads.payload(run, blob)).flatten();
     let (pa, pb) = (read(Run::A, a)?, read(Run::B, b)?);
-    let (ma, mb) = (mask_volatile(&pa), mask_volatile(&pb));
+    let (ma, mb) = (mask_volatile(name, &pa), mask_volatile(name, &pb));
     Some((ma != mb).then(|| first_difference(&String::from_utf8_lossy(&ma), &String::from_utf8_lossy(&mb))))
 }
 

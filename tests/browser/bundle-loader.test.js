@@ -280,7 +280,7 @@ for (const mode of ['plain', 'ghpages']) {
       await close();
       assert.equal(r.ok, false);
       assert.match(r.error, /needs a bundle reader of version 99 or newer/);
-      assert.match(r.error, /this bundle-loader\.js is version 9/);
+      assert.match(r.error, /this bundle-loader\.js is version 10/);
     });
 
     test('a missing bundle fails with the URL and HTTP status', async () => {
@@ -293,10 +293,10 @@ for (const mode of ['plain', 'ghpages']) {
 
     test('refuses a bundle older than the viewer reads, naming both versions', async () => {
       const { page, close } = await openPage(srv);
-      const r = await page.evaluate((u) => window.tryOpen(u, 10), `${srv.url}/bundles/simple`);
+      const r = await page.evaluate((u) => window.tryOpen(u, 11), `${srv.url}/bundles/simple`);
       await close();
       assert.equal(r.ok, false);
-      assert.match(r.error, /This bundle is format version 9; this viewer reads format version 10 and later/);
+      assert.match(r.error, /This bundle is format version 10; this viewer reads format version 11 and later/);
     });
 
     for (const name of ['graph_breaks', 'multi_rank_runtime']) {

@@ -222,8 +222,8 @@ test('a run B without align_key (an older bundle) is not compared, and the page 
   await page.route('**/b/run_b/tables/log0/compile_directory.json.zst', (route) => route.fulfill({ body: JSON.stringify(table) }));
   const viewer = await go(page, '#/compare');
   assert.equal(viewer.state, 'ready');
-  assert.deepEqual(viewer.data.compare, { error: 'no align_key' });
-  assert.match(await page.locator('main').innerText(), /Run B was built by an older tlparse-build: its compile_directory has no align_key/);
+  assert.deepEqual(viewer.data.compare, { error: 'older format' });
+  assert.match(await page.locator('main').innerText(), /Run B was built by an older tlparse-build \(format 9 or older\): its compile_directory keys attempts/);
   assert.equal(await page.locator('.cmp-compile').count(), 0);
   assert.deepEqual(errors, []);
   await close();

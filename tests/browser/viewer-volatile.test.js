@@ -16,6 +16,7 @@ test('the shared cases hold', () => {
   for (const [text, want] of cases.masked) assert.equal(maskVolatile(text), want, JSON.stringify(text));
   for (const [a, b] of cases.same) assert.equal(maskVolatile(a), maskVolatile(b), `${JSON.stringify(a)} and ${JSON.stringify(b)}`);
   for (const [a, b] of cases.different) assert.notEqual(maskVolatile(a), maskVolatile(b), `${JSON.stringify(a)} and ${JSON.stringify(b)}`);
+  for (const [name, a, b, same] of cases.named) assert.equal(maskVolatile(a, name) === maskVolatile(b, name), same, `${name}: ${JSON.stringify(a)}`);
 });
 
 test('a long payload masks in linear time', () => {

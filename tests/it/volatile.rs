@@ -9,10 +9,11 @@ struct Cases {
     masked: Vec<(String, String)>,
     same: Vec<(String, String)>,
     different: Vec<(String, String)>,
+    named: Vec<(String, String, String, bool)>,
 }
 
 fn masked(text: &str) -> String {
-    String::from_utf8(mask_volatile(text.as_bytes())).unwrap()
+    String::from_utf8(mask_volatile("", text.as_bytes())).unwrap()
 }
 
 #[test]
@@ -28,5 +29,9 @@ fn the_shared_cases_hold() {
     }
     for (a, b) in &cases.different {
         assert_ne!(masked(a), masked(b), "{a:?} and {b:?} should still differ once masked");
+    }
+    for (name, a, b, same) in &cases.named {
+        let (ma, mb) = (mask_volatile(name, a.as_bytes()), mask_volatile(name, b.as_bytes()));
+        assert_eq!(ma == mb, *same, "{name}: {a:?} and {b:?}");
     }
 }

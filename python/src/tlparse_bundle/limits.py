@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 # The format this reader is written against. A bundle whose manifest asks for a newer reader
 # (`min_reader_version` above this) is refused.
-READER_VERSION = 9
+READER_VERSION = 10
 
 # The manifest's `format`.
 FORMAT_NAME = "tlparse-bundle"

@@ -97,7 +97,7 @@ test('version checks name both versions', async () => {
   await assert.rejects(open([], { minFormatVersion: READER_VERSION + 1 }),
     new RegExp(`format version ${READER_VERSION}; this viewer reads format version ${READER_VERSION + 1} and later`));
   const future = fetchWithManifest({ ...diskManifest(), min_reader_version: 99 });
-  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 9/);
+  await assert.rejects(openBundle(BASE, { fetch: future }), /needs a bundle reader of version 99 or newer; this bundle-loader\.js is version 10/);
   // A bundle without a lite manifest (format 7 and older) is checked from its manifest.json.
   const futureOld = async (url) => (String(url).endsWith(LITE_MANIFEST) ? new Response('', { status: 404 }) : future(url));
   await assert.rejects(openBundle(BASE, { fetch: futureOld }), /needs a bundle reader of version 99 or newer/);

@@ -1,7 +1,8 @@
 // diff.js: line diffs (Myers' O(ND) algorithm) and their rendering as a unified diff with
-// collapsed unchanged runs. Used by the recompile and rank views to show what changed.
+// collapsed unchanged runs. Used by the recompile, rank and compare views to show what changed.
 
 import { h, append } from './dom.js';
+import { maskVolatile } from './volatile.js';
 
 /** Past this many differing lines the diff falls back to "replace the middle" (keeps it fast). */
 const MAX_EDIT_DISTANCE = 4000;
@@ -14,6 +15,19 @@ const MAX_EDIT_DISTANCE = 4000;
  */
 export function diffText(before, after) {
   return diffLines(splitLines(before), splitLines(after));
+}
+
+/** A line diff of two payloads (of the artifact `name`) whose lines are compared masked, so a
+ * line that differs only in ids is no change, and shown as logged (nothing masked): such a line carries B's text in `ids`. */
+export function maskedDiff(textA, textB, name = '') {
+  const [ra, rb] = [splitLines(textA), splitLines(textB)];
+  const mask = (line) => maskVolatile(line, name);
+  return diffLines(ra.map(mask), rb.map(mask)).map((o) => {
+    if (o.op === '+') return { ...o, text: rb[o.b - 1] };
+    if (o.op === '-') return { ...o, text: ra[o.a - 1] };
+    const [x, y] = [ra[o.a - 1], rb[o.b - 1]];
+    return x === y ? { ...o, text: x } : { ...o, text: x, ids: y };
+  });
 }
 
 /** Text → lines without their line breaks (no phantom empty last line). */

@@ -17,11 +17,13 @@ const isWord = (c) => isAlnum(c) || c === '_';
 const isPath = (c) => isAlnum(c) || '/._-~+'.includes(c);
 
 /** Values after a fixed prefix that are volatile whatever they hold (see KEYED in volatile.rs). */
+const COMPILE_ID_KEY = '"compile_id": "';
 const KEYED = [
-  ['"compile_id": "', (c) => c !== '"'],
+  [COMPILE_ID_KEY, (c) => c !== '"'],
   ["# AOT ID: ['", isDigit],
   ['Guard latency = ', isNumber],
   ['"compile_time_us": ', isNumber],
+  ['__builtins_dict___', isDigit],
   ['"pid": ', isDigit],
   ["'rank': ", isDigit],
 ];
@@ -32,15 +34,20 @@ function runEnd(text, from, f) {
   return i;
 }
 
-/** `text` with what is volatile by nature replaced by MASK (the rule is volatile.rs's). */
-export function maskVolatile(text) {
+/** Artifacts whose content is a list of compile ids (the order graphs ran in): never masked. */
+const COMPILE_IDS_ARE_CONTENT = ['graph_execution', 'inductor_graph_execution'];
+
+/** The payload `text` of an artifact called `name` with what is volatile by nature replaced by
+ * MASK (the rule is volatile.rs's). */
+export function maskVolatile(text, name = '') {
+  const idsKept = COMPILE_IDS_ARE_CONTENT.includes(name);
   let out = '';
   let i = 0;
   while (i < text.length) {
     const before = i > 0 ? text[i - 1] : null;
     const lineStart = before === null || before === '\n';
-    const skip = keyed(text, i) ?? hexAddress(text, i, before) ?? tempPath(text, i, before)
-      ?? compileId(text, i, before, lineStart) ?? longDigits(text, i, before);
+    const skip = keyed(text, i, idsKept) ?? hexAddress(text, i, before) ?? tempPath(text, i, before)
+      ?? (idsKept ? null : compileId(text, i, before, lineStart)) ?? longDigits(text, i, before);
     if (skip) {
       out += text.slice(i, skip[0]) + MASK;
       i = skip[1];
@@ -54,9 +61,9 @@ export function maskVolatile(text) {
 
 // Each returns the span masked at `i`: [end of what is kept of it, end of the span], or null.
 
-function keyed(text, i) {
+function keyed(text, i, idsKept) {
   for (const [prefix, value] of KEYED) {
-    if (!text.startsWith(prefix, i)) continue;
+    if ((idsKept && prefix === COMPILE_ID_KEY) || !text.startsWith(prefix, i)) continue;
     const kept = i + prefix.length;
     const end = runEnd(text, kept, value);
     if (end > kept) return [kept, end];

@@ -22,9 +22,13 @@ pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
 /// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
 /// reads at thousands of ranks); version 9 stores no `seq` in index rows and a `line` only where
-/// the row before does not imply it (a third of the index's compressed bytes).
-pub const FORMAT_VERSION: u32 = 9;
-/// The oldest reader version that can read what this code writes. 9: index rows no longer
+/// the row before does not imply it (a third of the index's compressed bytes); version 10 aligns
+/// compiles as frame compiles whose attempts are their history (`align_key` is shared by a frame
+/// compile's attempts) and compares payloads across ranks once volatile tokens are masked.
+pub const FORMAT_VERSION: u32 = 10;
+/// The oldest reader version that can read what this code writes. 10: `align_key` and
+/// `compile_alignment`'s rows name frame compiles, not attempts, which an older reader would pair
+/// wrongly; 9: index rows no longer
 /// store `seq` and most `line`s, which an older reader would miss; version 8 reshaped
 /// `rank_differ`'s rows (a group may leave out its streams, `missing` may be left out), which an
 /// older reader would misread; version 7 only added fields and tables; version 6 reshaped
@@ -32,7 +36,7 @@ pub const FORMAT_VERSION: u32 = 9;
 /// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
 /// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
 /// `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 9;
+pub const MIN_READER_VERSION: u32 = 10;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.

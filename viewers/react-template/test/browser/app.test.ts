@@ -209,7 +209,7 @@ describe.each(['plain', 'ghpages'] as const)('built app, %s hosting', (mode) => 
     await alert.waitFor();
     expect(await alert.locator('strong').textContent()).toBe('This bundle cannot be opened');
     expect(await alert.locator('p').textContent()).toBe('This bundle (format version 99) needs a bundle reader of version 99 ' +
-      'or newer; this bundle-loader.js is version 9. Update the viewer.');
+      'or newer; this bundle-loader.js is version 10. Update the viewer.');
     await shot(page, 'too_new-refused');
     expect(errors).toEqual([]);
     await page.context().close();

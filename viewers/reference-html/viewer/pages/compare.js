@@ -6,16 +6,19 @@
 // build writes it with the alignment module's keying (src/analysis/alignment.rs), and every
 // attempt of one frame compile carries the same key, so there is no matching logic here: rows of
 // one key are one frame compile, its final attempt (the highest) is compared, the attempts before
-// it are its restart history. A bundle without `align_key` (format < 7) is not compared: we say
-// so rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
+// it are its restart history. A bundle older than format 10 (no `align_key`, or one keyed per
+// attempt) is not compared: we say so rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
 //
 // Payloads of artifacts whose blobs differ are read from both bundles and compared masked by
 // maskVolatile (volatile.js, the mirror of the Rust rule): two processes never share object ids
 // or addresses, so payloads equal once masked are "the same up to ids", listed apart.
 
 import { h, section, note, empty, plural } from '../dom.js';
-import { diffLines, diffView, diffStats, splitLines } from '../diff.js';
+import { diffView, diffStats, maskedDiff } from '../diff.js';
 import { maskVolatile } from '../volatile.js';
+
+/** The first format whose `align_key` names a frame compile (shared by its attempts). */
+const ALIGNED_BY_FRAME_COMPILE = 10;
 
 export async function render(ctx) {
   const title = h('h1', null, 'Compare runs');
@@ -29,13 +32,14 @@ export async function render(ctx) {
   }
   const runA = await loadRun(ctx.bundle);
   const runB = await loadRun(other);
-  const missing = [['A', runA], ['B', runB]].filter(([, run]) => run.some((s) => s.rows.some((r) => r.align_key == null))).map(([n]) => n);
+  const old = (bundle, run) => !(bundle.manifest.format_version >= ALIGNED_BY_FRAME_COMPILE) || run.some((s) => s.rows.some((r) => r.align_key == null));
+  const missing = [['A', ctx.bundle, runA], ['B', other, runB]].filter(([, bundle, run]) => old(bundle, run)).map(([n]) => n);
   ctx.expose('compareRuns', { a: ctx.bundle.manifest.inputs.map((i) => i.path), b: other.manifest.inputs.map((i) => i.path) });
   if (missing.length) {
-    ctx.expose('compare', { error: 'no align_key' });
+    ctx.expose('compare', { error: 'older format' });
     return h('div', null, title, section('Cannot compare', empty(
-      `Run ${missing.join(' and run ')} was built by an older tlparse-build: its compile_directory has no align_key ` +
-      '(format 7), so its compiles cannot be paired with the other run\'s. Rebuild it with this version.')));
+      `Run ${missing.join(' and run ')} was built by an older tlparse-build (format ${ALIGNED_BY_FRAME_COMPILE - 1} or older): ` +
+      'its compile_directory keys attempts, not frame compiles, so its compiles cannot be paired with the other run\'s. Rebuild it with this version.')));
   }
   const comparison = compare(runA, runB);
   await settleArtifacts(comparison, (blob) => ctx.bundle.text(blob), (blob) => other.text(blob));
@@ -275,9 +279,12 @@ async function payloadDifference(c, readA, readB) {
   } catch {
     return null;
   }
-  const [ma, mb] = texts.map(maskVolatile);
+  const [ma, mb] = texts.map((t) => maskVolatile(t, artifactName(c.name)));
   return ma === mb ? SAME : firstDifference(ma, mb);
 }
+
+/** An artifact's name without the `#2` of a later occurrence (numbered). */
+const artifactName = (name) => name.replace(/#\d+$/, '');
 
 /** As run_compare.rs: at most this many characters of a differing line, starting this many
  * before its first difference. */
@@ -473,7 +480,7 @@ async function artifactDiff(ctx, runs, comparison, key, name) {
   const streamOf = (rows) => (rows.length === 1 ? rows[0] : rows.find((s) => s.stream === comparison.streams[at].stream));
   const [blobA, blobB] = c ? [c.a, c.b] : [blobOf(streamOf(runs.rowsA), x.a, name), blobOf(streamOf(runs.rowsB), x.b, name)];
   const [textA, textB] = await Promise.all([runs.a.text(blobA), runs.b.text(blobB)]);
-  const ops = maskedDiff(textA, textB);
+  const ops = maskedDiff(textA, textB, artifactName(name));
   const { added, removed } = diffStats(ops);
   const ids = ops.filter((o) => o.ids != null).length;
   ctx.expose('compareDiff', { code: x.code, a: x.a, b: x.b, name, blobA, blobB, added, removed, ids });
@@ -492,14 +499,3 @@ function blobOf(stream, compileId, name) {
   return row.artifacts[names.indexOf(name)].blob;
 }
 
-/** A line diff of two payloads whose lines are compared masked, so a line that differs only in
- * ids is no change, and shown as logged (nothing masked): such a line carries B's text in `ids`. */
-export function maskedDiff(textA, textB) {
-  const [ra, rb] = [splitLines(textA), splitLines(textB)];
-  return diffLines(ra.map(maskVolatile), rb.map(maskVolatile)).map((o) => {
-    if (o.op === '+') return { ...o, text: rb[o.b - 1] };
-    if (o.op === '-') return { ...o, text: ra[o.a - 1] };
-    const [x, y] = [ra[o.a - 1], rb[o.b - 1]];
-    return x === y ? { ...o, text: x } : { ...o, text: x, ids: y };
-  });
-}

@@ -10,7 +10,7 @@
 // of `c` names the compile by rank `a`'s own compile id (any rank's without `a`).
 
 import { h, section, note, empty, bytes, plural, count } from '../dom.js';
-import { diffText, diffView, diffStats } from '../diff.js';
+import { maskedDiff, diffView, diffStats } from '../diff.js';
 import {
   rankLabeller, ranksText, compileRef, compileText, compileLink, ownIds, rankDifferRows, differBadge, missingNote, SAME_UP_TO_IDS, artifactKeyText,
 } from '../ranks-common.js';
@@ -105,7 +105,7 @@ export async function render(ctx) {
   const blobA = row.groups[ga].blob;
   const blobB = row.groups[gb].blob;
   const [textA, textB] = await Promise.all([ctx.bundle.text(blobA), ctx.bundle.text(blobB)]);
-  const ops = diffText(textA, textB);
+  const ops = maskedDiff(textA, textB, row.name);
   const { added, removed } = diffStats(ops);
   const identical = blobA === blobB;
   ctx.expose('rankDiff', {
@@ -189,7 +189,7 @@ async function differenceCard(ctx, row, label) {
   const parts = [];
   const exposed = [];
   for (const v of odd) {
-    const ops = diffText(usualText, await ctx.bundle.text(v.blob));
+    const ops = maskedDiff(usualText, await ctx.bundle.text(v.blob), row.name);
     const { added, removed } = diffStats(ops);
     const [a, b] = [usual.streams[0], v.streams[0]];
     exposed.push({ odd: v.streams, usual: usual.streams, a, b, blobA: usual.blob, blobB: v.blob, added, removed,
