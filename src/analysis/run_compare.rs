@@ -670,6 +670,12 @@ fn outcomes(list: &[String]) -> String {
     if list.is_empty() { "no lookup".to_string() } else { list.join(",") }
 }
 
+/// `only in A: x, y; only in B: z`, leaving out an empty side.
+fn only_in(a: &[String], b: &[String]) -> String {
+    let sides = [("A", a), ("B", b)].into_iter().filter(|(_, names)| !names.is_empty());
+    sides.map(|(run, names)| format!("only in {run}: {}", names.join(", "))).collect::<Vec<_>>().join("; ")
+}
+
 fn change_text(c: &Change) -> String {
     match c {
         Change::Status { a, b } => format!("status {} → {}", status_text(*a), status_text(*b)),
@@ -678,16 +684,7 @@ fn change_text(c: &Change) -> String {
             format!("compile time {} → {}{delta}", seconds(*a), seconds(*b))
         }
         Change::GraphSize { ir, unit, a, b, delta } => format!("{ir}: {a} {unit} → {b} {unit} ({delta:+})"),
-        Change::GraphsOnly { a, b } => {
-            let mut parts = Vec::new();
-            if !a.is_empty() {
-                parts.push(format!("only in A: {}", a.join(", ")));
-            }
-            if !b.is_empty() {
-                parts.push(format!("only in B: {}", b.join(", ")));
-            }
-            format!("graphs {}", parts.join("; "))
-        }
+        Change::GraphsOnly { a, b } => format!("graphs {}", only_in(a, b)),
         Change::Guards { added, removed } => format!("guards {}", added_removed(added, removed)),
         Change::Symbols { added, removed } => format!("dynamic-shape symbols {}", added_removed(added, removed)),
         Change::GraphBreaks { added, removed } => format!("graph breaks {}", added_removed(added, removed)),
@@ -698,16 +695,7 @@ fn change_text(c: &Change) -> String {
             format!("artifact {name} differs at line {}: {} → {}", d.line, side(&d.a), side(&d.b))
         }
         Change::Artifact { name, a, b, first_difference: None } => format!("artifact {name} differs ({a} → {b})"),
-        Change::ArtifactsOnly { a, b } => {
-            let mut parts = Vec::new();
-            if !a.is_empty() {
-                parts.push(format!("only in A: {}", a.join(", ")));
-            }
-            if !b.is_empty() {
-                parts.push(format!("only in B: {}", b.join(", ")));
-            }
-            format!("artifacts {}", parts.join("; "))
-        }
+        Change::ArtifactsOnly { a, b } => format!("artifacts {}", only_in(a, b)),
     }
 }
 

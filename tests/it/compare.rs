@@ -50,7 +50,8 @@ fn both(c: &RunComparison) -> Vec<&CompileComparison> {
 /// masked payloads that differs. Returns how many were checked.
 fn reported_artifacts_really_differ(c: &RunComparison, a: &Path, b: &Path) -> usize {
     let (ba, bb) = (Bundle::open(a).unwrap(), Bundle::open(b).unwrap());
-    let masked = |bundle: &Bundle, blob: &str| String::from_utf8(mask_volatile("", &bundle.blob(blob).unwrap())).unwrap();
+    let masked =
+        |bundle: &Bundle, blob: &str| String::from_utf8(mask_volatile("", &bundle.blob(blob).unwrap())).unwrap();
     let mut checked = 0;
     for x in c.streams.iter().flat_map(|s| &s.compiles) {
         for change in &x.changes {
