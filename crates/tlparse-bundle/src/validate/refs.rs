@@ -113,6 +113,7 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("PartialCode", "not_compiled_by", Ref::Stream),
     ("GraphRuntimes", "compiled_without_estimate", Ref::Stream),
     ("GraphTensorMeta", "compiled_without_artifact", Ref::Stream),
+    ("ArtifactComparison", "missing_on_cache_hit", Ref::Stream),
     // Counts, op names and text that look like references.
     ("StreamOrder", "unknown_compile_ids", Ref::NotChecked),
     ("StreamDiffer", "missing", Ref::NotChecked),
@@ -123,6 +124,7 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     ("AlignedCompileRef", "compile_ids", Ref::NotChecked),
     ("AlignmentKey", "frame", Ref::NotChecked), // which frame of a code (0, 1, ...), not a frame id
     ("StreamCompile", "restart_reasons", Ref::NotChecked), // text
+    ("ArtifactFindings", "described", Ref::NotChecked), // text
     ("FrameIdShift", "frame_id", Ref::NotChecked),
     ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
     ("PartialCode", "later_frame_id_shift", Ref::NotChecked),
