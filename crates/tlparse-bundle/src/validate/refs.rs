@@ -123,8 +123,10 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     // are checked as everywhere); frame ids of several streams.
     ("AlignedCompileRef", "compile_ids", Ref::NotChecked),
     ("AlignmentKey", "frame", Ref::NotChecked), // which frame of a code (0, 1, ...), not a frame id
+    // A frame compile of unknown code, `[2/0]` for all its attempts: a key, so no row need carry it.
+    ("AlignmentKey", "compile_id", Ref::NotChecked),
     ("StreamCompile", "restart_reasons", Ref::NotChecked), // text
-    ("ArtifactFindings", "described", Ref::NotChecked), // text
+    ("ArtifactFindings", "described", Ref::NotChecked),    // text
     ("FrameIdShift", "frame_id", Ref::NotChecked),
     ("FrameIdShift", "usual_frame_id", Ref::NotChecked),
     ("PartialCode", "later_frame_id_shift", Ref::NotChecked),
