@@ -144,8 +144,11 @@ test(`${RANKS} ranks: the Ranks page renders every section, draws only the rows 
   assert.ok(drawn.bars > 0 && drawn.bars < 60, `${drawn.bars} bar rows drawn`);
   assert.ok(drawn.cells > 0 && drawn.cells < 400, `${drawn.cells} grid cells drawn`);
   assert.ok(drawn.nodes < 8000, `${drawn.nodes} elements`);
-  // Every warning names its ranks in a line, never a list of hundreds.
-  assert.ok(viewer.data.warnings.every((x) => x.length < 400), JSON.stringify(viewer.data.warnings.map((x) => x.length)));
+  // Every warning names its ranks in a line, never a list of hundreds (a finding in words may
+  // quote two clipped lines of a payload, so it is longer than a list of a few ranks).
+  const ranksNamed = (x) => (x.match(/\brank ?\d+/g) ?? []).length;
+  assert.ok(viewer.data.warnings.every((x) => ranksNamed(x) <= 12 && x.length < 1000),
+    JSON.stringify(viewer.data.warnings.map((x) => [x.length, ranksNamed(x)])));
   await shot(page, `ranks-${RANKS}-ranks`);
 
   // Scrolling: the page top to bottom, the bar list and the grid (sideways), 200 px a frame; the
