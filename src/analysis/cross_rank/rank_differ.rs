@@ -12,7 +12,7 @@ use crate::schema::cross_rank::AlignedCompileLabel;
 use crate::schema::cross_rank::rank_differ::{
     ArtifactComparison, ArtifactStatus, LineDifference, PayloadGroup, RankDiffer, StreamDiffer,
 };
-use crate::schema::tables::{ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, GraphRole};
+use crate::schema::tables::{ArtifactRef, CompileDirectory, GraphRole};
 
 pub struct RankDifferTable;
 
@@ -106,12 +106,6 @@ impl CompileRows {
     }
 }
 
-/// A compile directory row that is a frame compile's final attempt: a restarted attempt is
-/// history, and its artifacts are not compared across ranks.
-fn is_final(c: &CompileEntry) -> bool {
-    c.status != CompileStatus::Restarted && c.restarted_as.is_none()
-}
-
 /// Every stream's artifacts, keyed by aligned compile (artifacts outside any compile last). Each
 /// stream's compile directory is read in turn and dropped before the next.
 fn file_streams(streams: &[StreamTables], alignment: &Alignment) -> (Vec<CompileRows>, Payloads) {
@@ -119,8 +113,9 @@ fn file_streams(streams: &[StreamTables], alignment: &Alignment) -> (Vec<Compile
     let mut payloads = Payloads::default();
     for (i, s) in streams.iter().enumerate() {
         let Some(dir) = s.table::<CompileDirectory>() else { continue };
-        let finals = dir.compiles.iter().filter(|c| is_final(c));
-        let lists = finals.map(|c| (alignment.aligned(i, &c.compile_id), &c.artifacts));
+        // Only a frame compile's final attempt is compared: its restarted attempts are history.
+        let finals = dir.compiles.iter().filter_map(|c| Some((alignment.aligned_final(i, &c.compile_id)?, c)));
+        let lists = finals.map(|(aligned, c)| (Some(aligned), &c.artifacts));
         for (aligned, artifacts) in lists.chain([(None, &dir.unattributed)]) {
             let rows = compiles.entry(row_order(aligned)).or_default();
             rows.compile = aligned;
