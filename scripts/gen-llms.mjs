@@ -50,6 +50,7 @@ const NOTES = {
   'docs/definitions.md': 'what each count means, once: compile ids, frame compiles and attempts, timed compiles, graph breaks (restarts apart), restarts, recompile N, compile time (forward, backward lazy or inside, total; wall span apart), failures, cache lookups',
   'docs/hosting.md': 'sharing a bundle: GitHub Pages (a workflow), S3, GCS, R2 and Azure with their CORS configuration, the proxy, local serving, and what a bundle reveals',
   'docs/privacy.md': 'what a bundle reveals: what the build records (relative paths, skipped files counted), what the logs themselves carry, what to check before publishing',
+  'docs/perf-notes.md': 'for contributors: where a build\'s time and memory go, compression settings, and what was tried and not kept, with measured figures',
   'docs/scale.md': 'big jobs: `shard` each rank log where it is, `merge` the shards into the bundle a one-run build makes; recipes for Ray, Slurm, Kubernetes; logs on node-local disks',
   'docs/llms-full.txt': 'everything needed to write a viewer in one file (types, a tested readBlob, id grammar, status values, costs, caveats, excerpts)',
   'docs/cross_rank/chrome_trace.md': 'every rank\'s chromium events in one Chrome trace, one process per rank',
