@@ -1,7 +1,7 @@
 //! The `tlparse-build` binary: see [`tlparse_build::cli`].
 
-/// jemalloc: a build allocates some 45 times an entry, across threads; with glibc's malloc that
-/// was a tenth of its time, and big buffers freed and allocated again were fresh pages each time.
+/// jemalloc: a build allocates dozens of times an entry, across threads; glibc's malloc spends
+/// much of a build on that, and hands big buffers freed and allocated again back as fresh pages.
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -18,8 +18,7 @@ pub static malloc_conf: &[u8; 36] = b"dirty_decay_ms:500,muzzy_decay_ms:0\0";
 /// per physical core (`percpu_arena:phycpu`, taking a CPU's two hardware threads for one core)
 /// instead of four per CPU taken by threads in turn: each arena keeps free pages and part-filled
 /// slabs of its own, and a build's threads (reader, parser pool, filing, analysis) each free what
-/// another allocated. On 2 CPUs, peak RSS 4-6 MiB lower on the 150 MB and 1 GB bench logs and
-/// 8 MiB lower on 1,000 ranks of 10 MB, not slower.
+/// another allocated, so fewer arenas hold fewer such pages and slabs (lower peak RSS, no slower).
 #[cfg(all(feature = "jemalloc", target_os = "linux", target_env = "gnu"))]
 #[allow(non_upper_case_globals)]
 #[unsafe(export_name = "_rjem_malloc_conf")]
@@ -50,14 +49,13 @@ fn report_peak_rss() {
 ///
 /// Under jemalloc, that is only zstd's contexts, made by whichever thread compresses. glibc
 /// gives each new thread an arena of its own, up to eight per CPU, and an arena keeps the pages
-/// of contexts freed in it. A build starts a filing thread per input file, so at 1,000 ranks of
-/// 10 MB every arena was in use: one arena took peak RSS from 134-147 MiB to 86-100 MiB, and
-/// changed it by under 0.5 MiB on the 150 MB bench logs (contexts are made a few times per file,
-/// so their lock is not contended).
+/// of contexts freed in it. A build starts a filing thread per input file, so with many ranks
+/// every arena is in use, each holding freed contexts' pages. One arena keeps them in one place;
+/// contexts are made a few times per file, so its lock is not contended.
 ///
 /// Without jemalloc, glibc raises its mmap threshold each time a large block is freed; after
 /// that, big short-lived buffers (batches of records, blob chunks) come from the heap and
-/// fragment it, and on the 150 MB benchmark peak RSS was a third above the live heap. A fixed
+/// fragment it, leaving peak RSS well above the live heap. A fixed
 /// threshold (glibc's default value) turns that adjustment off, so those buffers go back to the
 /// system when freed.
 fn tune_glibc_malloc() {

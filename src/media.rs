@@ -3,7 +3,8 @@
 //!
 //! Compressed files keep their own type and never get a `Content-Encoding`: the viewer
 //! decompresses `.zst` and `.gz` itself, and a `Content-Encoding: gzip` would make a host (GCS)
-//! decompress on the fly, or a browser hand the viewer bytes it no longer expects.
+//! decompress on the fly, or a browser hand the viewer bytes already decompressed, which it
+//! cannot read.
 
 /// The content type of a bundle or viewer file, by extension (case-insensitive).
 pub fn content_type(path: &str) -> &'static str {

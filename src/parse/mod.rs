@@ -27,8 +27,8 @@ pub use records::{MAX_STORED, RawPayload, RawRecord, Records, Spill, Spilled};
 pub use trace_event::{TraceEvent, parse_trace_event};
 
 /// Bytes as text, invalid UTF-8 replaced by U+FFFD: the same as `String::from_utf8_lossy`, but
-/// valid text (nearly all of a log) is checked by `str::from_utf8`, several times faster on
-/// long payloads than the lossy decoder's byte-by-byte walk.
+/// valid text (nearly all of a log) is checked by `str::from_utf8`, which checks long payloads
+/// a word at a time where the lossy decoder walks them byte by byte.
 pub fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),

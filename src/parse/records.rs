@@ -445,8 +445,8 @@ impl<'s> Streaming<'s> {
     }
 }
 
-/// `BufRead::read_until(b'\n')` with a vectorized search (the standard library's is bytewise
-/// and was most of the time spent splitting records), stopping once `out` holds `cap` bytes
+/// `BufRead::read_until(b'\n')` with a vectorized search (the standard library's is bytewise,
+/// slow on long lines), stopping once `out` holds `cap` bytes
 /// (all of it, not just this line's).
 /// Returns the bytes read and whether the line ended (`\n` or end of input).
 fn read_until_newline(reader: &mut impl BufRead, out: &mut Vec<u8>, cap: usize) -> io::Result<(usize, bool)> {

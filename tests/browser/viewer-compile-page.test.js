@@ -107,7 +107,7 @@ test('Back from an artifact returns to where the compile page was left', { timeo
 
 test('a recompile says first which guard failed, and links to the Recompiles view', { timeout: TIMEOUT }, async () => {
   // torch-2.15/recompiles, checked by hand: [0/1] is frame 0's frame compile 1, so recompile 1
-  // (docs/definitions.md; it used to say "Recompile 2"). Its recompile_reasons artifact is
+  // (docs/definitions.md), not "Recompile 2". Its recompile_reasons artifact is
   // "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"; [0/2]'s lists two, the
   // dtype guards of 0/1 and 0/0 ("expected Float, actual Double").
   const { page, viewer, errors, close } = await open(env, env.url('recompiles', `#/compile?id=${cid('[0/1]')}`));

@@ -249,7 +249,7 @@ fn a_build_prints_what_the_tables_found() {
 fn the_findings_a_build_gathers_are_what_its_written_tables_say() {
     // The closing lines come from the tables as they finish (`build_with_findings`), not from
     // the bundle: on every fixture they must equal what the written tables say, read back with
-    // the format crate's reader (as the closing lines were made before).
+    // the format crate's reader.
     use tlparse_build::bundle::reader::Bundle;
     use tlparse_build::schema::tables::{CompileDirectory, Failures, GraphBreaks, Recompiles};
     use tlparse_bundle::Table;
@@ -500,8 +500,8 @@ fn a_build_of_shifted_ranks_names_the_extra_function() {
 
 #[test]
 fn a_closed_stdout_is_not_a_crash() {
-    // `tlparse-build LOG -o OUT | head -c 0`: the summary cannot be printed. It panicked with
-    // "failed printing to stdout: Broken pipe" (exit 101, found by the fuzzer); now the bundle is
+    // `tlparse-build LOG -o OUT | head -c 0`: the summary cannot be printed. That must not panic
+    // ("failed printing to stdout: Broken pipe", exit 101, found by the fuzzer): the bundle is
     // built and the exit is 0.
     let dir = tempfile::tempdir().unwrap();
     let out = tmp_out(&dir, "b");

@@ -85,8 +85,8 @@ fn lines_of(text: &[u8]) -> u64 {
 #[test]
 fn a_rank_log_behind_a_banner_is_built_and_its_banner_lines_are_diagnostics() {
     // A launcher wrote an NCCL banner and a progress bar into rank 1's log before torch's first
-    // header (checked by hand: with the first line not a header, this rank was skipped as "not
-    // a trace log" and the build exited 0 under --strict).
+    // header. Such a rank must not be skipped as "not a trace log" with the build exiting 0
+    // under --strict (checked by hand).
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t");
     std::fs::create_dir(&trace).unwrap();
@@ -125,9 +125,9 @@ fn truncated_and_corrupt_compressed_ranks_keep_what_decompressed() {
     // file; for a corrupt one, all but what the decoder dropped in its failing read, at most
     // DECODE_STEP bytes), with one truncated_input diagnostic at its last line read; the build
     // exits 0, and 1 under --strict. Checked by hand, with the same damage done to files made by
-    // Python's gzip and the zstd CLI: before, the build stopped at the cut .zst
-    // ("incomplete frame", exit 2); now the cut .gz keeps 3,623 of the 7,193 lines, the cut
-    // .zst 1,157, and the corrupt .gz decodes garbage (bad_prefix and bad_json diagnostics, raw
+    // Python's gzip and the zstd CLI: the build must not stop at the cut .zst ("incomplete
+    // frame", exit 2); the cut .gz keeps 3,623 of the 7,193 lines, the cut .zst 1,157, and the
+    // corrupt .gz decodes garbage (bad_prefix and bad_json diagnostics, raw
     // text kept) until its checksum fails.
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t");
@@ -207,8 +207,8 @@ fn truncated_and_corrupt_compressed_ranks_keep_what_decompressed() {
 #[test]
 fn zstd_inputs_with_a_2_gib_window_are_read() {
     // `zstd --long=31` from a pipe: the frame asks for a 2^31-byte window, which libzstd's
-    // decoder refuses by default (checked below, and by hand: the build failed with "Frame
-    // requires too much memory for decoding" before the decoder was allowed 2^31).
+    // decoder refuses by default (checked below, and by hand: without allowing 2^31 the build
+    // fails with "Frame requires too much memory for decoding").
     let text = std::fs::read(fixture(SMALL_RANK)).unwrap();
     let mut encoder = zstd::Encoder::new(Vec::new(), 3).unwrap();
     encoder.window_log(31).unwrap();
@@ -307,8 +307,8 @@ fn nest_past_path_max(dir: &Path) -> String {
 
 #[test]
 fn symlinks_fifos_sockets_and_unreadable_directories_are_skipped_and_listed() {
-    // Checked by hand: before, a symlink loop or a dangling symlink stopped the build (exit 2),
-    // and a symlink to /etc was walked until a dangling link inside /etc stopped it. Tests run
+    // A symlink loop or a dangling symlink must not stop the build (exit 2), nor a symlink to
+    // /etc be walked until a dangling link inside /etc stops it (checked by hand). Tests run
     // as root, whom `chmod 000` does not stop: the unreadable directory is one too deep to
     // open by its path (ENAMETOOLONG), an error of the walk all the same.
     use std::os::unix::fs::symlink;
@@ -495,9 +495,9 @@ fn bundle_texts(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn bundles_record_no_absolute_path_and_no_name_of_unrelated_files() {
     // A trace directory under a distinctive path, holding private files beside the rank logs
-    // (whose own text was checked to hold neither that path nor these names). Before, inputs
-    // and skipped files were recorded by the path as given (absolute if given so), and every
-    // skipped file was named.
+    // (whose own text was checked to hold neither that path nor these names). Inputs and skipped
+    // files must not be recorded by the path as given (absolute if given so), nor every skipped
+    // file be named.
     let dir = tempfile::Builder::new().prefix("privacy-Kq7vX-").tempdir().unwrap();
     let trace = dir.path().join("job-Zp3Wm").join("trace");
     std::fs::create_dir_all(trace.join("private-subdir")).unwrap();

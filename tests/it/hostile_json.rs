@@ -213,8 +213,8 @@ fn times_out_of_range_are_ignored_with_a_diagnostic_and_never_become_null() {
 #[test]
 fn runtime_estimates_and_guard_latency_out_of_range_are_ignored() {
     // Rank 0 of multi_rank_runtime: the first two ops of the first runtime estimates (entry at
-    // line 1686) at 1e308, whose sum was infinite (null in runtime_estimates, which then did not
-    // validate), and the guard tree's latency (entry at line 3057) at `inf`, which Rust parses.
+    // line 1686) at 1e308, whose sum is infinite (null in runtime_estimates, which would then not
+    // validate, were it kept), and the guard tree's latency (entry at line 3057) at `inf`, which Rust parses.
     let rank0 = "tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_0.log";
     let log = hostile_from(
         rank0,
@@ -455,8 +455,8 @@ fn a_header_line_that_is_not_utf8_keeps_its_raw_bytes() {
 #[test]
 fn a_trace_event_payload_that_is_not_utf8_keeps_the_merged_trace_readable() {
     // Found by the fuzzer: a byte 0xED in a chromium_event payload's "cat" (md5 recomputed, as
-    // torch would log such bytes) was copied as is into the stream's Chrome trace, which is no
-    // longer UTF-8 JSON; reading it back for the merged trace failed ("invalid unicode code
+    // torch would log such bytes), copied as is into the stream's Chrome trace, would make it
+    // other than UTF-8 JSON, and reading it back for the merged trace fail ("invalid unicode code
     // point", exit 2). Line 9 of chromium_events.log is its first `"cat": "dynamo_timed",`
     // (checked by hand). The trace gets U+FFFD; the blob keeps the byte.
     let log = hostile(&[(9, b"dynamo_timed", b"dyna\xedo_timed")]);

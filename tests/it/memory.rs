@@ -12,8 +12,8 @@ use tlparse_build::bundle::reader::Bundle;
 
 use crate::util::{assert_valid, fixture};
 
-/// The peak RSS the debug binary reaches on the real fixture this file's inputs start from, plus
-/// margin: 64 MiB (measured: about 30 MiB); each input holds a record of 100 MiB or more.
+/// The peak RSS allowed: what the debug binary needs on the real fixture this file's inputs
+/// start from, with room to spare, and far below the record of 100 MiB or more each input holds.
 const BOUND: u64 = 64 << 20;
 
 /// Runs the binary; its exit code, peak resident set size in bytes (as the binary reports it

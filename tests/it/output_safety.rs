@@ -409,9 +409,8 @@ fn run_with_file_size_limit(args: &[&str], limit: u64) -> Output {
 #[test]
 fn a_full_disk_is_reported_on_the_output_and_the_old_bundle_stays() {
     // Checked by hand (ulimit -f with SIGXFSZ ignored, simple.log): at 4 KiB the first write of
-    // reading the log fails, which main reported as "error: <the log>: File too large"; at
-    // 16 KiB a later write, reported on the staging directory's name. Both now say
-    // "error: writing <OUT>: File too large (os error 27)".
+    // reading the log fails, at 16 KiB a later write; neither may be blamed on the log or on the
+    // staging directory's name. Both say "error: writing <OUT>: File too large (os error 27)".
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("b");
     let input = fixture("tlparse-tests/simple.log");

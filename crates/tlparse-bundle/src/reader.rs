@@ -70,13 +70,13 @@ pub fn clip(what: impl std::fmt::Display, max: usize) -> String {
 /// the blob index, 40 bytes a blob ([`Limits::blobs`]: 160 MiB, and
 /// as much again while it grows); and one document or line at a time: its bytes
 /// ([`Limits::document`], 64 MiB, up to twice that while its buffer grows) and its parsed JSON
-/// ([`Limits::json_memory`], 384 MiB). Worst case about 880 MiB. Streams (indexes, diagnostics, packs, traces) are read a line or a block
-/// at a time. zstd's own window buffers (at most 2^[`MAX_ZSTD_WINDOW_LOG`] bytes) are allocated
+/// ([`Limits::json_memory`], 384 MiB). Worst case about 880 MiB. Streams (indexes, diagnostics,
+/// packs, traces) are read a line or a block at a time. zstd's own window buffers (at most 2^[`MAX_ZSTD_WINDOW_LOG`] bytes) are allocated
 /// by libzstd, outside this count.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// `manifest.json`, as stored (32 MiB: about 7,000 streams, at 4.6 KB a stream as measured on
-    /// a 4-rank bundle).
+    /// `manifest.json`, as stored (32 MiB: about 7,000 streams, a 4-rank bundle's manifest
+    /// holding some 4.6 KB a stream).
     pub manifest: u64,
     /// Any other file, as stored (256 MiB); only [`Bundle::read`] holds one whole.
     pub file: u64,

@@ -67,8 +67,8 @@ fn multi_rank_logs_rank_3_is_slowest() {
 
     // `[0/0]` is two functions: `fn` on ranks 0 and 2 (157247 µs each), `kernel` on ranks 1 and
     // 3: 1.33 s on rank 1, 10.28 s on rank 3 (raw: 1334062 and 10283392). Compared by compile id
-    // the spread was 157247..10283392 across all four; aligned by code, each compares like with
-    // like.
+    // alone, all four would be one spread, 157247..10283392; aligned by code, each compares like
+    // with like.
     let rows_of_0_0: Vec<&Value> = rows(&t, "compiles").iter().filter(|c| same_id(c) == "[0/0]").collect();
     type Spread<'a> = (&'a str, Vec<(&'a str, f64)>, f64);
     let spreads: Vec<Spread> = rows_of_0_0

@@ -89,8 +89,8 @@ fn absent_without_execution_orders() {
 }
 
 /// graph_exec_order edited in a temporary copy: rank 1's fourth run (line 7497, `0/0`) is logged
-/// as null, and simple.log joins as file 2 (no execution order at all). Rank 1 now differs at
-/// positions 0, 1 and 3, and no longer has the same runs as rank 0.
+/// as null, and simple.log joins as file 2 (no execution order at all). Rank 1 then differs at
+/// positions 0, 1 and 3, and does not have the same runs as rank 0.
 #[test]
 fn unknown_compile_ids_and_streams_without_orders() {
     let simple = [("tlparse-tests/simple.log", "dedicated_log_torch_trace_rank_2.log")];

@@ -211,8 +211,8 @@ fn a_restarted_frame_compile_counts_in_the_attempt_that_completed_it() {
     // 1795462580764296.25) to line 14268 (ts 1795462580925554.5), 161258.25 µs (metrics, line
     // 14281: 0.161258 s); its backward from line 20277 (ts 1795462581873446.25) to line 22758
     // (ts 1795462582653093.0), 779646.75 µs (bwd metrics, line 22774: 779646). inductor_compile
-    // ran in both, 24963.25 + 772924.25 µs: more than the forward, which is why the Compile time
-    // page's inductor_compile column used to exceed its entire_frame_compile column.
+    // ran in both, 24963.25 + 772924.25 µs: more than the forward, so a Compile time page that
+    // summed it with the forward alone would show inductor_compile above entire_frame_compile.
     let b = built("torch-2.15/two_runs/run_b");
     let stream = b.only_stream();
     let times: std::collections::BTreeMap<String, [Option<f64>; 4]> = times_agree(&b, &stream).into_iter().collect();

@@ -62,9 +62,9 @@ fn torch_2_15_failures_fixture() {
 fn failed_compiles_and_restarts_are_counted_apart_and_agree_with_the_statuses() {
     // Checked by hand against the raw logs: comp_metrics.log's compilation_metrics at lines 31
     // and 48 each carry one restart reason ("'skip function graph_break in file ...'") and the
-    // one at line 65 none, and no fail_type is set: 2 restarts, no failure (the Overview used to
-    // call these "failures 2"). graph_breaks: 10 restarts, no failure (see above); failures: 6
-    // failed compiles, no restart; recompiles: [0/4] fails (recompile limit), no restart.
+    // one at line 65 none, and no fail_type is set: 2 restarts, no failure (not "failures 2").
+    // graph_breaks: 10 restarts, no failure (see above); failures: 6 failed compiles, no
+    // restart; recompiles: [0/4] fails (recompile limit), no restart.
     // A failure row is a failed compile: `failed` is the number of compile ids whose status is
     // `failed`, and `restarts` the number of restart reasons in compile_directory.
     for (fixture, failed, restarts) in [

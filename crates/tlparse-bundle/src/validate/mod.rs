@@ -22,7 +22,7 @@ use crate::source::{BundlePath, ByteSource, Listed, SourceError};
 
 /// Problems kept in the report; past it, only their number.
 pub const MAX_PROBLEMS: usize = 1000;
-/// Problems reported for one file (an index, the diagnostics) before it is no longer read.
+/// Problems reported for one file (an index, the diagnostics) before reading it stops.
 pub const MAX_PROBLEMS_PER_FILE: usize = 50;
 /// The longest problem message.
 pub const MAX_PROBLEM_LEN: usize = 600;
