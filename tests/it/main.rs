@@ -3,6 +3,7 @@
 mod attacks;
 mod build;
 mod cli;
+mod comments;
 mod compare;
 mod consistency;
 mod cross_rank;
