@@ -170,8 +170,12 @@ fn tracked_files() -> Vec<String> {
     String::from_utf8(out.stdout).unwrap().split('\0').filter(|p| !p.is_empty()).map(str::to_string).collect()
 }
 
+/// This file, whose comments and examples quote what the patterns catch.
+const THIS_FILE: &str = "tests/it/comments.rs";
+
 fn skipped(path: &str) -> bool {
-    NOT_YET_SWEPT.iter().chain(NOT_OURS).any(|p| path == *p || (p.ends_with('/') && path.starts_with(p)))
+    path == THIS_FILE
+        || NOT_YET_SWEPT.iter().chain(NOT_OURS).any(|p| path == *p || (p.ends_with('/') && path.starts_with(p)))
 }
 
 fn allowed(path: &str, line: &str) -> bool {
