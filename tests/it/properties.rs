@@ -1,8 +1,22 @@
 //! Property tests of the parser, the blob store and the index rows' numbering.
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use tlparse_build::bundle::blobs::{self, ChunkWriter};
 use tlparse_build::parse::{self, Routed};
+
+/// Where proptest keeps the failing cases of these tests: in the one regressions folder at the
+/// repository's root, beside those of `src/` (proptest's default would put them in
+/// `tests/proptest-regressions/`, the sibling of the folder holding this binary's `main.rs`).
+const REGRESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proptest-regressions/tests/it/properties.txt");
+
+/// The tests' configuration: `cases` cases, failures kept in [`REGRESSIONS`].
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
+        ..ProptestConfig::with_cases(cases)
+    }
+}
 
 /// Pieces that make random text look like a log, so the parser's deeper paths get exercised.
 fn log_like_text() -> impl Strategy<Value = Vec<u8>> {
@@ -98,7 +112,7 @@ fn streams(text: &str) -> Vec<Vec<String>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(config(200))]
 
     #[test]
     fn the_parser_never_panics(bytes in log_like_text()) {
@@ -163,7 +177,7 @@ proptest! {
 
 proptest! {
     // Each case builds and validates a bundle: fewer cases than above.
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(config(48))]
 
     /// Index rows store `line` only where the rows before do not imply it (format 9): across
     /// blank, damaged and `\r` lines the reader still gives every entry the header line the
