@@ -6,8 +6,8 @@
 // hosts that don't both work. Compressed bundle files (`.zst`: packs, index, tables, blob-index
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
-/** Highest `min_reader_version` this loader can read, and the format its types (schema.d.ts)
- * describe: 8. It reads every bundle whose `min_reader_version` is at most this (format 6 to 8; bundles of format 8 ask for 8). */
+/** Highest `min_reader_version` this loader can read, and the format version its types (schema.d.ts)
+ * describe. It reads every bundle whose `min_reader_version` is at most this. */
 export const READER_VERSION = 10;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
