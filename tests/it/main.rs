@@ -25,6 +25,7 @@ mod server_process;
 mod shard_merge;
 mod snapshots;
 mod tables;
+mod tidy;
 mod util;
 mod viewer;
 mod volatile;
