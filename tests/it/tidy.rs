@@ -244,6 +244,7 @@ const PATH_EXCEPTIONS: &[(&str, &str)] = &[
     ("src/a/b.rs", "the fuzz oracle's tests feed it panic messages of made-up files"),
     ("src/components/FailuresPage.tsx", "the React template's README walks through adding this page"),
     ("src/readme-examples.ts", "written by the React template's README test into its fork"),
+    ("tests/it/m.rs", "ARCHITECTURE.md's pattern for naming a test: `it::m::f` is `f` in `tests/it/m.rs`"),
 ];
 
 /// Files whose paths are not this repository's: recorded logs and what is generated from them
