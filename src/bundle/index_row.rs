@@ -239,7 +239,7 @@ mod tests {
     fn every_escaped_byte_is_found_wherever_it_sits() {
         // Past one block of the scan (64 bytes) and into a second, short one.
         for at in 0..100 {
-            for byte in (0u8..0x20).chain([b'"', b'\\']) {
+            for byte in (0u8..0x20).chain(*b"\"\\") {
                 let mut bytes = vec![b'a'; 100];
                 bytes[at] = byte;
                 assert!(needs_escape(&bytes), "byte {byte:#x} at {at}");
