@@ -279,8 +279,8 @@ pub fn main() -> ExitCode {
             run_shard(&options)
         }
         Some(Command::Merge { shards, out, overwrite, expect_ranks, no_viewer, quiet }) => {
-            let options = MergeOptions { shards, output: out, overwrite, viewer: !no_viewer, expect_ranks };
-            run_merge(&options, quiet)
+            let options = MergeOptions { output: out, overwrite, viewer: !no_viewer, expect_ranks };
+            run_merge(&shards, &options, quiet)
         }
     };
     match result {
@@ -321,8 +321,8 @@ fn run_shard(options: &ShardOptions) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_merge(options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
-    let manifest = bundle::shard::merge(options).map_err(|e| e.to_string())?;
+fn run_merge(shards: &[Utf8PathBuf], options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
+    let manifest = publish::shards::merge(shards, options).map_err(|e| e.to_string())?;
     if !quiet {
         say!(
             "wrote {}: {} shard(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s)",
