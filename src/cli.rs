@@ -1,5 +1,6 @@
 //! The command line: a thin clap layer over [`crate::bundle`], [`crate::serve`] and
-//! [`crate::publish`].
+//! [`crate::publish`]. Built without the `share` feature, it has no `serve`, `publish`, `proxy`
+//! nor `--open`, and says so when asked for them.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -10,10 +11,14 @@ use clap::{Args, Parser, Subcommand};
 use crate::analysis::alignment;
 use crate::bundle::shard::{MergeOptions, ShardOptions};
 use crate::bundle::{self, BuildOptions, reader};
+#[cfg(feature = "share")]
 use crate::http::AllowedOrigins;
 use crate::parse::display_compile_id;
+#[cfg(feature = "share")]
 use crate::proxy::ProxyOptions;
+#[cfg(feature = "share")]
 use crate::publish::{self, Place, Progress, PublishOptions};
+#[cfg(feature = "share")]
 use crate::serve::{self, ServeOptions};
 use tlparse_bundle::DirSource;
 
@@ -71,6 +76,7 @@ enum Command {
         quiet: bool,
     },
     /// Serve a bundle on 127.0.0.1 and open its viewer in a browser. Runs until stopped (Ctrl-C).
+    #[cfg(feature = "share")]
     Serve {
         /// The bundle directory.
         bundle: Utf8PathBuf,
@@ -107,6 +113,7 @@ enum Command {
     /// does not list are deleted. With no manifest at URL (a publish stopped before writing it),
     /// --replace deletes the files it left there that the new bundle does not list (only paths
     /// a bundle uses: index.html, viewer/, blobs/, ...). Nothing else at URL is ever deleted.
+    #[cfg(feature = "share")]
     Publish {
         /// The bundle directory.
         bundle: Utf8PathBuf,
@@ -173,9 +180,19 @@ enum Command {
     /// Serve the bundles of an object store or web server to viewers on other origins: adds
     /// CORS for the origins given, forwards only bundle files (GET and HEAD), never lets a file
     /// run as a page of its own origin. Listens on 127.0.0.1; runs until stopped (Ctrl-C).
+    #[cfg(feature = "share")]
     Proxy(ProxyArgs),
+    /// `serve`, `publish` and `proxy` in a build without sharing: hidden, so that asking for
+    /// them says why they are missing (rather than reading the name as a TRACE to build).
+    #[cfg(not(feature = "share"))]
+    #[command(name = "serve", aliases = ["publish", "proxy"], hide = true, disable_help_flag = true)]
+    NoSharing {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
+#[cfg(feature = "share")]
 #[derive(Debug, Args)]
 struct ProxyArgs {
     /// Where the bundles are: `s3://BUCKET/PREFIX`, `gs://...`, `az://CONTAINER/PREFIX` (credentials,
@@ -246,11 +263,17 @@ struct BuildArgs {
           value_parser = clap::value_parser!(u64).range(1..=512))]
     max_line_mb: u64,
     /// After building, serve OUT and open its viewer in a browser, as `serve OUT` does.
+    #[cfg(feature = "share")]
     #[arg(long)]
     open: bool,
     /// With --open: the port to listen on (0: any free port).
+    #[cfg(feature = "share")]
     #[arg(long, requires = "open")]
     port: Option<u16>,
+    /// `--open` in a build without sharing: hidden, so that asking for it says why it is missing.
+    #[cfg(not(feature = "share"))]
+    #[arg(long, hide = true)]
+    open: bool,
 }
 
 /// Runs the command line; the exit code is 0 on success, 1 when validation or `--strict` found
@@ -262,25 +285,30 @@ pub fn main() -> ExitCode {
         None => run_build(cli.build),
         Some(Command::Validate { bundle }) => run_validate(&bundle),
         Some(Command::Cat { bundle, what, stream }) => run_cat(&bundle, &what, stream.as_deref()),
+        #[cfg(feature = "share")]
         Some(Command::Serve { bundle, port, no_open, allow_origin }) => {
             AllowedOrigins::parse(&allow_origin).and_then(|allowed_origins| {
                 run_serve(&bundle, &ServeOptions { port, open_browser: !no_open, allowed_origins })
             })
         }
+        #[cfg(feature = "share")]
         Some(Command::Publish { bundle, url, replace, jobs, verbose, quiet }) => {
             let progress = if verbose { Progress::Lines } else { publish::default_progress(quiet) };
             let options = PublishOptions { bundle, url, replace, jobs: jobs.into(), progress };
             run_publish(&options, quiet)
         }
+        #[cfg(feature = "share")]
         Some(Command::Proxy(args)) => run_proxy(args),
+        #[cfg(not(feature = "share"))]
+        Some(Command::NoSharing { .. }) => Err(format!("serve, publish and proxy need sharing, which {NO_SHARING}")),
         Some(Command::Compare { a, b, json, quiet }) => run_compare(&a, &b, json, quiet),
         Some(Command::Shard { log, out, name, overwrite, max_line_mb }) => {
             let options = ShardOptions { log, output: out, name, overwrite, max_line: (max_line_mb << 20) as usize };
             run_shard(&options)
         }
         Some(Command::Merge { shards, out, overwrite, expect_ranks, no_viewer, quiet }) => {
-            let options = MergeOptions { shards, output: out, overwrite, viewer: !no_viewer, expect_ranks };
-            run_merge(&options, quiet)
+            let options = MergeOptions { output: out, overwrite, viewer: !no_viewer, expect_ranks };
+            run_merge(&shards, &options, quiet)
         }
     };
     match result {
@@ -321,8 +349,23 @@ fn run_shard(options: &ShardOptions) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_merge(options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
-    let manifest = bundle::shard::merge(options).map_err(|e| e.to_string())?;
+/// How a build without the `share` feature says what it cannot do.
+#[cfg(not(feature = "share"))]
+const NO_SHARING: &str = "this tlparse-build was built without (the cargo feature `share`, on by default: `cargo install tlparse-build` has it)";
+
+fn run_merge(shards: &[Utf8PathBuf], options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
+    #[cfg(feature = "share")]
+    let manifest = publish::shards::merge(shards, options).map_err(|e| e.to_string())?;
+    #[cfg(not(feature = "share"))]
+    let manifest = {
+        if let Some(url) = shards.iter().find(|s| s.as_str().contains("://")) {
+            return Err(format!(
+                "{url}: a shard in a bucket needs sharing, which {NO_SHARING}; download the shard and merge its directory"
+            ));
+        }
+        let local: Vec<bundle::shard::ShardDir> = shards.iter().cloned().map(bundle::shard::ShardDir::local).collect();
+        bundle::shard::merge(&local, options).map_err(|e| e.to_string())?
+    };
     if !quiet {
         say!(
             "wrote {}: {} shard(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s)",
@@ -338,6 +381,7 @@ fn run_merge(options: &MergeOptions, quiet: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(feature = "share")]
 fn run_proxy(args: ProxyArgs) -> Result<ExitCode, String> {
     let options = ProxyOptions {
         upstream: args.upstream,
@@ -363,6 +407,10 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
     let (Some(trace), Some(out)) = (args.trace, args.out) else {
         return Err("usage: tlparse-build TRACE -o OUT".into());
     };
+    #[cfg(not(feature = "share"))]
+    if args.open {
+        return Err(format!("--open needs sharing (it serves the bundle), which {NO_SHARING}"));
+    }
     let options = BuildOptions {
         input: trace,
         output: out.clone(),
@@ -407,12 +455,14 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
         return Ok(ExitCode::from(1));
     }
+    #[cfg(feature = "share")]
     if args.open {
         return run_serve(&out, &ServeOptions { port: args.port, open_browser: true, ..ServeOptions::default() });
     }
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(feature = "share")]
 fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String> {
     let summary = publish::publish(options).map_err(|e| publish::redact_credentials(&e.to_string()))?;
     if quiet {
@@ -463,6 +513,7 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
 }
 
 /// `1.8 MB`, `912 B`.
+#[cfg(feature = "share")]
 fn human_bytes(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
@@ -472,6 +523,7 @@ fn human_bytes(bytes: u64) -> String {
     }
 }
 
+#[cfg(feature = "share")]
 fn run_serve(bundle: &Utf8PathBuf, options: &ServeOptions) -> Result<ExitCode, String> {
     serve::serve(bundle, options).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,9 @@
 //! the command line and [`viewer`] the embedded reference viewer. Sharing a bundle: [`serve`]
 //! (the local server that shows it) and [`proxy`] (CORS in front of a bucket), both on the
 //! hardened server core [`http`]; [`publish`] (puts it in a bucket or a Pages directory); and
-//! [`media`] (each file's content type and cache policy, for all three). The format itself
+//! [`media`] (each file's content type and cache policy, for all three): all behind the cargo
+//! feature `share` (on by default), so the compiler builds without object storage, an async
+//! runtime or an HTTP server. Sharing depends on the compiler, never the reverse. The format itself
 //! (types, table registry, strict reader, validation) is the crate `tlparse_bundle`, which depends
 //! on nothing here.
 
@@ -24,11 +26,16 @@ pub mod bundle;
 pub mod cli;
 pub mod compare;
 pub mod fast_hash;
+#[cfg(feature = "share")]
 pub mod http;
+#[cfg(feature = "share")]
 pub mod media;
 pub mod parse;
+#[cfg(feature = "share")]
 pub mod proxy;
+#[cfg(feature = "share")]
 pub mod publish;
+#[cfg(feature = "share")]
 pub mod serve;
 pub mod sorted_runs;
 pub mod viewer;

@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::bundle::paths;
 use crate::http::{self, Access, AllowedOrigins, Body, Handler, Request, Response, header};
 use crate::media;
 use crate::schema::ViewerFile;
 use crate::viewer;
+use tlparse_bundle::paths;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
 
 /// The port tried first when none is given, then the next [`EXTRA_PORTS`] ones, then any free one.

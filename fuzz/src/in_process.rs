@@ -111,7 +111,7 @@ fn pipeline(files: &[(&[u8], Option<u32>)]) -> Pipeline {
             };
             let stream_id = format!("s{}", compared.len());
             let member = RankMember { stream: stream_id, rank, file_rank, label: String::new() };
-            let tables = stream.finish()?.into_iter().map(|(name, zst)| (name, TableSource::Held(zst))).collect();
+            let tables = stream.finish()?.into_iter().map(|(name, zst)| (name, Box::new(zst) as TableSource)).collect();
             compared.push(StreamTables::new(member, tables));
         }
     }

@@ -377,7 +377,7 @@ fn assemble_parts(
                 if compare && cross_rank::READS.contains(&t.name) {
                     // Read where it is placed, one stream's at a time, and checked as it is
                     // parsed (a shard's may be damaged).
-                    member_tables.insert(t.name, TableSource::File(placed.clone()));
+                    member_tables.insert(t.name, Box::new(PlacedTable(placed.clone())) as TableSource);
                     sources.insert(t.name, t.path.clone());
                 }
                 to_place.push((t.path.clone(), placed));
@@ -509,6 +509,15 @@ fn assemble_parts(
     manifest.files = files;
     write_json(&root.join(paths::MANIFEST), &manifest, true).map_err(io_err)?;
     Ok(manifest)
+}
+
+/// A stream's table for the cross-rank tables: its file where it was placed, read at each parse.
+struct PlacedTable(PathBuf);
+
+impl cross_rank::TableBytes for PlacedTable {
+    fn bytes(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
+        fs::read(&self.0).ok().map(std::borrow::Cow::Owned)
+    }
 }
 
 /// The thread writing the merged Chrome trace ([`write_merged_trace`]).

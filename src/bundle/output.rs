@@ -25,6 +25,8 @@ use super::{BuildError, blobs, paths, reader};
 const STAGING_INFIX: &str = ".tlparse-build-";
 /// `.NAME.tlparse-build-old-PID`, next to OUT: where a swap keeps the old bundle.
 const BACKUP_INFIX: &str = ".tlparse-build-old-";
+/// `.NAME.tlparse-build-shards-PID`, next to OUT: the shards a merge downloaded, while it runs.
+const DOWNLOADS_INFIX: &str = ".tlparse-build-shards-";
 /// In a backup: a copy of the new bundle's manifest, written once every entry of the old bundle
 /// is in the backup. From then on what OUT holds under a bundle's names is the new bundle's, and
 /// undoing the swap removes it (the files this manifest lists, nothing else).
@@ -88,6 +90,10 @@ impl Target {
 
     fn staging_path(&self) -> PathBuf {
         self.parent.join(format!(".{}{STAGING_INFIX}{}", self.name, std::process::id()))
+    }
+
+    fn downloads_path(&self) -> PathBuf {
+        self.parent.join(format!(".{}{DOWNLOADS_INFIX}{}", self.name, std::process::id()))
     }
 
     fn backup_path(&self) -> PathBuf {
@@ -166,7 +172,7 @@ impl Target {
         let is_pid = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         if rest.strip_prefix(BACKUP_INFIX).is_some_and(is_pid) {
             Some(Leftover::Backup)
-        } else if rest.strip_prefix(STAGING_INFIX).is_some_and(is_pid) {
+        } else if [STAGING_INFIX, DOWNLOADS_INFIX].iter().any(|infix| rest.strip_prefix(infix).is_some_and(is_pid)) {
             Some(Leftover::Staging)
         } else {
             None
@@ -219,6 +225,15 @@ impl Staging {
     /// Creates and locks this build's staging directory next to OUT.
     pub fn create(target: &Target) -> Result<Staging, BuildError> {
         let dir = target.staging_path();
+        let lock =
+            create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
+        Ok(Staging { dir: Some(dir), _lock: lock })
+    }
+
+    /// Creates and locks a directory next to OUT for the shards a merge downloads before it
+    /// merges them: never installed, so removed when dropped (or by the next build, if killed).
+    pub fn create_for_downloads(target: &Target) -> Result<Staging, BuildError> {
+        let dir = target.downloads_path();
         let lock =
             create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
         Ok(Staging { dir: Some(dir), _lock: lock })

@@ -8,6 +8,8 @@
 //! depend on every input, so the merge makes them, through the very code a one-run build uses
 //! ([`super::assemble`]); that is why the merged bundle is byte-identical to a one-run build.
 //! Its layout is the compiler's own, not a format: a merge takes only shards of its own version.
+//! A merge reads shard directories; the sharing layer (`publish::shards`) downloads shards
+//! from a bucket into directories first.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -162,13 +164,18 @@ pub fn build_shard(options: &ShardOptions) -> Result<ShardManifest, BuildError> 
     Ok(manifest)
 }
 
-/// A name for the bundle: relative, `/`-separated, no `.` or `..` part.
+/// A path that stays inside a shard (or a log's name in the bundle): relative, `/`-separated,
+/// no `.` or `..` part.
+pub fn is_inside_path(path: &str) -> bool {
+    !(path.is_empty()
+        || path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|part| part.is_empty() || part == "." || part == ".."))
+}
+
+/// A name for the bundle: see [`is_inside_path`].
 fn check_name(name: &str) -> Result<(), BuildError> {
-    let bad = name.is_empty()
-        || name.starts_with('/')
-        || name.contains('\\')
-        || name.split('/').any(|part| part.is_empty() || part == "." || part == "..");
-    if bad {
+    if !is_inside_path(name) {
         return Err(BuildError::Usage(format!(
             "--name {name:?}: give the log's path below the trace directory, relative, with `/` between parts"
         )));
@@ -334,10 +341,24 @@ impl Drop for ShardStaging {
     }
 }
 
-/// What to merge.
+/// A shard to merge: the directory its files are read from, and what errors call it (the
+/// directory as given, or the URL the sharing layer downloaded it from).
+#[derive(Debug, Clone)]
+pub struct ShardDir {
+    pub local: Utf8PathBuf,
+    pub label: Utf8PathBuf,
+}
+
+impl ShardDir {
+    /// A shard directory named as it is.
+    pub fn local(dir: Utf8PathBuf) -> ShardDir {
+        ShardDir { label: dir.clone(), local: dir }
+    }
+}
+
+/// Where to merge shards to, and how.
 #[derive(Debug, Clone)]
 pub struct MergeOptions {
-    pub shards: Vec<Utf8PathBuf>,
     pub output: Utf8PathBuf,
     pub overwrite: bool,
     pub viewer: bool,
@@ -346,23 +367,20 @@ pub struct MergeOptions {
 }
 
 /// Why a merge refuses its shards.
-fn refuse(shard: &Utf8Path, why: impl std::fmt::Display) -> BuildError {
+pub fn refuse(shard: &Utf8Path, why: impl std::fmt::Display) -> BuildError {
     BuildError::Usage(format!("{shard}: {why}; nothing was written"))
 }
 
-/// Merges shards into one bundle, equal to a one-run build of their logs (the manifest
-/// included); written whole or not at all.
-pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
-    if options.shards.is_empty() {
+/// Merges shard directories into one bundle, equal to a one-run build of their logs (the
+/// manifest included); written whole or not at all.
+pub fn merge(shards: &[ShardDir], options: &MergeOptions) -> Result<Manifest, BuildError> {
+    if shards.is_empty() {
         return Err(BuildError::Usage("merge: no shards given".into()));
     }
-    let target = output::Target::new(&options.output)?;
-    target.clean_stale()?;
-    target.check(options.overwrite)?;
+    let target = merge_target(options)?;
     let staging = output::Staging::create(&target)?;
     let root = staging.path();
-    let mut loaded =
-        fetch_and_load(&options.shards, &root.join(".work/shards")).map_err(|e| target.name_output(e, root))?;
+    let mut loaded = load_on_every_core(shards).map_err(|e| target.name_output(e, root))?;
     // The order a one-run build reads a trace directory in: ranked logs by rank, then by name.
     loaded.sort_by(|a, b| {
         let key = |s: &Loaded| (s.input.rank_from_name.is_none(), s.input.rank_from_name, s.input.name.clone());
@@ -407,6 +425,16 @@ pub fn merge(options: &MergeOptions) -> Result<Manifest, BuildError> {
     Ok(manifest)
 }
 
+/// OUT of a merge, checked before anything is read (or downloaded: the sharing layer calls this
+/// first): stale staging directories removed, an existing bundle replaced only with
+/// `--overwrite`.
+pub fn merge_target(options: &MergeOptions) -> Result<output::Target, BuildError> {
+    let target = output::Target::new(&options.output)?;
+    target.clean_stale()?;
+    target.check(options.overwrite)?;
+    Ok(target)
+}
+
 /// A damaged file found while the bundle was assembled (a chunk, a table, a trace) is the
 /// shard's fault, not OUT's: the error names the shard as given (`labels`: each shard's local
 /// directory and its name).
@@ -420,93 +448,14 @@ fn blame_shard(error: BuildError, labels: &[(PathBuf, Utf8PathBuf)]) -> Result<B
     Ok(refuse(label, format_args!("damaged shard: {file} {why}")))
 }
 
-/// Loads every shard: a directory, or a URL of object storage (`s3://`, `gs://`, `az://`), whose
-/// shard is first copied under `downloads` (in the merge's staging directory, so it goes with
-/// it) and then read as a local one.
-fn fetch_and_load(shards: &[Utf8PathBuf], downloads: &Path) -> Result<Vec<Loaded>, BuildError> {
-    let is_url =
-        |s: &Utf8PathBuf| ["s3://", "s3a://", "gs://", "az://", "azure://"].iter().any(|p| s.as_str().starts_with(p));
-    let runtime = if shards.iter().any(is_url) {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
-        Some(runtime.map_err(|e| BuildError::io("the download runtime", e))?)
-    } else {
-        None
-    };
-    if runtime.is_none() {
-        return load_on_every_core(shards);
-    }
-    let mut loaded = Vec::new();
-    for (k, shard) in shards.iter().enumerate() {
-        let Some(runtime) = runtime.as_ref().filter(|_| is_url(shard)) else {
-            loaded.push(load(shard, shard)?);
-            continue;
-        };
-        let local = Utf8PathBuf::from_path_buf(downloads.join(k.to_string()))
-            .map_err(|p| BuildError::Usage(format!("{}: not a UTF-8 path", p.display())))?;
-        runtime.block_on(download(shard.as_str(), local.as_std_path()))?;
-        loaded.push(load(&local, shard)?);
-    }
-    Ok(loaded)
-}
-
 /// Loads local shards on rayon's pool (hashing their files is most of a merge's first seconds).
 /// Results keep their shards' order, so the error reported is the first in shard order, as one
 /// at a time.
-fn load_on_every_core(shards: &[Utf8PathBuf]) -> Result<Vec<Loaded>, BuildError> {
+fn load_on_every_core(shards: &[ShardDir]) -> Result<Vec<Loaded>, BuildError> {
     use rayon::prelude::*;
-    let results: Vec<Result<Loaded, BuildError>> = shards.par_iter().map(|shard| load(shard, shard)).collect();
+    let results: Vec<Result<Loaded, BuildError>> =
+        shards.par_iter().map(|shard| load(&shard.local, &shard.label)).collect();
     results.into_iter().collect()
-}
-
-/// Files fetched from a bucket at once.
-const DOWNLOADS_AT_ONCE: usize = 16;
-
-/// Copies the shard at `url` into `into`: `shard.json`, then every file it lists (paths checked
-/// to stay inside the shard; hashes are checked when the copy is read).
-async fn download(url: &str, into: &Path) -> Result<(), BuildError> {
-    use futures_util::{StreamExt, TryStreamExt};
-    use object_store::ObjectStoreExt as _;
-    let label = Utf8PathBuf::from(url);
-    let crate::publish::Destination::Store { store, prefix, .. } =
-        crate::publish::destination::open(url).map_err(|e| refuse(&label, e))?
-    else {
-        return Err(refuse(&label, "not a bucket URL"));
-    };
-    let key = |path: &str| path.split('/').fold(prefix.clone(), |key, part| key.join(part));
-    let get = |path: String| {
-        let (store, key) = (store.clone(), key(&path));
-        async move {
-            let bytes = store.get(&key).await?.bytes().await?;
-            Ok::<_, object_store::Error>((path, bytes))
-        }
-    };
-    let missing = |e: object_store::Error| match e {
-        object_store::Error::NotFound { .. } => refuse(
-            &label,
-            "not a finished shard (no shard.json: its shard build failed, was stopped, or is still running)",
-        ),
-        e => refuse(&label, e),
-    };
-    let (_, text) = get(SHARD_MANIFEST.to_string()).await.map_err(missing)?;
-    let manifest: ShardManifest = serde_json::from_slice(&text)
-        .map_err(|e| refuse(&label, format_args!("damaged shard: {SHARD_MANIFEST}: {e}")))?;
-    let paths: Vec<String> =
-        manifest.files.iter().map(|f| f.path.clone()).chain(manifest.chunks.iter().map(|c| c.path.clone())).collect();
-    for path in &paths {
-        if check_name(path).is_err() {
-            return Err(refuse(&label, format_args!("damaged shard: a path outside it ({path:?})")));
-        }
-    }
-    let write = |e: io::Error| BuildError::Write { path: into.display().to_string(), source: e };
-    fs::create_dir_all(into).map_err(write)?;
-    fs::write(into.join(SHARD_MANIFEST), &text).map_err(write)?;
-    let mut fetched = futures_util::stream::iter(paths.into_iter().map(get)).buffer_unordered(DOWNLOADS_AT_ONCE);
-    while let Some((path, bytes)) = fetched.try_next().await.map_err(|e| refuse(&label, e))? {
-        let local = into.join(&path);
-        fs::create_dir_all(local.parent().expect("inside the shard")).map_err(write)?;
-        fs::write(local, bytes).map_err(write)?;
-    }
-    Ok(())
 }
 
 /// With `--expect-ranks N`: every rank below N is some shard's (in its log's name or its
@@ -680,14 +629,16 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
         rank_from_name: i.rank_from_name,
         identity: (0, 0),
     };
-    check_name(&input.name).map_err(|_| refuse(dir, format_args!("damaged shard: input name {:?}", i.name)))?;
+    if !is_inside_path(&input.name) {
+        return Err(refuse(dir, format_args!("damaged shard: input name {:?}", i.name)));
+    }
     let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3 };
     Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), input, result })
 }
 
 /// A path the shard named `label` lists, kept inside its local copy `dir`.
 fn inside(dir: &Utf8Path, label: &Utf8Path, path: &str) -> Result<PathBuf, BuildError> {
-    if check_name(path).is_err() {
+    if !is_inside_path(path) {
         return Err(refuse(label, format_args!("damaged shard: a path outside it ({path:?})")));
     }
     Ok(dir.as_std_path().join(path))

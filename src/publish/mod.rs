@@ -11,6 +11,7 @@
 //! bytes are skipped, so publishing again costs a HEAD a file.
 
 pub mod destination;
+pub mod shards;
 mod target;
 
 use std::collections::BTreeSet;
@@ -23,10 +24,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tlparse_bundle::DirSource;
 use tlparse_bundle::source::BundlePath;
 
-use crate::bundle::paths;
 use crate::schema::Manifest;
 pub use destination::{Destination, DestinationError, Host};
 use target::{PlannedFile, Target};
+use tlparse_bundle::paths;
 
 /// The file that tells GitHub Pages to serve every file as it is, not through Jekyll (which
 /// would drop files and folders whose names start with `_` or `.`).

@@ -1,5 +1,8 @@
 //! The integration tests, one binary (as ripgrep does): real fixtures in, real bundles out.
+//! The tests of sharing (servers, publishing, the proxy) need the `share` feature; the rest run
+//! without it (`cargo test --no-default-features --test it`).
 
+#[cfg(feature = "share")]
 mod attacks;
 mod build;
 mod cli;
@@ -12,15 +15,21 @@ mod docs;
 mod fixtures;
 mod format_crate;
 mod hostile_json;
+mod layers;
 mod memory;
 mod output_safety;
 mod properties;
+#[cfg(feature = "share")]
 mod proxy;
+#[cfg(feature = "share")]
 mod publish;
 mod refs;
 mod schema_drift;
+#[cfg(feature = "share")]
 mod serve;
+#[cfg(feature = "share")]
 mod serve_attacks;
+#[cfg(feature = "share")]
 mod server_process;
 mod shard_merge;
 mod snapshots;

@@ -17,7 +17,6 @@ pub mod volatile;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,7 +42,7 @@ pub const READS: &[&str] = &[
 ];
 
 /// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
-/// (`READS`), read from their files and parsed on demand one stream at a time, so that memory
+/// (`READS`), their bytes asked for and parsed on demand one stream at a time, so that memory
 /// does not grow with the streams' tables (a thousand ranks' compressed tables were 25 MB).
 pub struct StreamTables {
     pub member: RankMember,
@@ -90,17 +89,26 @@ impl AlignedRow for CompileRow {
     }
 }
 
-/// Where a stream's table is read from each time a cross-rank table parses it.
-pub enum TableSource {
-    /// Its file in the bundle being written: read anew at each parse, so that a thousand ranks'
-    /// tables are never held at once.
-    File(PathBuf),
-    /// Its bytes, held in memory (the fuzzer's in-process runs, which write no files).
-    Held(Vec<u8>),
+/// A stream's table as the cross-rank tables read it: its bytes (JSON, zstd-compressed), asked
+/// for anew at each parse, so that a thousand ranks' tables are never held at once. The bundle
+/// writer hands over tables it reads from the files it placed; analysis never opens a file.
+pub trait TableBytes {
+    /// The table's bytes, or `None` when they cannot be had (then the table is damaged).
+    fn bytes(&self) -> Option<Cow<'_, [u8]>>;
 }
 
+/// Bytes held in memory (the fuzzer's in-process runs, which write no files).
+impl TableBytes for Vec<u8> {
+    fn bytes(&self) -> Option<Cow<'_, [u8]>> {
+        Some(Cow::Borrowed(self))
+    }
+}
+
+/// Where a stream's table is read from each time a cross-rank table parses it.
+pub type TableSource = Box<dyn TableBytes>;
+
 impl StreamTables {
-    /// A stream's tables (their files: any not in `READS` is dropped), its compile directory's
+    /// A stream's tables (any not in `READS` is dropped), its compile directory's
     /// rows read.
     pub fn new(member: RankMember, mut tables: BTreeMap<&'static str, TableSource>) -> Self {
         tables.retain(|name, _| READS.contains(name));
@@ -120,10 +128,7 @@ impl StreamTables {
     pub fn table_as<T: tlparse_bundle::Table, V: serde::de::DeserializeOwned>(&self) -> Option<V> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
-        let zst = match self.tables.get(name)? {
-            TableSource::File(path) => std::fs::read(path).ok().map(Cow::Owned),
-            TableSource::Held(bytes) => Some(Cow::Borrowed(bytes.as_slice())),
-        };
+        let zst = self.tables.get(name)?.bytes();
         let json = zst.and_then(|zst| zstd::decode_all(&zst[..]).ok());
         let table = json.and_then(|json| serde_json::from_slice(&json).ok());
         if table.is_none() && self.damaged.get().is_none() {
