@@ -21,6 +21,7 @@ pub mod graph_breaks;
 pub mod graph_execution;
 pub mod graph_sizes;
 pub mod guards;
+pub mod hints;
 pub mod inputs;
 pub mod log_volume;
 pub mod metrics;
@@ -902,8 +903,9 @@ tables! {
     graph_execution: graph_execution::GraphExecutionTable,
     search: search::SearchTable,
     compile_summary: compile_summary::CompileSummaryTable,
+    hints: hints::HintsTable,
     ;
-    finish order: stack_trie, failures, inputs, recompiles, graph_breaks, graph_sizes, cache_outcomes, log_volume,
+    finish order: stack_trie, failures, inputs, recompiles, graph_breaks, hints, graph_sizes, cache_outcomes, log_volume,
     export_report, provenance, runnables, collectives, runtime_estimates, graph_execution, compile_summary,
     search, compilation_metrics, compile_time, guards, compile_directory,
 }

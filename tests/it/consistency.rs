@@ -34,17 +34,26 @@ struct RawCounts {
     recompiled_frames: BTreeSet<(Option<u64>, u64)>,
     /// Artifacts named `*cache_hit*`, `*cache_miss*` or `*cache_bypass*` logged with a compile id.
     cache_artifacts: u64,
+    /// Each `Hint:` text, with how many graph breaks (payload lines of a `dynamo_graph_break_reason`
+    /// entry), restart reasons and metrics with a `fail_type` (their `fail_reason`) carry it.
+    hints: BTreeMap<String, [u64; 3]>,
+}
+
+/// The distinct `Hint:` texts of a message's lines.
+fn raw_hints<'a>(lines: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
+    lines.filter_map(|l| l.trim_start().strip_prefix("Hint:")).map(|h| h.trim().to_string()).collect()
 }
 
 fn scan(log: &str) -> RawCounts {
     let mut raw = RawCounts::default();
-    for line in log.lines().filter(|l| !l.starts_with('\t')) {
-        let Some(start) = line.find("] {").map(|i| i + 2) else { continue };
-        let Ok(Value::Object(env)) = serde_json::from_str::<Value>(&line[start..]) else { continue };
+    for (header, payload) in entries(log) {
+        let Some(start) = header.find("] {").map(|i| i + 2) else { continue };
+        let Ok(Value::Object(env)) = serde_json::from_str::<Value>(&header[start..]) else { continue };
         let u = |k: &str| env.get(k).and_then(Value::as_u64);
         let artifact = env.get("artifact").and_then(|a| a["name"].as_str()).unwrap_or("");
         if artifact == "dynamo_graph_break_reason" || env.contains_key("dynamo_graph_break_reason") {
             raw.graph_breaks += 1;
+            count_hints(&mut raw.hints, 0, raw_hints(payload.iter().copied()));
         }
         let id = (u("compiled_autograd_id"), u("frame_id"), u("frame_compile_id"));
         let has_id = id.0.is_some() || id.1.is_some();
@@ -60,14 +69,39 @@ fn scan(log: &str) -> RawCounts {
         if let Some(m) = env.get("compilation_metrics") {
             raw.metrics += 1;
             raw.restarts += m["restart_reasons"].as_array().map_or(0, |r| r.len() as u64);
+            for reason in m["restart_reasons"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                count_hints(&mut raw.hints, 1, raw_hints(reason.lines()));
+            }
         }
         let metrics_kinds =
             ["compilation_metrics", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics"];
-        if metrics_kinds.iter().any(|k| env.get(*k).is_some_and(|m| !m["fail_type"].is_null())) {
+        for m in metrics_kinds.iter().filter_map(|k| env.get(*k)).filter(|m| !m["fail_type"].is_null()) {
             raw.failed += 1;
+            count_hints(&mut raw.hints, 2, raw_hints(m["fail_reason"].as_str().unwrap_or("").lines()));
         }
     }
     raw
+}
+
+/// Each entry of a log: its header line and its payload lines (the tab-indented lines after it,
+/// without the tab).
+fn entries(log: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in log.lines() {
+        match (line.strip_prefix('\t'), out.last_mut()) {
+            (Some(payload_line), Some((_, payload))) => payload.push(payload_line),
+            (Some(_), None) => {}
+            (None, _) => out.push((line, Vec::new())),
+        }
+    }
+    out
+}
+
+/// Adds one message's hints to column `which` (0 graph breaks, 1 restarts, 2 failures).
+fn count_hints(hints: &mut BTreeMap<String, [u64; 3]>, which: usize, found: BTreeSet<String>) {
+    for hint in found.into_iter().filter(|h| !h.is_empty()) {
+        hints.entry(hint).or_default()[which] += 1;
+    }
 }
 
 /// The numbers of one stream's line of the build summary (`  log0: 18 compile id(s) (...); ...`).
@@ -142,6 +176,7 @@ fn tables(b: &Bundle, stream: &str) -> BTreeMap<&'static str, Value> {
         "recompiles",
         "cache_outcomes",
         "compilation_metrics",
+        "hints",
     ];
     names.into_iter().map(|n| (n, b.table::<Value>(stream, n).unwrap().unwrap_or(Value::Null))).collect()
 }
@@ -261,7 +296,28 @@ fn check_stream(c: &mut Check, t: &BTreeMap<&str, Value>, line: Option<&SummaryL
         }
     }
 
+    // Hints: each carried by at most every graph break, restart and failure, in known compiles.
+    let hints = list(&t["hints"], "hints");
+    for h in hints {
+        let n = |f: &str| h[f].as_u64().unwrap();
+        let name = h["hint"].as_str().unwrap();
+        c.eq(&format!("hint within graph breaks: {name}"), n("graph_breaks") <= breaks, true);
+        c.eq(&format!("hint within restarts: {name}"), n("restarts") <= restarts, true);
+        c.eq(&format!("hint within failures: {name}"), n("failures") <= failed, true);
+        for id in list(h, "compile_ids") {
+            c.eq(&format!("hint compile {id} in the directory"), dir.iter().any(|d| d["compile_id"] == *id), true);
+        }
+    }
+
     let Some(raw) = raw else { return };
+    let table_hints: BTreeMap<String, [u64; 3]> = hints
+        .iter()
+        .map(|h| {
+            let n = |f: &str| h[f].as_u64().unwrap();
+            (h["hint"].as_str().unwrap().to_string(), [n("graph_breaks"), n("restarts"), n("failures")])
+        })
+        .collect();
+    c.eq("raw: hints and the breaks, restarts, failures carrying each", &raw.hints, &table_hints);
     c.eq("raw: dynamo_graph_break_reason entries", raw.graph_breaks, breaks);
     c.eq("raw: distinct compile ids", raw.compile_ids.len(), dir.len());
     let metrics_rows = list(&t["compilation_metrics"], "metrics").iter().filter(|m| m["kind"] == "compilation_metrics");
@@ -390,6 +446,16 @@ fn the_raw_scan_counts_what_the_log_says() {
     assert_eq!(raw.compile_ids.len(), 18);
     assert_eq!(raw.restarts, 6);
     assert_eq!(raw.recompiled_frames.len(), 4);
+    // torch-2.15 graph_breaks, by hand (grep -n "Hint:"): "Remove the `torch._dynamo.graph_break()`
+    // call." in the break payloads of [10/0] (line 21998, again in its traceback at 22088) and
+    // [11/0] (22430, 22488), and in the restart reasons of [10/0_1] (line 22334) and [11/0_1]
+    // (25651); no fail_reason: 2 breaks, 2 restarts, 0 failures. Seven distinct hints.
+    let log =
+        std::fs::read_to_string(crate::util::fixture("torch-2.15/graph_breaks/dedicated_log_torch_trace_vyoaitj6.log"))
+            .unwrap();
+    let raw = scan(&log);
+    assert_eq!(raw.hints["Remove the `torch._dynamo.graph_break()` call."], [2, 2, 0]);
+    assert_eq!(raw.hints.len(), 7);
 }
 
 #[test]

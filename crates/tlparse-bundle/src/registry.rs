@@ -86,6 +86,7 @@ registry! {
         graph_execution: GraphExecution,
         search: Search,
         compile_summary: CompileSummary,
+        hints: Hints,
     }
     CrossRank {
         compile_alignment: CompileAlignment,

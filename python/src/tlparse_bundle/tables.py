@@ -32,6 +32,7 @@ STREAM_TABLES: Dict[str, str] = {
     "graph_execution": "recordings",
     "search": "terms",
     "compile_summary": "slowest_compiles",
+    "hints": "hints",
 }
 
 # The same for the cross-rank tables (`tables/cross_rank/`, bundles of two streams or more).

@@ -14,6 +14,7 @@ mod graph_breaks;
 mod graph_execution;
 mod graph_sizes;
 mod guards;
+mod hints;
 mod inputs;
 mod log_volume;
 mod provenance;

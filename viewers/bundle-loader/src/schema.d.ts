@@ -109,6 +109,10 @@ export type ShapeGuardKind = 'guard_added_fast' | 'guard_added';
 export type DataDependentKind =
   'guard_on_data_dependent_error' | 'propagate_real_tensors_provenance' | 'propagate_real_tensors';
 /**
+ * What a hint asks for.
+ */
+export type HintKind = 'report_to_pytorch' | 'action';
+/**
  * A size, stride or offset: an integer, or a symbolic expression as logged (e.g. `s0`).
  */
 export type Dim = number | string;
@@ -161,6 +165,7 @@ export interface BundleFiles {
   GraphExecution?: GraphExecution;
   GraphSizes?: GraphSizes;
   Guards?: Guards;
+  Hints?: Hints;
   Inputs?: Inputs;
   LogVolume?: LogVolume;
   Provenance?: Provenance;
@@ -4817,6 +4822,63 @@ export interface DataDependent {
   frame_locals: FrameLocals | null;
 }
 /**
+ * `tables/<stream>/hints.json.zst`: every distinct `Hint:` line torch wrote in a graph break
+ * (`dynamo_graph_break_reason` payload), a restart reason (`restart_reasons` item) or a failure's
+ * `fail_reason` (torch 2.7 and later write them), quoted as logged: the advice is torch's, none is
+ * added. Absent when no such message carries a hint. `rows` counts `hints`.
+ */
+export interface Hints {
+  /**
+   * One row per distinct hint text, by occurrences (`graph_breaks + restarts + failures`)
+   * descending, then by `hint`.
+   */
+  hints: Hint[];
+}
+/**
+ * One distinct hint and the messages that carried it.
+ */
+export interface Hint {
+  /**
+   * The hint, as torch wrote it after `Hint: ` on its line, trimmed.
+   */
+  hint: string;
+  /**
+   * What the hint asks for, by a rule on its text alone.
+   */
+  kind: HintKind;
+  /**
+   * Graph breaks (`dynamo_graph_break_reason` entries, as `graph_breaks` counts them) whose
+   * text carries the hint.
+   */
+  graph_breaks: number;
+  /**
+   * Restarts (`restart_reasons` items, as `failures.restarts` counts them) whose text carries
+   * the hint.
+   */
+  restarts: number;
+  /**
+   * Failures (metrics with a `fail_type`, as `failures.failed` counts them) whose `fail_reason`
+   * carries the hint.
+   */
+  failures: number;
+  /**
+   * The short reasons of those messages (as `graph_breaks` reads a reason), each once, in order
+   * of first appearance.
+   */
+  reasons: string[];
+  /**
+   * The user-code locations (`file:line`, as `graph_breaks` gives a break's `location`) of the
+   * messages that name one, each once, in order of first appearance. Restart and failure
+   * reasons name none.
+   */
+  locations: string[];
+  /**
+   * The compile ids of those messages' entries, each once, in order of first appearance (`[-/-]`
+   * for an entry without one).
+   */
+  compile_ids: string[];
+}
+/**
  * `tables/<stream>/inputs.json.zst`: one row per tensor a compile described, with its source
  * expressions, metadata and storage. `rows` counts `inputs`.
  */
@@ -5645,6 +5707,7 @@ export interface StreamTables {
   graph_execution: GraphExecution;
   graph_sizes: GraphSizes;
   guards: Guards;
+  hints: Hints;
   inputs: Inputs;
   log_volume: LogVolume;
   provenance: Provenance;

@@ -3,7 +3,9 @@
 // line, frame that raised it), most frequent first. A table of the groups, then the selected
 // group (`g`, its index, default the most frequent) with its explanation, its graph-break site
 // page, the compiles it happened in, its user code traceback (user frames marked, library frames
-// dimmed), and the full text of its first occurrence, fetched when opened.
+// dimmed), and the full text of its first occurrence, fetched when opened. Last, torch's own
+// hints (the `hints` table, docs/tables/hints.md): its `Hint:` lines quoted as logged, each with
+// how many breaks, restarts and failures carried it and links to their compiles.
 
 import { h, section, note, empty, plural, count, facts, externalLink } from '../dom.js';
 import { bar, blobText, lazyDetails, masterDetail, pathCell, percent, pill } from '../analysis.js';
@@ -11,14 +13,17 @@ import { stackList } from '../compile-data.js';
 
 /** @param {any} ctx see app.js */
 export async function render(ctx) {
-  const table = await ctx.table('graph_breaks');
+  const [table, hints] = await Promise.all([ctx.table('graph_breaks'), ctx.table('hints')]);
   const groups = table?.breaks ?? [];
+  const torchHints = hintsSection(ctx, hints?.hints ?? []);
   if (!groups.length) {
     return h('div', null, h('h1', null, 'Graph breaks'),
-      section('No graph breaks', empty(table
+      // torch with hints (2.7 and later) logs its breaks as dynamo_graph_break_reason artifacts.
+      section('No graph breaks', empty(table || torchHints
         ? 'No graph breaks were logged in this stream.'
         : 'No graph breaks were logged in this stream: no dynamo_graph_break_reason artifacts (torch before 2.6 logged none; ' +
-          'its restarts, with their reasons, are on the Failures tab).')));
+          'its restarts, with their reasons, are on the Failures tab).')),
+      torchHints);
   }
   const total = table.total;
   const rows = groups.map((g, i) => ({ ...g, i, group: g }));
@@ -61,7 +66,34 @@ export async function render(ctx) {
         ` (${plural(top.count, 'time')}). A graph break is a dynamo_graph_break_reason entry; restarts are counted apart, on the Failures tab. `,
         'Graph breaks with the same reason, user line and raising frame are counted together; click one for details.'),
       tableBox),
-    detailBox);
+    detailBox,
+    torchHints);
+}
+
+/**
+ * torch's hints, quoted: each with the breaks, restarts and failures whose message carried it,
+ * their reasons and user lines, and links to their compiles. Null when the stream has none.
+ */
+function hintsSection(ctx, hints) {
+  if (!hints.length) return null;
+  ctx.expose('hints', hints.map((x) => ({
+    hint: x.hint, kind: x.kind, graph_breaks: x.graph_breaks, restarts: x.restarts, failures: x.failures, compile_ids: x.compile_ids,
+  })));
+  const carried = (x) => [[x.graph_breaks, 'graph break'], [x.restarts, 'restart'], [x.failures, 'failure']]
+    .filter(([n]) => n > 0).map(([n, word]) => plural(n, word)).join(', ');
+  return h('section', { class: 'card an-hints' },
+    h('h2', null, "Torch's hints"),
+    note(`${plural(hints.length, 'distinct hint')} from torch's messages: its own "Hint:" lines, quoted as logged. `,
+      'Each says which graph breaks, restarts and failures carried it.'),
+    h('ol', { class: 'an-hint-list' }, hints.map((x, i) => h('li', { dataset: { hint: i } },
+      h('blockquote', { class: 'an-hint-text' }, x.hint),
+      h('div', { class: 'an-hint-meta' },
+        h('strong', null, carried(x)),
+        x.kind === 'report_to_pytorch' ? [' ', pill('asks for an issue report', null, 'torch asks to report or file an issue')] : null,
+        x.reasons.length ? [' · ', h('span', { class: 'muted' }, x.reasons.join('; '))] : null,
+        x.locations.length ? [' · at ', h('span', { class: 'mono' }, x.locations.join(', '))] : null),
+      h('div', { class: 'an-idlist' }, x.compile_ids.map((id, j) =>
+        [j ? ' ' : '', h('a', { href: ctx.href('compile', { id }) }, id)]))))));
 }
 
 /** One group of breaks: explanation, site page, compiles, and its first occurrence's full text. */

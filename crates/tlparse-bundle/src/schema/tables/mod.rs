@@ -18,6 +18,7 @@ pub mod graph_breaks;
 pub mod graph_execution;
 pub mod graph_sizes;
 pub mod guards;
+pub mod hints;
 pub mod inputs;
 pub mod log_volume;
 pub mod provenance;
@@ -40,6 +41,7 @@ pub use graph_breaks::{BreakFrame, GraphBreakGroup, GraphBreaks};
 pub use graph_execution::{ExecutionRecording, GraphExecution, GraphRun, LegacyExecution};
 pub use graph_sizes::{CompileGraphs, GraphSize, GraphSizes};
 pub use guards::Guards;
+pub use hints::{Hint, HintKind, Hints};
 pub use inputs::Inputs;
 pub use log_volume::{LogVolume, Volume, VolumeRow};
 pub use provenance::{
