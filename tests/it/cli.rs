@@ -415,7 +415,7 @@ fn validate_checks_that_the_lite_manifest_is_the_manifests() {
         std::fs::remove_file(root.join("manifest.lite.json.zst")).unwrap();
         m["files"].as_array_mut().unwrap().retain(|f| f["path"] != "manifest.lite.json.zst");
     });
-    assert_validate_reports(&out, "manifest.lite.json.zst: not listed in manifest.json (format 8 and later have it)");
+    assert_validate_reports(&out, "manifest.lite.json.zst: not listed in manifest.json");
     // Untouched, it is the manifest without `files`, `viewer` and the inputs' `blake3`.
     let dir = tempfile::tempdir().unwrap();
     let out = tampered_bundle(&dir, |_, _| {});
