@@ -38,7 +38,7 @@ export interface Progress {
   path: string;
   /** Bytes received so far, as sent (compressed for `.zst` files). */
   loaded: number;
-  /** The file's size from the manifest (its Content-Length for the manifest itself); null when unknown. */
+  /** A pack's size from the manifest, any other file's Content-Length; null when unknown. */
   total: number | null;
   /** The body was read to its end, cancelled, or the request failed. */
   done: boolean;

@@ -34,8 +34,8 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  * @typedef {object} Progress
  * @property {string} path the file, relative to the bundle (`manifest.json`, `tables/…`)
  * @property {number} loaded bytes received so far (as sent: compressed for `.zst` files)
- * @property {number | null} total the file's size from the manifest (its Content-Length for the
- *   manifest itself), null when unknown
+ * @property {number | null} total a pack's size from the manifest, any other file's
+ *   Content-Length, null when unknown
  * @property {boolean} done the body was read to its end, cancelled, or the request failed
  * @property {object} request the same object for every report about one request
  */
@@ -259,12 +259,11 @@ export class Bundle {
     return this._full;
   }
 
-  /** A file's size from the manifest (`files`, and the packs), null when it is not listed (the
-   * lite manifest lists only the packs: the others' sizes come from their Content-Length). */
+  /** A pack's size from the lite manifest, null for any other file (the lite manifest lists only
+   * the packs: the others' sizes come from their Content-Length). */
   _size(path) {
     if (!this._sizes) {
-      this._sizes = new Map((this.manifest.files ?? []).map((f) => [f.path, f.size]));
-      for (const p of this.manifest.blobs?.packs ?? []) this._sizes.set(p.path, p.size);
+      this._sizes = new Map((this.manifest.blobs?.packs ?? []).map((p) => [p.path, p.size]));
     }
     return this._sizes.get(path) ?? null;
   }

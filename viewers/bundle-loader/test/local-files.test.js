@@ -58,7 +58,8 @@ test('File objects: the path is webkitRelativePath, else the name (files dropped
   assert.equal(picked.localFolder, 'picked');
   assert.match(await picked.artifact(picked.manifest.streams[0].id, '0/0', 'dynamo_output_graph'), /^class GraphModule/);
   // A File with no relative path (dropped on its own) is at the top, by its name.
-  const manifestOnly = await openBundleFromFiles([new File([fs.readFileSync(path.join(BUNDLE, 'manifest.json'))], 'manifest.json')], OPTS);
+  const manifests = ['manifest.json', 'manifest.lite.json.zst'].map((name) => new File([fs.readFileSync(path.join(BUNDLE, name))], name));
+  const manifestOnly = await openBundleFromFiles(manifests, OPTS);
   assert.equal(manifestOnly.localFolder, 'dropped files');
   const loose = await openBundleFromFiles(bundleFiles(''), OPTS);
   assert.equal(loose.localFolder, 'dropped files');
