@@ -409,7 +409,7 @@ fn validate_checks_that_the_lite_manifest_is_the_manifests() {
         m["counts"]["entries"] = serde_json::json!(n + 1);
     });
     assert_validate_reports(&out, "manifest.lite.json.zst: differs from manifest.json");
-    // A format-8 bundle without one.
+    // A bundle without one.
     let dir = tempfile::tempdir().unwrap();
     let out = tampered_bundle(&dir, |root, m| {
         std::fs::remove_file(root.join("manifest.lite.json.zst")).unwrap();

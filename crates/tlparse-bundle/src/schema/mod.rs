@@ -70,10 +70,9 @@ pub struct Manifest {
     pub viewer: Option<Vec<ViewerFile>>,
 }
 
-/// `manifest.lite.json.zst`: `manifest.json` without what grows
-/// with every file of the bundle and only a checker needs: the file lists (`files`, `viewer`) and
-/// the inputs' hashes; zstd-compressed compact JSON. Everything else is as in the manifest, field
-/// for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
+/// `manifest.lite.json.zst`: `manifest.json` without what grows with every file of the bundle
+/// and only a checker needs: the file lists (`files`, `viewer`) and the inputs' hashes;
+/// zstd-compressed compact JSON. Everything else is as in the manifest, field for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
 /// 64-digit hash for each of about 20 files a stream), so a viewer reads it first and shows its
 /// first page without fetching the manifest; `validate` checks that it is exactly the manifest's.
 /// Files are written before it and it before the manifest (and it is removed with the old

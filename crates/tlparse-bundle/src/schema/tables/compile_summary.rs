@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::CompileStatus;
 
-/// `tables/<stream>/compile_summary.json.zst`: how many compiles the stream has, how long they took and which took longest, made
-/// from the same rows as `compile_directory`, so that an overview need not fetch the directory
-/// (megabytes for a long log). Written whenever `compile_directory` has a compile. `rows` counts
-/// `slowest_compiles`.
+/// `tables/<stream>/compile_summary.json.zst`: how many compiles the stream has, how long they
+/// took and which took longest, made from the same rows as `compile_directory`, so that an
+/// overview need not fetch the directory (megabytes for a long log). Written whenever
+/// `compile_directory` has a compile. `rows` counts `slowest_compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct CompileSummary {
