@@ -4,7 +4,7 @@
 //   - the doc pages themselves (titles; the "answers" column of docs/format.md's table lists);
 //   - docs/llms-full.template.md, whose {{...}} placeholders are filled with
 //     {{types}}        viewers/bundle-loader/src/schema.d.ts, comments stripped, one line a type;
-//     {{statuses}}     the status enums of schema/v<FORMAT_VERSION>/, first sentence of each value's description;
+//     {{statuses}}     the status enums of schema/v<FORMAT_MAJOR>/, first sentence of each value's description;
 //     {{costs}}        the measured table between the measure-costs markers of docs/format.md
 //                      (its header and the rows of COST_ROWS);
 //     {{json:NAME}}    excerpts of the committed test bundle crates/tlparse-bundle/tests/bundles/simple.
@@ -22,9 +22,11 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const LIMIT = 40960;
 const read = (rel) => fs.readFileSync(path.join(REPO, rel), 'utf8');
 const exists = (rel) => fs.existsSync(path.join(REPO, rel));
-/** The format version the code writes, and the directory of its schemas. */
-const FORMAT_VERSION = Number(/pub const FORMAT_VERSION: u32 = (\d+);/.exec(read('crates/tlparse-bundle/src/schema/mod.rs'))[1]);
-const SCHEMA_DIR = `schema/v${FORMAT_VERSION}`;
+/** The format version the code writes ("MAJOR.MINOR"), and the directory of its major's schemas. */
+const SCHEMA_RS = read('crates/tlparse-bundle/src/schema/mod.rs');
+const FORMAT_VERSION = /pub const FORMAT_VERSION: &str = "(\d+\.\d+)";/.exec(SCHEMA_RS)[1];
+const FORMAT_MAJOR = Number(/pub const FORMAT_MAJOR: u32 = (\d+);/.exec(SCHEMA_RS)[1]);
+const SCHEMA_DIR = `schema/v${FORMAT_MAJOR}`;
 
 // ---------------------------------------------------------------------------------------------
 // llms.txt

@@ -45,13 +45,22 @@ def test_a_bundle_needing_a_newer_reader_is_refused(simple_copy: Path, version: 
     with pytest.raises(UnsupportedBundleError) as refused:
         tlparse_bundle.open(simple_copy)
     message = str(refused.value)
-    assert f"needs a reader of format version {version!r}" in message or f"version {version}" in message
-    assert "this reader reads version 10" in message and "update tlparse-bundle" in message
+    assert f"needs a reader of version {version!r}" in message or f"version {version}" in message
+    assert f"this reader is version {tlparse_bundle.READER_VERSION}" in message and "update tlparse-bundle" in message
 
 
-def test_the_oldest_bundle_version_is_read(simple_copy: Path) -> None:
-    edit_manifest(simple_copy, lambda m: m.update(min_reader_version=1, format_version=99, new_field={"x": 1}))
-    assert tlparse_bundle.open(simple_copy).streams == ["log0"]  # unknown fields are ignored
+def test_a_newer_minor_with_unknown_fields_is_read(simple_copy: Path) -> None:
+    major = tlparse_bundle.READER_VERSION
+
+    def newer_minor(m: Dict[str, Any]) -> None:
+        m.update(format_version=f"{major}.7", min_reader_version=major, a_field_of_format_1_7={"x": 1})
+        m["streams"][0]["another_new_field"] = [1, 2]
+
+    edit_manifest(simple_copy, newer_minor)
+    b = tlparse_bundle.open(simple_copy)  # unknown fields are ignored
+    assert b.manifest["format_version"] == f"{major}.7"
+    assert b.streams == ["log0"]
+    assert [c["compile_id"] for c in b.table("compile_directory", stream="log0").rows] == ["[0/0]"]
 
 
 def test_another_format_is_refused(simple_copy: Path) -> None:
@@ -224,9 +233,9 @@ def test_files_over_the_limits_are_refused(simple_copy: Path) -> None:
 @pytest.mark.parametrize("text,message", [
     (b"not json", "manifest.json: not valid JSON"),
     (b"[1, 2]", "not a JSON object"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 5, "streams": 3}', "streams is not a list"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 5, "streams": [{"id": 1}]}', "string id"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 5, "streams": [{"id": "a"}, {"id": "a"}]}', "listed twice"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": 3}', "streams is not a list"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": [{"id": 1}]}', "string id"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": [{"id": "a"}, {"id": "a"}]}', "listed twice"),
     (b"\xff\xfe\x00", "not valid JSON"),
     (b'{"a": NaN}', "not valid JSON"),
     (b"[" * 100000, "nested too deep"),

@@ -481,7 +481,7 @@ fn assemble_parts(
 
     let mut manifest = Manifest {
         format: schema::FORMAT_NAME.into(),
-        format_version: schema::FORMAT_VERSION,
+        format_version: schema::FORMAT_VERSION.into(),
         min_reader_version: schema::MIN_READER_VERSION,
         generator: Generator { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
         inputs: manifest_inputs,

@@ -172,9 +172,9 @@ window.packBlobs = async (url, hashes) => {
 };
 
 /** Opens a bundle, returning the error message instead of throwing. */
-window.tryOpen = async (url, minFormatVersion) => {
+window.tryOpen = async (url) => {
   try {
-    await openBundle(url, { ...opts, minFormatVersion });
+    await openBundle(url, opts);
     return { ok: true };
   } catch (e) {
     note(`refused <code>${url}</code>: ${e.message}`);
@@ -187,7 +187,7 @@ window.withoutDecoder = async (url, hash) => {
   let native = false;
   try { new DecompressionStream('zstd'); native = true; } catch { /* unsupported */ }
   try {
-    // A bundle of format 8 opens from its zstd lite manifest: without a decoder, opening fails.
+    // A bundle opens from its zstd lite manifest: without a decoder, opening fails.
     const b = await openBundle(url);
     const bytes = await b.blob(hash);
     return { native, ok: true, blake3: bytesToHex(blake3(bytes, { dkLen: 16 })) };

@@ -209,22 +209,3 @@ test('without compare= there is no Compare tab; a bundle missing B says so', { t
   assert.match(await missing.page.locator('main').innerText(), /Run B could not be opened/);
   await missing.close();
 });
-
-test('a run B without align_key (an older bundle) is not compared, and the page says why', { timeout: TIMEOUT }, async () => {
-  // B's compile_directory as an older tlparse-build wrote it: the same rows without align_key
-  // (served as plain JSON, which the loader takes as a host-decoded .zst).
-  const plain = await open(env, env.url('run_b'));
-  const table = await plain.page.evaluate(async () => window.__viewer.bundle.table('log0', 'compile_directory'));
-  await plain.close();
-  assert.ok(table.compiles.every((r) => typeof r.align_key === 'string'));
-  for (const r of table.compiles) delete r.align_key;
-  const { page, errors, close } = await open(env, compareUrl('run_a', 'run_b', '#/overview'));
-  await page.route('**/b/run_b/tables/log0/compile_directory.json.zst', (route) => route.fulfill({ body: JSON.stringify(table) }));
-  const viewer = await go(page, '#/compare');
-  assert.equal(viewer.state, 'ready');
-  assert.deepEqual(viewer.data.compare, { error: 'older format' });
-  assert.match(await page.locator('main').innerText(), /Run B was built by an older tlparse-build \(format 9 or older\): its compile_directory keys attempts/);
-  assert.equal(await page.locator('.cmp-compile').count(), 0);
-  assert.deepEqual(errors, []);
-  await close();
-});

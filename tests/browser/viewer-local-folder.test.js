@@ -34,7 +34,7 @@ after(async () => { await app?.close(); await env?.close(); });
 
 const APP = () => `${app.url}/app/`;
 
-/** The viewer alone, no bundle next to it. The one expected error: manifest.json's 404, logged by Chromium. */
+/** The viewer alone, no bundle next to it. The one expected error: the lite manifest's 404, logged by Chromium. */
 async function openStartPage() {
   const opened = await open(env, APP());
   const manifest404 = (e) => /^console: Failed to load resource: .*404/.test(e);
@@ -62,7 +62,7 @@ test('hosted without a bundle: the start page, then a picked parent folder opens
   const { page, viewer, errors, requests, close } = await openStartPage();
   assert.equal(viewer.page, 'open-folder');
   assert.equal(await page.locator('.open-folder h1').innerText(), 'Open a bundle');
-  assert.match(await page.locator('.open-folder').innerText(), /No bundle is served with this page \(.*manifest\.json: HTTP 404\)/);
+  assert.match(await page.locator('.open-folder').innerText(), /No bundle is served with this page \(.*manifest\.lite\.json\.zst: HTTP 404\)/);
   await shot(page, 'local-start');
 
   const opened = await pick(page, '.open-folder', path.join(picks, 'parent'));

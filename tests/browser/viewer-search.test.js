@@ -209,7 +209,7 @@ test('a bundle folder opened from this computer: the full-text worker reads its 
   assert.deepEqual(ft.hits.map((x) => [x.places.map((p) => p.compile), x.line, x.count]), [[['[3/0_1]'], 34, 2]]);
   assert.deepEqual(env.server.requests.slice(served), [], 'nothing was fetched from the bundle server');
   assert.deepEqual(app.requests.map((r) => r.path).filter((p) => !/^\/app\/(index\.html|manifest\.json|manifest\.lite\.json\.zst|viewer\/[\w./-]+\.(js|css))?$/.test(p)), []);
-  // The only expected error: the viewer alone finds no manifest.json next to it (a 404).
+  // The only expected error: the viewer alone finds no manifest.lite.json.zst next to it (a 404).
   assert.deepEqual(errors.filter((e) => !/^console: Failed to load resource: .*404/.test(e)), []);
   await close();
   await app.close();

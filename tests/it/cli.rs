@@ -409,13 +409,13 @@ fn validate_checks_that_the_lite_manifest_is_the_manifests() {
         m["counts"]["entries"] = serde_json::json!(n + 1);
     });
     assert_validate_reports(&out, "manifest.lite.json.zst: differs from manifest.json");
-    // A format-8 bundle without one.
+    // A bundle without one.
     let dir = tempfile::tempdir().unwrap();
     let out = tampered_bundle(&dir, |root, m| {
         std::fs::remove_file(root.join("manifest.lite.json.zst")).unwrap();
         m["files"].as_array_mut().unwrap().retain(|f| f["path"] != "manifest.lite.json.zst");
     });
-    assert_validate_reports(&out, "manifest.lite.json.zst: not listed in manifest.json (format 8 and later have it)");
+    assert_validate_reports(&out, "manifest.lite.json.zst: not listed in manifest.json");
     // Untouched, it is the manifest without `files`, `viewer` and the inputs' `blake3`.
     let dir = tempfile::tempdir().unwrap();
     let out = tampered_bundle(&dir, |_, _| {});

@@ -179,7 +179,7 @@ proptest! {
     // Each case builds and validates a bundle: fewer cases than above.
     #![proptest_config(config(48))]
 
-    /// Index rows store `line` only where the rows before do not imply it (format 9): across
+    /// Index rows store `line` only where the rows before do not imply it: across
     /// blank, damaged and `\r` lines the reader still gives every entry the header line the
     /// parser found for it.
     #[test]

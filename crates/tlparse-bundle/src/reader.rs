@@ -641,12 +641,13 @@ pub fn read_manifest_value(source: &impl ByteSource, limits: &Limits) -> Result<
         ));
     }
     let min = value["min_reader_version"].as_u64().unwrap_or(u64::MAX);
-    if min > u64::from(schema::FORMAT_VERSION) {
+    if min > u64::from(schema::FORMAT_MAJOR) {
         return Err(invalid(
             paths::MANIFEST,
             format!(
-                "bundle needs a reader of format version {}; this reader reads version {}",
+                "bundle needs a reader of version {}; this reader is version {} (format {})",
                 clip(&value["min_reader_version"], 40),
+                schema::FORMAT_MAJOR,
                 schema::FORMAT_VERSION
             ),
         ));

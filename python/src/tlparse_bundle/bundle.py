@@ -208,8 +208,8 @@ def read_manifest(source: ByteSource, limits: Limits) -> Dict[str, Any]:
     needed = manifest.get("min_reader_version")
     if isinstance(needed, bool) or not isinstance(needed, int) or needed > READER_VERSION:
         raise UnsupportedBundleError(
-            f"{MANIFEST}: this bundle needs a reader of format version {clip(needed, 40)} "
-            f"(min_reader_version); this reader reads version {READER_VERSION}: update tlparse-bundle"
+            f"{MANIFEST}: this bundle needs a reader of version {clip(needed, 40)} "
+            f"(min_reader_version); this reader is version {READER_VERSION}: update tlparse-bundle"
         )
     return manifest
 

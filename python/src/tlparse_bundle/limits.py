@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The format this reader is written against. A bundle whose manifest asks for a newer reader
-# (`min_reader_version` above this) is refused.
-READER_VERSION = 10
+# The reader version this is: the major of the format it is written against (docs/format.md,
+# Versioning). A bundle whose manifest asks for a newer reader (`min_reader_version` above this)
+# is refused; any 1.x bundle is read, its fields this reader does not know ignored.
+READER_VERSION = 1
 
 # The manifest's `format`.
 FORMAT_NAME = "tlparse-bundle"

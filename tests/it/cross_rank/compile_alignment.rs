@@ -90,8 +90,7 @@ fn ranks_shifted_aligns_by_code_not_by_id() {
 /// multi_rank_logs (checked in the raw logs): ranks 0 and 2 compiled `fn` (test_misc.py:10755,
 /// `[0/0]`, failed); ranks 1 and 3 compiled `kernel` (gen_many_frames.py:6) 15 and 7 times
 /// (`[0/0]`..`[0/14]`, `[0/0]`..`[0/6]`). The same compile id `[0/0]` is two different functions:
-/// before format 5 this table paired them as one compile with differing status; now they are
-/// two compiles, each missing on the other two ranks.
+/// two compiles, each missing on the other two ranks, not one compile with differing status.
 #[test]
 fn multi_rank_logs_does_not_pair_two_functions_with_one_id() {
     let b = built_ranks("multi_rank_logs");

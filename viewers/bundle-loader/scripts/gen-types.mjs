@@ -90,7 +90,7 @@ export async function generate() {
     additionalProperties: false,
     $defs: defs,
   };
-  const banner = `// schema.d.ts: the TypeScript types of every tlparse bundle file, format ${READER_VERSION}.\n` +
+  const banner = `// schema.d.ts: the TypeScript types of every tlparse bundle file, format ${READER_VERSION}.x.\n` +
     `// GENERATED from schema/${version}/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;\n` +
     '// run scripts/regenerate.\n';
   const ts = await compile(root, 'BundleFiles', {

@@ -6,7 +6,7 @@ import type {
 
 export type * from './schema';
 
-/** Highest `min_reader_version` this loader can read. */
+/** The reader version this loader is (the format's major): it reads bundles whose `min_reader_version` is at most this. */
 export declare const READER_VERSION: number;
 
 /** Numbers the rows of one stream's index as they are read (a row stores no `seq`, and a `line` only where the row before does not imply it). */
@@ -22,9 +22,6 @@ export interface OpenOptions {
   zstdStream?: () => TransformStream<Uint8Array, Uint8Array> | ReadableWritablePair<Uint8Array, Uint8Array>;
   /** A whole-buffer zstd decoder (e.g. fzstd's `decompress`), used when no `zstdStream` is given. */
   zstdDecompress?: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
-  /** Refuse bundles whose `format_version` is below this (the oldest format the viewer was
-   * written for; default 1). */
-  minFormatVersion?: number;
   /** fetch to use (default: the global one). */
   fetch?: typeof fetch;
   /** Decoded packs kept in memory (default 4, ~1 MiB each). */
@@ -41,7 +38,7 @@ export interface Progress {
   path: string;
   /** Bytes received so far, as sent (compressed for `.zst` files). */
   loaded: number;
-  /** The file's size from the manifest (its Content-Length for the manifest itself); null when unknown. */
+  /** A pack's size from the manifest, any other file's Content-Length; null when unknown. */
   total: number | null;
   /** The body was read to its end, cancelled, or the request failed. */
   done: boolean;
@@ -52,9 +49,9 @@ export interface Progress {
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
 /** The URL of a bundle's manifest.json. */
 export declare function manifestUrl(baseUrl: string | URL): URL;
-/** `manifest.lite.json.zst`: the manifest without `files`, `viewer` and the inputs' `blake3` (format 8 and later). */
+/** `manifest.lite.json.zst`: the manifest without `files`, `viewer` and the inputs' `blake3`. */
 export declare const LITE_MANIFEST: string;
-/** The URL `openBundle(baseUrl)` fetches first: the lite manifest (then, on a 404, manifest.json). */
+/** The URL `openBundle(baseUrl)` fetches first: the lite manifest. */
 export declare function liteManifestUrl(baseUrl: string | URL): URL;
 export declare function openBundle(baseUrl: string | URL, opts?: OpenOptions): Promise<Bundle>;
 
@@ -90,11 +87,9 @@ export declare class HttpError extends Error {
 export declare class Bundle {
   /** The bundle's URL (ends with '/'). */
   readonly base: URL;
-  /** The parsed lite manifest when the bundle has one (format 8 and later: `lite` is true), else manifest.json. */
-  readonly manifest: LiteManifest | Manifest;
-  /** Whether `manifest` is the lite manifest: manifest.json without `files`, `viewer` and the inputs' `blake3`. */
-  readonly lite: boolean;
-  /** The whole manifest.json: `manifest` itself, or (lite) fetched once. */
+  /** The parsed lite manifest: manifest.json without `files`, `viewer` and the inputs' `blake3`. */
+  readonly manifest: LiteManifest;
+  /** The whole manifest.json, fetched once. */
   fullManifest(): Promise<Manifest>;
   /** The name of the local folder it was opened from (`openBundleFromFiles`); null over HTTP. */
   readonly localFolder: string | null;

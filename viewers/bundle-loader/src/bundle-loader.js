@@ -6,9 +6,10 @@
 // hosts that don't both work. Compressed bundle files (`.zst`: packs, index, tables, blob-index
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
-/** Highest `min_reader_version` this loader can read, and the format version its types (schema.d.ts)
- * describe. It reads every bundle whose `min_reader_version` is at most this. */
-export const READER_VERSION = 10;
+/** The reader version this loader is: the major of the format its types (schema.d.ts) describe.
+ * It reads every bundle whose `min_reader_version` is at most this (any 1.x bundle) and ignores
+ * the fields it does not know (docs/format.md, Versioning). */
+export const READER_VERSION = 1;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -22,8 +23,6 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  *   the npm package fzstd.
  * @property {(data: Uint8Array) => Uint8Array | Promise<Uint8Array>} [zstdDecompress] a
  *   whole-buffer zstd decoder (e.g. fzstd's `decompress`), used when no `zstdStream` is given.
- * @property {number} [minFormatVersion] refuse bundles whose `format_version` is below this: the
- *   oldest format the viewer was written for (default 1).
  * @property {typeof fetch} [fetch] fetch to use (default: the global one).
  * @property {number} [packCacheSize] decoded packs kept in memory (default 4, ~1 MiB each).
  * @property {number} [shardCacheSize] blob-index shards kept in memory (default 16).
@@ -35,8 +34,8 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  * @typedef {object} Progress
  * @property {string} path the file, relative to the bundle (`manifest.json`, `tables/…`)
  * @property {number} loaded bytes received so far (as sent: compressed for `.zst` files)
- * @property {number | null} total the file's size from the manifest (its Content-Length for the
- *   manifest itself), null when unknown
+ * @property {number | null} total a pack's size from the manifest, any other file's
+ *   Content-Length, null when unknown
  * @property {boolean} done the body was read to its end, cancelled, or the request failed
  * @property {object} request the same object for every report about one request
  */
@@ -50,8 +49,8 @@ function bundleBase(baseUrl) {
 
 /**
  * The manifest without its file lists and hashes (`files`, `viewer`, the inputs' `blake3`),
- * zstd-compressed: bundles of format 8 and later have it, and `openBundle` reads it instead of
- * `manifest.json` (at 1,000 ranks it is about 2% of the manifest's bytes).
+ * zstd-compressed: every bundle has it, and `openBundle` reads it instead of `manifest.json` (at
+ * 1,000 ranks it is about 2% of the manifest's bytes).
  */
 export const LITE_MANIFEST = 'manifest.lite.json.zst';
 
@@ -65,7 +64,7 @@ export function manifestUrl(baseUrl) {
 
 /**
  * The URL `openBundle(baseUrl)` fetches first (e.g. to start that download early): the lite
- * manifest; for a bundle without one (format 7 and older: a 404), it then fetches manifestUrl.
+ * manifest.
  * @param {string | URL} baseUrl @returns {URL}
  */
 export function liteManifestUrl(baseUrl) {
@@ -74,7 +73,7 @@ export function liteManifestUrl(baseUrl) {
 
 /**
  * Opens the bundle at `baseUrl` (the directory holding manifest.json): fetches its lite manifest
- * (else, for older bundles, the manifest) and checks that this loader can read it.
+ * and checks that this loader can read it.
  * @param {string | URL} baseUrl
  * @param {OpenOptions} [opts]
  * @returns {Promise<Bundle>}
@@ -83,25 +82,17 @@ export async function openBundle(baseUrl, opts = {}) {
   const base = bundleBase(baseUrl);
   const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
   const bundle = new Bundle(base, null, doFetch, opts);
-  const lite = await counted(doFetch, new URL(LITE_MANIFEST, base), LITE_MANIFEST, null, opts.onProgress, true);
-  const manifest = lite
-    ? JSON.parse(new TextDecoder().decode(await bundle._decoded(lite, Infinity)))
-    : JSON.parse(await (await counted(doFetch, new URL('manifest.json', base), 'manifest.json', null, opts.onProgress)).text());
+  const lite = await counted(doFetch, new URL(LITE_MANIFEST, base), LITE_MANIFEST, null, opts.onProgress);
+  const manifest = JSON.parse(new TextDecoder().decode(await bundle._decoded(lite, Infinity)));
   if (manifest?.format !== 'tlparse-bundle') {
-    throw new Error(`${base}manifest.json is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
+    throw new Error(`${base}${LITE_MANIFEST} is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
   }
   if (!(manifest.min_reader_version <= READER_VERSION)) {
     throw new Error(`This bundle (format version ${manifest.format_version}) needs a bundle reader of version ` +
       `${manifest.min_reader_version} or newer; this bundle-loader.js is version ${READER_VERSION}. Update the viewer.`);
   }
-  const oldest = opts.minFormatVersion ?? 1;
-  if (!(manifest.format_version >= oldest)) {
-    throw new Error(`This bundle is format version ${manifest.format_version}; this viewer reads format version ` +
-      `${oldest} and later. Rebuild the bundle with a newer tlparse-build.`);
-  }
   if (manifest.blobs.compression !== 'zstd') throw new Error(`unsupported blob compression ${manifest.blobs.compression}`);
   bundle.manifest = manifest;
-  bundle.lite = Boolean(lite);
   return bundle;
 }
 
@@ -230,13 +221,9 @@ export class Bundle {
   constructor(base, manifest, doFetch, opts) {
     /** The bundle's URL (ends with '/'). */
     this.base = base;
-    /** The parsed lite manifest (see `lite`), else manifest.json. */
+    /** The parsed lite manifest (LITE_MANIFEST): manifest.json without `files`, `viewer` and the
+     * inputs' `blake3`; `fullManifest()` fetches the whole one. */
     this.manifest = manifest;
-    /**
-     * True when `manifest` is the lite manifest (LITE_MANIFEST): manifest.json without `files`,
-     * `viewer` and the inputs' `blake3`; `fullManifest()` fetches the whole one.
-     */
-    this.lite = false;
     this._full = null;
     this._fetch = doFetch;
     this._zstdStream = opts.zstdStream ?? (opts.zstdDecompress ? null : nativeZstdStream);
@@ -262,23 +249,21 @@ export class Bundle {
   }
 
   /**
-   * The whole manifest.json, with the file lists and hashes: `manifest` itself when the bundle
-   * was opened from it, else fetched once (at 1,000 ranks it is megabytes).
+   * The whole manifest.json, with the file lists and hashes, fetched once (at 1,000 ranks it is
+   * megabytes).
    * @returns {Promise<any>}
    */
   fullManifest() {
-    if (!this.lite) return Promise.resolve(this.manifest);
     this._full ??= this._get('manifest.json').then((r) => r.json());
     this._full.catch(() => { this._full = null; });
     return this._full;
   }
 
-  /** A file's size from the manifest (`files`, and the packs), null when it is not listed (the
-   * lite manifest lists only the packs: the others' sizes come from their Content-Length). */
+  /** A pack's size from the lite manifest, null for any other file (the lite manifest lists only
+   * the packs: the others' sizes come from their Content-Length). */
   _size(path) {
     if (!this._sizes) {
-      this._sizes = new Map((this.manifest.files ?? []).map((f) => [f.path, f.size]));
-      for (const p of this.manifest.blobs?.packs ?? []) this._sizes.set(p.path, p.size);
+      this._sizes = new Map((this.manifest.blobs?.packs ?? []).map((p) => [p.path, p.size]));
     }
     return this._sizes.get(path) ?? null;
   }

@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 10.
-// GENERATED from schema/v10/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 1.x.
+// GENERATED from schema/v1/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -2165,10 +2165,9 @@ export interface PayloadRef {
   md5_mismatch?: boolean;
 }
 /**
- * `manifest.lite.json.zst` (format version 8 and later): `manifest.json` without what grows
- * with every file of the bundle and only a checker needs: the file lists (`files`, `viewer`) and
- * the inputs' hashes; zstd-compressed compact JSON. Everything else is as in the manifest, field
- * for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
+ * `manifest.lite.json.zst`: `manifest.json` without what grows with every file of the bundle
+ * and only a checker needs: the file lists (`files`, `viewer`) and the inputs' hashes;
+ * zstd-compressed compact JSON. Everything else is as in the manifest, field for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
  * 64-digit hash for each of about 20 files a stream), so a viewer reads it first and shows its
  * first page without fetching the manifest; `validate` checks that it is exactly the manifest's.
  * Files are written before it and it before the manifest (and it is removed with the old
@@ -2182,7 +2181,7 @@ export interface LiteManifest {
   /**
    * As in the manifest.
    */
-  format_version: number;
+  format_version: string;
   /**
    * As in the manifest.
    */
@@ -2551,12 +2550,14 @@ export interface Manifest {
    */
   format: string;
   /**
-   * Integer format version of this bundle. Readers refuse bundles whose `min_reader_version`
-   * is newer than what they support.
+   * The format version of this bundle, `"MAJOR.MINOR"` (e.g. `"1.0"`); informative: readers
+   * decide by `min_reader_version`.
    */
-  format_version: number;
+  format_version: string;
   /**
-   * The oldest reader format version able to read this bundle.
+   * The oldest reader version able to read this bundle: the major of `format_version`. A
+   * reader refuses a bundle whose `min_reader_version` is above the major it implements, and
+   * ignores fields it does not know.
    */
   min_reader_version: number;
   /**
@@ -3327,7 +3328,7 @@ export interface CompileEntry {
    */
   artifacts: ArtifactRef[];
   /**
-   * The compile's alignment key as a canonical string (format 7; absent in older bundles):
+   * The compile's alignment key as a canonical string:
    * compiles of two streams or two runs that `compile_alignment` would pair (same code,
    * ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`
    * table) have equal strings, and no others do. Readers pair compiles by equality of this
@@ -3437,7 +3438,7 @@ export interface ArtifactRef {
    */
   no_payload?: boolean;
   /**
-   * Which AOT graph it was produced for (version 7 and later), absent when not known or not
+   * Which AOT graph it was produced for, absent when not known or not
    * one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
    * names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
    * inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
@@ -3451,11 +3452,10 @@ export interface ArtifactRef {
   graph?: GraphRole | null;
 }
 /**
- * `tables/<stream>/compile_summary.json.zst` (format version 7 and later; absent from older
- * bundles): how many compiles the stream has, how long they took and which took longest, made
- * from the same rows as `compile_directory`, so that an overview need not fetch the directory
- * (megabytes for a long log). Written whenever `compile_directory` has a compile. `rows` counts
- * `slowest_compiles`.
+ * `tables/<stream>/compile_summary.json.zst`: how many compiles the stream has, how long they
+ * took and which took longest, made from the same rows as `compile_directory`, so that an
+ * overview need not fetch the directory (megabytes for a long log). Written whenever
+ * `compile_directory` has a compile. `rows` counts `slowest_compiles`.
  */
 export interface CompileSummary {
   /**

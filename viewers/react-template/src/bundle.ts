@@ -5,14 +5,13 @@ import {
   openBundle, openBundleFromFiles, zstdStreamFromFzstd, type Bundle, type LocalFile, type StreamTables,
 } from 'tlparse-bundle-loader';
 import type { OverviewTables } from './data';
-import { MIN_FORMAT_VERSION, type TableName } from './formats';
+import type { TableName } from './formats';
 
 export type { Bundle };
 
 const openedBundles = new Map<string, Promise<Bundle>>();
 const OPTIONS = {
   zstdStream: zstdStreamFromFzstd(fzstd), // browsers have no zstd DecompressionStream
-  minFormatVersion: MIN_FORMAT_VERSION,
 };
 
 /** `?bundle=` values of local folders: `local:N/NAME` (N counts the folders opened in this page). */

@@ -4,8 +4,8 @@ import type {
   ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, CompileTime, Failures, LiteManifest, Manifest,
 } from 'tlparse-bundle-loader';
 
-/** What `bundle.manifest` holds: the lite manifest (format 8 and later: no `files`, `viewer` nor
- * hashes) or manifest.json. Everything here reads only fields both have. */
+/** A manifest: `bundle.manifest` (the lite manifest: no `files`, `viewer` nor hashes) or
+ * manifest.json. Everything here reads only fields both have. */
 export type AnyManifest = LiteManifest | Manifest;
 
 /** The tables the overview reads for one stream (null when the stream has none). */

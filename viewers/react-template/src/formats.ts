@@ -1,10 +1,7 @@
-// formats.ts: the one place that says which bundles this viewer reads. Bump MIN_FORMAT_VERSION
-// when you start relying on something a newer format added; the loader refuses older bundles,
-// and refuses newer ones whose `min_reader_version` it does not support, with a message the UI shows.
+// formats.ts: the one place that says which bundles and tables this viewer reads. It reads every
+// bundle the loader reads (format 1.x: the loader refuses one whose `min_reader_version` is above
+// its READER_VERSION, with a message the UI shows, and passes over fields it does not know).
 import type { StreamTables } from 'tlparse-bundle-loader';
-
-/** The oldest bundle format version this viewer was written for (docs/format.md). */
-export const MIN_FORMAT_VERSION = 5;
 
 /** The per-stream tables this viewer reads (docs/tables/<name>.md describes each).
  * `tableOf()` (src/bundle.ts) accepts only these names: add one here to read it. */

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
 import { openBundle, zstdStreamFromFzstd, type Bundle } from 'tlparse-bundle-loader';
-import { MIN_FORMAT_VERSION } from '../src/formats';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(process.env.TLPARSE_REPO ?? path.join(HERE, '../../..'));
@@ -24,24 +23,24 @@ export const FIXTURES = {
 } as const;
 export type FixtureName = keyof typeof FIXTURES;
 
-/** Builds every fixture bundle into `outDir/<name>/`, plus `too_new/` (min_reader_version 99). */
+/** Builds every fixture bundle into `outDir/<name>/`, plus `too_new/` (min_reader_version 2). */
 export function buildBundles(outDir: string): void {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build --release (or set TLPARSE_BUILD)`);
   for (const [name, trace] of Object.entries(FIXTURES)) {
     const input = path.join(REPO, 'fixtures-repo', trace);
     execFileSync(BIN, [input, '-o', path.join(outDir, name), '--overwrite', '-q', '--no-viewer'], { stdio: 'inherit' });
   }
-  // A bundle from the future: same files, but its manifest asks for a reader of version 99.
+  // A bundle from the future: same files, but its manifest asks for a reader of version 2.
   const tooNew = path.join(outDir, 'too_new');
   fs.cpSync(path.join(outDir, 'graph_breaks'), tooNew, { recursive: true });
   const manifestPath = path.join(tooNew, 'manifest.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, format_version: 99, min_reader_version: 99 }));
+  fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, format_version: '2.0', min_reader_version: 2 }));
   // Its lite manifest (what the loader reads first) likewise: the manifest without its file lists
   // and hashes, here as plain JSON (the loader reads a file a host decoded already as well).
   const { files, viewer, ...lite } = manifest;
   const inputs = (lite.inputs as Record<string, unknown>[]).map(({ blake3, ...input }) => input);
-  fs.writeFileSync(path.join(tooNew, 'manifest.lite.json.zst'), JSON.stringify({ ...lite, inputs, format_version: 99, min_reader_version: 99 }));
+  fs.writeFileSync(path.join(tooNew, 'manifest.lite.json.zst'), JSON.stringify({ ...lite, inputs, format_version: '2.0', min_reader_version: 2 }));
 }
 
 /** A fetch that serves `dir` at `base` from disk (404 for anything else). */
@@ -62,7 +61,6 @@ export function openFixture(bundlesDir: string, name: FixtureName | 'too_new'): 
   return openBundle(base, {
     fetch: fileFetch(path.join(bundlesDir, name), base),
     zstdStream: zstdStreamFromFzstd(fzstd),
-    minFormatVersion: MIN_FORMAT_VERSION,
   });
 }
 

@@ -17,10 +17,6 @@ import { fillTabs } from './tabs.js';
 import { installKeys } from './keys.js';
 import { installReveal } from './reveal.js';
 
-/** The bundle formats this viewer reads: format 5 (v5's field names) and every later format a
- * version-5 reader can read (the loader's READER_VERSION). Listed in viewers/README.md. */
-export const MIN_FORMAT_VERSION = 5;
-
 const viewer = {
   /** 'loading' | 'ready' | 'error': the state of the current page. */
   state: 'loading',
@@ -80,7 +76,6 @@ function compareUrl() {
 /** Loader options; with `token`, its fetch adds it to requests to `bundleUrl()`'s origin only. */
 const openOptions = async (token, prefetched = null) => ({
   zstdStream: await zstdStream(),
-  minFormatVersion: MIN_FORMAT_VERSION,
   onProgress,
   ...(token ? { fetch: bearerFetch(bundleUrl().origin, token) } : prefetched ? { fetch: prefetched } : {}),
 });
@@ -173,9 +168,9 @@ async function openGiven(token, prefetched = null) {
       viewer.renders++;
       return;
     }
-    if (!given() && /manifest\.json: HTTP 404/.test(e?.message)) {
+    if (!given() && /manifest\.lite\.json\.zst: HTTP 404/.test(e?.message)) {
       // Hosted without a bundle next to it (GitHub Pages, a CDN): a start page, not an error.
-      replace(app, dropZonePanel(openLocal, `No bundle is served with this page (${new URL('manifest.json', bundleUrl())}: HTTP 404).`));
+      replace(app, dropZonePanel(openLocal, `No bundle is served with this page (${liteManifestUrl(bundleUrl())}: HTTP 404).`));
       viewer.state = 'ready';
       viewer.page = 'open-folder';
     } else {

@@ -83,7 +83,7 @@ export function tlparseName(a) {
     : null;
 }
 
-/** " · forward": which AOT graph an artifact was produced for (format 7's `graph`), if known. */
+/** " · forward": which AOT graph an artifact was produced for (its `graph`), if known. */
 export function graphLabel(a) {
   return a.graph
     ? h('span', { class: ['graph-label', `graph-${a.graph}`], title: `produced while compiling the ${a.graph} graph` }, ` · ${a.graph}`)

@@ -13,42 +13,33 @@ pub mod tables;
 
 /// The bundle format's name, written in every manifest.
 pub const FORMAT_NAME: &str = "tlparse-bundle";
-/// The format version this code writes. Bumped on every change to any bundle file's shape.
-/// Version 2 added the analysis tables (`tables/`) and the per-stream Chrome trace; version 4
-/// lists the shipped viewer's files in the manifest (`viewer`); version 5 aligns the cross-rank
-/// tables by the code each compile compiled (`compile_alignment`), not by compile id; version 6
-/// records input paths relative to the trace given, groups skipped files by reason, keeps
-/// metadata nested too deep as text (`meta_text`) and adds the diagnostics of damaged and
-/// hostile logs; version 7 adds what the viewer's search and run comparison read (fields and a
-/// table only); version 8 adds the cross-rank table `rank_findings` (what a viewer's overview
-/// reads at thousands of ranks); version 9 stores no `seq` in index rows and a `line` only where
-/// the row before does not imply it (a third of the index's compressed bytes); version 10 aligns
-/// compiles as frame compiles whose attempts are their history (`align_key` is shared by a frame
-/// compile's attempts) and compares payloads across ranks once volatile tokens are masked.
-pub const FORMAT_VERSION: u32 = 10;
-/// The oldest reader version that can read what this code writes. 10: `align_key` and
-/// `compile_alignment`'s rows name frame compiles, not attempts, which an older reader would pair
-/// wrongly; 9: index rows no longer
-/// store `seq` and most `line`s, which an older reader would miss; version 8 reshaped
-/// `rank_differ`'s rows (a group may leave out its streams, `missing` may be left out), which an
-/// older reader would misread; version 7 only added fields and tables; version 6 reshaped
-/// `manifest.skipped` (grouped by reason) and added diagnostic kinds an older reader's enum
-/// refuses; version 5 reshaped fields of the cross-rank tables (rows refer to aligned compiles,
-/// not compile ids). Versions 2 to 4 only added fields. Strict checkers, such as [`Manifest`]'s
-/// `deny_unknown_fields`, follow `format_version`.
-pub const MIN_READER_VERSION: u32 = 10;
+/// The format version this code writes, `"MAJOR.MINOR"` (docs/format.md, Versioning): an
+/// additive change (a new optional field, table or enum value a reader may pass over) bumps the
+/// minor; a change an older reader would misread bumps the major. Format 1.0 is the first
+/// released format.
+pub const FORMAT_VERSION: &str = "1.0";
+/// The major of [`FORMAT_VERSION`]: the version of the reader this code is (it reads every bundle
+/// whose `min_reader_version` is at most this, ignoring fields it does not know) and the `N` of
+/// the repository's `schema/vN/`.
+pub const FORMAT_MAJOR: u32 = 1;
+/// The oldest reader version that can read what this code writes: the major, since a minor
+/// version only adds what an older reader of the same major may pass over.
+pub const MIN_READER_VERSION: u32 = FORMAT_MAJOR;
 
 /// `manifest.json`: the entry point of a bundle. A viewer reads it first and learns from it what
 /// else exists and where.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Manifest {
     /// Always `"tlparse-bundle"`.
     pub format: String,
-    /// Integer format version of this bundle. Readers refuse bundles whose `min_reader_version`
-    /// is newer than what they support.
-    pub format_version: u32,
-    /// The oldest reader format version able to read this bundle.
+    /// The format version of this bundle, `"MAJOR.MINOR"` (e.g. `"1.0"`); informative: readers
+    /// decide by `min_reader_version`.
+    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+$"))]
+    pub format_version: String,
+    /// The oldest reader version able to read this bundle: the major of `format_version`. A
+    /// reader refuses a bundle whose `min_reader_version` is above the major it implements, and
+    /// ignores fields it does not know.
     pub min_reader_version: u32,
     /// The program that wrote the bundle.
     pub generator: Generator,
@@ -79,21 +70,21 @@ pub struct Manifest {
     pub viewer: Option<Vec<ViewerFile>>,
 }
 
-/// `manifest.lite.json.zst` (format version 8 and later): `manifest.json` without what grows
-/// with every file of the bundle and only a checker needs: the file lists (`files`, `viewer`) and
-/// the inputs' hashes; zstd-compressed compact JSON. Everything else is as in the manifest, field
-/// for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
+/// `manifest.lite.json.zst`: `manifest.json` without what grows with every file of the bundle
+/// and only a checker needs: the file lists (`files`, `viewer`) and the inputs' hashes;
+/// zstd-compressed compact JSON. Everything else is as in the manifest, field for field. At 1,000 ranks it is about 2% of the manifest's size (the file list alone holds a
 /// 64-digit hash for each of about 20 files a stream), so a viewer reads it first and shows its
 /// first page without fetching the manifest; `validate` checks that it is exactly the manifest's.
 /// Files are written before it and it before the manifest (and it is removed with the old
 /// manifest when a bundle is replaced), so a reader that finds it finds every file it names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct LiteManifest {
     /// As in the manifest.
     pub format: String,
     /// As in the manifest.
-    pub format_version: u32,
+    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+$"))]
+    pub format_version: String,
     /// As in the manifest.
     pub min_reader_version: u32,
     /// As in the manifest.
@@ -116,7 +107,7 @@ pub struct LiteManifest {
 
 /// One of the manifest's `inputs`, without its hash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct LiteInput {
     /// As in the manifest.
     pub path: String,
@@ -137,7 +128,7 @@ impl From<&Manifest> for LiteManifest {
     fn from(m: &Manifest) -> LiteManifest {
         LiteManifest {
             format: m.format.clone(),
-            format_version: m.format_version,
+            format_version: m.format_version.clone(),
             min_reader_version: m.min_reader_version,
             generator: m.generator.clone(),
             inputs: m
@@ -164,7 +155,7 @@ impl From<&Manifest> for LiteManifest {
 
 /// Name and version of the program that wrote a bundle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Generator {
     /// Program name, `tlparse-build`.
     pub name: String,
@@ -174,7 +165,7 @@ pub struct Generator {
 
 /// One log file that was read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Input {
     /// Path of the file relative to the trace given on the command line: its path below the
     /// trace directory (`/`-separated), or its file name when the trace given was a file. No
@@ -209,7 +200,7 @@ pub enum InputCompression {
 
 /// The files of an input directory that were not read for one reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Skipped {
     /// Why they were not read, e.g. `not a TORCH_TRACE log (no log header in its first 4 MiB)`,
     /// `symlink leading out of the trace directory`, `not a regular file (FIFO, socket or device)`.
@@ -224,7 +215,7 @@ pub struct Skipped {
 
 /// A stream: the entries one process wrote into one input file for one rank, in log order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Stream {
     /// Stream id, unique in the bundle: `rank{N}` for a rank (with `-{k}` appended when several
     /// streams share a rank), `log{k}` for streams with no rank. Used in file names.
@@ -264,7 +255,7 @@ pub struct Stream {
 
 /// Where one analysis table of a stream is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TableRef {
     /// Path of the table file, `tables/<stream>/<name>.json.zst`.
     pub path: String,
@@ -274,7 +265,7 @@ pub struct TableRef {
 
 /// Totals over the whole bundle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Counts {
     /// Log entries (index rows) over all streams.
     pub entries: u64,
@@ -306,7 +297,7 @@ pub struct Counts {
 
 /// Problems found while reading; details are in the diagnostics file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct DiagnosticsSummary {
     /// Total number of diagnostics.
     pub total: u64,
@@ -323,7 +314,7 @@ pub struct DiagnosticsSummary {
 /// `H` in it (zstd-compressed JSON) to get a `BlobLocation`, fetch `packs[location.pack].path`, zstd-decompress it, and take
 /// `location.size` bytes from `location.offset`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct BlobStore {
     /// Hash function of blob ids: `blake3-128`, the first 128 bits of the blake3 hash of the
     /// uncompressed bytes, as 32 lowercase hex digits.
@@ -341,7 +332,7 @@ pub struct BlobStore {
 
 /// One pack file: many blobs concatenated and compressed as a single zstd frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Pack {
     /// Path of the pack, `blobs/packs/<blake3 of the compressed file, 32 hex>.zst`.
     pub path: String,
@@ -355,7 +346,7 @@ pub struct Pack {
 
 /// A file of the bundle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct FileEntry {
     /// Path relative to the bundle root, `/`-separated.
     pub path: String,
@@ -370,7 +361,7 @@ pub struct FileEntry {
 
 /// A file of the shipped viewer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ViewerFile {
     /// Path relative to the bundle root, `/`-separated: `index.html` or `viewer/...`.
     pub path: String,
@@ -407,7 +398,7 @@ impl ViewerFile {
 ///
 /// `M` is the type of `meta`: a JSON value when reading; the writer passes raw JSON text through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 #[schemars(rename = "IndexRow")]
 pub struct IndexRow<M = serde_json::Value> {
     /// Position of the entry in its stream, from 0. Not stored: it is the row's position in the
@@ -537,7 +528,7 @@ impl RowNumbering {
 
 /// The parts of a compile id. Null parts were absent in the envelope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileId {
     /// `compiled_autograd_id`: set for compiles inside compiled autograd.
     pub compiled_autograd_id: Option<u64>,
@@ -551,7 +542,7 @@ pub struct CompileId {
 
 /// A reference from an index row to its payload blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PayloadRef {
     /// The blob id: the first 128 bits of the blake3 hash of the payload bytes, as 32 lowercase
     /// hex digits (blake3 is an extendable-output hash; this is its 16-byte output).
@@ -582,7 +573,7 @@ pub enum PayloadFormat {
 
 /// `stacks/<stream>.json`: the stream's stacks, frames interned once.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StackTable {
     /// Distinct frames; stacks refer to them by position.
     pub frames: Vec<Frame>,
@@ -593,7 +584,7 @@ pub struct StackTable {
 
 /// One frame of a logged Python stack.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Frame {
     /// File name, resolved through the process's string table. Null when the log referenced a
     /// string-table index it never defined (a diagnostic names the line).
@@ -610,7 +601,7 @@ pub struct Frame {
 /// One line of `diagnostics.jsonl`: a problem found in an input. Nothing is dropped: the raw
 /// text of unreadable lines is stored as a blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Diagnostic {
     /// What went wrong.
     pub kind: DiagnosticKind,
@@ -713,7 +704,7 @@ pub struct BlobIndexShard(pub BTreeMap<String, BlobLocation>);
 
 /// Where a blob is: a byte range of a decompressed pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct BlobLocation {
     /// Position of the pack in `manifest.blobs.packs`.
     pub pack: u32,

@@ -189,21 +189,14 @@ impl Validator {
         }
     }
 
-    /// `manifest.lite.json.zst`, which bundles of format 8 and later have: exactly the manifest
-    /// without its file lists and hashes (`LiteManifest::from`), so that a viewer reading it first
-    /// reads what the manifest says.
+    /// `manifest.lite.json.zst`, which every bundle has: exactly the manifest without its file
+    /// lists and hashes (`LiteManifest::from`), so that a viewer reading it first reads what the
+    /// manifest says.
     fn lite_manifest<S: ByteSource>(&mut self, bundle: &Bundle<S>) {
-        const SINCE: u32 = 8;
-        let m = &bundle.manifest;
-        if !m.files.iter().any(|f| f.path == paths::MANIFEST_LITE) {
-            if m.format_version >= SINCE {
-                self.problem(format!(
-                    "{}: not listed in manifest.json (format {SINCE} and later have it)",
-                    paths::MANIFEST_LITE
-                ));
-            }
-            return;
+        if !bundle.manifest.files.iter().any(|f| f.path == paths::MANIFEST_LITE) {
+            return self.problem(format!("{}: not listed in manifest.json", paths::MANIFEST_LITE));
         }
+        let m = &bundle.manifest;
         match bundle.json_zst::<schema::LiteManifest>(paths::MANIFEST_LITE) {
             Ok(lite) if lite == schema::LiteManifest::from(m) => {}
             Ok(_) => self.problem(format!(

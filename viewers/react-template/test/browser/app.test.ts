@@ -208,8 +208,8 @@ describe.each(['plain', 'ghpages'] as const)('built app, %s hosting', (mode) => 
     const alert = page.locator('[role=alert]');
     await alert.waitFor();
     expect(await alert.locator('strong').textContent()).toBe('This bundle cannot be opened');
-    expect(await alert.locator('p').textContent()).toBe('This bundle (format version 99) needs a bundle reader of version 99 ' +
-      'or newer; this bundle-loader.js is version 10. Update the viewer.');
+    expect(await alert.locator('p').textContent()).toBe('This bundle (format version 2.0) needs a bundle reader of version 2 ' +
+      'or newer; this bundle-loader.js is version 1. Update the viewer.');
     await shot(page, 'too_new-refused');
     expect(errors).toEqual([]);
     await page.context().close();

@@ -6,8 +6,7 @@
 // build writes it with the alignment module's keying (src/analysis/alignment.rs), and every
 // attempt of one frame compile carries the same key, so there is no matching logic here: rows of
 // one key are one frame compile, its final attempt (the highest) is compared, the attempts before
-// it are its restart history. A bundle older than format 10 (no `align_key`, or one keyed per
-// attempt) is not compared: we say so rather than guess. Streams pair by id; two single-stream runs pair whatever their ids.
+// it are its restart history. Streams pair by id; two single-stream runs pair whatever their ids.
 //
 // Payloads of artifacts whose blobs differ are read from both bundles and compared masked by
 // maskVolatile (volatile.js, the mirror of the Rust rule): two processes never share object ids
@@ -16,9 +15,6 @@
 import { h, section, note, empty, plural } from '../dom.js';
 import { diffView, diffStats, maskedDiff } from '../diff.js';
 import { maskVolatile } from '../volatile.js';
-
-/** The first format whose `align_key` names a frame compile (shared by its attempts). */
-const ALIGNED_BY_FRAME_COMPILE = 10;
 
 export async function render(ctx) {
   const title = h('h1', null, 'Compare runs');
@@ -32,15 +28,7 @@ export async function render(ctx) {
   }
   const runA = await loadRun(ctx.bundle);
   const runB = await loadRun(other);
-  const old = (bundle, run) => !(bundle.manifest.format_version >= ALIGNED_BY_FRAME_COMPILE) || run.some((s) => s.rows.some((r) => r.align_key == null));
-  const missing = [['A', ctx.bundle, runA], ['B', other, runB]].filter(([, bundle, run]) => old(bundle, run)).map(([n]) => n);
   ctx.expose('compareRuns', { a: ctx.bundle.manifest.inputs.map((i) => i.path), b: other.manifest.inputs.map((i) => i.path) });
-  if (missing.length) {
-    ctx.expose('compare', { error: 'older format' });
-    return h('div', null, title, section('Cannot compare', empty(
-      `Run ${missing.join(' and run ')} was built by an older tlparse-build (format ${ALIGNED_BY_FRAME_COMPILE - 1} or older): ` +
-      'its compile_directory keys attempts, not frame compiles, so its compiles cannot be paired with the other run\'s. Rebuild it with this version.')));
-  }
   const comparison = compare(runA, runB);
   await settleArtifacts(comparison, (blob) => ctx.bundle.text(blob), (blob) => other.text(blob));
   ctx.expose('compare', comparison);

@@ -68,9 +68,8 @@ export async function render(ctx) {
     h('details', { class: 'card storage' },
       h('summary', null, h('h2', null, 'Storage'), h('span', { class: 'muted storage-line' }, ` ${storageLine(c)}`)),
       facts([
-        ['bundle', c.bundle_bytes != null
-          ? h('span', { title: 'every file of the bundle but manifest.json, manifest.lite.json.zst and the viewer' }, `${bytes(c.bundle_bytes)} (all files but the manifests and the viewer)`)
-          : null],
+        ['bundle', h('span', { title: 'every file of the bundle but manifest.json, manifest.lite.json.zst and the viewer' },
+          `${bytes(c.bundle_bytes)} (all files but the manifests and the viewer)`)],
         ['payloads', `${bytes(c.payload_bytes)} in ${plural(c.unique_blobs, 'unique blob')}`],
         ['payloads stored as', `${bytes(c.packed_bytes)} of zstd packs`],
         ['duplicates saved', bytes(c.dedup_saved_bytes)],
@@ -82,12 +81,10 @@ export async function render(ctx) {
 
 /**
  * The storage line: the logs against the whole bundle (`bundle_bytes`: every file but the two
- * manifests and the viewer); a bundle of an older format, without that count, says its packs only.
+ * manifests and the viewer).
  */
 function storageLine(c) {
-  return c.bundle_bytes != null
-    ? `${bytes(c.input_bytes)} of logs stored as a ${bytes(c.bundle_bytes)} bundle`
-    : `${bytes(c.input_bytes)} of logs; payloads stored in ${bytes(c.packed_bytes)} of packs`;
+  return `${bytes(c.input_bytes)} of logs stored as a ${bytes(c.bundle_bytes)} bundle`;
 }
 
 /** How many slow compiles the overview lists (compile_summary holds up to 10). */
@@ -102,7 +99,7 @@ const oneLine = (text) => (String(text ?? '').split('\n').find((l) => l.trim()) 
 const reasonLine = (text) => String(text ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
 
 /**
- * The lead card: the selected stream's compiles (compile_summary, format 7), its recompiled frames
+ * The lead card: the selected stream's compiles (compile_summary), its recompiled frames
  * with the guard that failed first (recompiles) and its failures (failures). `loaded`: that
  * stream's tables from `findings`.
  */
@@ -128,8 +125,7 @@ function compilationSection(ctx, summary, loaded) {
   return h('section', { class: 'card compilation', 'aria-label': 'Compilation' },
     h('h2', null, title),
     summary ? statTiles(summary, failures.length, frames.length)
-      : note(`${plural(s.compile_ids ?? 0, 'compile id')}. This bundle has no compile_summary table (format 7): `,
-        'compile times are on the ', h('a', { href: ctx.href('time') }, 'Compile time'), ' tab.'),
+      : note('No compile in this stream.'),
     m.streams.length > 1 ? note('Pick another stream (rank) in the header.') : null,
     summary?.slowest_compiles.length ? slowestList(ctx, summary) : null,
     frames.length ? recompiledList(ctx, frames) : null,
@@ -200,16 +196,17 @@ function failureList(ctx, failures) {
  * recompiles tables (the lead card's), as [{s, failures, recompiles}].
  *
  * With several streams, what each stream needs attention for comes from the cross-rank table
- * rank_findings (format 8): one request whatever the number of ranks, where reading every
- * stream's failures, recompiles and graph_breaks made three per stream. Streams with the same
- * finding share one warning ("ranks 0–999: 1 frame recompiled"). Older bundles are read as before.
+ * rank_findings: one request whatever the number of ranks, where reading every stream's
+ * failures, recompiles and graph_breaks makes three per stream. Streams with the same finding
+ * share one warning ("ranks 0–999: 1 frame recompiled").
  */
 async function findings(ctx) {
   const m = ctx.manifest;
   const multi = m.streams.length > 1;
   const warnings = [];
   const add = (severity, text, link, parts) => warnings.push({ severity, text, link, parts });
-  const summarised = multi && Boolean(m.cross_rank?.tables?.rank_findings);
+  // Every bundle of several streams has rank_findings (written whatever the streams hold).
+  const summarised = multi;
   const read = summarised ? m.streams.filter((s) => s.id === ctx.stream?.id) : m.streams;
   const tableOf = (s, name) => (s.tables?.[name] ? ctx.table(name, s.id) : null);
   const [perStream, rf, common] = await Promise.all([

@@ -15,7 +15,7 @@ use crate::schema::tables::CacheResult;
 /// cache where the others hit" apart from "rank 3 did not compile this at all". Present when a
 /// stream logged a cache lookup. `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheDivergence {
     /// What splits the streams into several groups, if anything.
     pub divergence: CacheDivergenceKind,
@@ -52,7 +52,7 @@ pub enum CacheDivergenceKind {
 
 /// Streams whose cache outcome sequences are equal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheSequenceGroup {
     /// The streams.
     #[serde(flatten)]
@@ -64,7 +64,7 @@ pub struct CacheSequenceGroup {
 
 /// The outcomes of one compile's lookups.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileCacheOutcomes {
     /// The compile, with each stream's compile id for it; null for lookups outside any compile.
     pub compile: Option<AlignedCompileRef>,
@@ -74,7 +74,7 @@ pub struct CompileCacheOutcomes {
 
 /// One lookup's cache and outcome.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheOutcomeItem {
     /// The cache (`fx_graph_cache`, `aotautograd_cache`, ...), as in the stream's
     /// `cache_outcomes`.
@@ -85,7 +85,7 @@ pub struct CacheOutcomeItem {
 
 /// One stream's lookups, counted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamCacheCounts {
     /// The stream id.
     pub stream: String,
@@ -105,7 +105,7 @@ pub struct StreamCacheCounts {
 
 /// One compile's outcomes across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileOutcomes {
     /// The compile, with each stream's compile id for it; null for lookups outside any compile
     /// (every stream counts as having that row).
@@ -126,7 +126,7 @@ pub struct CompileOutcomes {
 
 /// Streams that got the same outcomes for one compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OutcomeGroup {
     /// The streams.
     #[serde(flatten)]

@@ -15,7 +15,7 @@ use crate::schema::tables::collectives::OpCount;
 /// data. Built from each stream's `collectives` table; written when at least one stream has one.
 /// `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CollectiveSchedules {
     /// True when some compile has differing schedules on streams that both made it (its row's
     /// `differs`). A compile that some streams lack is not a divergence: see `missing`.
@@ -37,7 +37,7 @@ pub struct CollectiveSchedules {
 
 /// One compile across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileSchedules {
     /// The compile, with each stream's compile id for it.
     pub compile: AlignedCompileRef,
@@ -72,7 +72,7 @@ pub struct CompileSchedules {
 
 /// Streams whose schedules of one compile are identical.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ScheduleVariant {
     /// The streams, in `members` order.
     pub streams: Vec<String>,
@@ -96,7 +96,7 @@ pub struct ScheduleVariant {
 
 /// One stream's collectives, checked against its own schedules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamParity {
     /// The stream id.
     pub stream: String,
@@ -120,7 +120,7 @@ pub struct StreamParity {
 
 /// A compile id whose output code does not call the collectives its schedules list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ParityMismatch {
     /// The compile id as displayed: `[0/0]`; null for schedules and code logged outside any
     /// compile.
@@ -142,7 +142,7 @@ pub struct ParityMismatch {
 
 /// A collective or `wait_tensor` call of an output code that found no partner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct UnmatchedCollective {
     /// The compile id of the output code as displayed; null for code logged outside any compile.
     pub compile_id: Option<String>,

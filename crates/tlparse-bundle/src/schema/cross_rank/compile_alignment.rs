@@ -18,7 +18,7 @@ use crate::schema::tables::CompileStatus;
 /// table compares the compiles this table aligns (their `AlignedCompileRef`s point into
 /// `compiles`). `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileAlignment {
     /// True when the streams did not all compile the same compiles (some row has `missing`).
     pub diverges: bool,
@@ -44,7 +44,7 @@ pub struct CompileAlignment {
 /// What makes two frame compiles on two streams the same compile. Every attempt of one frame
 /// compile has the same key: the attempt is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignmentKey {
     /// The `compiled_autograd_id`, for compiles inside compiled autograd.
     pub compiled_autograd_id: Option<u64>,
@@ -70,7 +70,7 @@ pub struct AlignmentKey {
 
 /// A code object: where its source starts and its name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CodeKey {
     /// `co_filename`.
     pub filename: String,
@@ -83,7 +83,7 @@ pub struct CodeKey {
 /// One aligned frame compile: the same frame of the same code compiled the same time, on each
 /// stream that did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignedCompile {
     /// What it is, for people: `forward (model.py:20)`, `forward (model.py:20), recompile 1`
     /// (the frame compile index within the frame), `resume (model.py:18), frame 2` (the second
@@ -105,7 +105,7 @@ pub struct AlignedCompile {
 
 /// One stream's frame compile of an aligned compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamCompile {
     /// The stream id.
     pub stream: String,
@@ -124,7 +124,7 @@ pub struct StreamCompile {
 
 /// One attempt of a frame compile, before its final one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileAttempt {
     /// Its compile id, as displayed (`[0/0]`, `[0/0_1]`).
     pub compile_id: String,
@@ -135,7 +135,7 @@ pub struct CompileAttempt {
 
 /// Streams that made the same aligned compiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignmentGroup {
     /// The streams.
     pub group: StreamGroup,
@@ -145,7 +145,7 @@ pub struct AlignmentGroup {
 
 /// Code that only some streams compiled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PartialCode {
     /// The code.
     pub code: CodeKey,
@@ -166,7 +166,7 @@ pub struct PartialCode {
 
 /// One stream's place in the alignment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamAlignment {
     /// The stream id.
     pub stream: String,
@@ -182,7 +182,7 @@ pub struct StreamAlignment {
 
 /// A code whose frame id on one stream differs from the frame id most streams gave it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct FrameIdShift {
     /// Index in `compiles` of the frame's first compile.
     pub aligned: u32,
@@ -196,7 +196,7 @@ pub struct FrameIdShift {
 
 /// Why a compile could not be aligned by its key alone, and what was done.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignmentAmbiguity {
     /// The stream.
     pub stream: String,
@@ -226,7 +226,7 @@ pub enum AmbiguityKind {
 
 /// A reference, from a row of another cross-rank table, to one aligned compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignedCompileRef {
     /// Index of the compile in `compile_alignment`'s `compiles`.
     pub aligned: u32,
@@ -241,7 +241,7 @@ pub struct AlignedCompileRef {
 /// compile: its index and label alone; each stream's own compile id for it is in that
 /// `compile_alignment` row's `present`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignedCompileLabel {
     /// Index of the compile in `compile_alignment`'s `compiles`.
     pub aligned: u32,
@@ -251,7 +251,7 @@ pub struct AlignedCompileLabel {
 
 /// A stream's own compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamCompileId {
     /// The stream id.
     pub stream: String,

@@ -16,7 +16,7 @@ use super::AlignedCompileRef;
 /// as every per-stream table gives it; see docs/definitions.md), over the stream's timed compiles
 /// (a `total_s` above 0, as `compile_summary`'s `timed`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileTimeImbalance {
     /// One row per stream, in `members` order.
     pub streams: Vec<StreamCompileTime>,
@@ -45,7 +45,7 @@ pub struct CompileTimeImbalance {
 
 /// One stream's compile time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamCompileTime {
     /// The stream id.
     pub stream: String,
@@ -87,7 +87,7 @@ pub enum PhaseSource {
 
 /// One stream's time in a phase or a compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamTime {
     /// The stream id.
     pub stream: String,
@@ -97,7 +97,7 @@ pub struct StreamTime {
 
 /// One phase across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PhaseSpread {
     /// The phase: a metrics field name or a trace-event name (see `source`).
     pub name: String,
@@ -122,7 +122,7 @@ pub struct PhaseSpread {
 /// One compile across the streams, aligned by the code it compiled (never by compile id or
 /// position).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileSpread {
     /// The compile, and each stream's compile id for it.
     pub compile: AlignedCompileRef,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// and hang. Built from each stream's `graph_execution` table; written when at least one stream
 /// has one. `rows` counts the streams with an order (`streams` entries with a group).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ExecutionOrder {
     /// True when the streams with `graph_execution` recordings did not all run the same
     /// compiles in the same order (`recorded` has more than one group).
@@ -29,7 +29,7 @@ pub struct ExecutionOrder {
 
 /// Streams grouped by identical execution orders, and how each group differs from the reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OrderComparison {
     /// True when there is more than one group.
     pub diverges: bool,
@@ -42,7 +42,7 @@ pub struct OrderComparison {
 
 /// Streams that ran their graphs in the same order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OrderGroup {
     /// The streams, in `members` order.
     pub streams: Vec<String>,
@@ -62,7 +62,7 @@ pub struct OrderGroup {
 
 /// Where a group's order differs from the reference's, position by position.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OrderDifference {
     /// True when both ran the same graphs the same number of times (over all recordings), so
     /// only the order differs.
@@ -73,7 +73,7 @@ pub struct OrderDifference {
 
 /// One recording that differs from the reference's recording at the same index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RecordingDifference {
     /// Index of the recording, 0-based.
     pub recording: u64,
@@ -90,7 +90,7 @@ pub struct RecordingDifference {
 
 /// One stream's place in the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamOrder {
     /// The stream id.
     pub stream: String,

@@ -34,7 +34,7 @@ pub const DIR: &str = crate::paths::CROSS_RANK_DIR;
 
 /// The manifest's `cross_rank` section, present when the bundle has two streams or more.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CrossRank {
     /// The streams compared, in the order of the manifest's `streams`. Every cross-rank table
     /// names streams by `stream` id; show them by `label`.
@@ -54,7 +54,7 @@ pub struct CrossRank {
 
 /// One stream, as the cross-rank tables know it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RankMember {
     /// The stream id (as in the manifest's `streams`).
     pub stream: String,
@@ -70,7 +70,7 @@ pub struct RankMember {
 
 /// Streams that agree on something, named by stream id in `members` order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamGroup {
     /// The streams of the group, in `members` order.
     pub streams: Vec<String>,

@@ -29,7 +29,7 @@ use crate::schema::tables::GraphRole;
 /// entries without a payload and `str` entries are left out (`chromium_event`s are not in those
 /// lists).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RankDiffer {
     /// Rows of `artifacts`.
     pub keys: u64,
@@ -53,7 +53,7 @@ pub struct RankDiffer {
 
 /// How one stream compares with the others.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamDiffer {
     /// The stream id.
     pub stream: String,
@@ -82,7 +82,7 @@ pub enum ArtifactStatus {
 
 /// One artifact key across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ArtifactComparison {
     /// The compile (its index and label in `compile_alignment`, whose row gives each stream's own
     /// compile id for it); null for artifacts logged outside any compile (e.g. `graph_execution`).
@@ -131,7 +131,7 @@ pub struct ArtifactComparison {
 /// Where two variants of a payload first differ, line by line, masked (`<?>` for what is
 /// volatile): the odd variant's line and the largest variant's line at the same place.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct LineDifference {
     /// The `variant` of the odd group described (its first group).
     pub variant: u32,
@@ -146,7 +146,7 @@ pub struct LineDifference {
 
 /// Streams that logged the same payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PayloadGroup {
     /// How many streams the group holds.
     pub count: u64,

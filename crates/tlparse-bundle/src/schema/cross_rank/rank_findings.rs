@@ -15,7 +15,7 @@ use super::{AlignedCompileRef, StreamGroup};
 /// viewer shows what needs attention at thousands of ranks by fetching it alone, not three tables
 /// per stream. Present when the bundle has two streams or more. `rows` counts `streams`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RankFindings {
     /// One row per member, in `members` order.
     pub streams: Vec<StreamFindings>,
@@ -43,7 +43,7 @@ pub const ARTIFACTS_DESCRIBED: usize = 10;
 
 /// What `rank_differ` found, counted, and its first findings in words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ArtifactFindings {
     /// Keys whose payloads differ even once ids are masked (`rank_differ.differs`).
     pub differ: u64,
@@ -65,7 +65,7 @@ pub const SCHEDULES_LISTED: usize = 10;
 
 /// One stream's findings. Counts are 0 when the stream has no such table (nothing to report).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamFindings {
     /// The stream id.
     pub stream: String,
@@ -86,7 +86,7 @@ pub struct StreamFindings {
 
 /// A frame compiled at least `storm_compiles` times: its `recompiles` row, without the compiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RecompileStorm {
     /// The frame's `frame_id` on this stream.
     pub frame_id: u64,
@@ -103,7 +103,7 @@ pub struct RecompileStorm {
 /// What `compile_alignment` found: whether the streams made different compiles, and the code only
 /// some streams compiled or that could not be aligned for sure. Its per-compile rows are left out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct AlignmentFindings {
     /// `compile_alignment.diverges`: the streams did not all make the same compiles.
     pub diverges: bool,
@@ -119,7 +119,7 @@ pub struct AlignmentFindings {
 
 /// A compile whose collective schedules differ between streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ScheduleFinding {
     /// The compile, and each stream's compile id for it.
     pub compile: AlignedCompileRef,
@@ -129,7 +129,7 @@ pub struct ScheduleFinding {
 
 /// The headline of `compile_time_imbalance`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileTimeFindings {
     /// Streams with the largest compile time (several on a tie), in `members` order.
     pub slowest: Vec<String>,

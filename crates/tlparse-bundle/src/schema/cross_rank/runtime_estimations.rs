@@ -12,7 +12,7 @@ use super::{AlignedCompileRef, StreamGroup};
 /// streams and the spread per graph. A rank whose graphs are estimated slower than the others'
 /// makes the others wait at every collective. `rows` counts `graphs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RuntimeEstimations {
     /// Two totals `a` and `b` count as equal when `|a − b| ≤ relative_tolerance × max(|a|, |b|)`
     /// (1e-9: a nanosecond per second). Floating-point noise and digits lost in a log stay
@@ -40,7 +40,7 @@ pub struct RuntimeEstimations {
 
 /// One stream's estimates, all graphs together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamRuntime {
     /// The stream id.
     pub stream: String,
@@ -53,7 +53,7 @@ pub struct StreamRuntime {
 
 /// One graph's estimated total on every stream that has it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphRuntimes {
     /// The compile, with each stream's compile id for it; null for a graph logged outside any
     /// compile.
@@ -87,7 +87,7 @@ pub struct GraphRuntimes {
 
 /// One graph's estimate on one stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StreamGraphRuntime {
     /// The stream id.
     pub stream: String,

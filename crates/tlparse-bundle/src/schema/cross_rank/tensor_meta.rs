@@ -16,7 +16,7 @@ use crate::schema::tables::TensorMeta;
 /// differing ops. Ranks that disagree on tensor layouts run different kernels and can exchange
 /// mismatched buffers in collectives. `rows` counts `graphs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CrossRankTensorMeta {
     /// True when the streams with data form more than one whole-run group (`groups`): tlparse's
     /// "divergent tensor meta", but without counting the runtime numbers. Can be true only
@@ -37,7 +37,7 @@ pub struct CrossRankTensorMeta {
 
 /// Streams that agree on every graph's tensor metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TensorMetaGroup {
     /// The streams.
     #[serde(flatten)]
@@ -52,7 +52,7 @@ pub struct TensorMetaGroup {
 
 /// One graph's fingerprint in a whole-run group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphFingerprint {
     /// The compile, with each stream's compile id for it; null for a graph logged outside any
     /// compile.
@@ -65,7 +65,7 @@ pub struct GraphFingerprint {
 
 /// One graph across the streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphTensorMeta {
     /// The compile, with each stream's compile id for it; null for a graph logged outside any
     /// compile.
@@ -88,7 +88,7 @@ pub struct GraphTensorMeta {
 
 /// Streams with one fingerprint for a graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct FingerprintGroup {
     /// The streams.
     #[serde(flatten)]
@@ -101,7 +101,7 @@ pub struct FingerprintGroup {
 
 /// How one fingerprint group's ops differ from the reference group's (the row's first group).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GroupDifference {
     /// Index of the group in the row's `groups` (1 or more).
     pub group: u32,
@@ -113,7 +113,7 @@ pub struct GroupDifference {
 
 /// One op that differs between the reference group and another group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OpDifference {
     /// The op's name (`op1_op2_op4`, `torch.ops._c10d_functional.wait_tensor.default`).
     pub name: String,
@@ -129,7 +129,7 @@ pub struct OpDifference {
 
 /// The compared part of an op (its runtime estimate is not compared).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OpLayout {
     /// `compute` or `collective`, as logged.
     #[serde(rename = "type")]

@@ -17,7 +17,7 @@ use serde_json::Value;
 /// or a `chromium_event` instant named `*_cache_disabled` (torch logs no artifact for some of
 /// those) unless the same compile has a `disabled` artifact for that cache.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheOutcomes {
     /// One row per compile id with a lookup or a non-zero cache counter in its
     /// `compilation_metrics`, in order of first appearance in the stream; then, if any, a row with
@@ -29,7 +29,7 @@ pub struct CacheOutcomes {
 
 /// The cache lookups of one compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileCaches {
     /// The compile id as displayed (`[0/1]`); null for lookups outside any compile.
     pub compile_id: Option<String>,
@@ -46,7 +46,7 @@ pub struct CompileCaches {
 
 /// What one cache did for one compile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheVerdict {
     /// The cache: the lookup name up to and including `cache` (`fx_graph_cache`,
     /// `aotautograd_cache`, `fx_graph_bundled_cache`, ...).
@@ -66,7 +66,7 @@ pub struct CacheVerdict {
 
 /// One cache lookup.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheLookup {
     /// The cache (see `CacheVerdict::cache`).
     pub cache: String,
@@ -146,7 +146,7 @@ pub enum CacheLookupSource {
 
 /// One cache over the whole stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheSummary {
     /// The cache.
     pub cache: String,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// summary over the stream. `rows` counts `compiles`. Written only when the stream has a schedule
 /// or a collective call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Collectives {
     /// Totals over the stream.
     pub summary: CollectivesSummary,
@@ -22,7 +22,7 @@ pub struct Collectives {
 
 /// Totals over the stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CollectivesSummary {
     /// Rows with at least one `inductor_collective_schedule` artifact.
     pub with_schedule: u64,
@@ -41,7 +41,7 @@ pub struct CollectivesSummary {
 
 /// The collectives of one compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileCollectives {
     /// The compile id as displayed (`[0/1]`); null for entries outside any compile.
     pub compile_id: Option<String>,
@@ -69,7 +69,7 @@ pub struct CompileCollectives {
 
 /// One `inductor_collective_schedule` artifact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Schedule {
     /// `seq` of the artifact in the stream's index.
     pub seq: u64,
@@ -86,7 +86,7 @@ pub struct Schedule {
 
 /// One `inductor_output_code` entry and the collective calls in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OutputCode {
     /// `seq` of the entry in the stream's index.
     pub seq: u64,
@@ -103,7 +103,7 @@ pub struct OutputCode {
 
 /// One collective (or `wait_tensor`) call in an output code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CollectiveCall {
     /// The op as the schedule names it: `torch.ops.<ns>.<op>.<overload>`, whitespace removed
     /// (`torch.ops._c10d_functional.all_gather_into_tensor.default`).
@@ -119,7 +119,7 @@ pub struct CollectiveCall {
 
 /// The schedules compared with the calls in the code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Parity {
     /// Every op kind has the same count in the schedules as in the code (null schedule elements
     /// are not compared; see `unnamed_in_schedule`).
@@ -147,7 +147,7 @@ pub struct Parity {
 
 /// How often one op kind appears in the schedules and in the code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OpCount {
     /// The op (`torch.ops._c10d_functional.wait_tensor.default`).
     pub op: String,
@@ -161,7 +161,7 @@ pub struct OpCount {
 
 /// A call that found no partner: a collective never waited for, or a wait for no collective.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct UnmatchedCall {
     /// The op (`torch.ops._c10d_functional.all_reduce_.default`).
     pub op: String,

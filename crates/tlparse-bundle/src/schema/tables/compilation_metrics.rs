@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// and the `*_runtime` variants torch logs for runtime (e.g. autotuning) work. `rows` counts
 /// `metrics`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompilationMetrics {
     /// Metrics entries in log order.
     pub metrics: Vec<MetricsRow>,
@@ -19,7 +19,7 @@ pub struct CompilationMetrics {
 
 /// One metrics entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct MetricsRow {
     /// The compile id as displayed; null for entries logged outside a compile.
     pub compile_id: Option<String>,

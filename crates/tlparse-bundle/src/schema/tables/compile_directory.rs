@@ -9,7 +9,7 @@ use crate::schema::CompileId;
 /// `tables/<stream>/compile_directory.json.zst`: every compile id of the stream in order of first
 /// appearance, and the artifacts logged outside any compile. `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileDirectory {
     /// One row per compile id, in order of first appearance in the stream.
     pub compiles: Vec<CompileEntry>,
@@ -46,7 +46,7 @@ pub enum CompileStatus {
 
 /// One compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileEntry {
     /// The compile id as displayed: `[0/1]`, `[0/1_2]`, `[!0/1/2]`.
     pub compile_id: String,
@@ -125,7 +125,7 @@ pub struct CompileEntry {
     /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
     /// log order.
     pub artifacts: Vec<ArtifactRef>,
-    /// The compile's alignment key as a canonical string (format 7; absent in older bundles):
+    /// The compile's alignment key as a canonical string:
     /// compiles of two streams or two runs that `compile_alignment` would pair (same code,
     /// ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`
     /// table) have equal strings, and no others do. Readers pair compiles by equality of this
@@ -137,7 +137,7 @@ pub struct CompileEntry {
 
 /// The code object a compile compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompiledCode {
     /// The file (`co_filename`).
     pub filename: String,
@@ -162,7 +162,7 @@ pub enum CodeSource {
 /// A cache hit, miss or bypass, from an artifact named `*cache_hit*`, `*cache_miss*` or
 /// `*cache_bypass*`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CacheOutcome {
     /// The cache, from the artifact name: `fx_graph_cache`, `aotautograd_cache`, ...
     pub cache: String,

@@ -1,4 +1,4 @@
-//! `compile_summary`: the few numbers a stream's overview leads with (format version 7).
+//! `compile_summary`: the few numbers a stream's overview leads with.
 
 use std::collections::BTreeMap;
 
@@ -7,13 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use super::CompileStatus;
 
-/// `tables/<stream>/compile_summary.json.zst` (format version 7 and later; absent from older
-/// bundles): how many compiles the stream has, how long they took and which took longest, made
-/// from the same rows as `compile_directory`, so that an overview need not fetch the directory
-/// (megabytes for a long log). Written whenever `compile_directory` has a compile. `rows` counts
-/// `slowest_compiles`.
+/// `tables/<stream>/compile_summary.json.zst`: how many compiles the stream has, how long they
+/// took and which took longest, made from the same rows as `compile_directory`, so that an
+/// overview need not fetch the directory (megabytes for a long log). Written whenever
+/// `compile_directory` has a compile. `rows` counts `slowest_compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileSummary {
     /// Compile ids of the stream: the rows of `compile_directory`'s `compiles`.
     pub compiles: u64,
@@ -44,7 +43,7 @@ pub struct CompileSummary {
 
 /// One of the slowest compiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct SlowCompile {
     /// The compile id as displayed (`[0/1]`): its `compile_directory` row.
     pub compile_id: String,

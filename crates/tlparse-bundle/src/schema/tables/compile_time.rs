@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// trace's clock (the events' `ts`). The events themselves are in `tables/<stream>/chrome_trace.json.gz`.
 /// `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileTime {
     /// One row per compile id that has timed events, in order of first appearance among the
     /// trace events; a row with a null `compile_id` holds the events outside any compile.
@@ -34,7 +34,7 @@ pub struct CompileTime {
 
 /// The timed phases of one compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileTiming {
     /// The compile id as displayed (`[0/1]`, as in `compile_directory`); null for events outside
     /// any compile.
@@ -84,7 +84,7 @@ pub struct CompileTiming {
 
 /// A phase of another compile, as the enclosing phase of a phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct OuterPhase {
     /// That compile's id as displayed (`[0/0]`); null for phases logged outside any compile.
     pub compile_id: Option<String>,
@@ -95,7 +95,7 @@ pub struct OuterPhase {
 /// A phase of a compile: every begin/end pair (or complete `X` event) with this name under the
 /// same enclosing phase, summed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Phase {
     /// The trace event's `name` (`dynamo`, `entire_frame_compile`, `backend_compile`,
     /// `inductor_compile`, ...: whatever the log has).
@@ -125,7 +125,7 @@ pub struct Phase {
 
 /// An instant event name and how often it occurred.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct InstantCount {
     /// The event's `name` (e.g. `fx_graph_cache_miss`).
     pub name: String,
@@ -137,7 +137,7 @@ pub struct InstantCount {
 
 /// One phase name over the whole stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PhaseTotal {
     /// The phase name.
     pub name: String,
@@ -155,7 +155,7 @@ pub struct PhaseTotal {
 
 /// A begin or end event that could not be paired.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct UnmatchedEvent {
     /// Which side is missing its partner.
     pub side: UnmatchedSide,
@@ -201,7 +201,7 @@ pub enum UnmatchedCause {
 /// Phases of one name that outlived an enclosing phase of another name (see
 /// `CompileTime::overlaps`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Overlap {
     /// The phase that began inside `outlived` and ended after it.
     pub name: String,
@@ -217,7 +217,7 @@ pub struct Overlap {
 
 /// A count of trace events of one `ph`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PhCount {
     /// The event's `ph` (null when absent).
     pub ph: Option<String>,

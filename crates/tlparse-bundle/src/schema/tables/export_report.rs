@@ -16,7 +16,7 @@ use crate::schema::Frame;
 /// `mismatched_fake_kernel`, `expression_created`). `rows` counts `failures`; none means
 /// tlparse's "no issues".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ExportReport {
     /// The issues, in log order.
     pub failures: Vec<ExportFailure>,
@@ -45,7 +45,7 @@ pub enum ExportFailureType {
 
 /// One export issue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ExportFailure {
     /// The compile id as displayed; null outside a compile (older export logs).
     pub compile_id: Option<String>,
@@ -92,7 +92,7 @@ pub struct ExportFailure {
 
 /// One line of a provenance tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ProvenanceStep {
     /// Depth in the tree: 0 for the expression itself, 1 for its arguments, ...
     pub depth: u64,
@@ -115,7 +115,7 @@ pub enum ProvenanceNodeKind {
 
 /// A node of a provenance tree: a symbolic expression and how it was computed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ProvenanceNode {
     /// The node id (`result_id` or `node_id`).
     pub id: u64,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// `tables/<stream>/failures.json.zst`: tlparse's "Failures and Restarts" page, plus failures of
 /// backward compiles. `rows` counts `failures`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Failures {
     /// Failures and restarts in log order.
     pub failures: Vec<Failure>,
@@ -29,7 +29,7 @@ pub enum FailureKind {
 
 /// One failure or restart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Failure {
     /// The compile id as displayed.
     pub compile_id: String,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// location, raised_at), most frequent first (tlparse #118). `rows` counts `breaks` (the
 /// groups).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphBreaks {
     /// Groups, by `count` descending, then first appearance.
     pub breaks: Vec<GraphBreakGroup>,
@@ -19,7 +19,7 @@ pub struct GraphBreaks {
 
 /// One (reason, location, raised_at) group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphBreakGroup {
     /// The short reason, e.g. `Failed to trace builtin operator`.
     pub reason: String,
@@ -54,7 +54,7 @@ pub struct GraphBreakGroup {
 /// One frame of a graph break's "User code traceback"
 /// (`  File "/home/user/train.py", line 45, in train_step`, then the code line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct BreakFrame {
     /// The file, as logged.
     pub file: String,

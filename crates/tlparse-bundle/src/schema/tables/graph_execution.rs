@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// every compiled graph called inside it, in call order. Older torch logged one
 /// `inductor_graph_execution` artifact per call, naming the graph `graph_N`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphExecution {
     /// One row per usable `graph_execution` artifact, in log order.
     pub recordings: Vec<ExecutionRecording>,
@@ -24,7 +24,7 @@ pub struct GraphExecution {
 
 /// One `graph_execution` artifact: a recorded sequence of calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ExecutionRecording {
     /// `seq` of the artifact's entry in the stream's index.
     pub seq: u64,
@@ -41,7 +41,7 @@ pub struct ExecutionRecording {
 
 /// One call of a compiled graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphRun {
     /// The compile id of the graph as displayed (`[0/1]`, as `compile_directory` shows it); null
     /// when torch had none (logged as null or as the string `None`) or the item is not a compile
@@ -54,7 +54,7 @@ pub struct GraphRun {
 
 /// One legacy `inductor_graph_execution` artifact: one call of the graph it names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct LegacyExecution {
     /// `seq` of the artifact's entry in the stream's index.
     pub seq: u64,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// readable FX GraphModule (`before_pre_grad_graph`, `after_post_grad_graph`,
 /// `before_recompile_pre_grad`, ...). Entries without a payload are left out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphSizes {
     /// One row per compile id with graphs or graph counts in its `compilation_metrics`, in order of
     /// first appearance in the stream; then, if any, a row with a null `compile_id` for graphs
@@ -25,7 +25,7 @@ pub struct GraphSizes {
 
 /// The graphs of one compile id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CompileGraphs {
     /// The compile id as displayed (`[0/1]`); null for graphs outside any compile.
     pub compile_id: Option<String>,
@@ -43,7 +43,7 @@ pub struct CompileGraphs {
 
 /// The size of one graph or generated-code entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GraphSize {
     /// What to call it, as in `compile_directory` artifacts ([`super::ArtifactRef::name`]): the
     /// artifact / graph_dump name, else the kind.

@@ -10,7 +10,7 @@ use crate::schema::Frame;
 /// stream, as lists of rows that each name their compile id. `rows` counts the rows of every list
 /// except `compiles` (a summary of the others).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Guards {
     /// One summary per compile id that has any row below (or null, for rows logged outside a
     /// compile), in order of first appearance.
@@ -34,7 +34,7 @@ pub struct Guards {
 
 /// Counts of one compile id's rows in the lists of this table, and its guard figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GuardsCompile {
     /// The compile id as displayed (`[0/1]`); null for rows logged outside any compile.
     pub compile_id: Option<String>,
@@ -64,7 +64,7 @@ pub struct GuardsCompile {
 /// stacks live in the payload, not in the stream's stack table: the innermost frames are
 /// resolved here, and the whole payload is the blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct DynamoGuard {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -91,7 +91,7 @@ pub struct DynamoGuard {
 
 /// A `dynamo_cpp_guards_str` entry: the C++ guard-manager tree installed for a compiled frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct GuardTree {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -116,7 +116,7 @@ pub struct GuardTree {
 /// One leaf guard line of a C++ guard tree, e.g.
 /// `| | +- TYPE_MATCH: ___check_type_id(L['x'], 9419...)  # n = x.shape[0]  # f.py:15 in f`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TreeGuard {
     /// Nesting depth as printed (the number of `| ` before `+- `): guards of the root manager
     /// are at 1, and shape guards (`LAMBDA_GUARD`) printed after the root's subtree at 0.
@@ -155,7 +155,7 @@ pub enum ShapeGuardKind {
 
 /// A shape guard, e.g. `Eq(Mod(s17, 4), 0)` or `s77 > 4`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ShapeGuard {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -191,7 +191,7 @@ pub struct ShapeGuard {
 /// The user frame's locals at a guard (`frame_locals` of `guard_added` and
 /// `propagate_real_tensors_provenance`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct FrameLocals {
     /// The user source line, e.g. `return x.reshape(2, 3) * 2`.
     pub loc: Option<String>,
@@ -205,7 +205,7 @@ pub struct FrameLocals {
 /// A symbol replaced by a constant, e.g. `s77` = `7` because its range was refined to a
 /// singleton.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Specialization {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -233,7 +233,7 @@ pub struct Specialization {
 
 /// A symbol created for a dynamic size or value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct SymbolCreated {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -280,7 +280,7 @@ pub enum DataDependentKind {
 
 /// A guard on a data-dependent (unbacked) expression.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct DataDependent {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,

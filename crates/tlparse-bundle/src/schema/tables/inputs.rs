@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 /// `tables/<stream>/inputs.json.zst`: one row per tensor a compile described, with its source
 /// expressions, metadata and storage. `rows` counts `inputs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Inputs {
     /// One row per (compile id, describer, tensor id), in order of the first entry about it.
     pub inputs: Vec<InputTensor>,
@@ -26,7 +26,7 @@ pub enum Dim {
 
 /// A tensor one compile turned into a fake tensor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct InputTensor {
     /// The compile id as displayed; null outside a compile.
     pub compile_id: Option<String>,
@@ -58,7 +58,7 @@ pub struct InputTensor {
 /// A `describe_tensor` entry. torch leaves out fields equal to their defaults; they are filled
 /// in here (false, 0, `torch.strided`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TensorInfo {
     /// Line of the `describe_tensor` entry's header.
     pub line: u64,
@@ -111,7 +111,7 @@ pub struct TensorInfo {
 
 /// A `describe_storage` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StorageInfo {
     /// Storage id within the describer.
     pub id: u64,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// kind, by artifact name, by logging call site), each list sorted by `log_bytes` descending, ties
 /// by `key`. `rows` counts `by_kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct LogVolume {
     /// Every entry of the stream.
     pub total: Volume,
@@ -24,7 +24,7 @@ pub struct LogVolume {
 /// Sizes of a group of entries. Bytes are counted as in the log: header lines without their line
 /// ending; payloads as stored (lines joined with `\n`, without the leading tab).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Volume {
     /// Entries.
     pub entries: u64,
@@ -44,7 +44,7 @@ pub struct Volume {
 
 /// One group of entries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct VolumeRow {
     /// The kind, the name, or the `file:line` call site.
     pub key: String,

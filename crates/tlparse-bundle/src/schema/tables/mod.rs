@@ -66,7 +66,7 @@ pub use compile_time::{
 /// `link`, `dump_file`, `optimize_ddp_split_child`), with or without a payload, or any other entry
 /// with a payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ArtifactRef {
     /// `seq` of the entry in the stream's index.
     pub seq: u64,
@@ -100,7 +100,7 @@ pub struct ArtifactRef {
     /// `size` and `lines` 0; tlparse shows such an artifact as an empty file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_payload: bool,
-    /// Which AOT graph it was produced for (version 7 and later), absent when not known or not
+    /// Which AOT graph it was produced for, absent when not known or not
     /// one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
     /// names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
     /// inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or

@@ -16,7 +16,7 @@ use crate::schema::CompileId;
 /// `provenance_tracking_<dir>.html` shows and the line maps between them; and the kernels' stack
 /// traces (`inductor_provenance_tracking_kernel_stack_traces`). `rows` counts `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Provenance {
     /// One row per compile id with node mappings, in order of the compile id's first provenance
     /// artifact in the stream.
@@ -28,7 +28,7 @@ pub struct Provenance {
 
 /// The provenance of one compile id: its pre-grad graph and every graph Inductor compiled from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ProvenanceCompile {
     /// The compile id as displayed (`[0/0]`); null for entries logged without a compile id (AOT
     /// Inductor logs, for instance).
@@ -52,7 +52,7 @@ pub struct ProvenanceCompile {
 /// has an entry of its kind (post-grad graph, Python code, C++ code, node mappings), in which case
 /// it starts the next graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ProvenanceGraph {
     /// Which graph it is, from the `# AOT ID: ['<n>_<graph>']` line torch writes atop the graph's
     /// Python output code; null when the graph has no Python code with that line (AOT Inductor's
@@ -95,7 +95,7 @@ pub enum GraphRole {
 
 /// One code pane: an artifact and where its lines are in the maps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ProvenancePane {
     /// The artifact (its blob holds the text).
     pub artifact: ArtifactRef,
@@ -113,7 +113,8 @@ pub type LineMap = BTreeMap<u64, Vec<u64>>;
 
 /// tlparse's `lineMappings`: which lines of one pane correspond to a line of another.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct LineMappings {
     /// Pre-grad graph line → post-grad graph lines.
     pub pre_to_post: LineMap,
@@ -131,7 +132,7 @@ pub struct LineMappings {
 
 /// The user stack traces of one generated kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct KernelStackTraces {
     /// The compile id as displayed; null without one.
     pub compile_id: Option<String>,

@@ -9,7 +9,7 @@ use super::CompileStatus;
 /// `tables/<stream>/recompiles.json.zst`: every frame Dynamo compiled more than once (tlparse
 /// #44, #153). `rows` counts `frames`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Recompiles {
     /// Frames with at least one recompile, by number of compiles descending, then frame id.
     pub frames: Vec<RecompiledFrame>,
@@ -17,7 +17,7 @@ pub struct Recompiles {
 
 /// One frame and its compiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RecompiledFrame {
     /// `frame_id`.
     pub frame_id: u64,
@@ -33,7 +33,7 @@ pub struct RecompiledFrame {
 
 /// One compile of a frame, compared with the previous one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RecompileStep {
     /// The compile id as displayed.
     pub compile_id: String,
@@ -68,7 +68,7 @@ pub enum RecompileReasonSource {
 
 /// The difference between two consecutive compiles of a frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Changes {
     /// The compile compared against.
     pub previous: String,
@@ -89,7 +89,7 @@ pub struct Changes {
 
 /// An artifact whose payload changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ArtifactChange {
     /// The artifact's name as `compile_directory` gives it ([`super::ArtifactRef::name`]), with
     /// `#2`, `#3` appended for the second, third artifact of the same name in the compile.

@@ -10,7 +10,7 @@ use super::ArtifactRef;
 /// `inductor_output_code` and every AOT Inductor C++ `graph_dump` of the stream, in log order.
 /// `rows` counts `files`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Runnables {
     /// One row per artifact, in log order.
     pub files: Vec<RunnableFile>,
@@ -46,7 +46,7 @@ pub enum RunnableLanguage {
 
 /// One runnable artifact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RunnableFile {
     /// The compile id as displayed (`[0/0]`); null for entries logged without one.
     pub compile_id: Option<String>,

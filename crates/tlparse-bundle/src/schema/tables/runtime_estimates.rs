@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// artifact (inductor logs one per compiled graph when runtime estimation is on), in log order.
 /// `rows` counts `graphs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RuntimeEstimates {
     /// One row per usable artifact, in log order.
     pub graphs: Vec<RuntimeGraph>,
@@ -16,7 +16,7 @@ pub struct RuntimeEstimates {
 
 /// The estimates of one compiled graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RuntimeGraph {
     /// The compile id as displayed (`[0/1]`); null for an artifact logged outside any compile.
     /// Joins with `compile_directory`, and across streams (never align by row position).
@@ -50,7 +50,7 @@ pub struct RuntimeGraph {
 
 /// One scheduled op (a kernel, an extern call or a collective).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct RuntimeOp {
     /// The op: the kernel's Python name (`extern_kernels.mm`,
     /// `torch.ops._c10d_functional.all_reduce_.default`) or the scheduler node's name (`op5`,
@@ -68,7 +68,7 @@ pub struct RuntimeOp {
 
 /// Layout of one output buffer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TensorMeta {
     /// Sizes (size hints for symbolic sizes); `[]` for collectives' outputs.
     pub shape: Vec<i64>,

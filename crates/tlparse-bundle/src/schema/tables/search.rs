@@ -1,4 +1,4 @@
-//! `search` (format 7): the names and texts a viewer's global search looks in, deduplicated.
+//! `search`: the names and texts a viewer's global search looks in, deduplicated.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The full text of artifacts is not here: search it in the packs, mapping each blob to its
 /// compile and name through `compile_directory`. `rows` counts `terms`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct Search {
     /// Compile ids as displayed (`[0/1]`), in order of first appearance; `terms[].compiles`
     /// refers to them by position (so a term seen in every compile costs a few bytes each).
@@ -43,7 +43,7 @@ pub enum SearchKind {
 
 /// One distinct searchable text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct SearchTerm {
     /// What the text is, which says where a viewer shows it.
     pub kind: SearchKind,

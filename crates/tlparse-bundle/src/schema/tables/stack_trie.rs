@@ -11,7 +11,7 @@ use super::CompileStatus;
 /// table (`stacks/<stream>.json`), which holds each frame once. `rows` counts the nodes of both
 /// trees.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct StackTrie {
     /// Every node of the compile trie; `roots` and `children` refer to positions in this list.
     /// A node's position is always greater than its parent's.
@@ -27,7 +27,7 @@ pub struct StackTrie {
 
 /// One frame in the trie: the path from a root to it is a call stack prefix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TrieNode {
     /// Frame id in the stream's stack table (`frames[frame]`: file, line, function, source line).
     pub frame: u32,
@@ -46,7 +46,7 @@ pub struct TrieNode {
 
 /// A compile id at the end of a stack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct TrieCompile {
     /// The compile id as displayed, `[0/1]`.
     pub compile_id: String,
