@@ -32,8 +32,8 @@ impl UpstreamTimeouts {
     /// stalled upstream answers 502 after about twice this.
     pub const DEFAULT_INACTIVITY: Duration = Duration::from_secs(10);
 
-    /// `inactivity` of silence, connecting included (at most 5 s of it), 5 min in all (a 64 MiB
-    /// file at 2 Mbit/s takes 4.5 min).
+    /// `inactivity` of silence, connecting included (at most 5 s of it), 5 min in all: enough
+    /// for a 64 MiB file over a slow 2 Mbit/s link.
     pub fn with_inactivity(inactivity: Duration) -> UpstreamTimeouts {
         UpstreamTimeouts {
             connect: inactivity.min(Duration::from_secs(5)),

@@ -8,18 +8,7 @@ use std::process::Command;
 
 /// Directories and files not swept yet (being rewritten when this test was added): skipped
 /// until their sweep lands. Empty this list, entry by entry, as each is swept.
-const NOT_YET_SWEPT: &[&str] = &[
-    "src/analysis/",
-    "src/bundle/",
-    "src/publish/",
-    "src/proxy/",
-    "src/serve.rs",
-    "src/cli.rs",
-    "src/lib.rs",
-    "src/compare.rs",
-    // The format versions' history, being squashed into the first released format.
-    "crates/tlparse-bundle/src/schema/mod.rs",
-];
+const NOT_YET_SWEPT: &[&str] = &["src/analysis/", "src/bundle/"];
 
 /// Generated or vendored files, whose comments are not ours to write.
 const NOT_OURS: &[&str] = &[
