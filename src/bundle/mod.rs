@@ -12,6 +12,7 @@ mod seen;
 pub mod shard;
 mod store_payloads;
 pub mod stream;
+pub mod table_files;
 
 pub use tlparse_bundle::{paths, reader};
 

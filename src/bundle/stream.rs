@@ -11,7 +11,8 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use super::blobs::hex;
-use crate::analysis::{Event, StreamAnalysis, StreamFindings, TableDiagnostic, TableOutput};
+use super::table_files::{self, TableOutput};
+use crate::analysis::{Event, StreamAnalysis, StreamFindings, TableDiagnostic};
 use crate::fast_hash::HashMap;
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
@@ -169,6 +170,9 @@ pub struct StreamAnalyzer {
     /// A copy of the filing thread's stack table, extended entry by entry.
     stacks: StackTable,
     analysis: StreamAnalysis,
+    /// Header and payload bytes of the entries observed (how big the stream is, for how its
+    /// tables finish: [`table_files::finish_tables`]).
+    observed_bytes: u64,
     chrome_trace: ChromeTraceWriter,
 }
 
@@ -613,6 +617,7 @@ impl StreamAnalyzer {
             base: base.to_path_buf(),
             stacks: StackTable::default(),
             analysis: StreamAnalysis::default(),
+            observed_bytes: 0,
             chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
         }
     }
@@ -636,6 +641,7 @@ impl StreamAnalyzer {
             &self.stacks,
         );
         self.analysis.observe(&ev);
+        self.observed_bytes += observed.header_bytes + row.payload.as_ref().map_or(0, |p| p.size);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {
                 self.chrome_trace.add(bytes, &p.hash, p.format == PayloadFormat::Json, trace.is_some())?;
@@ -652,7 +658,8 @@ impl StreamAnalyzer {
         let mut findings = StreamFindings::default();
         let base = self.base;
         let compile_ids = self.analysis.compile_ids();
-        let table_diagnostics = self.analysis.finish(&self.stacks, |t: TableOutput| -> io::Result<()> {
+        let observed_bytes = self.observed_bytes;
+        let mut stage = |t: TableOutput| -> io::Result<()> {
             let path = base.with_extension(format!("{}.json.zst", t.name));
             std::fs::write(&path, &t.json)?;
             tables.push(StagedTable { name: t.name, rows: t.rows, path });
@@ -660,7 +667,9 @@ impl StreamAnalyzer {
                 findings.add(finding);
             }
             Ok(())
-        })?;
+        };
+        let table_diagnostics =
+            self.analysis.finish(&self.stacks, |jobs| table_files::finish_tables(jobs, observed_bytes, &mut stage))?;
         // Tables finish on two threads, in no fixed order.
         tables.sort_by_key(|t| crate::analysis::TABLE_NAMES.iter().position(|name| *name == t.name));
         let chrome_trace_path = self.chrome_trace.finish()?;
@@ -695,7 +704,7 @@ mod tests {
 
     /// Builds `input` with its streams' tables finished on `threads` threads.
     fn build_finishing_on(input: &Path, threads: u8, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-        crate::analysis::TEST_FINISH_THREADS.store(threads, std::sync::atomic::Ordering::SeqCst);
+        crate::bundle::table_files::TEST_FINISH_THREADS.store(threads, std::sync::atomic::Ordering::SeqCst);
         let options = crate::bundle::BuildOptions {
             input: camino::Utf8PathBuf::from_path_buf(input.to_path_buf()).unwrap(),
             output: camino::Utf8PathBuf::from_path_buf(out.to_path_buf()).unwrap(),
@@ -706,7 +715,7 @@ mod tests {
             max_line: crate::bundle::DEFAULT_MAX_LINE,
         };
         let built = crate::bundle::build(&options);
-        crate::analysis::TEST_FINISH_THREADS.store(0, std::sync::atomic::Ordering::SeqCst);
+        crate::bundle::table_files::TEST_FINISH_THREADS.store(0, std::sync::atomic::Ordering::SeqCst);
         built.unwrap();
         files(out)
     }
@@ -723,9 +732,10 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let one = build_finishing_on(&input, 1, &dir.path().join("one"));
             let on_second_before =
-                crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
+                crate::bundle::table_files::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
             let two = build_finishing_on(&input, 2, &dir.path().join("two"));
-            let on_second = crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
+            let on_second =
+                crate::bundle::table_files::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
             assert!(on_second > on_second_before, "{}: no table finished on the second thread", input.display());
             assert!(one.keys().any(|p| p.starts_with("tables")), "{}: no tables", input.display());
             assert_eq!(one.keys().collect::<Vec<_>>(), two.keys().collect::<Vec<_>>(), "{}", input.display());
