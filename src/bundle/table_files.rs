@@ -3,6 +3,9 @@
 //! pages handed back to the system between tables of a big stream. The tables themselves (what
 //! rows they hold) are the analysis's: it hands this module one job per table.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde::Serialize;
 use zstd::zstd_safe::CParameter;
 
@@ -58,24 +61,61 @@ impl TableSerializer for TableCompressor {
     }
 }
 
-/// How tests have streams finish, whatever their size: 0 by its size, 1 on one thread, 2 on two
-/// (the fixtures are far smaller than [`TRIM_FROM_BYTES`]).
-#[cfg(test)]
-pub(crate) static TEST_FINISH_THREADS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+/// How a build's streams keep and finish their tables: by default as their size says, which
+/// tests override to run both ways on small fixtures.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    /// Every stream's tables finished on this many threads, whatever its size; `None`: on two
+    /// for a stream of [`TRIM_FROM_BYTES`] or more, on one below.
+    pub finish_threads: Option<FinishThreads>,
+    /// Whether the tables hold what they keep until written in a spool file of the staging
+    /// directory (else in memory, as when the file cannot be made).
+    pub spool: bool,
+    /// Where the build counts how its tables finished and spooled.
+    pub counts: Arc<TableCounts>,
+}
 
-/// How many tables tests saw finished on a second thread.
-#[cfg(test)]
-pub(crate) static TEST_TABLES_ON_SECOND_THREAD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Whether a stream finishes its tables on two threads: when it is big enough to `trim` for.
-fn finish_on_two_threads(trim: bool) -> bool {
-    #[cfg(test)]
-    match TEST_FINISH_THREADS.load(std::sync::atomic::Ordering::SeqCst) {
-        1 => return false,
-        2 => return true,
-        _ => {}
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions { finish_threads: None, spool: true, counts: Arc::default() }
     }
-    trim
+}
+
+/// On how many threads a stream's tables finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishThreads {
+    One,
+    Two,
+}
+
+/// What a build counted of its tables' finishing and spooling (the tests of both paths check
+/// that they were taken).
+#[derive(Debug, Default)]
+pub struct TableCounts {
+    /// Tables finished on a stream's second finishing thread.
+    pub on_second_thread: AtomicU64,
+    /// Writes to the analysis spools.
+    pub spool_writes: AtomicU64,
+}
+
+impl TableCounts {
+    /// Counts one more in `counter`.
+    pub fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}
+
+/// Whether a stream finishes its tables on two threads: when it is big enough to `trim` for,
+/// unless `options` say.
+fn finish_on_two_threads(trim: bool, options: &TableOptions) -> bool {
+    match options.finish_threads {
+        Some(threads) => threads == FinishThreads::Two,
+        None => trim,
+    }
 }
 
 /// Finishes a stream's tables (`jobs`, in order) and hands each one with rows, compressed, to
@@ -89,6 +129,7 @@ fn finish_on_two_threads(trim: bool) -> bool {
 pub fn finish_tables<E: Send>(
     jobs: Vec<FinishJob<'_, TableCompressor>>,
     observed_bytes: u64,
+    options: &TableOptions,
     sink: &mut Sink<'_, E>,
 ) -> Result<(), E> {
     // The reading's last batches are freed by now; the tables' buffers should not stack on their
@@ -97,15 +138,17 @@ pub fn finish_tables<E: Send>(
     if trim {
         release_free_memory();
     }
-    run_finish_jobs(jobs, TableCompressor { trim }, finish_on_two_threads(trim), sink)
+    let second_thread = finish_on_two_threads(trim, options).then_some(&options.counts.on_second_thread);
+    run_finish_jobs(jobs, TableCompressor { trim }, second_thread, sink)
 }
 
-/// Finishes `jobs` in order on this thread and, when `two_threads`, on a second one at once,
-/// each taking the next job when done with its last, each with its own copy of `compressor`.
+/// Finishes `jobs` in order on this thread and, when given a `second_thread` (where to count the
+/// tables it finishes), on a second one at once, each taking the next job when done with its
+/// last, each with its own copy of `compressor`.
 fn run_finish_jobs<E: Send>(
     jobs: Vec<FinishJob<'_, TableCompressor>>,
     compressor: TableCompressor,
-    two_threads: bool,
+    second_thread: Option<&AtomicU64>,
     sink: &mut Sink<'_, E>,
 ) -> Result<(), E> {
     let jobs = std::sync::Mutex::new(jobs.into_iter());
@@ -114,32 +157,28 @@ fn run_finish_jobs<E: Send>(
         let mut compressor = compressor;
         job(&mut compressor).map_or(Ok(()), sink)
     };
-    if !two_threads {
+    let Some(on_second_thread) = second_thread else {
         return std::iter::from_fn(next).try_for_each(|job| run(job, sink));
-    }
+    };
     let sink = std::sync::Mutex::new(sink);
     let mut shared_sink = |table: TableOutput| sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner())(table);
     // Bytes the second thread's tables hold go where this thread's do.
     let spool = packed_rows::spool();
     std::thread::scope(|scope| {
         let mut second_sink = shared_sink;
-        // In tests this thread waits until the second one has taken a job, so that the second
-        // one always finishes a table (a fixture's tables are small: this thread could finish
-        // them all before the second one starts).
-        #[cfg(test)]
+        // The second thread takes the first job, this one waits for that: so the second always
+        // finishes a table (a small stream's could all be finished here before it starts), and
+        // a stream finished on two threads is finished on two, however small.
         let (took_one, second_took_one) = std::sync::mpsc::channel::<()>();
         let second = scope.spawn(move || {
             packed_rows::set_spool(spool);
             let first = next();
-            #[cfg(test)]
             let _ = took_one.send(());
             first.into_iter().chain(std::iter::from_fn(next)).try_for_each(|job| {
-                #[cfg(test)]
-                TEST_TABLES_ON_SECOND_THREAD.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                TableCounts::add(on_second_thread);
                 run(job, &mut second_sink)
             })
         });
-        #[cfg(test)]
         let _ = second_took_one.recv();
         let here = std::iter::from_fn(next).try_for_each(|job| run(job, &mut shared_sink));
         let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -354,7 +393,9 @@ mod tests {
     fn finishing_jobs_on_two_threads_hands_every_output_to_the_sink_once() {
         for two_threads in [false, true] {
             let mut got = Vec::new();
-            run_finish_jobs(numbered_jobs(50), ONE, two_threads, &mut |t: TableOutput| -> Result<(), String> {
+            let on_second_thread = AtomicU64::new(0);
+            let second_thread = two_threads.then_some(&on_second_thread);
+            run_finish_jobs(numbered_jobs(50), ONE, second_thread, &mut |t: TableOutput| -> Result<(), String> {
                 got.push(t.rows);
                 Ok(())
             })
@@ -362,16 +403,19 @@ mod tests {
             got.sort_unstable();
             let want: Vec<u64> = (0..50).filter(|rows| rows % 3 != 2).collect();
             assert_eq!(got, want, "two threads: {two_threads}");
+            assert_eq!(TableCounts::get(&on_second_thread) > 0, two_threads);
         }
     }
 
     #[test]
     fn a_failing_sink_fails_the_finishing_on_either_thread() {
-        for two_threads in [false, true] {
+        let on_second_thread = AtomicU64::new(0);
+        for second_thread in [None, Some(&on_second_thread)] {
             let full = &mut |t: TableOutput| -> Result<(), String> {
                 if t.rows == 12 { Err("disk full".into()) } else { Ok(()) }
             };
-            assert_eq!(run_finish_jobs(numbered_jobs(50), ONE, two_threads, full), Err("disk full".to_string()));
+            let failed = run_finish_jobs(numbered_jobs(50), ONE, second_thread, full);
+            assert_eq!(failed, Err("disk full".to_string()), "{second_thread:?}");
         }
     }
 }
