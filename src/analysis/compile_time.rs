@@ -15,7 +15,7 @@ use super::compiles::normalize;
 use super::record_map::RecordMap;
 use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
 use super::spill_vec::{Fields, Record, SpillVec};
-use super::{Compiles, Diagnostics, Event, Finish, Table};
+use super::{Compiles, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
@@ -787,7 +787,8 @@ impl Table for CompileTimeTable {
     type Format = crate::schema::tables::CompileTime;
     type Output<'a> = PackedCompileTime<'a>;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind != "chromium_event" {
             return;
         }
@@ -940,7 +941,7 @@ mod tests {
     /// `args`) and reads the finished table back as a viewer would.
     fn run(events: &[Ev]) -> CompileTime {
         let mut table = CompileTimeTable::default();
-        let mut diags = Diagnostics::default();
+        let mut diags = super::super::Diagnostics::default();
         let stacks = StackTable::default();
         for (seq, &(ph, name, tid, frame, ts, dur)) in events.iter().enumerate() {
             let cid = frame.map_or("None".to_string(), |f| format!("{f}/0"));
@@ -956,7 +957,10 @@ mod tests {
                 md5_mismatch: false,
             };
             let row = IndexRow { payload: Some(payload), ..super::super::test_row(seq as u64, "chromium_event") };
-            table.observe(&Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks), &mut diags);
+            table.observe(
+                &Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks),
+                &mut Observe { diags: &mut diags, record: None },
+            );
         }
         let (compiles, clock) = (Compiles::default(), table.clock());
         let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };

@@ -12,7 +12,7 @@ use super::digest_ids::DigestIds;
 use super::graph_breaks::is_user_file;
 use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
 use super::spill_vec::{Fields, Record, SpillVec};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::guards::{
     DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
@@ -517,7 +517,8 @@ impl Table for GuardsTable {
     type Format = crate::schema::tables::Guards;
     type Output<'a> = PackedGuards;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         match ev.kind {
             "str" => {
                 if let Some([Value::String(s), Value::Number(i)]) = ev.meta().as_array().map(Vec::as_slice) {
@@ -773,7 +774,10 @@ mod tests {
                     meta: Meta::Value(serde_json::json!({"expr": "Eq(s0, 3)"})),
                     ..super::super::test_row(seq as u64, "guard_added")
                 };
-                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+                table.observe(
+                    &Event::new(&row, row.line, 0, None, None, &stacks),
+                    &mut Observe { diags: &mut diags, record: None },
+                );
             }
             set_spool(None);
             assert_eq!(spooled, !spool.0.lock().unwrap().is_empty());

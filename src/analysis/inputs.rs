@@ -13,7 +13,7 @@ use super::digest_ids::DigestIds;
 use super::guards::{compile_id, id_digest, text};
 use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
 use super::record_map::RecordMap;
-use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
+use super::{Event, Finish, MetaMembers, Observe, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 
@@ -501,7 +501,8 @@ impl Table for InputsTable {
     type Format = crate::schema::tables::Inputs;
     type Output<'a> = PackedInputs;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind == "create_symbol" {
             if let (Some(source), Some(symbol)) = (text(ev.meta(), "source"), text(ev.meta(), "symbol")) {
                 let compile_id = compile_id(ev);
@@ -587,7 +588,7 @@ mod tests {
         for spooled in [false, true] {
             set_spool(spooled.then(|| std::sync::Arc::new(VecSpool::default()) as std::sync::Arc<dyn Spool>));
             let (mut table, mut diags, stacks) =
-                (InputsTable::default(), Diagnostics::default(), crate::schema::StackTable::default());
+                (InputsTable::default(), super::super::Diagnostics::default(), crate::schema::StackTable::default());
             let entries = (0..12).map(|c| (c, "describe_tensor")).chain([(0, "describe_source")]);
             for (seq, (compile, kind)) in entries.enumerate() {
                 let meta = serde_json::json!({"describer_id": 0, "id": 0, "ndim": 1, "source": "L['x']"});
@@ -596,7 +597,10 @@ mod tests {
                     meta: Meta::Value(meta),
                     ..super::super::test_row(seq as u64, kind)
                 };
-                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+                table.observe(
+                    &Event::new(&row, row.line, 0, None, None, &stacks),
+                    &mut Observe { diags: &mut diags, record: None },
+                );
             }
             set_spool(None);
             let (inputs, rows): (Inputs, _) = super::super::finish_alone(table).expect("rows");

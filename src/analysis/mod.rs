@@ -2,8 +2,10 @@
 //! rows and diagnostics out). The bundle writer feeds every entry of a stream to a
 //! [`StreamAnalysis`] in log order and writes what [`StreamAnalysis::finish`] returns.
 //!
-//! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
-//! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
+//! Tables share one pass in two stages: [`compiles::Compiles`] observes each entry first, filing
+//! what several tables need about each compile id (artifacts, metrics, stacks) under the compile's
+//! record, whose index every table then gets with the entry ([`Observe::record`]); each table
+//! finishes from its own state plus that.
 
 pub mod alignment;
 pub mod cache_outcomes;
@@ -39,7 +41,7 @@ pub mod stack_trie;
 pub mod trace_event;
 
 use std::borrow::Cow;
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -96,8 +98,6 @@ pub struct Event<'a> {
     meta_split: OnceCell<Option<RawMembers<'a>>>,
     payload_json: OnceCell<Option<Value>>,
     trace_event: Option<&'a TraceEvent>,
-    /// The index of its compile's record in [`Compiles`], set when `Compiles` files it.
-    record: Cell<Option<u32>>,
 }
 
 /// The most heap a table may spend on one parsed payload or metadata, estimated before parsing:
@@ -315,7 +315,6 @@ impl<'a> Event<'a> {
             meta_split: OnceCell::new(),
             payload_json: OnceCell::new(),
             trace_event,
-            record: Cell::new(None),
         }
     }
 
@@ -375,17 +374,6 @@ impl<'a> Event<'a> {
     /// anyway); `None` for other kinds and for payloads of another shape.
     pub fn trace_event(&self) -> Option<&'a TraceEvent> {
         self.trace_event
-    }
-
-    /// The index of the entry's compile (its id normalized, see [`compiles::normalize`]) among
-    /// the stream's [`Compiles`] records: `None` exactly when it has no compile id. Tables key
-    /// their per-compile state by it (4 bytes) rather than by the id (72).
-    pub fn record(&self) -> Option<u32> {
-        self.record.get()
-    }
-
-    fn set_record(&self, record: u32) {
-        self.record.set(Some(record));
     }
 
     /// What to call the entry, and tlparse's name for it where that differs: the one naming
@@ -453,6 +441,17 @@ impl Diagnostics {
     }
 }
 
+/// What a table's observing step gets besides the entry.
+pub struct Observe<'a> {
+    /// Where it reports what it cannot use.
+    pub diags: &'a mut Diagnostics,
+    /// The index of the entry's compile (its id normalized, see [`compiles::normalize`]) among
+    /// the stream's [`Compiles`] records, which observe every entry first: `None` exactly when
+    /// it has no compile id. Tables key their per-compile state by it (4 bytes) rather than by
+    /// the id (72).
+    pub record: Option<u32>,
+}
+
 /// What every table's finishing step can read.
 pub struct Finish<'a> {
     /// The stream's complete stack table.
@@ -474,8 +473,8 @@ pub trait Table: Default {
     /// The table file's type (`Format`), or a type that serializes as it does (and may borrow
     /// what the finishing step reads).
     type Output<'a>: Serialize;
-    /// Sees one entry.
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
+    /// Sees one entry, after [`Compiles`] did.
+    fn observe(&mut self, ev: &Event, cx: &mut Observe);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(Self::Output<'a>, u64)>;
     /// What a build's closing lines say of the finished table, if they say anything.
@@ -569,8 +568,10 @@ macro_rules! tables {
         impl StreamAnalysis {
             /// Feeds one entry to every table.
             pub fn observe(&mut self, ev: &Event) {
-                self.compiles.observe(ev, &mut self.diagnostics);
-                $(self.$field.observe(ev, &mut self.diagnostics);)*
+                // The first stage: the tables key what they hold by the record it files.
+                let record = self.compiles.observe(ev, &mut self.diagnostics);
+                let cx = &mut Observe { diags: &mut self.diagnostics, record };
+                $(self.$field.observe(ev, cx);)*
             }
 
             /// How many distinct compile ids the entries named, as they spelled them.
