@@ -31,6 +31,7 @@ pub mod proxy;
 pub mod publish;
 pub mod serve;
 pub mod sorted_runs;
+pub mod store;
 pub mod viewer;
 
 /// The bundle's types: the format crate's, re-exported where the compiler has always used them.

@@ -10,8 +10,6 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::compiles::{cache_outcome, normalize};
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
-use super::record_map::RecordMap;
 use super::{Diagnostics, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -19,6 +17,8 @@ use crate::schema::CompileId;
 use crate::schema::tables::{
     CacheLookup, CacheLookupSource, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
 };
+use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use crate::store::record_map::RecordMap;
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
 const PROMOTED: [&str; 9] = [
@@ -140,7 +140,7 @@ impl Lookup {
         let at = rows.len() as u32;
         rows.push(row);
         Lookup {
-            cache: super::packed_rows::index_in(caches, row.cache.as_str()),
+            cache: crate::store::packed_rows::index_in(caches, row.cache.as_str()),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,

@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record_map::RecordMap;
 use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, display_compile_id, hex};
@@ -13,6 +12,7 @@ use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
 };
+use crate::store::record_map::RecordMap;
 use tlparse_bundle::ids::parse_blob_id;
 
 /// The artifact name of the scheduler's collective order.

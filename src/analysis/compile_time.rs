@@ -12,9 +12,6 @@ use indexmap::IndexSet;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::record_map::RecordMap;
-use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
-use super::spill_vec::{Fields, Record, SpillVec};
 use super::{Compiles, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -23,6 +20,9 @@ use crate::schema::tables::{
     CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause, UnmatchedEvent,
     UnmatchedSide,
 };
+use crate::store::record_map::RecordMap;
+use crate::store::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
+use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -774,7 +774,7 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
-        let name = super::packed_rows::index_in(&mut self.instant_names, name);
+        let name = crate::store::packed_rows::index_in(&mut self.instant_names, name);
         let instants = self.instants.get_mut().expect("not poisoned").entry(c as u32);
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
@@ -1084,7 +1084,7 @@ mod tests {
         /// went to the spool or stayed in memory.
         #[test]
         fn a_spooled_table_is_the_table_in_memory(steps in proptest::collection::vec((event(), 0u64..30), 1..120)) {
-            use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+            use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
             let mut ts = 0.0;
             let events: Vec<Ev> = steps
                 .into_iter()

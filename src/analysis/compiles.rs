@@ -12,13 +12,13 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 pub use super::metrics::Metrics;
-use super::packed_rows::{DecodedBlock, PackedRows};
-use super::small_id::{SmallId, WIDE, full_id, small_id};
 use super::{Diagnostics, Event};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
+use crate::store::packed_rows::{DecodedBlock, PackedRows};
+use crate::store::small_id::{SmallId, WIDE, full_id, small_id};
 use tlparse_bundle::ids::parse_blob_id;
 
 mod paged;
@@ -824,7 +824,7 @@ impl Compiles {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        super::packed_rows::index_in(&mut self.names, text)
+        crate::store::packed_rows::index_in(&mut self.names, text)
     }
 
     /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,
@@ -1128,9 +1128,9 @@ mod tests {
     fn records_give_back_what_their_entries_said() {
         use std::sync::Arc;
 
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
-        use super::super::spill_vec::Record;
         use crate::schema::{IndexRow, StackTable};
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::spill_vec::Record;
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
             frame_id: Some(frame),

@@ -9,12 +9,12 @@ use serde_json::value::RawValue;
 use super::compilation_metrics::METRICS_KINDS;
 use super::graph_breaks::is_user_file;
 use super::guards::innermost;
-use super::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
-use super::seen_texts::SeenTexts;
 use super::{Event, Finding, Finish, MetaMembers, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
+use crate::store::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
+use crate::store::seen_texts::SeenTexts;
 
 #[derive(Default)]
 pub struct FailuresTable {

@@ -5,9 +5,9 @@ use std::cell::RefCell;
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::GraphSize;
+use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];

@@ -9,13 +9,13 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::digest_ids::DigestIds;
 use super::guards::{compile_id, id_digest, text};
-use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
-use super::record_map::RecordMap;
 use super::{Event, Finish, MetaMembers, Observe, PackedRow, Table, pack};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
+use crate::store::digest_ids::DigestIds;
+use crate::store::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
+use crate::store::record_map::RecordMap;
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
 /// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
@@ -582,9 +582,9 @@ mod tests {
     /// spilled to the spool after 7 in tests) instead of making a thirteenth row.
     #[test]
     fn an_earlier_compile_finds_its_row_again_after_it_is_spooled() {
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
         use crate::parse::Meta;
         use crate::schema::tables::inputs::Inputs;
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
         for spooled in [false, true] {
             set_spool(spooled.then(|| std::sync::Arc::new(VecSpool::default()) as std::sync::Arc<dyn Spool>));
             let (mut table, mut diags, stacks) =

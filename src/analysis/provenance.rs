@@ -21,9 +21,6 @@ use serde_json::Value;
 use std::cell::RefCell;
 
 use super::compiles::{aot_id, graph_role};
-use super::packed_rows::{PackedRows, Squeezed};
-use super::record_map::RecordMap;
-use super::spill_vec::SpillVec;
 use super::{Compiles, Diagnostics, Event, Finish, Observe, Table, compiles, parse_json_bounded};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
@@ -32,6 +29,9 @@ use crate::schema::tables::{
     ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
+use crate::store::packed_rows::{PackedRows, Squeezed};
+use crate::store::record_map::RecordMap;
+use crate::store::spill_vec::SpillVec;
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
 /// a pane takes the artifact of the first name that was logged at all.
@@ -632,7 +632,7 @@ mod tests {
     /// it comes back. Unit-test maps keep two compiles in memory: the others are spooled.
     #[test]
     fn compiles_keep_the_place_of_their_first_artifact() {
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
         for spooled in [false, true] {
             let spool = std::sync::Arc::new(VecSpool::default());
             set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));

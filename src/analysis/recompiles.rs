@@ -7,11 +7,11 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::packed_rows::{DecodedBlock, Interner, digest};
-use super::record_map::RecordMap;
 use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame};
+use crate::store::packed_rows::{DecodedBlock, Interner, digest};
+use crate::store::record_map::RecordMap;
 
 /// What a compile logged that this table compares.
 #[derive(Default, Serialize, Deserialize)]

@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::packed_rows::{DigestMap, PackedRows, digest};
 use super::provenance::{artifact_at, compile_names};
 use super::{Event, Finish, Observe, Table, compiles};
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
+use crate::store::packed_rows::{DigestMap, PackedRows, digest};
 
 /// One runnable artifact, until `finish` looks up its reference.
 #[derive(Serialize, Deserialize)]

@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 
 use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
-use super::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::{Search, SearchKind};
+use crate::store::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
 use tlparse_bundle::ids::parse_blob_id;
 
 /// Terms as they are collected: each (kind, text) once, in order of first appearance, with the

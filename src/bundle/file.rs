@@ -15,11 +15,11 @@ use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
 use super::table_files::{TableCounts, TableOptions};
-use crate::analysis::packed_rows::{Spool, set_spool};
 use crate::fast_hash::HashMap;
 use crate::parse::md5_lanes::md5_each;
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record_with_md5};
 use crate::schema::{DiagnosticKind, PayloadFormat};
+use crate::store::packed_rows::{Spool, set_spool};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.

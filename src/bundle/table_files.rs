@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use zstd::zstd_safe::CParameter;
 
-use crate::analysis::{Finding, FinishJob, TableSerializer, packed_rows};
+use crate::analysis::{Finding, FinishJob, TableSerializer};
+use crate::store::packed_rows;
 
 /// A finished table, serialized.
 #[derive(Debug)]
