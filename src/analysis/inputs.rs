@@ -10,11 +10,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::guards::{compile_id, id_digest, text};
-use super::{Event, Finish, MetaMembers, Observe, PackedRow, Table, pack};
+use super::{Event, Finish, MetaMembers, Observe, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
 use crate::store::digest_ids::DigestIds;
-use crate::store::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
+use crate::store::packed_rows::{DecodedBlock, Digest, PackedRow, PackedRows, Squeezed, digest, pack, raw_row};
 use crate::store::record_map::RecordMap;
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and

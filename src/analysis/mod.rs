@@ -40,7 +40,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// The cross-rank tables still serialize their own output (moving with their file reading).
 pub use crate::bundle::table_files::TableOutput;
@@ -510,15 +509,6 @@ impl StreamFindings {
             Finding::Failures { failed, restarts } => self.failures = Some((failed, restarts)),
         }
     }
-}
-
-/// A row serialized to compact JSON when observed: held that way until its table is written, it
-/// takes a fraction of the memory of the typed row, and serializes as the typed row would.
-pub type PackedRow = Box<RawValue>;
-
-/// Serializes a row for a table that holds its rows packed.
-pub fn pack(row: &impl Serialize) -> PackedRow {
-    serde_json::value::to_raw_value(row).expect("rows serialize")
 }
 
 /// What a finished table becomes: the bundle writer serializes it (into a writer of its own,
