@@ -38,6 +38,7 @@ pub mod publish;
 #[cfg(feature = "share")]
 pub mod serve;
 pub mod sorted_runs;
+pub mod store;
 pub mod viewer;
 
 /// The bundle's types: the format crate's, re-exported where the compiler has always used them.

@@ -2,7 +2,7 @@
 //! keeps a Bloom filter (10 bits a key, about 1% false positives) and the first key of each page
 //! in memory, so a lookup reads at most one page of a run that may hold the key. Shared by the
 //! blob ids a file stored (`bundle::seen`) and the digests an interner knows
-//! (`analysis::digest_ids`), which keep their recent keys in a table and spill older ones here.
+//! (`store::digest_ids`), which keep their recent keys in a table and spill older ones here.
 
 /// Filter bits per key and probes per lookup.
 const BITS_PER_KEY: usize = 10;

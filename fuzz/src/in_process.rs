@@ -17,6 +17,7 @@ use serde_json::Value;
 use tlparse_build::analysis::cross_rank::{self, StreamTables, TableSource};
 use tlparse_build::analysis::{Event, StreamAnalysis};
 use tlparse_build::bundle::stream::StackInterner;
+use tlparse_build::bundle::table_files::{self, TableOptions, TableOutput};
 use tlparse_build::parse::{Meta, ParsedLog, RankSlot, Routed, parse_log};
 use tlparse_build::schema::cross_rank::RankMember;
 
@@ -187,12 +188,15 @@ impl Stream {
     /// Finishes every table; each must come out as JSON. Returns them by name, compressed as written.
     fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
         let mut tables = BTreeMap::new();
-        self.analysis.finish(self.interner.table(), |table| {
+        let mut keep = |table: TableOutput| {
             // Checked to be JSON, kept compressed as the bundle writer hands tables over.
             table_json(table.name, &table.json)?;
-            tables.insert(table.name, table.json.to_vec());
+            tables.insert(table.name, table.json);
             Ok::<_, io::Error>(())
-        })?;
+        };
+        // As a small stream's: on this thread.
+        let options = TableOptions::default();
+        self.analysis.finish(self.interner.table(), |jobs| table_files::finish_tables(jobs, 0, &options, &mut keep))?;
         Ok(tables)
     }
 }

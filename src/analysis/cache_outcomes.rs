@@ -10,15 +10,15 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::compiles::{cache_outcome, normalize};
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
-use super::record_map::RecordMap;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
 use crate::schema::tables::{
     CacheLookup, CacheLookupSource, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
 };
+use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use crate::store::record_map::RecordMap;
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
 const PROMOTED: [&str; 9] = [
@@ -140,7 +140,7 @@ impl Lookup {
         let at = rows.len() as u32;
         rows.push(row);
         Lookup {
-            cache: super::packed_rows::index_in(caches, row.cache.as_str()),
+            cache: crate::store::packed_rows::index_in(caches, row.cache.as_str()),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,
@@ -207,7 +207,7 @@ struct CompileLookups {
 }
 
 impl CacheOutcomesTable {
-    fn artifact(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn artifact(&mut self, ev: &Event, record: Option<u32>, diags: &mut Diagnostics) {
         let Some(name) = ev.name else { return };
         let Some((cache, outcome)) =
             classify(name, || ev.payload_json()?.get("cache_state")?.as_str().map(str::to_string))
@@ -227,20 +227,20 @@ impl CacheOutcomesTable {
         }
         let lookup = Lookup::new(&lookup, &mut self.rows, &mut self.caches);
         // Cache payloads name their compile (`0/1`) even when the envelope does not.
-        self.file(ev, lookup, || {
+        self.file(ev, record, lookup, || {
             ev.payload_json()?.get("compile_id")?.as_str().and_then(super::trace_event::parse_compile_id)
         });
     }
 
-    /// Files `lookup` under the entry's compile, else under the id `named` gives.
-    fn file(&mut self, ev: &Event, lookup: Lookup, named: impl FnOnce() -> Option<CompileId>) {
-        match (ev.compile_id, ev.record()) {
+    /// Files `lookup` under the entry's compile (`record`), else under the id `named` gives.
+    fn file(&mut self, ev: &Event, record: Option<u32>, lookup: Lookup, named: impl FnOnce() -> Option<CompileId>) {
+        match (ev.compile_id, record) {
             (Some(_), Some(record)) => self.by_record.entry(record).push(lookup),
             (id, _) => self.by_id.entry(id.map(normalize).or_else(named)).or_default().push(lookup),
         }
     }
 
-    fn chromium_event(&mut self, ev: &Event) {
+    fn chromium_event(&mut self, ev: &Event, record: Option<u32>) {
         let Some(payload) = ev.payload else { return };
         // The event is parsed once for every table (compile_time reports the unreadable ones).
         let Some(te) = ev.trace_event() else { return };
@@ -255,7 +255,7 @@ impl CacheOutcomesTable {
             Some(payload.hash),
         );
         let lookup = Lookup::new(&lookup, &mut self.rows, &mut self.caches);
-        self.file(ev, lookup, || super::trace_event::compile_id(te));
+        self.file(ev, record, lookup, || super::trace_event::compile_id(te));
     }
 }
 
@@ -308,10 +308,11 @@ impl Table for CacheOutcomesTable {
     type Format = crate::schema::tables::CacheOutcomes;
     type Output<'a> = PackedCacheOutcomes;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         match ev.kind {
-            "artifact" => self.artifact(ev, diags),
-            "chromium_event" => self.chromium_event(ev),
+            "artifact" => self.artifact(ev, cx.record, diags),
+            "chromium_event" => self.chromium_event(ev, cx.record),
             _ => {}
         }
     }

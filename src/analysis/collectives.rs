@@ -5,14 +5,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record_map::RecordMap;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, display_compile_id, hex};
 use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
 };
+use crate::store::record_map::RecordMap;
 use tlparse_bundle::ids::parse_blob_id;
 
 /// The artifact name of the scheduler's collective order.
@@ -338,8 +338,9 @@ pub struct CollectivesTable {
 }
 
 impl CollectivesTable {
-    fn observed(&mut self, ev: &Event) -> &mut Observed {
-        match ev.record() {
+    /// What was observed of compile `record` (`None`: outside any compile).
+    fn observed(&mut self, record: Option<u32>) -> &mut Observed {
+        match record {
             Some(record) => self.by_compile.entry(record),
             None => &mut self.outside,
         }
@@ -350,7 +351,8 @@ impl Table for CollectivesTable {
     type Format = crate::schema::tables::Collectives;
     type Output<'a> = Collectives;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind == "artifact" && ev.name == Some(SCHEDULE) {
             let Some(payload) = ev.payload else {
                 diags.unusable(Self::NAME, ev, "no payload");
@@ -363,7 +365,7 @@ impl Table for CollectivesTable {
             let ops = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
             let schedule = Schedule { seq: ev.seq, line: ev.line, blob: payload.hash.to_string(), ops };
             self.schedules_seen = true;
-            self.observed(ev).schedules.push(schedule);
+            self.observed(cx.record).schedules.push(schedule);
         } else if ev.kind == "inductor_output_code" {
             let Some(payload) = ev.payload else { return };
             let Some(blob) = parse_blob_id(payload.hash) else { return };
@@ -384,7 +386,7 @@ impl Table for CollectivesTable {
             };
             let (unmatched_collectives, unmatched_waits) =
                 (unmatched(&scan.unmatched), unmatched(&scan.unmatched_waits));
-            let observed = self.observed(ev);
+            let observed = self.observed(cx.record);
             if !unmatched_collectives.is_empty() || !unmatched_waits.is_empty() {
                 let held = observed.unmatched.get_or_insert_default();
                 held.0.extend(unmatched_collectives);

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::packed_rows::{Interner, PackedRows};
-use super::seen_texts::{SeenTexts, Unseen};
-use super::{Diagnostics, Event, Finish, Member, Table};
+use super::{Event, Finish, Member, Observe, Table};
 use crate::parse::json_text::usable_number;
+use crate::store::packed_rows::{Interner, PackedRows};
+use crate::store::seen_texts::{SeenTexts, Unseen};
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
 pub const METRICS_KINDS: [&str; 5] = [
@@ -187,7 +187,8 @@ impl Table for CompilationMetricsTable {
     type Format = crate::schema::tables::CompilationMetrics;
     type Output<'a> = PackedCompilationMetrics;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if !METRICS_KINDS.contains(&ev.kind) {
             return;
         }

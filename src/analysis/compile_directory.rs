@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
-use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
+use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
 use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
 use crate::schema::{CompileId, StackTable};
 
@@ -194,7 +194,7 @@ impl Table for CompileDirectoryTable {
     type Format = crate::schema::tables::CompileDirectory;
     type Output<'a> = CompileDirectoryView<'a>;
 
-    fn observe(&mut self, _ev: &Event, _diags: &mut Diagnostics) {}
+    fn observe(&mut self, _ev: &Event, _cx: &mut Observe) {}
 
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(CompileDirectoryView<'a>, u64)> {
         let c = ctx.compiles;

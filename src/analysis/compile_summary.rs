@@ -2,7 +2,7 @@
 //! the compile records and the `CompileClock` (the same numbers `compile_directory` gives each
 //! compile), small enough for an overview's first paint.
 
-use super::{CompileRecord, Diagnostics, Event, Finish, Table, compile_directory, compiles};
+use super::{CompileRecord, Event, Finish, Observe, Table, compile_directory, compiles};
 use crate::schema::tables::{CompileSummary, SlowCompile};
 
 /// How many of the slowest compiles are listed.
@@ -15,7 +15,7 @@ impl Table for CompileSummaryTable {
     type Format = CompileSummary;
     type Output<'a> = CompileSummary;
 
-    fn observe(&mut self, _ev: &Event, _diags: &mut Diagnostics) {}
+    fn observe(&mut self, _ev: &Event, _cx: &mut Observe) {}
 
     fn finish(self, ctx: &Finish) -> Option<(CompileSummary, u64)> {
         let records = &ctx.compiles.records;

@@ -12,10 +12,7 @@ use indexmap::IndexSet;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::compiles::normalize;
-use super::record_map::RecordMap;
-use super::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
-use super::spill_vec::{Fields, Record, SpillVec};
-use super::{Compiles, Diagnostics, Event, Finish, Table};
+use super::{Compiles, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
@@ -23,6 +20,9 @@ use crate::schema::tables::{
     CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause, UnmatchedEvent,
     UnmatchedSide,
 };
+use crate::store::record_map::RecordMap;
+use crate::store::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
+use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -774,7 +774,7 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
-        let name = super::packed_rows::index_in(&mut self.instant_names, name);
+        let name = crate::store::packed_rows::index_in(&mut self.instant_names, name);
         let instants = self.instants.get_mut().expect("not poisoned").entry(c as u32);
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,
@@ -787,7 +787,8 @@ impl Table for CompileTimeTable {
     type Format = crate::schema::tables::CompileTime;
     type Output<'a> = PackedCompileTime<'a>;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind != "chromium_event" {
             return;
         }
@@ -940,7 +941,7 @@ mod tests {
     /// `args`) and reads the finished table back as a viewer would.
     fn run(events: &[Ev]) -> CompileTime {
         let mut table = CompileTimeTable::default();
-        let mut diags = Diagnostics::default();
+        let mut diags = super::super::Diagnostics::default();
         let stacks = StackTable::default();
         for (seq, &(ph, name, tid, frame, ts, dur)) in events.iter().enumerate() {
             let cid = frame.map_or("None".to_string(), |f| format!("{f}/0"));
@@ -956,7 +957,10 @@ mod tests {
                 md5_mismatch: false,
             };
             let row = IndexRow { payload: Some(payload), ..super::super::test_row(seq as u64, "chromium_event") };
-            table.observe(&Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks), &mut diags);
+            table.observe(
+                &Event::new(&row, row.line, 0, Some(json.as_bytes()), Some(&te), &stacks),
+                &mut Observe { diags: &mut diags, record: None },
+            );
         }
         let (compiles, clock) = (Compiles::default(), table.clock());
         let ctx = Finish { stacks: &stacks, compiles: &compiles, clock: &clock };
@@ -1080,7 +1084,7 @@ mod tests {
         /// went to the spool or stayed in memory.
         #[test]
         fn a_spooled_table_is_the_table_in_memory(steps in proptest::collection::vec((event(), 0u64..30), 1..120)) {
-            use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+            use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
             let mut ts = 0.0;
             let events: Vec<Ev> = steps
                 .into_iter()

@@ -12,13 +12,13 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 pub use super::metrics::Metrics;
-use super::packed_rows::{DecodedBlock, PackedRows};
-use super::small_id::{SmallId, WIDE, full_id, small_id};
 use super::{Diagnostics, Event};
 use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
+use crate::store::packed_rows::{DecodedBlock, PackedRows};
+use crate::store::small_id::{SmallId, WIDE, full_id, small_id};
 use tlparse_bundle::ids::parse_blob_id;
 
 mod paged;
@@ -824,7 +824,7 @@ impl Compiles {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        super::packed_rows::index_in(&mut self.names, text)
+        crate::store::packed_rows::index_in(&mut self.names, text)
     }
 
     /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,
@@ -981,7 +981,9 @@ impl Compiles {
         index
     }
 
-    pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    /// Files one entry under its compile's record (the first stage of a stream's pass): returns
+    /// the record's index, `None` when the entry has no compile id.
+    pub fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) -> Option<u32> {
         let artifact = self.artifact(ev);
         let Some(raw_id) = ev.compile_id else {
             let graph = self.unattributed_spans.see(ev);
@@ -993,14 +995,13 @@ impl Compiles {
             if let Some((role, from)) = loaded.backfill {
                 backfill(&mut self.unattributed, role, from);
             }
-            return;
+            return None;
         };
         let id = normalize(raw_id);
         let index = match self.paged_index_of(&id) {
             Some(index) => index,
             None => self.add_record(id, ev),
         };
-        ev.set_record(index as u32);
         let raw_form = if *raw_id == id { RAW_AS_IS } else { RAW_WITHOUT_ATTEMPT };
         let break_reason = match ev.name {
             Some("dynamo_graph_break_reason") => ev.payload_text().map(|text| super::graph_breaks::reason(&text)),
@@ -1040,6 +1041,7 @@ impl Compiles {
                 backfill(list, role, from);
             }
         }
+        Some(index as u32)
     }
 
     /// Called once after the last entry: groups the attempts of each frame compile, links each
@@ -1126,9 +1128,9 @@ mod tests {
     fn records_give_back_what_their_entries_said() {
         use std::sync::Arc;
 
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
-        use super::super::spill_vec::Record;
         use crate::schema::{IndexRow, StackTable};
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::spill_vec::Record;
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
             frame_id: Some(frame),
@@ -1160,8 +1162,7 @@ mod tests {
                     ..super::super::test_row(seq as u64, "artifact")
                 };
                 let ev = Event::new(&row, row.line, 0, None, None, &stacks);
-                compiles.observe(&ev, &mut diags);
-                assert_eq!(ev.record(), Some(k as u32), "entry {seq}");
+                assert_eq!(compiles.observe(&ev, &mut diags), Some(k as u32), "entry {seq}");
             }
             set_spool(None);
             assert_eq!(spool.0.lock().unwrap().len() > 4 * CompileRecord::BYTES, spooled, "pages were spooled");

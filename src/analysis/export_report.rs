@@ -4,13 +4,13 @@
 use serde_json::Value;
 
 use super::guards::{compile_id, frame_locals, innermost, object, text, uint};
-use super::packed_rows::{DecodedBlock, PackedRows};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,
 };
+use crate::store::packed_rows::{DecodedBlock, PackedRows};
 
 #[derive(Default)]
 pub struct ExportReportTable {
@@ -139,7 +139,8 @@ impl Table for ExportReportTable {
     type Format = crate::schema::tables::ExportReport;
     type Output<'a> = ExportReport;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         let kinds = [
             "exported_program",
             "export",

@@ -9,12 +9,12 @@ use serde_json::value::RawValue;
 use super::compilation_metrics::METRICS_KINDS;
 use super::graph_breaks::is_user_file;
 use super::guards::innermost;
-use super::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
-use super::seen_texts::SeenTexts;
-use super::{Diagnostics, Event, Finding, Finish, MetaMembers, Table, compiles};
+use super::{Event, Finding, Finish, MetaMembers, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
+use crate::store::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
+use crate::store::seen_texts::SeenTexts;
 
 #[derive(Default)]
 pub struct FailuresTable {
@@ -104,12 +104,13 @@ impl Table for FailuresTable {
     type Format = crate::schema::tables::Failures;
     type Output<'a> = FailuresView<'a>;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if !METRICS_KINDS.contains(&ev.kind) {
-            self.note_user_stack(ev);
+            self.note_user_stack(ev, cx.record);
             return;
         }
-        let traced_at = ev.record().and_then(|r| self.user_frames.remove(&r));
+        let traced_at = cx.record.and_then(|r| self.user_frames.remove(&r));
         // Member by member, as `Compiles` reads them (see `Event::meta_members`).
         let m = ev.meta_members();
         if !m.is_object() {
@@ -183,8 +184,8 @@ impl Table for FailuresTable {
 impl FailuresTable {
     /// Keeps the user-code frame of an entry's `user_stack` (symbols and guards log one) as its
     /// compile's latest.
-    fn note_user_stack(&mut self, ev: &Event) {
-        let (Some(record), Some(stack)) = (ev.record(), ev.meta_stack("user_stack")) else { return };
+    fn note_user_stack(&mut self, ev: &Event, record: Option<u32>) {
+        let (Some(record), Some(stack)) = (record, ev.meta_stack("user_stack")) else { return };
         let frame = innermost(ev.stacks, Some(stack)).filter(|f| f.file.as_deref().is_some_and(is_user_file));
         if let Some(f) = frame {
             self.user_frames.insert(record, format!("{}:{}", f.file.as_deref().unwrap_or_default(), f.line));
@@ -246,10 +247,13 @@ mod tests {
         let parsed = Meta::Value(serde_json::json!({"fail_type": "X", "exception_stack_trace": a}));
         let logged = [metrics(&a), metrics(&b), metrics(&b), metrics(&a), parsed, metrics(&Value::Null)];
         let (mut table, mut diags, stacks) =
-            (FailuresTable::default(), Diagnostics::default(), crate::schema::StackTable::default());
+            (FailuresTable::default(), super::super::Diagnostics::default(), crate::schema::StackTable::default());
         for (seq, meta) in logged.into_iter().enumerate() {
             let row = crate::schema::IndexRow { meta, ..super::super::test_row(seq as u64, "compilation_metrics") };
-            table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+            table.observe(
+                &Event::new(&row, row.line, 0, None, None, &stacks),
+                &mut Observe { diags: &mut diags, record: None },
+            );
         }
         assert_eq!(table.exceptions.len(), 2, "a and b, each once");
         let (failures, rows): (crate::schema::tables::Failures, _) = super::super::finish_alone(table).expect("rows");

@@ -1,7 +1,7 @@
 //! Graph breaks (`dynamo_graph_break_reason` entries; restarts are counted apart, in `failures`),
 //! deduplicated: reason × user-code location × where torch raised it → count and compile ids.
 
-use super::{Diagnostics, Event, Finding, Finish, Table};
+use super::{Event, Finding, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{BreakFrame, GraphBreakGroup, GraphBreaks};
 
@@ -153,7 +153,8 @@ impl Table for GraphBreaksTable {
     type Format = crate::schema::tables::GraphBreaks;
     type Output<'a> = GraphBreaks;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.name != Some("dynamo_graph_break_reason") {
             return;
         }

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::trace_event::parse_compile_id;
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::parse::display_compile_id;
 use crate::schema::tables::{ExecutionRecording, GraphExecution, GraphRun, LegacyExecution};
 
@@ -55,7 +55,8 @@ impl Table for GraphExecutionTable {
     type Format = crate::schema::tables::GraphExecution;
     type Output<'a> = GraphExecution;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind != "artifact" || !matches!(ev.name, Some(RECORDING | LEGACY)) {
             return;
         }

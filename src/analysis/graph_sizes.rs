@@ -5,9 +5,9 @@ use std::cell::RefCell;
 use serde::ser::{Error, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::GraphSize;
+use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
@@ -209,7 +209,7 @@ impl Table for GraphSizesTable {
     type Format = crate::schema::tables::GraphSizes;
     type Output<'a> = GraphSizesView<'a>;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let Some(payload) = ev.payload else { return };
         let graph_kind = ev.kind.ends_with("_graph") || GRAPH_KINDS.contains(&ev.kind);
         let named_graph = ev.kind == "artifact" && ev.name.is_some_and(|n| n.ends_with("_graph"));
@@ -231,7 +231,7 @@ impl Table for GraphSizesTable {
             fx_nodes: fx.map(|c| c.nodes),
             fx_ops: fx.map(|c| c.ops),
         });
-        self.graphs.push((ev.record().unwrap_or(OUTSIDE), row));
+        self.graphs.push((cx.record.unwrap_or(OUTSIDE), row));
     }
 
     fn finish<'a>(mut self, ctx: &'a Finish) -> Option<(GraphSizesView<'a>, u64)> {

@@ -8,17 +8,17 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::digest_ids::DigestIds;
 use super::graph_breaks::is_user_file;
-use super::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
-use super::spill_vec::{Fields, Record, SpillVec};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Diagnostics, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::guards::{
     DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
     Specialization, SymbolCreated, TreeGuard,
 };
 use crate::schema::{Frame, StackTable};
+use crate::store::digest_ids::DigestIds;
+use crate::store::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
+use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// Rows are packed as they are observed (user frames resolved then: the stack table only grows),
 /// and the summary of each compile id is kept up to date, so nothing is left to compute from
@@ -517,7 +517,8 @@ impl Table for GuardsTable {
     type Format = crate::schema::tables::Guards;
     type Output<'a> = PackedGuards;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         match ev.kind {
             "str" => {
                 if let Some([Value::String(s), Value::Number(i)]) = ev.meta().as_array().map(Vec::as_slice) {
@@ -758,9 +759,9 @@ mod tests {
     /// page holds 4 and 2 pages stay in memory).
     #[test]
     fn summaries_count_each_compiles_rows_once_spooled() {
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
         use crate::parse::Meta;
         use crate::schema::tables::Guards;
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
         let compiles: Vec<Option<u32>> = (0..20).map(Some).chain([Some(0), Some(3), None, Some(19), Some(3)]).collect();
         for spooled in [false, true] {
             let spool = std::sync::Arc::new(VecSpool::default());
@@ -773,7 +774,10 @@ mod tests {
                     meta: Meta::Value(serde_json::json!({"expr": "Eq(s0, 3)"})),
                     ..super::super::test_row(seq as u64, "guard_added")
                 };
-                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+                table.observe(
+                    &Event::new(&row, row.line, 0, None, None, &stacks),
+                    &mut Observe { diags: &mut diags, record: None },
+                );
             }
             set_spool(None);
             assert_eq!(spooled, !spool.0.lock().unwrap().is_empty());

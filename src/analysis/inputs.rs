@@ -9,13 +9,13 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::digest_ids::DigestIds;
 use super::guards::{compile_id, id_digest, text};
-use super::packed_rows::{DecodedBlock, Digest, PackedRows, Squeezed, digest, raw_row};
-use super::record_map::RecordMap;
-use super::{Diagnostics, Event, Finish, MetaMembers, PackedRow, Table, pack};
+use super::{Event, Finish, MetaMembers, Observe, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
+use crate::store::digest_ids::DigestIds;
+use crate::store::packed_rows::{DecodedBlock, Digest, PackedRow, PackedRows, Squeezed, digest, pack, raw_row};
+use crate::store::record_map::RecordMap;
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
 /// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
@@ -501,7 +501,8 @@ impl Table for InputsTable {
     type Format = crate::schema::tables::Inputs;
     type Output<'a> = PackedInputs;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind == "create_symbol" {
             if let (Some(source), Some(symbol)) = (text(ev.meta(), "source"), text(ev.meta(), "symbol")) {
                 let compile_id = compile_id(ev);
@@ -581,13 +582,13 @@ mod tests {
     /// spilled to the spool after 7 in tests) instead of making a thirteenth row.
     #[test]
     fn an_earlier_compile_finds_its_row_again_after_it_is_spooled() {
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
         use crate::parse::Meta;
         use crate::schema::tables::inputs::Inputs;
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
         for spooled in [false, true] {
             set_spool(spooled.then(|| std::sync::Arc::new(VecSpool::default()) as std::sync::Arc<dyn Spool>));
             let (mut table, mut diags, stacks) =
-                (InputsTable::default(), Diagnostics::default(), crate::schema::StackTable::default());
+                (InputsTable::default(), super::super::Diagnostics::default(), crate::schema::StackTable::default());
             let entries = (0..12).map(|c| (c, "describe_tensor")).chain([(0, "describe_source")]);
             for (seq, (compile, kind)) in entries.enumerate() {
                 let meta = serde_json::json!({"describer_id": 0, "id": 0, "ndim": 1, "source": "L['x']"});
@@ -596,7 +597,10 @@ mod tests {
                     meta: Meta::Value(meta),
                     ..super::super::test_row(seq as u64, kind)
                 };
-                table.observe(&Event::new(&row, row.line, 0, None, None, &stacks), &mut diags);
+                table.observe(
+                    &Event::new(&row, row.line, 0, None, None, &stacks),
+                    &mut Observe { diags: &mut diags, record: None },
+                );
             }
             set_spool(None);
             let (inputs, rows): (Inputs, _) = super::super::finish_alone(table).expect("rows");

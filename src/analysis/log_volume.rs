@@ -1,6 +1,6 @@
 //! Who is generating all the logs: entries and bytes by kind, by artifact name and by call site.
 
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{LogVolume, Volume, VolumeRow};
 
@@ -62,7 +62,7 @@ impl Table for LogVolumeTable {
     type Format = crate::schema::tables::LogVolume;
     type Output<'a> = LogVolume;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         self.total.add(ev);
         match self.by_kind.get_mut(ev.kind) {
             Some(v) => v.add(ev),

@@ -2,8 +2,10 @@
 //! rows and diagnostics out). The bundle writer feeds every entry of a stream to a
 //! [`StreamAnalysis`] in log order and writes what [`StreamAnalysis::finish`] returns.
 //!
-//! Tables share one pass: [`compiles::Compiles`] collects what several tables need about each
-//! compile id (artifacts, metrics, stacks), then each table finishes from its own state plus that.
+//! Tables share one pass in two stages: [`compiles::Compiles`] observes each entry first, filing
+//! what several tables need about each compile id (artifacts, metrics, stacks) under the compile's
+//! record, whose index every table then gets with the entry ([`Observe::record`]); each table
+//! finishes from its own state plus that.
 
 pub mod alignment;
 pub mod cache_outcomes;
@@ -14,7 +16,6 @@ pub mod compile_summary;
 pub mod compile_time;
 pub mod compiles;
 pub mod cross_rank;
-pub mod digest_ids;
 pub mod export_report;
 pub mod failures;
 pub mod graph_breaks;
@@ -25,29 +26,24 @@ pub mod hints;
 pub mod inputs;
 pub mod log_volume;
 pub mod metrics;
-pub mod packed_rows;
 pub mod provenance;
 pub mod recompiles;
-pub mod record_map;
 pub mod run_compare;
 pub mod runnables;
 pub mod runtime_estimates;
 pub mod search;
-pub mod seen_texts;
-pub mod small_id;
-pub mod spill_vec;
 pub mod stack_trie;
 pub mod trace_event;
 
 use std::borrow::Cow;
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
-use zstd::zstd_safe::CParameter;
 
+/// The cross-rank tables still serialize their own output (moving with their file reading).
+pub use crate::bundle::table_files::TableOutput;
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
 use crate::parse::entry::Fields;
@@ -96,8 +92,6 @@ pub struct Event<'a> {
     meta_split: OnceCell<Option<RawMembers<'a>>>,
     payload_json: OnceCell<Option<Value>>,
     trace_event: Option<&'a TraceEvent>,
-    /// The index of its compile's record in [`Compiles`], set when `Compiles` files it.
-    record: Cell<Option<u32>>,
 }
 
 /// The most heap a table may spend on one parsed payload or metadata, estimated before parsing:
@@ -315,7 +309,6 @@ impl<'a> Event<'a> {
             meta_split: OnceCell::new(),
             payload_json: OnceCell::new(),
             trace_event,
-            record: Cell::new(None),
         }
     }
 
@@ -375,17 +368,6 @@ impl<'a> Event<'a> {
     /// anyway); `None` for other kinds and for payloads of another shape.
     pub fn trace_event(&self) -> Option<&'a TraceEvent> {
         self.trace_event
-    }
-
-    /// The index of the entry's compile (its id normalized, see [`compiles::normalize`]) among
-    /// the stream's [`Compiles`] records: `None` exactly when it has no compile id. Tables key
-    /// their per-compile state by it (4 bytes) rather than by the id (72).
-    pub fn record(&self) -> Option<u32> {
-        self.record.get()
-    }
-
-    fn set_record(&self, record: u32) {
-        self.record.set(Some(record));
     }
 
     /// What to call the entry, and tlparse's name for it where that differs: the one naming
@@ -453,6 +435,17 @@ impl Diagnostics {
     }
 }
 
+/// What a table's observing step gets besides the entry.
+pub struct Observe<'a> {
+    /// Where it reports what it cannot use.
+    pub diags: &'a mut Diagnostics,
+    /// The index of the entry's compile (its id normalized, see [`compiles::normalize`]) among
+    /// the stream's [`Compiles`] records, which observe every entry first: `None` exactly when
+    /// it has no compile id. Tables key their per-compile state by it (4 bytes) rather than by
+    /// the id (72).
+    pub record: Option<u32>,
+}
+
 /// What every table's finishing step can read.
 pub struct Finish<'a> {
     /// The stream's complete stack table.
@@ -474,8 +467,8 @@ pub trait Table: Default {
     /// The table file's type (`Format`), or a type that serializes as it does (and may borrow
     /// what the finishing step reads).
     type Output<'a>: Serialize;
-    /// Sees one entry.
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics);
+    /// Sees one entry, after [`Compiles`] did.
+    fn observe(&mut self, ev: &Event, cx: &mut Observe);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(Self::Output<'a>, u64)>;
     /// What a build's closing lines say of the finished table, if they say anything.
@@ -519,299 +512,32 @@ impl StreamFindings {
     }
 }
 
-/// A row serialized to compact JSON when observed: held that way until its table is written, it
-/// takes a fraction of the memory of the typed row, and serializes as the typed row would.
-pub type PackedRow = Box<RawValue>;
-
-/// Serializes a row for a table that holds its rows packed.
-pub fn pack(row: &impl Serialize) -> PackedRow {
-    serde_json::value::to_raw_value(row).expect("rows serialize")
+/// What a finished table becomes: the bundle writer serializes it (into a writer of its own,
+/// compressing as it goes) the moment its table finishes, so only the tables being finished are
+/// held, never their JSON whole.
+pub trait TableSerializer {
+    /// What the bundle keeps of a serialized table.
+    type Serialized;
+    /// `output` (the table `name`, of `rows` rows), serialized; `finding` is what the build's
+    /// closing lines say of it ([`Table::finding`]).
+    fn serialize(
+        &mut self,
+        name: &'static str,
+        rows: u64,
+        finding: Option<Finding>,
+        output: &impl Serialize,
+    ) -> Self::Serialized;
 }
 
-/// A finished table, serialized.
-#[derive(Debug)]
-pub struct TableOutput {
-    pub name: &'static str,
-    pub rows: u64,
-    /// Compact JSON, zstd-compressed (level [`TABLE_ZSTD_LEVEL`]) as it was serialized: the
-    /// table's uncompressed JSON is never held whole.
-    pub json: Vec<u8>,
-    /// What the build's closing lines say of it ([`Table::finding`]).
-    pub finding: Option<Finding>,
-}
+/// One table to finish, handed to whichever finishing thread the bundle writer runs it on, with
+/// that thread's serializer; `None` when the stream has nothing for the table.
+pub type FinishJob<'f, S> = Box<dyn FnOnce(&mut S) -> Option<<S as TableSerializer>::Serialized> + Send + 'f>;
 
-/// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
-/// pages, so they get a slower, tighter level than packs.
-pub const TABLE_ZSTD_LEVEL: i32 = 9;
-
-impl TableOutput {
-    /// A table serialized straight into its compression.
-    pub fn new(name: &'static str, rows: u64, table: &impl Serialize) -> TableOutput {
-        TableOutput { name, rows, json: compressed_json(table, search_log(name)), finding: None }
-    }
-}
-
-/// Where finished tables go.
-type Sink<'s, E> = dyn FnMut(TableOutput) -> Result<(), E> + Send + 's;
-
-/// One table to finish, handed to whichever finishing thread is free.
-type FinishJob<'f, E> = Box<dyn FnOnce(&mut Sink<'_, E>) -> Result<(), E> + Send + 'f>;
-
-/// How tests have streams finish, whatever their size: 0 by its size, 1 on one thread, 2 on two
-/// (the fixtures are far smaller than [`TRIM_FROM_BYTES`]).
-#[cfg(test)]
-pub(crate) static TEST_FINISH_THREADS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// How many tables tests saw finished on a second thread.
-#[cfg(test)]
-pub(crate) static TEST_TABLES_ON_SECOND_THREAD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Whether a stream finishes its tables on two threads: when it is big enough to `trim` for.
-fn finish_on_two_threads(trim: bool) -> bool {
-    #[cfg(test)]
-    match TEST_FINISH_THREADS.load(std::sync::atomic::Ordering::SeqCst) {
-        1 => return false,
-        2 => return true,
-        _ => {}
-    }
-    trim
-}
-
-/// Finishes `jobs` in order on this thread and, when `two_threads`, on a second one at once,
-/// each taking the next job when done with its last.
-fn run_finish_jobs<E: Send>(jobs: Vec<FinishJob<'_, E>>, two_threads: bool, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    let jobs = std::sync::Mutex::new(jobs.into_iter());
-    let next = || jobs.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).next();
-    if !two_threads {
-        return std::iter::from_fn(next).try_for_each(|job| job(sink));
-    }
-    let sink = std::sync::Mutex::new(sink);
-    let mut shared_sink = |table: TableOutput| sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner())(table);
-    // Bytes the second thread's tables hold go where this thread's do.
-    let spool = packed_rows::spool();
-    std::thread::scope(|scope| {
-        let mut second_sink = shared_sink;
-        // In tests this thread waits until the second one has taken a job, so that the second
-        // one always finishes a table (a fixture's tables are small: this thread could finish
-        // them all before the second one starts).
-        #[cfg(test)]
-        let (took_one, second_took_one) = std::sync::mpsc::channel::<()>();
-        let second = scope.spawn(move || {
-            packed_rows::set_spool(spool);
-            let first = next();
-            #[cfg(test)]
-            let _ = took_one.send(());
-            first.into_iter().chain(std::iter::from_fn(next)).try_for_each(|job| {
-                #[cfg(test)]
-                TEST_TABLES_ON_SECOND_THREAD.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                job(&mut second_sink)
-            })
-        });
-        #[cfg(test)]
-        let _ = second_took_one.recv();
-        let here = std::iter::from_fn(next).try_for_each(|job| job(&mut shared_sink));
-        let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        here.and(second)
-    })
-}
-
-/// Finishes one table and hands it, serialized, to `sink`.
-fn finish_table<T: Table, E>(table: T, ctx: &Finish, trim: bool, sink: &mut Sink<'_, E>) -> Result<(), E> {
-    match table.finish(ctx) {
-        Some((output, rows)) => {
-            if trim {
-                release_free_memory();
-            }
-            let finding = T::finding(&output);
-            sink(TableOutput { finding, ..TableOutput::new(T::NAME, rows, &output) })
-        }
-        None => Ok(()),
-    }
-}
-
-thread_local! {
-    /// The thread's zstd context for tables, kept from one table to the next: a new one for each
-    /// table (about 10 MB at level 9, fresh pages the kernel zeroes) cost more system time than
-    /// the compressing itself when a build has many small streams.
-    static TABLE_CCTX: std::cell::RefCell<Option<zstd::zstd_safe::CCtx<'static>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// zstd's search log for a table (0: the level's own). Level 9's lazy matching finds nearly all
-/// it can in the `inputs` table with one attempt a position instead of sixteen: its rows repeat
-/// the same fields with a few values changed. On the tensor-shape bench log (150 MB, a 21 MB
-/// table) that table came out 1.7% smaller and was compressed 1.3x as fast; the last table to
-/// finish, it sets when a build ends. Other tables lost 1-15% of their size that way.
-fn search_log(table: &str) -> u32 {
-    if table == <crate::schema::tables::inputs::Inputs as tlparse_bundle::Table>::NAME { 1 } else { 0 }
-}
-
-/// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
-/// zstd's context, never the JSON whole). A table longer than one buffer is compressed on a
-/// thread of its own while this one goes on serializing (level 9 costs about as much as reading
-/// the rows back and serializing them); the encoder sees the same writes either way, so the same
-/// bytes come out.
-fn compressed_json(output: &impl Serialize, search_log: u32) -> Vec<u8> {
-    TABLE_CCTX.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        let context = slot.get_or_insert_with(|| {
-            let mut context = zstd::zstd_safe::CCtx::create();
-            context
-                .set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(TABLE_ZSTD_LEVEL))
-                .expect("a zstd level in range");
-            context
-        });
-        // A table that went streaming bounded the context's tables (see `bound_streaming_memory`):
-        // the next one starts from the level's own choice again, which fits a small table's size.
-        for auto in [CParameter::WindowLog(0), CParameter::ChainLog(0), CParameter::HashLog(0)] {
-            context.set_parameter(auto).expect("zstd's default is always valid");
-        }
-        context.set_parameter(CParameter::SearchLog(search_log)).expect("a search log in range");
-        // The context's session is reset by the encoder: nothing of the last table is kept.
-        let encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
-        let mut compressed = std::thread::scope(|scope| {
-            // serde_json writes in small pieces: buffered, zstd sees them in blocks.
-            let mut out = std::io::BufWriter::with_capacity(
-                TABLE_BUFFER,
-                PipedEncoder { scope, state: Piping::Inline(Some(encoder)), may_start: true },
-            );
-            serde_json::to_writer(&mut out, output).expect("tables serialize");
-            // A table that fit in the buffer is compressed here: a thread is not worth it.
-            out.get_mut().may_start = false;
-            out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish()
-        })
-        .expect("compressing to memory");
-        compressed.shrink_to_fit();
-        compressed
-    })
-}
-
-/// The window and match tables of a table compressed as it streams. zstd sizes them for the
-/// whole input when told its size (a table that fits in one buffer), and at the level's largest
-/// otherwise: RSS rose 11 MiB as the first such table began, the highest point of a
-/// build of the 1 GB compiles-shape bench log. With a 2 MiB window and match tables of 2^19
-/// entries that build peaks 3 MiB lower, and its tables come out 1.6% smaller (the tensor
-/// shape's, with guards repeated further apart, 0.05% larger; a 1 MiB window made those 3%
-/// larger). Match tables of 2^17 entries (512 KiB each) lowered that build's peak by 1.8 MiB
-/// more (medians of five alternating runs; none lower at 150 MB, nor on the tensor shape) and
-/// made the 1 GB logs' tables 0.4-0.7% smaller still, in the same time; 2^16 lowered it no
-/// further.
-const STREAMING_WINDOW_LOG: u32 = 21;
-const STREAMING_CHAIN_LOG: u32 = 17;
-const STREAMING_HASH_LOG: u32 = 17;
-
-/// Bounds the memory of an encoder about to compress a table as it streams (before its first
-/// byte, as zstd requires); the same table always gets the same bounds, so the same bytes.
-fn bound_streaming_memory(encoder: &mut TableEncoder) -> std::io::Result<()> {
-    encoder.set_parameter(CParameter::WindowLog(STREAMING_WINDOW_LOG))?;
-    encoder.set_parameter(CParameter::ChainLog(STREAMING_CHAIN_LOG))?;
-    encoder.set_parameter(CParameter::HashLog(STREAMING_HASH_LOG))
-}
-
-/// Bytes of table JSON handed to zstd at once.
-const TABLE_BUFFER: usize = 64 << 10;
-
-/// Buffers of JSON waiting for the compressing thread: enough to even out the two threads' pace,
-/// few enough to keep memory flat.
-const TABLE_BUFFERS_QUEUED: usize = 4;
-
-type TableEncoder<'c> = zstd::stream::Encoder<'c, Vec<u8>>;
-
-/// Where a table's JSON goes: the encoder itself, or (once more than a buffer was written) the
-/// thread that owns it now.
-enum Piping<'scope, 'c> {
-    Inline(Option<TableEncoder<'c>>),
-    Thread {
-        buffers: std::sync::mpsc::SyncSender<Vec<u8>>,
-        thread: std::thread::ScopedJoinHandle<'scope, std::io::Result<Vec<u8>>>,
-    },
-}
-
-struct PipedEncoder<'scope, 'env, 'c> {
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    state: Piping<'scope, 'c>,
-    /// Whether a write may still move the encoder to a thread.
-    may_start: bool,
-}
-
-impl<'scope, 'env, 'c: 'scope> std::io::Write for PipedEncoder<'scope, 'env, 'c> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Piping::Inline(encoder) = &mut self.state {
-            if !self.may_start {
-                // The whole table is this one buffer: told its size, zstd fits its window and
-                // match tables to it (for an unknown size it takes level 9's largest, 11 MiB of
-                // fresh pages, which the thread's context then keeps).
-                let encoder = encoder.as_mut().expect("an encoder until finished");
-                encoder.set_pledged_src_size(Some(buf.len() as u64))?;
-                encoder.write_all(buf)?;
-                return Ok(buf.len());
-            }
-            let mut encoder = encoder.take().expect("an encoder until finished");
-            bound_streaming_memory(&mut encoder)?;
-            let (buffers, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(TABLE_BUFFERS_QUEUED);
-            let thread = self.scope.spawn(move || {
-                // The same writes, in the same order, as the serializing thread's buffer made.
-                for buffer in received {
-                    encoder.write_all(&buffer)?;
-                }
-                encoder.finish()
-            });
-            self.state = Piping::Thread { buffers, thread };
-        }
-        let Piping::Thread { buffers, .. } = &self.state else { unreachable!("moved to a thread above") };
-        // A closed channel means the thread failed: `finish` reports its error.
-        buffers.send(buf.to_vec()).map_err(|_| std::io::Error::other("the table's compressing thread stopped"))?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl PipedEncoder<'_, '_, '_> {
-    /// The compressed bytes, once every buffer is compressed.
-    fn finish(self) -> std::io::Result<Vec<u8>> {
-        match self.state {
-            Piping::Inline(encoder) => encoder.expect("an encoder until finished").finish(),
-            Piping::Thread { buffers, thread } => {
-                drop(buffers);
-                thread.join().map_err(|_| std::io::Error::other("the table's compressing thread panicked"))?
-            }
-        }
-    }
-}
-
-/// The entry bytes (headers and payloads) from which a stream's tables hand free memory back to
-/// the system as they finish. A smaller stream's tables free too little to matter, and a trim is
-/// not free: it walks the whole heap (`madvise` on every free page) while other threads wait on
-/// the allocator's locks. At 1,000 small ranks, a trim before each table of each stream cost a
-/// minute of system time in a build of 15 s of user time.
-pub const TRIM_FROM_BYTES: u64 = 32 << 20;
-
-/// Hands the allocators' free pages back to the system before a table is serialized: they keep
-/// the pages of blocks freed (the states of the tables finished so far, the last batches of
-/// entries), and the table's buffers would be resident on top of them. jemalloc (the binary's
-/// allocator) would give them back within its `dirty_decay_ms`, but a table finishes sooner: on
-/// a 3 GB log of 52,000 compiles, peak RSS at the tables was 12 MiB above glibc's; glibc's
-/// `malloc_trim` is for the C code (zstd's contexts) that allocates with it.
-fn release_free_memory() {
-    #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
-    // SAFETY: `arena.<MALLCTL_ARENAS_ALL>.purge` (4096) reads and writes no value; it only gives
-    // back pages no allocation uses.
-    unsafe {
-        tikv_jemalloc_sys::mallctl(
-            c"arena.4096.purge".as_ptr(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-        );
-    }
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory to the system.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+/// Finishes one table and serializes it with `serializer`.
+fn finish_table<T: Table, S: TableSerializer>(table: T, ctx: &Finish, serializer: &mut S) -> Option<S::Serialized> {
+    let (output, rows) = table.finish(ctx)?;
+    let finding = T::finding(&output);
+    Some(serializer.serialize(T::NAME, rows, finding, &output))
 }
 
 macro_rules! tables {
@@ -821,17 +547,16 @@ macro_rules! tables {
         pub struct StreamAnalysis {
             compiles: Compiles,
             diagnostics: Diagnostics,
-            /// Header and payload bytes of the entries observed (see [`TRIM_FROM_BYTES`]).
-            observed_bytes: u64,
             $($field: $ty,)*
         }
 
         impl StreamAnalysis {
             /// Feeds one entry to every table.
             pub fn observe(&mut self, ev: &Event) {
-                self.observed_bytes += ev.header_bytes + ev.payload_ref.map_or(0, |p| p.size);
-                self.compiles.observe(ev, &mut self.diagnostics);
-                $(self.$field.observe(ev, &mut self.diagnostics);)*
+                // The first stage: the tables key what they hold by the record it files.
+                let record = self.compiles.observe(ev, &mut self.diagnostics);
+                let cx = &mut Observe { diags: &mut self.diagnostics, record };
+                $(self.$field.observe(ev, cx);)*
             }
 
             /// How many distinct compile ids the entries named, as they spelled them.
@@ -839,40 +564,26 @@ macro_rules! tables {
                 self.compiles.raw_id_count()
             }
 
-            /// Finishes every table, handing each one with rows to `sink` as soon as it is
-            /// serialized (so only the JSON of the tables being finished is in memory); returns
-            /// the entries the tables could not use.
-            ///
-            /// A stream of [`TRIM_FROM_BYTES`] or more finishes its tables on two threads, each
-            /// taking the next table in `finish order` when done with its last (alone, the
-            /// tables' finishing left one core of two idle for a fifth of a build); `sink` is
-            /// then called from both, in no fixed order, and callers sort what it gets. A
-            /// smaller stream finishes all on this thread, as a second thread's zstd context
-            /// costs more than it saves. The largest come last, when the other tables' state is
-            /// freed: last of all the compile directory, whose alignment keys every compile at
-            /// once (on a log of many small compiles it is the largest). Order changes no
-            /// output. A table missing from that list is an unused variable, one listed twice
-            /// a use after move.
+            /// Finishes every table: hands `run` one job per table, in `finish order`, for the
+            /// bundle writer to run (on as many threads as it chooses, each with a serializer of
+            /// its own); returns the entries the tables could not use. The largest come last,
+            /// when the other tables' state is freed: last of all the compile directory, whose
+            /// alignment keys every compile at once (on a log of many small compiles it is the
+            /// largest). Order changes no output. A table missing from that list is an unused
+            /// variable, one listed twice a use after move.
             #[deny(unused_variables)]
-            pub fn finish<E: Send>(
+            pub fn finish<S: TableSerializer, E>(
                 mut self,
                 stacks: &StackTable,
-                mut sink: impl FnMut(TableOutput) -> Result<(), E> + Send,
+                run: impl FnOnce(Vec<FinishJob<'_, S>>) -> Result<(), E>,
             ) -> Result<Vec<TableDiagnostic>, E> {
                 self.compiles.settle();
                 let clock = self.compile_time.clock();
-                // The reading's last batches are freed by now; the tables' buffers should not
-                // stack on their pages (unless the stream is too small for that to matter).
-                let trim = self.observed_bytes >= TRIM_FROM_BYTES;
-                let two_threads = finish_on_two_threads(trim);
-                if trim {
-                    release_free_memory();
-                }
-                let StreamAnalysis { compiles, diagnostics, observed_bytes: _, $($field),* } = self;
+                let StreamAnalysis { compiles, diagnostics, $($field),* } = self;
                 let ctx = &Finish { stacks, compiles: &compiles, clock: &clock };
-                let jobs: Vec<FinishJob<'_, E>> =
-                    vec![$(Box::new(move |sink: &mut Sink<'_, E>| finish_table($order, ctx, trim, sink))),*];
-                run_finish_jobs(jobs, two_threads, &mut sink)?;
+                let jobs: Vec<FinishJob<'_, S>> =
+                    vec![$(Box::new(move |serializer: &mut S| finish_table($order, ctx, serializer))),*];
+                run(jobs)?;
                 Ok(diagnostics.0)
             }
         }
@@ -951,45 +662,6 @@ pub(crate) fn test_row(seq: u64, kind: &str) -> IndexRow<Meta> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// Jobs that each hand the sink one output, numbered by `rows`; job `failing` fails instead.
-    fn numbered_jobs(count: u64, failing: Option<u64>) -> Vec<FinishJob<'static, String>> {
-        (0..count)
-            .map(|rows| -> FinishJob<'static, String> {
-                Box::new(move |sink: &mut Sink<'_, String>| match Some(rows) == failing {
-                    true => Err(format!("job {rows} failed")),
-                    false => sink(TableOutput { name: "t", rows, json: Vec::new(), finding: None }),
-                })
-            })
-            .collect()
-    }
-
-    #[test]
-    fn finishing_jobs_on_two_threads_hands_every_output_to_the_sink_once() {
-        for two_threads in [false, true] {
-            let mut got = Vec::new();
-            run_finish_jobs(numbered_jobs(50, None), two_threads, &mut |t: TableOutput| -> Result<(), String> {
-                got.push(t.rows);
-                Ok(())
-            })
-            .unwrap();
-            got.sort_unstable();
-            assert_eq!(got, (0..50).collect::<Vec<_>>(), "two threads: {two_threads}");
-        }
-    }
-
-    #[test]
-    fn a_failing_job_or_sink_fails_the_finishing_on_either_thread() {
-        for two_threads in [false, true] {
-            let ok = &mut |_: TableOutput| -> Result<(), String> { Ok(()) };
-            let failed = run_finish_jobs(numbered_jobs(50, Some(37)), two_threads, ok);
-            assert_eq!(failed, Err("job 37 failed".to_string()), "two threads: {two_threads}");
-            let full = &mut |t: TableOutput| -> Result<(), String> {
-                if t.rows == 12 { Err("disk full".into()) } else { Ok(()) }
-            };
-            assert_eq!(run_finish_jobs(numbered_jobs(50, None), two_threads, full), Err("disk full".to_string()));
-        }
-    }
 
     /// Both ways of reading `text`: raw members, and the object parsed whole.
     fn both(text: &str) -> (RawMembers<'_>, Value) {

@@ -21,10 +21,7 @@ use serde_json::Value;
 use std::cell::RefCell;
 
 use super::compiles::{aot_id, graph_role};
-use super::packed_rows::{PackedRows, Squeezed};
-use super::record_map::RecordMap;
-use super::spill_vec::SpillVec;
-use super::{Compiles, Diagnostics, Event, Finish, Table, compiles, parse_json_bounded};
+use super::{Compiles, Diagnostics, Event, Finish, Observe, Table, compiles, parse_json_bounded};
 use crate::fast_hash::HashMap;
 use crate::parse::display_compile_id;
 use crate::schema::CompileId;
@@ -32,6 +29,9 @@ use crate::schema::tables::{
     ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
+use crate::store::packed_rows::{PackedRows, Squeezed};
+use crate::store::record_map::RecordMap;
+use crate::store::spill_vec::SpillVec;
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
 /// a pane takes the artifact of the first name that was logged at all.
@@ -210,19 +210,18 @@ impl ProvenanceTable {
         }
     }
 
-    fn observe_mappings(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe_mappings(&mut self, ev: &Event, record: Option<u32>, diags: &mut Diagnostics) {
         match (ev.payload_json(), ev.payload) {
             (Some(Value::Object(_)), Some(payload)) => {
                 let held = Squeezed::new(payload.bytes);
-                self.compile(ev.record()).graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
+                self.compile(record).graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
             }
             _ => diags.unusable(Self::NAME, ev, "the node mappings are not a JSON object"),
         }
     }
 
-    fn observe_pane(&mut self, ev: &Event, pane: usize, precedence: usize, bytes: &[u8]) {
-        let record = ev.record();
+    fn observe_pane(&mut self, ev: &Event, record: Option<u32>, pane: usize, precedence: usize, bytes: &[u8]) {
         if !self.tracking_seen
             && let Some(previous) = self.last_pane_compile.filter(|&p| p != record)
         {
@@ -239,7 +238,8 @@ impl Table for ProvenanceTable {
     type Format = Provenance;
     type Output<'a> = ProvenanceView<'a>;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         // Payload-less entries (torch logs the provenance artifacts without one on a cache hit
         // when tracking is off) have nothing to show; tlparse would let them blank the pane.
         let Some(payload) = ev.payload else { return };
@@ -252,13 +252,13 @@ impl Table for ProvenanceTable {
         if name.starts_with(KERNEL_STACK_TRACES) {
             self.observe_stack_traces(ev, key, diags);
         } else if name.starts_with(NODE_MAPPINGS) {
-            self.observe_mappings(ev, diags);
+            self.observe_mappings(ev, cx.record, diags);
         } else if let Some((pane, precedence)) = PANES
             .iter()
             .enumerate()
             .find_map(|(pane, names)| Some((pane, names.iter().position(|n| name.starts_with(n))?)))
         {
-            self.observe_pane(ev, pane, precedence, payload.bytes);
+            self.observe_pane(ev, cx.record, pane, precedence, payload.bytes);
         }
     }
 
@@ -632,7 +632,7 @@ mod tests {
     /// it comes back. Unit-test maps keep two compiles in memory: the others are spooled.
     #[test]
     fn compiles_keep_the_place_of_their_first_artifact() {
-        use super::super::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
         for spooled in [false, true] {
             let spool = std::sync::Arc::new(VecSpool::default());
             set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));

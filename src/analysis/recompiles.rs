@@ -7,11 +7,11 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::packed_rows::{DecodedBlock, Interner, digest};
-use super::record_map::RecordMap;
-use super::{CompileRecord, Compiles, Diagnostics, Event, Finding, Finish, Table, compiles};
+use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame};
+use crate::store::packed_rows::{DecodedBlock, Interner, digest};
+use crate::store::record_map::RecordMap;
 
 /// What a compile logged that this table compares.
 #[derive(Default, Serialize, Deserialize)]
@@ -79,8 +79,9 @@ impl Table for RecompilesTable {
     type Format = crate::schema::tables::Recompiles;
     type Output<'a> = RecompilesView<'a>;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
-        let Some(id) = ev.record() else { return };
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
+        let Some(id) = cx.record else { return };
         match (ev.kind, ev.name) {
             ("artifact", Some("recompile_reasons")) => {
                 // Declared JSON, but a bare string when there is one reason.

@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::packed_rows::{DigestMap, PackedRows, digest};
 use super::provenance::{artifact_at, compile_names};
-use super::{Diagnostics, Event, Finish, Table, compiles};
+use super::{Event, Finish, Observe, Table, compiles};
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
+use crate::store::packed_rows::{DigestMap, PackedRows, digest};
 
 /// One runnable artifact, until `finish` looks up its reference.
 #[derive(Serialize, Deserialize)]
@@ -68,7 +68,8 @@ impl Table for RunnablesTable {
     type Format = crate::schema::tables::Runnables;
     type Output<'a> = Runnables;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         let Some(role) = role(ev) else { return };
         let Some(payload) = ev.payload else {
             diags.unusable(Self::NAME, ev, "no payload to run");

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::parse::json_text::escape_lone_surrogates;
 use crate::schema::tables::{RuntimeEstimates, RuntimeGraph, RuntimeOp, TensorMeta};
@@ -72,7 +72,8 @@ impl Table for RuntimeEstimatesTable {
     type Format = crate::schema::tables::RuntimeEstimates;
     type Output<'a> = RuntimeEstimates;
 
-    fn observe(&mut self, ev: &Event, diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, cx: &mut Observe) {
+        let diags = &mut *cx.diags;
         if ev.kind != "artifact" || ev.name != Some(ARTIFACT) {
             return;
         }

@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 
 use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
-use super::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::{Search, SearchKind};
+use crate::store::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
 use tlparse_bundle::ids::parse_blob_id;
 
 /// Terms as they are collected: each (kind, text) once, in order of first appearance, with the
@@ -181,7 +181,7 @@ impl Table for SearchTable {
     type Format = Search;
     type Output<'a> = SearchView;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         match ev.kind {
             // The guards table reports these entries when it cannot use them.
             "dynamo_cpp_guards_str" | "dynamo_guards" => self.observe_guards(ev),

@@ -1,7 +1,7 @@
 //! The stack trie: `dynamo_start` stacks merged into a prefix tree whose leaves are compile ids,
 //! and the envelope-level stacks of entries outside any compile.
 
-use super::{Diagnostics, Event, Finish, Table};
+use super::{Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::StackTable;
 use crate::schema::tables::{StackTrie, TrieCompile, TrieNode};
@@ -71,7 +71,7 @@ impl Table for StackTrieTable {
     type Format = crate::schema::tables::StackTrie;
     type Output<'a> = StackTrie;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         if let (Some(stack), None) = (ev.stack, ev.compile_id) {
             self.unknown.push((stack, ev.seq));
         }

@@ -14,11 +14,12 @@ use super::blobs::{ChunkWriter, FileChunks, Hash, SpillWriter, SpilledChunks};
 use super::inputs::{self, HashingReader, InputFile, open_reader};
 use super::output::reading_input;
 use super::stream::{AnalysisSummary, Observed, StreamAnalyzer, StreamSummary, StreamWriter};
-use crate::analysis::packed_rows::{Spool, set_spool};
+use super::table_files::{TableCounts, TableOptions};
 use crate::fast_hash::HashMap;
 use crate::parse::md5_lanes::md5_each;
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record_with_md5};
 use crate::schema::{DiagnosticKind, PayloadFormat};
+use crate::store::packed_rows::{Spool, set_spool};
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
@@ -86,20 +87,21 @@ fn stream_base(work: &Path, file: usize, stream: usize) -> PathBuf {
 struct FileSpool {
     file: std::fs::File,
     end: std::sync::atomic::AtomicU64,
+    /// Where its writes are counted.
+    counts: Arc<TableCounts>,
 }
 
 impl FileSpool {
-    fn create(path: &Path) -> io::Result<FileSpool> {
+    fn create(path: &Path, counts: Arc<TableCounts>) -> io::Result<FileSpool> {
         let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(path)?;
         std::fs::remove_file(path)?;
-        Ok(FileSpool { file, end: std::sync::atomic::AtomicU64::new(0) })
+        Ok(FileSpool { file, end: std::sync::atomic::AtomicU64::new(0), counts })
     }
 }
 
 impl Spool for FileSpool {
     fn put(&self, bytes: &[u8]) -> io::Result<u64> {
-        #[cfg(test)]
-        TEST_SPOOL_PUTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        TableCounts::add(&self.counts.spool_writes);
         let at = self.end.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         self.file.write_all_at(bytes, at)?;
         Ok(at)
@@ -112,22 +114,12 @@ impl Spool for FileSpool {
     }
 }
 
-/// In unit tests: analysis threads get no spool, as when one cannot be made.
-#[cfg(test)]
-pub(crate) static TEST_NO_SPOOL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// In unit tests: how many times an analysis spool was written to.
-#[cfg(test)]
-pub(crate) static TEST_SPOOL_PUTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 /// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
-fn analyze(work: PathBuf, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
+fn analyze(work: PathBuf, file: usize, batches: Batches, options: TableOptions) -> io::Result<Vec<AnalysisSummary>> {
     // Without a spool (it could not be made), tables hold their bytes in memory.
-    let spool = FileSpool::create(&work.join(format!("f{file}-spool"))).ok();
-    #[cfg(test)]
-    let spool = spool.filter(|_| !TEST_NO_SPOOL.load(std::sync::atomic::Ordering::SeqCst));
-    set_spool(spool.map(|s| Arc::new(s) as Arc<dyn Spool>));
-    let analyzed = analyze_batches(&work, file, batches);
+    let spool = options.spool.then(|| FileSpool::create(&work.join(format!("f{file}-spool")), options.counts.clone()));
+    set_spool(spool.and_then(Result::ok).map(|s| Arc::new(s) as Arc<dyn Spool>));
+    let analyzed = analyze_batches(&work, file, batches, &options);
     set_spool(None);
     analyzed
 }
@@ -140,7 +132,12 @@ struct Batches {
     emptied: mpsc::SyncSender<Vec<(usize, Observed)>>,
 }
 
-fn analyze_batches(work: &Path, file: usize, batches: Batches) -> io::Result<Vec<AnalysisSummary>> {
+fn analyze_batches(
+    work: &Path,
+    file: usize,
+    batches: Batches,
+    options: &TableOptions,
+) -> io::Result<Vec<AnalysisSummary>> {
     let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
     for mut batch in batches.full {
         for &mut (stream, ref mut observed) in batch.iter_mut() {
@@ -153,7 +150,7 @@ fn analyze_batches(work: &Path, file: usize, batches: Batches) -> io::Result<Vec
         // Full (the filing thread has one in hand already) or closed: let it go.
         let _ = batches.emptied.try_send(batch);
     }
-    analyzers.into_iter().map(StreamAnalyzer::finish).collect()
+    analyzers.into_iter().map(|analyzer| analyzer.finish(options)).collect()
 }
 
 /// Payload bytes hashed together at least, when a batch's payloads are hashed in parts.
@@ -345,6 +342,18 @@ pub fn process_file(
     progress: &indicatif::ProgressBar,
     max_line: usize,
 ) -> io::Result<FileResult> {
+    process_file_with(index, input, work, progress, max_line, TableOptions::default())
+}
+
+/// Reads one input file, its tables kept and finished as `tables` say.
+pub fn process_file_with(
+    index: usize,
+    input: &InputFile,
+    work: &Path,
+    progress: &indicatif::ProgressBar,
+    max_line: usize,
+    tables: TableOptions,
+) -> io::Result<FileResult> {
     // Errors of reading the input are marked as such: every other error is the output's.
     let file = inputs::open_input(input).map_err(reading_input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
@@ -376,7 +385,7 @@ pub fn process_file(
     let (emptied_tx, emptied_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
     let analysis_work = work.to_path_buf();
     let batches = Batches { full: analysis_rx, emptied: emptied_tx };
-    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, batches));
+    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, batches, tables));
 
     let state = FileState {
         index,

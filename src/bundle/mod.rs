@@ -12,6 +12,7 @@ mod seen;
 pub mod shard;
 mod store_payloads;
 pub mod stream;
+pub mod table_files;
 
 pub use tlparse_bundle::{paths, reader};
 
@@ -108,13 +109,21 @@ pub type Findings = BTreeMap<String, StreamFindings>;
 /// Builds a bundle and returns its manifest, with what its streams' tables found (gathered as
 /// they finished, so nothing is read back).
 pub fn build_with_findings(options: &BuildOptions) -> Result<(Manifest, Findings), BuildError> {
+    build_with_tables(options, &table_files::TableOptions::default())
+}
+
+/// Builds a bundle whose tables are kept and finished as `tables` say.
+pub(crate) fn build_with_tables(
+    options: &BuildOptions,
+    tables: &table_files::TableOptions,
+) -> Result<(Manifest, Findings), BuildError> {
     let found = inputs::discover(&options.input, options.latest, &options.output)?;
     let target = output::Target::new(&options.output)?;
     target.clean_stale()?;
     target.check(options.overwrite)?;
     let staging = output::Staging::create(&target)?;
     let root = staging.path();
-    let built = build_into(root, &found, options)
+    let built = build_into(root, &found, options, tables)
         .and_then(|built| {
             if options.viewer {
                 write_viewer(root).map_err(|e| BuildError::io(root.display(), e))?;
@@ -149,6 +158,7 @@ fn build_into(
     root: &Path,
     found: &inputs::Discovery,
     options: &BuildOptions,
+    tables: &table_files::TableOptions,
 ) -> Result<(Manifest, Findings), BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
     make_dirs(root).map_err(io_err)?;
@@ -172,7 +182,7 @@ fn build_into(
         .par_iter()
         .enumerate()
         .map(|(i, input)| {
-            file::process_file(i, input, &work, &progress, options.max_line)
+            file::process_file_with(i, input, &work, &progress, options.max_line, tables.clone())
                 .map_err(|e| output::file_error(&input.path, root, e))
         })
         .collect::<Result<_, _>>()?;

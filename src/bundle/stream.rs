@@ -11,7 +11,8 @@ use std::sync::mpsc;
 use serde_json::Value;
 
 use super::blobs::hex;
-use crate::analysis::{Event, StreamAnalysis, StreamFindings, TableDiagnostic, TableOutput};
+use super::table_files::{self, TableOptions, TableOutput};
+use crate::analysis::{Event, StreamAnalysis, StreamFindings, TableDiagnostic};
 use crate::fast_hash::HashMap;
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
@@ -169,6 +170,9 @@ pub struct StreamAnalyzer {
     /// A copy of the filing thread's stack table, extended entry by entry.
     stacks: StackTable,
     analysis: StreamAnalysis,
+    /// Header and payload bytes of the entries observed (how big the stream is, for how its
+    /// tables finish: [`table_files::finish_tables`]).
+    observed_bytes: u64,
     chrome_trace: ChromeTraceWriter,
 }
 
@@ -613,6 +617,7 @@ impl StreamAnalyzer {
             base: base.to_path_buf(),
             stacks: StackTable::default(),
             analysis: StreamAnalysis::default(),
+            observed_bytes: 0,
             chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
         }
     }
@@ -636,6 +641,7 @@ impl StreamAnalyzer {
             &self.stacks,
         );
         self.analysis.observe(&ev);
+        self.observed_bytes += observed.header_bytes + row.payload.as_ref().map_or(0, |p| p.size);
         if row.kind == "chromium_event" {
             if let (Some(bytes), Some(p)) = (payload.as_deref(), &row.payload) {
                 self.chrome_trace.add(bytes, &p.hash, p.format == PayloadFormat::Json, trace.is_some())?;
@@ -647,12 +653,13 @@ impl StreamAnalyzer {
 
     /// Finishes every table (serialized and compressed, to `{base}.{table}.json.zst`) and the
     /// Chrome trace.
-    pub fn finish(self) -> io::Result<AnalysisSummary> {
+    pub fn finish(self, options: &TableOptions) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
         let mut findings = StreamFindings::default();
         let base = self.base;
         let compile_ids = self.analysis.compile_ids();
-        let table_diagnostics = self.analysis.finish(&self.stacks, |t: TableOutput| -> io::Result<()> {
+        let observed_bytes = self.observed_bytes;
+        let mut stage = |t: TableOutput| -> io::Result<()> {
             let path = base.with_extension(format!("{}.json.zst", t.name));
             std::fs::write(&path, &t.json)?;
             tables.push(StagedTable { name: t.name, rows: t.rows, path });
@@ -660,7 +667,10 @@ impl StreamAnalyzer {
                 findings.add(finding);
             }
             Ok(())
-        })?;
+        };
+        let table_diagnostics = self
+            .analysis
+            .finish(&self.stacks, |jobs| table_files::finish_tables(jobs, observed_bytes, options, &mut stage))?;
         // Tables finish on two threads, in no fixed order.
         tables.sort_by_key(|t| crate::analysis::TABLE_NAMES.iter().position(|name| *name == t.name));
         let chrome_trace_path = self.chrome_trace.finish()?;
@@ -671,6 +681,7 @@ impl StreamAnalyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bundle::table_files::{FinishThreads, TableCounts};
 
     /// Every file under `root`, by path relative to it, with its bytes.
     fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -689,13 +700,8 @@ mod tests {
         found
     }
 
-    /// Held by the tests that set the build's test switches (`TEST_FINISH_THREADS`,
-    /// `TEST_NO_SPOOL`), so that one never resets the other's in the middle of its builds.
-    static TEST_SWITCHES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-    /// Builds `input` with its streams' tables finished on `threads` threads.
-    fn build_finishing_on(input: &Path, threads: u8, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-        crate::analysis::TEST_FINISH_THREADS.store(threads, std::sync::atomic::Ordering::SeqCst);
+    /// Builds `input` with its streams' tables kept and finished as `tables` say.
+    fn build_with(input: &Path, tables: &TableOptions, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         let options = crate::bundle::BuildOptions {
             input: camino::Utf8PathBuf::from_path_buf(input.to_path_buf()).unwrap(),
             output: camino::Utf8PathBuf::from_path_buf(out.to_path_buf()).unwrap(),
@@ -705,10 +711,14 @@ mod tests {
             viewer: false,
             max_line: crate::bundle::DEFAULT_MAX_LINE,
         };
-        let built = crate::bundle::build(&options);
-        crate::analysis::TEST_FINISH_THREADS.store(0, std::sync::atomic::Ordering::SeqCst);
-        built.unwrap();
+        crate::bundle::build_with_tables(&options, tables).unwrap();
         files(out)
+    }
+
+    /// Options finishing every stream's tables on `threads`, spooled or not; with counts of
+    /// their own.
+    fn finishing_on(threads: FinishThreads, spool: bool) -> TableOptions {
+        TableOptions { finish_threads: Some(threads), spool, ..TableOptions::default() }
     }
 
     /// Only streams of 32 MiB or more finish their tables on two threads, so no fixture would:
@@ -717,30 +727,21 @@ mod tests {
     /// four-rank torch 2.15 trace `ranks_shifted` (the cross-rank tables read the ranks' tables).
     #[test]
     fn tables_finished_on_two_threads_are_the_bytes_one_thread_writes() {
-        let _switches = TEST_SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
         for input in [fixtures.join("tlparse-tests/cache_hit_miss.log"), fixtures.join("torch-2.15/ranks_shifted")] {
             let dir = tempfile::tempdir().unwrap();
-            let one = build_finishing_on(&input, 1, &dir.path().join("one"));
-            let on_second_before =
-                crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
-            let two = build_finishing_on(&input, 2, &dir.path().join("two"));
-            let on_second = crate::analysis::TEST_TABLES_ON_SECOND_THREAD.load(std::sync::atomic::Ordering::SeqCst);
-            assert!(on_second > on_second_before, "{}: no table finished on the second thread", input.display());
+            let (on_one, on_two) = (finishing_on(FinishThreads::One, true), finishing_on(FinishThreads::Two, true));
+            let one = build_with(&input, &on_one, &dir.path().join("one"));
+            let two = build_with(&input, &on_two, &dir.path().join("two"));
+            assert_eq!(TableCounts::get(&on_one.counts.on_second_thread), 0, "{}", input.display());
+            let on_second = TableCounts::get(&on_two.counts.on_second_thread);
+            assert!(on_second > 0, "{}: no table finished on the second thread", input.display());
             assert!(one.keys().any(|p| p.starts_with("tables")), "{}: no tables", input.display());
             assert_eq!(one.keys().collect::<Vec<_>>(), two.keys().collect::<Vec<_>>(), "{}", input.display());
             for (path, bytes) in &one {
                 assert!(two[path] == *bytes, "{}: {} differs", input.display(), path.display());
             }
         }
-    }
-
-    /// Builds `input` with the analysis spool or without it.
-    fn build_spooled(input: &Path, spooled: bool, out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-        crate::bundle::file::TEST_NO_SPOOL.store(!spooled, std::sync::atomic::Ordering::SeqCst);
-        let files = build_finishing_on(input, 1, out);
-        crate::bundle::file::TEST_NO_SPOOL.store(false, std::sync::atomic::Ordering::SeqCst);
-        files
     }
 
     /// In unit tests the tables' per-compile state spills after a few compiles (a `RecordMap`
@@ -751,7 +752,6 @@ mod tests {
     /// cache outcomes (`cache_hit_miss`), provenance, compile time, inputs and search.
     #[test]
     fn tables_spilled_to_the_spool_are_the_bytes_held_in_memory() {
-        let _switches = TEST_SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures-repo");
         let inputs = [
             "tlparse-tests/cache_hit_miss.log",
@@ -763,10 +763,12 @@ mod tests {
         ];
         for input in inputs.map(|i| fixtures.join(i)) {
             let dir = tempfile::tempdir().unwrap();
-            let memory = build_spooled(&input, false, &dir.path().join("memory"));
-            let puts = crate::bundle::file::TEST_SPOOL_PUTS.load(std::sync::atomic::Ordering::SeqCst);
-            let spooled = build_spooled(&input, true, &dir.path().join("spooled"));
-            let spilled = crate::bundle::file::TEST_SPOOL_PUTS.load(std::sync::atomic::Ordering::SeqCst) - puts;
+            let (in_memory, in_spool) =
+                (finishing_on(FinishThreads::One, false), finishing_on(FinishThreads::One, true));
+            let memory = build_with(&input, &in_memory, &dir.path().join("memory"));
+            let spooled = build_with(&input, &in_spool, &dir.path().join("spooled"));
+            assert_eq!(TableCounts::get(&in_memory.counts.spool_writes), 0, "{}", input.display());
+            let spilled = TableCounts::get(&in_spool.counts.spool_writes);
             assert!(spilled > 10, "{}: {spilled} writes to the spool", input.display());
             assert!(memory.keys().any(|p| p.starts_with("tables")), "{}: no tables", input.display());
             assert_eq!(memory.keys().collect::<Vec<_>>(), spooled.keys().collect::<Vec<_>>(), "{}", input.display());

@@ -2,11 +2,11 @@
 //! the others in the thread's spool, so that a long log's compiles cost no memory while it is
 //! read. [`Compiles::settle`](super::Compiles::settle) reads them all back for the tables.
 
-use super::super::spill_vec::{Fields, Record, SpillVec};
 use super::{ABSENT_U8, CompileRecord, GraphSpans, HeldMetrics, RareFacts, record_id, role_code, role_of};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::CompileStatus;
+use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// The records of the compiles seen so far, by index: their fixed-size facts in a [`SpillVec`]
 /// (each with no rare facts there), the rare facts of the few that have some in a map.

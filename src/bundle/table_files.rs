@@ -1,0 +1,422 @@
+//! Writing a stream's finished tables: each serialized straight into its zstd compression (the
+//! table's JSON never held whole), on one finishing thread or two, with the allocators' free
+//! pages handed back to the system between tables of a big stream. The tables themselves (what
+//! rows they hold) are the analysis's: it hands this module one job per table.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use zstd::zstd_safe::CParameter;
+
+use crate::analysis::{Finding, FinishJob, TableSerializer};
+use crate::store::packed_rows;
+
+/// A finished table, serialized.
+#[derive(Debug)]
+pub struct TableOutput {
+    pub name: &'static str,
+    pub rows: u64,
+    /// Compact JSON, zstd-compressed (level [`TABLE_ZSTD_LEVEL`]) as it was serialized: the
+    /// table's uncompressed JSON is never held whole.
+    pub json: Vec<u8>,
+    /// What the build's closing lines say of it ([`crate::analysis::Table::finding`]).
+    pub finding: Option<Finding>,
+}
+
+/// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
+/// pages, so they get a slower, tighter level than packs.
+pub const TABLE_ZSTD_LEVEL: i32 = 9;
+
+impl TableOutput {
+    /// A table serialized straight into its compression.
+    pub fn new(name: &'static str, rows: u64, table: &impl Serialize) -> TableOutput {
+        TableOutput { name, rows, json: compressed_json(table, search_log(name)), finding: None }
+    }
+}
+
+/// Where finished tables go.
+type Sink<'s, E> = dyn FnMut(TableOutput) -> Result<(), E> + Send + 's;
+
+/// Serializes a finishing thread's tables into their compression, first handing free memory back
+/// to the system when the stream is big enough for that to matter ([`TRIM_FROM_BYTES`]).
+#[derive(Clone, Copy)]
+pub struct TableCompressor {
+    trim: bool,
+}
+
+impl TableSerializer for TableCompressor {
+    type Serialized = TableOutput;
+
+    fn serialize(
+        &mut self,
+        name: &'static str,
+        rows: u64,
+        finding: Option<Finding>,
+        output: &impl Serialize,
+    ) -> TableOutput {
+        if self.trim {
+            release_free_memory();
+        }
+        TableOutput { finding, ..TableOutput::new(name, rows, output) }
+    }
+}
+
+/// How a build's streams keep and finish their tables: by default as their size says, which
+/// tests override to run both ways on small fixtures.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    /// Every stream's tables finished on this many threads, whatever its size; `None`: on two
+    /// for a stream of [`TRIM_FROM_BYTES`] or more, on one below.
+    pub finish_threads: Option<FinishThreads>,
+    /// Whether the tables hold what they keep until written in a spool file of the staging
+    /// directory (else in memory, as when the file cannot be made).
+    pub spool: bool,
+    /// Where the build counts how its tables finished and spooled.
+    pub counts: Arc<TableCounts>,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions { finish_threads: None, spool: true, counts: Arc::default() }
+    }
+}
+
+/// On how many threads a stream's tables finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishThreads {
+    One,
+    Two,
+}
+
+/// What a build counted of its tables' finishing and spooling (the tests of both paths check
+/// that they were taken).
+#[derive(Debug, Default)]
+pub struct TableCounts {
+    /// Tables finished on a stream's second finishing thread.
+    pub on_second_thread: AtomicU64,
+    /// Writes to the analysis spools.
+    pub spool_writes: AtomicU64,
+}
+
+impl TableCounts {
+    /// Counts one more in `counter`.
+    pub fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}
+
+/// Whether a stream finishes its tables on two threads: when it is big enough to `trim` for,
+/// unless `options` say.
+fn finish_on_two_threads(trim: bool, options: &TableOptions) -> bool {
+    match options.finish_threads {
+        Some(threads) => threads == FinishThreads::Two,
+        None => trim,
+    }
+}
+
+/// Finishes a stream's tables (`jobs`, in order) and hands each one with rows, compressed, to
+/// `sink`; `observed_bytes` are the stream's entry bytes (headers and payloads).
+///
+/// A stream of [`TRIM_FROM_BYTES`] or more finishes its tables on two threads, each taking the
+/// next job when done with its last (alone, the tables' finishing left one core of two idle for
+/// a fifth of a build); `sink` is then called from both, in no fixed order, and callers sort
+/// what it gets. A smaller stream finishes all on this thread, as a second thread's zstd context
+/// costs more than it saves.
+pub fn finish_tables<E: Send>(
+    jobs: Vec<FinishJob<'_, TableCompressor>>,
+    observed_bytes: u64,
+    options: &TableOptions,
+    sink: &mut Sink<'_, E>,
+) -> Result<(), E> {
+    // The reading's last batches are freed by now; the tables' buffers should not stack on their
+    // pages (unless the stream is too small for that to matter).
+    let trim = observed_bytes >= TRIM_FROM_BYTES;
+    if trim {
+        release_free_memory();
+    }
+    let second_thread = finish_on_two_threads(trim, options).then_some(&options.counts.on_second_thread);
+    run_finish_jobs(jobs, TableCompressor { trim }, second_thread, sink)
+}
+
+/// Finishes `jobs` in order on this thread and, when given a `second_thread` (where to count the
+/// tables it finishes), on a second one at once, each taking the next job when done with its
+/// last, each with its own copy of `compressor`.
+fn run_finish_jobs<E: Send>(
+    jobs: Vec<FinishJob<'_, TableCompressor>>,
+    compressor: TableCompressor,
+    second_thread: Option<&AtomicU64>,
+    sink: &mut Sink<'_, E>,
+) -> Result<(), E> {
+    let jobs = std::sync::Mutex::new(jobs.into_iter());
+    let next = || jobs.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).next();
+    let run = |job: FinishJob<'_, TableCompressor>, sink: &mut dyn FnMut(TableOutput) -> Result<(), E>| {
+        let mut compressor = compressor;
+        job(&mut compressor).map_or(Ok(()), sink)
+    };
+    let Some(on_second_thread) = second_thread else {
+        return std::iter::from_fn(next).try_for_each(|job| run(job, sink));
+    };
+    let sink = std::sync::Mutex::new(sink);
+    let mut shared_sink = |table: TableOutput| sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner())(table);
+    // Bytes the second thread's tables hold go where this thread's do.
+    let spool = packed_rows::spool();
+    std::thread::scope(|scope| {
+        let mut second_sink = shared_sink;
+        // The second thread takes the first job, this one waits for that: so the second always
+        // finishes a table (a small stream's could all be finished here before it starts), and
+        // a stream finished on two threads is finished on two, however small.
+        let (took_one, second_took_one) = std::sync::mpsc::channel::<()>();
+        let second = scope.spawn(move || {
+            packed_rows::set_spool(spool);
+            let first = next();
+            let _ = took_one.send(());
+            first.into_iter().chain(std::iter::from_fn(next)).try_for_each(|job| {
+                TableCounts::add(on_second_thread);
+                run(job, &mut second_sink)
+            })
+        });
+        let _ = second_took_one.recv();
+        let here = std::iter::from_fn(next).try_for_each(|job| run(job, &mut shared_sink));
+        let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        here.and(second)
+    })
+}
+
+thread_local! {
+    /// The thread's zstd context for tables, kept from one table to the next: a new one for each
+    /// table (about 10 MB at level 9, fresh pages the kernel zeroes) cost more system time than
+    /// the compressing itself when a build has many small streams.
+    static TABLE_CCTX: std::cell::RefCell<Option<zstd::zstd_safe::CCtx<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// zstd's search log for a table (0: the level's own). Level 9's lazy matching finds nearly all
+/// it can in the `inputs` table with one attempt a position instead of sixteen: its rows repeat
+/// the same fields with a few values changed. On the tensor-shape bench log (150 MB, a 21 MB
+/// table) that table came out 1.7% smaller and was compressed 1.3x as fast; the last table to
+/// finish, it sets when a build ends. Other tables lost 1-15% of their size that way.
+fn search_log(table: &str) -> u32 {
+    if table == <crate::schema::tables::inputs::Inputs as tlparse_bundle::Table>::NAME { 1 } else { 0 }
+}
+
+/// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
+/// zstd's context, never the JSON whole). A table longer than one buffer is compressed on a
+/// thread of its own while this one goes on serializing (level 9 costs about as much as reading
+/// the rows back and serializing them); the encoder sees the same writes either way, so the same
+/// bytes come out.
+fn compressed_json(output: &impl Serialize, search_log: u32) -> Vec<u8> {
+    TABLE_CCTX.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let context = slot.get_or_insert_with(|| {
+            let mut context = zstd::zstd_safe::CCtx::create();
+            context
+                .set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(TABLE_ZSTD_LEVEL))
+                .expect("a zstd level in range");
+            context
+        });
+        // A table that went streaming bounded the context's tables (see `bound_streaming_memory`):
+        // the next one starts from the level's own choice again, which fits a small table's size.
+        for auto in [CParameter::WindowLog(0), CParameter::ChainLog(0), CParameter::HashLog(0)] {
+            context.set_parameter(auto).expect("zstd's default is always valid");
+        }
+        context.set_parameter(CParameter::SearchLog(search_log)).expect("a search log in range");
+        // The context's session is reset by the encoder: nothing of the last table is kept.
+        let encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
+        let mut compressed = std::thread::scope(|scope| {
+            // serde_json writes in small pieces: buffered, zstd sees them in blocks.
+            let mut out = std::io::BufWriter::with_capacity(
+                TABLE_BUFFER,
+                PipedEncoder { scope, state: Piping::Inline(Some(encoder)), may_start: true },
+            );
+            serde_json::to_writer(&mut out, output).expect("tables serialize");
+            // A table that fit in the buffer is compressed here: a thread is not worth it.
+            out.get_mut().may_start = false;
+            out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish()
+        })
+        .expect("compressing to memory");
+        compressed.shrink_to_fit();
+        compressed
+    })
+}
+
+/// The window and match tables of a table compressed as it streams. zstd sizes them for the
+/// whole input when told its size (a table that fits in one buffer), and at the level's largest
+/// otherwise: RSS rose 11 MiB as the first such table began, the highest point of a
+/// build of the 1 GB compiles-shape bench log. With a 2 MiB window and match tables of 2^19
+/// entries that build peaks 3 MiB lower, and its tables come out 1.6% smaller (the tensor
+/// shape's, with guards repeated further apart, 0.05% larger; a 1 MiB window made those 3%
+/// larger). Match tables of 2^17 entries (512 KiB each) lowered that build's peak by 1.8 MiB
+/// more (medians of five alternating runs; none lower at 150 MB, nor on the tensor shape) and
+/// made the 1 GB logs' tables 0.4-0.7% smaller still, in the same time; 2^16 lowered it no
+/// further.
+const STREAMING_WINDOW_LOG: u32 = 21;
+const STREAMING_CHAIN_LOG: u32 = 17;
+const STREAMING_HASH_LOG: u32 = 17;
+
+/// Bounds the memory of an encoder about to compress a table as it streams (before its first
+/// byte, as zstd requires); the same table always gets the same bounds, so the same bytes.
+fn bound_streaming_memory(encoder: &mut TableEncoder) -> std::io::Result<()> {
+    encoder.set_parameter(CParameter::WindowLog(STREAMING_WINDOW_LOG))?;
+    encoder.set_parameter(CParameter::ChainLog(STREAMING_CHAIN_LOG))?;
+    encoder.set_parameter(CParameter::HashLog(STREAMING_HASH_LOG))
+}
+
+/// Bytes of table JSON handed to zstd at once.
+const TABLE_BUFFER: usize = 64 << 10;
+
+/// Buffers of JSON waiting for the compressing thread: enough to even out the two threads' pace,
+/// few enough to keep memory flat.
+const TABLE_BUFFERS_QUEUED: usize = 4;
+
+type TableEncoder<'c> = zstd::stream::Encoder<'c, Vec<u8>>;
+
+/// Where a table's JSON goes: the encoder itself, or (once more than a buffer was written) the
+/// thread that owns it now.
+enum Piping<'scope, 'c> {
+    Inline(Option<TableEncoder<'c>>),
+    Thread {
+        buffers: std::sync::mpsc::SyncSender<Vec<u8>>,
+        thread: std::thread::ScopedJoinHandle<'scope, std::io::Result<Vec<u8>>>,
+    },
+}
+
+struct PipedEncoder<'scope, 'env, 'c> {
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    state: Piping<'scope, 'c>,
+    /// Whether a write may still move the encoder to a thread.
+    may_start: bool,
+}
+
+impl<'scope, 'env, 'c: 'scope> std::io::Write for PipedEncoder<'scope, 'env, 'c> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Piping::Inline(encoder) = &mut self.state {
+            if !self.may_start {
+                // The whole table is this one buffer: told its size, zstd fits its window and
+                // match tables to it (for an unknown size it takes level 9's largest, 11 MiB of
+                // fresh pages, which the thread's context then keeps).
+                let encoder = encoder.as_mut().expect("an encoder until finished");
+                encoder.set_pledged_src_size(Some(buf.len() as u64))?;
+                encoder.write_all(buf)?;
+                return Ok(buf.len());
+            }
+            let mut encoder = encoder.take().expect("an encoder until finished");
+            bound_streaming_memory(&mut encoder)?;
+            let (buffers, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(TABLE_BUFFERS_QUEUED);
+            let thread = self.scope.spawn(move || {
+                // The same writes, in the same order, as the serializing thread's buffer made.
+                for buffer in received {
+                    encoder.write_all(&buffer)?;
+                }
+                encoder.finish()
+            });
+            self.state = Piping::Thread { buffers, thread };
+        }
+        let Piping::Thread { buffers, .. } = &self.state else { unreachable!("moved to a thread above") };
+        // A closed channel means the thread failed: `finish` reports its error.
+        buffers.send(buf.to_vec()).map_err(|_| std::io::Error::other("the table's compressing thread stopped"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl PipedEncoder<'_, '_, '_> {
+    /// The compressed bytes, once every buffer is compressed.
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        match self.state {
+            Piping::Inline(encoder) => encoder.expect("an encoder until finished").finish(),
+            Piping::Thread { buffers, thread } => {
+                drop(buffers);
+                thread.join().map_err(|_| std::io::Error::other("the table's compressing thread panicked"))?
+            }
+        }
+    }
+}
+
+/// The entry bytes (headers and payloads) from which a stream's tables hand free memory back to
+/// the system as they finish. A smaller stream's tables free too little to matter, and a trim is
+/// not free: it walks the whole heap (`madvise` on every free page) while other threads wait on
+/// the allocator's locks. At 1,000 small ranks, a trim before each table of each stream cost a
+/// minute of system time in a build of 15 s of user time.
+pub const TRIM_FROM_BYTES: u64 = 32 << 20;
+
+/// Hands the allocators' free pages back to the system before a table is serialized: they keep
+/// the pages of blocks freed (the states of the tables finished so far, the last batches of
+/// entries), and the table's buffers would be resident on top of them. jemalloc (the binary's
+/// allocator) would give them back within its `dirty_decay_ms`, but a table finishes sooner: on
+/// a 3 GB log of 52,000 compiles, peak RSS at the tables was 12 MiB above glibc's; glibc's
+/// `malloc_trim` is for the C code (zstd's contexts) that allocates with it.
+fn release_free_memory() {
+    #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+    // SAFETY: `arena.<MALLCTL_ARENAS_ALL>.purge` (4096) reads and writes no value; it only gives
+    // back pages no allocation uses.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arena.4096.purge".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Jobs that each give one output, numbered by `rows`; every third gives none (a table with
+    /// no rows).
+    fn numbered_jobs(count: u64) -> Vec<FinishJob<'static, TableCompressor>> {
+        (0..count)
+            .map(|rows| -> FinishJob<'static, TableCompressor> {
+                Box::new(move |_: &mut TableCompressor| {
+                    (rows % 3 != 2).then(|| TableOutput { name: "t", rows, json: Vec::new(), finding: None })
+                })
+            })
+            .collect()
+    }
+
+    const ONE: TableCompressor = TableCompressor { trim: false };
+
+    #[test]
+    fn finishing_jobs_on_two_threads_hands_every_output_to_the_sink_once() {
+        for two_threads in [false, true] {
+            let mut got = Vec::new();
+            let on_second_thread = AtomicU64::new(0);
+            let second_thread = two_threads.then_some(&on_second_thread);
+            run_finish_jobs(numbered_jobs(50), ONE, second_thread, &mut |t: TableOutput| -> Result<(), String> {
+                got.push(t.rows);
+                Ok(())
+            })
+            .unwrap();
+            got.sort_unstable();
+            let want: Vec<u64> = (0..50).filter(|rows| rows % 3 != 2).collect();
+            assert_eq!(got, want, "two threads: {two_threads}");
+            assert_eq!(TableCounts::get(&on_second_thread) > 0, two_threads);
+        }
+    }
+
+    #[test]
+    fn a_failing_sink_fails_the_finishing_on_either_thread() {
+        let on_second_thread = AtomicU64::new(0);
+        for second_thread in [None, Some(&on_second_thread)] {
+            let full = &mut |t: TableOutput| -> Result<(), String> {
+                if t.rows == 12 { Err("disk full".into()) } else { Ok(()) }
+            };
+            let failed = run_finish_jobs(numbered_jobs(50), ONE, second_thread, full);
+            assert_eq!(failed, Err("disk full".to_string()), "{second_thread:?}");
+        }
+    }
+}
