@@ -2,7 +2,7 @@
 //! one row per distinct hint with what carried it, quoted as logged (no advice of ours).
 
 use super::compilation_metrics::METRICS_KINDS;
-use super::{Diagnostics, Event, Finish, Table, compiles, graph_breaks};
+use super::{Event, Finish, Observe, Table, compiles, graph_breaks};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{Hint, HintKind, Hints};
 
@@ -123,7 +123,7 @@ impl Table for HintsTable {
     type Format = Hints;
     type Output<'a> = Hints;
 
-    fn observe(&mut self, ev: &Event, _diags: &mut Diagnostics) {
+    fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         self.read(ev);
     }
 
