@@ -54,6 +54,15 @@ fn parse_and_analysis_touch_no_file_system_or_network() {
 }
 
 #[test]
+fn analysis_holds_no_thread_local_global_switch_or_unsafe() {
+    // Tables get what they need through `Observe` and `Finish`, and the build's switches through
+    // its options: nothing reaches them through a thread or a global behind their back.
+    let forbidden = ["thread_local!", "static mut", "AtomicBool", "AtomicU8", "AtomicUsize", "unsafe"];
+    let found = lines_naming(&rust_files("src/analysis"), &forbidden);
+    assert!(found.is_empty(), "analysis is table logic only:\n{}", found.join("\n"));
+}
+
+#[test]
 fn bundle_never_names_the_sharing_layer() {
     let forbidden = ["crate::publish", "crate::serve", "crate::proxy", "crate::http", "tokio", "object_store"];
     let found = lines_naming(&rust_files("src/bundle"), &forbidden);

@@ -1,8 +1,8 @@
 //! Tidy: rules about the repository's files themselves, as rust-analyzer's tidy test keeps them.
 //! The files are git's (tracked, plus new ones not ignored): nothing cached or built is committed,
 //! every source file opens with a header saying what it is, the prose that states the format's
-//! version agrees with the code, the paths docs and tests name exist, and proptest keeps its
-//! failing cases in one folder.
+//! version agrees with the code, the paths docs and tests name exist, proptest keeps its
+//! failing cases in one folder, and the tests ARCHITECTURE.md names for its invariants exist.
 
 use std::path::Path;
 use std::process::Command;
@@ -322,4 +322,37 @@ fn proptest_regressions_are_in_one_folder_and_belong_to_a_source_file() {
         }
     }
     assert_none("proptest regressions", problems);
+}
+
+/// The `it::MODULE::NAME` tests ARCHITECTURE.md names for its invariants.
+fn architecture_tests(text: &str) -> Vec<(&str, &str)> {
+    let mut named = Vec::new();
+    for (at, _) in text.match_indices("`it::") {
+        let path = text[at + 1..].split('`').next().unwrap_or_default();
+        let parts: Vec<&str> = path.split("::").collect();
+        if let [_, module, name] = parts[..] {
+            named.push((module, name));
+        }
+    }
+    named
+}
+
+#[test]
+fn every_test_architecture_names_for_an_invariant_exists() {
+    let text = read("ARCHITECTURE.md");
+    let named = architecture_tests(&text);
+    assert!(named.len() > 10, "ARCHITECTURE.md names the tests of its invariants: {named:?}");
+    let missing: Vec<String> = named
+        .into_iter()
+        .filter(|(module, _)| *module != "m") // the doc's placeholder `it::m::f`
+        .filter(|(module, name)| {
+            let source = [format!("tests/it/{module}.rs"), format!("tests/it/{module}/mod.rs")]
+                .iter()
+                .find_map(|path| std::fs::read_to_string(path).ok())
+                .unwrap_or_default();
+            !source.contains(&format!("fn {name}("))
+        })
+        .map(|(module, name)| format!("it::{module}::{name}"))
+        .collect();
+    assert_none("ARCHITECTURE.md names tests that do not exist", missing);
 }
