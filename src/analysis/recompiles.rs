@@ -126,9 +126,8 @@ impl Table for RecompilesTable {
         };
         // The final attempt of each frame compile, in frame-compile order, then record order
         // within one (of two such records, the later is kept). Record numbers only, in the
-        // order `by_frame_compile` already has: keys held beside them, sorted here, were 80
-        // bytes a compile (jemalloc's resident memory rose 3 MiB in this step on the 1 GB
-        // compiles-shape bench log).
+        // order `by_frame_compile` already has: keys held beside them and sorted here would cost
+        // memory per compile at the point where a long log of many compiles peaks.
         let mut kept: Vec<u32> = Vec::new();
         for &record in compiles.by_frame_compile() {
             if compiles.records[record as usize].next_attempt().is_some() {

@@ -26,10 +26,8 @@ use crate::schema::{BlobIndexShard, BlobLocation, Pack};
 /// Target size of a pack before compression: small enough that a viewer fetching one artifact
 /// downloads little, big enough for zstd to find the repetition between payloads.
 pub const PACK_TARGET: usize = 1 << 20;
-/// zstd level for packs: level 2 (zstd's fast strategy, as for the index streams). Against level 3
-/// (double-fast), builds of the 150 MB bench logs took 2-4% less CPU and their packs came out
-/// smaller on all three shapes (bundles 0.2-2.6% smaller); the fixtures' packs, mostly small, 2%
-/// larger in all (their bundles 0.14%).
+/// zstd level for packs: level 2 (zstd's fast strategy, as for the index streams), which on the
+/// bench logs costs less CPU than level 3 and packs as small or smaller (docs/perf-notes.md).
 pub const ZSTD_LEVEL: i32 = 2;
 /// Where packs go, relative to the bundle root.
 pub const PACKS_DIR: &str = "blobs/packs";
@@ -137,8 +135,8 @@ struct OpenChunk {
     slots: Vec<Slot>,
 }
 
-/// Blobs are packed with others of their class: similar payloads side by side compress several
-/// times better than an interleaved mix (measured on the benchmark log). The last class holds
+/// Blobs are packed with others of their class: similar payloads side by side compress far
+/// better than an interleaved mix. The last class holds
 /// the blobs too long to hold in memory, streamed to a chunk of their own ([`SpillWriter`]):
 /// one per chunk, never in an open chunk.
 pub const CLASSES: usize = 6;

@@ -401,10 +401,9 @@ pub fn process_file_with(
     let to_analysis = ToAnalysis { full: analysis_tx, emptied: emptied_rx };
     // The pool parses batch k+1 while the filing thread files batch k in log order and the
     // analysis thread observes batch k-1. Each hands its batch on as soon as it is done with
-    // it: parsing and filing used to be joined batch by batch, and whichever finished first
-    // waited (its core idle while the analysis thread had nothing either), 4-7% of a build's
-    // time. The parsed batch is handed over directly, not queued: a queued one was 1-3 MiB
-    // more peak RSS for no more speed. This (pool) thread may wait for the filing thread
+    // it, so that no stage waits on another's whole batch with its core idle. The parsed batch
+    // is handed over directly, not queued: a queue would hold another batch in memory for no
+    // more speed. This (pool) thread may wait for the filing thread
     // because that thread never waits for the pool (several files are read at once, each from
     // a pool thread: pool work behind a waiting pool thread could never run).
     let (parsed_tx, parsed_rx) = mpsc::sync_channel::<Vec<Parsed>>(0);

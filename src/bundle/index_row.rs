@@ -1,7 +1,7 @@
 //! An index row written as compact JSON by hand: the same bytes as `serde_json::to_writer`, with
 //! its keys copied as they are and its strings copied whole when they need no escape. serde's
 //! derived path escapes every key and string byte by byte, and rows are most of what a build
-//! serializes: 4-5% of its instructions on the bench logs went to that.
+//! serializes (docs/perf-notes.md has the measurements that keep this file).
 
 use serde::Serialize;
 

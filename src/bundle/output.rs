@@ -191,7 +191,7 @@ impl Target {
         if fs::symlink_metadata(&self.out).is_err() {
             fs::create_dir(&self.out).map_err(|e| BuildError::io(&self.display, e))?;
         }
-        // A build replacing OUT right now runs its own clean-up first; leave the backup to it.
+        // A build replacing OUT at this moment runs its own clean-up first; leave the backup to it.
         let out = open_dir(&self.out).map_err(|e| BuildError::io(&self.display, e))?;
         if !try_lock(&out).map_err(|e| BuildError::io(&self.display, e))? {
             return Ok(());

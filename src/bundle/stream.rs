@@ -465,11 +465,8 @@ fn longer_than(json: &str, limit: usize) -> bool {
     false
 }
 
-/// zstd level of the index streams: level 2 (zstd's fast strategy) suits rows of JSON better than
-/// level 3 (double-fast, packs' level). Builds of the 150 MB bench logs took 2-4% less CPU, their
-/// index 1-4% smaller (default and tensor shapes) or 5% larger (compiles); the fixtures' indexes
-/// from 4% smaller (the largest) to 3% larger (small ones), 0.9% smaller in all. Level 1 made it
-/// 20% larger.
+/// zstd level of the index streams: level 2 (zstd's fast strategy) suits rows of JSON: less CPU
+/// than level 3 for about the same size, where level 1 is much larger (docs/perf-notes.md).
 const INDEX_ZSTD_LEVEL: i32 = 2;
 
 impl StreamWriter {

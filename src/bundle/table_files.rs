@@ -196,9 +196,8 @@ thread_local! {
 
 /// zstd's search log for a table (0: the level's own). Level 9's lazy matching finds nearly all
 /// it can in the `inputs` table with one attempt a position instead of sixteen: its rows repeat
-/// the same fields with a few values changed. On the tensor-shape bench log (150 MB, a 21 MB
-/// table) that table came out 1.7% smaller and was compressed 1.3x as fast; the last table to
-/// finish, it sets when a build ends. Other tables lost 1-15% of their size that way.
+/// the same fields with a few values changed, so it comes out smaller and sooner (it is the
+/// last table to finish, and sets when a build ends). Other tables compress worse that way.
 fn search_log(table: &str) -> u32 {
     if table == <crate::schema::tables::inputs::Inputs as tlparse_bundle::Table>::NAME { 1 } else { 0 }
 }
@@ -245,14 +244,10 @@ fn compressed_json(output: &impl Serialize, search_log: u32) -> Vec<u8> {
 
 /// The window and match tables of a table compressed as it streams. zstd sizes them for the
 /// whole input when told its size (a table that fits in one buffer), and at the level's largest
-/// otherwise: RSS rose 11 MiB as the first such table began, the highest point of a
-/// build of the 1 GB compiles-shape bench log. With a 2 MiB window and match tables of 2^19
-/// entries that build peaks 3 MiB lower, and its tables come out 1.6% smaller (the tensor
-/// shape's, with guards repeated further apart, 0.05% larger; a 1 MiB window made those 3%
-/// larger). Match tables of 2^17 entries (512 KiB each) lowered that build's peak by 1.8 MiB
-/// more (medians of five alternating runs; none lower at 150 MB, nor on the tensor shape) and
-/// made the 1 GB logs' tables 0.4-0.7% smaller still, in the same time; 2^16 lowered it no
-/// further.
+/// otherwise, which made the first such table the highest point of a long build's memory. A
+/// 2 MiB window and match tables of 2^17 entries lower that peak and compress as well; a
+/// smaller window compresses worse, smaller match tables lower nothing more
+/// (docs/perf-notes.md).
 const STREAMING_WINDOW_LOG: u32 = 21;
 const STREAMING_CHAIN_LOG: u32 = 17;
 const STREAMING_HASH_LOG: u32 = 17;
@@ -349,9 +344,9 @@ pub const TRIM_FROM_BYTES: u64 = 32 << 20;
 /// Hands the allocators' free pages back to the system before a table is serialized: they keep
 /// the pages of blocks freed (the states of the tables finished so far, the last batches of
 /// entries), and the table's buffers would be resident on top of them. jemalloc (the binary's
-/// allocator) would give them back within its `dirty_decay_ms`, but a table finishes sooner: on
-/// a 3 GB log of 52,000 compiles, peak RSS at the tables was 12 MiB above glibc's; glibc's
-/// `malloc_trim` is for the C code (zstd's contexts) that allocates with it.
+/// allocator) would give them back within its `dirty_decay_ms`, but a table finishes sooner, and
+/// its peak would stand above the free pages; glibc's `malloc_trim` is for the C code (zstd's
+/// contexts) that allocates with it.
 fn release_free_memory() {
     #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
     // SAFETY: `arena.<MALLCTL_ARENAS_ALL>.purge` (4096) reads and writes no value; it only gives

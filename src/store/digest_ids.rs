@@ -1,7 +1,7 @@
 //! Ids known by a [`Digest`], in bounded memory: the latest in a capped hash table, older ones in
 //! sorted runs in the thread's [`Spool`], found again through a [`RunIndex`] each (about 1.3
 //! bytes an old id, where the table takes 24 and more). What an [`Interner`] of a long log looks
-//! its rows up in: a hundred thousand distinct guards no longer cost memory.
+//! its rows up in, so that a hundred thousand distinct guards cost no memory.
 //!
 //! [`Interner`]: super::packed_rows::Interner
 
@@ -14,8 +14,8 @@ use crate::sorted_runs::{RunIndex, find_in_page};
 
 /// Entries held in the table before they go to a run: 7/8 of a power of two, the table's full
 /// load, so it never grows past 4 Ki buckets (about 100 KiB). A build has several of these
-/// tables, each full on a long log: at 16 Ki buckets they held 1 MiB more at the end of reading
-/// a 1 GB log, for no measurable speed. Unit tests spill after a few.
+/// tables, each full on a long log: larger ones hold more memory for no measurable speed. Unit
+/// tests spill after a few.
 const RECENT: usize = if cfg!(test) { 7 } else { 3_584 };
 /// Bytes of an entry in a run: the digest, then the id (little-endian).
 const ENTRY_BYTES: usize = 20;

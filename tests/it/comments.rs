@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Directories and files not swept yet (being rewritten when this test was added): skipped
 /// until their sweep lands. Empty this list, entry by entry, as each is swept.
-const NOT_YET_SWEPT: &[&str] = &["src/analysis/", "src/bundle/"];
+const NOT_YET_SWEPT: &[&str] = &[];
 
 /// Generated or vendored files, whose comments are not ours to write.
 const NOT_OURS: &[&str] = &[

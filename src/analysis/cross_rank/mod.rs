@@ -43,7 +43,7 @@ pub const READS: &[&str] = &[
 
 /// One stream as the cross-rank tables see it: who it is, its compiles, and the tables they read
 /// (`READS`), their bytes asked for and parsed on demand one stream at a time, so that memory
-/// does not grow with the streams' tables (a thousand ranks' compressed tables were 25 MB).
+/// does not grow with the number of streams' tables (thousands of ranks' tables add up).
 pub struct StreamTables {
     pub member: RankMember,
     /// Each per-stream table of `READS` the stream has, by name (JSON, zstd-compressed).
