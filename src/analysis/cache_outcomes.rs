@@ -140,7 +140,7 @@ impl Lookup {
         let at = rows.len() as u32;
         rows.push(row);
         Lookup {
-            cache: crate::store::packed_rows::index_in(caches, row.cache.as_str()),
+            cache: crate::store::names::index_in(caches, row.cache.as_str()),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,
