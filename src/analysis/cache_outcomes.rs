@@ -1,7 +1,6 @@
 //! Cache outcomes per compile: every FX graph cache / AOTAutograd cache / other cache lookup with
 //! the reason and details from its payload, a verdict per cache and compile, and stream totals.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use indexmap::IndexSet;
@@ -17,8 +16,9 @@ use crate::schema::CompileId;
 use crate::schema::tables::{
     CacheLookup, CacheLookupSource, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
 };
-use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use crate::store::names::index_in;
 use crate::store::record_map::RecordMap;
+use crate::store::rows::{RowList, Rows};
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
 const PROMOTED: [&str; 9] = [
@@ -118,11 +118,11 @@ pub struct CacheOutcomesTable {
     /// Cache names, interned: a long log looks a few caches up thousands of times.
     caches: IndexSet<Box<str>>,
     /// Every lookup's row, in log order.
-    rows: PackedRows,
+    rows: Rows<CacheLookup>,
 }
 
-/// A lookup as the table keeps it: what finishing reads, and the row packed (payload details make
-/// a typed row several times larger).
+/// A lookup as the table keeps it: what finishing reads, and the index of its row (payload
+/// details make a typed row several times larger).
 #[derive(Serialize, Deserialize)]
 struct Lookup {
     /// Index in `CacheOutcomesTable::caches`.
@@ -136,11 +136,10 @@ struct Lookup {
 }
 
 impl Lookup {
-    fn new(row: &CacheLookup, rows: &mut PackedRows, caches: &mut IndexSet<Box<str>>) -> Self {
-        let at = rows.len() as u32;
-        rows.push(row);
+    fn new(row: &CacheLookup, rows: &mut Rows<CacheLookup>, caches: &mut IndexSet<Box<str>>) -> Self {
+        let at = rows.push(row);
         Lookup {
-            cache: crate::store::packed_rows::index_in(caches, row.cache.as_str()),
+            cache: index_in(caches, row.cache.as_str()),
             outcome: row.outcome,
             source: row.source,
             seq: row.seq,
@@ -150,15 +149,15 @@ impl Lookup {
     }
 }
 
-/// [`crate::schema::tables::CacheOutcomes`], its lookups passed through packed.
-pub struct PackedCacheOutcomes {
-    compiles: Vec<PackedCompileCaches>,
+/// [`crate::schema::tables::CacheOutcomes`], its lookups passed through as their rows were pushed.
+pub struct CacheOutcomesView {
+    compiles: Vec<CompileCachesAt>,
     summary: Vec<CacheSummary>,
-    rows: PackedRows,
+    rows: Rows<CacheLookup>,
 }
 
 /// [`crate::schema::tables::CompileCaches`], its lookups given by their rows.
-struct PackedCompileCaches {
+struct CompileCachesAt {
     compile_id: Option<String>,
     caches: Vec<CacheVerdict>,
     lookups: Vec<u32>,
@@ -170,27 +169,27 @@ struct PackedCompileCaches {
 struct CompileCachesView<'a> {
     compile_id: &'a Option<String>,
     caches: &'a [CacheVerdict],
-    lookups: RowsAt<'a>,
+    lookups: RowList<'a>,
     metrics: &'a BTreeMap<String, f64>,
 }
 
 /// The compiles, each with its lookups read from the rows.
-struct CompilesView<'a>(&'a PackedCacheOutcomes);
+struct CompilesView<'a>(&'a CacheOutcomesView);
 
 impl Serialize for CompilesView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let t = self.0;
-        let cache = RefCell::new(DecodedBlock::with_capacity(4));
+        let rows = t.rows.reader(4);
         serializer.collect_seq(t.compiles.iter().map(|c| CompileCachesView {
             compile_id: &c.compile_id,
             caches: &c.caches,
-            lookups: RowsAt { rows: &t.rows, at: &c.lookups, cache: &cache },
+            lookups: rows.list(&c.lookups),
             metrics: &c.metrics,
         }))
     }
 }
 
-impl Serialize for PackedCacheOutcomes {
+impl Serialize for CacheOutcomesView {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut table = serializer.serialize_struct("CacheOutcomes", 2)?;
         table.serialize_field("compiles", &CompilesView(self))?;
@@ -306,7 +305,7 @@ fn verdict(n: [u64; 4]) -> CacheVerdictKind {
 
 impl Table for CacheOutcomesTable {
     type Format = crate::schema::tables::CacheOutcomes;
-    type Output<'a> = PackedCacheOutcomes;
+    type Output<'a> = CacheOutcomesView;
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;
@@ -317,7 +316,7 @@ impl Table for CacheOutcomesTable {
         }
     }
 
-    fn finish(mut self, ctx: &Finish) -> Option<(PackedCacheOutcomes, u64)> {
+    fn finish(mut self, ctx: &Finish) -> Option<(CacheOutcomesView, u64)> {
         let row = |compile_id, lookups, metrics| CompileLookups { compile_id, lookups, metrics };
         let mut compiles = Vec::new();
         let mut filed = self.by_record.into_values().peekable();
@@ -345,7 +344,7 @@ impl Table for CacheOutcomesTable {
         }
 
         let mut summary: BTreeMap<String, CacheSummary> = BTreeMap::new();
-        let mut packed = Vec::with_capacity(compiles.len());
+        let mut finished = Vec::with_capacity(compiles.len());
         for mut c in compiles {
             // A disabled cache may be logged both as an artifact and as a trace event.
             let artifact_disabled: Vec<u32> = c
@@ -391,16 +390,16 @@ impl Table for CacheOutcomesTable {
                     disabled: n[3],
                 });
             }
-            packed.push(PackedCompileCaches {
+            finished.push(CompileCachesAt {
                 compile_id: c.compile_id,
                 caches: verdicts,
                 lookups: c.lookups.into_iter().map(|l| l.row).collect(),
                 metrics: c.metrics,
             });
         }
-        let rows = packed.len() as u64;
+        let rows = finished.len() as u64;
         Some((
-            PackedCacheOutcomes { compiles: packed, summary: summary.into_values().collect(), rows: self.rows },
+            CacheOutcomesView { compiles: finished, summary: summary.into_values().collect(), rows: self.rows },
             rows,
         ))
     }

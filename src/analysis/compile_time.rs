@@ -774,7 +774,7 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
-        let name = crate::store::packed_rows::index_in(&mut self.instant_names, name);
+        let name = crate::store::names::index_in(&mut self.instant_names, name);
         let instants = self.instants.get_mut().expect("not poisoned").entry(c as u32);
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,

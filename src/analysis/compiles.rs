@@ -824,7 +824,7 @@ impl Compiles {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        crate::store::packed_rows::index_in(&mut self.names, text)
+        crate::store::names::index_in(&mut self.names, text)
     }
 
     /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,

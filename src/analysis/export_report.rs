@@ -10,7 +10,7 @@ use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,
 };
-use crate::store::packed_rows::{DecodedBlock, PackedRows};
+use crate::store::rows::{RowReader, Rows};
 
 #[derive(Default)]
 pub struct ExportReportTable {
@@ -18,10 +18,9 @@ pub struct ExportReportTable {
     seen: bool,
     failures: Vec<ExportFailure>,
     /// Every provenance node logged, in log order (a later entry with the same id replaces an
-    /// earlier one for later failures, as in tlparse), packed: a long log creates an expression
-    /// in most compiles, and only those a failure refers to are read back, when the table
-    /// finishes.
-    nodes: PackedRows,
+    /// earlier one for later failures, as in tlparse): a long log creates an expression in most
+    /// compiles, and only those a failure refers to are read back, when the table finishes.
+    nodes: Rows<ProvenanceNode>,
     /// Each node's argument ids, back to back, which the provenance walks: node `n`'s are
     /// `argument_ids[argument_ends[n - 1]..argument_ends[n]]`.
     argument_ids: Vec<u64>,
@@ -64,16 +63,9 @@ impl ExportReportTable {
     }
 
     fn add_node(&mut self, node: ProvenanceNode) {
-        self.latest.insert(node.id, self.nodes.len() as u32);
         self.argument_ids.extend_from_slice(&node.argument_ids);
         self.argument_ends.push(self.argument_ids.len() as u32);
-        self.nodes.push(&node);
-    }
-
-    /// Node `n` as it was logged.
-    fn node(&self, n: u64, cache: &mut DecodedBlock) -> ProvenanceNode {
-        let json = self.nodes.get(n as usize, cache);
-        serde_json::from_str(json).unwrap_or_else(|e| panic!("provenance nodes read back as they were packed: {e}"))
+        self.latest.insert(node.id, self.nodes.push(&node));
     }
 
     fn failure(&mut self, ev: &Event, failure_type: ExportFailureType) {
@@ -217,14 +209,14 @@ impl Table for ExportReportTable {
         // Keep only the nodes some failure refers to, numbered in order of first reference.
         let mut renumber: HashMap<u64, u64> = HashMap::default();
         let mut nodes = Vec::new();
-        let mut cache = DecodedBlock::default();
+        let logged: RowReader<ProvenanceNode> = self.nodes.reader(1);
         let mut failures = std::mem::take(&mut self.failures);
         for f in &mut failures {
             f.user_frame = innermost(stacks, f.user_stack);
             for step in &mut f.provenance {
                 step.node = step.node.map(|old| {
                     *renumber.entry(old).or_insert_with(|| {
-                        let mut node = self.node(old, &mut cache);
+                        let mut node = logged.get(old as u32, "provenance nodes");
                         node.user_frame = innermost(stacks, node.user_stack);
                         nodes.push(node);
                         nodes.len() as u64 - 1

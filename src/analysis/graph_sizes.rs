@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::GraphSize;
-use crate::store::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use crate::store::rows::{RowList, Rows};
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
@@ -117,7 +117,7 @@ fn may_be_fx(bytes: &[u8]) -> bool {
 #[derive(Default)]
 pub struct GraphSizesTable {
     /// Every graph's row, in log order.
-    rows: PackedRows,
+    rows: Rows<GraphSize>,
     /// Each graph's compile record ([`Event::record`]; [`OUTSIDE`] for none) and its row in
     /// `rows`, in log order: 8 bytes a graph, where a list per compile in a map took a hundred.
     graphs: Vec<(u32, u32)>,
@@ -127,7 +127,7 @@ pub struct GraphSizesTable {
 const OUTSIDE: u32 = u32::MAX;
 
 /// [`crate::schema::tables::GraphSizes`], each compile's row made as it is serialized, its
-/// graphs' rows passed through packed. Made all at once, with their compile ids, the rows took
+/// graphs' rows passed through as they were pushed. Made all at once, with their compile ids, the rows took
 /// 1.5 MiB on the 1 GB compiles-shape bench log (massif), near the build's highest RSS.
 pub struct GraphSizesView<'a> {
     ctx: &'a Finish<'a>,
@@ -136,7 +136,7 @@ pub struct GraphSizesView<'a> {
     records: Vec<u32>,
     /// Each graph's row in `rows`, in the order of `records`.
     at: Vec<u32>,
-    rows: PackedRows,
+    rows: Rows<GraphSize>,
 }
 
 /// [`crate::schema::tables::CompileGraphs`] as serialized.
@@ -146,7 +146,7 @@ struct CompileGraphsView<'a> {
     graph_op_count: Option<u64>,
     graph_node_count: Option<u64>,
     graph_input_count: Option<u64>,
-    graphs: RowsAt<'a>,
+    graphs: RowList<'a>,
 }
 
 /// A compile's FX counts from its `compilation_metrics`: ops, nodes and inputs.
@@ -181,13 +181,13 @@ impl GraphSizesView<'_> {
 
 impl Serialize for GraphSizesView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let cache = RefCell::new(DecodedBlock::with_capacity(4));
+        let rows = self.rows.reader(4);
         let compiles = self.compiles().map(|(record, (ops, nodes, inputs), graphs)| CompileGraphsView {
             compile_id: (record != OUTSIDE).then(|| self.ctx.compiles.records[record as usize].display()),
             graph_op_count: ops,
             graph_node_count: nodes,
             graph_input_count: inputs,
-            graphs: RowsAt { rows: &self.rows, at: &self.at[graphs], cache: &cache },
+            graphs: rows.list(&self.at[graphs]),
         });
         let mut table = serializer.serialize_struct("GraphSizes", 1)?;
         table.serialize_field("compiles", &Seq(RefCell::new(Some(compiles))))?;
@@ -219,8 +219,7 @@ impl Table for GraphSizesTable {
             return;
         }
         let names = ev.names();
-        let row = self.rows.len() as u32;
-        self.rows.push(&GraphSize {
+        let row = self.rows.push(&GraphSize {
             name: names.name,
             tlparse_name: names.tlparse_name,
             kind: ev.kind.to_string(),

@@ -8,7 +8,8 @@ use super::provenance::{artifact_at, compile_names};
 use super::{Event, Finish, Observe, Table, compiles};
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
-use crate::store::packed_rows::{DigestMap, PackedRows, digest};
+use crate::store::names::NameCounts;
+use crate::store::rows::Rows;
 
 /// One runnable artifact, until `finish` looks up its reference.
 #[derive(Serialize, Deserialize)]
@@ -22,11 +23,10 @@ struct Seen {
 
 #[derive(Default)]
 pub struct RunnablesTable {
-    /// [`Seen`]s, packed: a long log has a few per compile, thousands of them.
-    seen: PackedRows,
-    /// How many files each file name stem (`{name}__{dir}.{ext}`, known by its digest: the names
-    /// hold the compile's directory, so there are as many as files) was given so far.
-    taken: DigestMap<u32>,
+    /// A long log has a few per compile, thousands of them.
+    seen: Rows<Seen>,
+    /// How many files each file name stem (`{name}__{dir}.{ext}`) was given so far.
+    taken: NameCounts,
 }
 
 /// What an entry is, if it is runnable.
@@ -90,16 +90,14 @@ impl Table for RunnablesTable {
         // tlparse's name where it differs: output code files keep the stem of the logged file.
         let names = ev.names();
         let stem = format!("{}__{dir}", safe(names.tlparse_name.as_ref().unwrap_or(&names.name)));
-        let count = self.taken.entry(digest(&[format!("{stem}.{extension}").as_bytes()])).or_insert(0);
-        *count += 1;
-        let file_name =
-            if *count == 1 { format!("{stem}.{extension}") } else { format!("{stem}__{count}.{extension}") };
+        let count = self.taken.add(&format!("{stem}.{extension}"));
+        let file_name = if count == 1 { format!("{stem}.{extension}") } else { format!("{stem}__{count}.{extension}") };
         self.seen.push(&Seen { key, seq: ev.seq, role, language, file_name });
     }
 
     fn finish(self, ctx: &Finish) -> Option<(Runnables, u64)> {
         let mut files: Vec<RunnableFile> = Vec::new();
-        self.seen.for_each_as("runnables", |s: Seen| files.extend(file(ctx, s)));
+        self.seen.for_each("runnables", |s| files.extend(file(ctx, s)));
         if files.is_empty() {
             return None;
         }

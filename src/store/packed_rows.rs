@@ -413,20 +413,6 @@ impl Squeezed {
 /// two different values never get the same one in practice.
 pub type Digest = u128;
 
-/// The index of `key` in `set`, inserted if new: how tables intern strings that repeat through
-/// a log (cache names, instant names, compile ids), keeping a `u32` in each place they occur.
-pub fn index_in<K, Q>(set: &mut indexmap::IndexSet<K>, key: &Q) -> u32
-where
-    K: std::hash::Hash + Eq + std::borrow::Borrow<Q> + for<'a> From<&'a Q>,
-    Q: std::hash::Hash + Eq + ?Sized,
-{
-    let index = match set.get_index_of(key) {
-        Some(i) => i,
-        None => set.insert_full(K::from(key)).0,
-    };
-    index as u32
-}
-
 /// The digest of the concatenation of `parts`, each prefixed with its length.
 pub fn digest(parts: &[&[u8]]) -> Digest {
     let mut hasher = blake3::Hasher::new();

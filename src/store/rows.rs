@@ -1,0 +1,122 @@
+//! The rows a table keeps until it is written, in the table's own terms: push a row when it is
+//! observed, read the rows back (in order, or by index) or pass them through to the output when
+//! the table finishes. How they are held (packed, compressed, spooled) is [`super::packed_rows`]'s
+//! business.
+
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+
+use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+
+/// Rows of type `T`, in the order pushed; serializes as the list of the rows, each copied as it
+/// was serialized when pushed.
+pub struct Rows<T> {
+    packed: PackedRows,
+    row: PhantomData<fn(&T) -> T>,
+}
+
+impl<T> Default for Rows<T> {
+    fn default() -> Self {
+        Rows { packed: PackedRows::default(), row: PhantomData }
+    }
+}
+
+impl<T> Rows<T> {
+    pub fn len(&self) -> usize {
+        self.packed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.packed.is_empty()
+    }
+
+    /// Reads rows by index, keeping the `blocks` blocks of rows read last ready for the rows
+    /// near them.
+    pub fn reader(&self, blocks: usize) -> RowReader<'_, T> {
+        RowReader { rows: self, cache: RefCell::new(DecodedBlock::with_capacity(blocks)) }
+    }
+}
+
+impl<T: Serialize> Rows<T> {
+    /// Adds a row; returns its index.
+    pub fn push(&mut self, row: &T) -> u32 {
+        let index = self.packed.len() as u32;
+        self.packed.push(row);
+        index
+    }
+}
+
+impl<T: DeserializeOwned> Rows<T> {
+    /// Calls `f` with each row, in order. `what` names the rows in the panic that a row not
+    /// reading back would be (this build serialized them from `T`).
+    pub fn for_each(&self, what: &str, f: impl FnMut(T)) {
+        self.packed.for_each_as(what, f);
+    }
+}
+
+impl<T> Serialize for Rows<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.packed.serialize(serializer)
+    }
+}
+
+/// Rows of a [`Rows`] read by index (see [`Rows::reader`]).
+pub struct RowReader<'a, T> {
+    rows: &'a Rows<T>,
+    cache: RefCell<DecodedBlock>,
+}
+
+impl<'a, T> RowReader<'a, T> {
+    /// The rows at `at`, in that order, serialized as their list, each copied as it was
+    /// serialized when pushed (not read back). Lists of one reader share its blocks.
+    pub fn list<'r>(&'r self, at: &'r [u32]) -> RowList<'r> {
+        RowList(RowsAt { rows: &self.rows.packed, at, cache: &self.cache })
+    }
+}
+
+impl<T: DeserializeOwned> RowReader<'_, T> {
+    /// Row `index`, read back. `what` names the rows as in [`Rows::for_each`].
+    pub fn get(&self, index: u32, what: &str) -> T {
+        let mut cache = self.cache.borrow_mut();
+        let json = self.rows.packed.get(index as usize, &mut cache);
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{what} read back as they were pushed: {e}"))
+    }
+}
+
+/// Rows given by their indexes (see [`RowReader::list`]), serialized as the list of those rows.
+pub struct RowList<'a>(RowsAt<'a>);
+
+impl Serialize for RowList<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_in_order_by_index_and_as_lists() {
+        let mut rows: Rows<(u32, String)> = Rows::default();
+        let all: Vec<(u32, String)> = (0..20_000).map(|i| (i, "x".repeat(i as usize % 40))).collect();
+        for (i, row) in all.iter().enumerate() {
+            assert_eq!(rows.push(row), i as u32);
+        }
+        assert_eq!(rows.len(), all.len());
+        let mut read = Vec::new();
+        rows.for_each("test rows", |row| read.push(row));
+        assert_eq!(read, all);
+        assert_eq!(serde_json::to_string(&rows).unwrap(), serde_json::to_string(&all).unwrap());
+        let reader = rows.reader(2);
+        assert_eq!(reader.get(12_345, "test rows"), all[12_345]);
+        assert_eq!(reader.get(3, "test rows"), all[3]);
+        let at = [19_999, 0, 7];
+        let picked: Vec<_> = at.iter().map(|&i| &all[i as usize]).collect();
+        assert_eq!(serde_json::to_string(&reader.list(&at)).unwrap(), serde_json::to_string(&picked).unwrap());
+        assert_eq!(serde_json::to_string(&Rows::<u8>::default()).unwrap(), "[]");
+    }
+}
