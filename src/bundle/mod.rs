@@ -3,7 +3,6 @@
 
 pub mod blobs;
 pub mod file;
-mod index_row;
 pub mod inputs;
 pub mod locations;
 pub mod merged_trace;

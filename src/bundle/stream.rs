@@ -544,7 +544,7 @@ impl StreamWriter {
             row.line = 0;
         }
         self.line.clear();
-        let written = super::index_row::write_index_row(&mut self.line, row);
+        let written = serde_json::to_writer(&mut self.line, &*row);
         row.line = line;
         written?;
         self.line.push(b'\n');

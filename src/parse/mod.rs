@@ -12,7 +12,6 @@ pub mod md5_lanes;
 pub mod process;
 pub mod records;
 mod string_end;
-pub use string_end::needs_escape;
 pub mod trace_event;
 
 use std::collections::BTreeMap;

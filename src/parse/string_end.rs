@@ -75,15 +75,6 @@ pub fn plain_string_end(text: &[u8], i: usize) -> Option<usize> {
     (text[i + len] == b'"').then_some(i + len + 1)
 }
 
-/// Whether `bytes` hold a byte a JSON string must escape (a quote, a backslash or a control
-/// character: what serde_json escapes as it writes one), scanned a block at a time.
-pub fn needs_escape(bytes: &[u8]) -> bool {
-    (0..bytes.len()).step_by(64).any(|at| {
-        let (bits, in_text) = block_at(bytes, at, BlockBits::with_controls);
-        (bits.quotes | bits.backslashes | bits.controls) & in_text != 0
-    })
-}
-
 /// How many bytes of a string [`checked_string_end`] reads one by one before it scans blocks.
 const SHORT_STRING: usize = 24;
 
