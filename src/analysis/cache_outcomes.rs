@@ -16,9 +16,9 @@ use crate::schema::CompileId;
 use crate::schema::tables::{
     CacheLookup, CacheLookupSource, CacheResult, CacheSummary, CacheVerdict, CacheVerdictKind,
 };
-use crate::store::names::index_in;
-use crate::store::record_map::RecordMap;
-use crate::store::rows::{RowList, Rows};
+use crate::store::PerCompile;
+use crate::store::index_in;
+use crate::store::{RowList, Rows};
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
 const PROMOTED: [&str; 9] = [
@@ -110,9 +110,9 @@ fn lookup_from_payload(lookup: &mut CacheLookup, ev: &Event, diags: &mut Diagnos
 
 #[derive(Default)]
 pub struct CacheOutcomesTable {
-    /// The lookups of entries filed under a compile, by its record ([`Event::record`]); those
+    /// The lookups of entries filed under a compile, by its record (`Observe::record`); those
     /// long past in the spool.
-    by_record: RecordMap<Vec<Lookup>>,
+    by_record: PerCompile<Vec<Lookup>>,
     /// The others, by the compile id their payload names (or none): few.
     by_id: HashMap<Option<CompileId>, Vec<Lookup>>,
     /// Cache names, interned: a long log looks a few caches up thousands of times.

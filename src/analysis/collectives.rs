@@ -12,7 +12,7 @@ use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
 };
-use crate::store::record_map::RecordMap;
+use crate::store::PerCompile;
 use tlparse_bundle::ids::parse_blob_id;
 
 /// The artifact name of the scheduler's collective order.
@@ -329,8 +329,8 @@ impl HeldCode {
 
 #[derive(Default)]
 pub struct CollectivesTable {
-    /// By compile record ([`Event::record`]); those long past in the spool.
-    by_compile: RecordMap<Observed>,
+    /// By compile record (`Observe::record`); those long past written out.
+    by_compile: PerCompile<Observed>,
     /// Of the entries outside any compile.
     outside: Observed,
     /// Whether any compile logged its collective schedule.

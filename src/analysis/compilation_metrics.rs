@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::{Event, Finish, Member, Observe, Table};
 use crate::parse::json_text::usable_number;
-use crate::store::packed_rows::{Interner, PackedRows};
-use crate::store::seen_texts::{SeenTexts, Unseen};
+use crate::schema::tables::MetricsRow;
+use crate::store::{Distinct, Rows, SeenTexts, Unseen};
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
 pub const METRICS_KINDS: [&str; 5] = [
@@ -24,10 +24,10 @@ pub const METRICS_KINDS: [&str; 5] = [
 pub struct CompilationMetricsTable {
     /// The rows, packed: a parsed metrics object takes several times the memory of its text, and
     /// a long log has thousands.
-    rows: PackedRows,
+    rows: Rows<MetricsRow>,
     /// Distinct large values, each once, known by their text's digest: held compressed like the
     /// rows, as a long log's compiles can each have a large value of their own.
-    shared: Interner,
+    shared: Distinct<Value>,
     /// Each field's last large value and its id in `shared`: a field repeats its value from one
     /// compile to the next, which [`same_text`] tells without serializing it again.
     last_shared: crate::fast_hash::HashMap<String, (u32, Value)>,
@@ -90,7 +90,7 @@ impl CompilationMetricsTable {
             },
             _ => return Field::Logged(value),
         };
-        let i = self.shared.intern_json(&json);
+        let i = self.shared.id_of_json(&json);
         match self.last_shared.get_mut(field) {
             Some(last) => *last = (i, value.clone()),
             None => drop(self.last_shared.insert(field.to_string(), (i, value.clone()))),
@@ -179,8 +179,8 @@ enum Field<'v> {
 /// [`crate::schema::tables::CompilationMetrics`], serialized from the packed rows.
 #[derive(Serialize)]
 pub struct PackedCompilationMetrics {
-    metrics: PackedRows,
-    shared: Interner,
+    metrics: Rows<MetricsRow>,
+    shared: Distinct<Value>,
 }
 
 impl Table for CompilationMetricsTable {
@@ -222,7 +222,7 @@ impl Table for CompilationMetricsTable {
             times_s,
             metrics,
         };
-        self.rows.push(&row);
+        self.rows.push_view(&row);
     }
 
     fn finish(self, _ctx: &Finish) -> Option<(PackedCompilationMetrics, u64)> {

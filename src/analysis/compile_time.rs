@@ -20,9 +20,9 @@ use crate::schema::tables::{
     CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause, UnmatchedEvent,
     UnmatchedSide,
 };
-use crate::store::record_map::RecordMap;
+use crate::store::CompileList;
+use crate::store::PerCompile;
 use crate::store::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
-use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -41,7 +41,7 @@ const NO_PARENT: NodeRef = NodeRef { compile: u32::MAX, local: u32::MAX };
 
 /// A phase node: one (compile, enclosing node, name). A long log has a hundred thousand, so the
 /// indices are u32, and the nodes of compiles no event reached for a while are in the spool
-/// ([`RecordMap`]).
+/// ([`PerCompile`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Node {
     /// The enclosing node, or [`NO_PARENT`].
@@ -190,30 +190,12 @@ struct Unmatched {
 
 /// One compile's span and parts. A long log holds one per compile, so what few compiles have
 /// (instants, `counted_in`) is kept in the table's maps instead.
-#[derive(Default, Clone, Copy)]
+#[derive(Default, Clone, Copy, Serialize, Deserialize)]
 struct CompileState {
     /// `Start`, and the parts: `Forward`, summed `entire_frame_compile` that ended under this
     /// compile id, `Backward`, `Other`, and `BackwardInForward` (part of `Forward`).
     times: Times,
     end: f64,
-}
-
-impl Record for CompileState {
-    const BYTES: usize = 7 * 8;
-
-    fn write(&self, out: &mut Vec<u8>) {
-        let values = self.times.values.map(f64::to_bits);
-        for n in values.iter().chain(&[u64::from(self.times.set), self.end.to_bits()]) {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-
-    fn read(bytes: &[u8]) -> Self {
-        let mut f = Fields(bytes);
-        let values = [(); 5].map(|()| f64::from_bits(f.u64()));
-        let set = f.u64() as u8;
-        CompileState { times: Times { values, set }, end: f64::from_bits(f.u64()) }
-    }
 }
 
 /// The times of a compile that are null until set.
@@ -229,7 +211,7 @@ enum Time {
 
 /// The [`Time`]s of a compile, a bit each saying which are set: 48 bytes, where five
 /// `Option<f64>` take 80.
-#[derive(Default, Clone, Copy)]
+#[derive(Default, Clone, Copy, Serialize, Deserialize)]
 struct Times {
     values: [f64; 5],
     set: u8,
@@ -476,10 +458,10 @@ pub struct CompileTimeTable {
     compiles: Arc<CompileIndex>,
     /// Each compile's state, by its index: those long past in the spool (locked only to be read
     /// as the table is serialized, which lends it).
-    states: Mutex<SpillVec<CompileState>>,
+    states: Mutex<CompileList<CompileState>>,
     /// Each instant's name (in `instant_names`), count and first `seq`, by compile (a long log's
     /// compiles most have a few: those long past in the spool; locked like `nodes`).
-    instants: Mutex<RecordMap<Vec<(u32, u64, u64)>, 4>>,
+    instants: Mutex<PerCompile<Vec<(u32, u64, u64)>, 4>>,
     /// The compile whose `Forward` counts a compile's `entire_frame_compile`, when another (rare).
     counted_in: HashMap<u32, u32>,
     /// Phase names, interned: events repeat a few dozen names many thousand times.
@@ -491,7 +473,7 @@ pub struct CompileTimeTable {
     instant_names: IndexSet<Box<str>>,
     /// Each compile's nodes, by compile index; those long past in the spool (locked only to be
     /// read as the table is serialized).
-    nodes: Mutex<RecordMap<Vec<Node>>>,
+    nodes: Mutex<PerCompile<Vec<Node>>>,
     /// The compiles whose nodes are indexed, least recently used first.
     live: Vec<u32>,
     /// The index of each compile in `live`.
@@ -514,7 +496,7 @@ impl CompileTimeTable {
     }
 
     /// The compiles' states, while the table observes (no lock is taken: it is not lent yet).
-    fn states(&mut self) -> &mut SpillVec<CompileState> {
+    fn states(&mut self) -> &mut CompileList<CompileState> {
         self.states.get_mut().expect("not poisoned")
     }
 
@@ -774,7 +756,7 @@ impl CompileTimeTable {
     fn instant(&mut self, ev: &Event, name: &str, ts: f64, id: Option<CompileId>) {
         let c = self.compile(id);
         self.touch(c, ts, ts);
-        let name = crate::store::names::index_in(&mut self.instant_names, name);
+        let name = crate::store::index_in(&mut self.instant_names, name);
         let instants = self.instants.get_mut().expect("not poisoned").entry(c as u32);
         match instants.iter_mut().find(|(n, _, _)| *n == name) {
             Some(entry) => entry.1 += 1,

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 pub use super::metrics::Metrics;
@@ -55,7 +55,8 @@ impl Serialize for ArtifactRefs<'_> {
 }
 
 /// Everything collected about one compile id.
-#[derive(Debug, Clone)]
+/// Paged records round-trip through postcard ([`paged`]), their rare facts kept aside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompileRecord {
     /// The id ([`CompileRecord::id`]), small; a wide one is [`WIDE`] here and whole in `rare`.
     id: SmallId,
@@ -76,6 +77,7 @@ pub struct CompileRecord {
     next_attempt: Option<u32>,
     /// What few compiles have (graph breaks, a capture's compiles), out of line: a long log's
     /// records are most of what a stream holds per compile.
+    #[serde(skip)]
     rare: Option<Box<RareFacts>>,
     /// Which AOT graph Inductor is compiling for this compile id.
     graph_spans: GraphSpans,
@@ -114,7 +116,7 @@ const RAW_WITHOUT_ATTEMPT: u8 = 2;
 
 /// A compile's metrics as its record holds them: the row of their bytes in
 /// `Compiles::metrics`, and the status they give.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct HeldMetrics {
     row: u32,
     status: CompileStatus,
@@ -182,7 +184,7 @@ impl std::fmt::Display for Stamp {
 /// names them without the `compile_fx.<locals>.` prefix (and `_wrapped_bw_compiler`). Whether
 /// `fw_compiler_base` compiles a forward or an inference graph is told by the AOT graph the
 /// compile logged before it; when it logged none, the span's artifacts get no label.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct GraphSpans {
     /// The graph of the open compiler span, if known.
     open: Option<GraphRole>,
@@ -707,13 +709,13 @@ impl Compiles {
         self.attempt_records(id).map(|i| &self.records[i as usize])
     }
 
-    /// Every record (as [`Event::record`] numbers them), by frame compile, then in order of
+    /// Every record (as `Observe::record` numbers them), by frame compile, then in order of
     /// first appearance. Only after [`Compiles::settle`].
     pub fn by_frame_compile(&self) -> &[u32] {
         &self.by_frame_compile
     }
 
-    /// The records (as [`Event::record`] numbers them) of [`Compiles::attempts`].
+    /// The records (as `Observe::record` numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
         let frame = frame_compile(id);
         let of = |i: &u32| frame_compile(&self.records[*i as usize].id());
@@ -722,7 +724,7 @@ impl Compiles {
         self.by_frame_compile[start..end].iter().copied()
     }
 
-    /// The record an entry's [`Event::record`] names.
+    /// The record an entry's `Observe::record` names.
     pub fn record(&self, index: u32) -> &CompileRecord {
         &self.records[index as usize]
     }
@@ -824,7 +826,7 @@ impl Compiles {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        crate::store::names::index_in(&mut self.names, text)
+        crate::store::index_in(&mut self.names, text)
     }
 
     /// The artifact an entry is, if it is one: every entry of a named kind (artifacts, links,
@@ -1130,7 +1132,6 @@ mod tests {
 
         use crate::schema::{IndexRow, StackTable};
         use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
-        use crate::store::spill_vec::Record;
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
             frame_id: Some(frame),
@@ -1165,7 +1166,7 @@ mod tests {
                 assert_eq!(compiles.observe(&ev, &mut diags), Some(k as u32), "entry {seq}");
             }
             set_spool(None);
-            assert_eq!(spool.0.lock().unwrap().len() > 4 * CompileRecord::BYTES, spooled, "pages were spooled");
+            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled, "pages were spooled");
             assert_eq!(compiles.raw_id_count(), ids.len() as u64);
             compiles.settle();
             assert_eq!(compiles.records.len(), ids.len());

@@ -10,7 +10,7 @@ use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,
 };
-use crate::store::rows::{RowReader, Rows};
+use crate::store::{RowReader, Rows};
 
 #[derive(Default)]
 pub struct ExportReportTable {

@@ -13,23 +13,22 @@ use super::{Event, Finding, Finish, MetaMembers, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
-use crate::store::packed_rows::{DecodedBlock, Interner, PackedRows, raw_row};
-use crate::store::seen_texts::SeenTexts;
+use crate::store::{Distinct, Rows, SeenTexts};
 
 #[derive(Default)]
 pub struct FailuresTable {
     /// Rows, with the compile id to look the stack and `dynamo_error` up in at the end: packed,
     /// as a long log restarts thousands of compiles (and a failure row holds its exception's
     /// whole stack trace).
-    rows: PackedRows,
+    rows: Rows<PackedRow<'static>>,
     /// Each distinct `exception_stack_trace`, as its rows hold it, once: a storm of failing
     /// compiles logs a few stack traces over and over, kilobytes each.
-    exceptions: Interner,
+    exceptions: Distinct<Vec<String>>,
     /// The id in `exceptions` of each stack trace seen as raw JSON text: known again, it is
     /// neither parsed nor serialized.
     seen_raw: SeenTexts,
     restarts: u64,
-    /// For each compile record ([`Event::record`]) still open, the user-code frame (`file:line`)
+    /// For each compile record (`Observe::record`) still open, the user-code frame (`file:line`)
     /// of the last `user_stack` it logged: where tracing was in the user's code when torch gave
     /// up, for a failure whose own frame is missing or in a library. Taken out when the
     /// compile's metrics come, so it holds the compiles in flight.
@@ -53,8 +52,8 @@ pub struct FailuresView<'a> {
 /// The packed rows, each completed by [`complete`] as it is serialized, with its stack trace
 /// from `exceptions`.
 struct CompletedRows<'a> {
-    rows: PackedRows,
-    exceptions: Interner,
+    rows: Rows<PackedRow<'static>>,
+    exceptions: Distinct<Vec<String>>,
     ctx: &'a Finish<'a>,
 }
 
@@ -65,10 +64,9 @@ type PackedRow<'a> = (Option<CompileId>, PackedFailure<'a>, Option<u32>);
 impl Serialize for CompletedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
-        let mut cache = DecodedBlock::default();
-        self.rows.try_for_each(|json| {
+        self.rows.try_for_each_json(|json| {
             let (id, row, exception): PackedRow = serde_json::from_str(json).map_err(S::Error::custom)?;
-            let exception = exception.map(|e| raw_row(self.exceptions.get(e, &mut cache)));
+            let exception = exception.map(|e| self.exceptions.get_raw(e));
             let row = PackedFailure { exception: exception.as_deref().unwrap_or(row.exception), ..row };
             seq.serialize_element(&complete(self.ctx, id, row))
         })?;
@@ -132,7 +130,7 @@ impl Table for FailuresTable {
         };
         for reason in compiles::strings(m.get("restart_reasons").as_deref()) {
             let restart = row(FailureKind::Restart, "RestartAnalysis".into(), Some(reason));
-            self.rows.push(&(ev.compile_id.copied(), restart, None::<u32>));
+            self.rows.push_view(&(ev.compile_id.copied(), restart, None::<u32>));
             self.restarts += 1;
         }
         let fail_type = match m.get("fail_type").as_deref() {
@@ -163,7 +161,7 @@ impl Table for FailuresTable {
             false => traced_at.or(logged),
         };
         let exception = self.exception(&m);
-        self.rows.push(&(ev.compile_id.copied(), failure, exception));
+        self.rows.push_view(&(ev.compile_id.copied(), failure, exception));
     }
 
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(FailuresView<'a>, u64)> {
@@ -203,7 +201,7 @@ impl FailuresTable {
             None => None,
         };
         let trace = m.get(KEY).filter(|v| !v.is_null()).map(|v| compiles::strings(Some(&v)))?;
-        let id = self.exceptions.intern_json(&serde_json::to_string(&trace).expect("strings serialize"));
+        let id = self.exceptions.id_of_json(&serde_json::to_string(&trace).expect("strings serialize"));
         if let (Some(raw), Some(unseen)) = (raw, unseen) {
             self.seen_raw.add(raw, unseen, id);
         }

@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::GraphSize;
-use crate::store::rows::{RowList, Rows};
+use crate::store::{RowList, Rows};
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
@@ -118,7 +118,7 @@ fn may_be_fx(bytes: &[u8]) -> bool {
 pub struct GraphSizesTable {
     /// Every graph's row, in log order.
     rows: Rows<GraphSize>,
-    /// Each graph's compile record ([`Event::record`]; [`OUTSIDE`] for none) and its row in
+    /// Each graph's compile record (`Observe::record`; [`OUTSIDE`] for none) and its row in
     /// `rows`, in log order: 8 bytes a graph, where a list per compile in a map took a hundred.
     graphs: Vec<(u32, u32)>,
 }

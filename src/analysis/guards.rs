@@ -16,9 +16,9 @@ use crate::schema::tables::guards::{
     Specialization, SymbolCreated, TreeGuard,
 };
 use crate::schema::{Frame, StackTable};
+use crate::store::CompileList;
 use crate::store::digest_ids::DigestIds;
 use crate::store::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
-use crate::store::spill_vec::{Fields, Record, SpillVec};
 
 /// Rows are packed as they are observed (user frames resolved then: the stack table only grows),
 /// and the summary of each compile id is kept up to date, so nothing is left to compute from
@@ -48,7 +48,7 @@ pub struct GuardsTable {
 /// A compile's [`GuardsCompile`] as its rows are counted: its id is its key in
 /// `GuardsTable::compiles`, and its metrics' counts are read when the table finishes (a long
 /// log holds one per compile until then).
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Tally {
     dynamo_guards: u64,
     tree_guards: u64,
@@ -60,40 +60,13 @@ struct Tally {
     data_dependent: u64,
 }
 
-impl Record for Tally {
-    const BYTES: usize = 9 * 8;
-
-    fn write(&self, out: &mut Vec<u8>) {
-        let counts = [self.dynamo_guards, self.tree_guards, self.shape_guards, self.specializations];
-        let more = [self.backed_symbols, self.unbacked_symbols, self.data_dependent];
-        let latency = [u64::from(self.latency_us.is_some()), self.latency_us.unwrap_or(0.0).to_bits()];
-        for n in counts.iter().chain(&more).chain(&latency) {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-
-    fn read(bytes: &[u8]) -> Self {
-        let mut f = Fields(bytes);
-        Tally {
-            dynamo_guards: f.u64(),
-            tree_guards: f.u64(),
-            shape_guards: f.u64(),
-            specializations: f.u64(),
-            backed_symbols: f.u64(),
-            unbacked_symbols: f.u64(),
-            data_dependent: f.u64(),
-            latency_us: (f.u64() == 1).then_some(f64::from_bits(f.u64())),
-        }
-    }
-}
-
 /// The [`Tally`] of each compile id (as displayed), in order of its first row: the ids (as JSON,
 /// a string or null), their tallies, and each one's place known by its id's digest
 /// ([`id_digest`]). A long log has one per compile; those long past are in the spool.
 #[derive(Default)]
 struct Summaries {
     ids: PackedRows,
-    tallies: SpillVec<Tally>,
+    tallies: CompileList<Tally>,
     places: DigestIds,
     /// The id summarized last and its place: the rows of one compile come together.
     last: Option<(Option<String>, usize)>,

@@ -13,9 +13,9 @@ use super::guards::{compile_id, id_digest, text};
 use super::{Event, Finish, MetaMembers, Observe, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
+use crate::store::PerCompile;
 use crate::store::digest_ids::DigestIds;
 use crate::store::packed_rows::{DecodedBlock, Digest, PackedRow, PackedRows, Squeezed, digest, pack, raw_row};
-use crate::store::record_map::RecordMap;
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
 /// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
@@ -160,7 +160,7 @@ pub struct InputsTable {
     live: Vec<(u64, Describer)>,
     /// The others, frozen when they left `live`, by their number in `describer_ids`: in the spool
     /// but the one frozen or thawed last (they are read again seldom, and can be large).
-    frozen: RecordMap<Squeezed, 1>,
+    frozen: PerCompile<Squeezed, 1>,
     /// The numbers of the describers that were frozen, known by their digest.
     describer_ids: DigestIds,
     /// (compile, describer, tensor id) → row, for the rows that are not the latest of their

@@ -29,9 +29,9 @@ use crate::schema::tables::{
     ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
+use crate::store::CompileList;
+use crate::store::PerCompile;
 use crate::store::packed_rows::{PackedRows, Squeezed};
-use crate::store::record_map::RecordMap;
-use crate::store::spill_vec::SpillVec;
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
 /// a pane takes the artifact of the first name that was logged at all.
@@ -136,7 +136,7 @@ pub struct ProvenanceTable {
     /// The compiles' records ([`OUTSIDE`] for entries without one) in order of their first
     /// provenance artifact, the order of the rows: a long log without provenance tracking has
     /// one per compile, so older pages go to the spool.
-    order: SpillVec<u32>,
+    order: CompileList<u32>,
     /// Which records are in `order`, a bit each, and whether entries without one are.
     ordered: Vec<u64>,
     outside_ordered: bool,
@@ -304,7 +304,7 @@ impl Serialize for Rows<'_> {
 /// What is held of each compile (see `ProvenanceTable::compiles`).
 #[derive(Default)]
 struct HeldCompiles {
-    by_record: RefCell<RecordMap<HeldCompile, 2>>,
+    by_record: RefCell<PerCompile<HeldCompile, 2>>,
     /// Of entries without a compile.
     outside: Option<HeldCompile>,
 }

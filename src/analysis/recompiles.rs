@@ -10,8 +10,7 @@ use serde_json::Value;
 use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame};
-use crate::store::packed_rows::{DecodedBlock, Interner, digest};
-use crate::store::record_map::RecordMap;
+use crate::store::{Distinct, PerCompile};
 
 /// What a compile logged that this table compares.
 #[derive(Default, Serialize, Deserialize)]
@@ -26,20 +25,17 @@ struct Logged {
     guards: Option<Vec<u32>>,
 }
 
-/// A compile's record and its number ([`Event::record`]), which this table's maps are keyed by.
+/// A compile's record and its number (`Observe::record`), which this table's maps are keyed by.
 type Numbered<'a> = (u32, &'a CompileRecord);
 
 #[derive(Default)]
 pub struct RecompilesTable {
-    /// What each compile record ([`Event::record`]) logged; those long past in the spool
+    /// What each compile record (`Observe::record`) logged; those long past written out
     /// (borrowed mutably to read one back as the table is serialized).
-    logged: RefCell<RecordMap<Logged>>,
-    /// Each distinct guard line once (as a JSON string), its index its id: the same guards
-    /// repeat across a frame's compiles, and a long log has thousands of compiles with hundreds
-    /// of guards each.
-    lines: Interner,
-    /// The blocks of `lines` read last.
-    cache: RefCell<DecodedBlock>,
+    logged: RefCell<PerCompile<Logged>>,
+    /// Each distinct guard line once, its index its id: the same guards repeat across a
+    /// frame's compiles, and a long log has thousands of compiles with hundreds of guards each.
+    lines: Distinct<String>,
 }
 
 /// One guard of a `dynamo_cpp_guards_str` tree line, without the tree drawing and the source
@@ -63,15 +59,12 @@ fn cpp_guard(line: &str) -> Option<&str> {
 impl RecompilesTable {
     /// The id of a guard line, adding it if new.
     fn intern(&mut self, line: &str) -> u32 {
-        self.lines.intern(digest(&[line.as_bytes()]), || line)
+        self.lines.id_by(&[line.as_bytes()], || line.to_string())
     }
 
     /// The guard lines of ids.
     fn texts(&self, ids: Vec<u32>) -> Vec<String> {
-        let mut cache = self.cache.borrow_mut();
-        ids.into_iter()
-            .map(|i| serde_json::from_str(self.lines.get(i, &mut cache)).expect("guard lines read back"))
-            .collect()
+        ids.into_iter().map(|i| self.lines.get(i)).collect()
     }
 }
 

@@ -8,8 +8,8 @@ use super::provenance::{artifact_at, compile_names};
 use super::{Event, Finish, Observe, Table, compiles};
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
-use crate::store::names::NameCounts;
-use crate::store::rows::Rows;
+use crate::store::NameCounts;
+use crate::store::Rows;
 
 /// One runnable artifact, until `finish` looks up its reference.
 #[derive(Serialize, Deserialize)]

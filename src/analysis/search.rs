@@ -12,8 +12,7 @@ use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::{Search, SearchKind};
-use crate::store::packed_rows::{Compressed, DecodedBlock, DigestMap, Interner, digest, raw_row};
-use tlparse_bundle::ids::parse_blob_id;
+use crate::store::{Distinct, Pairs};
 
 /// Terms as they are collected: each (kind, text) once, in order of first appearance, with the
 /// compiles it appears in (sorted and deduplicated once, at the end). A large model's log has a
@@ -24,10 +23,9 @@ pub struct SearchTable {
     /// The compile ids terms were seen in (as JSON strings), in order of first appearance, its
     /// index a compile's number in terms' lists: known by digest, like the texts, as a long log
     /// has tens of thousands.
-    compiles: Interner,
-    /// Each term's text (as a JSON string), its index its id, known by the digest of kind and
-    /// text.
-    texts: Interner,
+    compiles: Distinct<String>,
+    /// Each term's text, its index its id, known by its kind and text.
+    texts: Distinct<String>,
     kinds: Vec<SearchKind>,
     /// The compile entries were seen in last, and the terms seen in it since.
     current: Option<u32>,
@@ -38,54 +36,16 @@ pub struct SearchTable {
     /// same guard tree for many compiles, and parsing it once is enough. Only a cache (a payload
     /// read again gives the same terms), emptied when full: a log whose every guard tree differs
     /// would keep the terms of each.
-    guard_payloads: DigestMap<Box<[u32]>>,
+    guard_payloads: crate::fast_hash::HashMap<Box<str>, Box<[u32]>>,
 }
 
 /// Guard payloads whose terms [`SearchTable::guard_payloads`] holds at most.
 const GUARD_PAYLOADS: usize = 1024;
 
-/// (term, compile) pairs in the order they were added, all but the latest held compressed (in
-/// the thread's spool): a long log's guards add hundreds of thousands.
-#[derive(Default)]
-struct Pairs {
-    held: Vec<Compressed>,
-    open: Vec<(u32, u32)>,
-    len: usize,
-}
-
-/// Pairs compressed together (128 KiB).
-const PAIRS_HELD: usize = 16 << 10;
-
-impl Pairs {
-    fn push(&mut self, pair: (u32, u32)) {
-        self.open.push(pair);
-        self.len += 1;
-        if self.open.len() >= PAIRS_HELD {
-            let bytes: Vec<u8> =
-                self.open.iter().flat_map(|&(t, c)| [t.to_le_bytes(), c.to_le_bytes()]).flatten().collect();
-            self.held.push(Compressed::new(&bytes));
-            self.open.clear();
-        }
-    }
-
-    /// Calls `f` with each pair, in order.
-    fn for_each(&self, mut f: impl FnMut(u32, u32)) {
-        let u32_at = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-        for held in &self.held {
-            for pair in held.get().chunks_exact(8) {
-                f(u32_at(&pair[..4]), u32_at(&pair[4..]));
-            }
-        }
-        for &(t, c) in &self.open {
-            f(t, c);
-        }
-    }
-}
-
 impl SearchTable {
     /// The position of a compile id in `compiles`, adding it if new.
     fn compile(&mut self, display: &str) -> u32 {
-        self.compiles.intern(digest(&[display.as_bytes()]), || display)
+        self.compiles.id_by(&[display.as_bytes()], || display.to_string())
     }
 
     /// Records that `text` (trimmed; nothing when empty) appears in `compile` (none: outside
@@ -96,7 +56,7 @@ impl SearchTable {
             return None;
         }
         let before = self.texts.len();
-        let term = self.texts.intern(digest(&[&[kind as u8], text.as_bytes()]), || text);
+        let term = self.texts.id_by(&[&[kind as u8], text.as_bytes()], || text.to_string());
         if self.texts.len() > before {
             self.kinds.push(kind);
         }
@@ -120,8 +80,7 @@ impl SearchTable {
     fn observe_guards(&mut self, ev: &Event) {
         let Some(payload) = ev.payload else { return };
         let compile = ev.display_id.map(|d| self.compile(d));
-        let key = parse_blob_id(payload.hash).map_or_else(|| digest(&[payload.hash.as_bytes()]), u128::from_le_bytes);
-        if let Some(terms) = self.guard_payloads.get(&key) {
+        if let Some(terms) = self.guard_payloads.get(payload.hash) {
             for t in terms.clone() {
                 self.add_compile(t, compile);
             }
@@ -138,9 +97,9 @@ impl SearchTable {
             }
         }
         if self.guard_payloads.len() >= GUARD_PAYLOADS {
-            self.guard_payloads = DigestMap::default();
+            self.guard_payloads = Default::default();
         }
-        self.guard_payloads.insert(key, terms.into());
+        self.guard_payloads.insert(payload.hash.into(), terms.into());
     }
 
     /// Terms of the compile records: compiled code, artifact names, graph-break reasons,
@@ -196,7 +155,7 @@ impl Table for SearchTable {
     }
 
     fn finish(mut self, ctx: &Finish) -> Option<(SearchView, u64)> {
-        self.guard_payloads = DigestMap::default();
+        self.guard_payloads = Default::default();
         self.add_compiles(ctx);
         if self.texts.is_empty() {
             return None;
@@ -209,7 +168,7 @@ impl Table for SearchTable {
             starts[t + 1] += starts[t];
         }
         let mut at: Vec<u32> = starts[..terms].to_vec();
-        let mut compiles = vec![0u32; self.seen.len];
+        let mut compiles = vec![0u32; self.seen.len()];
         std::mem::take(&mut self.seen).for_each(|t, c| {
             compiles[at[t as usize] as usize] = c;
             at[t as usize] += 1;
@@ -234,13 +193,13 @@ impl Table for SearchTable {
 /// [`Search`], serialized from the collected terms.
 #[derive(Serialize)]
 pub struct SearchView {
-    compiles: Interner,
+    compiles: Distinct<String>,
     terms: Terms,
 }
 
 /// The terms, in order (`order`), each with its text read back from `texts`.
 struct Terms {
-    texts: Interner,
+    texts: Distinct<String>,
     kinds: Vec<SearchKind>,
     lists: Vec<Box<[u32]>>,
     order: Vec<u32>,
@@ -256,10 +215,10 @@ struct TermView<'a> {
 
 impl Serialize for Terms {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut cache = DecodedBlock::with_capacity(2);
+        let texts = self.texts.reader(2);
         let mut seq = serializer.serialize_seq(Some(self.order.len()))?;
         for &t in &self.order {
-            let text = raw_row(self.texts.get(t, &mut cache));
+            let text = texts.get_raw(t);
             seq.serialize_element(&TermView {
                 kind: self.kinds[t as usize],
                 text: &text,

@@ -741,8 +741,8 @@ mod tests {
         }
     }
 
-    /// In unit tests the tables' per-compile state spills after a few compiles (a `RecordMap`
-    /// keeps 2 values, a `SpillVec` 2 pages of 4, ...), so a fixture's compiles go to the spool
+    /// In unit tests the tables' per-compile state spills after a few compiles (a `PerCompile`
+    /// keeps 2 values, a `CompileList` 2 pages of 4, ...), so a fixture's compiles go to the spool
     /// and come back from it many times; the bundle must be the one a build holding everything in
     /// memory writes, file for file. The fixtures between them fill every table that spills:
     /// collectives (`collectives_parity`), recompiles and guards (`recompiles`, `graph_breaks`),

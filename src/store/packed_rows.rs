@@ -389,7 +389,7 @@ impl Compressed {
     }
 }
 
-/// Bytes zstd-compressed in memory: what a value a [`super::record_map::RecordMap`] writes to
+/// Bytes zstd-compressed in memory: what a value a [`super::per_compile::PerCompile`] writes to
 /// the spool holds of a long text (a [`Compressed`] knows its place in the spool, which no copy
 /// of it can).
 #[derive(Default, Serialize, serde::Deserialize)]

@@ -8,8 +8,9 @@ use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt};
+use super::packed_rows::{DecodedBlock, PackedRows, RowsAt, raw_row};
 
 /// Rows of type `T`, in the order pushed; serializes as the list of the rows, each copied as it
 /// was serialized when pushed.
@@ -47,6 +48,30 @@ impl<T: Serialize> Rows<T> {
         self.packed.push(row);
         index
     }
+
+    /// Adds a row given as a view of a `T` (borrowing what a `T` owns) that serializes as the
+    /// `T` would; returns its index.
+    pub fn push_view(&mut self, row: &impl Serialize) -> u32 {
+        let index = self.packed.len() as u32;
+        self.packed.push(row);
+        index
+    }
+
+    /// Adds a row given as its JSON text, which must be what serde_json writes for a `T`;
+    /// returns its index.
+    pub fn push_json(&mut self, json: &str) -> u32 {
+        let index = self.packed.len() as u32;
+        self.packed.push_json(json);
+        index
+    }
+}
+
+impl<T> Rows<T> {
+    /// Calls `f` with each row's JSON text as it was pushed, in order: for rows read back
+    /// borrowing from their text. Stops at the first error `f` returns.
+    pub fn try_for_each_json<E: serde::ser::Error>(&self, f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        self.packed.try_for_each(f)
+    }
 }
 
 impl<T: DeserializeOwned> Rows<T> {
@@ -69,11 +94,34 @@ pub struct RowReader<'a, T> {
     cache: RefCell<DecodedBlock>,
 }
 
+impl<T> Rows<T> {
+    /// Row `index` as the JSON it was pushed as; its block is read into `cache` unless there.
+    pub(super) fn get_raw(&self, index: u32, cache: &mut DecodedBlock) -> Box<RawValue> {
+        raw_row(self.packed.get(index as usize, cache))
+    }
+}
+
+impl<T: DeserializeOwned> Rows<T> {
+    /// Row `index`, read back; its block is read into `cache` unless there.
+    pub(super) fn get(&self, index: u32, cache: &mut DecodedBlock) -> T {
+        let json = self.packed.get(index as usize, cache);
+        serde_json::from_str(json)
+            .unwrap_or_else(|e| panic!("{} read back as they were pushed: {e}", std::any::type_name::<T>()))
+    }
+}
+
 impl<'a, T> RowReader<'a, T> {
     /// The rows at `at`, in that order, serialized as their list, each copied as it was
     /// serialized when pushed (not read back). Lists of one reader share its blocks.
     pub fn list<'r>(&'r self, at: &'r [u32]) -> RowList<'r> {
         RowList(RowsAt { rows: &self.rows.packed, at, cache: &self.cache })
+    }
+}
+
+impl<T> RowReader<'_, T> {
+    /// Row `index` as the JSON it was pushed as, to be copied into an output unparsed.
+    pub fn get_raw(&self, index: u32) -> Box<RawValue> {
+        raw_row(self.rows.packed.get(index as usize, &mut self.cache.borrow_mut()))
     }
 }
 

@@ -2,17 +2,16 @@
 //! the others in the thread's spool, so that a long log's compiles cost no memory while it is
 //! read. [`Compiles::settle`](super::Compiles::settle) reads them all back for the tables.
 
-use super::{ABSENT_U8, CompileRecord, GraphSpans, HeldMetrics, RareFacts, record_id, role_code, role_of};
+use super::{CompileRecord, RareFacts, record_id};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
-use crate::schema::tables::CompileStatus;
-use crate::store::spill_vec::{Fields, Record, SpillVec};
+use crate::store::CompileList;
 
-/// The records of the compiles seen so far, by index: their fixed-size facts in a [`SpillVec`]
+/// The records of the compiles seen so far, by index: their fixed-size facts in a [`CompileList`]
 /// (each with no rare facts there), the rare facts of the few that have some in a map.
 #[derive(Default)]
 pub(super) struct PagedRecords {
-    facts: SpillVec<CompileRecord>,
+    facts: CompileList<CompileRecord>,
     rare: HashMap<u32, Box<RareFacts>>,
 }
 
@@ -60,103 +59,17 @@ impl PagedRecords {
     }
 }
 
-/// [`CompileRecord::metrics`]' status, as a byte.
-fn status_code(status: CompileStatus) -> u8 {
-    match status {
-        CompileStatus::Ok => 0,
-        CompileStatus::OkWithRestart => 1,
-        CompileStatus::EmptyGraph => 2,
-        CompileStatus::Failed => 3,
-        CompileStatus::Restarted => 4,
-        CompileStatus::MetricsMissing => 5,
-        CompileStatus::CompiledAutogradCapture => 6,
-    }
-}
-
-/// The statuses, by [`status_code`].
-const STATUSES: [CompileStatus; 7] = [
-    CompileStatus::Ok,
-    CompileStatus::OkWithRestart,
-    CompileStatus::EmptyGraph,
-    CompileStatus::Failed,
-    CompileStatus::Restarted,
-    CompileStatus::MetricsMissing,
-    CompileStatus::CompiledAutogradCapture,
-];
-
-/// [`Record::write`]'s flags: which optional fields are set.
-const HAS_START_STACK: u8 = 1;
-const HAS_METRICS: u8 = 2;
-const HAS_NEXT_ATTEMPT: u8 = 4;
-
-/// A record without its rare facts ([`PagedRecords`] keeps those), which it must not have here.
-impl Record for CompileRecord {
-    /// The id's four words, four u64 (seqs and stamps), five u32, five bytes.
-    const BYTES: usize = 16 + 4 * 8 + 5 * 4 + 5;
-
-    fn write(&self, out: &mut Vec<u8>) {
-        debug_assert!(self.rare.is_none(), "rare facts are kept out of pages");
-        let flag = |set: bool, flag: u8| if set { flag } else { 0 };
-        let flags = flag(self.start_stack.is_some(), HAS_START_STACK)
-            | flag(self.metrics.is_some(), HAS_METRICS)
-            | flag(self.next_attempt.is_some(), HAS_NEXT_ATTEMPT);
-        let spans = &self.graph_spans;
-        for word in self.id {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
-        for x in [self.first_seq, self.last_seq, self.start_ts, self.end_ts] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        let metrics_row = self.metrics.map_or(0, |m| m.row);
-        for x in [self.start_stack.unwrap_or(0), metrics_row, self.frozen, self.next_attempt.unwrap_or(0), spans.depth]
-        {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        let status = self.metrics.map_or(ABSENT_U8, |m| status_code(m.status));
-        let training = spans.training.map_or(ABSENT_U8, u8::from);
-        out.extend_from_slice(&[flags, status, role_code(spans.open), training, self.raw_forms]);
-    }
-
-    fn read(bytes: &[u8]) -> Self {
-        let mut f = Fields(bytes);
-        let id = [f.u32(), f.u32(), f.u32(), f.u32()];
-        let (first_seq, last_seq, start_ts, end_ts) = (f.u64(), f.u64(), f.u64(), f.u64());
-        let (start_stack, metrics_row, frozen, next_attempt, depth) = (f.u32(), f.u32(), f.u32(), f.u32(), f.u32());
-        let [flags, status, open, training, raw_forms] = [f.u8(), f.u8(), f.u8(), f.u8(), f.u8()];
-        let has = |flag: u8| flags & flag != 0;
-        CompileRecord {
-            id,
-            first_seq,
-            last_seq,
-            start_ts,
-            end_ts,
-            start_stack: has(HAS_START_STACK).then_some(start_stack),
-            metrics: has(HAS_METRICS).then(|| HeldMetrics { row: metrics_row, status: STATUSES[usize::from(status)] }),
-            frozen,
-            next_attempt: has(HAS_NEXT_ATTEMPT).then_some(next_attempt),
-            rare: None,
-            graph_spans: GraphSpans {
-                open: role_of(open),
-                depth,
-                training: (training != ABSENT_U8).then_some(training == 1),
-            },
-            raw_forms,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::{GraphSpans, HeldMetrics};
     use super::*;
+    use crate::schema::tables::CompileStatus;
     use crate::schema::tables::GraphRole;
 
     /// A record with every field set reads back as written, and one with every optional field
-    /// unset too; the statuses' codes and list agree.
+    /// unset too (records round-trip through postcard when their page is spooled).
     #[test]
-    fn records_read_back_from_their_bytes() {
-        for (i, status) in STATUSES.iter().enumerate() {
-            assert_eq!(usize::from(status_code(*status)), i);
-        }
+    fn records_read_back_as_written() {
         let full = CompileRecord {
             id: [1, 2, 3, 4],
             first_seq: 5,
@@ -179,10 +92,9 @@ mod tests {
             ..full.clone()
         };
         for record in [full, empty] {
-            let mut bytes = Vec::new();
-            record.write(&mut bytes);
-            assert_eq!(bytes.len(), CompileRecord::BYTES);
-            assert_eq!(format!("{:?}", CompileRecord::read(&bytes)), format!("{record:?}"));
+            let bytes = postcard::to_allocvec(&record).unwrap();
+            let read: CompileRecord = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(format!("{read:?}"), format!("{record:?}"));
         }
     }
 }

@@ -1,28 +1,13 @@
-//! A list of small fixed-size records, one per compile or so, that keeps its latest pages in
+//! A list of small records, one per compile or so, that keeps its latest pages in
 //! memory and writes the others to the thread's [`Spool`]: what a table keeps per compile costs
 //! no memory once the compile is long past, whatever the log's length.
 
 use std::sync::Arc;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
 use super::packed_rows::{Spool, spool};
-
-/// A record a [`SpillVec`] holds: written to exactly [`Record::BYTES`] bytes, read back equal.
-pub trait Record: Sized {
-    const BYTES: usize;
-    fn write(&self, out: &mut Vec<u8>);
-    fn read(bytes: &[u8]) -> Self;
-}
-
-/// A number per compile (a record's index, an order).
-impl Record for u32 {
-    const BYTES: usize = 4;
-    fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn read(bytes: &[u8]) -> Self {
-        Fields(bytes).u32()
-    }
-}
 
 /// Records a page holds (4 in unit tests, so that pages spill and come back).
 const PAGE: usize = if cfg!(test) { 4 } else { 256 };
@@ -32,13 +17,21 @@ const RESIDENT: usize = if cfg!(test) { 2 } else { 4 };
 enum Page<T> {
     /// In memory; `written` is where the spool still holds the same records, if it does (a
     /// page read back and not changed since is not written again).
-    Memory { records: Vec<T>, written: Option<u64> },
-    /// Written to the spool at `at` (its `PAGE` records).
-    Spooled(u64),
+    Memory { records: Vec<T>, written: Option<Written> },
+    /// Written to the spool: `len` bytes at `at` (its `PAGE` records).
+    Spooled(Written),
 }
 
-/// Records by index, in pages of [`PAGE`]; all in memory when the thread has no spool.
-pub struct SpillVec<T: Record> {
+/// Where a page's records are in the spool, serialized by postcard.
+#[derive(Clone, Copy)]
+struct Written {
+    at: u64,
+    len: u32,
+}
+
+/// Records by index, in pages of [`PAGE`]; all in memory when the thread has no spool. Records
+/// round-trip through postcard, so `T` must not skip fields when it serializes.
+pub struct CompileList<T> {
     pages: Vec<Page<T>>,
     len: usize,
     /// The pages in memory but the last, least recently used first.
@@ -46,13 +39,13 @@ pub struct SpillVec<T: Record> {
     spool: Option<Arc<dyn Spool>>,
 }
 
-impl<T: Record> Default for SpillVec<T> {
+impl<T> Default for CompileList<T> {
     fn default() -> Self {
-        SpillVec { pages: Vec::new(), len: 0, resident: Vec::new(), spool: None }
+        CompileList { pages: Vec::new(), len: 0, resident: Vec::new(), spool: None }
     }
 }
 
-impl<T: Record> SpillVec<T> {
+impl<T: Serialize + DeserializeOwned> CompileList<T> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -113,7 +106,7 @@ impl<T: Record> SpillVec<T> {
         let spool = self.spool;
         self.pages.into_iter().flat_map(move |page| match page {
             Page::Memory { records, .. } => records,
-            Page::Spooled(at) => read_page(spool.as_deref().expect("spooled pages have a spool"), at),
+            Page::Spooled(written) => read_page(spool.as_deref().expect("spooled pages have a spool"), written),
         })
     }
 
@@ -127,9 +120,9 @@ impl<T: Record> SpillVec<T> {
             self.resident.push(p);
             return;
         }
-        if let Page::Spooled(at) = self.pages[page] {
+        if let Page::Spooled(written) = self.pages[page] {
             let spool = self.spool.as_deref().expect("spooled pages have a spool");
-            self.pages[page] = Page::Memory { records: read_page(spool, at), written: Some(at) };
+            self.pages[page] = Page::Memory { records: read_page(spool, written), written: Some(written) };
         }
         self.resident.push(page);
         self.evict();
@@ -145,18 +138,17 @@ impl<T: Record> SpillVec<T> {
         while self.resident.len() > RESIDENT {
             let page = self.resident.remove(0);
             let records = match &self.pages[page] {
-                Page::Memory { written: Some(at), .. } => {
-                    self.pages[page] = Page::Spooled(*at);
+                Page::Memory { written: Some(written), .. } => {
+                    self.pages[page] = Page::Spooled(*written);
                     continue;
                 }
                 Page::Memory { records, written: None } => records,
                 Page::Spooled(_) => continue,
             };
-            let mut bytes = Vec::with_capacity(PAGE * T::BYTES);
-            records.iter().for_each(|r| r.write(&mut bytes));
-            debug_assert_eq!(bytes.len(), PAGE * T::BYTES);
+            let bytes = postcard::to_allocvec(records).expect("a table's records are plain data");
+            let Ok(len) = u32::try_from(bytes.len()) else { return };
             match spool.put(&bytes) {
-                Ok(at) => self.pages[page] = Page::Spooled(at),
+                Ok(at) => self.pages[page] = Page::Spooled(Written { at, len }),
                 Err(_) => return,
             }
         }
@@ -165,50 +157,15 @@ impl<T: Record> SpillVec<T> {
 
 /// A full page's records from the spool. The spool is a file of the build's own staging
 /// directory: failing to read back what was written there is the end of the build.
-fn read_page<T: Record>(spool: &dyn Spool, at: u64) -> Vec<T> {
-    let bytes = spool.get(at, PAGE * T::BYTES).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
-    bytes.chunks_exact(T::BYTES).map(T::read).collect()
-}
-
-/// Little-endian fields of a record, read in the order they were written.
-pub struct Fields<'a>(pub &'a [u8]);
-
-impl Fields<'_> {
-    pub fn u64(&mut self) -> u64 {
-        let (head, rest) = self.0.split_at(8);
-        self.0 = rest;
-        u64::from_le_bytes(head.try_into().expect("8 bytes"))
-    }
-
-    pub fn u32(&mut self) -> u32 {
-        let (head, rest) = self.0.split_at(4);
-        self.0 = rest;
-        u32::from_le_bytes(head.try_into().expect("4 bytes"))
-    }
-
-    pub fn u8(&mut self) -> u8 {
-        let (head, rest) = self.0.split_at(1);
-        self.0 = rest;
-        head[0]
-    }
+fn read_page<T: DeserializeOwned>(spool: &dyn Spool, Written { at, len }: Written) -> Vec<T> {
+    let bytes = spool.get(at, len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+    postcard::from_bytes(&bytes).expect("records read back as written")
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::packed_rows::{set_spool, tests::VecSpool};
     use super::*;
-
-    impl Record for (u64, u64) {
-        const BYTES: usize = 16;
-        fn write(&self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.0.to_le_bytes());
-            out.extend_from_slice(&self.1.to_le_bytes());
-        }
-        fn read(bytes: &[u8]) -> Self {
-            let mut f = Fields(bytes);
-            (f.u64(), f.u64())
-        }
-    }
 
     /// Records pushed, changed out of order (old pages coming back from the spool) and read in
     /// order are what a plain list would hold, with a spool or without.
@@ -217,7 +174,7 @@ mod tests {
         for spooled in [false, true] {
             let spool = Arc::new(VecSpool::default());
             set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
-            let (mut list, mut plain) = (SpillVec::<(u64, u64)>::default(), Vec::new());
+            let (mut list, mut plain) = (CompileList::<(u64, u64)>::default(), Vec::new());
             for i in 0..50u64 {
                 assert_eq!(list.push((i, 0)), plain.len());
                 plain.push((i, 0));

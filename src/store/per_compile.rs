@@ -9,15 +9,15 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::compile_list::CompileList;
 use super::packed_rows::{Spool, spool};
-use super::spill_vec::{Fields, Record, SpillVec};
 
 /// Values kept in memory unless a map says otherwise: the latest used.
 pub const LIVE: usize = 16;
 
 /// Where a record's value was written last: `at` in the spool, `len` bytes ([`Written::NONE`]:
 /// never written).
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 struct Written {
     at: u64,
     len: u32,
@@ -27,37 +27,25 @@ impl Written {
     const NONE: Written = Written { at: u64::MAX, len: 0 };
 }
 
-impl Record for Written {
-    const BYTES: usize = 12;
-    fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.at.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
-    }
-    fn read(bytes: &[u8]) -> Self {
-        let mut f = Fields(bytes);
-        Written { at: f.u64(), len: f.u32() }
-    }
-}
-
 /// A value per compile record (an index in `Compiles::records`), made by `V::default()` the first
 /// time it is asked for. Values round-trip through postcard, so `V` must not skip fields when it
 /// serializes. At most `KEPT` stay in memory (2 in unit tests, so that values spill and come
 /// back), all when the thread has no spool.
-pub struct RecordMap<V, const KEPT: usize = LIVE> {
+pub struct PerCompile<V, const KEPT: usize = LIVE> {
     /// Values in memory, least recently used first.
     live: IndexMap<u32, V>,
     /// By record: where its value was written last (a live value may have an older copy there).
-    written: SpillVec<Written>,
+    written: CompileList<Written>,
     spool: Option<Arc<dyn Spool>>,
 }
 
-impl<V, const KEPT: usize> Default for RecordMap<V, KEPT> {
+impl<V, const KEPT: usize> Default for PerCompile<V, KEPT> {
     fn default() -> Self {
-        RecordMap { live: IndexMap::new(), written: SpillVec::default(), spool: None }
+        PerCompile { live: IndexMap::new(), written: CompileList::default(), spool: None }
     }
 }
 
-impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, KEPT> {
+impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V, KEPT> {
     /// Values kept in memory.
     const KEPT: usize = if cfg!(test) { if KEPT < 2 { KEPT } else { 2 } } else { KEPT };
 
@@ -91,7 +79,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> RecordMap<V, 
 
     /// Every record's value, in record order, read back one at a time.
     pub fn into_values(self) -> impl Iterator<Item = (u32, V)> {
-        let RecordMap { mut live, written, spool } = self;
+        let PerCompile { mut live, written, spool } = self;
         written.into_records().enumerate().filter_map(move |(record, w)| {
             let record = record as u32;
             match live.swap_remove(&record) {
@@ -172,7 +160,7 @@ mod tests {
         for spooled in [false, true] {
             let spool = Arc::new(VecSpool::default());
             set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
-            let (mut map, mut plain) = (RecordMap::<Vec<String>>::default(), BTreeMap::<u32, Vec<String>>::new());
+            let (mut map, mut plain) = (PerCompile::<Vec<String>>::default(), BTreeMap::<u32, Vec<String>>::new());
             for step in 0..60u32 {
                 // Mostly the latest records, now and then one long past or far ahead.
                 let record = match step % 7 {
