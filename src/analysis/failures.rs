@@ -65,7 +65,7 @@ impl Serialize for CompletedRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.rows.len()))?;
         self.rows.try_for_each_json(|json| {
-            let (id, row, exception): PackedRow = serde_json::from_str(json).map_err(S::Error::custom)?;
+            let (id, row, exception): PackedRow = serde_json::from_str(json.text()).map_err(S::Error::custom)?;
             let exception = exception.map(|e| self.exceptions.get_raw(e));
             let row = PackedFailure { exception: exception.as_deref().unwrap_or(row.exception), ..row };
             seq.serialize_element(&complete(self.ctx, id, row))

@@ -1,8 +1,6 @@
 //! Guards and shapes: Dynamo guards (structured and C++ trees), shape guards, specializations,
 //! symbols and data-dependent guards, each row tied to its compile id and user location.
 
-use std::cell::RefCell;
-
 use serde::ser::{Error, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -12,13 +10,11 @@ use super::graph_breaks::is_user_file;
 use super::{Diagnostics, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::guards::{
-    DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardsCompile, ShapeGuard, ShapeGuardKind,
+    DataDependent, DataDependentKind, DynamoGuard, FrameLocals, GuardTree, GuardsCompile, ShapeGuard, ShapeGuardKind,
     Specialization, SymbolCreated, TreeGuard,
 };
 use crate::schema::{Frame, StackTable};
-use crate::store::CompileList;
-use crate::store::digest_ids::DigestIds;
-use crate::store::packed_rows::{DecodedBlock, Digest, Interner, PackedRows, digest, raw_row};
+use crate::store::{CompileList, Distinct, Numbers, RowList, Rows};
 
 /// Rows are packed as they are observed (user frames resolved then: the stack table only grows),
 /// and the summary of each compile id is kept up to date, so nothing is left to compute from
@@ -32,17 +28,17 @@ pub struct GuardsTable {
     /// One summary per compile id (as displayed) in order of its first row (entries come in
     /// `seq` order).
     compiles: Summaries,
-    dynamo_guards: PackedRows,
+    dynamo_guards: Rows<DynamoGuard>,
     /// [`TreeRow`]s: the trees, their guards as ids in `tree_guards`.
-    guard_trees: PackedRows,
-    /// Each distinct tree guard once, its index its id, known by the digest of its line
-    /// ([`guard_digest`]): the trees of a long log repeat a few hundred distinct guards a hundred
-    /// thousand times, and a large model's trees hold thousands of their own.
-    tree_guards: Interner,
-    shape_guards: PackedRows,
-    specializations: PackedRows,
-    symbols: PackedRows,
-    data_dependent: PackedRows,
+    guard_trees: Rows<GuardTree>,
+    /// Each distinct tree guard once, its index its id, known by its line ([`guard_id`]): the
+    /// trees of a long log repeat a few hundred distinct guards a hundred thousand times, and a
+    /// large model's trees hold thousands of their own.
+    tree_guards: Distinct<TreeGuard>,
+    shape_guards: Rows<ShapeGuard>,
+    specializations: Rows<Specialization>,
+    symbols: Rows<SymbolCreated>,
+    data_dependent: Rows<DataDependent>,
 }
 
 /// A compile's [`GuardsCompile`] as its rows are counted: its id is its key in
@@ -60,25 +56,23 @@ struct Tally {
     data_dependent: u64,
 }
 
-/// The [`Tally`] of each compile id (as displayed), in order of its first row: the ids (as JSON,
-/// a string or null), their tallies, and each one's place known by its id's digest
-/// ([`id_digest`]). A long log has one per compile; those long past are in the spool.
+/// The [`Tally`] of each compile id (as displayed), in order of its first row: the ids, their
+/// tallies, and each one's place, known by its id ([`id_key`]). A long log has one per compile.
 #[derive(Default)]
 struct Summaries {
-    ids: PackedRows,
+    ids: Rows<Option<String>>,
     tallies: CompileList<Tally>,
-    places: DigestIds,
+    places: Numbers,
     /// The id summarized last and its place: the rows of one compile come together.
     last: Option<(Option<String>, usize)>,
 }
 
-/// What a compile id (as displayed) is known by in a [`DigestIds`] (`Summaries::places`, the
-/// inputs' compiles): a first part of their own tells `None` from any id (`digest` prefixes each
-/// part with its length).
-pub fn id_digest(id: Option<&str>) -> Digest {
+/// What a compile id (as displayed) is known by in [`Numbers`] (`Summaries::places`, the inputs'
+/// compiles): a first part of its own tells `None` from any id.
+pub fn id_key(id: Option<&str>) -> [&[u8]; 2] {
     match id {
-        Some(id) => digest(&[b"s", id.as_bytes()]),
-        None => digest(&[b"n"]),
+        Some(id) => [b"s", id.as_bytes()],
+        None => [b"n", b""],
     }
 }
 
@@ -94,12 +88,12 @@ impl Summaries {
 
     /// The place of a compile id's tally, made if new; the id becomes `last`.
     fn place_of(&mut self, id: &Option<String>) -> usize {
-        let key = id_digest(id.as_deref());
-        let place = self.places.get(key).map_or_else(
+        let key = id_key(id.as_deref());
+        let place = self.places.get(&key).map_or_else(
             || {
                 self.ids.push(id);
                 let place = self.tallies.push(Tally::default());
-                self.places.insert(key, place as u32);
+                self.places.insert(&key, place as u32);
                 place
             },
             |place| place as usize,
@@ -153,40 +147,22 @@ struct GuardTreeView<'a, 'b> {
     lines: &'a RawValue,
     latency_us: &'a RawValue,
     managers: &'a RawValue,
-    guards: InternedRows<'b>,
-}
-
-/// Rows given by their ids in an [`Interner`].
-struct InternedRows<'a> {
-    ids: &'a [u32],
-    rows: &'a Interner,
-    cache: &'a RefCell<DecodedBlock>,
-}
-
-impl Serialize for InternedRows<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut cache = self.cache.borrow_mut();
-        let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
-        for &id in self.ids {
-            seq.serialize_element(&raw_row(self.rows.get(id, &mut cache)))?;
-        }
-        seq.end()
-    }
+    guards: RowList<'b>,
 }
 
 /// The guard trees of the table, serialized as a list of [`crate::schema::tables::guards::GuardTree`].
 pub struct GuardTrees {
-    trees: PackedRows,
-    guards: Interner,
+    trees: Rows<GuardTree>,
+    guards: Distinct<TreeGuard>,
 }
 
 impl Serialize for GuardTrees {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // The trees of a long log share their guards with trees logged long before.
-        let cache = RefCell::new(DecodedBlock::with_capacity(8));
+        let guards = self.guards.reader(8);
         let mut seq = serializer.serialize_seq(Some(self.trees.len()))?;
-        self.trees.try_for_each(|json| {
-            let t: TreeRowText = serde_json::from_str(json).map_err(S::Error::custom)?;
+        self.trees.try_for_each_json(|json| {
+            let t: TreeRowText = serde_json::from_str(json.text()).map_err(S::Error::custom)?;
             seq.serialize_element(&GuardTreeView {
                 compile_id: t.compile_id,
                 seq: t.seq,
@@ -195,7 +171,7 @@ impl Serialize for GuardTrees {
                 lines: t.lines,
                 latency_us: t.latency_us,
                 managers: t.managers,
-                guards: InternedRows { ids: &t.guards, rows: &self.guards, cache: &cache },
+                guards: guards.list(&t.guards),
             })
         })?;
         seq.end()
@@ -206,12 +182,12 @@ impl Serialize for GuardTrees {
 #[derive(Serialize)]
 pub struct PackedGuards {
     compiles: Vec<GuardsCompile>,
-    dynamo_guards: PackedRows,
+    dynamo_guards: Rows<DynamoGuard>,
     guard_trees: GuardTrees,
-    shape_guards: PackedRows,
-    specializations: PackedRows,
-    symbols: PackedRows,
-    data_dependent: PackedRows,
+    shape_guards: Rows<ShapeGuard>,
+    specializations: Rows<Specialization>,
+    symbols: Rows<SymbolCreated>,
+    data_dependent: Rows<DataDependent>,
 }
 
 /// A metadata field as text: strings as they are, numbers and booleans written out; null when
@@ -353,7 +329,7 @@ impl GuardsTable {
                     user_frame,
                     symbol_to_sources: object(meta, "symbol_to_sources"),
                     frame_locals: frame_locals(meta),
-                })
+                });
             }
             "symbolic_shape_specialization" => {
                 summary.specializations += 1;
@@ -368,7 +344,7 @@ impl GuardsTable {
                     user_stack,
                     stack,
                     user_frame,
-                })
+                });
             }
             "create_symbol" | "create_unbacked_symbol" => {
                 let unbacked = ev.kind == "create_unbacked_symbol";
@@ -390,7 +366,7 @@ impl GuardsTable {
                     user_stack,
                     stack,
                     user_frame,
-                })
+                });
             }
             _ => {
                 summary.data_dependent += 1;
@@ -412,7 +388,7 @@ impl GuardsTable {
                     stack,
                     user_frame,
                     frame_locals: frame_locals(meta),
-                })
+                });
             }
         }
     }
@@ -425,7 +401,7 @@ impl GuardsTable {
         let mut guards = Vec::new();
         let tree_guards = &mut self.tree_guards;
         let (managers, latency_us) = walk_tree(&text, |depth, source, body| {
-            guards.push(tree_guards.intern(guard_digest(depth, source, body), || tree_guard(depth, source, body)));
+            guards.push(guard_id(tree_guards, depth, source, body));
         });
         let latency_us = diags.number(ev, "Guard latency", latency_us);
         let compile_id = compile_id(ev);
@@ -434,7 +410,7 @@ impl GuardsTable {
         if latency_us.is_some() {
             summary.latency_us = latency_us;
         }
-        self.guard_trees.push(&TreeRow {
+        self.guard_trees.push_view(&TreeRow {
             compile_id,
             seq: ev.seq,
             line: ev.line,
@@ -456,12 +432,12 @@ impl GuardsTable {
     fn compile_rows(mut summaries: Summaries, ctx: &Finish) -> Vec<GuardsCompile> {
         let mut record_of: Vec<Option<usize>> = vec![None; summaries.tallies.len()];
         for (index, r) in ctx.compiles.records.iter().enumerate() {
-            if let Some(place) = summaries.places.get(id_digest(Some(&r.display()))) {
+            if let Some(place) = summaries.places.get(&id_key(Some(&r.display()))) {
                 record_of[place as usize] = Some(index);
             }
         }
         let mut compile_ids: Vec<Option<String>> = Vec::with_capacity(summaries.tallies.len());
-        summaries.ids.for_each_as("compile ids", |id| compile_ids.push(id));
+        summaries.ids.for_each("compile ids", |id| compile_ids.push(id));
         compile_ids
             .into_iter()
             .zip(summaries.tallies.into_records())
@@ -588,13 +564,14 @@ fn split_kind(body: &str) -> (&str, &str) {
     (kind, rest.strip_prefix(':').unwrap_or(rest).trim_start())
 }
 
-/// What a tree guard is known by: all its row is read from.
-fn guard_digest(depth: u64, source: Option<&str>, body: &str) -> Digest {
-    let (tag, source): (&[u8], &str) = match source {
+/// The id of a tree guard in `guards`, added if new; known by all its row is read from.
+fn guard_id(guards: &mut Distinct<TreeGuard>, depth: u64, source: Option<&str>, body: &str) -> u32 {
+    let (tag, source_text): (&[u8], &str) = match source {
         Some(s) => (b"s", s),
         None => (b"-", ""),
     };
-    digest(&[&depth.to_le_bytes(), tag, source.as_bytes(), body.as_bytes()])
+    let key: [&[u8]; 4] = [&depth.to_le_bytes(), tag, source_text.as_bytes(), body.as_bytes()];
+    guards.id_by(&key, || tree_guard(depth, source, body))
 }
 
 /// The check of a leaf guard whose line after `+- ` is `body` (its row's `code`).

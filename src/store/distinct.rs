@@ -1,14 +1,12 @@
 //! Distinct rows a table numbers as it meets them (guard lines, stack traces, large metric
 //! values): each stored once, its index its id, found again by a key the table chooses.
 
-use std::cell::RefCell;
-
 use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::{DecodedBlock, digest};
+use super::packed_rows::digest;
 use super::rows::{RowReader, Rows};
 
 /// Distinct rows of type `T`, in order of their ids; serializes as the list of the rows. What a
@@ -18,13 +16,11 @@ pub struct Distinct<T> {
     rows: Rows<T>,
     /// Each row's id, by the digest of its key.
     ids: DigestIds,
-    /// The block of rows [`Distinct::get`] read last.
-    last_read: RefCell<DecodedBlock>,
 }
 
 impl<T> Default for Distinct<T> {
     fn default() -> Self {
-        Distinct { rows: Rows::default(), ids: DigestIds::default(), last_read: RefCell::default() }
+        Distinct { rows: Rows::default(), ids: DigestIds::default() }
     }
 }
 
@@ -39,7 +35,7 @@ impl<T> Distinct<T> {
 
     /// Row `id` as the JSON it was pushed as, to be copied into an output unparsed.
     pub fn get_raw(&self, id: u32) -> Box<RawValue> {
-        self.rows.get_raw(id, &mut self.last_read.borrow_mut())
+        self.rows.get_raw(id)
     }
 
     /// Reads rows by id (see [`Rows::reader`]).
@@ -51,7 +47,7 @@ impl<T> Distinct<T> {
 impl<T: DeserializeOwned> Distinct<T> {
     /// Row `id`, read back.
     pub fn get(&self, id: u32) -> T {
-        self.rows.get(id, &mut self.last_read.borrow_mut())
+        self.rows.get(id)
     }
 }
 

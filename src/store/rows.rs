@@ -16,12 +16,14 @@ use super::packed_rows::{DecodedBlock, PackedRows, RowsAt, raw_row};
 /// was serialized when pushed.
 pub struct Rows<T> {
     packed: PackedRows,
+    /// The block of rows [`Rows::get`] read last.
+    last_read: RefCell<DecodedBlock>,
     row: PhantomData<fn(&T) -> T>,
 }
 
 impl<T> Default for Rows<T> {
     fn default() -> Self {
-        Rows { packed: PackedRows::default(), row: PhantomData }
+        Rows { packed: PackedRows::default(), last_read: RefCell::default(), row: PhantomData }
     }
 }
 
@@ -69,8 +71,11 @@ impl<T: Serialize> Rows<T> {
 impl<T> Rows<T> {
     /// Calls `f` with each row's JSON text as it was pushed, in order: for rows read back
     /// borrowing from their text. Stops at the first error `f` returns.
-    pub fn try_for_each_json<E: serde::ser::Error>(&self, f: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        self.packed.try_for_each(f)
+    pub fn try_for_each_json<E: serde::ser::Error>(
+        &self,
+        mut f: impl FnMut(RowJson<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.packed.try_for_each(|json| f(RowJson(json)))
     }
 }
 
@@ -88,6 +93,21 @@ impl<T> Serialize for Rows<T> {
     }
 }
 
+/// A row's JSON text as it was pushed (see [`Rows::try_for_each_json`]).
+#[derive(Clone, Copy)]
+pub struct RowJson<'a>(&'a str);
+
+impl<'a> RowJson<'a> {
+    pub fn text(self) -> &'a str {
+        self.0
+    }
+
+    /// The row as a raw value, copied into an output unparsed.
+    pub fn raw(self) -> Box<RawValue> {
+        raw_row(self.0)
+    }
+}
+
 /// Rows of a [`Rows`] read by index (see [`Rows::reader`]).
 pub struct RowReader<'a, T> {
     rows: &'a Rows<T>,
@@ -95,16 +115,17 @@ pub struct RowReader<'a, T> {
 }
 
 impl<T> Rows<T> {
-    /// Row `index` as the JSON it was pushed as; its block is read into `cache` unless there.
-    pub(super) fn get_raw(&self, index: u32, cache: &mut DecodedBlock) -> Box<RawValue> {
-        raw_row(self.packed.get(index as usize, cache))
+    /// Row `index` as the JSON it was pushed as, to be copied into an output unparsed.
+    pub fn get_raw(&self, index: u32) -> Box<RawValue> {
+        raw_row(self.packed.get(index as usize, &mut self.last_read.borrow_mut()))
     }
 }
 
 impl<T: DeserializeOwned> Rows<T> {
-    /// Row `index`, read back; its block is read into `cache` unless there.
-    pub(super) fn get(&self, index: u32, cache: &mut DecodedBlock) -> T {
-        let json = self.packed.get(index as usize, cache);
+    /// Row `index`, read back.
+    pub fn get(&self, index: u32) -> T {
+        let mut cache = self.last_read.borrow_mut();
+        let json = self.packed.get(index as usize, &mut cache);
         serde_json::from_str(json)
             .unwrap_or_else(|e| panic!("{} read back as they were pushed: {e}", std::any::type_name::<T>()))
     }
