@@ -20,9 +20,8 @@ use crate::schema::tables::{
     CompileTiming, InstantCount, OuterPhase, Overlap, PhCount, Phase, PhaseTotal, UnmatchedCause, UnmatchedEvent,
     UnmatchedSide,
 };
-use crate::store::CompileList;
 use crate::store::PerCompile;
-use crate::store::small_id::{NO_ID, SmallId, WIDE, full_id, small_id};
+use crate::store::{CompileIds, CompileList};
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -280,7 +279,7 @@ pub struct CompileClock {
 /// to (a map would hold every id a second time).
 #[derive(Default, Clone)]
 struct CompileIndex {
-    ids: SmallIds,
+    ids: CompileIds,
     index: HashTable<u32>,
     hasher: foldhash::fast::RandomState,
 }
@@ -308,40 +307,7 @@ impl CompileIndex {
     }
 
     fn len(&self) -> usize {
-        self.ids.small.len()
-    }
-}
-
-/// Compile ids in order, each as a [`SmallId`], or [`NO_ID`] for none; an id too large for one is
-/// [`WIDE`] and its index in `wide`.
-#[derive(Default, Clone)]
-struct SmallIds {
-    small: Vec<SmallId>,
-    /// The ids too large for a [`SmallId`].
-    wide: Vec<CompileId>,
-}
-
-impl SmallIds {
-    /// Appends an id; returns its index.
-    fn push(&mut self, id: Option<CompileId>) -> usize {
-        let small = match id {
-            None => NO_ID,
-            Some(id) => small_id(&id).unwrap_or_else(|| {
-                self.wide.push(id);
-                [WIDE, (self.wide.len() - 1) as u32, 0, 0]
-            }),
-        };
-        self.small.push(small);
-        self.small.len() - 1
-    }
-
-    fn get(&self, i: usize) -> Option<CompileId> {
-        let small = self.small[i];
-        match small[0] {
-            u32::MAX => None,
-            WIDE => Some(self.wide[small[1] as usize]),
-            _ => Some(full_id(small)),
-        }
+        self.ids.len()
     }
 }
 
@@ -997,7 +963,7 @@ mod tests {
             assert_eq!(index.id(i), *id);
             assert_eq!(index.insert(*id), (i, false));
         }
-        assert_eq!(index.ids.wide.len(), 3);
+        assert_eq!(index.ids.kept_whole(), 3);
     }
 
     proptest! {

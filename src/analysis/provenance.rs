@@ -29,9 +29,7 @@ use crate::schema::tables::{
     ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
-use crate::store::CompileList;
-use crate::store::PerCompile;
-use crate::store::packed_rows::{PackedRows, Squeezed};
+use crate::store::{CompileList, CompressedBytes, PerCompile, Rows};
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
 /// a pane takes the artifact of the first name that was logged at all.
@@ -60,7 +58,7 @@ struct HeldPane {
     /// Which of the pane's names it has (0 is the most wanted).
     precedence: usize,
     /// The payload as logged.
-    text: Squeezed,
+    text: CompressedBytes,
 }
 
 impl HeldPane {
@@ -78,7 +76,7 @@ impl HeldPane {
 struct HeldGraph {
     panes: [Option<HeldPane>; 4],
     /// `seq` and payload of the usable node mappings (a JSON object).
-    mappings: Option<(u64, Squeezed)>,
+    mappings: Option<(u64, CompressedBytes)>,
 }
 
 /// What is held for one compile id (`None`: entries without one).
@@ -111,7 +109,7 @@ impl HeldCompile {
     /// name, and otherwise keeps the most wanted name.
     /// The text is copied only when it is kept.
     fn add_pane(&mut self, pane: usize, seq: u64, precedence: usize, bytes: &[u8]) {
-        let new = || Some(HeldPane { seq, precedence, text: Squeezed::new(bytes) });
+        let new = || Some(HeldPane { seq, precedence, text: CompressedBytes::new(bytes) });
         if pane == PRE_GRAD {
             if self.pre_grad.as_ref().is_none_or(|h| precedence <= h.precedence) {
                 self.pre_grad = new();
@@ -145,7 +143,7 @@ pub struct ProvenanceTable {
     /// The compile whose panes were stored last (the only one holding any before tracking is seen).
     last_pane_compile: Option<Option<u32>>,
     /// [`KernelStackTraces`] rows.
-    stack_traces: PackedRows,
+    stack_traces: Rows<KernelStackTraces>,
 }
 
 impl ProvenanceTable {
@@ -213,7 +211,7 @@ impl ProvenanceTable {
     fn observe_mappings(&mut self, ev: &Event, record: Option<u32>, diags: &mut Diagnostics) {
         match (ev.payload_json(), ev.payload) {
             (Some(Value::Object(_)), Some(payload)) => {
-                let held = Squeezed::new(payload.bytes);
+                let held = CompressedBytes::new(payload.bytes);
                 self.compile(record).graph_for(|g| g.mappings.is_some()).mappings = Some((ev.seq, held));
                 self.tracking_seen = true;
             }
@@ -271,25 +269,28 @@ impl Table for ProvenanceTable {
             return None;
         }
         let rows = held.len() as u64;
-        Some((ProvenanceView { compiles: Rows { ctx, compiles, held }, kernel_stack_traces: self.stack_traces }, rows))
+        Some((
+            ProvenanceView { compiles: CompileRows { ctx, compiles, held }, kernel_stack_traces: self.stack_traces },
+            rows,
+        ))
     }
 }
 
 /// [`Provenance`], each compile's row made as it is written.
 #[derive(Serialize)]
 pub struct ProvenanceView<'a> {
-    compiles: Rows<'a>,
-    kernel_stack_traces: PackedRows,
+    compiles: CompileRows<'a>,
+    kernel_stack_traces: Rows<KernelStackTraces>,
 }
 
 /// The compiles with a row: their records, in the rows' order.
-struct Rows<'a> {
+struct CompileRows<'a> {
     ctx: &'a Finish<'a>,
     compiles: HeldCompiles,
     held: Vec<u32>,
 }
 
-impl Serialize for Rows<'_> {
+impl Serialize for CompileRows<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.held.len()))?;
         for &record in &self.held {
@@ -638,8 +639,11 @@ mod tests {
             set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));
             let mut table = ProvenanceTable::default();
             for record in [Some(70), Some(3), Some(5), Some(70), None, Some(3), Some(200)] {
-                table.compile(record).pre_grad =
-                    Some(HeldPane { seq: 1, precedence: 0, text: Squeezed::new(format!("{record:?}").as_bytes()) });
+                table.compile(record).pre_grad = Some(HeldPane {
+                    seq: 1,
+                    precedence: 0,
+                    text: CompressedBytes::new(format!("{record:?}").as_bytes()),
+                });
                 if record == Some(3) {
                     // What observing a pane of another compile does before tracking is seen.
                     table.drop_compile(Some(70));

@@ -393,14 +393,14 @@ impl Compressed {
 /// the spool holds of a long text (a [`Compressed`] knows its place in the spool, which no copy
 /// of it can).
 #[derive(Default, Serialize, serde::Deserialize)]
-pub struct Squeezed {
+pub struct CompressedBytes {
     bytes: Vec<u8>,
     len: usize,
 }
 
-impl Squeezed {
+impl CompressedBytes {
     pub fn new(bytes: &[u8]) -> Self {
-        Squeezed { bytes: compress(bytes), len: bytes.len() }
+        CompressedBytes { bytes: compress(bytes), len: bytes.len() }
     }
 
     /// The bytes, decompressed.

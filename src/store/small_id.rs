@@ -35,6 +35,53 @@ pub fn full_id(small: SmallId) -> CompileId {
     }
 }
 
+/// Compile ids in order (or none), each as a [`SmallId`], or [`NO_ID`] for none; an id too large for one is
+/// [`WIDE`] and its index in `wide`.
+#[derive(Default, Clone)]
+pub struct CompileIds {
+    small: Vec<SmallId>,
+    /// The ids too large for a [`SmallId`].
+    wide: Vec<CompileId>,
+}
+
+impl CompileIds {
+    pub fn len(&self) -> usize {
+        self.small.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.small.is_empty()
+    }
+
+    /// How many ids are kept whole (too large for a small form).
+    #[cfg(test)]
+    pub(crate) fn kept_whole(&self) -> usize {
+        self.wide.len()
+    }
+
+    /// Appends an id; returns its index.
+    pub fn push(&mut self, id: Option<CompileId>) -> usize {
+        let small = match id {
+            None => NO_ID,
+            Some(id) => small_id(&id).unwrap_or_else(|| {
+                self.wide.push(id);
+                [WIDE, (self.wide.len() - 1) as u32, 0, 0]
+            }),
+        };
+        self.small.push(small);
+        self.small.len() - 1
+    }
+
+    pub fn get(&self, i: usize) -> Option<CompileId> {
+        let small = self.small[i];
+        match small[0] {
+            u32::MAX => None,
+            WIDE => Some(self.wide[small[1] as usize]),
+            _ => Some(full_id(small)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

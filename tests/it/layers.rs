@@ -62,6 +62,38 @@ fn analysis_holds_no_thread_local_global_switch_or_unsafe() {
     assert!(found.is_empty(), "analysis is table logic only:\n{}", found.join("\n"));
 }
 
+/// The first stage, whose compile records are a packed form of their own.
+const OWN_STORAGE: &[&str] = &["src/analysis/compiles.rs"];
+
+#[test]
+fn tables_name_only_the_stores_vocabulary() {
+    // A table says what it keeps (`Rows`, `Distinct`, `PerCompile`, `CompileList`, `Numbers`,
+    // ...) from `crate::store`'s own list; how those are packed, spilled or digested is named in
+    // no table. Unit tests of spilling install a spool: only code before a file's tests counts.
+    let tables: Vec<PathBuf> = rust_files("src/analysis")
+        .into_iter()
+        .filter(|f| !OWN_STORAGE.iter().any(|own| f.ends_with(own)))
+        .filter(|f| !f.to_string_lossy().contains("/compiles/"))
+        .collect();
+    let mut found = Vec::new();
+    for file in &tables {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            let deep = line.match_indices("store::").any(|(at, _)| {
+                let rest = &line[at + "store::".len()..];
+                rest.starts_with(|c: char| c.is_ascii_lowercase()) && rest.contains("::")
+            });
+            let machinery = ["PackedRows", "DecodedBlock", "Interner", "DigestIds", "raw_row", "SmallId", "Spool"];
+            if deep || machinery.iter().any(|m| line.contains(m)) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(tables.len() > 20, "the tables were found");
+    assert!(found.is_empty(), "tables name store machinery:\n{}", found.join("\n"));
+}
+
 #[test]
 fn bundle_never_names_the_sharing_layer() {
     let forbidden = ["crate::publish", "crate::serve", "crate::proxy", "crate::http", "tokio", "object_store"];
