@@ -263,7 +263,7 @@ impl InputsTable {
         &mut self.live.last_mut().expect("just pushed").1
     }
 
-    /// The describer set aside as `number`, no longer set aside.
+    /// Takes the describer set aside as `number` out of `set_aside`.
     fn take_set_aside(&mut self, number: u32) -> Describer {
         let describer = std::mem::take(self.set_aside.entry(number));
         self.set_aside.remove(number);
