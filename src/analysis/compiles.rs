@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
-use std::sync::Mutex;
 
 use hashbrown::HashTable;
 use indexmap::IndexSet;
@@ -17,8 +16,7 @@ use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
-use crate::store::packed_rows::{DecodedBlock, PackedRows};
-use crate::store::small_id::{SmallId, WIDE, full_id, small_id};
+use crate::store::{CompactId, Records};
 use tlparse_bundle::ids::parse_blob_id;
 
 mod paged;
@@ -26,7 +24,7 @@ use paged::PagedRecords;
 
 /// An artifact as [`Compiles`] keeps it ([`Compiles::artifact_ref`] makes its row): a long log
 /// has a hundred thousand, so kind and name are interned and the blob id kept as bytes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Artifact {
     pub seq: u64,
     line: u64,
@@ -58,8 +56,8 @@ impl Serialize for ArtifactRefs<'_> {
 /// Paged records round-trip through postcard ([`paged`]), their rare facts kept aside.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompileRecord {
-    /// The id ([`CompileRecord::id`]), small; a wide one is [`WIDE`] here and whole in `rare`.
-    id: SmallId,
+    /// The id ([`CompileRecord::id`]), compact; one too wide for that is whole in `rare`.
+    id: CompactId,
     pub first_seq: u64,
     pub last_seq: u64,
     /// The timestamps of its first and last entries ([`CompileRecord::start_ts`]): packed
@@ -86,18 +84,15 @@ pub struct CompileRecord {
     raw_forms: u8,
 }
 
-/// A record's id from its small form and its rare facts (where a wide id is kept whole).
-fn record_id(small: SmallId, rare: Option<&RareFacts>) -> CompileId {
-    match small[0] {
-        WIDE => rare.and_then(|r| r.wide_id).expect("a wide id is kept whole"),
-        _ => full_id(small),
-    }
+/// A record's id from its compact form and its rare facts (where a wide id is kept whole).
+fn record_id(compact: CompactId, rare: Option<&RareFacts>) -> CompileId {
+    compact.id().unwrap_or_else(|| rare.and_then(|r| r.wide_id).expect("a wide id is kept whole"))
 }
 
 /// The facts of a [`CompileRecord`] that most compiles do not have.
 #[derive(Debug, Clone, Default)]
 struct RareFacts {
-    /// The id, when it has no [`SmallId`].
+    /// The id, when it has no compact form.
     wide_id: Option<CompileId>,
     /// The timestamps not written as glog writes them, as written.
     start_text: Option<String>,
@@ -374,105 +369,6 @@ const NO_ROW: u32 = u32::MAX;
 /// unit tests, so that they freeze and thaw).
 const LIVE_ARTIFACTS: usize = if cfg!(test) { 2 } else { 32 };
 
-/// Bytes that `freeze_artifacts` writes for `Option<u32>`, `Option<enum>` and flags: absent.
-const ABSENT_U32: u32 = u32::MAX;
-const ABSENT_U8: u8 = u8::MAX;
-
-fn format_code(f: Option<PayloadFormat>) -> u8 {
-    match f {
-        None => ABSENT_U8,
-        Some(PayloadFormat::Json) => 0,
-        Some(PayloadFormat::Python) => 1,
-        Some(PayloadFormat::Text) => 2,
-    }
-}
-
-fn format_of(code: u8) -> Option<PayloadFormat> {
-    match code {
-        0 => Some(PayloadFormat::Json),
-        1 => Some(PayloadFormat::Python),
-        2 => Some(PayloadFormat::Text),
-        _ => None,
-    }
-}
-
-fn role_code(g: Option<GraphRole>) -> u8 {
-    match g {
-        None => ABSENT_U8,
-        Some(GraphRole::Forward) => 0,
-        Some(GraphRole::Backward) => 1,
-        Some(GraphRole::Inference) => 2,
-    }
-}
-
-fn role_of(code: u8) -> Option<GraphRole> {
-    match code {
-        0 => Some(GraphRole::Forward),
-        1 => Some(GraphRole::Backward),
-        2 => Some(GraphRole::Inference),
-        _ => None,
-    }
-}
-
-/// Artifacts as bytes, which [`thaw_artifacts`] reads back exactly.
-fn freeze_artifacts(list: &[Artifact]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(list.len() * 64);
-    for a in list {
-        for x in [a.seq, a.line, a.size, a.lines] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [a.kind, a.name, a.tlparse_name.unwrap_or(ABSENT_U32)] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        match &a.blob {
-            Some(blob) => {
-                out.push(1);
-                out.extend_from_slice(blob);
-            }
-            None => out.push(0),
-        }
-        out.push(format_code(a.format));
-        out.push(role_code(a.graph));
-        match &a.url {
-            Some(url) => {
-                out.extend_from_slice(&(url.len() as u32).to_le_bytes());
-                out.extend_from_slice(url.as_bytes());
-            }
-            None => out.extend_from_slice(&ABSENT_U32.to_le_bytes()),
-        }
-    }
-    out
-}
-
-fn thaw_artifacts(bytes: &[u8]) -> Vec<Artifact> {
-    fn take<'a>(rest: &mut &'a [u8], n: usize) -> &'a [u8] {
-        let (head, tail) = rest.split_at(n);
-        *rest = tail;
-        head
-    }
-    let u64_of = |rest: &mut &[u8]| u64::from_le_bytes(take(rest, 8).try_into().expect("8 bytes"));
-    let u32_of = |rest: &mut &[u8]| u32::from_le_bytes(take(rest, 4).try_into().expect("4 bytes"));
-    let mut rest = bytes;
-    let mut list = Vec::new();
-    while !rest.is_empty() {
-        let (seq, line, size, lines) = (u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest), u64_of(&mut rest));
-        let (kind, name) = (u32_of(&mut rest), u32_of(&mut rest));
-        let tlparse_name = Some(u32_of(&mut rest)).filter(|&n| n != ABSENT_U32);
-        let blob = match take(&mut rest, 1)[0] {
-            0 => None,
-            _ => Some(take(&mut rest, 16).try_into().expect("16 bytes")),
-        };
-        let format = format_of(take(&mut rest, 1)[0]);
-        let graph = role_of(take(&mut rest, 1)[0]);
-        let url = match u32_of(&mut rest) {
-            ABSENT_U32 => None,
-            len => Some(String::from_utf8(take(&mut rest, len as usize).to_vec()).expect("URLs are text").into()),
-        };
-        list.push(Artifact { seq, line, size, lines, kind, name, tlparse_name, blob, format, url, graph });
-    }
-    list
-}
-
 impl CompileRecord {
     /// The timestamp of the compile's first entry.
     pub fn start_ts(&self) -> Stamp {
@@ -640,15 +536,11 @@ pub struct Compiles {
     /// The artifacts of the records that logged some last, by record index, least recently
     /// added to first; the others are frozen.
     live: Vec<(usize, Vec<Artifact>)>,
-    /// Artifact lists frozen when they left `live`, as [`freeze_artifacts`] writes them: a long
-    /// log has a hundred thousand artifacts, most of them in compiles long finished.
-    frozen: PackedRows,
-    /// The blocks of `frozen` read last (locked: tables may finish on two threads at once).
-    frozen_read: Mutex<DecodedBlock>,
-    /// Each compile's metrics, as bytes ([`Metrics::to_bytes`]).
-    metrics: PackedRows,
-    /// The blocks of `metrics` read last (locked, like `frozen_read`).
-    metrics_read: Mutex<DecodedBlock>,
+    /// Artifact lists frozen when they left `live`: a long log has a hundred thousand
+    /// artifacts, most of them in compiles long finished.
+    frozen: Records<Vec<Artifact>>,
+    /// Each compile's metrics.
+    metrics: Records<Metrics>,
 }
 
 /// A frame compile: a compile id without its attempt.
@@ -790,8 +682,7 @@ impl Compiles {
         if row == NO_ROW {
             return Vec::new();
         }
-        let mut cache = self.frozen_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        thaw_artifacts(self.frozen.get_bytes(row as usize, &mut cache))
+        self.frozen.get(row)
     }
 
     /// The artifacts of a compile with a given name, in log order.
@@ -820,9 +711,8 @@ impl Compiles {
     /// Freezes record `index`'s artifacts (a new row: a list thawed and frozen again leaves its
     /// old row unread, which only a compile logging artifacts long after it ended does).
     fn freeze(&mut self, index: usize, list: &[Artifact]) {
-        let row = self.frozen.len() as u32;
+        let row = self.frozen.push(&list.to_vec());
         self.paged.update(index, |record| record.frozen = row);
-        self.frozen.push_bytes(&freeze_artifacts(list));
     }
 
     fn intern(&mut self, text: &str) -> u32 {
@@ -907,8 +797,7 @@ impl Compiles {
     /// The compile's first `compilation_metrics`, as far as the shared facts read it.
     pub fn metrics(&self, r: &CompileRecord) -> Option<Metrics> {
         let held = r.metrics?;
-        let mut cache = self.metrics_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        Some(Metrics::from_bytes(self.metrics.get_bytes(held.row as usize, &mut cache)))
+        Some(self.metrics.get(held.row))
     }
 
     /// `restart_reasons` from the compile's metrics (empty when null or absent).
@@ -953,19 +842,19 @@ impl Compiles {
 
     /// A new record for a compile id first seen in `ev`; returns its index.
     fn add_record(&mut self, id: CompileId, ev: &Event) -> usize {
-        let small = small_id(&id);
+        let compact = CompactId::of(&id);
         let stamp = pack_stamp(ev.ts);
         let mut rare = None;
-        if small.is_none() || stamp.is_none() {
+        if compact.id().is_none() || stamp.is_none() {
             rare = Some(Box::new(RareFacts {
-                wide_id: small.is_none().then_some(id),
+                wide_id: compact.id().is_none().then_some(id),
                 start_text: stamp.is_none().then(|| ev.ts.to_string()),
                 end_text: stamp.is_none().then(|| ev.ts.to_string()),
                 ..RareFacts::default()
             }));
         }
         let index = self.paged.push(CompileRecord {
-            id: small.unwrap_or([WIDE, 0, 0, 0]),
+            id: compact,
             first_seq: ev.seq,
             last_seq: ev.seq,
             start_ts: stamp.unwrap_or(STAMP_IN_RARE),
@@ -1029,8 +918,7 @@ impl Compiles {
         self.raw_ids += u64::from(new_form.count_ones());
         if wants_metrics {
             let metrics = self.read_metrics(ev, diags);
-            let row = self.metrics.len() as u32;
-            self.metrics.push_bytes(&metrics.to_bytes());
+            let row = self.metrics.push(&metrics);
             let held = HeldMetrics { row, status: metrics_status(&metrics) };
             self.paged.update(index, |record| record.metrics = Some(held));
         }

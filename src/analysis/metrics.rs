@@ -38,17 +38,6 @@ impl Metrics {
     pub fn frame_compile_us(&self) -> Option<f64> {
         self.entire_frame_compile_time_s.map(|s| s * 1e6).or(self.dynamo_cumulative_compile_time_us)
     }
-
-    /// The metrics as bytes (postcard: compact, and floats kept by their bits, which JSON would
-    /// not promise), which [`Metrics::from_bytes`] reads back exactly.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).expect("metrics are plain data")
-    }
-
-    /// Metrics from [`Metrics::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Metrics {
-        postcard::from_bytes(bytes).expect("held as written")
-    }
 }
 
 #[cfg(test)]
@@ -75,8 +64,12 @@ mod tests {
             shape_env_guard_count: None,
             cache_counters: vec![(3, 1.5), (0, -0.0)],
         };
+        // Held in `store::Records` (postcard): floats by their bits, which JSON would not promise.
+        let mut held = crate::store::Records::default();
         for m in [full, Metrics::default()] {
-            assert_eq!(Metrics::from_bytes(&m.to_bytes()), m);
+            let at = held.push(&m);
+            assert_eq!(held.get(at), m);
+            assert_eq!(held.get(at).start_time.map(f64::to_bits), m.start_time.map(f64::to_bits));
         }
     }
 }

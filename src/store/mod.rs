@@ -1,7 +1,8 @@
 //! Where the analysis tables keep what they hold until they are written, in the tables' words:
 //! [`Rows`] pushed while observing and read back when finishing, [`Distinct`] rows each kept once,
 //! values [`PerCompile`] record and records in a [`CompileList`], [`Numbers`] given to keys,
-//! [`Pairs`], [`NameCounts`], [`SeenTexts`], [`CompileIds`], [`CompressedBytes`]. Below those, and
+//! [`Records`] written once and read back by index, [`Pairs`], [`NameCounts`], [`SeenTexts`],
+//! [`CompileIds`], [`CompactId`], [`CompressedBytes`]. Below those, and
 //! named by no table: rows packed and compressed in blocks, digests, pages written to the spool.
 //! Tables never open files: the bundle writer owns the [`packed_rows::Spool`] that holds their
 //! bytes on disk (a file of its staging directory) and installs it for the thread.
@@ -14,9 +15,10 @@ mod numbers;
 pub mod packed_rows;
 mod pairs;
 mod per_compile;
+mod records;
 mod rows;
 mod seen_texts;
-pub mod small_id;
+mod small_id;
 
 pub use compile_list::CompileList;
 pub use distinct::Distinct;
@@ -25,6 +27,7 @@ pub use numbers::Numbers;
 pub use packed_rows::CompressedBytes;
 pub use pairs::Pairs;
 pub use per_compile::PerCompile;
+pub use records::Records;
 pub use rows::{RowJson, RowList, RowReader, Rows};
 pub use seen_texts::{SeenTexts, Unseen};
-pub use small_id::CompileIds;
+pub use small_id::{CompactId, CompileIds};

@@ -35,6 +35,23 @@ pub fn full_id(small: SmallId) -> CompileId {
     }
 }
 
+/// A compile id in 16 bytes, or the mark that its holder keeps it whole elsewhere (an id with a
+/// field too large for a small form).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CompactId(SmallId);
+
+impl CompactId {
+    /// `id`'s compact form: the id itself when each field fits, else the mark.
+    pub fn of(id: &CompileId) -> CompactId {
+        CompactId(small_id(id).unwrap_or([WIDE, 0, 0, 0]))
+    }
+
+    /// The id, unless it is kept whole elsewhere.
+    pub fn id(self) -> Option<CompileId> {
+        (self.0[0] != WIDE).then(|| full_id(self.0))
+    }
+}
+
 /// Compile ids in order (or none), each as a [`SmallId`], or [`NO_ID`] for none; an id too large for one is
 /// [`WIDE`] and its index in `wide`.
 #[derive(Default, Clone)]

@@ -71,7 +71,12 @@ mod tests {
     #[test]
     fn records_read_back_as_written() {
         let full = CompileRecord {
-            id: [1, 2, 3, 4],
+            id: crate::store::CompactId::of(&CompileId {
+                compiled_autograd_id: Some(0),
+                frame_id: Some(1),
+                frame_compile_id: Some(2),
+                attempt: Some(3),
+            }),
             first_seq: 5,
             last_seq: u64::MAX - 6,
             start_ts: 1_118_142_233_123_456,
