@@ -367,7 +367,7 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
 /// `cargo test --test it proxy::attacks -- --nocapture`.
 mod attacks {
     use super::*;
-    use crate::attacks::{Target, a_300_mb_header, pipelining_clients_that_never_read, slowloris};
+    use crate::attacks::{Target, a_300_mb_header, idle_connections, pipelining_clients_that_never_read, slowloris};
 
     struct Setup {
         _dir: tempfile::TempDir,
@@ -407,6 +407,12 @@ mod attacks {
     fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
         let setup = start();
         slowloris(&target(&setup));
+    }
+
+    #[test]
+    fn idle_connections_do_not_starve_a_real_client() {
+        let setup = start();
+        idle_connections(&target(&setup));
     }
 
     #[test]

@@ -51,6 +51,12 @@ fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
 }
 
 #[test]
+fn idle_connections_do_not_starve_a_real_client() {
+    let (_dir, bundle, server) = start(&[]);
+    attacks::idle_connections(&target(&server, &bundle));
+}
+
+#[test]
 fn a_300_mb_header_is_refused_early_without_memory_growth() {
     let (_dir, bundle, server) = start(&[]);
     let mut stream = attacks::a_300_mb_header(&target(&server, &bundle));
