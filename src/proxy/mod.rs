@@ -57,6 +57,8 @@ pub struct ProxyOptions {
     pub port: u16,
     /// A file holding the bearer token clients must send.
     pub token_file: Option<Utf8PathBuf>,
+    /// Off loopback, serve without a token all the same (`--no-token`).
+    pub no_token: bool,
     pub max_file: u64,
     pub cache_bytes: u64,
     pub upstream_timeouts: upstream::UpstreamTimeouts,
@@ -73,6 +75,13 @@ pub fn run(options: &ProxyOptions) -> Result<(), String> {
         return Err(format!(
             "proxy: --bind {} needs --allow-host NAME (the name clients reach the proxy by): requests \
              naming any other Host are refused, which is what keeps DNS-rebinding pages out",
+            options.bind
+        ));
+    }
+    if !options.bind.is_loopback() && options.token_file.is_none() && !options.no_token {
+        return Err(format!(
+            "proxy: --bind {} needs --token-file FILE: anyone who reaches the port would read every bundle \
+             under the upstream; give --no-token if something in front already checks who connects",
             options.bind
         ));
     }
@@ -119,9 +128,26 @@ fn print_banner(
     let _ = std::io::Write::flush(&mut std::io::stdout());
 }
 
-/// The token in `path`, without surrounding whitespace; refused when short enough to guess.
+/// The most bytes read from a token file: a token is tens of characters, and a device or a huge
+/// file named by mistake must not be read whole.
+const MAX_TOKEN_FILE: u64 = 4096;
+
+/// The token in `path`, without surrounding whitespace; refused when short enough to guess, or
+/// when `path` is not a small regular file.
 fn read_token(path: &Utf8Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
+    use std::io::Read;
+    let failed = |e: std::io::Error| format!("--token-file {path}: {e}");
+    // Checked before opening: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).map_err(failed)?.is_file() {
+        return Err(format!("--token-file {path}: not a regular file"));
+    }
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TOKEN_FILE + 1).read_to_end(&mut bytes).map_err(failed)?;
+    if bytes.len() as u64 > MAX_TOKEN_FILE {
+        return Err(format!("--token-file {path}: over {MAX_TOKEN_FILE} bytes; a token file holds only the token"));
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let token = text.trim();
     if token.len() < MIN_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(format!(

@@ -350,6 +350,12 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
     let (code, stderr) = run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--bind", "0.0.0.0"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--allow-host"), "{stderr}");
+    // Off loopback, a token is required unless explicitly waived.
+    let public =
+        ["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--bind", "0.0.0.0", "--allow-host", "p.test"];
+    let (code, stderr) = run(&public);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("needs --token-file") && stderr.contains("--no-token"), "{stderr}");
     let dir = tempfile::tempdir().unwrap();
     let short = dir.path().join("token");
     std::fs::write(&short, "short").unwrap();
@@ -357,6 +363,14 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
         run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--token-file", short.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("at least 16") && !stderr.contains("short\n"), "{stderr}");
+    // A device or a huge file is refused without being read whole.
+    let huge = dir.path().join("huge");
+    std::fs::write(&huge, "a".repeat(1 << 20)).unwrap();
+    for (file, why) in [("/dev/zero", "not a regular file"), (huge.to_str().unwrap(), "over 4096 bytes")] {
+        let (code, stderr) = run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--token-file", file]);
+        assert_eq!(code, Some(2), "{file}");
+        assert!(stderr.contains(why), "{file}: {stderr}");
+    }
     let (code, stderr) = run(&["proxy", "ftp://host/x", "--allow-origin", ALLOWED]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("not supported"), "{stderr}");
