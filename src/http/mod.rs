@@ -23,6 +23,7 @@
 
 mod access;
 mod clients;
+pub mod conditional;
 mod path;
 mod server;
 
