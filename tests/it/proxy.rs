@@ -382,6 +382,42 @@ fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }
 
+/// A loopback port with nothing listening: connections to it are refused at once.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn upstream_failures_are_named_for_what_they_are() {
+    // What S3 answers a request sent to the wrong region: a redirect without a Location.
+    let redirect = b"HTTP/1.1 301 Moved Permanently\r\nContent-Length: 0\r\n\r\n";
+    let proxy = start_proxy(&stalling_upstream(redirect, false), &["--upstream-timeout", "2"]);
+    let redirected = proxy.get("/job/manifest.json");
+    assert_eq!(redirected.status, 502);
+    let text = redirected.text();
+    assert!(text.contains("a redirect") && !text.contains("denied"), "{text}");
+
+    // No credentials in the environment: the S3 client asks the instance metadata service (here
+    // a closed loopback port), which is no reason to call the bucket unreachable.
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    let metadata = format!("http://127.0.0.1:{}", closed_port());
+    let env = [
+        ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ("AWS_METADATA_ENDPOINT", metadata.as_str()),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ALLOW_HTTP", "true"),
+    ];
+    let args = ["proxy", "s3://bucket/prefix", "--allow-origin", ALLOWED, "--port", "0", "--upstream-timeout", "2"];
+    let proxy = ServerProcess::start_proxy_in(&args, &env);
+    let started = Instant::now();
+    let no_credentials = proxy.get("/job/manifest.json");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert_eq!(no_credentials.status, 502);
+    let text = no_credentials.text();
+    assert!(text.contains("no credentials") && text.contains("AWS_ACCESS_KEY_ID"), "{text}");
+    assert!(!text.contains("127.0.0.1") && !text.contains("could not connect"), "{text}");
+}
+
 #[test]
 fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
     let run = |args: &[&str]| {
