@@ -26,7 +26,7 @@ use hyper::body::Frame;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 
-use crate::http::{self, Handler, Method, Request};
+use crate::http::{self, Handler, Method, Request, conditional};
 use crate::media;
 use cache::ByteLru;
 use listing::{Known, Listings};
@@ -224,10 +224,11 @@ impl Proxy {
         }
         // A cached pack was listed and checked when it went in, and its bytes never change:
         // served without asking the upstream again, even when it is down.
-        if let Some(bytes) = file.pack_hash.as_ref().and_then(|_| self.cache.get(&file.key)) {
-            let size = bytes.len() as u64;
-            let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
-            return file_response(&file, size, None, body, "hit", media::IMMUTABLE);
+        if let Some(hash) = &file.pack_hash
+            && let Some(bytes) = self.cache.get(&file.key)
+        {
+            let held = Held { bytes, etag: Some(format!("\"{hash}\"")), cache: "hit", cache_control: media::IMMUTABLE };
+            return held.answer(&file, head_only, headers);
         }
         match self.known(&file.root, &file.rel).await {
             Ok(Known::Bundle(listing)) if listing.lists(&file.rel) => {}
@@ -238,7 +239,7 @@ impl Proxy {
             Err(error) => return upstream_failed(&file, error),
         }
         match &file.pack_hash {
-            Some(hash) => self.answer_pack(head_only, &file, hash).await,
+            Some(hash) => self.answer_pack(head_only, &file, hash, headers).await,
             None => self.answer_file(head_only, &file, headers).await,
         }
     }
@@ -266,12 +267,8 @@ impl Proxy {
         if let Known::NoBundle = self.listings.record(&file.root, Some(&manifest)) {
             return text(StatusCode::NOT_FOUND, &format!("refused: /{} is not a bundle's manifest\n", file.key));
         }
-        if etag.is_some() && entity_tag(headers) == etag {
-            return not_modified(etag.as_deref());
-        }
-        let size = manifest.len() as u64;
-        let body = if head_only { empty() } else { Full::new(manifest).map_err(never).boxed_unsync() };
-        file_response(file, size, etag.as_deref(), body, "miss", media::REVALIDATE)
+        let held = Held { bytes: manifest, etag, cache: "miss", cache_control: media::REVALIDATE };
+        held.answer(file, head_only, headers)
     }
 
     /// A listed file other than a pack, streamed from the upstream, revalidated with its tag.
@@ -291,7 +288,13 @@ impl Proxy {
     /// goes out immutable (and into the cache); bytes that do not match are an error, never
     /// served. A pack that cannot be held to be checked (no room in the cache) is streamed as
     /// it comes, and revalidated like any other file rather than kept for a year.
-    async fn answer_pack(&self, head_only: bool, file: &BundleFile, hash: &str) -> Response<ProxyBody> {
+    async fn answer_pack(
+        &self,
+        head_only: bool,
+        file: &BundleFile,
+        hash: &str,
+        headers: &HeaderMap,
+    ) -> Response<ProxyBody> {
         let fetched = match self.upstream.fetch(&file.key, !head_only, self.max_file, None).await {
             Ok(fetched) => fetched,
             Err(error) => return upstream_failed(file, error),
@@ -312,9 +315,9 @@ impl Proxy {
             return upstream_failed(file, UpstreamError::Failed("the pack's bytes do not match its name"));
         }
         self.cache.insert(&file.key, bytes.clone());
-        let size = bytes.len() as u64;
-        let body = Full::new(bytes).map_err(never).boxed_unsync();
-        file_response(file, size, fetched.etag.as_deref(), body, "miss", media::IMMUTABLE)
+        // The name is the bytes' hash: the strongest tag there is.
+        let held = Held { bytes, etag: Some(format!("\"{hash}\"")), cache: "miss", cache_control: media::IMMUTABLE };
+        held.answer(file, head_only, headers)
     }
 
     /// The whole file at `key` (at most `max` bytes) and its tag.
@@ -328,6 +331,42 @@ impl Proxy {
 impl Handler for Proxy {
     async fn handle(&self, request: Request) -> Response<ProxyBody> {
         self.answer(request.method == Method::Head, &request.path, &request.headers).await
+    }
+}
+
+/// A file the proxy holds whole (a manifest, a checked pack), answered as a static server
+/// would: whole, a 304, a single range, or a 416.
+struct Held {
+    bytes: Bytes,
+    etag: Option<String>,
+    /// `x-proxy-cache`: `hit` or `miss`.
+    cache: &'static str,
+    cache_control: &'static str,
+}
+
+impl Held {
+    fn answer(self, file: &BundleFile, head_only: bool, headers: &HeaderMap) -> Response<ProxyBody> {
+        let len = self.bytes.len() as u64;
+        // Without a tag only a plain Range applies: an If-None-Match or If-Range names none.
+        let plan = conditional::plan(headers, self.etag.as_deref().unwrap_or(""), len);
+        let (start, part) = match plan {
+            conditional::Answer::NotModified if self.etag.is_some() => return not_modified(self.etag.as_deref()),
+            conditional::Answer::Unsatisfiable => {
+                let mut refused = conditional::unsatisfiable(len);
+                harden(refused.headers_mut());
+                return refused;
+            }
+            conditional::Answer::Part { start, len: part } => (start, part),
+            _ => (0, len),
+        };
+        let bytes = self.bytes.slice(start as usize..(start + part) as usize);
+        let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
+        let mut response = file_response(file, len, self.etag.as_deref(), body, self.cache, self.cache_control);
+        response.headers_mut().insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+        if (start, part) != (0, len) {
+            conditional::mark_partial(&mut response, start, part, len);
+        }
+        response
     }
 }
 
@@ -601,6 +640,19 @@ mod tests {
         assert_eq!(body(cached).await, pack);
         let head = proxy.answer(true, &format!("/{good}"), &HeaderMap::new()).await;
         assert_eq!(head.headers()[header::CONTENT_LENGTH], pack.len().to_string().as_str());
+        let range = HeaderMap::from_iter([(header::RANGE, HeaderValue::from_static("bytes=8-11"))]);
+        let part = proxy.answer(false, &format!("/{good}"), &range).await;
+        assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
+        let total = pack.len();
+        assert_eq!(part.headers()[header::CONTENT_RANGE], format!("bytes 8-11/{total}").as_str());
+        assert_eq!(body(part).await, &pack[8..12]);
+        let tag = format!("\"{}\"", &good["blobs/packs/".len()..good.len() - ".zst".len()]);
+        let conditional = HeaderMap::from_iter([(header::IF_NONE_MATCH, HeaderValue::from_str(&tag).unwrap())]);
+        let unchanged = proxy.answer(false, &format!("/{good}"), &conditional).await;
+        assert_eq!(
+            (unchanged.status(), &unchanged.headers()[header::ETAG]),
+            (StatusCode::NOT_MODIFIED, &HeaderValue::from_str(&tag).unwrap())
+        );
         let unchecked = proxy.answer(false, &format!("/{bad}"), &HeaderMap::new()).await;
         assert_eq!(unchecked.status(), StatusCode::NOT_FOUND, "a pack whose bytes do not match its name is not cached");
         assert_eq!(proxy.cache.used(), pack.len() as u64);
