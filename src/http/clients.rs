@@ -10,8 +10,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, oneshot};
+
+/// How long a connection that answered a request must have been idle before it is closed for
+/// room: the end of its last response may still be on its way out of the server's buffers.
+const AFTER_A_RESPONSE: Duration = Duration::from_secs(2);
 
 /// The registry, shared by the accept loop and every connection.
 pub(crate) struct Clients {
@@ -36,6 +41,8 @@ struct Connection {
     address: IpAddr,
     /// The tick at which it turned idle, while it waits for a request.
     idle_since: Option<u64>,
+    /// When its last response ended, if it answered one.
+    answered_at: Option<Instant>,
     /// Dropping it tells the connection's task to close.
     _close: oneshot::Sender<()>,
 }
@@ -74,11 +81,12 @@ impl Clients {
             let woken = self.room.notified();
             {
                 let state = self.state();
-                if state.connections.len() < self.max_connections || !state.idle.is_empty() {
+                if state.connections.len() < self.max_connections || state.longest_idle(None).is_some() {
                     return;
                 }
             }
-            woken.await;
+            // A connection that just answered becomes closable with time alone, unannounced.
+            let _ = tokio::time::timeout(AFTER_A_RESPONSE, woken).await;
         }
     }
 
@@ -98,7 +106,7 @@ impl Clients {
         let id = state.next_id;
         state.next_id += 1;
         let tick = state.tick();
-        state.connections.insert(id, Connection { address, idle_since: Some(tick), _close: close });
+        state.connections.insert(id, Connection { address, idle_since: Some(tick), answered_at: None, _close: close });
         state.idle.insert(tick, id);
         *state.per_address.entry(address).or_default() += 1;
         Some((Admitted { clients: Arc::clone(self), id }, closed))
@@ -138,6 +146,7 @@ impl Drop for Busy {
         let Some(connection) = state.connections.get_mut(&self.id) else { return };
         if connection.idle_since.is_none() {
             connection.idle_since = Some(tick);
+            connection.answered_at = Some(Instant::now());
             state.idle.insert(tick, self.id);
         }
         drop(state);
@@ -151,13 +160,24 @@ impl State {
         self.next_tick
     }
 
-    /// Closes the connection idle longest (of `address` only, if given); `None` when there is none.
+    /// Closes the connection idle longest (of `address` only, if given) that may be closed:
+    /// one that never answered a request, or answered its last long enough ago. `None` when
+    /// there is none.
     fn close_longest_idle(&mut self, address: Option<IpAddr>) -> Option<()> {
-        let connections = &self.connections;
-        let (_, &id) = self.idle.iter().find(|(_, id)| address.is_none_or(|a| connections[id].address == a))?;
+        let id = self.longest_idle(address)?;
         // Dropping the sender wakes the connection's task, which closes the socket.
         self.remove(id);
         Some(())
+    }
+
+    /// The connection idle longest (of `address` only, if given) that may be closed.
+    fn longest_idle(&self, address: Option<IpAddr>) -> Option<u64> {
+        let connections = &self.connections;
+        let closable = |connection: &Connection| {
+            address.is_none_or(|a| connection.address == a)
+                && connection.answered_at.is_none_or(|at| at.elapsed() >= AFTER_A_RESPONSE)
+        };
+        self.idle.values().copied().find(|id| closable(&connections[id]))
     }
 
     fn remove(&mut self, id: u64) {
@@ -209,6 +229,11 @@ mod tests {
         let (_busy_a, _busy_b) = (a.busy(), b.busy());
         assert!(clients.admit(one).is_none(), "both busy: no room");
         drop(_busy_a);
-        assert!(clients.admit(one).is_some(), "a, idle again, made room");
+        assert!(clients.admit(one).is_none(), "a just answered: its response may be still going out");
+        let mut state = clients.state();
+        let a_id = *state.idle.values().next().unwrap();
+        state.connections.get_mut(&a_id).unwrap().answered_at = Instant::now().checked_sub(AFTER_A_RESPONSE);
+        drop(state);
+        assert!(clients.admit(one).is_some(), "a, idle long enough, made room");
     }
 }
