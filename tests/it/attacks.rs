@@ -192,10 +192,10 @@ pub(crate) fn idle_connections(target: &Target) {
     let addr: std::net::SocketAddr = target.server.addr.parse().unwrap();
     let started = Instant::now();
     // A server that stops accepting leaves connects hanging in its backlog: bounded here.
-    let idle: Vec<TcpStream> = (0..IDLE_CONNECTIONS)
-        .filter_map(|_| TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok())
-        .collect();
+    let idle: Vec<TcpStream> =
+        (0..IDLE_CONNECTIONS).filter_map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(3)).ok()).collect();
     eprintln!("{}: {} idle connections opened in {:?}", target.name, idle.len(), started.elapsed());
+    assert_eq!(idle.len(), IDLE_CONNECTIONS, "the server stopped accepting");
     std::thread::sleep(Duration::from_millis(300));
     let mut slowest = Duration::ZERO;
     for _ in 0..3 {
