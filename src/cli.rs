@@ -207,8 +207,8 @@ struct ProxyArgs {
     /// The port to listen on (0: any free port).
     #[arg(long, default_value_t = crate::proxy::DEFAULT_PORT)]
     port: u16,
-    /// The address to listen on. Anything but loopback needs --allow-host; put a TLS reverse
-    /// proxy in front.
+    /// The address to listen on. Anything but loopback needs --allow-host and --token-file (or
+    /// --no-token); put a TLS reverse proxy in front.
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
     /// A name clients reach the proxy by (`proxy.example.com` or `proxy.example.com:8443`), as
@@ -217,8 +217,12 @@ struct ProxyArgs {
     allow_hosts: Vec<String>,
     /// Require `Authorization: Bearer TOKEN` on every request, TOKEN being this file's content
     /// (16 printable characters or more; surrounding whitespace ignored).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_token")]
     token_file: Option<Utf8PathBuf>,
+    /// With --bind off loopback, serve without a token: whoever reaches the port reads every
+    /// bundle under the upstream (when something in front, e.g. the reverse proxy, checks who).
+    #[arg(long)]
+    no_token: bool,
     /// The largest file fetched from the upstream, in MiB.
     #[arg(long, default_value_t = crate::proxy::DEFAULT_MAX_FILE >> 20, value_name = "MIB")]
     max_file_mb: u64,
@@ -390,6 +394,7 @@ fn run_proxy(args: ProxyArgs) -> Result<ExitCode, String> {
         bind: args.bind,
         port: args.port,
         token_file: args.token_file,
+        no_token: args.no_token,
         max_file: args.max_file_mb.saturating_mul(1 << 20),
         cache_bytes: args.cache_mb.saturating_mul(1 << 20),
         upstream_timeouts: crate::proxy::upstream::UpstreamTimeouts::with_inactivity(

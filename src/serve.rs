@@ -5,6 +5,10 @@
 //! Files go out as they are on disk, streamed, with a content type from their extension and
 //! never a `Content-Encoding`: the viewer decompresses `.zst` and `.gz` itself.
 //!
+//! Only what the bundle's manifest lists goes out ([`listing`]): nothing else in the folder (a
+//! Pages site's `.git` or `CNAME`, a stray file) is served. Files answer `Range` and
+//! `If-None-Match` as static servers do ([`http::conditional`]).
+//!
 //! A bundle is untrusted, and its viewer runs as a page of this origin: a viewer file
 //! (`index.html`, `viewer/...`) goes out only when the manifest lists it under `viewer` and its
 //! bytes, read on each request, still have the listed size and blake3. Any other file that a
@@ -18,9 +22,12 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::http::{self, Access, AllowedOrigins, Body, Handler, Request, Response, header};
+use crate::http::{self, Access, AllowedOrigins, Body, Handler, Request, Response, conditional, header};
 use crate::media;
 use crate::schema::ViewerFile;
+use listing::{Listed, Listing, Listings};
+
+mod listing;
 use crate::viewer;
 use tlparse_bundle::paths;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
@@ -50,6 +57,8 @@ pub struct ServeOptions {
 pub enum ServeError {
     #[error("{0} is not a bundle (no manifest.json)")]
     NotABundle(Utf8PathBuf),
+    #[error("{bundle} is not a bundle: {why}")]
+    BadManifest { bundle: Utf8PathBuf, why: String },
     #[error("{path}: {source}")]
     Io { path: Utf8PathBuf, source: io::Error },
     #[error("could not listen on 127.0.0.1:{port}: {source}")]
@@ -70,14 +79,18 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
     let addr =
         listener.local_addr().map_err(|source| ServeError::Listen { port: options.port.unwrap_or(0), source })?;
     let url = format!("http://{addr}/");
-    let has_viewer = root.join(viewer::ENTRY).is_file();
+    let listing = Listing::read(&root).map_err(|why| ServeError::BadManifest { bundle: bundle.to_owned(), why })?;
+    let has_viewer = listing.has_viewer() && root.join(viewer::ENTRY).is_file();
     if !has_viewer {
         say!(
             "note: {bundle} ships no viewer (no index.html: built with --no-viewer or by an older tlparse-build); \
              its files are served as they are. Rebuild it without --no-viewer to get one."
         );
     }
-    let viewer_refused = has_viewer.then(|| checked_viewer_file(&root, viewer::ENTRY).err()).flatten();
+    let viewer_refused = match listing.get(viewer::ENTRY) {
+        Listed::Viewer(entry) if has_viewer => checked_viewer_file(&root, entry).err(),
+        _ => None,
+    };
     if let Some(why) = &viewer_refused {
         say!("note: {bundle}'s viewer will not be served: {why}; `tlparse-build validate` tells more.");
     }
@@ -94,7 +107,8 @@ pub fn serve(bundle: &Utf8Path, options: &ServeOptions) -> Result<(), ServeError
         std::thread::spawn(move || open_in_browser(&url, addr));
     }
     let access = Access { extra_hosts: Vec::new(), origins: options.allowed_origins.clone() };
-    let files = BundleFiles { root: Arc::new(root) };
+    let listings = Arc::new(Listings::new(root.clone(), listing));
+    let files = BundleFiles { root: Arc::new(root), listings };
     http::run(listener, access, http::Limits::default(), files).map_err(|e| ServeError::Server(e.to_string()))
 }
 
@@ -113,23 +127,24 @@ fn listen(port: Option<u16>) -> Result<TcpListener, ServeError> {
     Err(last_error.expect("at least one port was tried"))
 }
 
-/// Answers requests with the files of the bundle at `root` (canonical).
+/// Answers requests with the files of the bundle at `root` (canonical) that its manifest lists.
 struct BundleFiles {
     root: Arc<PathBuf>,
+    listings: Arc<Listings>,
 }
 
 impl Handler for BundleFiles {
     async fn handle(&self, request: Request) -> Response<Body> {
-        let root = Arc::clone(&self.root);
+        let (root, listings) = (Arc::clone(&self.root), Arc::clone(&self.listings));
+        let path = request.path;
         // Resolving, opening and checking touch the disk: off the async threads.
-        let answer = tokio::task::spawn_blocking(move || answer_to(&root, &request.path)).await;
+        let answer = tokio::task::spawn_blocking(move || answer_to(&root, &path, listings.current())).await;
         let mut response = match answer {
-            Ok(Answer::File { file, len, content_type }) => {
-                file_response(http::file_body(tokio::fs::File::from_std(file), len), len, content_type)
+            Ok(Answer::File { file, len, content_type, etag }) => {
+                file_response(file, len, content_type, &etag, &request.headers)
             }
-            Ok(Answer::Checked { bytes, content_type }) => {
-                let len = bytes.len() as u64;
-                file_response(http::full(bytes), len, content_type)
+            Ok(Answer::Checked { bytes, content_type, etag }) => {
+                checked_response(bytes, content_type, &etag, &request.headers)
             }
             Ok(Answer::Redirect(location)) => redirect(&location),
             Ok(Answer::Text(status, text)) => http::text(status, &text),
@@ -148,36 +163,75 @@ enum Answer {
         file: File,
         len: u64,
         content_type: &'static str,
+        etag: String,
     },
     /// A viewer file, read whole and checked against the manifest.
     Checked {
         bytes: Vec<u8>,
         content_type: &'static str,
+        etag: String,
     },
     Redirect(String),
     Text(u16, String),
 }
 
-/// The answer for `path` (decoded and normalized by the core).
-fn answer_to(root: &Path, path: &str) -> Answer {
-    let not_found = || Answer::Text(404, format!("not found: {}\n", shown(path)));
-    match resolve(root, path) {
-        Resolved::File(file) => match bundle_path(root, &file).filter(|rel| viewer::is_viewer_path(rel)) {
-            Some(rel) => match checked_viewer_file(root, &rel) {
-                Ok(bytes) => Answer::Checked { bytes, content_type: media::content_type(&file.to_string_lossy()) },
-                Err(why) => Answer::Text(403, format!("refused: {why}\n")),
+/// The answer for `path` (decoded and normalized by the core), given the manifest's listing.
+fn answer_to(root: &Path, path: &str, listing: Result<Arc<Listing>, String>) -> Answer {
+    let listing = match listing {
+        Ok(listing) => listing,
+        Err(why) => return Answer::Text(503, format!("refused: the bundle's manifest is unreadable now: {why}\n")),
+    };
+    let rel = path.trim_start_matches('/');
+    let rel = if rel.is_empty() || rel.ends_with('/') { format!("{rel}{}", viewer::ENTRY) } else { rel.to_string() };
+    match listing.get(&rel) {
+        Listed::File => open_listed(root, path, &rel),
+        Listed::Viewer(_) if !root.join(&rel).is_file() => Answer::Text(404, format!("not found: {}\n", shown(path))),
+        Listed::Viewer(entry) => match checked_viewer_file(root, entry) {
+            Ok(bytes) => Answer::Checked {
+                bytes,
+                content_type: media::content_type(&rel),
+                etag: format!("\"{}\"", entry.blake3),
             },
-            None => match File::open(&file).and_then(|opened| Ok((opened.metadata()?.len(), opened))) {
-                Ok((len, opened)) => {
-                    Answer::File { file: opened, len, content_type: media::data_content_type(&file.to_string_lossy()) }
-                }
-                Err(_) => not_found(),
-            },
+            Err(why) => Answer::Text(403, format!("refused: {why}\n")),
         },
-        Resolved::Directory(location) => Answer::Redirect(location),
-        Resolved::NotFound => not_found(),
-        Resolved::Forbidden => Answer::Text(403, "forbidden: outside the bundle\n".into()),
+        // The viewer's folder holds no page of its own: its page is the bundle's root.
+        Listed::Unlisted if (rel == "viewer" || rel == "viewer/index.html") && listing.has_viewer() => {
+            Answer::Redirect("/".into())
+        }
+        Listed::Unlisted if viewer::is_viewer_path(&rel) => {
+            Answer::Text(403, format!("refused: {} is not a viewer file manifest.json lists\n", shown(&rel)))
+        }
+        Listed::Unlisted => {
+            Answer::Text(404, format!("not found: {} is not a file of this bundle's manifest\n", shown(path)))
+        }
     }
+}
+
+/// The listed bundle file `rel`, opened, if it is a file under `root` (no symlink out of it).
+fn open_listed(root: &Path, path: &str, rel: &str) -> Answer {
+    let Resolved::File(file) = resolve(root, rel) else {
+        return Answer::Text(404, format!("not found: {}\n", shown(path)));
+    };
+    match File::open(&file).and_then(|opened| Ok((opened.metadata()?, opened))) {
+        Ok((metadata, opened)) if metadata.is_file() => Answer::File {
+            len: metadata.len(),
+            etag: file_etag(&metadata),
+            file: opened,
+            content_type: media::data_content_type(rel),
+        },
+        _ => Answer::Text(404, format!("not found: {}\n", shown(path))),
+    }
+}
+
+/// A tag that changes whenever the file is replaced or rewritten, as static servers make them:
+/// its modification time, size and inode.
+fn file_etag(metadata: &std::fs::Metadata) -> String {
+    let modified = metadata.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(metadata);
+    #[cfg(not(unix))]
+    let inode = 0;
+    format!("\"{:x}-{:x}-{inode:x}\"", modified.map_or(0, |t| t.as_nanos()), metadata.len())
 }
 
 /// A request path for a message: escaped and cut short, since it is the client's text.
@@ -186,12 +240,57 @@ fn shown(path: &str) -> String {
     short.escape_debug().to_string()
 }
 
-fn file_response(body: Body, len: u64, content_type: &'static str) -> Response<Body> {
+/// The answer with `file` (`len` bytes): whole, a 304, a range of it, or a 416.
+fn file_response(
+    mut file: File,
+    len: u64,
+    content_type: &'static str,
+    etag: &str,
+    request: &http::HeaderMap,
+) -> Response<Body> {
+    use std::io::{Seek, SeekFrom};
+    let (start, part) = match conditional::plan(request, etag, len) {
+        conditional::Answer::NotModified => return conditional::not_modified(etag),
+        conditional::Answer::Unsatisfiable => return conditional::unsatisfiable(len),
+        conditional::Answer::Whole => (0, len),
+        conditional::Answer::Part { start, len } => (start, len),
+    };
+    if file.seek(SeekFrom::Start(start)).is_err() {
+        return http::text(500, "internal error\n");
+    }
+    let body = http::file_body(tokio::fs::File::from_std(file), part);
+    with_length(body, len, content_type, etag, (start, part))
+}
+
+/// The answer with a checked viewer file: whole, a 304, a range of it, or a 416.
+fn checked_response(
+    bytes: Vec<u8>,
+    content_type: &'static str,
+    etag: &str,
+    request: &http::HeaderMap,
+) -> Response<Body> {
+    let len = bytes.len() as u64;
+    let (start, part) = match conditional::plan(request, etag, len) {
+        conditional::Answer::NotModified => return conditional::not_modified(etag),
+        conditional::Answer::Unsatisfiable => return conditional::unsatisfiable(len),
+        conditional::Answer::Whole => (0, len),
+        conditional::Answer::Part { start, len } => (start, len),
+    };
+    let body = http::full(bytes::Bytes::from(bytes).slice(start as usize..(start + part) as usize));
+    with_length(body, len, content_type, etag, (start, part))
+}
+
+/// A 200 with `body` (a file of `len` bytes), or a 206 when `body` is only `part` of it.
+fn with_length(body: Body, len: u64, content_type: &'static str, etag: &str, part: (u64, u64)) -> Response<Body> {
     let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
     // Always a length, so the viewer can show progress and HEAD tells the size.
     headers.insert(header::CONTENT_LENGTH, len.into());
+    conditional::add_file_headers(headers, etag);
+    if part != (0, len) {
+        conditional::mark_partial(&mut response, part.0, part.1, len);
+    }
     response
 }
 
@@ -206,18 +305,11 @@ fn redirect(location: &str) -> Response<Body> {
     response
 }
 
-/// `path` (canonical, under the canonical `root`) as a bundle path, `/`-separated.
-fn bundle_path(root: &Path, path: &Path) -> Option<String> {
-    let parts: Option<Vec<&str>> = path.strip_prefix(root).ok()?.iter().map(|part| part.to_str()).collect();
-    Some(parts?.join("/"))
-}
-
-/// The bytes of the viewer file at `rel`, if the manifest lists it and they still match; else
-/// why not. Read on every request (viewer files are small), so a file replaced while serving is
-/// refused too, and what goes out is exactly what was checked.
-fn checked_viewer_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
-    let entry =
-        listed_viewer_file(root, rel).ok_or_else(|| format!("{rel} is not a viewer file manifest.json lists"))?;
+/// The bytes of the viewer file `entry` lists, if they still match it; else why not. Read on
+/// every request (viewer files are small), so a file replaced while serving is refused too, and
+/// what goes out is exactly what was checked.
+fn checked_viewer_file(root: &Path, entry: &ViewerFile) -> Result<Vec<u8>, String> {
+    let rel = &entry.path;
     let path = BundlePath::new(rel).map_err(|e| e.to_string())?;
     // At most one byte more than listed, so a grown file is refused without reading it all, and
     // never more than a viewer file could need, whatever size the manifest claims.
@@ -229,42 +321,21 @@ fn checked_viewer_file(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The manifest's `viewer` entry for `rel`; `None` when the manifest is unreadable or lists no
-/// such file. Only `viewer` is parsed, the rest of the manifest skipped.
-fn listed_viewer_file(root: &Path, rel: &str) -> Option<ViewerFile> {
-    #[derive(serde::Deserialize)]
-    struct ViewerOnly {
-        #[serde(default)]
-        viewer: Option<Vec<ViewerFile>>,
-    }
-    let manifest = BundlePath::new(paths::MANIFEST).ok()?;
-    let bytes = DirSource::new(root).read(&manifest, tlparse_bundle::reader::Limits::default().manifest).ok()?;
-    let parsed: ViewerOnly = serde_json::from_slice(&bytes).ok()?;
-    parsed.viewer?.into_iter().find(|f| f.path == rel)
-}
-
-/// What a request path names.
+/// What a listed path is on disk.
 #[derive(Debug, PartialEq, Eq)]
 enum Resolved {
-    /// A file under the root (a directory's index.html for a directory).
+    /// A file or directory under the root.
     File(PathBuf),
-    /// A directory asked for without its trailing slash: redirect there, so the page's relative
-    /// links resolve inside it.
-    Directory(String),
     NotFound,
     Forbidden,
 }
 
-/// Maps a decoded request path to a file under `root`, which must be canonical. `..` is refused
-/// outright, and so is anything that resolves (through symlinks) outside `root`. The path is
-/// not decoded again: the core did that once.
-fn resolve(root: &Path, path: &str) -> Resolved {
-    let Some(path) = path.strip_prefix('/') else {
-        return Resolved::NotFound;
-    };
+/// Maps a bundle path (`/`-separated, relative) to what it names under `root`, which must be
+/// canonical. `..` is refused outright, and so is anything that resolves (through symlinks)
+/// outside `root`.
+fn resolve(root: &Path, rel: &str) -> Resolved {
     let mut file = root.to_path_buf();
-    let mut segments = Vec::new();
-    for segment in path.split('/') {
+    for segment in rel.split('/') {
         match segment {
             "" | "." => continue,
             ".." => return Resolved::Forbidden,
@@ -277,26 +348,11 @@ fn resolve(root: &Path, path: &str) -> Resolved {
             return Resolved::Forbidden;
         }
         file.push(segment);
-        segments.push(segment);
     }
-    let Ok(real) = file.canonicalize() else {
-        return Resolved::NotFound;
-    };
-    if !real.starts_with(root) {
-        return Resolved::Forbidden;
-    }
-    if !real.is_dir() {
-        return Resolved::File(real);
-    }
-    if !segments.is_empty() && !path.ends_with('/') {
-        // Rebuilt from the segments, so it starts with exactly one `/`: `//viewer` must not
-        // send the browser to a host named `viewer`.
-        return Resolved::Directory(format!("/{}/", segments.join("/")));
-    }
-    match real.join("index.html").canonicalize() {
-        Ok(index) if !index.starts_with(root) => Resolved::Forbidden,
-        Ok(index) if index.is_file() => Resolved::File(index),
-        _ => Resolved::NotFound,
+    match file.canonicalize() {
+        Ok(real) if real.starts_with(root) => Resolved::File(real),
+        Ok(_) => Resolved::Forbidden,
+        Err(_) => Resolved::NotFound,
     }
 }
 
@@ -331,31 +387,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resolve_serves_files_and_indexes_and_refuses_to_leave_the_root() {
+    fn resolve_stays_under_the_root() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("bundle/viewer")).unwrap();
         let root = dir.path().join("bundle").canonicalize().unwrap();
-        std::fs::write(root.join("index.html"), "<html>").unwrap();
         std::fs::write(root.join("viewer/app.js"), "").unwrap();
         std::fs::write(dir.path().join("secret"), "").unwrap();
 
-        assert_eq!(resolve(&root, "/"), Resolved::File(root.join("index.html")));
-        assert_eq!(resolve(&root, "/viewer/app.js"), Resolved::File(root.join("viewer/app.js")));
-        assert_eq!(resolve(&root, "/viewer"), Resolved::Directory("/viewer/".into()));
-        assert_eq!(resolve(&root, "//viewer"), Resolved::Directory("/viewer/".into()), "never `//viewer/`");
-        assert_eq!(resolve(&root, "/./viewer"), Resolved::Directory("/viewer/".into()));
-        assert_eq!(resolve(&root, "/viewer/"), Resolved::NotFound, "no index.html there");
-        assert_eq!(resolve(&root, "/missing.json"), Resolved::NotFound);
-        assert_eq!(resolve(&root, "/viewer/%61pp.js"), Resolved::NotFound, "decoded once, by the core");
-        for escape in ["/../secret", "/viewer/../../secret", "/viewer/a\\b"] {
+        assert_eq!(resolve(&root, "viewer/app.js"), Resolved::File(root.join("viewer/app.js")));
+        assert_eq!(resolve(&root, "missing.json"), Resolved::NotFound);
+        assert_eq!(resolve(&root, "viewer/%61pp.js"), Resolved::NotFound, "decoded once, by the core");
+        for escape in ["../secret", "viewer/../../secret", "viewer/a\\b"] {
             assert_eq!(resolve(&root, escape), Resolved::Forbidden, "{escape}");
         }
-        assert_eq!(resolve(&root, "//secret"), Resolved::NotFound, "an absolute path stays under the root");
-        assert_eq!(resolve(&root, "http://host/secret"), Resolved::NotFound);
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(dir.path().join("secret"), root.join("link")).unwrap();
-            assert_eq!(resolve(&root, "/link"), Resolved::Forbidden);
+            assert_eq!(resolve(&root, "link"), Resolved::Forbidden);
         }
     }
 }

@@ -132,8 +132,10 @@ fn split_host_port(authority: &str) -> Option<(&str, Option<&str>)> {
 /// Why a request is refused before any handler sees it.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// No `Host` header: nothing proves which server the client means.
+    /// No `Host` header, or an empty one: nothing proves which server the client means.
     NoHost,
+    /// More than one `Host` header.
+    ManyHosts,
     /// A `Host` that is not this server's: a DNS-rebinding page, or a misdirected client.
     ForeignHost(String),
     /// An `Origin` that is neither the server's own nor allowed.
@@ -143,7 +145,7 @@ pub(crate) enum Refusal {
 impl Refusal {
     pub(crate) fn status(&self) -> u16 {
         match self {
-            Refusal::NoHost => 400,
+            Refusal::NoHost | Refusal::ManyHosts => 400,
             Refusal::ForeignHost(_) => 421,
             Refusal::ForeignOrigin(_) => 403,
         }
@@ -152,7 +154,8 @@ impl Refusal {
     /// A plain-text reason. Header values are attacker-chosen: shown escaped and cut short.
     pub(crate) fn reason(&self) -> String {
         match self {
-            Refusal::NoHost => "refused: no Host header\n".to_string(),
+            Refusal::NoHost => "refused: no Host header, or an empty one\n".to_string(),
+            Refusal::ManyHosts => "refused: more than one Host header\n".to_string(),
             Refusal::ForeignHost(host) => {
                 format!("refused: Host {} is not this server; use its 127.0.0.1 URL\n", quoted(host))
             }
@@ -183,7 +186,15 @@ impl Access {
     /// Checks `Host` (and the authority of an absolute-form target) against this server on
     /// `port`, then `Origin` against the server's own and the allowlist.
     pub(crate) fn check(&self, port: u16, authority: Option<&str>, headers: &HeaderMap) -> Result<Reader, Refusal> {
-        let host = headers.get(header::HOST).ok_or(Refusal::NoHost)?;
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let host = hosts.next().ok_or(Refusal::NoHost)?;
+        // Two Hosts name two servers: which one a proxy in front read is anyone's guess.
+        if hosts.next().is_some() {
+            return Err(Refusal::ManyHosts);
+        }
+        if host.is_empty() {
+            return Err(Refusal::NoHost);
+        }
         let host = host.to_str().map_err(|_| Refusal::ForeignHost(String::from_utf8_lossy(host.as_bytes()).into()))?;
         let host = host.to_ascii_lowercase();
         if !self.is_own_host(port, &host) {
@@ -322,6 +333,10 @@ mod tests {
             );
         }
         assert_eq!(access.check(8000, None, &HeaderMap::new()), Err(Refusal::NoHost));
+        assert_eq!(access.check(8000, None, &headers(&[("host", "")])), Err(Refusal::NoHost));
+        let mut twice = headers(&[("host", "127.0.0.1:8000")]);
+        twice.append(header::HOST, HeaderValue::from_static("evil.example"));
+        assert_eq!(access.check(8000, None, &twice), Err(Refusal::ManyHosts));
         let absolute = access.check(8000, Some("evil.example"), &headers(&[("host", "127.0.0.1:8000")]));
         assert_eq!(absolute, Err(Refusal::ForeignHost("evil.example".into())));
         assert_eq!(access.check(80, None, &headers(&[("host", "127.0.0.1")])), Ok(Reader::SameOrigin));

@@ -22,6 +22,8 @@
 //! ```
 
 mod access;
+mod clients;
+pub mod conditional;
 mod path;
 mod server;
 
@@ -78,8 +80,13 @@ pub struct Limits {
     /// How long a write may make no progress before the connection is dropped: a client that
     /// stops reading (e.g. pipelining requests it never reads) releases its connection.
     pub write_inactivity_timeout: Duration,
-    /// Connections served at once; further ones wait in the listen backlog until one ends.
+    /// Connections held at once. Beyond, a new connection takes the place of the one idle
+    /// longest (waiting for a request); when none is idle, new ones wait in the listen backlog.
     pub max_connections: usize,
+    /// Connections held from one client address: beyond, a new one from it takes the place of
+    /// its own longest idle, or is closed when all of its are busy. Behind a reverse proxy,
+    /// every client is the proxy's address.
+    pub max_connections_per_client: usize,
     /// Runtime worker threads (the async I/O).
     pub worker_threads: usize,
     /// Threads for blocking file work (reads, hashes).
@@ -100,6 +107,9 @@ impl Default for Limits {
             // A connection costs a few KiB here; 1024 outlasts hundreds of slow clients while a
             // real one still gets in, within the usual 1024-descriptor limit raised at start.
             max_connections: 1024,
+            // A browser opens 6 per host; a team behind one NAT or reverse proxy, a few dozen
+            // browsers. A quarter of the whole: one address never fills the server.
+            max_connections_per_client: 256,
             // Serving files from disk is I/O bound: two threads keep up with a browser.
             worker_threads: 2,
             blocking_threads: 4,

@@ -9,10 +9,10 @@ use std::time::Duration;
 use hyper::header::{self, HeaderValue};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::sync::Semaphore;
 use tokio_io_timeout::TimeoutStream;
 
 use super::access::{self, Reader};
+use super::clients::{Admitted, Busy, Clients};
 use super::{Access, Body, Handler, Limits, Method, Request, Response, path, text};
 
 /// Everything a connection needs, shared by all of them.
@@ -46,29 +46,35 @@ async fn accept_loop<H: Handler>(
     listener.set_nonblocking(true)?;
     let port = listener.local_addr()?.port();
     let listener = tokio::net::TcpListener::from_std(listener)?;
-    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let clients = Clients::new(limits.max_connections, limits.max_connections_per_client);
     let shared = Arc::new(Shared { access, limits, handler, port });
     loop {
-        // Waiting for a free slot before accepting leaves the excess in the kernel's backlog,
-        // costing nothing here.
-        let permit = Arc::clone(&connections).acquire_owned().await.expect("the semaphore is never closed");
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        // Waiting for room before accepting leaves the excess in the kernel's backlog, costing
+        // nothing here.
+        clients.room().await;
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(_) => {
                 // Out of descriptors or a connection reset before accept: pause rather than spin.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
+        // Every connection of this client is busy with a request: this one is closed unserved.
+        let Some((admitted, closed)) = clients.admit(peer.ip().to_canonical()) else { continue };
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
-            serve_connection(stream, shared).await;
-            drop(permit);
+            let admitted = Arc::new(admitted);
+            tokio::select! {
+                () = serve_connection(stream, shared, Arc::clone(&admitted)) => {}
+                // Closed to make room for another, while it waited for a request.
+                _ = closed => {}
+            }
         });
     }
 }
 
-async fn serve_connection<H: Handler>(stream: tokio::net::TcpStream, shared: Arc<Shared<H>>) {
+async fn serve_connection<H: Handler>(stream: tokio::net::TcpStream, shared: Arc<Shared<H>>, admitted: Arc<Admitted>) {
     let _ = stream.set_nodelay(true);
     let mut stream = TimeoutStream::new(stream);
     // Only writes: reads are bounded by hyper's header timeout, and a read timeout would also
@@ -85,7 +91,9 @@ async fn serve_connection<H: Handler>(stream: tokio::net::TcpStream, shared: Arc
     let service_shared = Arc::clone(&shared);
     let service = hyper::service::service_fn(move |request| {
         let shared = Arc::clone(&service_shared);
-        async move { Ok::<_, Infallible>(shared.answer(request).await) }
+        // Busy from the request's headers to the response's last byte: not closed for room.
+        let busy = admitted.busy();
+        async move { Ok::<_, Infallible>(busy_until_sent(shared.answer(request).await, busy)) }
     });
     // Errors are the client's (gone, too slow, malformed): nobody to tell.
     let _ = builder.serve_connection(io, service).await;
@@ -132,6 +140,38 @@ impl<H: Handler> Shared<H> {
     fn finish(&self, mut response: Response<Body>, reader: &Reader) -> Response<Body> {
         access::add_access_headers(response.headers_mut(), reader, self.access.origins.allows_any());
         response
+    }
+}
+
+/// `response`, whose body holds `busy` until it is sent (or the connection dropped).
+fn busy_until_sent(response: Response<Body>, busy: Busy) -> Response<Body> {
+    use http_body_util::BodyExt;
+    response.map(|body| Holding { body, _busy: busy }.boxed_unsync())
+}
+
+/// A body that holds a guard as long as it lives.
+struct Holding<T> {
+    body: Body,
+    _busy: T,
+}
+
+impl<T: Unpin> hyper::body::Body for Holding<T> {
+    type Data = bytes::Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, io::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 

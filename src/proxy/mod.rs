@@ -2,12 +2,15 @@
 //! URL) with CORS for an allowlist of viewer origins, so a viewer on another origin can read
 //! bundles that live where no CORS is configured.
 //!
-//! The proxy forwards only paths shaped like bundle files ([`paths`]), never runs anything of the
-//! bucket on its own origin (every response is `Content-Security-Policy: sandbox`, HTML and
-//! JavaScript go out as plain text), bounds every upstream fetch ([`upstream`]) and keeps recent
-//! packs, whose names are their hash, in a byte-bounded cache ([`cache`]).
+//! The proxy forwards only paths shaped like bundle files ([`paths`]) that the manifest of the
+//! bundle they name lists ([`listing`]), never runs anything of the bucket on its own origin
+//! (every response is `Content-Security-Policy: sandbox`, HTML and JavaScript go out as plain
+//! text), bounds every upstream fetch ([`upstream`]) and keeps recent packs, whose names are
+//! their hash, in a byte-bounded cache ([`cache`]). A pack goes out immutable only once its
+//! bytes are checked against its name; bytes that do not match are a 502.
 
 pub mod cache;
+pub mod listing;
 pub mod paths;
 pub mod upstream;
 
@@ -23,9 +26,10 @@ use hyper::body::Frame;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 
-use crate::http::{self, Handler, Method, Request};
+use crate::http::{self, Handler, Method, Request, conditional};
 use crate::media;
 use cache::ByteLru;
+use listing::{Known, Listings};
 use paths::BundleFile;
 use upstream::{Upstream, UpstreamError};
 
@@ -39,6 +43,10 @@ pub const DEFAULT_MAX_FILE: u64 = 256 << 20;
 pub const DEFAULT_CACHE_BYTES: u64 = 256 << 20;
 /// The shortest bearer token accepted: a token guessed in reasonable time is no token.
 pub const MIN_TOKEN_LEN: usize = 16;
+
+/// The largest manifest read: the format's reader refuses larger ones.
+const MAX_MANIFEST: u64 = 32 << 20;
+const MANIFEST: &str = tlparse_bundle::paths::MANIFEST;
 
 /// The port listened on when none is given: outside the range `serve` tries (8000 to 8020).
 pub const DEFAULT_PORT: u16 = 8030;
@@ -57,6 +65,8 @@ pub struct ProxyOptions {
     pub port: u16,
     /// A file holding the bearer token clients must send.
     pub token_file: Option<Utf8PathBuf>,
+    /// Off loopback, serve without a token all the same (`--no-token`).
+    pub no_token: bool,
     pub max_file: u64,
     pub cache_bytes: u64,
     pub upstream_timeouts: upstream::UpstreamTimeouts,
@@ -73,6 +83,13 @@ pub fn run(options: &ProxyOptions) -> Result<(), String> {
         return Err(format!(
             "proxy: --bind {} needs --allow-host NAME (the name clients reach the proxy by): requests \
              naming any other Host are refused, which is what keeps DNS-rebinding pages out",
+            options.bind
+        ));
+    }
+    if !options.bind.is_loopback() && options.token_file.is_none() && !options.no_token {
+        return Err(format!(
+            "proxy: --bind {} needs --token-file FILE: anyone who reaches the port would read every bundle \
+             under the upstream; give --no-token if something in front already checks who connects",
             options.bind
         ));
     }
@@ -119,9 +136,26 @@ fn print_banner(
     let _ = std::io::Write::flush(&mut std::io::stdout());
 }
 
-/// The token in `path`, without surrounding whitespace; refused when short enough to guess.
+/// The most bytes read from a token file: a token is tens of characters, and a device or a huge
+/// file named by mistake must not be read whole.
+const MAX_TOKEN_FILE: u64 = 4096;
+
+/// The token in `path`, without surrounding whitespace; refused when short enough to guess, or
+/// when `path` is not a small regular file.
 fn read_token(path: &Utf8Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
+    use std::io::Read;
+    let failed = |e: std::io::Error| format!("--token-file {path}: {e}");
+    // Checked before opening: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).map_err(failed)?.is_file() {
+        return Err(format!("--token-file {path}: not a regular file"));
+    }
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TOKEN_FILE + 1).read_to_end(&mut bytes).map_err(failed)?;
+    if bytes.len() as u64 > MAX_TOKEN_FILE {
+        return Err(format!("--token-file {path}: over {MAX_TOKEN_FILE} bytes; a token file holds only the token"));
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let token = text.trim();
     if token.len() < MIN_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(format!(
@@ -140,6 +174,8 @@ pub struct Proxy {
     upstream: Upstream,
     max_file: u64,
     cache: Arc<ByteLru>,
+    /// What each bundle root's manifest lists.
+    listings: Listings,
     /// blake3 of the bearer token: `blake3::Hash` compares in constant time, and hashing first
     /// makes the comparison independent of the given token's length too.
     token: Option<blake3::Hash>,
@@ -151,6 +187,7 @@ impl Proxy {
             upstream,
             max_file,
             cache: Arc::new(ByteLru::new(cache_bytes)),
+            listings: Listings::default(),
             token: token.map(|token| blake3::hash(token.as_bytes())),
         }
     }
@@ -182,74 +219,112 @@ impl Proxy {
             Ok(file) => file,
             Err(refused) => return text(StatusCode::NOT_FOUND, &format!("refused: {}\n", refused.reason())),
         };
-        if let Some(bytes) = file.pack_hash.as_ref().and_then(|_| self.cache.get(&file.key)) {
-            let size = bytes.len() as u64;
-            let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
-            return file_response(&file, size, None, body, "hit");
+        if file.rel == tlparse_bundle::paths::MANIFEST {
+            return self.answer_manifest(head_only, &file, headers).await;
         }
-        // Packs never change: a browser keeps them and never revalidates.
-        let if_none_match = file.pack_hash.is_none().then(|| entity_tag(headers)).flatten();
-        match self.upstream.fetch(&file.key, !head_only, self.max_file, if_none_match.clone()).await {
-            Ok(fetched) => {
-                let body = match fetched.body {
-                    None => empty(),
-                    Some(stream) => {
-                        let room = file.pack_hash.as_ref().and_then(|_| self.cache.reserve(fetched.size));
-                        let stream = match (&file.pack_hash, room) {
-                            (Some(hash), Some(room)) => self.caching(stream, fetched.size, &file, hash, room),
-                            _ => stream,
-                        };
-                        body_of(stream)
-                    }
-                };
-                file_response(&file, fetched.size, fetched.etag.as_deref(), body, "miss")
+        // A cached pack was listed and checked when it went in, and its bytes never change:
+        // served without asking the upstream again, even when it is down.
+        if let Some(hash) = &file.pack_hash
+            && let Some(bytes) = self.cache.get(&file.key)
+        {
+            let held = Held { bytes, etag: Some(format!("\"{hash}\"")), cache: "hit", cache_control: media::IMMUTABLE };
+            return held.answer(&file, head_only, headers);
+        }
+        match self.known(&file.root, &file.rel).await {
+            Ok(Known::Bundle(listing)) if listing.lists(&file.rel) => {}
+            Ok(_) => {
+                let why = format!("refused: /{} is not a file that a bundle's manifest there lists\n", file.key);
+                return text(StatusCode::NOT_FOUND, &why);
             }
-            Err(UpstreamError::NotModified) => not_modified(if_none_match.as_deref()),
-            Err(UpstreamError::NotFound) => {
-                text(StatusCode::NOT_FOUND, &format!("not found upstream: /{}\n", file.key))
-            }
-            Err(error) => {
-                // The key is checked safe to print; the reason is fixed text.
-                eprintln!("proxy: /{}: {error}", file.key);
-                text(StatusCode::BAD_GATEWAY, &format!("{error}\n"))
-            }
+            Err(error) => return upstream_failed(&file, error),
+        }
+        match &file.pack_hash {
+            Some(hash) => self.answer_pack(head_only, &file, hash, headers).await,
+            None => self.answer_file(head_only, &file, headers).await,
         }
     }
 
-    /// `stream` (`size` bytes), passed on as it comes, and also kept: once its last byte went
-    /// by, the whole pack goes into the cache if its blake3 is the one its name gives (a pack that
-    /// does not match is served once, as the upstream sent it, and never cached). Checked on the
-    /// last chunk, not at the stream's end: hyper stops polling a body once Content-Length bytes
-    /// are out.
-    fn caching(
+    /// What is known of the bundle at `root`, for a request of `rel`: from the listings if
+    /// recent, else from its manifest, read now.
+    async fn known(&self, root: &str, rel: &str) -> Result<Known, UpstreamError> {
+        if let Some(known) = self.listings.fresh(root, rel) {
+            return Ok(known);
+        }
+        let key = if root.is_empty() { MANIFEST.to_string() } else { format!("{root}/{MANIFEST}") };
+        match self.fetch_whole(&key, self.max_file.min(MAX_MANIFEST)).await {
+            Ok((manifest, _)) => Ok(self.listings.record(root, Some(&manifest))),
+            Err(UpstreamError::NotFound) => Ok(self.listings.record(root, None)),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// A bundle's manifest, served only when it is one (its listing recorded on the way).
+    async fn answer_manifest(&self, head_only: bool, file: &BundleFile, headers: &HeaderMap) -> Response<ProxyBody> {
+        let (manifest, etag) = match self.fetch_whole(&file.key, self.max_file.min(MAX_MANIFEST)).await {
+            Ok(fetched) => fetched,
+            Err(error) => return upstream_failed(file, error),
+        };
+        if let Known::NoBundle = self.listings.record(&file.root, Some(&manifest)) {
+            return text(StatusCode::NOT_FOUND, &format!("refused: /{} is not a bundle's manifest\n", file.key));
+        }
+        let held = Held { bytes: manifest, etag, cache: "miss", cache_control: media::REVALIDATE };
+        held.answer(file, head_only, headers)
+    }
+
+    /// A listed file other than a pack, streamed from the upstream, revalidated with its tag.
+    async fn answer_file(&self, head_only: bool, file: &BundleFile, headers: &HeaderMap) -> Response<ProxyBody> {
+        let if_none_match = entity_tag(headers);
+        match self.upstream.fetch(&file.key, !head_only, self.max_file, if_none_match.clone()).await {
+            Ok(fetched) => {
+                let body = fetched.body.map_or_else(empty, body_of);
+                file_response(file, fetched.size, fetched.etag.as_deref(), body, "miss", media::REVALIDATE)
+            }
+            Err(UpstreamError::NotModified) => not_modified(if_none_match.as_deref()),
+            Err(error) => upstream_failed(file, error),
+        }
+    }
+
+    /// A listed pack. Its name is its blake3, so once its bytes are checked against the name it
+    /// goes out immutable (and into the cache); bytes that do not match are an error, never
+    /// served. A pack that cannot be held to be checked (no room in the cache) is streamed as
+    /// it comes, and revalidated like any other file rather than kept for a year.
+    async fn answer_pack(
         &self,
-        stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
-        size: u64,
+        head_only: bool,
         file: &BundleFile,
         hash: &str,
-        room: cache::Reservation,
-    ) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
-        let (cache, key, hash) = (Arc::clone(&self.cache), file.key.clone(), hash.to_owned());
-        let mut kept = Some(BytesMut::new());
-        stream
-            .inspect(move |item| {
-                // Held as long as the stream lives; dropped with it.
-                let _room = &room;
-                let Some(buffer) = kept.as_mut() else { return };
-                match item {
-                    Ok(bytes) => buffer.extend_from_slice(bytes),
-                    Err(_) => kept = None,
-                }
-                if kept.as_ref().is_some_and(|buffer| buffer.len() as u64 == size) {
-                    let whole = kept.take().expect("just checked").freeze();
-                    if blake3::hash(&whole).to_hex()[..32] == hash {
-                        cache.insert(&key, whole);
-                    } else {
-                        eprintln!("proxy: /{key}: its bytes do not match its name's hash; not cached");
-                    }
-                }
-            })
-            .boxed()
+        headers: &HeaderMap,
+    ) -> Response<ProxyBody> {
+        let fetched = match self.upstream.fetch(&file.key, !head_only, self.max_file, None).await {
+            Ok(fetched) => fetched,
+            Err(error) => return upstream_failed(file, error),
+        };
+        let (stream, _room) = match (fetched.body, self.cache.reserve(fetched.size)) {
+            (Some(stream), Some(room)) => (stream, room),
+            (body, _) => {
+                // A HEAD, or no room to check it: nothing was checked, so nothing is promised.
+                let body = body.map_or_else(empty, body_of);
+                return file_response(file, fetched.size, fetched.etag.as_deref(), body, "miss", media::REVALIDATE);
+            }
+        };
+        let bytes = match collect(stream, fetched.size).await {
+            Ok(bytes) => bytes,
+            Err(error) => return upstream_failed(file, error),
+        };
+        if blake3::hash(&bytes).to_hex()[..32] != *hash {
+            return upstream_failed(file, UpstreamError::Failed("the pack's bytes do not match its name"));
+        }
+        self.cache.insert(&file.key, bytes.clone());
+        // The name is the bytes' hash: the strongest tag there is.
+        let held = Held { bytes, etag: Some(format!("\"{hash}\"")), cache: "miss", cache_control: media::IMMUTABLE };
+        held.answer(file, head_only, headers)
+    }
+
+    /// The whole file at `key` (at most `max` bytes) and its tag.
+    async fn fetch_whole(&self, key: &str, max: u64) -> Result<(Bytes, Option<String>), UpstreamError> {
+        let fetched = self.upstream.fetch(key, true, max, None).await?;
+        let stream = fetched.body.ok_or(UpstreamError::Failed("no body"))?;
+        Ok((collect(stream, fetched.size).await?, fetched.etag))
     }
 }
 
@@ -257,6 +332,64 @@ impl Handler for Proxy {
     async fn handle(&self, request: Request) -> Response<ProxyBody> {
         self.answer(request.method == Method::Head, &request.path, &request.headers).await
     }
+}
+
+/// A file the proxy holds whole (a manifest, a checked pack), answered as a static server
+/// would: whole, a 304, a single range, or a 416.
+struct Held {
+    bytes: Bytes,
+    etag: Option<String>,
+    /// `x-proxy-cache`: `hit` or `miss`.
+    cache: &'static str,
+    cache_control: &'static str,
+}
+
+impl Held {
+    fn answer(self, file: &BundleFile, head_only: bool, headers: &HeaderMap) -> Response<ProxyBody> {
+        let len = self.bytes.len() as u64;
+        // Without a tag only a plain Range applies: an If-None-Match or If-Range names none.
+        let plan = conditional::plan(headers, self.etag.as_deref().unwrap_or(""), len);
+        let (start, part) = match plan {
+            conditional::Answer::NotModified if self.etag.is_some() => return not_modified(self.etag.as_deref()),
+            conditional::Answer::Unsatisfiable => {
+                let mut refused = conditional::unsatisfiable(len);
+                harden(refused.headers_mut());
+                return refused;
+            }
+            conditional::Answer::Part { start, len: part } => (start, part),
+            _ => (0, len),
+        };
+        let bytes = self.bytes.slice(start as usize..(start + part) as usize);
+        let body = if head_only { empty() } else { Full::new(bytes).map_err(never).boxed_unsync() };
+        let mut response = file_response(file, len, self.etag.as_deref(), body, self.cache, self.cache_control);
+        response.headers_mut().insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+        if (start, part) != (0, len) {
+            conditional::mark_partial(&mut response, start, part, len);
+        }
+        response
+    }
+}
+
+/// `stream`'s `size` bytes, whole.
+async fn collect(
+    mut stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
+    size: u64,
+) -> Result<Bytes, UpstreamError> {
+    let mut whole = BytesMut::with_capacity(usize::try_from(size).unwrap_or(0));
+    while let Some(chunk) = stream.next().await {
+        whole.extend_from_slice(&chunk?);
+    }
+    Ok(whole.freeze())
+}
+
+/// The answer when the upstream could not give a file: 404 when it has none, else 502 (logged).
+fn upstream_failed(file: &BundleFile, error: UpstreamError) -> Response<ProxyBody> {
+    if error == UpstreamError::NotFound {
+        return text(StatusCode::NOT_FOUND, &format!("not found upstream: /{}\n", file.key));
+    }
+    // The key is checked safe to print; the reason is fixed text.
+    eprintln!("proxy: /{}: {error}", file.key);
+    text(StatusCode::BAD_GATEWAY, &format!("{error}\n"))
 }
 
 /// The client's `If-None-Match`, when it is one a proxy may pass on: short, visible ASCII.
@@ -283,6 +416,7 @@ fn file_response(
     etag: Option<&str>,
     body: ProxyBody,
     cache: &'static str,
+    cache_control: &'static str,
 ) -> Response<ProxyBody> {
     let mut response = Response::new(body);
     let headers = response.headers_mut();
@@ -292,7 +426,6 @@ fn file_response(
     }
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media::data_content_type(file.file_name())));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-    let cache_control = if file.pack_hash.is_some() { media::IMMUTABLE } else { media::REVALIDATE };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
     headers.insert("x-proxy-cache", HeaderValue::from_static(cache));
     harden(headers);
@@ -365,24 +498,33 @@ mod tests {
         out
     }
 
+    /// A bundle manifest listing `files` and the viewer files `viewer`.
+    fn manifest(files: &[&str], viewer: &[&str]) -> Vec<u8> {
+        let entries = |paths: &[&str]| paths.iter().map(|path| serde_json::json!({"path": path})).collect::<Vec<_>>();
+        let manifest =
+            serde_json::json!({"format": "tlparse-bundle", "files": entries(files), "viewer": entries(viewer)});
+        manifest.to_string().into_bytes()
+    }
+
     fn pack_name(bytes: &[u8]) -> String {
         format!("blobs/packs/{}.zst", &blake3::hash(bytes).to_hex()[..32])
     }
 
     #[tokio::test]
     async fn serves_files_with_their_type_and_never_as_runnable() {
+        let listing = manifest(&["stacks/rank0.json"], &["viewer/app.js"]);
         let files: &[(&str, &[u8])] =
-            &[("bundles/job/manifest.json", b"{}"), ("bundles/job/viewer/app.js", b"alert(1)")];
+            &[("bundles/job/manifest.json", &listing), ("bundles/job/viewer/app.js", b"alert(1)")];
         let (proxy, _) = proxy_over(files, None).await;
         let response = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
         assert_eq!(response.status(), StatusCode::OK);
         let headers = response.headers().clone();
         assert_eq!(headers[header::CONTENT_TYPE], "application/json");
-        assert_eq!(headers[header::CONTENT_LENGTH], "2");
+        assert_eq!(headers[header::CONTENT_LENGTH], listing.len().to_string().as_str());
         assert_eq!(headers[header::CACHE_CONTROL], "no-cache");
         assert_eq!(headers[header::CONTENT_SECURITY_POLICY], "sandbox");
         assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
-        assert_eq!(body(response).await, b"{}");
+        assert_eq!(body(response).await, listing);
 
         let script = proxy.answer(false, "/job/viewer/app.js", &HeaderMap::new()).await;
         assert_eq!(script.headers()[header::CONTENT_TYPE], "text/plain; charset=utf-8");
@@ -399,18 +541,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn serves_only_what_a_bundle_manifest_lists() {
+        let listing = manifest(&["stacks/rank0.json"], &[]);
+        let files: &[(&str, &[u8])] = &[
+            ("bundles/job/manifest.json", &listing),
+            ("bundles/job/stacks/rank0.json", b"[]"),
+            ("bundles/job/stacks/rank1.json", b"unlisted"),
+            ("bundles/private/config/manifest.json", b"{\"secret\": 1}"),
+            ("bundles/other-app/index.html", b"<script>"),
+        ];
+        let (proxy, _) = proxy_over(files, None).await;
+        assert_eq!(proxy.answer(false, "/job/stacks/rank0.json", &HeaderMap::new()).await.status(), StatusCode::OK);
+        for (target, why) in [
+            ("/job/stacks/rank1.json", "is not a file that a bundle's manifest there lists"),
+            ("/private/config/manifest.json", "is not a bundle's manifest"),
+            ("/other-app/index.html", "is not a file that a bundle's manifest there lists"),
+        ] {
+            let refused = proxy.answer(false, target, &HeaderMap::new()).await;
+            assert_eq!(refused.status(), StatusCode::NOT_FOUND, "{target}");
+            let text = String::from_utf8(body(refused).await).unwrap();
+            assert!(text.starts_with("refused: ") && text.contains(why), "{target}: {text}");
+        }
+    }
+
+    #[tokio::test]
     async fn revalidates_with_the_upstream_entity_tag() {
-        let (proxy, store) = proxy_over(&[("bundles/job/manifest.json", b"{}")], None).await;
-        let first = proxy.answer(false, "/job/manifest.json", &HeaderMap::new()).await;
+        let listing = manifest(&["stacks/rank0.json"], &[]);
+        let (proxy, store) =
+            proxy_over(&[("bundles/job/stacks/rank0.json", b"{}"), ("bundles/job/manifest.json", &listing)], None)
+                .await;
+        let first = proxy.answer(false, "/job/stacks/rank0.json", &HeaderMap::new()).await;
         let etag = first.headers()[header::ETAG].clone();
         let mut headers = HeaderMap::new();
         headers.insert(header::IF_NONE_MATCH, etag.clone());
-        let again = proxy.answer(false, "/job/manifest.json", &headers).await;
+        let again = proxy.answer(false, "/job/stacks/rank0.json", &headers).await;
         assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
         assert_eq!(again.headers()[header::ETAG], etag);
         assert!(body(again).await.is_empty());
-        store.put(&StorePath::from("bundles/job/manifest.json"), PutPayload::from_static(b"{ }")).await.unwrap();
-        let changed = proxy.answer(false, "/job/manifest.json", &headers).await;
+        store.put(&StorePath::from("bundles/job/stacks/rank0.json"), PutPayload::from_static(b"{ }")).await.unwrap();
+        let changed = proxy.answer(false, "/job/stacks/rank0.json", &headers).await;
         assert_eq!(changed.status(), StatusCode::OK);
         assert_ne!(changed.headers()[header::ETAG], etag);
         assert_eq!(body(changed).await, b"{ }");
@@ -418,7 +587,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_token_when_set_is_required() {
-        let (proxy, _) = proxy_over(&[("bundles/manifest.json", b"{}")], Some(TOKEN)).await;
+        let listing = manifest(&[], &[]);
+        let (proxy, _) = proxy_over(&[("bundles/manifest.json", &listing)], Some(TOKEN)).await;
         let with = |value: &str| {
             let mut headers = HeaderMap::new();
             headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
@@ -439,19 +609,27 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn packs_are_cached_once_checked_against_their_name() {
+    async fn only_packs_checked_against_their_name_are_immutable_and_cached() {
         let pack = b"pretend zstd frame".as_slice();
         let good = pack_name(pack);
         let bad = pack_name(b"other bytes");
+        let listing = manifest(&[&good, &bad], &[]);
         let files = [(format!("bundles/{good}"), pack), (format!("bundles/{bad}"), pack)];
-        let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let mut files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        files.push(("bundles/manifest.json", &listing));
         let (proxy, store) = proxy_over(&files, None).await;
+        let first = proxy.answer(false, &format!("/{good}"), &HeaderMap::new()).await;
+        assert_eq!(first.headers()["x-proxy-cache"], "miss");
+        assert_eq!(first.headers()[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
+        assert_eq!(first.headers()[header::CONTENT_TYPE], "application/zstd");
+        assert_eq!(body_as_sent(first).await, pack);
+
+        let forged = proxy.answer(false, &format!("/{bad}"), &HeaderMap::new()).await;
+        assert_eq!(forged.status(), StatusCode::BAD_GATEWAY);
+        assert_eq!(forged.headers()[header::CACHE_CONTROL], "no-cache");
+        assert_eq!(body(forged).await, b"upstream failed: the pack's bytes do not match its name\n");
+
         for name in [&good, &bad] {
-            let first = proxy.answer(false, &format!("/{name}"), &HeaderMap::new()).await;
-            assert_eq!(first.headers()["x-proxy-cache"], "miss");
-            assert_eq!(first.headers()[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
-            assert_eq!(first.headers()[header::CONTENT_TYPE], "application/zstd");
-            assert_eq!(body_as_sent(first).await, pack);
             store.delete(&StorePath::from(format!("bundles/{name}"))).await.unwrap();
         }
         let cached = proxy.answer(false, &format!("/{good}"), &HeaderMap::new()).await;
@@ -462,9 +640,38 @@ mod tests {
         assert_eq!(body(cached).await, pack);
         let head = proxy.answer(true, &format!("/{good}"), &HeaderMap::new()).await;
         assert_eq!(head.headers()[header::CONTENT_LENGTH], pack.len().to_string().as_str());
+        let range = HeaderMap::from_iter([(header::RANGE, HeaderValue::from_static("bytes=8-11"))]);
+        let part = proxy.answer(false, &format!("/{good}"), &range).await;
+        assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
+        let total = pack.len();
+        assert_eq!(part.headers()[header::CONTENT_RANGE], format!("bytes 8-11/{total}").as_str());
+        assert_eq!(body(part).await, &pack[8..12]);
+        let tag = format!("\"{}\"", &good["blobs/packs/".len()..good.len() - ".zst".len()]);
+        let conditional = HeaderMap::from_iter([(header::IF_NONE_MATCH, HeaderValue::from_str(&tag).unwrap())]);
+        let unchanged = proxy.answer(false, &format!("/{good}"), &conditional).await;
+        assert_eq!(
+            (unchanged.status(), &unchanged.headers()[header::ETAG]),
+            (StatusCode::NOT_MODIFIED, &HeaderValue::from_str(&tag).unwrap())
+        );
         let unchecked = proxy.answer(false, &format!("/{bad}"), &HeaderMap::new()).await;
         assert_eq!(unchecked.status(), StatusCode::NOT_FOUND, "a pack whose bytes do not match its name is not cached");
         assert_eq!(proxy.cache.used(), pack.len() as u64);
+    }
+
+    #[tokio::test]
+    async fn a_pack_that_cannot_be_held_to_be_checked_is_not_promised_immutable() {
+        let pack = b"pretend zstd frame".as_slice();
+        let name = pack_name(pack);
+        let listing = manifest(&[&name], &[]);
+        let (with_cache, store) =
+            proxy_over(&[(&format!("bundles/{name}"), pack), ("bundles/manifest.json", &listing)], None).await;
+        drop(with_cache);
+        let upstream = Upstream::from_store(store, "bundles", "memory");
+        let no_cache = Proxy::new(upstream, 1 << 20, 0, None);
+        let streamed = no_cache.answer(false, &format!("/{name}"), &HeaderMap::new()).await;
+        assert_eq!(streamed.status(), StatusCode::OK);
+        assert_eq!(streamed.headers()[header::CACHE_CONTROL], "no-cache");
+        assert_eq!(body_as_sent(streamed).await, pack);
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub const MAX_PATH_LEN: usize = 1024;
 pub struct BundleFile {
     /// `/`-separated, relative to the upstream's prefix, e.g. `job-1/blobs/packs/<hex>.zst`.
     pub key: String,
+    /// The bundle's root: the sub-prefix before the bundle file's path (`job-1`; empty for none).
+    pub root: String,
+    /// The path within the bundle, as its manifest lists it (`blobs/packs/<hex>.zst`).
+    pub rel: String,
     /// Set for `blobs/packs/<32 hex>.zst`: the file's name is its content's blake3-128, so it
     /// never changes and can be cached and checked.
     pub pack_hash: Option<String>,
@@ -70,8 +74,9 @@ pub fn bundle_file(target: &str) -> Result<BundleFile, Refused> {
     // for the content type and the pack check).
     let max_start = segments.len().saturating_sub(1).min(MAX_PREFIX_SEGMENTS);
     let start = (0..=max_start).find(|&start| is_bundle_shape(&segments[start..])).ok_or(Refused::NotABundleFile)?;
-    let pack_hash = crate::media::pack_hash(&segments[start..].join("/")).map(str::to_owned);
-    Ok(BundleFile { key: relative.to_owned(), pack_hash })
+    let rel = segments[start..].join("/");
+    let pack_hash = crate::media::pack_hash(&rel).map(str::to_owned);
+    Ok(BundleFile { key: relative.to_owned(), root: segments[..start].join("/"), rel, pack_hash })
 }
 
 fn check_segment(segment: &str) -> Result<(), Refused> {
@@ -136,6 +141,7 @@ mod tests {
                 let target = format!("/{prefix}{path}");
                 let file = bundle_file(&target).unwrap_or_else(|e| panic!("{target}: {e:?}"));
                 assert_eq!(file.key, format!("{prefix}{path}"));
+                assert_eq!((file.root.as_str(), file.rel.as_str()), (prefix.trim_end_matches('/'), path));
                 assert_eq!(file.pack_hash, None, "{target}");
             }
         }

@@ -266,6 +266,16 @@ fn exactly(
         .boxed()
 }
 
+/// The paths of the services a store asks for credentials when the environment has none: the
+/// instance metadata services of AWS (`/latest/api/token`, `/latest/meta-data/...`), Azure and
+/// Google Cloud, and AWS's container and web-identity endpoints.
+const CREDENTIAL_SERVICES: [&str; 5] =
+    ["/latest/api/token", "/latest/meta-data/", "/metadata/identity/", "computeMetadata/", "AssumeRoleWithWebIdentity"];
+
+const NO_CREDENTIALS: &str = "no credentials: none in the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, \
+     AWS_PROFILE, GOOGLE_APPLICATION_CREDENTIALS, AZURE_STORAGE_ACCOUNT_KEY, ...), and no instance metadata service \
+     answered";
+
 /// What went wrong, in a few fixed words: the error's own text may hold URLs with signatures or
 /// the upstream's response body.
 pub fn classify(error: &object_store::Error) -> UpstreamError {
@@ -277,6 +287,24 @@ pub fn classify(error: &object_store::Error) -> UpstreamError {
             return UpstreamError::Failed("access denied (check the proxy's credentials)");
         }
         _ => {}
+    }
+    // The whole chain's text, never printed: only matched against fixed needles.
+    let mut chain = String::new();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        chain.push_str(&current.to_string());
+        chain.push('\n');
+        source = current.source();
+    }
+    // Before the connection kinds: with no credentials in the environment the store asks the
+    // instance metadata service, and failing to reach it says nothing of the bucket.
+    if CREDENTIAL_SERVICES.iter().any(|needle| chain.contains(needle)) {
+        return UpstreamError::Failed(NO_CREDENTIALS);
+    }
+    if chain.contains("redirect") || chain.contains("status code: 30") {
+        return UpstreamError::Failed(
+            "the upstream answered with a redirect (for a bucket: check its region, AWS_REGION, or the endpoint)",
+        );
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(current) = source {

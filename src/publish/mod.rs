@@ -135,7 +135,32 @@ pub fn redact_credentials(message: &str) -> String {
 
 fn redact(message: &str, secrets: impl Iterator<Item = String>) -> String {
     // Short values (an empty or placeholder one) would redact ordinary words.
-    secrets.filter(|s| s.len() >= 8).fold(message.to_string(), |m, secret| m.replace(&secret, "[redacted]"))
+    let redacted =
+        secrets.filter(|s| s.len() >= 8).fold(message.to_string(), |m, secret| m.replace(&secret, "[redacted]"));
+    redact_user_info(&redacted)
+}
+
+/// `message` with the user info of every URL in it (`scheme://user:password@host`) replaced by
+/// `[redacted]`: an endpoint given as `AWS_ENDPOINT_URL=http://user:password@host` is quoted
+/// whole in object_store's errors.
+fn redact_user_info(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find("://") {
+        let (before, after) = rest.split_at(start + 3);
+        out.push_str(before);
+        let authority_end = after.find(|c: char| matches!(c, '/' | '?' | '#' | ')' | '"' | '\'') || c.is_whitespace());
+        let authority = &after[..authority_end.unwrap_or(after.len())];
+        match authority.rfind('@') {
+            Some(at) => {
+                out.push_str("[redacted]");
+                rest = &after[at..];
+            }
+            None => rest = after,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What the destination held before this publish.
@@ -468,6 +493,12 @@ mod tests {
             redact(message, secrets.into_iter()),
             "403: <AWSAccessKeyId>[redacted]</AWSAccessKeyId> signed with [redacted]"
         );
+        let endpoint = "GET http://admin:hunter2secret@127.0.0.1:9/b/manifest.json (see https://docs.example/x@y)";
+        assert_eq!(
+            redact(endpoint, std::iter::empty()),
+            "GET http://[redacted]@127.0.0.1:9/b/manifest.json (see https://docs.example/x@y)"
+        );
+        assert_eq!(redact("s3://bucket/p and http://u@h", std::iter::empty()), "s3://bucket/p and http://[redacted]@h");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Every socket has a timeout and every loop a deadline, so a regression fails, never hangs.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddrV4, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::server_process::ServerProcess;
@@ -40,10 +40,15 @@ impl Target<'_> {
 
     /// Fetches `legit_path` as a browser would, checks the answer, and returns how long it took.
     fn legit_request(&self) -> Duration {
+        let stream = TcpStream::connect(&self.server.addr).unwrap();
+        self.legit_request_on(stream, LEGIT_WITHIN)
+    }
+
+    /// [`Self::legit_request`] on `stream`, which must be answered `within` that time.
+    fn legit_request_on(&self, mut stream: TcpStream, within: Duration) -> Duration {
         let (addr, path) = (&self.server.addr, &self.legit_path);
         let started = Instant::now();
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(LEGIT_WITHIN)).unwrap();
+        stream.set_read_timeout(Some(within)).unwrap();
         write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).expect("the legitimate request was answered in time");
@@ -52,7 +57,7 @@ impl Target<'_> {
         let status_line = String::from_utf8_lossy(raw.split(|&b| b == b'\r').next().unwrap());
         assert!(raw.starts_with(b"HTTP/1.1 200 "), "{status_line}");
         assert!(response.body == self.legit_body, "{path}: other bytes than expected");
-        assert!(elapsed < LEGIT_WITHIN, "{elapsed:?}");
+        assert!(elapsed < within, "{elapsed:?}");
         elapsed
     }
 
@@ -171,4 +176,64 @@ pub(crate) fn a_300_mb_header(target: &Target) -> TcpStream {
     target.legit_request_reported(&format!("a header streamed until the server stopped it ({sent} bytes sent)"));
     assert!(sent < 300 << 20, "{} read all 300 MB of one header", target.name);
     stream
+}
+
+/// More idle connections than the server serves at once.
+const IDLE_CONNECTIONS: usize = 1100;
+/// The most connections a server keeps from one client address (`http::Limits`).
+const MAX_PER_CLIENT: usize = 256;
+/// How fast a legitimate client is answered while they are held.
+const LEGIT_WHILE_IDLE_WITHIN: Duration = Duration::from_secs(1);
+
+/// 1,100 connections from 127.0.0.1 that send nothing: a legitimate client, from 127.0.0.1 and
+/// from 127.0.0.2 (another address of the loopback network), is answered within a second each
+/// time, and the server keeps no more of the idle ones than it keeps from one client.
+pub(crate) fn idle_connections(target: &Target) {
+    let addr: std::net::SocketAddr = target.server.addr.parse().unwrap();
+    let started = Instant::now();
+    // A server that stops accepting leaves connects hanging in its backlog: bounded here.
+    let idle: Vec<TcpStream> =
+        (0..IDLE_CONNECTIONS).filter_map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(3)).ok()).collect();
+    eprintln!("{}: {} idle connections opened in {:?}", target.name, idle.len(), started.elapsed());
+    assert_eq!(idle.len(), IDLE_CONNECTIONS, "the server stopped accepting");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut slowest = Duration::ZERO;
+    for _ in 0..3 {
+        for source in [Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(127, 0, 0, 2)] {
+            let stream = connect_from(source, addr);
+            slowest = slowest.max(target.legit_request_on(stream, LEGIT_WHILE_IDLE_WITHIN));
+        }
+    }
+    target.report(&format!("{} idle connections from 127.0.0.1", idle.len()), slowest);
+    let still_open = idle.iter().filter(|stream| !is_closed(stream)).count();
+    eprintln!("{}: {still_open} of {} idle connections still open", target.name, idle.len());
+    assert!(still_open <= MAX_PER_CLIENT, "{still_open} idle connections from one client kept");
+}
+
+/// A connection to `to` from the local address `source` (any address of 127.0.0.0/8 is this
+/// machine's on Linux).
+fn connect_from(source: Ipv4Addr, to: std::net::SocketAddr) -> TcpStream {
+    use std::os::fd::FromRawFd;
+    let std::net::SocketAddr::V4(to) = to else { panic!("an IPv4 server: {to}") };
+    let sockaddr = |addr: SocketAddrV4| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: addr.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*addr.ip()).to_be() },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: a fresh socket, bound and connected with valid sockaddr_in structs of `len` bytes,
+    // then owned by the TcpStream.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let stream = TcpStream::from_raw_fd(fd);
+        let from = sockaddr(SocketAddrV4::new(source, 0));
+        let bound = libc::bind(fd, (&raw const from).cast(), len);
+        assert_eq!(bound, 0, "bind {source}: {}", std::io::Error::last_os_error());
+        let target = sockaddr(to);
+        let connected = libc::connect(fd, (&raw const target).cast(), len);
+        assert_eq!(connected, 0, "connect from {source}: {}", std::io::Error::last_os_error());
+        stream
+    }
 }

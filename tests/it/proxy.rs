@@ -145,6 +145,7 @@ fn expected_type(path: &str) -> &'static str {
 #[test]
 fn reads_every_file_of_a_bundle_and_nothing_else_from_an_http_upstream() {
     let (_dir, root, files) = upstream_with_bundle();
+    let upstream_root = root.clone();
     let upstream = StaticServer::start(root);
     let proxy = start_proxy(&upstream.url(), &[]);
     assert!(files.keys().any(|p| p.starts_with("tables/cross_rank/")) && files.len() > 60, "{}", files.len());
@@ -163,8 +164,12 @@ fn reads_every_file_of_a_bundle_and_nothing_else_from_an_http_upstream() {
     assert_eq!(head.header("content-length"), Some(files["manifest.json"].len().to_string().as_str()));
     assert!(head.body.is_empty());
 
-    let missing = proxy.get(&format!("/{PREFIX}/stacks/rank9.json"));
-    assert_eq!((missing.status, missing.text()), (404, format!("not found upstream: /{PREFIX}/stacks/rank9.json\n")));
+    let unlisted = proxy.get(&format!("/{PREFIX}/stacks/rank9.json"));
+    assert_eq!(unlisted.status, 404);
+    assert!(unlisted.text().starts_with("refused: "), "{}", unlisted.text());
+    std::fs::remove_file(upstream_root.join(PREFIX).join("diagnostics.jsonl")).unwrap();
+    let missing = proxy.get(&format!("/{PREFIX}/diagnostics.jsonl"));
+    assert_eq!((missing.status, missing.text()), (404, format!("not found upstream: /{PREFIX}/diagnostics.jsonl\n")));
 
     let asked_before = upstream.asked.lock().unwrap().len();
     for (target, status) in [
@@ -185,6 +190,41 @@ fn reads_every_file_of_a_bundle_and_nothing_else_from_an_http_upstream() {
         assert!(refused.text().starts_with("refused: "), "{target}: {}", refused.text());
     }
     assert_eq!(upstream.asked.lock().unwrap().len(), asked_before, "refused paths never reach the upstream");
+}
+
+#[test]
+fn serves_only_what_a_bundle_lists_and_never_a_forged_pack() {
+    let (_dir, root, files) = upstream_with_bundle();
+    // Objects named like bundle files that no bundle lists.
+    std::fs::create_dir_all(root.join("private/config")).unwrap();
+    std::fs::write(root.join("private/config/manifest.json"), r#"{"database_password": "hunter2"}"#).unwrap();
+    std::fs::create_dir_all(root.join("other-app")).unwrap();
+    std::fs::write(root.join("other-app/index.html"), "<h1>hunter2</h1>").unwrap();
+    std::fs::write(root.join(PREFIX).join("tables/rank0/unlisted.json.zst"), "hunter2").unwrap();
+    // A pack the manifest lists, whose bytes upstream are no longer those its name hashes.
+    let mut packs = files.keys().filter(|path| path.starts_with("blobs/packs/"));
+    let (forged, intact) = (packs.next().unwrap(), packs.next().unwrap());
+    std::fs::write(root.join(PREFIX).join(forged), "hunter2 forged bytes").unwrap();
+    let upstream = StaticServer::start(root);
+    let proxy = start_proxy(&upstream.url(), &[]);
+
+    for target in [
+        "/private/config/manifest.json".to_string(),
+        "/other-app/index.html".into(),
+        format!("/{PREFIX}/tables/rank0/unlisted.json.zst"),
+    ] {
+        let refused = proxy.get(&target);
+        assert_eq!(refused.status, 404, "{target}: {}", refused.text());
+        assert!(refused.text().starts_with("refused: ") && !refused.text().contains("hunter2"), "{target}");
+    }
+    let forged_answer = proxy.get(&format!("/{PREFIX}/{forged}"));
+    assert_eq!(forged_answer.status, 502, "{}", forged_answer.text());
+    assert_eq!(forged_answer.text(), "upstream failed: the pack's bytes do not match its name\n");
+    assert_ne!(forged_answer.header("cache-control"), Some("public, max-age=31536000, immutable"));
+    let intact_answer = proxy.get(&format!("/{PREFIX}/{intact}"));
+    assert_eq!(intact_answer.status, 200);
+    assert_eq!(intact_answer.header("cache-control"), Some("public, max-age=31536000, immutable"));
+    assert!(intact_answer.body == files[intact]);
 }
 
 #[test]
@@ -291,9 +331,14 @@ fn bounds_the_size_of_upstream_files() {
     assert_eq!(manifest.text(), format!("upstream file is {size} bytes, over the proxy's limit of 0\n"));
 }
 
+/// A bundle manifest that lists `stacks/rank0.json`, as an HTTP answer.
+const SMALL_MANIFEST: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 70\r\n\r\n\
+    {\"format\": \"tlparse-bundle\", \"files\": [{\"path\": \"stacks/rank0.json\"}]}";
+
 /// An upstream that stalls: accepts, reads the request, then sends `answer` (maybe nothing) and
-/// stays silent, holding every connection open for a minute at most.
-fn stalling_upstream(answer: &'static [u8]) -> String {
+/// stays silent, holding every connection open for a minute at most. With `with_manifest`, it
+/// answers requests of a manifest with [`SMALL_MANIFEST`] instead.
+fn stalling_upstream(answer: &'static [u8], with_manifest: bool) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     listener.set_nonblocking(true).unwrap();
@@ -304,8 +349,10 @@ fn stalling_upstream(answer: &'static [u8]) -> String {
                 Ok((mut stream, _)) => {
                     stream.set_nonblocking(false).unwrap();
                     stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-                    let _ = stream.read(&mut [0u8; 4096]);
-                    let _ = stream.write_all(answer);
+                    let mut request = [0u8; 4096];
+                    let read = stream.read(&mut request).unwrap_or(0);
+                    let asks_manifest = String::from_utf8_lossy(&request[..read]).contains("manifest.json HTTP");
+                    let _ = stream.write_all(if with_manifest && asks_manifest { SMALL_MANIFEST } else { answer });
                     held.push(stream);
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
@@ -317,7 +364,7 @@ fn stalling_upstream(answer: &'static [u8]) -> String {
 
 #[test]
 fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
-    let proxy = start_proxy(&stalling_upstream(b""), &["--upstream-timeout", "1"]);
+    let proxy = start_proxy(&stalling_upstream(b"", false), &["--upstream-timeout", "1"]);
     let started = Instant::now();
     let silent = proxy.get("/job/manifest.json");
     let waited = started.elapsed();
@@ -326,13 +373,49 @@ fn a_silent_upstream_is_a_502_and_one_stalling_mid_file_cuts_the_body() {
     eprintln!("a silent upstream (1 s timeout, one retry) answered 502 after {waited:?}");
 
     let half = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{\"format\": \"tlparse-bundle\"";
-    let proxy = start_proxy(&stalling_upstream(half), &["--upstream-timeout", "1"]);
+    let proxy = start_proxy(&stalling_upstream(half, true), &["--upstream-timeout", "1"]);
     let started = Instant::now();
-    let cut = proxy.get("/job/manifest.json");
+    let cut = proxy.get("/job/stacks/rank0.json");
     assert_eq!(cut.status, 200, "the headers went out before the stall");
     assert_eq!(cut.header("content-length"), Some("100000"));
     assert!(cut.body.len() < 100000, "the body is cut short, never padded: {} bytes", cut.body.len());
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// A loopback port with nothing listening: connections to it are refused at once.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn upstream_failures_are_named_for_what_they_are() {
+    // What S3 answers a request sent to the wrong region: a redirect without a Location.
+    let redirect = b"HTTP/1.1 301 Moved Permanently\r\nContent-Length: 0\r\n\r\n";
+    let proxy = start_proxy(&stalling_upstream(redirect, false), &["--upstream-timeout", "2"]);
+    let redirected = proxy.get("/job/manifest.json");
+    assert_eq!(redirected.status, 502);
+    let text = redirected.text();
+    assert!(text.contains("a redirect") && !text.contains("denied"), "{text}");
+
+    // No credentials in the environment: the S3 client asks the instance metadata service (here
+    // a closed loopback port), which is no reason to call the bucket unreachable.
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    let metadata = format!("http://127.0.0.1:{}", closed_port());
+    let env = [
+        ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ("AWS_METADATA_ENDPOINT", metadata.as_str()),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ALLOW_HTTP", "true"),
+    ];
+    let args = ["proxy", "s3://bucket/prefix", "--allow-origin", ALLOWED, "--port", "0", "--upstream-timeout", "2"];
+    let proxy = ServerProcess::start_proxy_in(&args, &env);
+    let started = Instant::now();
+    let no_credentials = proxy.get("/job/manifest.json");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert_eq!(no_credentials.status, 502);
+    let text = no_credentials.text();
+    assert!(text.contains("no credentials") && text.contains("AWS_ACCESS_KEY_ID"), "{text}");
+    assert!(!text.contains("127.0.0.1") && !text.contains("could not connect"), "{text}");
 }
 
 #[test]
@@ -350,6 +433,12 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
     let (code, stderr) = run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--bind", "0.0.0.0"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--allow-host"), "{stderr}");
+    // Off loopback, a token is required unless explicitly waived.
+    let public =
+        ["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--bind", "0.0.0.0", "--allow-host", "p.test"];
+    let (code, stderr) = run(&public);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("needs --token-file") && stderr.contains("--no-token"), "{stderr}");
     let dir = tempfile::tempdir().unwrap();
     let short = dir.path().join("token");
     std::fs::write(&short, "short").unwrap();
@@ -357,6 +446,14 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
         run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--token-file", short.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("at least 16") && !stderr.contains("short\n"), "{stderr}");
+    // A device or a huge file is refused without being read whole.
+    let huge = dir.path().join("huge");
+    std::fs::write(&huge, "a".repeat(1 << 20)).unwrap();
+    for (file, why) in [("/dev/zero", "not a regular file"), (huge.to_str().unwrap(), "over 4096 bytes")] {
+        let (code, stderr) = run(&["proxy", "http://127.0.0.1:9", "--allow-origin", ALLOWED, "--token-file", file]);
+        assert_eq!(code, Some(2), "{file}");
+        assert!(stderr.contains(why), "{file}: {stderr}");
+    }
     let (code, stderr) = run(&["proxy", "ftp://host/x", "--allow-origin", ALLOWED]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("not supported"), "{stderr}");
@@ -367,7 +464,7 @@ fn refuses_to_start_without_origins_with_secrets_in_the_url_or_unguarded() {
 /// `cargo test --test it proxy::attacks -- --nocapture`.
 mod attacks {
     use super::*;
-    use crate::attacks::{Target, a_300_mb_header, pipelining_clients_that_never_read, slowloris};
+    use crate::attacks::{Target, a_300_mb_header, idle_connections, pipelining_clients_that_never_read, slowloris};
 
     struct Setup {
         _dir: tempfile::TempDir,
@@ -407,6 +504,12 @@ mod attacks {
     fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
         let setup = start();
         slowloris(&target(&setup));
+    }
+
+    #[test]
+    fn idle_connections_do_not_starve_a_real_client() {
+        let setup = start();
+        idle_connections(&target(&setup));
     }
 
     #[test]

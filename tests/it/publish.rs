@@ -287,3 +287,27 @@ fn a_nojekyll_symlink_is_never_written_through() {
     assert_eq!(std::fs::read(dir.path().join("precious")).unwrap(), b"keep");
     assert!(!site.join("manifest.json").exists(), "the manifest was written after a failure");
 }
+
+#[test]
+fn a_password_in_the_endpoint_url_is_never_printed() {
+    let (_dir, bundle, _) = build(&fixture("tlparse-tests/simple.log"));
+    // Nothing listens there: the publish fails, and its error quotes the endpoint's URL.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AWS_") {
+            command.env_remove(name);
+        }
+    }
+    let out = command
+        .args(["publish", bundle.to_str().unwrap(), "s3://bucket/prefix"])
+        .env("AWS_ENDPOINT_URL", format!("http://admin:hunter2secret@127.0.0.1:{port}"))
+        .envs([("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE0001"), ("AWS_SECRET_ACCESS_KEY", "not-a-real-secret")])
+        .envs([("AWS_REGION", "us-east-1"), ("AWS_ALLOW_HTTP", "true")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = stderr(&out);
+    assert!(stderr.contains(&format!("http://[redacted]@127.0.0.1:{port}/")), "{stderr}");
+    assert!(!stderr.contains("hunter2secret") && !stderr.contains("not-a-real-secret"), "{stderr}");
+}

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::server_process::{HttpResponse, ServerProcess, request, run_to_exit};
+use crate::server_process::{HttpResponse, ServerProcess, exchange, request, run_to_exit};
 use crate::util::{assert_valid, fixture, run};
 
 /// A bundle of simple.log, with the viewer it ships, in a fresh directory.
@@ -64,10 +64,11 @@ fn serves_a_bundle_with_the_content_types_a_viewer_needs() {
     let index = server.get("/");
     assert_eq!((index.status, index.header("Content-Type")), (200, Some("text/html; charset=utf-8")));
     assert_eq!(index.body, std::fs::read(bundle.join("index.html")).unwrap());
-    // Redirects stay on this origin: `//viewer/` would be the host `viewer` to a browser.
-    for target in ["/viewer", "//viewer", "/.//viewer", "/%2Fviewer"] {
+    // The viewer's folder leads to the viewer's page (it has none of its own), and redirects
+    // stay on this origin: `//viewer/` would be the host `viewer` to a browser.
+    for target in ["/viewer", "/viewer/", "//viewer", "/.//viewer", "/%2Fviewer"] {
         let redirect = server.get(target);
-        assert_eq!((redirect.status, redirect.header("Location")), (301, Some("/viewer/")), "{target}");
+        assert_eq!((redirect.status, redirect.header("Location")), (301, Some("/")), "{target}");
     }
     let elsewhere = server.get("//evil.example/x");
     assert_eq!((elsewhere.status, elsewhere.header("Location")), (404, None));
@@ -225,14 +226,65 @@ fn a_viewer_file_replaced_while_serving_is_refused_from_then_on() {
 }
 
 #[test]
-fn a_page_outside_the_viewer_goes_out_as_plain_text() {
+fn only_what_the_manifest_lists_is_served() {
     let (_dir, bundle) = bundle_with_viewer();
+    // A GitHub Pages checkout keeps these beside the bundle; a stray page, a file in the
+    // bundle's own folders that the manifest does not list.
+    std::fs::create_dir_all(bundle.join(".git")).unwrap();
+    std::fs::write(bundle.join(".git/config"), "[remote \"origin\"]\n\turl = https://token@example.com/x\n").unwrap();
+    std::fs::write(bundle.join("CNAME"), "traces.example.com\n").unwrap();
     std::fs::write(bundle.join("evil.html"), TROJAN).unwrap();
     std::fs::write(bundle.join("evil.svg"), "<svg xmlns='http://www.w3.org/2000/svg'><script/></svg>").unwrap();
+    std::fs::write(bundle.join("tables/notes.txt"), "not listed").unwrap();
+    let allowed = "http://127.0.0.1:9";
+    let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0", "--allow-origin", "*"]);
+    let addr = &server.addr;
+    for target in ["/.git/config", "/CNAME", "/evil.html", "/evil.svg", "/tables/notes.txt", "/.git/"] {
+        for origin in [None, Some(allowed)] {
+            let origin_header = origin.map(|o| format!("\r\nOrigin: {o}")).unwrap_or_default();
+            let response = exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: {addr}{origin_header}"));
+            let body = response.text();
+            assert_eq!(response.status, 404, "{target}: {body}");
+            assert!(body.contains("not a file of this bundle's manifest"), "{target}: {body}");
+            assert!(!body.contains("url =") && !body.contains("<script"), "{target}: {body}");
+        }
+    }
+    // Every file the manifest lists still goes out.
+    for file in manifest_files_ending_with(&bundle, "") {
+        assert_eq!(server.get(&format!("/{file}")).status, 200, "{file}");
+    }
+}
+
+#[test]
+fn ranges_and_entity_tags_as_static_servers_answer_them() {
+    let (_dir, bundle) = bundle_with_viewer();
     let server = ServerProcess::start(&["serve", bundle.to_str().unwrap(), "--port", "0"]);
-    for target in ["/evil.html", "/evil.svg"] {
-        let page = server.get(target);
-        assert_eq!((page.status, page.header("Content-Type")), (200, Some("text/plain; charset=utf-8")), "{target}");
-        assert_eq!(page.header("X-Content-Type-Options"), Some("nosniff"));
+    let addr = &server.addr;
+    let get = |target: &str, extra: &str| exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: {addr}{extra}"));
+    for (target, file) in [("/manifest.json", "manifest.json"), ("/viewer/app.js", "viewer/app.js")] {
+        let bytes = std::fs::read(bundle.join(file)).unwrap();
+        let len = bytes.len();
+        let whole = get(target, "");
+        assert_eq!((whole.status, whole.header("Accept-Ranges")), (200, Some("bytes")), "{target}");
+        let etag = whole.header("ETag").expect("an entity tag").to_string();
+        assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+
+        let unchanged = get(target, &format!("\r\nIf-None-Match: {etag}"));
+        assert_eq!((unchanged.status, unchanged.header("ETag")), (304, Some(etag.as_str())), "{target}");
+        assert!(unchanged.body.is_empty());
+        assert_eq!(get(target, "\r\nIf-None-Match: \"other\"").status, 200, "{target}");
+
+        let part = get(target, "\r\nRange: bytes=10-19");
+        assert_eq!(part.status, 206, "{target}");
+        assert_eq!(part.header("Content-Range"), Some(format!("bytes 10-19/{len}").as_str()));
+        assert_eq!(part.header("Content-Length"), Some("10"));
+        assert_eq!(part.body, bytes[10..20]);
+        let suffix = get(target, "\r\nRange: bytes=-5");
+        assert_eq!((suffix.status, &suffix.body[..]), (206, &bytes[len - 5..]), "{target}");
+        let past = get(target, &format!("\r\nRange: bytes={len}-"));
+        assert_eq!(past.status, 416, "{target}");
+        assert_eq!(past.header("Content-Range"), Some(format!("bytes */{len}").as_str()));
+        let stale = get(target, "\r\nRange: bytes=0-1\r\nIf-Range: \"old\"");
+        assert_eq!((stale.status, stale.body.len()), (200, len), "{target}");
     }
 }

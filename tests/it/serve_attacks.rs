@@ -51,6 +51,12 @@ fn slowloris_connections_do_not_lock_out_a_real_client_and_are_cut() {
 }
 
 #[test]
+fn idle_connections_do_not_starve_a_real_client() {
+    let (_dir, bundle, server) = start(&[]);
+    attacks::idle_connections(&target(&server, &bundle));
+}
+
+#[test]
 fn a_300_mb_header_is_refused_early_without_memory_growth() {
     let (_dir, bundle, server) = start(&[]);
     let mut stream = attacks::a_300_mb_header(&target(&server, &bundle));
@@ -85,6 +91,15 @@ fn a_host_that_is_not_this_server_is_refused() {
         assert_refusal(&response, 421, &host);
     }
     assert_refusal(&exchange(&server.addr, "GET /manifest.json HTTP/1.0"), 400, "no Host");
+    let addr = &server.addr;
+    for (head, what) in [
+        (format!("GET /manifest.json HTTP/1.1\r\nHost: {addr}\r\nHost: {addr}"), "the same Host twice"),
+        (format!("GET /manifest.json HTTP/1.1\r\nHost: {addr}\r\nHost: attacker.example"), "a second Host"),
+        ("GET /manifest.json HTTP/1.1\r\nHost:".to_string(), "an empty Host"),
+        ("GET /manifest.json HTTP/1.1\r\nHost:   ".to_string(), "a blank Host"),
+    ] {
+        assert_refusal(&exchange(addr, &head), 400, what);
+    }
     let absolute =
         exchange(&server.addr, &format!("GET http://attacker.example/manifest.json HTTP/1.1\r\nHost: {}", server.addr));
     assert_refusal(&absolute, 421, "absolute-form target");

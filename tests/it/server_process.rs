@@ -24,7 +24,22 @@ impl Drop for KillOnDrop {
 
 /// Runs the binary with its output piped, never opening a browser.
 fn spawn(args: &[&str]) -> KillOnDrop {
-    let child = Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+    spawn_in(args, &[])
+}
+
+/// [`spawn`] with `env` set, and no inherited `AWS_*` variable: a test says where the S3
+/// upstream's endpoint and credentials are.
+fn spawn_in(args: &[&str], env: &[(&str, &str)]) -> KillOnDrop {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tlparse-build"));
+    if !env.is_empty() {
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("AWS_") {
+                command.env_remove(name);
+            }
+        }
+        command.envs(env.iter().copied());
+    }
+    let child = command
         .args(args)
         .env("TLPARSE_NO_BROWSER", "1")
         .stdout(Stdio::piped())
@@ -71,9 +86,19 @@ impl ServerProcess {
         Self::start_until(args, "Proxying")
     }
 
+    /// Runs `proxy` with the environment `env` (and no inherited `AWS_*` variable), and waits for
+    /// its `Proxying ... at URL` line.
+    pub(crate) fn start_proxy_in(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        Self::start_until_in(args, "Proxying", env)
+    }
+
     /// Runs the binary and waits for the line `{verb} ... at http://ADDR/ (Ctrl-C to stop)`.
     fn start_until(args: &[&str], verb: &str) -> ServerProcess {
-        let mut process = spawn(args);
+        Self::start_until_in(args, verb, &[])
+    }
+
+    fn start_until_in(args: &[&str], verb: &str, env: &[(&str, &str)]) -> ServerProcess {
+        let mut process = spawn_in(args, env);
         let lines = lines_of(BufReader::new(process.0.stdout.take().unwrap()));
         let stderr = Arc::new(Mutex::new(String::new()));
         let collecting = collect_into(process.0.stderr.take().unwrap(), Arc::clone(&stderr));
