@@ -420,39 +420,20 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         viewer: !args.no_viewer,
         max_line: (args.max_line_mb << 20) as usize,
     };
-    let (manifest, findings) = bundle::build_with_findings(&options).map_err(|e| e.to_string())?;
+    // Everything the closing lines need is read before the bundle replaces OUT, quiet or not:
+    // a bundle that does not read back is not installed, and after the swap nothing can fail.
+    let (manifest, _, report) =
+        bundle::build_checked(&options, &bundle::table_files::TableOptions::default(), |root, manifest, findings| {
+            BuildReport::read(root, manifest, findings).map_err(|e| e.to_string())
+        })
+        .map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;
-    if d.total > 0 && !args.quiet {
-        let diags = reader::Bundle::open(out.as_std_path()).and_then(|b| b.diagnostics()).map_err(|e| e.to_string())?;
-        for diag in diags.iter().take(10) {
-            eprintln!("warning: {}:{}: {}", diag.file, diag.line, diag.message);
-        }
-        if diags.len() > 10 {
-            eprintln!("warning: ... and {} more in {out}/{}", diags.len() - 10, d.path);
-        }
-    }
     if !args.quiet {
-        let c = &manifest.counts;
-        let pct = if c.input_bytes > 0 {
-            100.0 * manifest.files.iter().map(|f| f.size).sum::<u64>() as f64 / c.input_bytes as f64
-        } else {
-            0.0
-        };
-        say!(
-            "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
-            manifest.inputs.len(),
-            manifest.streams.len(),
-            c.entries,
-            c.unique_blobs,
-            manifest.blobs.packs.len(),
-            d.total,
-        );
-    }
-    if !args.quiet {
-        print_findings(out.as_std_path(), &manifest, &findings).map_err(|e| e.to_string())?;
+        report.print(&out, &manifest);
     }
     if args.strict && d.total > 0 {
-        eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
+        let _ =
+            writeln!(std::io::stderr(), "error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
         return Ok(ExitCode::from(1));
     }
     #[cfg(feature = "share")]
@@ -594,14 +575,77 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
+/// How many of a build's diagnostics it prints.
+const DIAGNOSTICS_PRINTED: usize = 10;
+
+/// What a build prints once its bundle is in place, read from the staged bundle before the swap.
+struct BuildReport {
+    /// The first diagnostics, as `file:line: message`.
+    warnings: Vec<String>,
+    /// What the tables found, a line each.
+    findings: Vec<String>,
+}
+
+impl BuildReport {
+    /// Reads the staged bundle at `root` for the closing lines.
+    fn read(
+        root: &std::path::Path,
+        manifest: &crate::schema::Manifest,
+        findings: &bundle::Findings,
+    ) -> Result<BuildReport, reader::ReadError> {
+        let mut warnings = Vec::new();
+        if manifest.diagnostics.total > 0 {
+            let b = reader::Bundle::open(root)?;
+            for diag in b.diagnostics_iter()?.take(DIAGNOSTICS_PRINTED) {
+                let diag = diag?;
+                warnings.push(format!("{}:{}: {}", diag.file, diag.line, diag.message));
+            }
+        }
+        Ok(BuildReport { warnings, findings: finding_lines(root, manifest, findings)? })
+    }
+
+    /// Prints the report; a failing stderr or stdout is ignored, as nothing may fail now.
+    fn print(&self, out: &Utf8PathBuf, manifest: &crate::schema::Manifest) {
+        let mut stderr = std::io::stderr().lock();
+        for line in &self.warnings {
+            let _ = writeln!(stderr, "warning: {line}");
+        }
+        let d = &manifest.diagnostics;
+        if d.total > self.warnings.len() as u64 {
+            let _ =
+                writeln!(stderr, "warning: ... and {} more in {out}/{}", d.total - self.warnings.len() as u64, d.path);
+        }
+        drop(stderr);
+        let c = &manifest.counts;
+        let pct = if c.input_bytes > 0 {
+            100.0 * manifest.files.iter().map(|f| f.size).sum::<u64>() as f64 / c.input_bytes as f64
+        } else {
+            0.0
+        };
+        say!(
+            "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
+            manifest.inputs.len(),
+            manifest.streams.len(),
+            c.entries,
+            c.unique_blobs,
+            manifest.blobs.packs.len(),
+            d.total,
+        );
+        for line in &self.findings {
+            say!("{line}");
+        }
+    }
+}
+
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
 /// recompiles, failed compiles and restarts (counted apart: a restart is no failure), as the
-/// tables said when they finished.
-fn print_findings(
-    out: &std::path::Path,
+/// tables said when they finished; then what the cross-rank tables of the bundle at `root` found.
+fn finding_lines(
+    root: &std::path::Path,
     manifest: &crate::schema::Manifest,
     findings: &bundle::Findings,
-) -> Result<(), reader::ReadError> {
+) -> Result<Vec<String>, reader::ReadError> {
+    let mut lines = Vec::new();
     for s in manifest.streams.iter().take(8) {
         let Some(found) = findings.get(&s.id) else { continue };
         let mut parts = Vec::new();
@@ -619,20 +663,20 @@ fn print_findings(
             parts.push(format!("{failed} failed compile(s), {restarts} restart(s)"));
         }
         if !parts.is_empty() {
-            say!("  {}: {}", s.id, parts.join("; "));
+            lines.push(format!("  {}: {}", s.id, parts.join("; ")));
         }
     }
     if manifest.streams.len() > 8 {
-        say!("  ... and {} more stream(s)", manifest.streams.len() - 8);
+        lines.push(format!("  ... and {} more stream(s)", manifest.streams.len() - 8));
     }
     if let Some(cross) = &manifest.cross_rank {
         // These still read their tables back from the bundle.
-        let b = reader::Bundle::open(out)?;
+        let b = reader::Bundle::open(root)?;
         for line in cross_rank_findings(&b, cross)? {
-            say!("  across {} streams: {line}", cross.members.len());
+            lines.push(format!("  across {} streams: {line}", cross.members.len()));
         }
     }
-    Ok(())
+    Ok(lines)
 }
 
 /// One line per cross-rank table that found something worth a look.

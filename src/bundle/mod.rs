@@ -62,6 +62,11 @@ pub enum BuildError {
          failed ({step}: {source})"
     )]
     Recover { out: String, backup: String, step: String, source: io::Error },
+    #[error(
+        "{out}: the bundle built does not read back ({reason}); it was not installed, and what was at {out} is \
+         left as it was"
+    )]
+    Unreadable { out: String, reason: String },
     #[error("{0}")]
     Usage(String),
 }
@@ -116,6 +121,18 @@ pub(crate) fn build_with_tables(
     options: &BuildOptions,
     tables: &table_files::TableOptions,
 ) -> Result<(Manifest, Findings), BuildError> {
+    build_checked(options, tables, |_, _, _| Ok(())).map(|(manifest, findings, ())| (manifest, findings))
+}
+
+/// Builds a bundle, then reads it with `check` (given its staging directory, its manifest and
+/// findings) before it replaces OUT: whatever can fail after the build (reading back what a
+/// summary says) fails while the old bundle is still in place, and is then left there. What
+/// `check` returns comes back with the manifest.
+pub fn build_checked<T>(
+    options: &BuildOptions,
+    tables: &table_files::TableOptions,
+    check: impl FnOnce(&Path, &Manifest, &Findings) -> Result<T, String>,
+) -> Result<(Manifest, Findings, T), BuildError> {
     let found = inputs::discover(&options.input, options.latest, &options.output)?;
     let target = output::Target::new(&options.output)?;
     target.clean_stale()?;
@@ -130,8 +147,10 @@ pub(crate) fn build_with_tables(
             Ok(built)
         })
         .map_err(|e| target.name_output(e, root))?;
+    let checked = check(root, &built.0, &built.1)
+        .map_err(|reason| BuildError::Unreadable { out: options.output.to_string(), reason })?;
     staging.install(&target, options.overwrite)?;
-    Ok(built)
+    Ok((built.0, built.1, checked))
 }
 
 /// Writes the embedded reference viewer into the bundle; the manifest lists these files under

@@ -134,6 +134,83 @@ fn a_killed_build_leaves_no_half_bundle() {
     assert!(!out.exists(), "a killed build must not leave {out:?}");
 }
 
+/// A rank log of one compile with `artifacts` small artifacts, each of its own name and payload.
+fn artifacts_log(artifacts: usize) -> Vec<u8> {
+    use md5::{Digest, Md5};
+    let mut log = Vec::new();
+    for i in 0..artifacts {
+        let payload = format!("x = {i}");
+        let md5: String = Md5::digest(payload.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        log.extend_from_slice(
+            format!(
+                "V1206 15:24:46.953000 1 torch/_inductor/compile_fx.py:835] {{\"artifact\": {{\"name\": \"a{i}\", \
+                 \"encoding\": \"string\"}}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, \
+                 \"has_payload\": \"{md5}\"}}\n\t{payload}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    log
+}
+
+/// The entries beside `dir`'s bundles a build leaves when it stops: staging and backup folders.
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tlparse-build-"))
+        .collect()
+}
+
+#[test]
+fn quiet_or_not_a_build_exits_alike_and_never_installs_a_bundle_it_cannot_read_back() {
+    // Two ranks, one with 100,000 artifacts in one compile: its rank_differ table was once more
+    // than the reader takes, and reading it for the closing lines failed after the swap (exit 2
+    // with the new bundle in place; exit 0 with -q, which did not read it).
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = dir.path().join("ranks");
+    std::fs::create_dir(&ranks).unwrap();
+    std::fs::write(ranks.join("dedicated_log_torch_trace_rank_0.log"), artifacts_log(100_000)).unwrap();
+    std::fs::write(ranks.join("dedicated_log_torch_trace_rank_1.log"), artifacts_log(10)).unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &out, "-q"]).status.success());
+    let old = crate::util::read_tree(Path::new(&out));
+    let loud = run(&[ranks.to_str().unwrap(), "-o", &out, "--overwrite"]);
+    let loud_bundle = crate::util::read_tree(Path::new(&out));
+    let quiet = run(&[ranks.to_str().unwrap(), "-o", &out, "--overwrite", "-q"]);
+    assert_eq!(loud.status.code(), quiet.status.code(), "{}", String::from_utf8_lossy(&loud.stderr));
+    if quiet.status.success() {
+        assert_valid(Path::new(&out));
+    } else {
+        // Refused before the swap: said so, and the old bundle is still there, untouched.
+        let stderr = String::from_utf8_lossy(&quiet.stderr);
+        assert!(stderr.contains("does not read back") && stderr.contains("not installed"), "{stderr}");
+        assert!(loud_bundle == old && crate::util::read_tree(Path::new(&out)) == old, "the old bundle was replaced");
+    }
+    assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+}
+
+#[test]
+fn a_bundle_whose_check_fails_is_not_installed_and_the_old_one_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    crate::util::build_to(&fixture("tlparse-tests/simple.log"), &out);
+    let old = crate::util::read_tree(&out);
+    let options = crate::util::build_options(&fixture("tlparse-tests/comp_metrics.log"), &out);
+    let tables = tlparse_build::bundle::table_files::TableOptions::default();
+    let mut checked = None;
+    let error = tlparse_build::bundle::build_checked(&options, &tables, |root, manifest, _| {
+        // The check reads the finished bundle where it was built, not at OUT.
+        checked = Some(tlparse_build::bundle::reader::Bundle::open(root).map(|b| b.manifest == *manifest));
+        Err::<(), _>("made up".to_string())
+    })
+    .unwrap_err();
+    assert_eq!(checked.map(|c| c.unwrap()), Some(true));
+    assert!(error.to_string().contains("does not read back (made up); it was not installed"), "{error}");
+    assert_eq!(crate::util::read_tree(&out), old);
+    assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+}
+
 #[test]
 fn strict_turns_diagnostics_into_a_failing_exit_code() {
     let dir = tempfile::tempdir().unwrap();
