@@ -570,10 +570,10 @@ pub fn reading_input(e: io::Error) -> io::Error {
 /// The error of reading the input `input` into `staging`: it names the input when reading
 /// failed, the staging directory otherwise (which [`Target::name_output`] names as OUT): a full
 /// disk is the output's problem, not the log's.
-pub fn file_error(input: &Utf8Path, staging: &Path, e: io::Error) -> BuildError {
+pub fn file_error(input: &Path, staging: &Path, e: io::Error) -> BuildError {
     if e.get_ref().is_some_and(|inner| inner.is::<ReadingInput>()) {
         let inner = e.into_inner().and_then(|b| b.downcast::<ReadingInput>().ok()).expect("checked just above");
-        return BuildError::io(input, inner.0);
+        return BuildError::io(input.display(), inner.0);
     }
     BuildError::io(staging.display(), e)
 }
@@ -585,9 +585,9 @@ mod tests {
     #[test]
     fn errors_of_reading_name_the_input_and_the_others_the_output() {
         let staging = Path::new("/x/.b.tlparse-build-1");
-        let read = file_error("log.txt".into(), staging, reading_input(io::Error::other("truncated gzip")));
+        let read = file_error(Path::new("log.txt"), staging, reading_input(io::Error::other("truncated gzip")));
         assert_eq!(read.to_string(), "log.txt: truncated gzip");
-        let written = file_error("log.txt".into(), staging, io::Error::from_raw_os_error(libc::EFBIG));
+        let written = file_error(Path::new("log.txt"), staging, io::Error::from_raw_os_error(libc::EFBIG));
         let target = Target { display: "b".into(), out: "/x/b".into(), parent: "/x".into(), name: "b".into() };
         let named = target.name_output(written, staging);
         assert!(named.to_string().starts_with("writing b: File too large"), "{named}");

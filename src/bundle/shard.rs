@@ -622,7 +622,7 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     let i = &manifest.input;
     let blake3 = parse_hash(&i.blake3).ok_or_else(|| refuse(dir, "damaged shard: the input's blake3"))?;
     let input = InputFile {
-        path: label.to_owned(),
+        path: label.to_owned().into(),
         name: i.name.clone(),
         size: i.size,
         compression: i.compression,

@@ -667,8 +667,9 @@ pub enum DiagnosticKind {
     /// trace (its blob keeps it).
     TooDeep,
     /// A file that is a trace log of the job but could not be read at all: a rank is missing.
-    /// Named `dedicated_log_torch_trace*`, or holding log headers; `line` is 0, and the file is
-    /// also counted in `skipped`.
+    /// Named `dedicated_log_torch_trace*`, or holding log headers; or any file or directory of
+    /// the trace that could not be read (it may have held ranks; a file not named like a log is
+    /// named by its directory). `line` is 0, and the file is also counted in `skipped`.
     UnreadableLog,
 }
 
