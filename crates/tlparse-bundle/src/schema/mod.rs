@@ -660,7 +660,9 @@ pub enum DiagnosticKind {
     TruncatedInput,
     /// A time, duration, size or count not finite or beyond ±2^53 (e.g. 1e308): ignored. Also a
     /// number beyond a 64-bit float (1e400) in metadata, a context value or a trace event, kept
-    /// as text as for `too_deep`.
+    /// as text as for `too_deep`. Also a `rank` or compile-id part that is not an integer of
+    /// its range (-1, 2^32 for a rank, 1.5, 2^64): not used as one, kept as extra context as
+    /// logged (as text where a number would round it).
     OutOfRange,
     /// JSON nested deeper than 100 levels, kept as text. Metadata goes to the row's `meta_text`,
     /// a context value becomes a string of its text, a trace event is left out of the Chrome
