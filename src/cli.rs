@@ -280,6 +280,14 @@ struct BuildArgs {
 /// problems, 2 when the command could not run.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A build, shard or merge stopped by SIGINT or SIGTERM removes its unfinished bundle.
+    let builds = matches!(cli.command, None | Some(Command::Build(_) | Command::Shard { .. } | Command::Merge { .. }));
+    if builds {
+        if let Err(e) = bundle::interrupt::clean_up_on_signals() {
+            eprintln!("error: cannot handle SIGINT and SIGTERM: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Some(Command::Build(args)) => run_build(args),
         None => run_build(cli.build),

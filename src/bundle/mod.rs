@@ -4,6 +4,7 @@
 pub mod blobs;
 pub mod file;
 pub mod inputs;
+pub mod interrupt;
 pub mod locations;
 pub mod merged_trace;
 pub mod output;

@@ -19,7 +19,7 @@ use camino::Utf8Path;
 use serde_json::Value;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
 
-use super::{BuildError, blobs, paths, reader};
+use super::{BuildError, blobs, interrupt, paths, reader};
 
 /// `.NAME.tlparse-build-PID`, next to OUT: a build's staging directory.
 const STAGING_INFIX: &str = ".tlparse-build-";
@@ -227,6 +227,7 @@ impl Staging {
         let dir = target.staging_path();
         let lock =
             create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
+        interrupt::remove_on_signal(&dir);
         Ok(Staging { dir: Some(dir), _lock: lock })
     }
 
@@ -236,6 +237,7 @@ impl Staging {
         let dir = target.downloads_path();
         let lock =
             create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
+        interrupt::remove_on_signal(&dir);
         Ok(Staging { dir: Some(dir), _lock: lock })
     }
 
@@ -244,12 +246,14 @@ impl Staging {
     }
 
     /// Puts the finished bundle at OUT: one rename when OUT is absent or an empty directory,
-    /// else (with `overwrite`) the swap.
+    /// else (with `overwrite`) the swap. A SIGINT or SIGTERM meanwhile waits for it to end.
     pub fn install(mut self, target: &Target, overwrite: bool) -> Result<(), BuildError> {
         let dir = self.path().to_owned();
+        let mut removed_on_signal = interrupt::hold_signals();
         if is_vacant(&target.out) {
             match fs::rename(&dir, &target.out) {
                 Ok(()) => {
+                    removed_on_signal.retain(|d| *d != dir);
                     self.dir = None;
                     return Ok(());
                 }
@@ -270,6 +274,7 @@ impl Drop for Staging {
         if let Some(dir) = &self.dir {
             // Nothing to report it to; an abandoned one is removed by the next build.
             drop(fs::remove_dir_all(dir));
+            interrupt::keep_on_signal(dir);
         }
     }
 }

@@ -212,6 +212,38 @@ fn a_bundle_whose_check_fails_is_not_installed_and_the_old_one_stays() {
 }
 
 #[test]
+fn sigint_and_sigterm_remove_the_staging_folder_and_leave_the_old_bundle() {
+    // A log a debug build takes many seconds over: one real rank log repeated.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.log");
+    let one = std::fs::read(fixture("tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_5.log")).unwrap();
+    std::fs::write(&log, one.repeat(60)).unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &out, "-q"]).status.success());
+    let old = crate::util::read_tree(Path::new(&out));
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+            .args([log.to_str().unwrap(), "-o", &out, "--overwrite"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Once the build has written into its staging folder, stop it.
+        let started = std::time::Instant::now();
+        let staging = dir.path().join(format!(".b.tlparse-build-{}", child.id()));
+        while !staging.join(".work").exists() {
+            assert!(started.elapsed().as_secs() < 60, "build never started");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("the unfinished bundle was removed"));
+        assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+        assert_eq!(crate::util::read_tree(Path::new(&out)), old);
+    }
+}
+
+#[test]
 fn strict_turns_diagnostics_into_a_failing_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let bad =
