@@ -196,15 +196,31 @@ fn build_into(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let results: Vec<FileResult> = found
+    // A failed write stops every input (the others would only fill the disk further); the
+    // failure reported is the first that was not only stopped by another.
+    let stop = file::StopFlag::default();
+    let read: Vec<io::Result<FileResult>> = found
         .inputs
         .par_iter()
         .enumerate()
         .map(|(i, input)| {
-            file::process_file_with(i, input, &work, &progress, options.max_line, tables.clone())
-                .map_err(|e| output::file_error(&input.path, root, e))
+            let read = file::process_file_with(i, input, &work, &progress, options.max_line, tables.clone(), &stop);
+            file::stop_on_error(&stop, read)
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    let mut results = Vec::with_capacity(read.len());
+    let mut failures = Vec::new();
+    for (result, input) in read.into_iter().zip(&found.inputs) {
+        match result {
+            Ok(result) => results.push(result),
+            Err(e) => failures.push((e, input)),
+        }
+    }
+    if !failures.is_empty() {
+        let reported = failures.iter().position(|(e, _)| !file::is_stopped(e)).unwrap_or(0);
+        let (e, input) = failures.swap_remove(reported);
+        return Err(output::file_error(&input.path, root, e));
+    }
     progress.finish_and_clear();
     let findings = stream_ids(&results)
         .into_iter()

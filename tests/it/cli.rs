@@ -136,15 +136,22 @@ fn a_killed_build_leaves_no_half_bundle() {
 
 /// A rank log of one compile with `artifacts` small artifacts, each of its own name and payload.
 fn artifacts_log(artifacts: usize) -> Vec<u8> {
+    artifacts_in(artifacts, |_| 0)
+}
+
+/// A log of `artifacts` small artifacts, each of its own name and payload, the `i`th in the
+/// compile of frame `frame(i)`.
+fn artifacts_in(artifacts: usize, frame: impl Fn(usize) -> usize) -> Vec<u8> {
     use md5::{Digest, Md5};
     let mut log = Vec::new();
     for i in 0..artifacts {
         let payload = format!("x = {i}");
+        let frame = frame(i);
         let md5: String = Md5::digest(payload.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         log.extend_from_slice(
             format!(
                 "V1206 15:24:46.953000 1 torch/_inductor/compile_fx.py:835] {{\"artifact\": {{\"name\": \"a{i}\", \
-                 \"encoding\": \"string\"}}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, \
+                 \"encoding\": \"string\"}}, \"frame_id\": {frame}, \"frame_compile_id\": 0, \"attempt\": 0, \
                  \"has_payload\": \"{md5}\"}}\n\t{payload}\n"
             )
             .as_bytes(),
@@ -241,6 +248,49 @@ fn sigint_and_sigterm_remove_the_staging_folder_and_leave_the_old_bundle() {
         assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
         assert_eq!(crate::util::read_tree(Path::new(&out)), old);
     }
+}
+
+/// Runs the build of `args`, its files limited to `max_file_bytes` (RLIMIT_FSIZE: a write past
+/// it fails with EFBIG, as one on a full disk fails with ENOSPC, for any user); how long it took.
+fn build_with_file_limit(args: &[&str], max_file_bytes: Option<u64>) -> (std::process::Output, std::time::Duration) {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"));
+    command.args(args);
+    if let Some(limit) = max_file_bytes {
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The write then fails rather than the signal ending the process.
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    }
+    let started = std::time::Instant::now();
+    let output = command.output().unwrap();
+    (output, started.elapsed())
+}
+
+#[test]
+fn a_build_stops_at_its_first_failed_write() {
+    // 20,000 compile ids: a build that could not write its index or its tables' spool went on
+    // reading, and retried the spool for every compile: 75 times as long as a build that works.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("compiles.log");
+    std::fs::write(&log, artifacts_in(20_000, |i| i)).unwrap();
+    let (out, failing) = (tmp_out(&dir, "b"), tmp_out(&dir, "failing"));
+    let (ok, works_in) = build_with_file_limit(&[log.to_str().unwrap(), "-o", &out, "-q"], None);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let (failed, fails_in) = build_with_file_limit(&[log.to_str().unwrap(), "-o", &failing, "-q"], Some(256 << 10));
+    assert_eq!(failed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("writing ") && stderr.contains("File too large"), "{stderr}");
+    assert!(fails_in * 3 < works_in, "failing took {fails_in:?}, working {works_in:?}");
+    assert!(!Path::new(&failing).exists() && leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
 }
 
 #[test]
