@@ -322,7 +322,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", shown(&message));
             ExitCode::from(2)
         }
     }
@@ -338,7 +338,7 @@ fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Res
     // Quiet: no per-stream heading (a stream only one run has is still said).
     let heading = |l: &str| l.starts_with("stream ") && l.contains(" frame compile(s) in both runs");
     for line in lines.iter().filter(|l| !(quiet && heading(l))) {
-        say!("{}", if quiet { line.trim_start() } else { line });
+        say!("{}", shown(&if quiet { line.trim_start() } else { line }));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -348,8 +348,8 @@ fn run_shard(options: &ShardOptions) -> Result<ExitCode, String> {
     let entries: u64 = shard.streams.iter().map(|s| s.entries).sum();
     say!(
         "wrote shard {}: {} as {:?}, {} stream(s), {entries} entries, {} diagnostic(s)",
-        options.output,
-        options.log,
+        shown(&options.output),
+        shown(&options.log),
         shard.input.name,
         shard.streams.len(),
         shard.diagnostics.len()
@@ -377,7 +377,7 @@ fn run_merge(shards: &[Utf8PathBuf], options: &MergeOptions, quiet: bool) -> Res
     if !quiet {
         say!(
             "wrote {}: {} shard(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s)",
-            options.output,
+            shown(&options.output),
             manifest.inputs.len(),
             manifest.streams.len(),
             manifest.counts.entries,
@@ -440,8 +440,8 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         report.print(&out, &manifest);
     }
     if args.strict && d.total > 0 {
-        let _ =
-            writeln!(std::io::stderr(), "error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
+        let (out, total) = (shown(&out), d.total);
+        let _ = writeln!(std::io::stderr(), "error: --strict: the logs had {total} problem(s); see {out}/{}", d.path);
         return Ok(ExitCode::from(1));
     }
     #[cfg(feature = "share")]
@@ -526,13 +526,13 @@ fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
     let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path()))
         .map_err(|e| format!("{path} is not a bundle ({e})"))?;
     if problems.is_empty() {
-        say!("{path}: valid");
+        say!("{}: valid", shown(path));
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {
-        say!("{path}/{p}");
+        say!("{}", shown(&format!("{path}/{p}")));
     }
-    say!("{path}: {} problem(s)", problems.len());
+    say!("{}: {} problem(s)", shown(path), problems.len());
     Ok(ExitCode::from(1))
 }
 
@@ -569,7 +569,7 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
                 (n, _) => {
                     eprintln!("note: {n} payloads match; printing the first. Others:");
                     for (s, line, h) in &matches[1..] {
-                        eprintln!("  stream {s}, log line {line}: {h}");
+                        eprintln!("  stream {}, log line {line}: {h}", shown(s));
                     }
                 }
             }
@@ -581,6 +581,17 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(&bytes).and_then(|()| stdout.flush()).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `text` as it may go to a terminal: a control character (ESC, a newline, C1's CSI) in a file
+/// name or a log's text could forge lines or move the cursor, so each is written as an escape
+/// (`\n`, `\u{1b}`), as Rust's `escape_debug` writes it.
+pub fn shown(text: &dyn std::fmt::Display) -> String {
+    let text = text.to_string();
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
 }
 
 /// How many of a build's diagnostics it prints.
@@ -606,7 +617,7 @@ impl BuildReport {
             let b = reader::Bundle::open(root)?;
             for diag in b.diagnostics_iter()?.take(DIAGNOSTICS_PRINTED) {
                 let diag = diag?;
-                warnings.push(format!("{}:{}: {}", diag.file, diag.line, diag.message));
+                warnings.push(shown(&format_args!("{}:{}: {}", diag.file, diag.line, diag.message)));
             }
         }
         Ok(BuildReport { warnings, findings: finding_lines(root, manifest, findings)? })
@@ -614,6 +625,7 @@ impl BuildReport {
 
     /// Prints the report; a failing stderr or stdout is ignored, as nothing may fail now.
     fn print(&self, out: &Utf8PathBuf, manifest: &crate::schema::Manifest) {
+        let out = shown(out);
         let mut stderr = std::io::stderr().lock();
         for line in &self.warnings {
             let _ = writeln!(stderr, "warning: {line}");
@@ -640,7 +652,7 @@ impl BuildReport {
             d.total,
         );
         for line in &self.findings {
-            say!("{line}");
+            say!("{}", shown(line));
         }
     }
 }

@@ -294,6 +294,32 @@ fn a_build_stops_at_its_first_failed_write() {
 }
 
 #[test]
+fn control_characters_in_names_and_logs_never_reach_the_terminal_raw() {
+    // A log whose name clears the screen and forges a line of its own, and an output named alike:
+    // both printed (a warning names the log, "wrote" the output), each control escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t");
+    std::fs::create_dir(&trace).unwrap();
+    let evil = "evil\u{1b}[2J\nwarning: forged\u{9b}1m.log";
+    std::fs::copy(fixture("tlparse-tests/simple_corrupted_json.log"), trace.join(evil)).unwrap();
+    let out = tmp_out(&dir, "out\u{1b}]0;title\u{7}");
+    let o = run(&[trace.to_str().unwrap(), "-o", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let missing = dir.path().join("missing\u{1b}[31m\nerror: forged");
+    let failed = run(&[missing.to_str().unwrap(), "-o", &tmp_out(&dir, "b")]);
+    assert_eq!(failed.status.code(), Some(2));
+    for printed in [&o.stdout, &o.stderr, &failed.stderr] {
+        let text = String::from_utf8_lossy(printed);
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{text:?}");
+        assert!(!text.lines().any(|l| l.starts_with("warning: forged") || l.starts_with("error: forged")), "{text}");
+    }
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("warning: evil\\u{1b}[2J\\nwarning: forged\\u{9b}1m.log:13: payload md5"), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("out\\u{1b}]0;title\\u{7}: 1 input(s)"));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("missing\\u{1b}[31m\\nerror: forged"));
+}
+
+#[test]
 fn strict_turns_diagnostics_into_a_failing_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let bad =
