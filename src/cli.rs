@@ -284,6 +284,14 @@ struct BuildArgs {
 /// problems, 2 when the command could not run.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A build, shard or merge stopped by SIGINT or SIGTERM removes its unfinished bundle.
+    let builds = matches!(cli.command, None | Some(Command::Build(_) | Command::Shard { .. } | Command::Merge { .. }));
+    if builds {
+        if let Err(e) = bundle::interrupt::clean_up_on_signals() {
+            eprintln!("error: cannot handle SIGINT and SIGTERM: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Some(Command::Build(args)) => run_build(args),
         None => run_build(cli.build),
@@ -318,7 +326,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", shown(&message));
             ExitCode::from(2)
         }
     }
@@ -334,7 +342,7 @@ fn run_compare(a: &Utf8PathBuf, b: &Utf8PathBuf, json: bool, quiet: bool) -> Res
     // Quiet: no per-stream heading (a stream only one run has is still said).
     let heading = |l: &str| l.starts_with("stream ") && l.contains(" frame compile(s) in both runs");
     for line in lines.iter().filter(|l| !(quiet && heading(l))) {
-        say!("{}", if quiet { line.trim_start() } else { line });
+        say!("{}", shown(&if quiet { line.trim_start() } else { line }));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -344,8 +352,8 @@ fn run_shard(options: &ShardOptions) -> Result<ExitCode, String> {
     let entries: u64 = shard.streams.iter().map(|s| s.entries).sum();
     say!(
         "wrote shard {}: {} as {:?}, {} stream(s), {entries} entries, {} diagnostic(s)",
-        options.output,
-        options.log,
+        shown(&options.output),
+        shown(&options.log),
         shard.input.name,
         shard.streams.len(),
         shard.diagnostics.len()
@@ -373,7 +381,7 @@ fn run_merge(shards: &[Utf8PathBuf], options: &MergeOptions, quiet: bool) -> Res
     if !quiet {
         say!(
             "wrote {}: {} shard(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s)",
-            options.output,
+            shown(&options.output),
             manifest.inputs.len(),
             manifest.streams.len(),
             manifest.counts.entries,
@@ -425,39 +433,20 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
         viewer: !args.no_viewer,
         max_line: (args.max_line_mb << 20) as usize,
     };
-    let (manifest, findings) = bundle::build_with_findings(&options).map_err(|e| e.to_string())?;
+    // Everything the closing lines need is read before the bundle replaces OUT, quiet or not:
+    // a bundle that does not read back is not installed, and after the swap nothing can fail.
+    let (manifest, _, report) =
+        bundle::build_checked(&options, &bundle::table_files::TableOptions::default(), |root, manifest, findings| {
+            BuildReport::read(root, manifest, findings).map_err(|e| e.to_string())
+        })
+        .map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;
-    if d.total > 0 && !args.quiet {
-        let diags = reader::Bundle::open(out.as_std_path()).and_then(|b| b.diagnostics()).map_err(|e| e.to_string())?;
-        for diag in diags.iter().take(10) {
-            eprintln!("warning: {}:{}: {}", diag.file, diag.line, diag.message);
-        }
-        if diags.len() > 10 {
-            eprintln!("warning: ... and {} more in {out}/{}", diags.len() - 10, d.path);
-        }
-    }
     if !args.quiet {
-        let c = &manifest.counts;
-        let pct = if c.input_bytes > 0 {
-            100.0 * manifest.files.iter().map(|f| f.size).sum::<u64>() as f64 / c.input_bytes as f64
-        } else {
-            0.0
-        };
-        say!(
-            "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
-            manifest.inputs.len(),
-            manifest.streams.len(),
-            c.entries,
-            c.unique_blobs,
-            manifest.blobs.packs.len(),
-            d.total,
-        );
-    }
-    if !args.quiet {
-        print_findings(out.as_std_path(), &manifest, &findings).map_err(|e| e.to_string())?;
+        report.print(&out, &manifest);
     }
     if args.strict && d.total > 0 {
-        eprintln!("error: --strict: the logs had {} problem(s); see {out}/{}", d.total, d.path);
+        let (out, total) = (shown(&out), d.total);
+        let _ = writeln!(std::io::stderr(), "error: --strict: the logs had {total} problem(s); see {out}/{}", d.path);
         return Ok(ExitCode::from(1));
     }
     #[cfg(feature = "share")]
@@ -542,13 +531,13 @@ fn run_validate(path: &Utf8PathBuf) -> Result<ExitCode, String> {
     let problems = tlparse_bundle::validate::validate(DirSource::new(path.as_std_path()))
         .map_err(|e| format!("{path} is not a bundle ({e})"))?;
     if problems.is_empty() {
-        say!("{path}: valid");
+        say!("{}: valid", shown(path));
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {
-        say!("{path}/{p}");
+        say!("{}", shown(&format!("{path}/{p}")));
     }
-    say!("{path}: {} problem(s)", problems.len());
+    say!("{}: {} problem(s)", shown(path), problems.len());
     Ok(ExitCode::from(1))
 }
 
@@ -585,7 +574,7 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
                 (n, _) => {
                     eprintln!("note: {n} payloads match; printing the first. Others:");
                     for (s, line, h) in &matches[1..] {
-                        eprintln!("  stream {s}, log line {line}: {h}");
+                        eprintln!("  stream {}, log line {line}: {h}", shown(s));
                     }
                 }
             }
@@ -599,14 +588,89 @@ fn run_cat(path: &Utf8PathBuf, what: &[String], stream: Option<&str>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
+/// `text` as it may go to a terminal: a control character (ESC, a newline, C1's CSI) in a file
+/// name or a log's text could forge lines or move the cursor, so each is written as an escape
+/// (`\n`, `\u{1b}`), as Rust's `escape_debug` writes it.
+pub fn shown(text: &dyn std::fmt::Display) -> String {
+    let text = text.to_string();
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
+/// How many of a build's diagnostics it prints.
+const DIAGNOSTICS_PRINTED: usize = 10;
+
+/// What a build prints once its bundle is in place, read from the staged bundle before the swap.
+struct BuildReport {
+    /// The first diagnostics, as `file:line: message`.
+    warnings: Vec<String>,
+    /// What the tables found, a line each.
+    findings: Vec<String>,
+}
+
+impl BuildReport {
+    /// Reads the staged bundle at `root` for the closing lines.
+    fn read(
+        root: &std::path::Path,
+        manifest: &crate::schema::Manifest,
+        findings: &bundle::Findings,
+    ) -> Result<BuildReport, reader::ReadError> {
+        let mut warnings = Vec::new();
+        if manifest.diagnostics.total > 0 {
+            let b = reader::Bundle::open(root)?;
+            for diag in b.diagnostics_iter()?.take(DIAGNOSTICS_PRINTED) {
+                let diag = diag?;
+                warnings.push(shown(&format_args!("{}:{}: {}", diag.file, diag.line, diag.message)));
+            }
+        }
+        Ok(BuildReport { warnings, findings: finding_lines(root, manifest, findings)? })
+    }
+
+    /// Prints the report; a failing stderr or stdout is ignored, as nothing may fail now.
+    fn print(&self, out: &Utf8PathBuf, manifest: &crate::schema::Manifest) {
+        let out = shown(out);
+        let mut stderr = std::io::stderr().lock();
+        for line in &self.warnings {
+            let _ = writeln!(stderr, "warning: {line}");
+        }
+        let d = &manifest.diagnostics;
+        if d.total > self.warnings.len() as u64 {
+            let _ =
+                writeln!(stderr, "warning: ... and {} more in {out}/{}", d.total - self.warnings.len() as u64, d.path);
+        }
+        drop(stderr);
+        let c = &manifest.counts;
+        let pct = if c.input_bytes > 0 {
+            100.0 * manifest.files.iter().map(|f| f.size).sum::<u64>() as f64 / c.input_bytes as f64
+        } else {
+            0.0
+        };
+        say!(
+            "wrote {out}: {} input(s), {} stream(s), {} entries, {} distinct payloads in {} pack(s), {} diagnostic(s); bundle is {pct:.1}% of the input",
+            manifest.inputs.len(),
+            manifest.streams.len(),
+            c.entries,
+            c.unique_blobs,
+            manifest.blobs.packs.len(),
+            d.total,
+        );
+        for line in &self.findings {
+            say!("{}", shown(line));
+        }
+    }
+}
+
 /// One line per stream (up to 8) of what the tables found: compiles by status, graph breaks,
 /// recompiles, failed compiles and restarts (counted apart: a restart is no failure), as the
-/// tables said when they finished.
-fn print_findings(
-    out: &std::path::Path,
+/// tables said when they finished; then what the cross-rank tables of the bundle at `root` found.
+fn finding_lines(
+    root: &std::path::Path,
     manifest: &crate::schema::Manifest,
     findings: &bundle::Findings,
-) -> Result<(), reader::ReadError> {
+) -> Result<Vec<String>, reader::ReadError> {
+    let mut lines = Vec::new();
     for s in manifest.streams.iter().take(8) {
         let Some(found) = findings.get(&s.id) else { continue };
         let mut parts = Vec::new();
@@ -624,20 +688,20 @@ fn print_findings(
             parts.push(format!("{failed} failed compile(s), {restarts} restart(s)"));
         }
         if !parts.is_empty() {
-            say!("  {}: {}", s.id, parts.join("; "));
+            lines.push(format!("  {}: {}", s.id, parts.join("; ")));
         }
     }
     if manifest.streams.len() > 8 {
-        say!("  ... and {} more stream(s)", manifest.streams.len() - 8);
+        lines.push(format!("  ... and {} more stream(s)", manifest.streams.len() - 8));
     }
     if let Some(cross) = &manifest.cross_rank {
         // These still read their tables back from the bundle.
-        let b = reader::Bundle::open(out)?;
+        let b = reader::Bundle::open(root)?;
         for line in cross_rank_findings(&b, cross)? {
-            say!("  across {} streams: {line}", cross.members.len());
+            lines.push(format!("  across {} streams: {line}", cross.members.len()));
         }
     }
-    Ok(())
+    Ok(lines)
 }
 
 /// One line per cross-rank table that found something worth a look.

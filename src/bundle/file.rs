@@ -6,7 +6,8 @@
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
 use rayon::prelude::*;
 
@@ -24,6 +25,57 @@ use crate::store::packed_rows::{Spool, set_spool};
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
 const BATCH_BYTES: usize = 1 << 20;
+
+/// Set when writing failed anywhere in a build (a full disk): every input then stops reading
+/// and finishing its tables, so that a build which cannot succeed ends at once.
+pub type StopFlag = Arc<AtomicBool>;
+
+/// The error of an input that stopped because another part of the build failed: never the one
+/// reported, as the failure that set the flag has its own.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped: another part of the build failed")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+fn stopped() -> io::Error {
+    io::Error::other(Stopped)
+}
+
+/// Whether `e` is only the echo of a failure elsewhere ([`Stopped`]).
+pub fn is_stopped(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Stopped>())
+}
+
+/// Fails with [`Stopped`] once `stop` is set.
+fn check(stop: &AtomicBool) -> io::Result<()> {
+    if stop.load(Ordering::Relaxed) { Err(stopped()) } else { Ok(()) }
+}
+
+/// Sets `stop` when `result` is a failure of its own, so that the rest of the build stops.
+pub fn stop_on_error<T>(stop: &AtomicBool, result: io::Result<T>) -> io::Result<T> {
+    if result.as_ref().is_err_and(|e| !is_stopped(e)) {
+        stop.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+/// The error to report of several: the first that is not an echo of another's.
+fn first_failure(errors: impl IntoIterator<Item = io::Error>) -> Option<io::Error> {
+    let mut echo = None;
+    for e in errors {
+        if !is_stopped(&e) {
+            return Some(e);
+        }
+        echo.get_or_insert(e);
+    }
+    echo
+}
 
 /// A diagnostic found in a file, before stream ids exist.
 #[derive(Debug)]
@@ -89,13 +141,30 @@ struct FileSpool {
     end: std::sync::atomic::AtomicU64,
     /// Where its writes are counted.
     counts: Arc<TableCounts>,
+    /// The first write that failed: the tables then hold their bytes in memory, but the build
+    /// fails at once rather than go on without its disk.
+    failure: Mutex<Option<io::Error>>,
+    stop: StopFlag,
 }
 
 impl FileSpool {
-    fn create(path: &Path, counts: Arc<TableCounts>) -> io::Result<FileSpool> {
+    fn create(path: &Path, counts: Arc<TableCounts>, stop: StopFlag) -> io::Result<FileSpool> {
         let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(path)?;
         std::fs::remove_file(path)?;
-        Ok(FileSpool { file, end: std::sync::atomic::AtomicU64::new(0), counts })
+        Ok(FileSpool::over(file, counts, stop))
+    }
+
+    fn over(file: std::fs::File, counts: Arc<TableCounts>, stop: StopFlag) -> FileSpool {
+        let end = std::sync::atomic::AtomicU64::new(0);
+        FileSpool { file, end, counts, failure: Mutex::new(None), stop }
+    }
+
+    /// The first failed write's error, if one failed.
+    fn failed(&self) -> io::Result<()> {
+        match self.failure.lock().expect("spool failure lock").take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -103,7 +172,12 @@ impl Spool for FileSpool {
     fn put(&self, bytes: &[u8]) -> io::Result<u64> {
         TableCounts::add(&self.counts.spool_writes);
         let at = self.end.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
-        self.file.write_all_at(bytes, at)?;
+        if let Err(e) = self.file.write_all_at(bytes, at) {
+            let kept = io::Error::new(e.kind(), e.to_string());
+            self.failure.lock().expect("spool failure lock").get_or_insert(kept);
+            self.stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
         Ok(at)
     }
 
@@ -115,13 +189,24 @@ impl Spool for FileSpool {
 }
 
 /// The analysis thread of one file: its streams' [`StreamAnalyzer`]s, created as streams appear.
-fn analyze(work: PathBuf, file: usize, batches: Batches, options: TableOptions) -> io::Result<Vec<AnalysisSummary>> {
+fn analyze(
+    work: PathBuf,
+    file: usize,
+    batches: Batches,
+    options: TableOptions,
+    stop: StopFlag,
+) -> io::Result<Vec<AnalysisSummary>> {
     // Without a spool (it could not be made), tables hold their bytes in memory.
-    let spool = options.spool.then(|| FileSpool::create(&work.join(format!("f{file}-spool")), options.counts.clone()));
-    set_spool(spool.and_then(Result::ok).map(|s| Arc::new(s) as Arc<dyn Spool>));
-    let analyzed = analyze_batches(&work, file, batches, &options);
+    let spool_path = work.join(format!("f{file}-spool"));
+    let spool = options.spool.then(|| FileSpool::create(&spool_path, options.counts.clone(), stop.clone()));
+    let spool = spool.and_then(Result::ok).map(Arc::new);
+    set_spool(spool.clone().map(|s| s as Arc<dyn Spool>));
+    let spool_failed = || spool.as_ref().map_or(Ok(()), |s| s.failed());
+    let analyzed = analyze_batches(&work, file, batches, &options, &|| spool_failed().and_then(|()| check(&stop)));
     set_spool(None);
-    analyzed
+    // A write that failed while the tables finished.
+    let analyzed = spool_failed().and(analyzed);
+    stop_on_error(&stop, analyzed)
 }
 
 /// The batches of observed entries the analysis thread receives, and where it hands each batch's
@@ -132,14 +217,18 @@ struct Batches {
     emptied: mpsc::SyncSender<Vec<(usize, Observed)>>,
 }
 
+/// Observes each batch, then finishes the tables; `go_on` says, before each batch and before
+/// the tables finish, whether the build may go on (no write failed).
 fn analyze_batches(
     work: &Path,
     file: usize,
     batches: Batches,
     options: &TableOptions,
+    go_on: &dyn Fn() -> io::Result<()>,
 ) -> io::Result<Vec<AnalysisSummary>> {
     let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
     for mut batch in batches.full {
+        go_on()?;
         for &mut (stream, ref mut observed) in batch.iter_mut() {
             if stream == analyzers.len() {
                 analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream)));
@@ -150,6 +239,7 @@ fn analyze_batches(
         // Full (the filing thread has one in hand already) or closed: let it go.
         let _ = batches.emptied.try_send(batch);
     }
+    go_on()?;
     analyzers.into_iter().map(|analyzer| analyzer.finish(options)).collect()
 }
 
@@ -317,8 +407,14 @@ struct Filed {
 /// analysis thread. Then it seals the last chunks and finishes the index files while the
 /// analysis thread finishes its tables: the two overlap, and the chunk writer's buffers and
 /// the index encoders are freed before the tables' finishing peaks.
-fn file_batches(mut state: FileState<'_>, parsed: mpsc::Receiver<Vec<Parsed>>, to: ToAnalysis) -> io::Result<Filed> {
+fn file_batches(
+    mut state: FileState<'_>,
+    parsed: mpsc::Receiver<Vec<Parsed>>,
+    to: ToAnalysis,
+    stop: &AtomicBool,
+) -> io::Result<Filed> {
     for batch in parsed {
+        check(stop)?;
         state.file(batch)?;
         let emptied = to.emptied.try_recv().unwrap_or_default();
         // A closed channel means the analysis thread failed: its error is reported by the caller.
@@ -342,7 +438,7 @@ pub fn process_file(
     progress: &indicatif::ProgressBar,
     max_line: usize,
 ) -> io::Result<FileResult> {
-    process_file_with(index, input, work, progress, max_line, TableOptions::default())
+    process_file_with(index, input, work, progress, max_line, TableOptions::default(), &StopFlag::default())
 }
 
 /// Reads one input file, its tables kept and finished as `tables` say.
@@ -353,15 +449,27 @@ pub fn process_file_with(
     progress: &indicatif::ProgressBar,
     max_line: usize,
     tables: TableOptions,
+    stop: &StopFlag,
 ) -> io::Result<FileResult> {
+    check(stop)?;
     // Errors of reading the input are marked as such: every other error is the output's.
     let file = inputs::open_input(input).map_err(reading_input)?;
     let (raw, hasher) = HashingReader::new(file, progress.clone());
-    let (reader, stop) = open_reader(raw, input.compression).map_err(reading_input)?;
+    let (reader, read_stop) = open_reader(raw, input.compression).map_err(reading_input)?;
     let reader = MarkedReads(reader);
     let (tx, rx) = mpsc::sync_channel::<Vec<RawRecord>>(1);
     let (spill, spilled) = SpillWriter::new(work, &format!("f{index}"));
+    let reader_stop = stop.clone();
     let reader_thread = std::thread::spawn(move || -> io::Result<(u64, u64)> {
+        stop_on_error(&reader_stop, read_records(reader, max_line, spill, &tx, &reader_stop))
+    });
+    fn read_records(
+        reader: MarkedReads<Box<dyn io::BufRead + Send>>,
+        max_line: usize,
+        spill: SpillWriter,
+        tx: &mpsc::SyncSender<Vec<RawRecord>>,
+        stop: &AtomicBool,
+    ) -> io::Result<(u64, u64)> {
         let mut records = Records::with_spill(reader, max_line, Box::new(spill));
         let mut batch = Vec::new();
         let mut weight = 0;
@@ -370,6 +478,7 @@ pub fn process_file_with(
             batch.push(record);
             if weight >= BATCH_BYTES {
                 weight = 0;
+                check(stop)?;
                 if tx.send(std::mem::take(&mut batch)).is_err() {
                     break;
                 }
@@ -379,13 +488,14 @@ pub fn process_file_with(
             let _ = tx.send(batch);
         }
         Ok((records.lines_read(), records.bytes_read))
-    });
+    }
 
     let (analysis_tx, analysis_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
     let (emptied_tx, emptied_rx) = mpsc::sync_channel::<Vec<(usize, Observed)>>(1);
     let analysis_work = work.to_path_buf();
     let batches = Batches { full: analysis_rx, emptied: emptied_tx };
-    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, batches, tables));
+    let analysis_stop = stop.clone();
+    let analysis_thread = std::thread::spawn(move || analyze(analysis_work, index, batches, tables, analysis_stop));
 
     let state = FileState {
         index,
@@ -408,7 +518,7 @@ pub fn process_file_with(
     // a pool thread: pool work behind a waiting pool thread could never run).
     let (parsed_tx, parsed_rx) = mpsc::sync_channel::<Vec<Parsed>>(0);
     let filed = std::thread::scope(|scope| {
-        let filing = scope.spawn(move || file_batches(state, parsed_rx, to_analysis));
+        let filing = scope.spawn(move || stop_on_error(stop, file_batches(state, parsed_rx, to_analysis, stop)));
         for batch in rx {
             let md5s = held_payload_md5s(&batch);
             let parsed = batch
@@ -426,12 +536,19 @@ pub fn process_file_with(
     });
     let read = reader_thread.join().map_err(|_| io::Error::other("reader thread panicked"))?;
     let analyzed = analysis_thread.join().map_err(|_| io::Error::other("analysis thread panicked"))?;
-    let Filed { chunks, demux, order, mut diagnostics, summaries } = filed?;
-    let mut analyzed = analyzed?.into_iter();
-    // Read errors come marked by `MarkedReads`; the thread's other errors are the spill's writes.
-    let (lines, bytes) = read?;
+    // Read errors come marked by `MarkedReads`; the reader's other errors are the spill's writes.
+    // Of the threads' errors, the one that stopped the others is reported.
+    let (filed, analyzed, (lines, bytes)) = match (filed, analyzed, read) {
+        (Ok(filed), Ok(analyzed), Ok(read)) => (filed, analyzed, read),
+        (filed, analyzed, read) => {
+            let errors = [filed.err(), analyzed.err(), read.err()].into_iter().flatten();
+            return Err(first_failure(errors).expect("one failed"));
+        }
+    };
+    let Filed { chunks, demux, order, mut diagnostics, summaries } = filed;
+    let mut analyzed = analyzed.into_iter();
     // A truncated or corrupt input: what was read before the error is kept, and said so.
-    if let Some(error) = stop.get() {
+    if let Some(error) = read_stop.get() {
         diagnostics.push(inputs::truncated_input(lines, error));
         inputs::hash_unread_rest(input, &hasher);
     }

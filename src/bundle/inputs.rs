@@ -6,11 +6,11 @@
 use std::fs::{self, File, Metadata};
 use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use super::file::FileDiagnostic;
 use crate::parse::{glog, rank_from_file_name};
@@ -32,8 +32,8 @@ const ZSTD_WINDOW_LOG_MAX: u32 = 31;
 /// A log file to read.
 #[derive(Debug, Clone)]
 pub struct InputFile {
-    /// Where to open it: the trace given, joined with the path below it.
-    pub path: Utf8PathBuf,
+    /// Where to open it: the trace given, joined with the path below it (not always UTF-8).
+    pub path: PathBuf,
     /// Its path in the bundle: below the trace directory (`/`-separated), or the file name when
     /// the trace given is a file. Never absolute: bundles are shared.
     pub name: String,
@@ -58,8 +58,10 @@ pub enum Skip {
     SymlinkLoop,
     SymlinkToDirectory,
     SameFile,
+    /// A log whose name is not UTF-8 and, as text, is another log's name.
     NonUtf8Name,
-    UnreadableDirectory,
+    /// Listing it failed (the error).
+    UnreadableDirectory(String),
     OutputDirectory,
     Bundle,
     Staging,
@@ -80,8 +82,8 @@ impl Skip {
             Skip::SymlinkLoop => "symlink loop".into(),
             Skip::SymlinkToDirectory => "symlink to a directory (its files are read where it points)".into(),
             Skip::SameFile => "another name (hard link or symlink) of a file read under its own name".into(),
-            Skip::NonUtf8Name => "name is not UTF-8".into(),
-            Skip::UnreadableDirectory => "directory that cannot be read".into(),
+            Skip::NonUtf8Name => "name is not UTF-8, and as text is another log's name".into(),
+            Skip::UnreadableDirectory(_) => "directory that cannot be read".into(),
             Skip::OutputDirectory => "the output directory".into(),
             Skip::Bundle => "a tlparse-build bundle".into(),
             Skip::Staging => "a tlparse-build staging or backup directory".into(),
@@ -92,7 +94,7 @@ impl Skip {
     /// The reason with the error behind it, for messages about one file.
     fn describe(&self) -> String {
         match self {
-            Skip::Unreadable(error) => format!("{}: {error}", self.reason()),
+            Skip::Unreadable(error) | Skip::UnreadableDirectory(error) => format!("{}: {error}", self.reason()),
             _ => self.reason(),
         }
     }
@@ -101,8 +103,8 @@ impl Skip {
 /// A file or directory passed over.
 #[derive(Debug, Clone)]
 pub struct SkippedFile {
-    /// Relative to the trace given (with U+FFFD for bytes that are not UTF-8 in a name skipped
-    /// for that reason); `None` when unknown.
+    /// Relative to the trace given (with U+FFFD for bytes of a name that are not UTF-8); `None`
+    /// when unknown.
     pub path: Option<String>,
     pub skip: Skip,
 }
@@ -184,7 +186,7 @@ pub fn discover(path: &Utf8Path, latest: bool, output: &Utf8Path) -> Result<Disc
 fn read_trace_file(path: &Utf8Path) -> Result<InputFile, BuildError> {
     let name = path.file_name().unwrap_or(path.as_str()).to_string();
     let (file, meta) = open_nonblocking(path.as_std_path(), true).map_err(|e| BuildError::io(path, e))?;
-    classify(file, &meta, path.to_owned(), name)
+    classify(file, &meta, path.as_std_path().to_owned(), name)
         .map_err(|skip| BuildError::NotATrace { path: path.to_owned(), reason: skip.describe() })
 }
 
@@ -211,7 +213,8 @@ struct Walk {
 
 /// Walks a trace directory in file-name order. Directory symlinks are never descended: a target
 /// inside the trace directory is walked under its own name anyway, and one outside is not ours
-/// to read; so no loop is possible. Errors on one entry skip that entry.
+/// to read; so no loop is possible. Errors on one entry skip that entry. A name that is not
+/// UTF-8 is read all the same, recorded with U+FFFD for its other bytes.
 fn walk(root: &Utf8Path, output: Option<(u64, u64)>) -> io::Result<Walk> {
     let canonical_root = fs::canonicalize(root)?;
     let mut found = Walk::default();
@@ -220,18 +223,12 @@ fn walk(root: &Utf8Path, output: Option<(u64, u64)>) -> io::Result<Walk> {
         let entry = match item {
             Ok(entry) => entry,
             Err(e) => {
-                let path = e.path().and_then(|p| relative_name(root, p));
-                found.pass(path, Skip::UnreadableDirectory, None);
+                let path = e.path().map(|p| relative_name(root, p));
+                found.pass(path, Skip::UnreadableDirectory(e.to_string()), None);
                 continue;
             }
         };
-        let Some(name) = relative_name(root, entry.path()) else {
-            if entry.file_type().is_dir() {
-                entries.skip_current_dir();
-            }
-            found.pass(Some(lossy_relative_name(root, entry.path())), Skip::NonUtf8Name, None);
-            continue;
-        };
+        let name = relative_name(root, entry.path());
         let kind = entry.file_type();
         // The root is a directory (checked), though its entry is a symlink when TRACE is one.
         if kind.is_dir() || entry.depth() == 0 {
@@ -241,7 +238,6 @@ fn walk(root: &Utf8Path, output: Option<(u64, u64)>) -> io::Result<Walk> {
             }
             continue;
         }
-        let path = Utf8Path::from_path(entry.path()).expect("checked by relative_name").to_owned();
         let target = if kind.is_file() {
             Ok(entry.path().to_owned())
         } else if kind.is_symlink() {
@@ -249,7 +245,7 @@ fn walk(root: &Utf8Path, output: Option<(u64, u64)>) -> io::Result<Walk> {
         } else {
             Err(Skip::NotRegular)
         };
-        found.consider(path, name, target, kind.is_symlink());
+        found.consider(entry.path().to_owned(), name, target, kind.is_symlink());
     }
     Ok(found)
 }
@@ -261,13 +257,7 @@ impl Walk {
 
     /// Classifies a file found at `path` whose bytes are at `target` (itself, or where its
     /// symlink resolved).
-    fn consider(
-        &mut self,
-        path: Utf8PathBuf,
-        name: String,
-        target: Result<std::path::PathBuf, Skip>,
-        via_symlink: bool,
-    ) {
+    fn consider(&mut self, path: PathBuf, name: String, target: Result<std::path::PathBuf, Skip>, via_symlink: bool) {
         let opened = target.and_then(|t| open_nonblocking(&t, false).map_err(|e| Skip::Unreadable(e.to_string())));
         let (file, meta) = match opened {
             Ok(opened) => opened,
@@ -284,6 +274,7 @@ impl Walk {
     /// logs in rank order, and the lost logs as diagnostics.
     fn into_discovery(mut self, latest: bool) -> Discovery {
         self.drop_second_names();
+        self.drop_clashing_names();
         let mut newest_time = None;
         if latest {
             self.keep_newest();
@@ -328,6 +319,25 @@ impl Walk {
         self.candidates = kept;
     }
 
+    /// Keeps one log per name in the bundle: a name that is not UTF-8 reads, as text, like any
+    /// other with the same bytes replaced (or with U+FFFD itself). A UTF-8 name is kept over one
+    /// that is not, then the first in path order; the others are lost logs.
+    fn drop_clashing_names(&mut self) {
+        let lossy = |c: &Candidate| c.input.path.to_str().is_none();
+        self.candidates
+            .sort_by(|a, b| (&a.input.name, lossy(a), &a.input.path).cmp(&(&b.input.name, lossy(b), &b.input.path)));
+        let mut kept: Vec<Candidate> = Vec::with_capacity(self.candidates.len());
+        for candidate in self.candidates.drain(..) {
+            if kept.last().is_some_and(|k| k.input.name == candidate.input.name) {
+                let skipped = SkippedFile { path: Some(candidate.input.name), skip: Skip::NonUtf8Name };
+                self.passed.push(Passed { skipped, modified: candidate.modified });
+            } else {
+                kept.push(candidate);
+            }
+        }
+        self.candidates = kept;
+    }
+
     /// With `--latest`: the newest log alone (ties broken by name, so the choice is
     /// deterministic); the others are skipped.
     fn keep_newest(&mut self) {
@@ -340,42 +350,47 @@ impl Walk {
     }
 }
 
-/// The `unreadable_log` diagnostic of a skipped file that was a log of the job: one named like
-/// a trace log (whatever kept it from being read), or one with a log's name that could not be
-/// read or decompressed. A rank is missing from the bundle, so `--strict` must fail.
+/// The `unreadable_log` diagnostic of a skipped file that may have been a log of the job: one
+/// named like a trace log (whatever kept it from being read), any file or directory that could
+/// not be read (what it held is unknown), a log whose name clashed with another's. A rank may be
+/// missing from the bundle, so `--strict` must fail.
 fn lost_log(skipped: &SkippedFile) -> Option<Diagnostic> {
-    let path = skipped.path.as_ref()?;
-    let file_name = path.rsplit('/').next().unwrap_or(path);
-    let lost = match &skipped.skip {
-        Skip::Unreadable(_) => looks_like_log(file_name),
+    let path = skipped.path.clone().unwrap_or_else(|| ".".into());
+    let file_name = path.rsplit('/').next().unwrap_or(&path);
+    const A_LOG: (&str, &str) = ("a trace log", "what it holds is missing");
+    let (lost, file, (what, missing)) = match &skipped.skip {
+        // A file not named like a log is named by its directory (its own name stays private).
+        Skip::Unreadable(_) if !looks_like_log(file_name) => {
+            (true, parent_name(&path), ("a file in this directory", "if it was a log, what it holds is missing"))
+        }
+        Skip::Unreadable(_) | Skip::NonUtf8Name => (true, path.clone(), A_LOG),
+        Skip::UnreadableDirectory(_) => (true, path.clone(), ("a directory of the trace", "any log in it is missing")),
         // Read under another name or not wanted; or, for a directory link, read where it points.
-        Skip::SameFile | Skip::NotNewest(_) | Skip::SymlinkToDirectory => false,
-        Skip::OutputDirectory | Skip::Bundle | Skip::Staging => false,
-        _ => file_name.to_ascii_lowercase().contains("torch_trace"),
+        Skip::SameFile | Skip::NotNewest(_) | Skip::SymlinkToDirectory => (false, path.clone(), A_LOG),
+        Skip::OutputDirectory | Skip::Bundle | Skip::Staging => (false, path.clone(), A_LOG),
+        _ => (file_name.to_ascii_lowercase().contains("torch_trace"), path.clone(), A_LOG),
     };
     lost.then(|| Diagnostic {
         kind: DiagnosticKind::UnreadableLog,
-        file: path.clone(),
+        file,
         line: 0,
         end_line: 0,
         stream: None,
-        message: format!("a trace log was not read ({}): what it holds is missing", skipped.skip.describe()),
+        message: format!("{what} was not read ({}): {missing}", skipped.skip.describe()),
         raw: None,
     })
 }
 
-/// The path of `path` below `root`, `/`-separated (`.` for the root itself); `None` when it is
-/// not UTF-8.
-fn relative_name(root: &Utf8Path, path: &Path) -> Option<String> {
-    let path = Utf8Path::from_path(path)?;
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    Some(if rel.as_str().is_empty() { ".".into() } else { rel.as_str().to_string() })
+/// The directory of a path below the trace (`.` for the trace itself).
+fn parent_name(path: &str) -> String {
+    path.rsplit_once('/').map_or(".", |(dir, _)| dir).to_string()
 }
 
-/// The same, with bytes that are not UTF-8 replaced by U+FFFD: how a name that is not UTF-8 is
-/// listed and reported.
-fn lossy_relative_name(root: &Utf8Path, path: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).to_string_lossy().into_owned()
+/// The path of `path` below `root`, `/`-separated (`.` for the root itself), with U+FFFD for
+/// bytes that are not UTF-8.
+fn relative_name(root: &Utf8Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+    if rel.is_empty() { ".".into() } else { rel.into_owned() }
 }
 
 /// Why a directory of the walk is not descended, if it is not: the output directory, a bundle
@@ -425,7 +440,7 @@ fn open_nonblocking(path: &Path, follow: bool) -> io::Result<(File, Metadata)> {
 /// Opens an input found by [`discover`] for reading, checking it is still the file classified
 /// (a FIFO or another file swapped in since is refused, never read).
 pub fn open_input(input: &InputFile) -> io::Result<File> {
-    let (file, meta) = open_nonblocking(input.path.as_std_path(), true)?;
+    let (file, meta) = open_nonblocking(&input.path, true)?;
     if !meta.is_file() || identity(&meta) != input.identity {
         return Err(io::Error::other("the file changed since it was found"));
     }
@@ -437,7 +452,7 @@ fn identity(meta: &Metadata) -> (u64, u64) {
 }
 
 /// Decides whether an opened file is a TORCH_TRACE log; `Err` says why it is not.
-fn classify(mut file: File, meta: &Metadata, path: Utf8PathBuf, name: String) -> Result<InputFile, Skip> {
+fn classify(mut file: File, meta: &Metadata, path: PathBuf, name: String) -> Result<InputFile, Skip> {
     if !meta.is_file() {
         return Err(Skip::NotRegular);
     }

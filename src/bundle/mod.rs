@@ -4,6 +4,7 @@
 pub mod blobs;
 pub mod file;
 pub mod inputs;
+pub mod interrupt;
 pub mod locations;
 pub mod merged_trace;
 pub mod output;
@@ -62,6 +63,11 @@ pub enum BuildError {
          failed ({step}: {source})"
     )]
     Recover { out: String, backup: String, step: String, source: io::Error },
+    #[error(
+        "{out}: the bundle built does not read back ({reason}); it was not installed, and what was at {out} is \
+         left as it was"
+    )]
+    Unreadable { out: String, reason: String },
     #[error("{0}")]
     Usage(String),
 }
@@ -116,6 +122,18 @@ pub(crate) fn build_with_tables(
     options: &BuildOptions,
     tables: &table_files::TableOptions,
 ) -> Result<(Manifest, Findings), BuildError> {
+    build_checked(options, tables, |_, _, _| Ok(())).map(|(manifest, findings, ())| (manifest, findings))
+}
+
+/// Builds a bundle, then reads it with `check` (given its staging directory, its manifest and
+/// findings) before it replaces OUT: whatever can fail after the build (reading back what a
+/// summary says) fails while the old bundle is still in place, and is then left there. What
+/// `check` returns comes back with the manifest.
+pub fn build_checked<T>(
+    options: &BuildOptions,
+    tables: &table_files::TableOptions,
+    check: impl FnOnce(&Path, &Manifest, &Findings) -> Result<T, String>,
+) -> Result<(Manifest, Findings, T), BuildError> {
     let found = inputs::discover(&options.input, options.latest, &options.output)?;
     let target = output::Target::new(&options.output)?;
     target.clean_stale()?;
@@ -130,8 +148,10 @@ pub(crate) fn build_with_tables(
             Ok(built)
         })
         .map_err(|e| target.name_output(e, root))?;
+    let checked = check(root, &built.0, &built.1)
+        .map_err(|reason| BuildError::Unreadable { out: options.output.to_string(), reason })?;
     staging.install(&target, options.overwrite)?;
-    Ok(built)
+    Ok((built.0, built.1, checked))
 }
 
 /// Writes the embedded reference viewer into the bundle; the manifest lists these files under
@@ -176,15 +196,31 @@ fn build_into(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let results: Vec<FileResult> = found
+    // A failed write stops every input (the others would only fill the disk further); the
+    // failure reported is the first that was not only stopped by another.
+    let stop = file::StopFlag::default();
+    let read: Vec<io::Result<FileResult>> = found
         .inputs
         .par_iter()
         .enumerate()
         .map(|(i, input)| {
-            file::process_file_with(i, input, &work, &progress, options.max_line, tables.clone())
-                .map_err(|e| output::file_error(&input.path, root, e))
+            let read = file::process_file_with(i, input, &work, &progress, options.max_line, tables.clone(), &stop);
+            file::stop_on_error(&stop, read)
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    let mut results = Vec::with_capacity(read.len());
+    let mut failures = Vec::new();
+    for (result, input) in read.into_iter().zip(&found.inputs) {
+        match result {
+            Ok(result) => results.push(result),
+            Err(e) => failures.push((e, input)),
+        }
+    }
+    if !failures.is_empty() {
+        let reported = failures.iter().position(|(e, _)| !file::is_stopped(e)).unwrap_or(0);
+        let (e, input) = failures.swap_remove(reported);
+        return Err(output::file_error(&input.path, root, e));
+    }
     progress.finish_and_clear();
     let findings = stream_ids(&results)
         .into_iter()

@@ -19,7 +19,7 @@ use camino::Utf8Path;
 use serde_json::Value;
 use tlparse_bundle::source::{BundlePath, ByteSource, DirSource};
 
-use super::{BuildError, blobs, paths, reader};
+use super::{BuildError, blobs, interrupt, paths, reader};
 
 /// `.NAME.tlparse-build-PID`, next to OUT: a build's staging directory.
 const STAGING_INFIX: &str = ".tlparse-build-";
@@ -227,6 +227,7 @@ impl Staging {
         let dir = target.staging_path();
         let lock =
             create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
+        interrupt::remove_on_signal(&dir);
         Ok(Staging { dir: Some(dir), _lock: lock })
     }
 
@@ -236,6 +237,7 @@ impl Staging {
         let dir = target.downloads_path();
         let lock =
             create_locked_dir(&dir).map_err(|e| BuildError::Write { path: dir.display().to_string(), source: e })?;
+        interrupt::remove_on_signal(&dir);
         Ok(Staging { dir: Some(dir), _lock: lock })
     }
 
@@ -244,12 +246,14 @@ impl Staging {
     }
 
     /// Puts the finished bundle at OUT: one rename when OUT is absent or an empty directory,
-    /// else (with `overwrite`) the swap.
+    /// else (with `overwrite`) the swap. A SIGINT or SIGTERM meanwhile waits for it to end.
     pub fn install(mut self, target: &Target, overwrite: bool) -> Result<(), BuildError> {
         let dir = self.path().to_owned();
+        let mut removed_on_signal = interrupt::hold_signals();
         if is_vacant(&target.out) {
             match fs::rename(&dir, &target.out) {
                 Ok(()) => {
+                    removed_on_signal.retain(|d| *d != dir);
                     self.dir = None;
                     return Ok(());
                 }
@@ -270,6 +274,7 @@ impl Drop for Staging {
         if let Some(dir) = &self.dir {
             // Nothing to report it to; an abandoned one is removed by the next build.
             drop(fs::remove_dir_all(dir));
+            interrupt::keep_on_signal(dir);
         }
     }
 }
@@ -570,10 +575,10 @@ pub fn reading_input(e: io::Error) -> io::Error {
 /// The error of reading the input `input` into `staging`: it names the input when reading
 /// failed, the staging directory otherwise (which [`Target::name_output`] names as OUT): a full
 /// disk is the output's problem, not the log's.
-pub fn file_error(input: &Utf8Path, staging: &Path, e: io::Error) -> BuildError {
+pub fn file_error(input: &Path, staging: &Path, e: io::Error) -> BuildError {
     if e.get_ref().is_some_and(|inner| inner.is::<ReadingInput>()) {
         let inner = e.into_inner().and_then(|b| b.downcast::<ReadingInput>().ok()).expect("checked just above");
-        return BuildError::io(input, inner.0);
+        return BuildError::io(input.display(), inner.0);
     }
     BuildError::io(staging.display(), e)
 }
@@ -585,9 +590,9 @@ mod tests {
     #[test]
     fn errors_of_reading_name_the_input_and_the_others_the_output() {
         let staging = Path::new("/x/.b.tlparse-build-1");
-        let read = file_error("log.txt".into(), staging, reading_input(io::Error::other("truncated gzip")));
+        let read = file_error(Path::new("log.txt"), staging, reading_input(io::Error::other("truncated gzip")));
         assert_eq!(read.to_string(), "log.txt: truncated gzip");
-        let written = file_error("log.txt".into(), staging, io::Error::from_raw_os_error(libc::EFBIG));
+        let written = file_error(Path::new("log.txt"), staging, io::Error::from_raw_os_error(libc::EFBIG));
         let target = Target { display: "b".into(), out: "/x/b".into(), parent: "/x".into(), name: "b".into() };
         let named = target.name_output(written, staging);
         assert!(named.to_string().starts_with("writing b: File too large"), "{named}");

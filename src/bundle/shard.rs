@@ -314,12 +314,16 @@ impl ShardStaging {
             fs::remove_dir_all(&path).map_err(|e| BuildError::io(path.display(), e))?;
         }
         fs::create_dir_all(&path).map_err(|e| BuildError::Write { path: path.display().to_string(), source: e })?;
+        super::interrupt::remove_on_signal(&path);
         Ok(ShardStaging { path, installed: false })
     }
 
     /// Puts the shard at `out`, replacing an old shard there (checked by the caller).
     fn install(mut self, out: &Path) -> Result<(), BuildError> {
         let write = |e: io::Error| BuildError::Write { path: out.display().to_string(), source: e };
+        // A SIGINT or SIGTERM waits for the shard to be in place.
+        let mut removed_on_signal = super::interrupt::hold_signals();
+        removed_on_signal.retain(|d| *d != self.path);
         if out.exists() {
             let old = self.path.with_extension("old");
             fs::rename(out, &old).map_err(write)?;
@@ -337,6 +341,7 @@ impl Drop for ShardStaging {
     fn drop(&mut self) {
         if !self.installed {
             let _ = fs::remove_dir_all(&self.path);
+            super::interrupt::keep_on_signal(&self.path);
         }
     }
 }
@@ -622,7 +627,7 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     let i = &manifest.input;
     let blake3 = parse_hash(&i.blake3).ok_or_else(|| refuse(dir, "damaged shard: the input's blake3"))?;
     let input = InputFile {
-        path: label.to_owned(),
+        path: label.to_owned().into(),
         name: i.name.clone(),
         size: i.size,
         compression: i.compression,

@@ -246,7 +246,8 @@ struct TraceThread {
     events: Vec<u8>,
     ends: Vec<usize>,
     batches: mpsc::SyncSender<(Vec<u8>, Vec<usize>)>,
-    thread: std::thread::JoinHandle<io::Result<()>>,
+    /// `None` once joined (it failed, and its error was returned).
+    thread: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
 
 impl TraceThread {
@@ -263,29 +264,42 @@ impl TraceThread {
             }
             out.finish()
         });
-        TraceThread { events: Vec::with_capacity(TRACE_BATCH), ends: Vec::new(), batches, thread }
+        TraceThread { events: Vec::with_capacity(TRACE_BATCH), ends: Vec::new(), batches, thread: Some(thread) }
     }
 
-    fn add(&mut self, event: &[u8]) {
+    fn add(&mut self, event: &[u8]) -> io::Result<()> {
         self.events.extend_from_slice(event);
         self.ends.push(self.events.len());
         if self.events.len() >= TRACE_BATCH {
-            self.send();
+            self.send()?;
         }
+        Ok(())
     }
 
-    fn send(&mut self) {
+    /// Hands the batch to the thread; a closed channel means the thread failed (a write): its
+    /// error, at once, so that the build stops rather than read on.
+    fn send(&mut self) -> io::Result<()> {
         let events = std::mem::replace(&mut self.events, Vec::with_capacity(TRACE_BATCH));
-        // A closed channel means the thread failed: `finish` reports its error.
-        let _ = self.batches.send((events, std::mem::take(&mut self.ends)));
+        if self.batches.send((events, std::mem::take(&mut self.ends))).is_err() {
+            return self.join().and(Err(io::Error::other("the Chrome trace's thread stopped")));
+        }
+        Ok(())
+    }
+
+    fn join(&mut self) -> io::Result<()> {
+        match self.thread.take() {
+            Some(thread) => thread.join().map_err(|_| io::Error::other("trace thread panicked"))?,
+            None => Err(io::Error::other("the Chrome trace's thread stopped")),
+        }
     }
 
     fn finish(mut self) -> io::Result<()> {
         if !self.ends.is_empty() {
-            self.send();
+            self.send()?;
         }
-        drop(self.batches);
-        self.thread.join().map_err(|_| io::Error::other("trace thread panicked"))?
+        let (tx, _) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.batches, tx));
+        self.join()
     }
 }
 
@@ -322,8 +336,7 @@ impl ChromeTraceWriter {
             slimmed = slim;
             &slimmed
         };
-        self.out.get_or_insert_with(|| TraceThread::start(self.path.clone())).add(payload);
-        Ok(())
+        self.out.get_or_insert_with(|| TraceThread::start(self.path.clone())).add(payload)
     }
 
     fn finish(self) -> io::Result<Option<PathBuf>> {

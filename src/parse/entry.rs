@@ -227,11 +227,40 @@ fn envelope_members<'a>(text: &'a str) -> Result<Vec<(Cow<'a, str>, WellFormed<'
 /// deep, a number beyond a float) is kept as a string of its text, noted in `problems`.
 fn context_value(key: &str, raw: WellFormed, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
     let text = raw.get();
-    json_text::parse(text).unwrap_or_else(|refused: Refused| {
+    let value = json_text::parse(text).unwrap_or_else(|refused: Refused| {
         let why = refused.describe(&format!("context value {key:?}"));
         problems.push((refused.kind(), format!("{why}: kept as a string of its text")));
         Value::String(text.to_string())
-    })
+    });
+    match value {
+        Value::Number(n) if !n.is_u64() || key == "rank" => id_number(key, n, text, problems),
+        value => value,
+    }
+}
+
+/// The most a compile-id part (`frame_id`, ...) may be; a `rank` must fit 32 bits.
+fn id_range(key: &str) -> Option<u64> {
+    match key {
+        "rank" => Some(u32::MAX.into()),
+        "compiled_autograd_id" | "frame_id" | "frame_compile_id" | "attempt" => Some(u64::MAX),
+        _ => None,
+    }
+}
+
+/// A number given as a rank or a compile-id part: one that is not an integer of its range
+/// (-1, 2^32 for a rank, 1.5, 2^64) is not used as one, said in `problems`, and kept as extra
+/// context exactly as logged (as text when a number would round it).
+fn id_number(key: &str, n: serde_json::Number, text: &str, problems: &mut Vec<(DiagnosticKind, String)>) -> Value {
+    let Some(max) = id_range(key) else { return Value::Number(n) };
+    if n.as_u64().is_some_and(|v| v <= max) {
+        return Value::Number(n);
+    }
+    let text = text.trim();
+    problems.push((
+        DiagnosticKind::OutOfRange,
+        format!("{key} is {text}, not an integer from 0 to {max}: not used as one, kept as extra context"),
+    ));
+    if n.to_string() == text { Value::Number(n) } else { Value::String(text.to_string()) }
 }
 
 /// Finds a `"filename"` key, made once: every entry's metadata is searched for one
@@ -415,7 +444,8 @@ pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> P
     };
     let compile_id = take_compile_id(&mut envelope);
     let rank = match envelope.get("rank") {
-        Some(Value::Number(n)) => {
+        // One out of range stays as extra context (`id_number` said so).
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|r| u32::try_from(r).is_ok()) => {
             let rank = n.as_u64().and_then(|r| u32::try_from(r).ok());
             envelope.remove("rank");
             rank
@@ -694,6 +724,7 @@ pub fn detect_format(kind: &str, name: Option<&str>, encoding: Option<&str>, byt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn compile_ids_display_like_tlparse() {
@@ -715,6 +746,37 @@ mod tests {
             }
         }
         assert_eq!(json_text::plain_string(r#""abc""#), Some("abc"));
+    }
+
+    /// The entry of one header line without a payload.
+    fn entry_of(envelope: &str) -> Entry {
+        let header = format!("V0101 00:00:00.000000 7 a.py:1] {envelope}");
+        let rec = RawRecord::Entry { line: 1, header: header.into_bytes(), payload: None, payload_lines: 0 };
+        let Parsed::Entry(e) = parse_record(rec) else { panic!("{envelope}") };
+        *e
+    }
+
+    #[test]
+    fn ranks_and_compile_ids_out_of_range_are_said_and_kept_as_logged() {
+        for (rank, kept) in [("-1", json!(-1)), ("4294967296", json!(4294967296u64)), ("1.5", json!(1.5))] {
+            let e = entry_of(&format!(r#"{{"rank": {rank}, "dynamo_start": {{}}}}"#));
+            assert_eq!(e.rank, None, "{rank}");
+            assert_eq!(e.problems.len(), 1, "{rank}: {:?}", e.problems);
+            assert_eq!(e.problems[0].0, DiagnosticKind::OutOfRange);
+            assert!(e.problems[0].1.starts_with(&format!("rank is {rank}, not an integer from 0 to 4294967295")));
+            assert_eq!(e.extra.get("rank"), Some(&kept), "{rank}");
+        }
+        let e = entry_of(r#"{"rank": 4294967295, "dynamo_start": {}}"#);
+        assert_eq!((e.rank, e.problems.len()), (Some(u32::MAX), 0));
+        // 2^64 would round to 18446744073709551616.0 as a float: kept as its text.
+        let e = entry_of(r#"{"frame_id": 18446744073709551616, "frame_compile_id": 0, "dynamo_start": {}}"#);
+        assert_eq!(e.problems.len(), 1, "{:?}", e.problems);
+        assert_eq!(e.problems[0].0, DiagnosticKind::OutOfRange);
+        assert_eq!(e.extra.get("frame_id"), Some(&json!("18446744073709551616")));
+        assert_eq!(e.compile_id.map(|id| display_compile_id(&id)).as_deref(), Some("[-/0]"));
+        let e = entry_of(r#"{"frame_id": 18446744073709551615, "frame_compile_id": 0, "dynamo_start": {}}"#);
+        assert_eq!(e.problems, []);
+        assert_eq!(e.compile_id.and_then(|id| id.frame_id), Some(u64::MAX));
     }
 
     #[test]

@@ -134,6 +134,191 @@ fn a_killed_build_leaves_no_half_bundle() {
     assert!(!out.exists(), "a killed build must not leave {out:?}");
 }
 
+/// A rank log of one compile with `artifacts` small artifacts, each of its own name and payload.
+fn artifacts_log(artifacts: usize) -> Vec<u8> {
+    artifacts_in(artifacts, |_| 0)
+}
+
+/// A log of `artifacts` small artifacts, each of its own name and payload, the `i`th in the
+/// compile of frame `frame(i)`.
+fn artifacts_in(artifacts: usize, frame: impl Fn(usize) -> usize) -> Vec<u8> {
+    use md5::{Digest, Md5};
+    let mut log = Vec::new();
+    for i in 0..artifacts {
+        let payload = format!("x = {i}");
+        let frame = frame(i);
+        let md5: String = Md5::digest(payload.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        log.extend_from_slice(
+            format!(
+                "V1206 15:24:46.953000 1 torch/_inductor/compile_fx.py:835] {{\"artifact\": {{\"name\": \"a{i}\", \
+                 \"encoding\": \"string\"}}, \"frame_id\": {frame}, \"frame_compile_id\": 0, \"attempt\": 0, \
+                 \"has_payload\": \"{md5}\"}}\n\t{payload}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    log
+}
+
+/// The entries beside `dir`'s bundles a build leaves when it stops: staging and backup folders.
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tlparse-build-"))
+        .collect()
+}
+
+#[test]
+fn quiet_or_not_a_build_exits_alike_and_never_installs_a_bundle_it_cannot_read_back() {
+    // Two ranks, one with 100,000 artifacts in one compile: its rank_differ table was once more
+    // than the reader takes, and reading it for the closing lines failed after the swap (exit 2
+    // with the new bundle in place; exit 0 with -q, which did not read it).
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = dir.path().join("ranks");
+    std::fs::create_dir(&ranks).unwrap();
+    std::fs::write(ranks.join("dedicated_log_torch_trace_rank_0.log"), artifacts_log(100_000)).unwrap();
+    std::fs::write(ranks.join("dedicated_log_torch_trace_rank_1.log"), artifacts_log(10)).unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &out, "-q"]).status.success());
+    let old = crate::util::read_tree(Path::new(&out));
+    let loud = run(&[ranks.to_str().unwrap(), "-o", &out, "--overwrite"]);
+    let loud_bundle = crate::util::read_tree(Path::new(&out));
+    let quiet = run(&[ranks.to_str().unwrap(), "-o", &out, "--overwrite", "-q"]);
+    assert_eq!(loud.status.code(), quiet.status.code(), "{}", String::from_utf8_lossy(&loud.stderr));
+    if quiet.status.success() {
+        assert_valid(Path::new(&out));
+    } else {
+        // Refused before the swap: said so, and the old bundle is still there, untouched.
+        let stderr = String::from_utf8_lossy(&quiet.stderr);
+        assert!(stderr.contains("does not read back") && stderr.contains("not installed"), "{stderr}");
+        assert!(loud_bundle == old && crate::util::read_tree(Path::new(&out)) == old, "the old bundle was replaced");
+    }
+    assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+}
+
+#[test]
+fn a_bundle_whose_check_fails_is_not_installed_and_the_old_one_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    crate::util::build_to(&fixture("tlparse-tests/simple.log"), &out);
+    let old = crate::util::read_tree(&out);
+    let options = crate::util::build_options(&fixture("tlparse-tests/comp_metrics.log"), &out);
+    let tables = tlparse_build::bundle::table_files::TableOptions::default();
+    let mut checked = None;
+    let error = tlparse_build::bundle::build_checked(&options, &tables, |root, manifest, _| {
+        // The check reads the finished bundle where it was built, not at OUT.
+        checked = Some(tlparse_build::bundle::reader::Bundle::open(root).map(|b| b.manifest == *manifest));
+        Err::<(), _>("made up".to_string())
+    })
+    .unwrap_err();
+    assert_eq!(checked.map(|c| c.unwrap()), Some(true));
+    assert!(error.to_string().contains("does not read back (made up); it was not installed"), "{error}");
+    assert_eq!(crate::util::read_tree(&out), old);
+    assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+}
+
+#[test]
+fn sigint_and_sigterm_remove_the_staging_folder_and_leave_the_old_bundle() {
+    // A log a debug build takes many seconds over: one real rank log repeated.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.log");
+    let one = std::fs::read(fixture("tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_5.log")).unwrap();
+    std::fs::write(&log, one.repeat(60)).unwrap();
+    let out = tmp_out(&dir, "b");
+    assert!(run(&[fixture("tlparse-tests/simple.log").as_str(), "-o", &out, "-q"]).status.success());
+    let old = crate::util::read_tree(Path::new(&out));
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+            .args([log.to_str().unwrap(), "-o", &out, "--overwrite"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Once the build has written into its staging folder, stop it.
+        let started = std::time::Instant::now();
+        let staging = dir.path().join(format!(".b.tlparse-build-{}", child.id()));
+        while !staging.join(".work").exists() {
+            assert!(started.elapsed().as_secs() < 60, "build never started");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("the unfinished bundle was removed"));
+        assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+        assert_eq!(crate::util::read_tree(Path::new(&out)), old);
+    }
+}
+
+/// Runs the build of `args`, its files limited to `max_file_bytes` (RLIMIT_FSIZE: a write past
+/// it fails with EFBIG, as one on a full disk fails with ENOSPC, for any user); how long it took.
+fn build_with_file_limit(args: &[&str], max_file_bytes: Option<u64>) -> (std::process::Output, std::time::Duration) {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"));
+    command.args(args);
+    if let Some(limit) = max_file_bytes {
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The write then fails rather than the signal ending the process.
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    }
+    let started = std::time::Instant::now();
+    let output = command.output().unwrap();
+    (output, started.elapsed())
+}
+
+#[test]
+fn a_build_stops_at_its_first_failed_write() {
+    // 20,000 compile ids: a build that could not write its index or its tables' spool went on
+    // reading, and retried the spool for every compile: 75 times as long as a build that works.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("compiles.log");
+    std::fs::write(&log, artifacts_in(20_000, |i| i)).unwrap();
+    let (out, failing) = (tmp_out(&dir, "b"), tmp_out(&dir, "failing"));
+    let (ok, works_in) = build_with_file_limit(&[log.to_str().unwrap(), "-o", &out, "-q"], None);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let (failed, fails_in) = build_with_file_limit(&[log.to_str().unwrap(), "-o", &failing, "-q"], Some(256 << 10));
+    assert_eq!(failed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("writing ") && stderr.contains("File too large"), "{stderr}");
+    assert!(fails_in * 3 < works_in, "failing took {fails_in:?}, working {works_in:?}");
+    assert!(!Path::new(&failing).exists() && leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+}
+
+#[test]
+fn control_characters_in_names_and_logs_never_reach_the_terminal_raw() {
+    // A log whose name clears the screen and forges a line of its own, and an output named alike:
+    // both printed (a warning names the log, "wrote" the output), each control escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t");
+    std::fs::create_dir(&trace).unwrap();
+    let evil = "evil\u{1b}[2J\nwarning: forged\u{9b}1m.log";
+    std::fs::copy(fixture("tlparse-tests/simple_corrupted_json.log"), trace.join(evil)).unwrap();
+    let out = tmp_out(&dir, "out\u{1b}]0;title\u{7}");
+    let o = run(&[trace.to_str().unwrap(), "-o", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let missing = dir.path().join("missing\u{1b}[31m\nerror: forged");
+    let failed = run(&[missing.to_str().unwrap(), "-o", &tmp_out(&dir, "b")]);
+    assert_eq!(failed.status.code(), Some(2));
+    for printed in [&o.stdout, &o.stderr, &failed.stderr] {
+        let text = String::from_utf8_lossy(printed);
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{text:?}");
+        assert!(!text.lines().any(|l| l.starts_with("warning: forged") || l.starts_with("error: forged")), "{text}");
+    }
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("warning: evil\\u{1b}[2J\\nwarning: forged\\u{9b}1m.log:13: payload md5"), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("out\\u{1b}]0;title\\u{7}: 1 input(s)"));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("missing\\u{1b}[31m\\nerror: forged"));
+}
+
 #[test]
 fn strict_turns_diagnostics_into_a_failing_exit_code() {
     let dir = tempfile::tempdir().unwrap();

@@ -331,18 +331,18 @@ fn symlinks_fifos_sockets_and_unreadable_directories_are_skipped_and_listed() {
     symlink("loop_b.log", trace.join("loop_a.log")).unwrap();
     symlink("loop_a.log", trace.join("loop_b.log")).unwrap();
     mkfifo(&trace.join("pipe.log"));
-    // A rank log whose name is not UTF-8: skipped (the bundle records names as text), and lost.
+    // A rank log whose name is not UTF-8: read, named with U+FFFD for its byte 0xff.
     let bad_name = std::os::unix::ffi::OsStrExt::from_bytes(b"dedicated_log_torch_trace_rank_\xff.log");
     std::fs::copy(fixture(OTHER_SMALL_RANK), trace.join::<&std::ffi::OsStr>(bad_name)).unwrap();
     let _socket = std::os::unix::net::UnixListener::bind(trace.join("sock")).unwrap();
-    nest_past_path_max(&trace);
+    let deep = nest_past_path_max(&trace);
 
     // Would block forever if the walk opened the FIFO for reading.
     let out = dir.path().join("b");
     let (m, _) = build_cli(&trace, &out, &[], 0);
     build_cli(&trace, &dir.path().join("strict"), &["--strict"], 1);
-    assert_eq!(m.inputs.iter().map(|i| i.path.as_str()).collect::<Vec<_>>(), [rank_name(0)]);
     let lossy = "dedicated_log_torch_trace_rank_\u{fffd}.log";
+    assert_eq!(m.inputs.iter().map(|i| i.path.as_str()).collect::<Vec<_>>(), [rank_name(0).as_str(), lossy]);
     assert_eq!(
         m.skipped,
         [
@@ -353,7 +353,6 @@ fn symlinks_fifos_sockets_and_unreadable_directories_are_skipped_and_listed() {
             ),
             skipped("dangling symlink", 1, &["dangling.log"]),
             skipped("directory that cannot be read", 1, &[]),
-            skipped("name is not UTF-8", 1, &[lossy]),
             skipped("not a regular file (FIFO, socket or device)", 2, &["pipe.log"]),
             skipped("symlink leading out of the trace directory", 3, &[&rank_name(1), "outside.log"]),
             skipped("symlink loop", 2, &["loop_a.log", "loop_b.log"]),
@@ -363,14 +362,70 @@ fn symlinks_fifos_sockets_and_unreadable_directories_are_skipped_and_listed() {
     let diags = Bundle::open(&out).unwrap().diagnostics().unwrap();
     let lost: Vec<(DiagnosticKind, &str, u64)> = diags.iter().map(|d| (d.kind, d.file.as_str(), d.line)).collect();
     let rank1 = rank_name(1);
-    assert_eq!(lost, [(DiagnosticKind::UnreadableLog, rank1.as_str(), 0), (DiagnosticKind::UnreadableLog, lossy, 0)]);
-    assert!(diags[0].message.contains("symlink leading out of the trace directory"), "{}", diags[0].message);
-    assert!(diags[1].message.contains("name is not UTF-8"), "{}", diags[1].message);
+    // The directory that cannot be read may hold ranks: it is a lost log too, never silent.
+    let unreadable = lost[0].1;
+    assert!(unreadable.starts_with(&format!("{deep}/{deep}/")), "{unreadable}");
+    assert_eq!(
+        lost,
+        [(DiagnosticKind::UnreadableLog, unreadable, 0), (DiagnosticKind::UnreadableLog, rank1.as_str(), 0)]
+    );
+    assert!(diags[0].message.starts_with("a directory of the trace was not read (directory that cannot be read: "));
+    assert!(diags[1].message.contains("symlink leading out of the trace directory"), "{}", diags[1].message);
 
     // The trace given through a symlink: the same walk.
     symlink(&trace, dir.path().join("link_to_t")).unwrap();
     let (through_link, _) = build_cli(&dir.path().join("link_to_t"), &dir.path().join("c"), &[], 0);
     assert_eq!((through_link.inputs, through_link.skipped), (m.inputs, m.skipped));
+}
+
+#[test]
+fn a_rank_in_a_folder_that_cannot_be_read_is_never_lost_silently() {
+    // Rank 1 is in a folder too deep to open by its path (ENAMETOOLONG: root, whom `chmod 000`
+    // does not stop, is stopped too). Its rank is missing: a diagnostic naming the folder, a
+    // warning on stderr, and --strict fails.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t");
+    std::fs::create_dir(&trace).unwrap();
+    std::fs::copy(fixture(SMALL_RANK), trace.join(rank_name(0))).unwrap();
+    nest_past_path_max(&trace);
+    let (m, o) = build_cli(&trace, &dir.path().join("b"), &[], 0);
+    assert_eq!(m.inputs.len(), 1);
+    assert_eq!(m.diagnostics.by_kind.get("unreadable_log"), Some(&1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("warning: ") && stderr.contains("a directory of the trace was not read"), "{stderr}");
+    build_cli(&trace, &dir.path().join("strict"), &["--strict"], 1);
+}
+
+#[test]
+fn logs_whose_names_are_not_utf8_are_read_and_one_named_like_another_is_lost_not_dropped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t");
+    std::fs::create_dir_all(trace.join(std::ffi::OsStr::from_bytes(b"run\xfe"))).unwrap();
+    std::fs::copy(fixture(SMALL_RANK), trace.join(std::ffi::OsStr::from_bytes(b"rank\xff.log"))).unwrap();
+    // Three names that read alike as text: U+FFFD itself (UTF-8, kept) and two bytes that are not.
+    std::fs::copy(fixture(OTHER_SMALL_RANK), trace.join("run\u{fffd}.log")).unwrap();
+    for name in [&b"run\xfe.log"[..], b"run\xfd.log"] {
+        std::fs::copy(fixture(BIG_RANK), trace.join(std::ffi::OsStr::from_bytes(name))).unwrap();
+    }
+    std::fs::copy(fixture(SMALL_RANK), trace.join(std::ffi::OsStr::from_bytes(b"run\xfe/log.txt"))).unwrap();
+    let (m, _) = build_cli(&trace, &dir.path().join("b"), &[], 0);
+    let inputs: Vec<(&str, u64)> = m.inputs.iter().map(|i| (i.path.as_str(), i.lines)).collect();
+    let lines = |rel: &str| lines_of(&std::fs::read(fixture(rel)).unwrap());
+    assert_eq!(
+        inputs,
+        [
+            ("rank\u{fffd}.log", lines(SMALL_RANK)),
+            ("run\u{fffd}.log", lines(OTHER_SMALL_RANK)),
+            ("run\u{fffd}/log.txt", lines(SMALL_RANK))
+        ]
+    );
+    assert_eq!(
+        m.skipped,
+        [skipped("name is not UTF-8, and as text is another log's name", 2, &["run\u{fffd}.log", "run\u{fffd}.log"])]
+    );
+    assert_eq!(m.diagnostics.by_kind.get("unreadable_log"), Some(&2));
+    build_cli(&trace, &dir.path().join("strict"), &["--strict"], 1);
 }
 
 #[test]
@@ -429,6 +484,8 @@ fn files_named_like_trace_logs_that_cannot_be_read_are_lost_ranks() {
     std::fs::write(trace.join(format!("{}.gz", rank_name(3))), &gz).unwrap();
     std::fs::write(trace.join("old_run.log.gz"), &gz).unwrap();
     std::fs::write(trace.join("another.log"), "").unwrap();
+    // One of a name unlike a log's may have been a log: lost too, named by its folder only.
+    std::fs::write(trace.join("private.bin"), &gz).unwrap();
 
     let out = dir.path().join("b");
     let (m, _) = build_cli(&trace, &out, &[], 0);
@@ -438,7 +495,7 @@ fn files_named_like_trace_logs_that_cannot_be_read_are_lost_ranks() {
     assert_eq!(
         m.skipped,
         [
-            skipped("cannot be read or decompressed", 2, &[&rank3, "old_run.log.gz"]),
+            skipped("cannot be read or decompressed", 3, &[&rank3, "old_run.log.gz"]),
             skipped("empty file", 2, &["another.log", &rank_name(1)]),
             skipped("not a TORCH_TRACE log (no log header in its first 4 MiB)", 1, &[&rank_name(2)]),
         ]
@@ -447,10 +504,12 @@ fn files_named_like_trace_logs_that_cannot_be_read_are_lost_ranks() {
     let lost: Vec<(&str, u64)> = diags.iter().map(|d| (d.file.as_str(), d.line)).collect();
     assert_eq!(
         lost,
-        [(rank_name(1).as_str(), 0), (rank_name(2).as_str(), 0), (rank3.as_str(), 0), ("old_run.log.gz", 0)]
+        [(".", 0), (rank_name(1).as_str(), 0), (rank_name(2).as_str(), 0), (rank3.as_str(), 0), ("old_run.log.gz", 0)]
     );
     assert!(diags.iter().all(|d| d.kind == DiagnosticKind::UnreadableLog));
-    assert!(diags[2].message.contains("cannot be read or decompressed: "), "{}", diags[2].message);
+    assert!(diags[3].message.contains("cannot be read or decompressed: "), "{}", diags[3].message);
+    assert!(diags[0].message.starts_with("a file in this directory was not read"), "{}", diags[0].message);
+    assert!(!diags[0].message.contains("private"), "{}", diags[0].message);
 }
 
 #[test]

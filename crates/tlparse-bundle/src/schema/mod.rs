@@ -660,15 +660,18 @@ pub enum DiagnosticKind {
     TruncatedInput,
     /// A time, duration, size or count not finite or beyond ±2^53 (e.g. 1e308): ignored. Also a
     /// number beyond a 64-bit float (1e400) in metadata, a context value or a trace event, kept
-    /// as text as for `too_deep`.
+    /// as text as for `too_deep`. Also a `rank` or compile-id part that is not an integer of
+    /// its range (-1, 2^32 for a rank, 1.5, 2^64): not used as one, kept as extra context as
+    /// logged (as text where a number would round it).
     OutOfRange,
     /// JSON nested deeper than 100 levels, kept as text. Metadata goes to the row's `meta_text`,
     /// a context value becomes a string of its text, a trace event is left out of the Chrome
     /// trace (its blob keeps it).
     TooDeep,
     /// A file that is a trace log of the job but could not be read at all: a rank is missing.
-    /// Named `dedicated_log_torch_trace*`, or holding log headers; `line` is 0, and the file is
-    /// also counted in `skipped`.
+    /// Named `dedicated_log_torch_trace*`, or holding log headers; or any file or directory of
+    /// the trace that could not be read (it may have held ranks; a file not named like a log is
+    /// named by its directory). `line` is 0, and the file is also counted in `skipped`.
     UnreadableLog,
 }
 
