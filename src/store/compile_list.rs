@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::packed_rows::{Spool, spool};
+use super::packed_rows::{Spool, Written, spool};
 
 /// Records a page holds (4 in unit tests, so that pages spill and come back).
 const PAGE: usize = if cfg!(test) { 4 } else { 256 };
@@ -20,13 +20,6 @@ enum Page<T> {
     Memory { records: Vec<T>, written: Option<Written> },
     /// Written to the spool: `len` bytes at `at` (its `PAGE` records).
     Spooled(Written),
-}
-
-/// Where a page's records are in the spool, serialized by postcard.
-#[derive(Clone, Copy)]
-struct Written {
-    at: u64,
-    len: u32,
 }
 
 /// Records by index, in pages of [`PAGE`]; all in memory when the thread has no spool. Records
@@ -106,7 +99,7 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
         let spool = self.spool;
         self.pages.into_iter().flat_map(move |page| match page {
             Page::Memory { records, .. } => records,
-            Page::Spooled(written) => read_page(spool.as_deref().expect("spooled pages have a spool"), written),
+            Page::Spooled(written) => written.read(spool.as_deref().expect("spooled pages have a spool")),
         })
     }
 
@@ -122,7 +115,7 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
         }
         if let Page::Spooled(written) = self.pages[page] {
             let spool = self.spool.as_deref().expect("spooled pages have a spool");
-            self.pages[page] = Page::Memory { records: read_page(spool, written), written: Some(written) };
+            self.pages[page] = Page::Memory { records: written.read(spool), written: Some(written) };
         }
         self.resident.push(page);
         self.evict();
@@ -145,21 +138,10 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
                 Page::Memory { records, written: None } => records,
                 Page::Spooled(_) => continue,
             };
-            let bytes = postcard::to_allocvec(records).expect("a table's records are plain data");
-            let Ok(len) = u32::try_from(bytes.len()) else { return };
-            match spool.put(&bytes) {
-                Ok(at) => self.pages[page] = Page::Spooled(Written { at, len }),
-                Err(_) => return,
-            }
+            let Some(written) = Written::write(&*spool, records) else { return };
+            self.pages[page] = Page::Spooled(written);
         }
     }
-}
-
-/// A full page's records from the spool. The spool is a file of the build's own staging
-/// directory: failing to read back what was written there is the end of the build.
-fn read_page<T: DeserializeOwned>(spool: &dyn Spool, Written { at, len }: Written) -> Vec<T> {
-    let bytes = spool.get(at, len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
-    postcard::from_bytes(&bytes).expect("records read back as written")
 }
 
 #[cfg(test)]

@@ -50,6 +50,33 @@ pub(crate) fn spool() -> Option<Arc<dyn Spool>> {
     SPOOL.with(|s| s.borrow().clone())
 }
 
+/// Where a value was written to the spool with postcard: `len` bytes at `at`.
+#[derive(Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub(super) struct Written {
+    at: u64,
+    len: u32,
+}
+
+impl Written {
+    /// Where nothing was written.
+    pub(super) const NONE: Written = Written { at: u64::MAX, len: 0 };
+
+    /// Writes `value` (which must not skip fields when it serializes); `None` if writing fails.
+    pub(super) fn write(spool: &dyn Spool, value: &impl Serialize) -> Option<Written> {
+        let bytes = postcard::to_allocvec(value).expect("a table's values are plain data");
+        let len = u32::try_from(bytes.len()).ok()?;
+        Some(Written { at: spool.put(&bytes).ok()?, len })
+    }
+
+    /// The value written here. The spool is a file of the build's own staging directory:
+    /// failing to read back what was written there is the end of the build.
+    pub(super) fn read<T: serde::de::DeserializeOwned>(self, spool: &dyn Spool) -> T {
+        let bytes =
+            spool.get(self.at, self.len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
+        postcard::from_bytes(&bytes).expect("read back as written")
+    }
+}
+
 /// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
 /// writing to it fails).
 enum Held {

@@ -10,22 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::compile_list::CompileList;
-use super::packed_rows::{Spool, spool};
+use super::packed_rows::{Spool, Written, spool};
 
 /// Values kept in memory unless a map says otherwise: the latest used.
 pub const LIVE: usize = 16;
-
-/// Where a record's value was written last: `at` in the spool, `len` bytes ([`Written::NONE`]:
-/// never written).
-#[derive(Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-struct Written {
-    at: u64,
-    len: u32,
-}
-
-impl Written {
-    const NONE: Written = Written { at: u64::MAX, len: 0 };
-}
 
 /// A value per compile record (an index in `Compiles::records`), made by `V::default()` the first
 /// time it is asked for. Values round-trip through postcard, so `V` must not skip fields when it
@@ -34,7 +22,8 @@ impl Written {
 pub struct PerCompile<V, const KEPT: usize = LIVE> {
     /// Values in memory, least recently used first.
     live: IndexMap<u32, V>,
-    /// By record: where its value was written last (a live value may have an older copy there).
+    /// By record: where its value was written last (a live value may have an older copy there;
+    /// `Written::NONE`: never written).
     written: CompileList<Written>,
     spool: Option<Arc<dyn Spool>>,
 }
@@ -85,7 +74,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
             match live.swap_remove(&record) {
                 Some(value) => Some((record, value)),
                 None if w == Written::NONE => None,
-                None => Some((record, read_back(spool.as_deref(), w))),
+                None => Some((record, w.read(spool.as_deref().expect("written values have a spool")))),
             }
         })
     }
@@ -103,7 +92,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
         let value = match w {
             Written::NONE if !make => return None,
             Written::NONE => V::default(),
-            w => read_back(self.spool.as_deref(), w),
+            w => w.read(self.spool.as_deref().expect("written values have a spool")),
         };
         self.reach(record);
         self.live.insert(record, value);
@@ -130,20 +119,11 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
         let Some(spool) = self.spool.clone() else { return };
         while self.live.len() > Self::KEPT {
             let (record, value) = self.live.first().expect("more than KEPT");
-            let bytes = postcard::to_allocvec(value).expect("a table's values are plain data");
-            let (Ok(at), Ok(len)) = (spool.put(&bytes), u32::try_from(bytes.len())) else { return };
-            *self.written.get_mut(*record as usize) = Written { at, len };
+            let Some(written) = Written::write(&*spool, value) else { return };
+            *self.written.get_mut(*record as usize) = written;
             self.live.shift_remove_index(0);
         }
     }
-}
-
-/// A value from the spool. The spool is a file of the build's own staging directory: failing to
-/// read back what was written there is the end of the build.
-fn read_back<V: DeserializeOwned>(spool: Option<&dyn Spool>, w: Written) -> V {
-    let spool = spool.expect("written values have a spool");
-    let bytes = spool.get(w.at, w.len as usize).unwrap_or_else(|e| panic!("reading back the analysis spool: {e}"));
-    postcard::from_bytes(&bytes).expect("read back as written")
 }
 
 #[cfg(test)]
