@@ -18,7 +18,7 @@ use crate::schema::tables::{
 };
 use crate::store::PerCompile;
 use crate::store::index_in;
-use crate::store::{RowList, Rows};
+use crate::store::{RowList, Rows, Store};
 
 /// Payload fields that have their own column (or are the attribution), not repeated in `details`.
 const PROMOTED: [&str; 9] = [
@@ -306,6 +306,14 @@ fn verdict(n: [u64; 4]) -> CacheVerdictKind {
 impl Table for CacheOutcomesTable {
     type Format = crate::schema::tables::CacheOutcomes;
     type Output<'a> = CacheOutcomesView;
+
+    fn new(store: &Store) -> Self {
+        CacheOutcomesTable {
+            by_record: PerCompile::new(store),
+            rows: Rows::new(store),
+            ..CacheOutcomesTable::default()
+        }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

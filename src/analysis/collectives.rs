@@ -12,7 +12,7 @@ use crate::schema::tables::{
     CollectiveCall, Collectives, CollectivesSummary, CompileCollectives, OpCount, OutputCode, Parity, Schedule,
     UnmatchedCall,
 };
-use crate::store::PerCompile;
+use crate::store::{PerCompile, Store};
 use tlparse_bundle::ids::parse_blob_id;
 
 /// The artifact name of the scheduler's collective order.
@@ -350,6 +350,10 @@ impl CollectivesTable {
 impl Table for CollectivesTable {
     type Format = crate::schema::tables::Collectives;
     type Output<'a> = Collectives;
+
+    fn new(store: &Store) -> Self {
+        CollectivesTable { by_compile: PerCompile::new(store), ..CollectivesTable::default() }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Event, Finish, Member, Observe, Table};
 use crate::parse::json_text::usable_number;
 use crate::schema::tables::MetricsRow;
-use crate::store::{Distinct, Rows, SeenTexts, Unseen};
+use crate::store::{Distinct, Rows, SeenTexts, Store, Unseen};
 
 /// The metrics kinds torch logs (the `_runtime` ones for work done at run time).
 pub const METRICS_KINDS: [&str; 5] = [
@@ -186,6 +186,15 @@ pub struct PackedCompilationMetrics {
 impl Table for CompilationMetricsTable {
     type Format = crate::schema::tables::CompilationMetrics;
     type Output<'a> = PackedCompilationMetrics;
+
+    fn new(store: &Store) -> Self {
+        CompilationMetricsTable {
+            rows: Rows::new(store),
+            shared: Distinct::new(store),
+            shared_raw: SeenTexts::new(store),
+            ..CompilationMetricsTable::default()
+        }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

@@ -21,7 +21,7 @@ use crate::schema::tables::{
     UnmatchedSide,
 };
 use crate::store::PerCompile;
-use crate::store::{CompileIds, CompileList};
+use crate::store::{CompileIds, CompileList, Store};
 
 /// Microseconds rounded to a nanosecond, so sums print without float noise.
 fn us(v: f64) -> f64 {
@@ -735,6 +735,15 @@ impl Table for CompileTimeTable {
     type Format = crate::schema::tables::CompileTime;
     type Output<'a> = PackedCompileTime<'a>;
 
+    fn new(store: &Store) -> Self {
+        CompileTimeTable {
+            states: Mutex::new(CompileList::new(store)),
+            instants: Mutex::new(PerCompile::new(store)),
+            nodes: Mutex::new(PerCompile::new(store)),
+            ..CompileTimeTable::default()
+        }
+    }
+
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;
         if ev.kind != "chromium_event" {
@@ -888,7 +897,12 @@ mod tests {
     /// Runs the table over the events (each its own `chromium_event` entry, its compile id in
     /// `args`) and reads the finished table back as a viewer would.
     fn run(events: &[Ev]) -> CompileTime {
-        let mut table = CompileTimeTable::default();
+        run_in(events, &Store::default())
+    }
+
+    /// [`run`], the table spilling to `store`.
+    fn run_in(events: &[Ev], store: &Store) -> CompileTime {
+        let mut table = CompileTimeTable::new(store);
         let mut diags = super::super::Diagnostics::default();
         let stacks = StackTable::default();
         for (seq, &(ph, name, tid, frame, ts, dur)) in events.iter().enumerate() {
@@ -1032,7 +1046,7 @@ mod tests {
         /// went to the spool or stayed in memory.
         #[test]
         fn a_spooled_table_is_the_table_in_memory(steps in proptest::collection::vec((event(), 0u64..30), 1..120)) {
-            use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+            use crate::store::packed_rows::tests::test_store;
             let mut ts = 0.0;
             let events: Vec<Ev> = steps
                 .into_iter()
@@ -1042,10 +1056,10 @@ mod tests {
                 })
                 .collect();
             let in_memory = serde_json::to_value(run(&events)).unwrap();
-            set_spool(Some(Arc::new(VecSpool::default()) as Arc<dyn Spool>));
-            let spooled = serde_json::to_value(run(&events));
-            set_spool(None);
+            let (store, spool) = test_store(true);
+            let spooled = serde_json::to_value(run_in(&events, &store));
             prop_assert_eq!(in_memory, spooled.unwrap());
+            prop_assert!(events.len() < 40 || !spool.is_empty(), "a long run spills");
         }
     }
 

@@ -16,7 +16,7 @@ use crate::fast_hash::HashMap;
 use crate::parse::{BlobId, NAMED_KINDS, display_compile_id, hex};
 use crate::schema::tables::{ArtifactRef, CacheOutcome, CompileStatus, GraphRole};
 use crate::schema::{CompileId, PayloadFormat};
-use crate::store::{CompactId, Records};
+use crate::store::{CompactId, Records, Store};
 use tlparse_bundle::ids::parse_blob_id;
 
 mod paged;
@@ -512,7 +512,7 @@ pub fn dir_name(id: &CompileId) -> String {
 pub struct Compiles {
     /// Every record, by index; empty until [`Compiles::settle`] reads them back from `paged`.
     pub records: Vec<CompileRecord>,
-    /// The records while entries are read, most of them in the thread's spool.
+    /// The records while entries are read, most of them in the store's spool.
     paged: PagedRecords,
     /// Each record's index, with 32 bits of its id's hash ([`id_hash`]): the table grows by
     /// them, and probes compare them before reading an id (a map would hold every id a second
@@ -589,6 +589,16 @@ pub fn cache_outcome(name: &str) -> Option<(String, &'static str)> {
 }
 
 impl Compiles {
+    /// No compiles yet; records, artifact lists and metrics long past go to `store`.
+    pub fn new(store: &Store) -> Self {
+        Compiles {
+            paged: PagedRecords::new(store),
+            frozen: Records::new(store),
+            metrics: Records::new(store),
+            ..Compiles::default()
+        }
+    }
+
     /// The `dynamo_start` stack of a compile, or of the first attempt of its frame compile that
     /// logged one (restarted attempts often log `dynamo_start` only once).
     pub fn start_stack(&self, id: &CompileId) -> Option<u32> {
@@ -1016,10 +1026,8 @@ mod tests {
     /// paged out while entries are read (pages of 4, 2 kept in tests) and read back.
     #[test]
     fn records_give_back_what_their_entries_said() {
-        use std::sync::Arc;
-
         use crate::schema::{IndexRow, StackTable};
-        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::tests::test_store;
         let id = |ca, frame: u64, attempt| CompileId {
             compiled_autograd_id: ca,
             frame_id: Some(frame),
@@ -1038,10 +1046,9 @@ mod tests {
         // Compile k logs artifacts k0, k1, ... in turns: 0 1 ... 16 0 1 ... 16 0 2 4 ... 16.
         let turns: Vec<usize> = (0..ids.len()).chain(0..ids.len()).chain((0..ids.len()).step_by(2)).collect();
         for spooled in [false, true] {
-            let spool = Arc::new(VecSpool::default());
-            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
+            let (store, spool) = test_store(spooled);
             let (stacks, mut diags, mut compiles) =
-                (StackTable::default(), Diagnostics::default(), Compiles::default());
+                (StackTable::default(), Diagnostics::default(), Compiles::new(&store));
             for (seq, &k) in turns.iter().enumerate() {
                 let n = turns[..seq].iter().filter(|&&j| j == k).count();
                 let row = IndexRow {
@@ -1053,8 +1060,7 @@ mod tests {
                 let ev = Event::new(&row, row.line, 0, None, None, &stacks);
                 assert_eq!(compiles.observe(&ev, &mut diags), Some(k as u32), "entry {seq}");
             }
-            set_spool(None);
-            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled, "pages were spooled");
+            assert_eq!(!spool.is_empty(), spooled, "pages were spooled");
             assert_eq!(compiles.raw_id_count(), ids.len() as u64);
             compiles.settle();
             assert_eq!(compiles.records.len(), ids.len());

@@ -10,7 +10,7 @@ use crate::schema::tables::ArtifactRef;
 use crate::schema::tables::export_report::{
     ExportFailure, ExportFailureType, ExportReport, ProvenanceNode, ProvenanceNodeKind, ProvenanceStep,
 };
-use crate::store::{RowReader, Rows};
+use crate::store::{RowReader, Rows, Store};
 
 #[derive(Default)]
 pub struct ExportReportTable {
@@ -130,6 +130,10 @@ impl ExportReportTable {
 impl Table for ExportReportTable {
     type Format = crate::schema::tables::ExportReport;
     type Output<'a> = ExportReport;
+
+    fn new(store: &Store) -> Self {
+        ExportReportTable { nodes: Rows::new(store), ..ExportReportTable::default() }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

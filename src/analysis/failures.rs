@@ -13,7 +13,7 @@ use super::{Event, Finding, Finish, MetaMembers, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
 use crate::schema::tables::{Failure, FailureKind};
-use crate::store::{Distinct, Rows, SeenTexts};
+use crate::store::{Distinct, Rows, SeenTexts, Store};
 
 #[derive(Default)]
 pub struct FailuresTable {
@@ -101,6 +101,15 @@ struct PackedFailure<'a> {
 impl Table for FailuresTable {
     type Format = crate::schema::tables::Failures;
     type Output<'a> = FailuresView<'a>;
+
+    fn new(store: &Store) -> Self {
+        FailuresTable {
+            rows: Rows::new(store),
+            exceptions: Distinct::new(store),
+            seen_raw: SeenTexts::new(store),
+            ..FailuresTable::default()
+        }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::GraphSize;
-use crate::store::{RowList, Rows};
+use crate::store::{RowList, Rows, Store};
 
 /// Kinds that are graphs or generated code besides those ending in `_graph`.
 const GRAPH_KINDS: [&str; 4] = ["optimize_ddp_split_child", "exported_program", "inductor_output_code", "graph_dump"];
@@ -208,6 +208,10 @@ impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
 impl Table for GraphSizesTable {
     type Format = crate::schema::tables::GraphSizes;
     type Output<'a> = GraphSizesView<'a>;
+
+    fn new(store: &Store) -> Self {
+        GraphSizesTable { rows: Rows::new(store), ..GraphSizesTable::default() }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let Some(payload) = ev.payload else { return };

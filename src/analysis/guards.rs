@@ -14,7 +14,7 @@ use crate::schema::tables::guards::{
     Specialization, SymbolCreated, TreeGuard,
 };
 use crate::schema::{Frame, StackTable};
-use crate::store::{CompileList, Distinct, Numbers, RowList, Rows};
+use crate::store::{CompileList, Distinct, Numbers, RowList, Rows, Store};
 
 /// Rows are packed as they are observed (user frames resolved then: the stack table only grows),
 /// and the summary of each compile id is kept up to date, so nothing is left to compute from
@@ -77,6 +77,10 @@ pub fn id_key(id: Option<&str>) -> [&[u8]; 2] {
 }
 
 impl Summaries {
+    fn new(store: &Store) -> Self {
+        Summaries { ids: Rows::new(store), tallies: CompileList::new(store), places: Numbers::new(store), last: None }
+    }
+
     /// The summary of a compile id, created with its first row.
     fn of(&mut self, id: &Option<String>) -> &mut Tally {
         let place = match &self.last {
@@ -466,6 +470,20 @@ impl Table for GuardsTable {
     type Format = crate::schema::tables::Guards;
     type Output<'a> = PackedGuards;
 
+    fn new(store: &Store) -> Self {
+        GuardsTable {
+            compiles: Summaries::new(store),
+            dynamo_guards: Rows::new(store),
+            guard_trees: Rows::new(store),
+            tree_guards: Distinct::new(store),
+            shape_guards: Rows::new(store),
+            specializations: Rows::new(store),
+            symbols: Rows::new(store),
+            data_dependent: Rows::new(store),
+            ..GuardsTable::default()
+        }
+    }
+
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;
         match ev.kind {
@@ -711,13 +729,12 @@ mod tests {
     fn summaries_count_each_compiles_rows_once_spooled() {
         use crate::parse::Meta;
         use crate::schema::tables::Guards;
-        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::tests::test_store;
         let compiles: Vec<Option<u32>> = (0..20).map(Some).chain([Some(0), Some(3), None, Some(19), Some(3)]).collect();
         for spooled in [false, true] {
-            let spool = std::sync::Arc::new(VecSpool::default());
-            set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));
+            let (store, spool) = test_store(spooled);
             let (mut table, mut diags, stacks) =
-                (GuardsTable::default(), Diagnostics::default(), StackTable::default());
+                (GuardsTable::new(&store), Diagnostics::default(), StackTable::default());
             for (seq, compile) in compiles.iter().enumerate() {
                 let row = crate::schema::IndexRow {
                     compile_id: compile.map(|c| format!("[0/{c}]")),
@@ -729,8 +746,7 @@ mod tests {
                     &mut Observe { diags: &mut diags, record: None },
                 );
             }
-            set_spool(None);
-            assert_eq!(spooled, !spool.0.lock().unwrap().is_empty());
+            assert_eq!(spooled, !spool.is_empty());
             let (guards, _): (Guards, _) = super::super::finish_alone(table).expect("rows");
             let got: Vec<(Option<String>, u64)> =
                 guards.compiles.iter().map(|c| (c.compile_id.clone(), c.shape_guards)).collect();

@@ -13,7 +13,7 @@ use super::guards::{compile_id, id_key, text};
 use super::{Event, Finish, MetaMembers, Observe, Table};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::schema::tables::inputs::{Dim, StorageInfo, TensorInfo};
-use crate::store::{Numbers, PerCompile, RowJson, Rows};
+use crate::store::{Numbers, PerCompile, RowJson, Rows, Store};
 
 /// A row of [`crate::schema::tables::inputs::Inputs`] (it serializes the same), its tensor and
 /// storage held as their JSON: a long log describes ten thousand tensors, and rows are packed
@@ -459,6 +459,17 @@ impl Table for InputsTable {
     type Format = crate::schema::tables::Inputs;
     type Output<'a> = PackedInputs;
 
+    fn new(store: &Store) -> Self {
+        InputsTable {
+            packed: Rows::new(store),
+            compile_ids: Numbers::new(store),
+            set_aside: PerCompile::new(store),
+            describer_ids: Numbers::new(store),
+            earlier_rows: Numbers::new(store),
+            ..InputsTable::default()
+        }
+    }
+
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;
         if ev.kind == "create_symbol" {
@@ -540,11 +551,11 @@ mod tests {
     fn an_earlier_compile_finds_its_row_again_after_it_is_spooled() {
         use crate::parse::Meta;
         use crate::schema::tables::inputs::Inputs;
-        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::tests::test_store;
         for spooled in [false, true] {
-            set_spool(spooled.then(|| std::sync::Arc::new(VecSpool::default()) as std::sync::Arc<dyn Spool>));
+            let (store, spool) = test_store(spooled);
             let (mut table, mut diags, stacks) =
-                (InputsTable::default(), super::super::Diagnostics::default(), crate::schema::StackTable::default());
+                (InputsTable::new(&store), super::super::Diagnostics::default(), crate::schema::StackTable::default());
             let entries = (0..12).map(|c| (c, "describe_tensor")).chain([(0, "describe_source")]);
             for (seq, (compile, kind)) in entries.enumerate() {
                 let meta = serde_json::json!({"describer_id": 0, "id": 0, "ndim": 1, "source": "L['x']"});
@@ -558,7 +569,7 @@ mod tests {
                     &mut Observe { diags: &mut diags, record: None },
                 );
             }
-            set_spool(None);
+            assert_eq!(!spool.is_empty(), spooled, "earlier rows were spooled");
             let (inputs, rows): (Inputs, _) = super::super::finish_alone(table).expect("rows");
             assert_eq!(rows, 12, "spooled: {spooled}");
             let first = &inputs.inputs[0];

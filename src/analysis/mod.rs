@@ -49,6 +49,7 @@ use crate::parse::TraceEvent;
 use crate::parse::entry::Fields;
 use crate::parse::json_text::{self, escape_lone_surrogates, shallow_value, usable_number};
 use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, PayloadRef, StackTable};
+use crate::store::Store;
 pub use compiles::{CompileRecord, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
@@ -467,6 +468,11 @@ pub trait Table: Default {
     /// The table file's type (`Format`), or a type that serializes as it does (and may borrow
     /// what the finishing step reads).
     type Output<'a>: Serialize;
+    /// An empty table whose rows and per-compile state spill to `store` (the bundle writer's
+    /// spool, or memory). A table that keeps nothing in `store`'s types is its `Default`.
+    fn new(_store: &Store) -> Self {
+        Self::default()
+    }
     /// Sees one entry, after [`Compiles`] did.
     fn observe(&mut self, ev: &Event, cx: &mut Observe);
     /// The finished table and its number of rows; `None` when the stream has nothing for it.
@@ -543,7 +549,6 @@ fn finish_table<T: Table, S: TableSerializer>(table: T, ctx: &Finish, serializer
 macro_rules! tables {
     ($($field:ident: $ty:ty),* $(,)?; finish order: $($order:ident),* $(,)?) => {
         /// Every table of one stream, fed in one pass.
-        #[derive(Default)]
         pub struct StreamAnalysis {
             compiles: Compiles,
             diagnostics: Diagnostics,
@@ -551,6 +556,15 @@ macro_rules! tables {
         }
 
         impl StreamAnalysis {
+            /// Every table, empty, keeping what spills in `store`.
+            pub fn new(store: &Store) -> Self {
+                StreamAnalysis {
+                    compiles: Compiles::new(store),
+                    diagnostics: Diagnostics::default(),
+                    $($field: <$ty as Table>::new(store),)*
+                }
+            }
+
             /// Feeds one entry to every table.
             pub fn observe(&mut self, ev: &Event) {
                 // The first stage: the tables key what they hold by the record it files.

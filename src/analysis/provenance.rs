@@ -29,7 +29,7 @@ use crate::schema::tables::{
     ArtifactRef, KernelStackTraces, LineMap, LineMappings, Provenance, ProvenanceCompile, ProvenanceGraph,
     ProvenancePane,
 };
-use crate::store::{CompileList, CompressedBytes, PerCompile, Rows};
+use crate::store::{CompileList, CompressedBytes, PerCompile, Rows, Store};
 
 /// The artifact names (prefixes, as tlparse matches file names) of each pane, most wanted first:
 /// a pane takes the artifact of the first name that was logged at all.
@@ -235,6 +235,15 @@ impl ProvenanceTable {
 impl Table for ProvenanceTable {
     type Format = Provenance;
     type Output<'a> = ProvenanceView<'a>;
+
+    fn new(store: &Store) -> Self {
+        ProvenanceTable {
+            order: CompileList::new(store),
+            stack_traces: Rows::new(store),
+            compiles: HeldCompiles { by_record: RefCell::new(PerCompile::new(store)), ..HeldCompiles::default() },
+            ..ProvenanceTable::default()
+        }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;
@@ -633,11 +642,10 @@ mod tests {
     /// it comes back. Unit-test maps keep two compiles in memory: the others are spooled.
     #[test]
     fn compiles_keep_the_place_of_their_first_artifact() {
-        use crate::store::packed_rows::{Spool, set_spool, tests::VecSpool};
+        use crate::store::packed_rows::tests::test_store;
         for spooled in [false, true] {
-            let spool = std::sync::Arc::new(VecSpool::default());
-            set_spool(spooled.then(|| spool.clone() as std::sync::Arc<dyn Spool>));
-            let mut table = ProvenanceTable::default();
+            let (store, spool) = test_store(spooled);
+            let mut table = ProvenanceTable::new(&store);
             for record in [Some(70), Some(3), Some(5), Some(70), None, Some(3), Some(200)] {
                 table.compile(record).pre_grad = Some(HeldPane {
                     seq: 1,
@@ -651,7 +659,6 @@ mod tests {
                 }
             }
             table.compile(Some(70));
-            set_spool(None);
             let held = |t: &ProvenanceTable, r: u32| {
                 t.compiles.with(r, |h| h.pre_grad.as_ref().map(|p| String::from_utf8(p.text.get()).unwrap()))
             };
@@ -661,7 +668,7 @@ mod tests {
             assert_eq!(held(&table, OUTSIDE), Some(Some("None".into())), "spooled: {spooled}");
             assert_eq!(held(&table, 200), Some(Some("Some(200)".into())), "spooled: {spooled}");
             assert_eq!(table.order.into_records().collect::<Vec<_>>(), [70, 3, 5, OUTSIDE, 200]);
-            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled);
+            assert_eq!(!spool.is_empty(), spooled);
         }
     }
 

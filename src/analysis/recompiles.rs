@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
 use crate::fast_hash::HashMap;
 use crate::schema::tables::{ArtifactChange, Changes, RecompileReasonSource, RecompileStep, RecompiledFrame};
-use crate::store::{Distinct, PerCompile};
+use crate::store::{Distinct, PerCompile, Store};
 
 /// What a compile logged that this table compares.
 #[derive(Default, Serialize, Deserialize)]
@@ -71,6 +71,10 @@ impl RecompilesTable {
 impl Table for RecompilesTable {
     type Format = crate::schema::tables::Recompiles;
     type Output<'a> = RecompilesView<'a>;
+
+    fn new(store: &Store) -> Self {
+        RecompilesTable { logged: RefCell::new(PerCompile::new(store)), lines: Distinct::new(store) }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

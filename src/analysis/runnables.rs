@@ -8,8 +8,8 @@ use super::provenance::{artifact_at, compile_names};
 use super::{Event, Finish, Observe, Table, compiles};
 use crate::schema::tables::{RunnableFile, RunnableLanguage, RunnableRole, Runnables};
 use crate::schema::{CompileId, PayloadFormat};
-use crate::store::NameCounts;
 use crate::store::Rows;
+use crate::store::{NameCounts, Store};
 
 /// One runnable artifact, until `finish` looks up its reference.
 #[derive(Serialize, Deserialize)]
@@ -67,6 +67,10 @@ fn cpp_extension(ev: &Event) -> String {
 impl Table for RunnablesTable {
     type Format = crate::schema::tables::Runnables;
     type Output<'a> = Runnables;
+
+    fn new(store: &Store) -> Self {
+        RunnablesTable { seen: Rows::new(store), ..RunnablesTable::default() }
+    }
 
     fn observe(&mut self, ev: &Event, cx: &mut Observe) {
         let diags = &mut *cx.diags;

@@ -12,7 +12,7 @@ use super::compile_directory::compiled_code;
 use super::guards::{tree_guard_code, walk_tree};
 use super::{Event, Finish, Observe, Table};
 use crate::schema::tables::{Search, SearchKind};
-use crate::store::{Distinct, Pairs};
+use crate::store::{Distinct, Pairs, Store};
 
 /// Terms as they are collected: each (kind, text) once, in order of first appearance, with the
 /// compiles it appears in (sorted and deduplicated once, at the end). A large model's log has a
@@ -139,6 +139,15 @@ impl SearchTable {
 impl Table for SearchTable {
     type Format = Search;
     type Output<'a> = SearchView;
+
+    fn new(store: &Store) -> Self {
+        SearchTable {
+            compiles: Distinct::new(store),
+            texts: Distinct::new(store),
+            seen: Pairs::new(store),
+            ..SearchTable::default()
+        }
+    }
 
     fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         match ev.kind {

@@ -20,7 +20,8 @@ use crate::fast_hash::HashMap;
 use crate::parse::md5_lanes::md5_each;
 use crate::parse::{Demux, Parsed, RankSlot, RawRecord, Records, StreamKey, parse_record_with_md5};
 use crate::schema::{DiagnosticKind, PayloadFormat};
-use crate::store::packed_rows::{Spool, set_spool};
+use crate::store::Store;
+use crate::store::packed_rows::Spool;
 
 /// Bytes of records handed to the parser at once: large enough to keep both cores busy, small
 /// enough to keep memory flat.
@@ -200,10 +201,10 @@ fn analyze(
     let spool_path = work.join(format!("f{file}-spool"));
     let spool = options.spool.then(|| FileSpool::create(&spool_path, options.counts.clone(), stop.clone()));
     let spool = spool.and_then(Result::ok).map(Arc::new);
-    set_spool(spool.clone().map(|s| s as Arc<dyn Spool>));
+    let store = spool.clone().map_or_else(Store::default, |s| Store::spilling_to(s as Arc<dyn Spool>));
     let spool_failed = || spool.as_ref().map_or(Ok(()), |s| s.failed());
-    let analyzed = analyze_batches(&work, file, batches, &options, &|| spool_failed().and_then(|()| check(&stop)));
-    set_spool(None);
+    let go_on = || spool_failed().and_then(|()| check(&stop));
+    let analyzed = analyze_batches(&work, file, batches, &options, &store, &go_on);
     // A write that failed while the tables finished.
     let analyzed = spool_failed().and(analyzed);
     stop_on_error(&stop, analyzed)
@@ -224,6 +225,7 @@ fn analyze_batches(
     file: usize,
     batches: Batches,
     options: &TableOptions,
+    store: &Store,
     go_on: &dyn Fn() -> io::Result<()>,
 ) -> io::Result<Vec<AnalysisSummary>> {
     let mut analyzers: Vec<StreamAnalyzer> = Vec::new();
@@ -231,7 +233,7 @@ fn analyze_batches(
         go_on()?;
         for &mut (stream, ref mut observed) in batch.iter_mut() {
             if stream == analyzers.len() {
-                analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream)));
+                analyzers.push(StreamAnalyzer::new(&stream_base(work, file, stream), store));
             }
             analyzers[stream].observe(observed)?;
         }

@@ -17,6 +17,7 @@ use crate::fast_hash::HashMap;
 use crate::parse::json_text::{self, escape_lone_surrogates};
 use crate::parse::{Entry, Meta, Routed, StackSlot, display_compile_id};
 use crate::schema::{Frame, IndexRow, PayloadFormat, PayloadRef, RowNumbering, StackTable};
+use crate::store::Store;
 
 /// Interns frames and stacks: each distinct frame and each distinct stack is stored once.
 #[derive(Default)]
@@ -621,12 +622,13 @@ pub fn index_row(
 }
 
 impl StreamAnalyzer {
-    /// An analyzer whose Chrome trace goes to `{base}.trace.json.gz` (renamed later).
-    pub fn new(base: &Path) -> Self {
+    /// An analyzer whose Chrome trace goes to `{base}.trace.json.gz` (renamed later), its
+    /// tables spilling to `store`.
+    pub fn new(base: &Path, store: &Store) -> Self {
         StreamAnalyzer {
             base: base.to_path_buf(),
             stacks: StackTable::default(),
-            analysis: StreamAnalysis::default(),
+            analysis: StreamAnalysis::new(store),
             observed_bytes: 0,
             chrome_trace: ChromeTraceWriter { path: base.with_extension("trace.json.gz"), out: None },
         }

@@ -10,7 +10,6 @@ use serde::Serialize;
 use zstd::zstd_safe::CParameter;
 
 use crate::analysis::{Finding, FinishJob, TableSerializer};
-use crate::store::packed_rows;
 
 /// A finished table, serialized.
 #[derive(Debug)]
@@ -163,8 +162,6 @@ fn run_finish_jobs<E: Send>(
     };
     let sink = std::sync::Mutex::new(sink);
     let mut shared_sink = |table: TableOutput| sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner())(table);
-    // Bytes the second thread's tables hold go where this thread's do.
-    let spool = packed_rows::spool();
     std::thread::scope(|scope| {
         let mut second_sink = shared_sink;
         // The second thread takes the first job, this one waits for that: so the second always
@@ -172,7 +169,6 @@ fn run_finish_jobs<E: Send>(
         // a stream finished on two threads is finished on two, however small.
         let (took_one, second_took_one) = std::sync::mpsc::channel::<()>();
         let second = scope.spawn(move || {
-            packed_rows::set_spool(spool);
             let first = next();
             let _ = took_one.send(());
             first.into_iter().chain(std::iter::from_fn(next)).try_for_each(|job| {

@@ -1,13 +1,11 @@
-//! A list of small records, one per compile or so, that keeps its latest pages in
-//! memory and writes the others to the thread's [`Spool`]: what a table keeps per compile costs
-//! no memory once the compile is long past, whatever the log's length.
-
-use std::sync::Arc;
+//! A list of small records, one per compile or so, that keeps its latest pages in memory and
+//! writes the others to its [`Store`]'s spool: what a table keeps per compile costs no memory
+//! once the compile is long past, whatever the log's length.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::packed_rows::{Spool, Written, spool};
+use super::packed_rows::{Store, Written};
 
 /// Records a page holds (4 in unit tests, so that pages spill and come back).
 const PAGE: usize = if cfg!(test) { 4 } else { 256 };
@@ -22,19 +20,26 @@ enum Page<T> {
     Spooled(Written),
 }
 
-/// Records by index, in pages of [`PAGE`]; all in memory when the thread has no spool. Records
+/// Records by index, in pages of [`PAGE`]; all in memory when the store has no spool. Records
 /// round-trip through postcard, so `T` must not skip fields when it serializes.
 pub struct CompileList<T> {
     pages: Vec<Page<T>>,
     len: usize,
     /// The pages in memory but the last, least recently used first.
     resident: Vec<usize>,
-    spool: Option<Arc<dyn Spool>>,
+    store: Store,
 }
 
 impl<T> Default for CompileList<T> {
     fn default() -> Self {
-        CompileList { pages: Vec::new(), len: 0, resident: Vec::new(), spool: None }
+        CompileList::new(&Store::default())
+    }
+}
+
+impl<T> CompileList<T> {
+    /// No records yet; pages long unused will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        CompileList { pages: Vec::new(), len: 0, resident: Vec::new(), store: store.clone() }
     }
 }
 
@@ -96,10 +101,10 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
 
     /// Every record in order, reading spooled pages back one at a time.
     pub fn into_records(self) -> impl Iterator<Item = T> {
-        let spool = self.spool;
+        let store = self.store;
         self.pages.into_iter().flat_map(move |page| match page {
             Page::Memory { records, .. } => records,
-            Page::Spooled(written) => written.read(spool.as_deref().expect("spooled pages have a spool")),
+            Page::Spooled(written) => written.read(&**store.spool().expect("spooled pages have a spool")),
         })
     }
 
@@ -114,7 +119,7 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
             return;
         }
         if let Page::Spooled(written) = self.pages[page] {
-            let spool = self.spool.as_deref().expect("spooled pages have a spool");
+            let spool = &**self.store.spool().expect("spooled pages have a spool");
             self.pages[page] = Page::Memory { records: written.read(spool), written: Some(written) };
         }
         self.resident.push(page);
@@ -122,12 +127,9 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
     }
 
     /// Writes the least recently used pages to the spool while more than [`RESIDENT`] are in
-    /// memory (unless the thread has no spool, or writing fails: then they stay).
+    /// memory (unless the store has no spool, or writing fails: then they stay).
     fn evict(&mut self) {
-        if self.spool.is_none() {
-            self.spool = spool();
-        }
-        let Some(spool) = self.spool.clone() else { return };
+        let Some(spool) = self.store.spool().cloned() else { return };
         while self.resident.len() > RESIDENT {
             let page = self.resident.remove(0);
             let records = match &self.pages[page] {
@@ -146,7 +148,7 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::packed_rows::{set_spool, tests::VecSpool};
+    use super::super::packed_rows::tests::test_store;
     use super::*;
 
     /// Records pushed, changed out of order (old pages coming back from the spool) and read in
@@ -154,9 +156,8 @@ mod tests {
     #[test]
     fn records_read_back_as_a_list_would_hold_them() {
         for spooled in [false, true] {
-            let spool = Arc::new(VecSpool::default());
-            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
-            let (mut list, mut plain) = (CompileList::<(u64, u64)>::default(), Vec::new());
+            let (store, spool) = test_store(spooled);
+            let (mut list, mut plain) = (CompileList::<(u64, u64)>::new(&store), Vec::new());
             for i in 0..50u64 {
                 assert_eq!(list.push((i, 0)), plain.len());
                 plain.push((i, 0));
@@ -168,9 +169,8 @@ mod tests {
                 let k = (i * 5 % (i + 1)) as usize;
                 assert_eq!(*list.get(k), plain[k]);
             }
-            set_spool(None);
             assert_eq!(list.len(), 50);
-            assert_eq!(spooled, !spool.0.lock().unwrap().is_empty(), "pages were spooled only with a spool");
+            assert_eq!(spooled, !spool.is_empty(), "pages were spooled only with a spool");
             assert_eq!(list.into_records().collect::<Vec<_>>(), plain);
         }
     }

@@ -1,15 +1,12 @@
 //! Ids known by a [`Digest`], in bounded memory: the latest in a capped hash table, older ones in
-//! sorted runs in the thread's [`Spool`], found again through a [`RunIndex`] each (about 1.3
-//! bytes an old id, where the table takes 24 and more). What an [`Interner`] of a long log looks
-//! its rows up in, so that a hundred thousand distinct guards cost no memory.
-//!
-//! [`Interner`]: super::packed_rows::Interner
-
-use std::sync::Arc;
+//! sorted runs in a [`Store`]'s spool, found again through a [`RunIndex`] each (about 1.3 bytes
+//! an old id, where the table takes 24 and more). What [`super::Distinct`] rows and
+//! [`super::Numbers`] of a long log are found by, so that a hundred thousand distinct guards
+//! cost no memory.
 
 use hashbrown::HashTable;
 
-use super::packed_rows::{Digest, Spool, spool};
+use super::packed_rows::{Digest, Spool, Store};
 use crate::sorted_runs::{RunIndex, find_in_page};
 
 /// Entries held in the table before they go to a run: 7/8 of a power of two, the table's full
@@ -54,20 +51,24 @@ fn find(run: &RunIndex, spool: &dyn Spool, key: Digest) -> Option<u32> {
 pub struct DigestIds {
     recent: HashTable<Entry>,
     runs: Vec<RunIndex>,
-    /// Where the runs are: the thread's spool when the first run was written; with none, every
-    /// entry stays in `recent`.
-    spool: Option<Arc<dyn Spool>>,
+    /// Where the runs go; with no spool, every entry stays in `recent`.
+    store: Store,
     /// How many keys [`DigestIds::number`] numbered.
     numbered: u32,
 }
 
 impl DigestIds {
+    /// No ids yet; older ones will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        DigestIds { store: store.clone(), ..DigestIds::default() }
+    }
+
     /// The id of `key`, if it was added.
     pub fn get(&mut self, key: Digest) -> Option<u32> {
         if let Some(e) = self.recent.find(key as u64, |e| e.digest() == key) {
             return Some(e.id);
         }
-        let spool = self.spool.as_deref()?;
+        let spool = self.store.spool()?.as_ref();
         let id = self.runs.iter().rev().find_map(|run| find(run, spool, key))?;
         // Kept for the next lookups until the table spills (a few hundred ids repeat all along).
         self.put(Entry { low: key as u64, high: (key >> 64) as u64, id, spilled: true });
@@ -98,12 +99,9 @@ impl DigestIds {
         }
     }
 
-    /// Moves the table's new entries to a run (unless the thread has no spool, or it fails).
+    /// Moves the table's new entries to a run (unless the store has no spool, or it fails).
     fn spill(&mut self) {
-        if self.spool.is_none() {
-            self.spool = spool();
-        }
-        let Some(spool) = &self.spool else { return };
+        let Some(spool) = self.store.spool() else { return };
         let mut entries: Vec<Entry> = self.recent.iter().filter(|e| !e.spilled).copied().collect();
         if entries.is_empty() {
             self.recent.clear();
@@ -124,14 +122,14 @@ impl DigestIds {
 
 #[cfg(test)]
 mod tests {
-    use super::super::packed_rows::{digest, set_spool, tests::VecSpool};
+    use super::super::packed_rows::{digest, tests::test_store};
     use super::*;
 
     #[test]
     fn ids_are_found_in_the_table_and_in_runs_and_others_are_not() {
         for spooled in [false, true] {
-            set_spool(spooled.then(|| Arc::new(VecSpool::default()) as Arc<dyn Spool>));
-            let mut ids = DigestIds::default();
+            let (store, _spool) = test_store(spooled);
+            let mut ids = DigestIds::new(&store);
             let key = |i: u32| digest(&[&i.to_le_bytes()]);
             for i in 0..100 {
                 assert_eq!(ids.get(key(i)), None);
@@ -142,7 +140,6 @@ mod tests {
                 assert_eq!(ids.get(key(i)), Some(i));
             }
             assert_eq!(ids.get(key(100)), None);
-            set_spool(None);
         }
     }
 }

@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::digest;
+use super::packed_rows::{Store, digest};
 use super::rows::{RowReader, Rows};
 
 /// Distinct rows of type `T`, in order of their ids; serializes as the list of the rows. What a
@@ -20,11 +20,16 @@ pub struct Distinct<T> {
 
 impl<T> Default for Distinct<T> {
     fn default() -> Self {
-        Distinct { rows: Rows::default(), ids: DigestIds::default() }
+        Distinct::new(&Store::default())
     }
 }
 
 impl<T> Distinct<T> {
+    /// No rows yet; rows and keys will go to `store` once there are many.
+    pub fn new(store: &Store) -> Self {
+        Distinct { rows: Rows::new(store), ids: DigestIds::new(store) }
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }

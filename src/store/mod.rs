@@ -4,8 +4,8 @@
 //! [`Records`] written once and read back by index, [`Pairs`], [`NameCounts`], [`SeenTexts`],
 //! [`CompileIds`], [`CompactId`], [`CompressedBytes`]. Below those, and
 //! named by no table: rows packed and compressed in blocks, digests, pages written to the spool.
-//! Tables never open files: the bundle writer owns the [`packed_rows::Spool`] that holds their
-//! bytes on disk (a file of its staging directory) and installs it for the thread.
+//! Tables never open files: each value that may spill is made with the [`Store`] its table was
+//! given, a handle to the spool the bundle writer owns (a file of its staging directory).
 
 mod compile_list;
 mod digest_ids;
@@ -24,7 +24,7 @@ pub use compile_list::CompileList;
 pub use distinct::Distinct;
 pub use names::{NameCounts, index_in};
 pub use numbers::Numbers;
-pub use packed_rows::CompressedBytes;
+pub use packed_rows::{CompressedBytes, Store};
 pub use pairs::Pairs;
 pub use per_compile::PerCompile;
 pub use records::Records;

@@ -2,7 +2,7 @@
 //! earlier compiles), in bounded memory whatever the number of keys.
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::digest;
+use super::packed_rows::{Store, digest};
 
 /// A number for each key, a key being the byte strings that together tell it from every other.
 /// Only the latest keys are in memory; the others are found again in the spool.
@@ -10,6 +10,11 @@ use super::packed_rows::digest;
 pub struct Numbers(DigestIds);
 
 impl Numbers {
+    /// No numbers yet; keys long unused will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        Numbers(DigestIds::new(store))
+    }
+
     /// The number given to `key`, if one was.
     pub fn get(&mut self, key: &[&[u8]]) -> Option<u32> {
         self.0.get(digest(key))

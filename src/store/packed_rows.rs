@@ -2,7 +2,7 @@
 //! written: rows of one kind repeat their keys and most values, so a long log's rows shrink to a
 //! few percent of their JSON. Nothing is held per row outside the blocks (a row's end is stored in
 //! its block), and full blocks, like other bytes held compressed ([`Compressed`]), go to the
-//! thread's [`Spool`] when the bundle writer gave it one: then a long log's rows cost no memory.
+//! [`Store`]'s spool when it has one: then a long log's rows cost no memory.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,8 +14,6 @@ use serde::ser::{Error, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::digest_ids::DigestIds;
-
 /// Bytes of rows compressed together.
 const BLOCK: usize = 1 << 17;
 /// What a list keeps of the open block's buffer once a block is sealed, for the next one: a block
@@ -26,9 +24,9 @@ const OPEN_KEPT: usize = BLOCK + BLOCK / 4;
 /// zstd level of the blocks: the fastest, as each block is decompressed only once or twice.
 const LEVEL: i32 = 1;
 
-/// Where bytes held until a table is written go instead of memory: the bundle writer gives the
-/// analysis thread one backed by a file of its staging directory ([`set_spool`]); tables never
-/// open files themselves.
+/// Where bytes held until a table is written go instead of memory: the bundle writer makes one
+/// backed by a file of its staging directory and hands it to the tables as a [`Store`]; tables
+/// never open files themselves.
 pub trait Spool: Send + Sync {
     /// Stores `bytes`; returns where they are.
     fn put(&self, bytes: &[u8]) -> io::Result<u64>;
@@ -36,18 +34,22 @@ pub trait Spool: Send + Sync {
     fn get(&self, at: u64, len: usize) -> io::Result<Vec<u8>>;
 }
 
-thread_local! {
-    static SPOOL: RefCell<Option<Arc<dyn Spool>>> = const { RefCell::new(None) };
-}
+/// Where the values that may spill (rows, per-compile values, numbers) put their bytes: the
+/// bundle writer's spool, or memory (the default). Each such value is made with the store it
+/// spills to, which its table was given.
+#[derive(Clone, Default)]
+pub struct Store(Option<Arc<dyn Spool>>);
 
-/// Bytes held from now on by code running on this thread go to `spool` (none: memory).
-pub fn set_spool(spool: Option<Arc<dyn Spool>>) {
-    SPOOL.with(|s| *s.borrow_mut() = spool);
-}
+impl Store {
+    /// Values made with this store spill to `spool`.
+    pub fn spilling_to(spool: Arc<dyn Spool>) -> Store {
+        Store(Some(spool))
+    }
 
-/// The thread's spool, if it has one.
-pub(crate) fn spool() -> Option<Arc<dyn Spool>> {
-    SPOOL.with(|s| s.borrow().clone())
+    /// The spool, if values spill.
+    pub(super) fn spool(&self) -> Option<&Arc<dyn Spool>> {
+        self.0.as_ref()
+    }
 }
 
 /// Where a value was written to the spool with postcard: `len` bytes at `at`.
@@ -77,20 +79,20 @@ impl Written {
     }
 }
 
-/// Compressed bytes, in memory or in the thread's spool (memory when it has none, or when
-/// writing to it fails).
+/// Compressed bytes, in memory or in a store's spool (memory when it has none, or when writing
+/// to it fails).
 enum Held {
     Memory(Box<[u8]>),
     Spooled { spool: Arc<dyn Spool>, at: u64, len: u32 },
 }
 
 impl Held {
-    fn new(bytes: Vec<u8>) -> Held {
-        if let Some(spool) = spool()
+    fn new(bytes: Vec<u8>, store: &Store) -> Held {
+        if let Some(spool) = store.spool()
             && let Ok(len) = u32::try_from(bytes.len())
             && let Ok(at) = spool.put(&bytes)
         {
-            return Held::Spooled { spool, at, len };
+            return Held::Spooled { spool: spool.clone(), at, len };
         }
         Held::Memory(bytes.into_boxed_slice())
     }
@@ -107,15 +109,6 @@ impl Held {
     }
 }
 
-/// A row serialized to compact JSON when observed: held that way until its table is written, it
-/// takes a fraction of the memory of the typed row, and serializes as the typed row would.
-pub type PackedRow = Box<RawValue>;
-
-/// Serializes a row for a table that holds its rows packed.
-pub fn pack(row: &impl Serialize) -> PackedRow {
-    serde_json::value::to_raw_value(row).expect("rows serialize")
-}
-
 /// Rows as compact JSON, in blocks; serializes as the list of the rows.
 #[derive(Default)]
 pub struct PackedRows {
@@ -130,6 +123,8 @@ pub struct PackedRows {
     ends: Vec<u32>,
     /// Rows in the sealed blocks.
     sealed_rows: usize,
+    /// Where sealed blocks go.
+    store: Store,
 }
 
 /// A block decompressed as it was sealed: its rows' ends (little-endian `u32`s, one a row), then
@@ -202,6 +197,11 @@ fn decompress(bytes: &[u8], size: usize) -> Vec<u8> {
 }
 
 impl PackedRows {
+    /// No rows yet; full blocks will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        PackedRows { store: store.clone(), ..PackedRows::default() }
+    }
+
     /// Adds a row (its index is the length before).
     pub fn push(&mut self, row: &impl Serialize) {
         serde_json::to_writer(&mut self.open, row).expect("rows serialize");
@@ -241,7 +241,7 @@ impl PackedRows {
         }
         block.extend_from_slice(&self.open);
         let compressed = compress(&block);
-        self.sealed.push((Held::new(compressed), block.len()));
+        self.sealed.push((Held::new(compressed, &self.store), block.len()));
         self.block_starts.push(self.sealed_rows as u32);
         self.sealed_rows += self.ends.len();
         self.ends.clear();
@@ -392,7 +392,7 @@ impl Serialize for RowsAt<'_> {
     }
 }
 
-/// Bytes held zstd-compressed (a payload a table needs again when it finishes), in the thread's
+/// Bytes held zstd-compressed (a payload a table needs again when it finishes), in a store's
 /// spool if it has one.
 pub struct Compressed {
     bytes: Held,
@@ -406,8 +406,9 @@ impl std::fmt::Debug for Compressed {
 }
 
 impl Compressed {
-    pub fn new(bytes: &[u8]) -> Self {
-        Compressed { bytes: Held::new(compress(bytes)), len: bytes.len() }
+    /// `bytes`, compressed, in `store`.
+    pub fn new(bytes: &[u8], store: &Store) -> Self {
+        Compressed { bytes: Held::new(compress(bytes), store), len: bytes.len() }
     }
 
     /// The bytes, decompressed.
@@ -479,63 +480,6 @@ impl Hasher for DigestHasher {
 /// A map keyed by [`Digest`]s.
 pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<DigestHasher>>;
 
-/// Distinct rows, each stored once (compressed, in a [`PackedRows`]) and known by its
-/// [`Digest`]: its index is its id. What a long log repeats a hundred thousand times costs its
-/// compressed text and, once it is not among the latest rows, about a byte and a half
-/// ([`DigestIds`]).
-#[derive(Default)]
-pub struct Interner {
-    rows: PackedRows,
-    /// Each row's id, by its digest.
-    ids: DigestIds,
-}
-
-impl Interner {
-    fn add(&mut self, key: Digest, row: impl FnOnce(&mut PackedRows)) -> u32 {
-        let id = self.rows.len() as u32;
-        row(&mut self.rows);
-        self.ids.insert(key, id);
-        id
-    }
-
-    /// The id of the row with digest `key`, adding `make()` as that row if new.
-    pub fn intern<T: Serialize>(&mut self, key: Digest, make: impl FnOnce() -> T) -> u32 {
-        if let Some(id) = self.ids.get(key) {
-            return id;
-        }
-        self.add(key, |rows| rows.push(&make()))
-    }
-
-    /// The id of a JSON text, adding it if new.
-    pub fn intern_json(&mut self, json: &str) -> u32 {
-        let key = digest(&[json.as_bytes()]);
-        if let Some(id) = self.ids.get(key) {
-            return id;
-        }
-        self.add(key, |rows| rows.push_json(json))
-    }
-
-    /// The JSON of row `id`.
-    pub fn get<'a>(&'a self, id: u32, cache: &'a mut DecodedBlock) -> &'a str {
-        self.rows.get(id as usize, cache)
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-}
-
-/// The rows, in order of their ids.
-impl Serialize for Interner {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.rows.serialize(serializer)
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -563,6 +507,19 @@ pub(crate) mod tests {
     #[derive(Default)]
     pub(crate) struct VecSpool(pub(crate) std::sync::Mutex<Vec<u8>>);
 
+    impl VecSpool {
+        pub(crate) fn is_empty(&self) -> bool {
+            self.0.lock().unwrap().is_empty()
+        }
+    }
+
+    /// A store spilling to a new [`VecSpool`] when `spooled`, else memory; and that spool.
+    pub(crate) fn test_store(spooled: bool) -> (Store, Arc<VecSpool>) {
+        let spool = Arc::new(VecSpool::default());
+        let store = if spooled { Store::spilling_to(spool.clone()) } else { Store::default() };
+        (store, spool)
+    }
+
     impl Spool for VecSpool {
         fn put(&self, bytes: &[u8]) -> io::Result<u64> {
             let mut v = self.0.lock().unwrap();
@@ -576,35 +533,17 @@ pub(crate) mod tests {
 
     #[test]
     fn spooled_rows_and_bytes_read_back() {
-        let spool = Arc::new(VecSpool::default());
-        set_spool(Some(spool.clone()));
+        let (store, spool) = test_store(true);
         let rows: Vec<serde_json::Value> = (0..20_000).map(|i| serde_json::json!({ "i": i })).collect();
-        let mut packed = PackedRows::default();
+        let mut packed = PackedRows::new(&store);
         for row in &rows {
             packed.push(row);
         }
-        let held = Compressed::new(b"held bytes");
-        set_spool(None);
-        assert!(!spool.0.lock().unwrap().is_empty());
+        let held = Compressed::new(b"held bytes", &store);
+        assert!(!spool.is_empty());
         assert!(packed.sealed.iter().all(|(h, _)| matches!(h, Held::Spooled { .. })));
         assert_eq!(serde_json::to_string(&packed).unwrap(), serde_json::to_string(&rows).unwrap());
         assert_eq!(packed.get(12_345, &mut DecodedBlock::default()), "{\"i\":12345}");
         assert_eq!(held.get(), b"held bytes");
-    }
-
-    #[test]
-    fn interned_rows_are_stored_once() {
-        let mut interner = Interner::default();
-        let a = interner.intern(digest(&[b"a"]), || "first");
-        let b = interner.intern(digest(&[b"b"]), || "second");
-        assert_eq!(interner.intern(digest(&[b"a"]), || "not stored"), a);
-        assert_eq!(interner.intern_json("\"third\""), 2);
-        assert_eq!(interner.intern_json("\"third\""), 2);
-        let mut cache = DecodedBlock::default();
-        assert_eq!(interner.get(a, &mut cache), "\"first\"");
-        assert_eq!(interner.get(b, &mut cache), "\"second\"");
-        assert_eq!(interner.len(), 3);
-        // Length prefixes keep the parts apart.
-        assert_ne!(digest(&[b"ab", b"c"]), digest(&[b"a", b"bc"]));
     }
 }

@@ -1,21 +1,27 @@
 //! A long list of number pairs held compressed: what a table adds a few of per entry.
 
-use super::packed_rows::Compressed;
+use super::packed_rows::{Compressed, Store};
 
 /// Pairs of numbers in the order they were added, all but the latest held compressed (in the
-/// thread's spool): what a table adds a few of per entry, such as a search term and a compile it
+/// store's spool): what a table adds a few of per entry, such as a search term and a compile it
 /// appears in.
 #[derive(Default)]
 pub struct Pairs {
     held: Vec<Compressed>,
     open: Vec<(u32, u32)>,
     len: usize,
+    store: Store,
 }
 
 /// Pairs compressed together (128 KiB).
 const PAIRS_HELD: usize = 16 << 10;
 
 impl Pairs {
+    /// No pairs yet; full blocks of pairs will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        Pairs { store: store.clone(), ..Pairs::default() }
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -30,7 +36,7 @@ impl Pairs {
         if self.open.len() >= PAIRS_HELD {
             let bytes: Vec<u8> =
                 self.open.iter().flat_map(|&(t, c)| [t.to_le_bytes(), c.to_le_bytes()]).flatten().collect();
-            self.held.push(Compressed::new(&bytes));
+            self.held.push(Compressed::new(&bytes, &self.store));
             self.open.clear();
         }
     }

@@ -1,16 +1,14 @@
 //! What a table keeps of each compile record (its collectives, its recompile reasons), the values
-//! used last in memory and the others serialized to the thread's spool: a log's entries name the
+//! used last in memory and the others serialized to its store's spool: a log's entries name the
 //! compile being made, so a value long past is rarely needed again before the table finishes, and
 //! a long log's compiles cost no memory.
-
-use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::compile_list::CompileList;
-use super::packed_rows::{Spool, Written, spool};
+use super::packed_rows::{Store, Written};
 
 /// Values kept in memory unless a map says otherwise: the latest used.
 pub const LIVE: usize = 16;
@@ -18,19 +16,26 @@ pub const LIVE: usize = 16;
 /// A value per compile record (an index in `Compiles::records`), made by `V::default()` the first
 /// time it is asked for. Values round-trip through postcard, so `V` must not skip fields when it
 /// serializes. At most `KEPT` stay in memory (2 in unit tests, so that values spill and come
-/// back), all when the thread has no spool.
+/// back), all when the store has no spool.
 pub struct PerCompile<V, const KEPT: usize = LIVE> {
     /// Values in memory, least recently used first.
     live: IndexMap<u32, V>,
     /// By record: where its value was written last (a live value may have an older copy there;
     /// `Written::NONE`: never written).
     written: CompileList<Written>,
-    spool: Option<Arc<dyn Spool>>,
+    store: Store,
 }
 
 impl<V, const KEPT: usize> Default for PerCompile<V, KEPT> {
     fn default() -> Self {
-        PerCompile { live: IndexMap::new(), written: CompileList::default(), spool: None }
+        PerCompile::new(&Store::default())
+    }
+}
+
+impl<V, const KEPT: usize> PerCompile<V, KEPT> {
+    /// No values yet; values long unused will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        PerCompile { live: IndexMap::new(), written: CompileList::new(store), store: store.clone() }
     }
 }
 
@@ -68,13 +73,13 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
 
     /// Every record's value, in record order, read back one at a time.
     pub fn into_values(self) -> impl Iterator<Item = (u32, V)> {
-        let PerCompile { mut live, written, spool } = self;
+        let PerCompile { mut live, written, store } = self;
         written.into_records().enumerate().filter_map(move |(record, w)| {
             let record = record as u32;
             match live.swap_remove(&record) {
                 Some(value) => Some((record, value)),
                 None if w == Written::NONE => None,
-                None => Some((record, w.read(spool.as_deref().expect("written values have a spool")))),
+                None => Some((record, w.read(&**store.spool().expect("written values have a spool")))),
             }
         })
     }
@@ -92,7 +97,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
         let value = match w {
             Written::NONE if !make => return None,
             Written::NONE => V::default(),
-            w => w.read(self.spool.as_deref().expect("written values have a spool")),
+            w => w.read(&**self.store.spool().expect("written values have a spool")),
         };
         self.reach(record);
         self.live.insert(record, value);
@@ -108,15 +113,12 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
     }
 
     /// Writes the least recently used values to the spool while more than `KEPT` are in memory
-    /// (unless the thread has no spool, or writing fails: then they stay).
+    /// (unless the store has no spool, or writing fails: then they stay).
     fn evict(&mut self) {
         if self.live.len() <= Self::KEPT {
             return;
         }
-        if self.spool.is_none() {
-            self.spool = spool();
-        }
-        let Some(spool) = self.spool.clone() else { return };
+        let Some(spool) = self.store.spool().cloned() else { return };
         while self.live.len() > Self::KEPT {
             let (record, value) = self.live.first().expect("more than KEPT");
             let Some(written) = Written::write(&*spool, value) else { return };
@@ -130,7 +132,7 @@ impl<V: Serialize + DeserializeOwned + Default, const KEPT: usize> PerCompile<V,
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::super::packed_rows::{set_spool, tests::VecSpool};
+    use super::super::packed_rows::tests::test_store;
     use super::*;
 
     /// Values changed in any order (old ones coming back from the spool), asked for, and read in
@@ -138,9 +140,8 @@ mod tests {
     #[test]
     fn values_read_back_as_a_map_holds_them() {
         for spooled in [false, true] {
-            let spool = Arc::new(VecSpool::default());
-            set_spool(spooled.then(|| spool.clone() as Arc<dyn Spool>));
-            let (mut map, mut plain) = (PerCompile::<Vec<String>>::default(), BTreeMap::<u32, Vec<String>>::new());
+            let (store, spool) = test_store(spooled);
+            let (mut map, mut plain) = (PerCompile::<Vec<String>>::new(&store), BTreeMap::<u32, Vec<String>>::new());
             for step in 0..60u32 {
                 // Mostly the latest records, now and then one long past or far ahead.
                 let record = match step % 7 {
@@ -163,9 +164,8 @@ mod tests {
                 let asked = step / 4;
                 assert_eq!(map.get(asked), plain.get(&asked), "record {asked} at step {step}");
             }
-            set_spool(None);
             assert_eq!(map.into_values().collect::<BTreeMap<_, _>>(), plain);
-            assert_eq!(!spool.0.lock().unwrap().is_empty(), spooled, "values spilled only with a spool");
+            assert_eq!(!spool.is_empty(), spooled, "values spilled only with a spool");
         }
     }
 }

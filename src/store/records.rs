@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::packed_rows::{DecodedBlock, PackedRows};
+use super::packed_rows::{DecodedBlock, PackedRows, Store};
 
 /// Values of type `T` by index, in the order pushed. They round-trip through postcard, so `T`
 /// must not skip fields when it serializes.
@@ -20,11 +20,16 @@ pub struct Records<T> {
 
 impl<T> Default for Records<T> {
     fn default() -> Self {
-        Records { packed: PackedRows::default(), last_read: Mutex::default(), value: PhantomData }
+        Records::new(&Store::default())
     }
 }
 
 impl<T> Records<T> {
+    /// No values yet; full blocks of values will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        Records { packed: PackedRows::new(store), last_read: Mutex::default(), value: PhantomData }
+    }
+
     pub fn len(&self) -> usize {
         self.packed.len()
     }

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::packed_rows::{DecodedBlock, PackedRows, RowsAt, raw_row};
+use super::packed_rows::{DecodedBlock, PackedRows, RowsAt, Store, raw_row};
 
 /// Rows of type `T`, in the order pushed; serializes as the list of the rows, each copied as it
 /// was serialized when pushed.
@@ -23,11 +23,16 @@ pub struct Rows<T> {
 
 impl<T> Default for Rows<T> {
     fn default() -> Self {
-        Rows { packed: PackedRows::default(), last_read: RefCell::default(), row: PhantomData }
+        Rows::new(&Store::default())
     }
 }
 
 impl<T> Rows<T> {
+    /// No rows yet; full blocks of rows will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        Rows { packed: PackedRows::new(store), last_read: RefCell::default(), row: PhantomData }
+    }
+
     pub fn len(&self) -> usize {
         self.packed.len()
     }

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::{Digest, text_digest};
+use super::packed_rows::{Digest, Store, text_digest};
 
 /// How many distinct texts are kept whole, and how many of their bytes at most.
 const RECENT: usize = 16;
@@ -27,6 +27,11 @@ pub struct SeenTexts {
 pub struct Unseen(Digest);
 
 impl SeenTexts {
+    /// No texts yet; digests long unused will go to `store`.
+    pub fn new(store: &Store) -> Self {
+        SeenTexts { ids: DigestIds::new(store), ..SeenTexts::default() }
+    }
+
     /// The id of `text` if it was added, else what adding it takes.
     pub fn find(&mut self, text: &str) -> Result<u32, Unseen> {
         if let Some(at) = self.recent.iter().position(|(t, _)| t.len() == text.len() && **t == *text) {

@@ -88,6 +88,25 @@ fn tables_name_only_the_stores_vocabulary() {
 }
 
 #[test]
+fn the_store_is_handed_to_tables_never_held_by_a_thread() {
+    // Each stored value spills to the `Store` its table was made with; the store keeps per
+    // thread only zstd's compression contexts, which hold no table's bytes.
+    let mut found = Vec::new();
+    for file in rust_files("src/store") {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let next = lines.get(n + 1).copied().unwrap_or_default();
+            let a_zstd_context = next.contains("static COMPRESSOR") || next.contains("static DECOMPRESSOR");
+            if line.contains("thread_local!") && !a_zstd_context {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the store holds state per thread:\n{}", found.join("\n"));
+}
+
+#[test]
 fn bundle_never_names_the_sharing_layer() {
     let forbidden = ["crate::publish", "crate::serve", "crate::proxy", "crate::http", "tokio", "object_store"];
     let found = lines_naming(&rust_files("src/bundle"), &forbidden);

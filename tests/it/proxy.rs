@@ -201,7 +201,7 @@ fn serves_only_what_a_bundle_lists_and_never_a_forged_pack() {
     std::fs::create_dir_all(root.join("other-app")).unwrap();
     std::fs::write(root.join("other-app/index.html"), "<h1>hunter2</h1>").unwrap();
     std::fs::write(root.join(PREFIX).join("tables/rank0/unlisted.json.zst"), "hunter2").unwrap();
-    // A pack the manifest lists, whose bytes upstream are no longer those its name hashes.
+    // A pack the manifest lists, whose bytes upstream differ from those its name hashes.
     let mut packs = files.keys().filter(|path| path.starts_with("blobs/packs/"));
     let (forged, intact) = (packs.next().unwrap(), packs.next().unwrap());
     std::fs::write(root.join(PREFIX).join(forged), "hunter2 forged bytes").unwrap();

@@ -5,7 +5,7 @@
 use super::{CompileRecord, RareFacts, record_id};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
-use crate::store::CompileList;
+use crate::store::{CompileList, Store};
 
 /// The records of the compiles seen so far, by index: their fixed-size facts in a [`CompileList`]
 /// (each with no rare facts there), the rare facts of the few that have some in a map.
@@ -16,6 +16,11 @@ pub(super) struct PagedRecords {
 }
 
 impl PagedRecords {
+    /// No records yet; pages long unused go to `store`.
+    pub(super) fn new(store: &Store) -> Self {
+        PagedRecords { facts: CompileList::new(store), rare: HashMap::default() }
+    }
+
     /// Appends `record`; returns its index.
     pub(super) fn push(&mut self, mut record: CompileRecord) -> usize {
         let rare = record.rare.take();
