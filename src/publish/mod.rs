@@ -7,8 +7,13 @@
 //! no bundle: a wrong answer is worse than none), uploads, writes the new manifest, and only then
 //! deletes the old bundle's files the new one does not list. A viewer starts from
 //! `manifest.lite.json.zst` instead: it is deleted right after the old manifest and uploaded after
-//! every other file, right before the manifest. Files already there with the same
-//! bytes are skipped, so publishing again costs a HEAD a file.
+//! every other file, right before the manifest. So at every moment a manifest at the URL lists
+//! only files that are there with its bytes; a reader already holding the old manifest may still
+//! see a mix (docs/hosting.md says what). After the manifest, every file of a bundle's shape it
+//! does not list is deleted: the replaced bundle's and a stopped publish's.
+//!
+//! Files already there with the same bytes are skipped: publishing again costs a HEAD a file, and
+//! the MD5 of the local file where the ETag is one, else reading the object back.
 
 pub mod destination;
 pub mod shards;

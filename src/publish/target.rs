@@ -75,9 +75,9 @@ impl Target {
 
     /// Whether `file` (whose bytes are at `source`) is already there with the same bytes and
     /// headers. For a bucket: a HEAD (size, headers, the blake3 stored with it), then the bytes,
-    /// by the ETag where it is their MD5 (an S3 API single-part upload), else read back and
-    /// hashed: an object corrupted under its name, even one of the right size and metadata, is
-    /// put again. For a directory: the file there, hashed.
+    /// by the ETag where it is their MD5 (an S3 API single-part upload), else (or when that MD5
+    /// differs) read back and hashed: an object corrupted under its name, even one of the right
+    /// size and metadata, is put again. For a directory: the file there, hashed.
     pub async fn has(&self, file: &PlannedFile, source: &Path) -> Result<bool, PublishError> {
         match self {
             Target::Store { store, prefix } => {
@@ -91,10 +91,13 @@ impl Target {
                 if found.meta.size != file.size || !headers_right(&found.attributes, file) {
                     return Ok(false);
                 }
-                match found.meta.e_tag.as_deref().and_then(plain_md5) {
-                    Some(md5) => local_md5_is(source, file, md5).await,
-                    None => stored_bytes_are(store.as_ref(), &key, file).await,
+                // An MD5 that differs is not the last word: with SSE-KMS, S3's ETag is no MD5.
+                if let Some(md5) = found.meta.e_tag.as_deref().and_then(plain_md5)
+                    && local_md5_is(source, file, md5).await?
+                {
+                    return Ok(true);
                 }
+                stored_bytes_are(store.as_ref(), &key, file).await
             }
             Target::Dir(dir) => {
                 let path = dir.join(&file.path).into_std_path_buf();
@@ -509,6 +512,17 @@ mod tests {
         for opaque in ["\"9e107d9d372bb6826bd81d3542a419d6-3\"", "\"0x8DC5A1B2C3D4E5F\"", "\"7\"", "CJjC3aLw/IkDEAE="] {
             assert_eq!(plain_md5(opaque), None, "{opaque}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_etag_md5_is_checked_against_the_bundle_file() {
+        use md5::Digest;
+        let dir = tempfile::tempdir().unwrap();
+        let (local, entry) = file(dir.path(), "index/rank0.jsonl.zst", 3000);
+        let md5: String = md5::Md5::digest(std::fs::read(&local).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+        assert!(local_md5_is(&local, &entry, md5.clone()).await.unwrap());
+        let other = if md5.starts_with('0') { md5.replacen('0', "1", 1) } else { format!("0{}", &md5[1..]) };
+        assert!(!local_md5_is(&local, &entry, other).await.unwrap());
     }
 
     #[tokio::test]
