@@ -184,15 +184,20 @@ impl Target {
         }
     }
 
-    /// Every file under the destination, as `/`-separated paths relative to it.
+    /// Every file at the destination's root or under one of a bundle's folders, as `/`-separated
+    /// paths relative to it: what a bundle may have left there. Nothing else is listed, so a
+    /// publish at a bucket's root costs no listing of the other bundles below it, nor a Pages
+    /// checkout's `.git`.
     pub async fn list(&self) -> Result<Vec<String>, PublishError> {
         match self {
             Target::Store { store, prefix } => {
-                let metas: Vec<_> = store
-                    .list(Some(prefix))
-                    .try_collect()
-                    .await
-                    .map_err(|source| PublishError::Store { path: prefix.to_string(), source })?;
+                let store_error = |source| PublishError::Store { path: prefix.to_string(), source };
+                let mut metas = store.list_with_delimiter(Some(prefix)).await.map_err(store_error)?.objects;
+                for folder in bundle_folders() {
+                    let under: Vec<_> =
+                        store.list(Some(&prefix.clone().join(folder))).try_collect().await.map_err(store_error)?;
+                    metas.extend(under);
+                }
                 let strip = |key: &StorePath| {
                     key.prefix_match(prefix)
                         .map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"))
@@ -201,22 +206,9 @@ impl Target {
             }
             Target::Dir(dir) => {
                 let root = dir.clone().into_std_path_buf();
-                blocking(move || {
-                    let mut found = Vec::new();
-                    for entry in walkdir::WalkDir::new(&root).follow_links(false) {
-                        let entry = entry.map_err(io::Error::other)?;
-                        if !entry.file_type().is_file() {
-                            continue;
-                        }
-                        let rel = entry.path().strip_prefix(&root).map_err(io::Error::other)?;
-                        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
-                            found.push(parts.join("/"));
-                        }
-                    }
-                    Ok(found)
-                })
-                .await
-                .map_err(|source| PublishError::Io { path: dir.to_string(), source })
+                blocking(move || list_dir(&root))
+                    .await
+                    .map_err(|source| PublishError::Io { path: dir.to_string(), source })
             }
         }
     }
@@ -243,6 +235,33 @@ impl Target {
             }
         }
     }
+}
+
+/// The folders a bundle writes at its root (`blobs`, `index`, ...).
+fn bundle_folders() -> impl Iterator<Item = &'static str> {
+    tlparse_bundle::paths::ROOT_NAMES.into_iter().filter(|name| !name.contains('.'))
+}
+
+/// The files at `root`'s top and under its bundle folders, relative, `/`-separated; symlinks are
+/// not followed.
+fn list_dir(root: &Path) -> io::Result<Vec<String>> {
+    let in_scope = |entry: &walkdir::DirEntry| {
+        entry.depth() != 1
+            || !entry.file_type().is_dir()
+            || entry.file_name().to_str().is_some_and(|name| bundle_folders().any(|f| f == name))
+    };
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(root).follow_links(false).into_iter().filter_entry(in_scope) {
+        let entry = entry.map_err(io::Error::other)?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).map_err(io::Error::other)?;
+        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
+            found.push(parts.join("/"));
+        }
+    }
+    Ok(found)
 }
 
 /// Whether an object's headers are the ones a put of `file` gives, its blake3 included: an object
@@ -523,6 +542,29 @@ mod tests {
         assert!(local_md5_is(&local, &entry, md5.clone()).await.unwrap());
         let other = if md5.starts_with('0') { md5.replacen('0', "1", 1) } else { format!("0{}", &md5[1..]) };
         assert!(!local_md5_is(&local, &entry, other).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn only_the_root_and_a_bundle_s_folders_are_listed() {
+        let (store, target) = memory_target();
+        for key in ["runs/a/CNAME", "runs/a/.x.publish-1", "runs/a/blobs/packs/x.zst", "runs/a/older/blobs/y.zst"] {
+            store.put(&StorePath::from(key), "x".into()).await.unwrap();
+        }
+        store.put(&StorePath::from("runs/ab/blobs/z.zst"), "x".into()).await.unwrap();
+        let mut listed = target.list().await.unwrap();
+        listed.sort();
+        assert_eq!(listed, [".x.publish-1", "CNAME", "blobs/packs/x.zst"]);
+
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["CNAME", ".git/objects/ab/cd", "older/blobs/y.zst", "blobs/packs/x.zst", "viewer/app.js"] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, "x").unwrap();
+        }
+        let target = Target::Dir(Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap());
+        let mut listed = target.list().await.unwrap();
+        listed.sort();
+        assert_eq!(listed, ["CNAME", "blobs/packs/x.zst", "viewer/app.js"]);
     }
 
     #[tokio::test]
