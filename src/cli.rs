@@ -480,11 +480,7 @@ fn run_publish(options: &PublishOptions, quiet: bool) -> Result<ExitCode, String
         );
     }
     if summary.leftovers > 0 {
-        say!(
-            "note: {} file(s) of an earlier, interrupted publish are there and not part of this bundle; \
-             left in place (--replace deletes them)",
-            summary.leftovers
-        );
+        say!("note: {} of the old file(s) deleted were left by an earlier, interrupted publish", summary.leftovers);
     }
     match &summary.place {
         Place::Url(folder) => {

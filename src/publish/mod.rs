@@ -7,8 +7,13 @@
 //! no bundle: a wrong answer is worse than none), uploads, writes the new manifest, and only then
 //! deletes the old bundle's files the new one does not list. A viewer starts from
 //! `manifest.lite.json.zst` instead: it is deleted right after the old manifest and uploaded after
-//! every other file, right before the manifest. Files already there with the same
-//! bytes are skipped, so publishing again costs a HEAD a file.
+//! every other file, right before the manifest. So at every moment a manifest at the URL lists
+//! only files that are there with its bytes; a reader already holding the old manifest may still
+//! see a mix (docs/hosting.md says what). After the manifest, every file of a bundle's shape it
+//! does not list is deleted: the replaced bundle's and a stopped publish's.
+//!
+//! Files already there with the same bytes are skipped: publishing again costs a HEAD a file, and
+//! the MD5 of the local file where the ETag is one, else reading the object back.
 
 pub mod destination;
 pub mod shards;
@@ -66,8 +71,8 @@ pub struct Summary {
     pub already_there: usize,
     /// Files of a replaced bundle that the new one does not list, deleted.
     pub deleted: usize,
-    /// Files of an earlier publish stopped before its manifest, which this bundle does not list,
-    /// left in place (without --replace).
+    /// Of `deleted`, the files an earlier publish stopped before its manifest left (listed by no
+    /// manifest), which this bundle does not list.
     pub leftovers: usize,
     /// A different bundle was found and replaced.
     pub replaced: bool,
@@ -176,13 +181,37 @@ enum Found {
 /// Checks and publishes a bundle; blocks until done.
 pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
     let started = Instant::now();
+    let (manifest, manifest_bytes) = checked_bundle(options)?;
+    publish_checked(options, destination::open(&options.url)?, &manifest, &manifest_bytes, started)
+}
+
+/// Checks and publishes a bundle to `destination`, already open (`options.url` only names it in
+/// messages): what [`publish`] does once it has opened the URL; blocks until done.
+pub fn publish_to(options: &PublishOptions, destination: Destination) -> Result<Summary, PublishError> {
+    let started = Instant::now();
+    let (manifest, manifest_bytes) = checked_bundle(options)?;
+    publish_checked(options, destination, &manifest, &manifest_bytes, started)
+}
+
+/// The bundle's manifest, parsed and as bytes, once the whole bundle validates.
+fn checked_bundle(options: &PublishOptions) -> Result<(Manifest, Vec<u8>), PublishError> {
     let checking = spinner(options, format!("checking {}", options.bundle));
     let manifest_bytes = checked_manifest(&options.bundle);
     checking.finish_and_clear();
     let manifest_bytes = manifest_bytes?;
-    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+    let manifest = serde_json::from_slice(&manifest_bytes)
         .map_err(|e| PublishError::NotABundle { bundle: options.bundle.clone(), why: e.to_string() })?;
-    let (target, place) = match destination::open(&options.url)? {
+    Ok((manifest, manifest_bytes))
+}
+
+fn publish_checked(
+    options: &PublishOptions,
+    destination: Destination,
+    manifest: &Manifest,
+    manifest_bytes: &[u8],
+    started: Instant,
+) -> Result<Summary, PublishError> {
+    let (target, place) = match destination {
         Destination::Store { store, prefix, host } => {
             let url = host.folder_url(&prefix);
             (Target::Store { store, prefix }, Place::Url(url))
@@ -194,7 +223,7 @@ pub fn publish(options: &PublishOptions) -> Result<Summary, PublishError> {
         .enable_all()
         .build()
         .map_err(|source| PublishError::Io { path: "tokio runtime".into(), source })?;
-    let mut summary = runtime.block_on(run(options, &target, &manifest, &manifest_bytes))?;
+    let mut summary = runtime.block_on(run(options, &target, manifest, manifest_bytes))?;
     summary.elapsed = started.elapsed();
     summary.foreign_viewer = manifest.viewer.as_ref().is_some_and(|v| *v != crate::viewer::manifest_entries());
     summary.place = place;
@@ -340,8 +369,10 @@ async fn write_manifest(
     Ok(())
 }
 
-/// After the manifest: deletes the replaced bundle's files that the new one does not list, or
-/// (with --replace) those an interrupted publish left; without --replace only counts the latter.
+/// After the manifest: deletes every file of a bundle's shape that the bundle now at the URL
+/// does not list: the replaced bundle's, and those an earlier publish stopped before its manifest
+/// left (with or without --replace: the manifest now there says they are no bundle's, and kept
+/// they would stay for good, as no later publish would know them either).
 async fn clean_up(
     options: &PublishOptions,
     target: &Target,
@@ -350,15 +381,12 @@ async fn clean_up(
     summary: &mut Summary,
 ) -> Result<(), PublishError> {
     let new: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let stale: Vec<String> = match found {
+    let old: BTreeSet<String> = match found {
         Found::Different(old) => old.into_iter().filter(|p| !new.contains(p.as_str())).collect(),
-        Found::Same => Vec::new(),
-        Found::Nothing => leftovers(target, &new).await?,
+        Found::Same | Found::Nothing => BTreeSet::new(),
     };
-    if !(summary.replaced || options.replace) {
-        summary.leftovers = stale.len();
-        return Ok(());
-    }
+    let left: BTreeSet<String> = leftovers(target, &new).await?.into_iter().filter(|p| !old.contains(p)).collect();
+    let stale: Vec<&String> = old.iter().chain(&left).collect();
     futures_util::stream::iter(stale.iter())
         .map(|path| async move {
             target.delete(path).await?;
@@ -369,20 +397,21 @@ async fn clean_up(
         .try_collect::<Vec<()>>()
         .await?;
     summary.deleted = stale.len();
+    summary.leftovers = left.len();
     Ok(())
 }
 
-/// With no manifest at the destination, the files there that look like a bundle's (the format's
-/// folders, `index.html`, `diagnostics.jsonl`) and that `new` does not list: left by a publish
-/// stopped before its manifest, the first or a `--replace` one. Nothing else is ever touched: a
-/// Pages site's `CNAME` or README, another prefix's objects.
+/// The files at the destination that look like a bundle's (the format's folders and names,
+/// `index.html`, `diagnostics.jsonl`) and that `new` does not list: left by a publish stopped
+/// before its manifest, the first or a `--replace` one. Nothing else is ever touched: a Pages
+/// site's `CNAME` or README, another prefix's objects.
 async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>, PublishError> {
     let found = target.list().await?;
     let mut stale = Vec::new();
     let ours = |p: &String| is_bundle_shaped(p) || target::is_temporary(p);
     for path in found.into_iter().filter(|p| ours(p) && !new.contains(p.as_str())) {
         if target::is_temporary(&path) {
-            // Ours, unmistakably, and never part of a bundle: gone with or without --replace.
+            // Ours, unmistakably, and never part of a bundle: deleted, and not counted.
             target.delete(&path).await?;
         } else {
             stale.push(path);
@@ -390,15 +419,22 @@ async fn leftovers(target: &Target, new: &BTreeSet<&str>) -> Result<Vec<String>,
     }
     Ok(stale)
 }
-/// Whether `path` is where a bundle (of any format version) keeps a file.
-fn is_bundle_shaped(path: &str) -> bool {
-    const FOLDERS: [&str; 6] = ["index", "stacks", "blobs", "tables", "schema", paths::VIEWER_DIR];
+
+/// Whether `path` is where a bundle (of any format version) keeps a file: a root name of
+/// [`paths::ROOT_NAMES`] but the manifest (the one file a publish writes itself), or a folder of
+/// them holding a file of the kinds the format writes there (`.zst`, `.gz`, `.json`, `.jsonl`),
+/// or anything under `viewer/`.
+pub fn is_bundle_shaped(path: &str) -> bool {
+    const DATA_FOLDERS: [&str; 4] = ["index", "stacks", "blobs", "tables"];
+    const DATA_SUFFIXES: [&str; 4] = [".zst", ".gz", ".json", ".jsonl"];
     if BundlePath::new(path).is_err() {
         return false;
     }
     match path.split_once('/') {
-        Some((folder, _)) => FOLDERS.contains(&folder),
-        None => path == paths::VIEWER_ENTRY || path == paths::DIAGNOSTICS,
+        Some((paths::VIEWER_DIR, _)) => true,
+        Some((paths::SCHEMA_DIR, name)) => name.ends_with(".json"),
+        Some((folder, name)) => DATA_FOLDERS.contains(&folder) && DATA_SUFFIXES.iter().any(|s| name.ends_with(s)),
+        None => [paths::VIEWER_ENTRY, paths::DIAGNOSTICS, paths::MANIFEST_LITE].contains(&path),
     }
 }
 
@@ -409,9 +445,10 @@ async fn publish_file(
     file: &PlannedFile,
     progress: &ProgressBar,
 ) -> Result<(bool, u64), PublishError> {
-    let there = target.has(file).await?;
+    let source = options.bundle.join(&file.path).into_std_path_buf();
+    let there = target.has(file, &source).await?;
     if !there {
-        target.put(file, options.bundle.join(&file.path).into_std_path_buf()).await?;
+        target.put(file, source).await?;
         note(options, &format!("uploaded {}", file.path));
     }
     progress.inc(file.size);
@@ -503,10 +540,30 @@ mod tests {
 
     #[test]
     fn only_a_bundle_s_paths_count_as_leftovers() {
-        for path in ["index.html", "diagnostics.jsonl", "blobs/packs/x.zst", "viewer/app.js", "index/rank0.jsonl.zst"] {
+        for path in [
+            "index.html",
+            "diagnostics.jsonl",
+            "manifest.lite.json.zst",
+            "blobs/packs/x.zst",
+            "viewer/app.js",
+            "index/rank0.jsonl.zst",
+            "stacks/rank0.json",
+            "tables/cross_rank/chrome_trace.json.gz",
+            "schema/tables/failures.schema.json",
+        ] {
             assert!(is_bundle_shaped(path), "{path}");
         }
-        for path in ["CNAME", "README.md", "manifest.json", "other/index.html", "../blobs/x", "docs/blobs/x"] {
+        for path in [
+            "CNAME",
+            "README.md",
+            "manifest.json",
+            "other/index.html",
+            "../blobs/x",
+            "docs/blobs/x",
+            "blobs/notes.txt",
+            "tables/README.md",
+            "schema/x.png",
+        ] {
             assert!(!is_bundle_shaped(path), "{path}");
         }
     }

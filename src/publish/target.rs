@@ -73,10 +73,12 @@ impl Target {
         path.split('/').fold(prefix.clone(), |key, part| key.clone().join(part))
     }
 
-    /// Whether `file` is already there with the same bytes: for a bucket, by a HEAD (name and
-    /// size for a hash-named pack, else the blake3 stored with it); for a directory, by hashing
-    /// the file there.
-    pub async fn has(&self, file: &PlannedFile) -> Result<bool, PublishError> {
+    /// Whether `file` (whose bytes are at `source`) is already there with the same bytes and
+    /// headers. For a bucket: a HEAD (size, headers, the blake3 stored with it), then the bytes,
+    /// by the ETag where it is their MD5 (an S3 API single-part upload), else (or when that MD5
+    /// differs) read back and hashed: an object corrupted under its name, even one of the right
+    /// size and metadata, is put again. For a directory: the file there, hashed.
+    pub async fn has(&self, file: &PlannedFile, source: &Path) -> Result<bool, PublishError> {
         match self {
             Target::Store { store, prefix } => {
                 let key = Self::key(prefix, &file.path);
@@ -86,18 +88,16 @@ impl Target {
                     Err(object_store::Error::NotFound { .. }) => return Ok(false),
                     Err(source) => return Err(PublishError::Store { path: file.path.clone(), source }),
                 };
-                if found.meta.size != file.size {
+                if found.meta.size != file.size || !headers_right(&found.attributes, file) {
                     return Ok(false);
                 }
-                let attribute = |key: Attribute| found.attributes.get(&key).map(|v| v.as_ref().to_string());
-                // Headers too: an object put by another tool (or an older publish) with a wrong
-                // type or cache policy is put again, and so fixed.
-                let headers_right = attribute(Attribute::ContentType).as_deref() == Some(file.content_type())
-                    && attribute(Attribute::CacheControl).as_deref() == Some(media::cache_control(&file.path))
-                    && attribute(Attribute::ContentEncoding).is_none();
-                let stored = attribute(Attribute::Metadata(BLAKE3_METADATA.into()));
-                let same_bytes = media::is_hash_named(&file.path) || stored.as_deref() == Some(file.blake3.as_str());
-                Ok(headers_right && same_bytes)
+                // An MD5 that differs is not the last word: with SSE-KMS, S3's ETag is no MD5.
+                if let Some(md5) = found.meta.e_tag.as_deref().and_then(plain_md5)
+                    && local_md5_is(source, file, md5).await?
+                {
+                    return Ok(true);
+                }
+                stored_bytes_are(store.as_ref(), &key, file).await
             }
             Target::Dir(dir) => {
                 let path = dir.join(&file.path).into_std_path_buf();
@@ -184,15 +184,20 @@ impl Target {
         }
     }
 
-    /// Every file under the destination, as `/`-separated paths relative to it.
+    /// Every file at the destination's root or under one of a bundle's folders, as `/`-separated
+    /// paths relative to it: what a bundle may have left there. Nothing else is listed, so a
+    /// publish at a bucket's root costs no listing of the other bundles below it, nor a Pages
+    /// checkout's `.git`.
     pub async fn list(&self) -> Result<Vec<String>, PublishError> {
         match self {
             Target::Store { store, prefix } => {
-                let metas: Vec<_> = store
-                    .list(Some(prefix))
-                    .try_collect()
-                    .await
-                    .map_err(|source| PublishError::Store { path: prefix.to_string(), source })?;
+                let store_error = |source| PublishError::Store { path: prefix.to_string(), source };
+                let mut metas = store.list_with_delimiter(Some(prefix)).await.map_err(store_error)?.objects;
+                for folder in bundle_folders() {
+                    let under: Vec<_> =
+                        store.list(Some(&prefix.clone().join(folder))).try_collect().await.map_err(store_error)?;
+                    metas.extend(under);
+                }
                 let strip = |key: &StorePath| {
                     key.prefix_match(prefix)
                         .map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"))
@@ -201,22 +206,9 @@ impl Target {
             }
             Target::Dir(dir) => {
                 let root = dir.clone().into_std_path_buf();
-                blocking(move || {
-                    let mut found = Vec::new();
-                    for entry in walkdir::WalkDir::new(&root).follow_links(false) {
-                        let entry = entry.map_err(io::Error::other)?;
-                        if !entry.file_type().is_file() {
-                            continue;
-                        }
-                        let rel = entry.path().strip_prefix(&root).map_err(io::Error::other)?;
-                        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
-                            found.push(parts.join("/"));
-                        }
-                    }
-                    Ok(found)
-                })
-                .await
-                .map_err(|source| PublishError::Io { path: dir.to_string(), source })
+                blocking(move || list_dir(&root))
+                    .await
+                    .map_err(|source| PublishError::Io { path: dir.to_string(), source })
             }
         }
     }
@@ -243,6 +235,96 @@ impl Target {
             }
         }
     }
+}
+
+/// The folders a bundle writes at its root (`blobs`, `index`, ...).
+fn bundle_folders() -> impl Iterator<Item = &'static str> {
+    tlparse_bundle::paths::ROOT_NAMES.into_iter().filter(|name| !name.contains('.'))
+}
+
+/// The files at `root`'s top and under its bundle folders, relative, `/`-separated; symlinks are
+/// not followed.
+fn list_dir(root: &Path) -> io::Result<Vec<String>> {
+    let in_scope = |entry: &walkdir::DirEntry| {
+        entry.depth() != 1
+            || !entry.file_type().is_dir()
+            || entry.file_name().to_str().is_some_and(|name| bundle_folders().any(|f| f == name))
+    };
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(root).follow_links(false).into_iter().filter_entry(in_scope) {
+        let entry = entry.map_err(io::Error::other)?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).map_err(io::Error::other)?;
+        if let Some(parts) = rel.iter().map(|p| p.to_str()).collect::<Option<Vec<_>>>() {
+            found.push(parts.join("/"));
+        }
+    }
+    Ok(found)
+}
+
+/// Whether an object's headers are the ones a put of `file` gives, its blake3 included: an object
+/// put by another tool (or an older publish) with a wrong type or cache policy is put again, and
+/// so fixed.
+fn headers_right(attributes: &Attributes, file: &PlannedFile) -> bool {
+    let attribute = |key: Attribute| attributes.get(&key).map(|v| v.as_ref().to_string());
+    attribute(Attribute::ContentType).as_deref() == Some(file.content_type())
+        && attribute(Attribute::CacheControl).as_deref() == Some(media::cache_control(&file.path))
+        && attribute(Attribute::ContentEncoding).is_none()
+        && attribute(Attribute::Metadata(BLAKE3_METADATA.into())).as_deref() == Some(file.blake3.as_str())
+}
+
+/// The MD5 an ETag holds, when it is one: 32 hex digits, quoted or not (S3 and the servers that
+/// speak its API give that for an object put in one request; a multipart ETag ends in `-N`, and
+/// GCS's, Azure's and others' are opaque).
+fn plain_md5(e_tag: &str) -> Option<String> {
+    let hex = e_tag.trim_matches('"');
+    (hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| hex.to_ascii_lowercase())
+}
+
+/// Whether the MD5 of the bundle file `source` is `md5`: the bucket's bytes checked without
+/// reading them back.
+async fn local_md5_is(source: &Path, file: &PlannedFile, md5: String) -> Result<bool, PublishError> {
+    use md5::Digest;
+    let source = source.to_owned();
+    let limit = file.size + 1;
+    blocking(move || {
+        let mut input = open_no_follow(&source)?.take(limit);
+        let mut hasher = md5::Md5::new();
+        let mut buffer = vec![0u8; CHUNK];
+        loop {
+            let read = input.read(&mut buffer)?;
+            if read == 0 {
+                break;
+            }
+            hasher.update(&buffer[..read]);
+        }
+        let hex: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok(hex == md5)
+    })
+    .await
+    .map_err(|source| PublishError::Io { path: file.path.clone(), source })
+}
+
+/// Whether the object at `key` holds `file`'s bytes, read back and hashed.
+async fn stored_bytes_are(store: &dyn ObjectStore, key: &StorePath, file: &PlannedFile) -> Result<bool, PublishError> {
+    let store_error = |source| PublishError::Store { path: file.path.clone(), source };
+    let mut stream = match store.get_opts(key, GetOptions::default()).await {
+        Ok(got) => got.into_stream(),
+        Err(object_store::Error::NotFound { .. }) => return Ok(false),
+        Err(e) => return Err(store_error(e)),
+    };
+    let mut hasher = blake3::Hasher::new();
+    let mut size = 0u64;
+    while let Some(chunk) = stream.try_next().await.map_err(store_error)? {
+        size += chunk.len() as u64;
+        if size > file.size {
+            return Ok(false);
+        }
+        hasher.update(&chunk);
+    }
+    Ok(size == file.size && hasher.finalize().to_hex().as_str() == file.blake3)
 }
 
 /// Streams `source` into `writer`, checking size and blake3 against `file` before it is finished.
@@ -398,7 +480,7 @@ mod tests {
         // Two full parts and a piece: a multipart upload.
         let (local, entry) = file(dir.path(), "tables/cross_rank/chrome_trace.json.gz", 2 * MULTIPART_PART + 12345);
         let (store, target) = memory_target();
-        assert!(!target.has(&entry).await.unwrap());
+        assert!(!target.has(&entry, &local).await.unwrap());
         target.put(&entry, local.clone()).await.unwrap();
         let key = StorePath::from("runs/a/tables/cross_rank/chrome_trace.json.gz");
         let got = store.get(&key).await.unwrap();
@@ -406,16 +488,83 @@ mod tests {
         assert_eq!(got.bytes().await.unwrap().as_ref(), std::fs::read(&local).unwrap());
         assert_eq!(attributes.get(&Attribute::ContentType).map(|v| v.as_ref()), Some("application/gzip"));
         assert_eq!(attributes.get(&Attribute::CacheControl).map(|v| v.as_ref()), Some(media::REVALIDATE));
-        assert!(target.has(&entry).await.unwrap(), "the same file is not found on a second look");
+        assert!(target.has(&entry, &local).await.unwrap(), "the same file is not found on a second look");
         let other = PlannedFile { blake3: "0".repeat(64), ..entry.clone() };
-        assert!(!target.has(&other).await.unwrap(), "a file of the same size and another hash passes for it");
+        assert!(!target.has(&other, &local).await.unwrap(), "a file of the same size and another hash passes for it");
         let mut wrong_type = Attributes::new();
         wrong_type.insert(Attribute::ContentType, "application/octet-stream".into());
         wrong_type.insert(Attribute::CacheControl, media::REVALIDATE.into());
         wrong_type.insert(Attribute::Metadata(BLAKE3_METADATA.into()), entry.blake3.clone().into());
         let bytes = std::fs::read(&local).unwrap();
         store.put_opts(&key, bytes.into(), wrong_type.into()).await.unwrap();
-        assert!(!target.has(&entry).await.unwrap(), "an object with the wrong content type is not put again");
+        assert!(!target.has(&entry, &local).await.unwrap(), "an object with the wrong content type is not put again");
+    }
+
+    #[tokio::test]
+    async fn an_object_corrupted_under_its_name_is_not_taken_for_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pack (named by its hash, so its name once sufficed) and a table.
+        for path in ["blobs/packs/0123456789abcdef0123456789abcdef.zst", "tables/rank0/failures.json.zst"] {
+            let (local, entry) = file(dir.path(), path, 5000);
+            let (store, target) = memory_target();
+            target.put(&entry, local.clone()).await.unwrap();
+            let key = Target::key(&StorePath::from("runs/a"), path);
+            let got = store.get(&key).await.unwrap();
+            let attributes = got.attributes.clone();
+            let mut bytes = got.bytes().await.unwrap().to_vec();
+            bytes[2500] ^= 1;
+            // Same size, same headers and metadata: only the bytes tell.
+            store.put_opts(&key, bytes.into(), attributes.into()).await.unwrap();
+            assert!(!target.has(&entry, &local).await.unwrap(), "{path}: a corrupted object passes for the file");
+            target.put(&entry, local.clone()).await.unwrap();
+            assert!(target.has(&entry, &local).await.unwrap(), "{path}: the repaired object is not found");
+        }
+    }
+
+    #[test]
+    fn only_a_plain_md5_etag_is_taken_for_the_bytes_md5() {
+        assert_eq!(
+            plain_md5("\"9E107D9D372BB6826BD81D3542A419D6\"").as_deref(),
+            Some("9e107d9d372bb6826bd81d3542a419d6")
+        );
+        assert_eq!(plain_md5("9e107d9d372bb6826bd81d3542a419d6").as_deref(), Some("9e107d9d372bb6826bd81d3542a419d6"));
+        for opaque in ["\"9e107d9d372bb6826bd81d3542a419d6-3\"", "\"0x8DC5A1B2C3D4E5F\"", "\"7\"", "CJjC3aLw/IkDEAE="] {
+            assert_eq!(plain_md5(opaque), None, "{opaque}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_etag_md5_is_checked_against_the_bundle_file() {
+        use md5::Digest;
+        let dir = tempfile::tempdir().unwrap();
+        let (local, entry) = file(dir.path(), "index/rank0.jsonl.zst", 3000);
+        let md5: String = md5::Md5::digest(std::fs::read(&local).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+        assert!(local_md5_is(&local, &entry, md5.clone()).await.unwrap());
+        let other = if md5.starts_with('0') { md5.replacen('0', "1", 1) } else { format!("0{}", &md5[1..]) };
+        assert!(!local_md5_is(&local, &entry, other).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn only_the_root_and_a_bundle_s_folders_are_listed() {
+        let (store, target) = memory_target();
+        for key in ["runs/a/CNAME", "runs/a/.x.publish-1", "runs/a/blobs/packs/x.zst", "runs/a/older/blobs/y.zst"] {
+            store.put(&StorePath::from(key), "x".into()).await.unwrap();
+        }
+        store.put(&StorePath::from("runs/ab/blobs/z.zst"), "x".into()).await.unwrap();
+        let mut listed = target.list().await.unwrap();
+        listed.sort();
+        assert_eq!(listed, [".x.publish-1", "CNAME", "blobs/packs/x.zst"]);
+
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["CNAME", ".git/objects/ab/cd", "older/blobs/y.zst", "blobs/packs/x.zst", "viewer/app.js"] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, "x").unwrap();
+        }
+        let target = Target::Dir(Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap());
+        let mut listed = target.list().await.unwrap();
+        listed.sort();
+        assert_eq!(listed, ["CNAME", "blobs/packs/x.zst", "viewer/app.js"]);
     }
 
     #[tokio::test]

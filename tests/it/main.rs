@@ -23,6 +23,8 @@ mod properties;
 mod proxy;
 #[cfg(feature = "share")]
 mod publish;
+#[cfg(feature = "share")]
+mod publish_store;
 mod refs;
 mod schema_drift;
 #[cfg(feature = "share")]

@@ -206,30 +206,48 @@ fn replace_deletes_only_inside_the_destination_whatever_the_old_manifest_lists()
 }
 
 #[test]
-fn files_left_by_an_interrupted_publish_are_kept_unless_replace() {
+fn files_left_by_an_interrupted_publish_are_deleted_by_the_next_even_without_replace() {
     let (_dir, ranks, simple, site) = ranks_published_and_simple_beside();
     // What a --replace publish stopped after deleting the old manifest leaves.
     std::fs::remove_file(site.join("manifest.json")).unwrap();
     std::fs::write(site.join("CNAME"), CNAME).unwrap();
+    // Files in a bundle's folders but of no shape a bundle writes: not a bundle's, kept.
+    std::fs::write(site.join("blobs/README.md"), "mine").unwrap();
+    std::fs::create_dir_all(site.join("notes/blobs")).unwrap();
+    std::fs::write(site.join("notes/blobs/x.zst"), "mine").unwrap();
     let old_only = files_only_in(&ranks, &simple);
 
-    // Temporary files of a directory publish that was killed: always removed.
+    // Temporary files of a directory publish that was killed: removed too, and not counted.
     std::fs::write(site.join(".manifest.json.publish-4242"), "{").unwrap();
     std::fs::write(site.join("blobs/packs/.0123.zst.publish-4242"), "x").unwrap();
-    let kept = publish(&simple, &site, &[]);
-    assert!(kept.status.success(), "{}", stderr(&kept));
+    let out = publish(&simple, &site, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!(", {old_only} old file(s) deleted")), "{}", stdout(&out));
     assert!(
-        stdout(&kept).contains(&format!("note: {old_only} file(s) of an earlier, interrupted publish")),
+        stdout(&out).contains(&format!("note: {old_only} of the old file(s) deleted were left by an earlier")),
         "{}",
-        stdout(&kept)
+        stdout(&out)
     );
-    assert_eq!(read_tree(&site).len(), pages_tree(&simple).len() + old_only + 1);
-    assert!(
-        !site.join(".manifest.json.publish-4242").exists() && !site.join("blobs/packs/.0123.zst.publish-4242").exists()
-    );
+    let mut expected = pages_tree(&simple);
+    expected.insert("CNAME".into(), CNAME.to_vec());
+    expected.insert("blobs/README.md".into(), b"mine".to_vec());
+    expected.insert("notes/blobs/x.zst".into(), b"mine".to_vec());
+    assert_eq!(read_tree(&site), expected);
+}
 
-    std::fs::remove_file(site.join("manifest.json")).unwrap();
-    assert_replaced_keeping_the_cname(&simple, &site, old_only);
+#[test]
+fn a_republish_puts_a_corrupted_file_right() {
+    let (dir, bundle, manifest) = build(&fixture("torch-2.15/simple"));
+    let site = dir.path().join("site");
+    assert!(publish(&bundle, &site, &[]).status.success());
+    let pack = site.join(&manifest.blobs.packs[0].path);
+    let mut bytes = std::fs::read(&pack).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&pack, bytes).unwrap();
+    let again = publish(&bundle, &site, &[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).contains(": 1 file(s) uploaded ("), "{}", stdout(&again));
+    assert_eq!(read_tree(&site), pages_tree(&bundle));
 }
 
 #[test]
