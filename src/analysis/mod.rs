@@ -555,6 +555,13 @@ macro_rules! tables {
             $($field: $ty,)*
         }
 
+        /// Every table, empty, keeping all it holds in memory.
+        impl Default for StreamAnalysis {
+            fn default() -> Self {
+                StreamAnalysis::new(&Store::default())
+            }
+        }
+
         impl StreamAnalysis {
             /// Every table, empty, keeping what spills in `store`.
             pub fn new(store: &Store) -> Self {
