@@ -284,8 +284,12 @@ struct BuildArgs {
 /// problems, 2 when the command could not run.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A build, shard or merge stopped by SIGINT or SIGTERM removes its unfinished bundle.
-    let builds = matches!(cli.command, None | Some(Command::Build(_) | Command::Shard { .. } | Command::Merge { .. }));
+    // A build, shard or merge stopped by SIGINT or SIGTERM removes its unfinished bundle; a
+    // compare, the temporary bundles it builds from traces.
+    let builds = matches!(
+        cli.command,
+        None | Some(Command::Build(_) | Command::Shard { .. } | Command::Merge { .. } | Command::Compare { .. })
+    );
     if builds {
         if let Err(e) = bundle::interrupt::clean_up_on_signals() {
             eprintln!("error: cannot handle SIGINT and SIGTERM: {e}");

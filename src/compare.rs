@@ -29,12 +29,21 @@ pub struct OpenRun {
     _built: Option<TempDir>,
 }
 
-/// A temporary directory removed when dropped.
+/// A temporary directory removed when dropped, or when SIGINT or SIGTERM stops the process
+/// (where the command line handles them: [`bundle::interrupt`]).
 struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(path: PathBuf) -> TempDir {
+        bundle::interrupt::remove_on_signal(&path);
+        TempDir(path)
+    }
+}
 
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        bundle::interrupt::keep_on_signal(&self.0);
     }
 }
 
@@ -48,7 +57,7 @@ pub fn open_run(path: &Utf8Path) -> Result<OpenRun, String> {
         return Err(format!("{path}: no such file or directory (expected a bundle directory or a trace)"));
     }
     let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-    let tmp = TempDir(std::env::temp_dir().join(format!("tlparse-compare-{}-{nonce}", std::process::id())));
+    let tmp = TempDir::new(std::env::temp_dir().join(format!("tlparse-compare-{}-{nonce}", std::process::id())));
     let out =
         camino::Utf8PathBuf::from_path_buf(tmp.0.join("bundle")).map_err(|p| format!("{}: not UTF-8", p.display()))?;
     let options = BuildOptions {

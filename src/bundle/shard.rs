@@ -20,6 +20,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 use tlparse_bundle::ids::parse_blob_id;
 use tlparse_bundle::registry::{self, Scope};
+use tlparse_bundle::{BundlePath, ByteSource, DirSource, SourceError};
 
 use super::blobs::{self, Chunk};
 use super::file::{self, FileDiagnostic, FileResult, FileStream};
@@ -510,18 +511,8 @@ struct Loaded {
 fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     let root = local.as_std_path();
     let dir = label;
-    let text = match fs::read(root.join(SHARD_MANIFEST)) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let why = if root.is_dir() {
-                "not a finished shard (no shard.json: its shard build failed, was stopped, or is still running)"
-            } else {
-                "no such shard directory"
-            };
-            return Err(refuse(dir, why));
-        }
-        Err(e) => return Err(BuildError::io(dir.join(SHARD_MANIFEST), e)),
-    };
+    let source = DirSource::new(root);
+    let text = read_shard_manifest(&source, dir)?;
     let manifest: ShardManifest =
         serde_json::from_slice(&text).map_err(|e| refuse(dir, format_args!("damaged shard: {SHARD_MANIFEST}: {e}")))?;
     if manifest.format != SHARD_FORMAT || manifest.layout != SHARD_LAYOUT || manifest.generator != generator() {
@@ -538,7 +529,8 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     let mut checked = BTreeMap::new();
     for f in &manifest.files {
         let path = inside(local, dir, &f.path)?;
-        let (size, hash) = hash_file(&path).map_err(|e| refuse(dir, format_args!("{}: {e}", f.path)))?;
+        let (size, hash) =
+            hash_shard_file(&source, &f.path).map_err(|e| refuse(dir, format_args!("damaged shard: {e}")))?;
         if size != f.size || blobs::hex(&hash) != f.blake3 {
             return Err(refuse(dir, format_args!("damaged shard: {} does not match its size and blake3", f.path)));
         }
@@ -554,8 +546,12 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     check_slots(&slots_path, &manifest).map_err(|e| refuse(dir, e))?;
     let mut chunks = Vec::new();
     for c in &manifest.chunks {
+        let path = inside(local, dir, &c.path)?;
+        // Hashed as they are copied; a symlink or a FIFO in their place is refused before.
+        let regular = BundlePath::new(&c.path).and_then(|p| source.open(&p, u64::MAX));
+        regular.map_err(|e| refuse(dir, format_args!("damaged shard: {e}")))?;
         chunks.push(Chunk {
-            path: inside(local, dir, &c.path)?,
+            path,
             file_hash: parse_hash(&c.blake3)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: chunk {}", c.path)))?,
             size: c.size,
@@ -583,13 +579,15 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
                 Some(r) => RankSlot::Other(r),
             },
         };
+        let index_path = file(&s.index)?;
+        check_entries(&index_path, s).map_err(|why| refuse(dir, format_args!("damaged shard: {}: {why}", s.index)))?;
         let summary = StreamSummary {
             entries: s.entries,
             payload_bytes: s.payload_bytes,
             first_timestamp: s.first_timestamp.clone(),
             last_timestamp: s.last_timestamp.clone(),
             kinds: s.kinds.clone(),
-            index_path: file(&s.index)?,
+            index_path,
             stacks_path: file(&s.stacks)?,
             analysis: AnalysisSummary {
                 tables,
@@ -639,6 +637,65 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     }
     let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3 };
     Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), input, result })
+}
+
+/// `shard.json`, read only as a regular file inside the shard (never through a symlink, never
+/// blocking on a FIFO or a device).
+fn read_shard_manifest(source: &DirSource, dir: &Utf8Path) -> Result<Vec<u8>, BuildError> {
+    let root = source.root();
+    match source.read(&BundlePath::new(SHARD_MANIFEST).expect("a plain name"), u64::MAX) {
+        Ok(text) => Ok(text),
+        Err(SourceError::NotFound { .. }) => {
+            let why = if root.is_dir() {
+                "not a finished shard (no shard.json: its shard build failed, was stopped, or is still running)"
+            } else {
+                "no such shard directory"
+            };
+            Err(refuse(dir, why))
+        }
+        Err(SourceError::Io { source, .. }) => Err(BuildError::io(dir.join(SHARD_MANIFEST), source)),
+        Err(e) => Err(refuse(dir, format_args!("damaged shard: {e}"))),
+    }
+}
+
+/// The size and blake3 of a shard's file, read only as a regular file inside the shard.
+fn hash_shard_file(source: &DirSource, path: &str) -> Result<(u64, [u8; 32]), SourceError> {
+    let checked = BundlePath::new(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let size = io::copy(&mut source.open(&checked, u64::MAX)?, &mut hasher)
+        .map_err(|e| SourceError::Io { path: path.to_string(), source: e })?;
+    Ok((size, *hasher.finalize().as_bytes()))
+}
+
+/// Checks a stream's index holds the `entries` its `shard.json` declares (they go into the
+/// merged manifest as they are), counting its rows up to one past them.
+fn check_entries(index: &Path, stream: &ShardStream) -> Result<(), String> {
+    let rows = count_rows(index, stream.entries).map_err(|e| format!("cannot be read: {e}"))?;
+    match rows.cmp(&stream.entries) {
+        std::cmp::Ordering::Equal => Ok(()),
+        std::cmp::Ordering::Greater => {
+            Err(format!("holds more rows than the {} entries shard.json declares", stream.entries))
+        }
+        std::cmp::Ordering::Less => {
+            Err(format!("holds {rows} rows, fewer than the {} entries shard.json declares", stream.entries))
+        }
+    }
+}
+
+/// The lines of a zstd file, counted until there are more than `most`.
+fn count_rows(path: &Path, most: u64) -> io::Result<u64> {
+    use std::io::Read;
+    let mut decoder = zstd::stream::read::Decoder::new(fs::File::open(path)?)?;
+    decoder.window_log_max(tlparse_bundle::reader::MAX_ZSTD_WINDOW_LOG)?;
+    let (mut rows, mut buffer) = (0u64, vec![0u8; 1 << 16]);
+    while rows <= most {
+        let read = decoder.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        rows += buffer[..read].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    Ok(rows)
 }
 
 /// A path the shard named `label` lists, kept inside its local copy `dir`.

@@ -250,6 +250,39 @@ fn sigint_and_sigterm_remove_the_staging_folder_and_leave_the_old_bundle() {
     }
 }
 
+#[test]
+fn sigint_and_sigterm_remove_the_temporary_bundles_of_compare() {
+    // A trace a debug build takes many seconds over, compared with a small one: each built in a
+    // temporary folder under TMPDIR.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.log");
+    let one = std::fs::read(fixture("tlparse-tests/multi_rank_runtime/dedicated_log_torch_trace_rank_5.log")).unwrap();
+    std::fs::write(&log, one.repeat(60)).unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let in_tmp = || std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect::<Vec<_>>();
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+            .args(["compare", log.to_str().unwrap(), fixture("tlparse-tests/simple.log").as_str()])
+            .env("TMPDIR", &tmp)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Once the first build has written into its staging folder, stop the compare.
+        let started = std::time::Instant::now();
+        let staging = format!(".bundle.tlparse-build-{}", child.id());
+        while !in_tmp().iter().any(|t| t.join(&staging).join(".work").exists()) {
+            assert!(started.elapsed().as_secs() < 60, "build never started");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(in_tmp().is_empty(), "left in TMPDIR: {:?}", in_tmp());
+    }
+}
+
 /// Runs the build of `args`, its files limited to `max_file_bytes` (RLIMIT_FSIZE: a write past
 /// it fails with EFBIG, as one on a full disk fails with ENOSPC, for any user); how long it took.
 fn build_with_file_limit(args: &[&str], max_file_bytes: Option<u64>) -> (std::process::Output, std::time::Duration) {

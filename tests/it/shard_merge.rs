@@ -351,3 +351,84 @@ fn a_shard_is_written_whole_or_not_at_all_and_never_over_a_directory_that_is_not
         assert_eq!(refused.status.code(), Some(2), "--name {bad:?}");
     }
 }
+
+/// `merge`, killed and failed after `bound` (a merge blocked on a FIFO would hang the test).
+fn merge_within(shards: &[PathBuf], out: &Path, bound: std::time::Duration) -> Output {
+    let mut args = vec!["merge".to_string()];
+    args.extend(shards.iter().map(|p| s(p).to_string()));
+    args.extend(["-o".to_string(), s(out).to_string()]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tlparse-build"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > bound {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("merge still running after {bound:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_shard_file_that_is_a_symlink_a_fifo_or_a_device_or_a_wrong_entries_count_stops_the_merge() {
+    let trace = fixture("tlparse-tests/multi_rank_logs");
+    let (_built, _, built) = build(&trace);
+    let tmp = tempfile::tempdir().unwrap();
+    let shards = shard_all(trace.as_std_path(), &built, &tmp.path().join("shards"));
+    let out_dir = tmp.path().join("outs");
+    fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join("bundle");
+    let manifest = |dir: &Path| -> serde_json::Value {
+        serde_json::from_slice(&fs::read(dir.join("shard.json")).unwrap()).unwrap()
+    };
+    let index = manifest(&shards[1])["streams"][0]["index"].as_str().unwrap().to_string();
+    let chunk = manifest(&shards[1])["chunks"][0]["path"].as_str().unwrap().to_string();
+    let refused = |what: &str, edit: &dyn Fn(&Path), names: &[&str]| {
+        let copy = tmp.path().join(format!("bad-{what}"));
+        copy_dir(&shards[1], &copy);
+        edit(&copy);
+        let mut set = shards.clone();
+        set[1] = copy;
+        let output = merge_within(&set, &out, std::time::Duration::from_secs(30));
+        assert_refused(output, &out, &[&[&*format!("bad-{what}")][..], names].concat());
+    };
+    // A symlink to a copy outside of the very bytes shard.json lists: followed, it would pass.
+    let outside = tmp.path().join("outside.jsonl.zst");
+    fs::copy(shards[1].join(&index), &outside).unwrap();
+    let link_out = |d: &Path| {
+        fs::remove_file(d.join(&index)).unwrap();
+        std::os::unix::fs::symlink(&outside, d.join(&index)).unwrap();
+    };
+    refused("symlink", &link_out, &[&index, "symlink"]);
+    let fifo = |d: &Path| {
+        fs::remove_file(d.join(&index)).unwrap();
+        let c = std::ffi::CString::new(d.join(&index).to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    };
+    refused("fifo", &fifo, &[&index, "not a regular file"]);
+    let zero = |d: &Path| {
+        fs::remove_file(d.join(&chunk)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", d.join(&chunk)).unwrap();
+    };
+    refused("dev-zero", &zero, &[&chunk, "symlink"]);
+    let shard_json_to_zero = |d: &Path| {
+        fs::remove_file(d.join("shard.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", d.join("shard.json")).unwrap();
+    };
+    refused("shard-json", &shard_json_to_zero, &["shard.json", "symlink"]);
+    for (what, delta) in [("more-entries", 1i64), ("fewer-entries", -1)] {
+        let lie = |d: &Path| {
+            let mut m = manifest(d);
+            let entries = m["streams"][0]["entries"].as_i64().unwrap();
+            m["streams"][0]["entries"] = (entries + delta).into();
+            fs::write(d.join("shard.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+        };
+        refused(what, &lie, &[&index, "entries shard.json declares"]);
+    }
+}

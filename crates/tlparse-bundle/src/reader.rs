@@ -310,7 +310,13 @@ impl<S: ByteSource> Bundle<S> {
     /// The index rows of a stream, one at a time, each with its `seq` and `line` filled in.
     pub fn index_rows_iter(&self, stream: &str) -> Result<IndexRows<'_>, ReadError> {
         let s = self.stream(stream)?;
-        Ok(IndexRows { lines: self.jsonl_zst(&s.index)?, numbering: RowNumbering::default() })
+        Ok(IndexRows { lines: self.index_lines(s)?, numbering: RowNumbering::default() })
+    }
+
+    /// The lines of a stream's index, refused past the `entries` the manifest declares: an
+    /// index that inflates far beyond them is stopped there, not read to [`Limits::stream`].
+    pub fn index_lines<T: DeserializeOwned>(&self, s: &schema::Stream) -> Result<JsonLines<'_, T>, ReadError> {
+        Ok(self.jsonl_zst(&s.index)?.at_most(s.entries))
     }
 
     /// Each line of a zstd-compressed JSONL file, parsed, one at a time.
@@ -449,7 +455,7 @@ impl<S: ByteSource> Bundle<S> {
 
     /// The diagnostics, one at a time.
     pub fn diagnostics_iter(&self) -> Result<JsonLines<'_, Diagnostic>, ReadError> {
-        self.jsonl(&self.manifest.diagnostics.path)
+        Ok(self.jsonl(&self.manifest.diagnostics.path)?.at_most(self.manifest.diagnostics.total))
     }
 
     fn stream(&self, id: &str) -> Result<&schema::Stream, ReadError> {
@@ -678,6 +684,8 @@ pub struct JsonLines<'a, T> {
     path: String,
     reader: Box<dyn BufRead + 'a>,
     limits: Limits,
+    /// The most lines the manifest declares the file has; one more is an error that ends it.
+    max_lines: u64,
     number: u64,
     line: Vec<u8>,
     done: bool,
@@ -691,12 +699,20 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
             path: path.to_string(),
             reader,
             limits,
+            max_lines: u64::MAX,
             number: 0,
             line: Vec::new(),
             done: false,
             cut_short: false,
             _rows: PhantomData,
         }
+    }
+
+    /// Ends the file with an error at its line `lines + 1`, if it has one: the count its
+    /// manifest declares bounds the time a file that inflates to [`Limits::stream`] takes.
+    pub fn at_most(mut self, lines: u64) -> JsonLines<'a, T> {
+        self.max_lines = lines;
+        self
     }
 
     /// True when reading stopped at an error before the end of the file.
@@ -711,6 +727,12 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
 
     fn next_line(&mut self) -> Result<bool, ReadError> {
         self.line.clear();
+        if self.number >= self.max_lines && !self.at_end()? {
+            return Err(invalid(
+                self.at(self.number + 1),
+                format!("more lines than the {} manifest.json declares; the rest is not read", self.max_lines),
+            ));
+        }
         let max = self.limits.line;
         let read = (&mut self.reader).take(max.saturating_add(1)).read_until(b'\n', &mut self.line);
         let read = read.map_err(|e| read_failed(&self.at(self.number + 1), e, self.limits.stream))?;
@@ -722,6 +744,13 @@ impl<'a, T: DeserializeOwned> JsonLines<'a, T> {
             return Err(invalid(self.at(self.number), format!("line longer than {max} bytes; refused")));
         }
         Ok(true)
+    }
+
+    fn at_end(&mut self) -> Result<bool, ReadError> {
+        match self.reader.fill_buf() {
+            Ok(rest) => Ok(rest.is_empty()),
+            Err(e) => Err(read_failed(&self.at(self.number + 1), e, self.limits.stream)),
+        }
     }
 
     /// `path:line`, for messages.

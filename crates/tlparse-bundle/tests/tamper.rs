@@ -337,6 +337,39 @@ fn a_zstd_bomb_of_short_lines_in_an_index_stops_after_a_few_problems() {
     assert!(started.elapsed().as_secs() < 60);
 }
 
+/// Runs `work` on its own thread and waits for it at most `bound`: a reader that goes on reading
+/// fails the test then, rather than holding it for minutes.
+fn within<T: Send + 'static>(bound: std::time::Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(work()));
+    result.recv_timeout(bound).unwrap_or_else(|_| panic!("still reading after {bound:?}"))
+}
+
+#[test]
+fn an_index_that_inflates_past_the_entries_the_manifest_declares_is_stopped_there() {
+    // The real index, then 4 GiB of valid rows in about 400 KB: each row would be parsed and
+    // checked, for minutes, were reading not stopped at the rows manifest.json declares.
+    let dir = tempfile::tempdir().unwrap();
+    let (bundle, _) = setup(dir.path());
+    let index = bundle.join("index/log0.jsonl.zst");
+    let rows = zstd::decode_all(&std::fs::read(&index).unwrap()[..]).unwrap();
+    let declared = rows.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(manifest(&bundle)["streams"][0]["entries"], declared);
+    let row = br#"{"ts":"1206 15:18:15.925000","level":"V","src":"a.py:1","kind":"str","meta":{}}"#;
+    let bomb = zstd_bomb(&rows, &[&row[..], b"\n"].concat(), 256);
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    std::fs::write(&index, bomb).unwrap();
+    common::edit_manifest(&bundle, true, |_| {});
+    let bound = std::time::Duration::from_secs(5);
+    let checked = bundle.clone();
+    let problems = within(bound, move || validate(DirSource::new(&checked)).unwrap());
+    let past = format!("index/log0.jsonl.zst:{}: more lines than the {declared} manifest.json declares", declared + 1);
+    assert_reported(&problems, &[&past, "the rest is not read"]);
+    // The reader's own index rows stop there too.
+    let read = within(bound, move || Bundle::open(&bundle).unwrap().index_rows("log0").map(|r| r.len()));
+    assert!(read.unwrap_err().to_string().contains(&past));
+}
+
 #[test]
 fn a_zstd_bomb_in_a_table_is_refused_within_memory() {
     let dir = tempfile::tempdir().unwrap();

@@ -508,7 +508,7 @@ impl Validator {
         locations: &Locations,
     ) -> Option<u64> {
         let stacks = facts.stacks();
-        let mut rows = match bundle.jsonl_zst::<Value>(&s.index) {
+        let mut rows = match bundle.index_lines::<Value>(s) {
             Ok(rows) => rows,
             Err(e) => {
                 self.problem(e);
@@ -634,7 +634,7 @@ impl Validator {
         let m = &bundle.manifest;
         let path = &m.diagnostics.path;
         let mut lines = match bundle.jsonl::<Value>(path) {
-            Ok(lines) => lines,
+            Ok(lines) => lines.at_most(m.diagnostics.total),
             Err(e) => return self.problem(e),
         };
         let (mut by_kind, mut total, start) = (BTreeMap::<String, u64>::new(), 0u64, self.found());
