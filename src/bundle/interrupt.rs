@@ -95,13 +95,15 @@ fn wait_for_signal(reader: libc::c_int) {
     }
     // Taken for good: no swap starts after this, and one under way has ended.
     let dirs = to_remove();
-    for dir in dirs.iter() {
-        remove_while_written(dir);
-    }
     let signal = libc::c_int::from(byte);
     let name = if signal == libc::SIGINT { "SIGINT" } else { "SIGTERM" };
     let removed = if dirs.is_empty() { "" } else { "; the unfinished bundle was removed" };
+    // Said first: between the last removal and the exit, the build's threads have no time to
+    // write again.
     let _ = writeln!(io::stderr(), "error: stopped by {name}{removed}");
+    for dir in dirs.iter() {
+        remove_while_written(dir);
+    }
     // SAFETY: _exit ends the process at once, without running other threads' destructors.
     unsafe { libc::_exit(128 + signal) };
 }
@@ -111,6 +113,8 @@ fn remove_while_written(dir: &Path) {
     for _ in 0..REMOVE_ATTEMPTS {
         match fs::remove_dir_all(dir) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => continue,
+            // A thread still writing may have made a folder of its own in it again.
+            _ if fs::symlink_metadata(dir).is_ok() => continue,
             _ => return,
         }
     }
