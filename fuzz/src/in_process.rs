@@ -131,7 +131,8 @@ fn cross_rank_tables(mut compared: Vec<StreamTables>) -> io::Result<()> {
         s.member.label = m.label;
     }
     let alignment = cross_rank::align(&compared);
-    cross_rank::build(&compared, &alignment, &cross_rank::NoPayloads)
+    let mut compressor = table_files::TableCompressor::PLAIN;
+    cross_rank::build(&compared, &alignment, &cross_rank::NoPayloads, &mut compressor)
         .iter()
         .try_for_each(|t| table_json(t.name, &t.json).map(drop))
 }

@@ -43,7 +43,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The cross-rank tables still serialize their own output (moving with their file reading).
-pub use crate::bundle::table_files::TableOutput;
 use crate::parse::Meta;
 use crate::parse::TraceEvent;
 use crate::parse::entry::Fields;

@@ -582,7 +582,8 @@ fn write_cross_rank(
     payloads: &dyn cross_rank::PayloadReader,
 ) -> io::Result<CrossRank> {
     let alignment = cross_rank::align(&compared);
-    let outputs = cross_rank::build(&compared, &alignment, payloads);
+    let mut compressor = table_files::TableCompressor::PLAIN;
+    let outputs = cross_rank::build(&compared, &alignment, payloads, &mut compressor);
     let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
     for (stream, sources) in compared.iter().zip(table_sources) {
         if let Some(name) = stream.damaged() {

@@ -44,6 +44,12 @@ pub struct TableCompressor {
     trim: bool,
 }
 
+impl TableCompressor {
+    /// Compresses tables without handing memory back first: for the cross-rank tables, built
+    /// once the streams are done.
+    pub const PLAIN: TableCompressor = TableCompressor { trim: false };
+}
+
 impl TableSerializer for TableCompressor {
     type Serialized = TableOutput;
 

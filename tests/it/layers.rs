@@ -88,6 +88,15 @@ fn tables_name_only_the_stores_vocabulary() {
 }
 
 #[test]
+fn parse_analysis_and_store_never_name_the_writer() {
+    // The writer serializes and compresses what they hand it (`TableSerializer`); they point
+    // down, never up.
+    let files: Vec<PathBuf> = ["src/parse", "src/analysis", "src/store"].into_iter().flat_map(rust_files).collect();
+    let found = lines_naming(&files, &["crate::bundle", "super::bundle"]);
+    assert!(found.is_empty(), "a layer below the writer names it:\n{}", found.join("\n"));
+}
+
+#[test]
 fn the_store_is_handed_to_tables_never_held_by_a_thread() {
     // Each stored value spills to the `Store` its table was made with; the store keeps per
     // thread only zstd's compression contexts, which hold no table's bytes.

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::TableOutput;
+use super::TableSerializer;
 use super::alignment::{AlignedRow, Alignment, StreamCompiles};
 use crate::schema::CompileId;
 use crate::schema::cross_rank::{CompileAlignment, RankFindings};
@@ -240,26 +240,29 @@ pub fn labels(members: &mut [RankMember]) {
 
 macro_rules! cross_rank_tables {
     ($($ty:ty),* $(,)?) => {
-        /// Builds every cross-rank table that has rows, serialized; `rank_findings` last, from
-        /// the streams and the headlines of the others. `payloads` reads the blob store.
-        pub fn build(streams: &[StreamTables], alignment: &Alignment, payloads: &dyn PayloadReader) -> Vec<TableOutput> {
+        /// Builds every cross-rank table that has rows, each serialized by `serializer` (the
+        /// bundle writer's); `rank_findings` last, from the streams and the headlines of the
+        /// others. `payloads` reads the blob store.
+        pub fn build<S: TableSerializer>(
+            streams: &[StreamTables],
+            alignment: &Alignment,
+            payloads: &dyn PayloadReader,
+            serializer: &mut S,
+        ) -> Vec<S::Serialized> {
             let mut out = Vec::new();
             if !alignment.is_empty() {
-                out.push(TableOutput::new(
-                    <CompileAlignment as tlparse_bundle::Table>::NAME,
-                    alignment.len() as u64,
-                    &alignment.table,
-                ));
+                let name = <CompileAlignment as tlparse_bundle::Table>::NAME;
+                out.push(serializer.serialize(name, alignment.len() as u64, None, &alignment.table));
             }
             let mut headlines = rank_findings::Headlines::default();
             $(
                 if let Some((table, rows)) = <$ty as CrossRankTable>::build_reading(streams, alignment, payloads) {
                     <$ty as CrossRankTable>::findings(&table, &mut headlines);
-                    out.push(TableOutput::new(<$ty as CrossRankTable>::NAME, rows, &table));
+                    out.push(serializer.serialize(<$ty as CrossRankTable>::NAME, rows, None, &table));
                 }
             )*
             let (findings, rows) = rank_findings::build(streams, alignment, headlines);
-            out.push(TableOutput::new(<RankFindings as tlparse_bundle::Table>::NAME, rows, &findings));
+            out.push(serializer.serialize(<RankFindings as tlparse_bundle::Table>::NAME, rows, None, &findings));
             out
         }
 
