@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::digest_ids::DigestIds;
-use super::packed_rows::{Store, digest};
+use super::packed_rows::{Digest, Store, digest};
 use super::rows::{RowReader, Rows};
 
 /// Distinct rows of type `T`, in order of their ids; serializes as the list of the rows. What a
@@ -60,23 +60,21 @@ impl<T: Serialize> Distinct<T> {
     /// The id of the row known by `key` (the byte strings that together tell it from every
     /// other row), adding `make()` as that row if new.
     pub fn id_by(&mut self, key: &[&[u8]], make: impl FnOnce() -> T) -> u32 {
-        let key = digest(key);
-        if let Some(id) = self.ids.get(key) {
-            return id;
-        }
-        let id = self.rows.push(&make());
-        self.ids.insert(key, id);
-        id
+        self.id_or_add(digest(key), |rows| rows.push(&make()))
     }
 
     /// The id of the row whose JSON text is `json` (what serde_json writes for a `T`), adding
     /// it if new: rows are the same when their texts are.
     pub fn id_of_json(&mut self, json: &str) -> u32 {
-        let key = digest(&[json.as_bytes()]);
+        self.id_or_add(digest(&[json.as_bytes()]), |rows| rows.push_json(json))
+    }
+
+    /// The id of the row known by `key`, adding it with `add` (which returns its index) if new.
+    fn id_or_add(&mut self, key: Digest, add: impl FnOnce(&mut Rows<T>) -> u32) -> u32 {
         if let Some(id) = self.ids.get(key) {
             return id;
         }
-        let id = self.rows.push_json(json);
+        let id = add(&mut self.rows);
         self.ids.insert(key, id);
         id
     }

@@ -51,9 +51,7 @@ impl<T> Rows<T> {
 impl<T: Serialize> Rows<T> {
     /// Adds a row; returns its index.
     pub fn push(&mut self, row: &T) -> u32 {
-        let index = self.packed.len() as u32;
-        self.packed.push(row);
-        index
+        self.push_view(row)
     }
 
     /// Adds a row given as a view of a `T` (borrowing what a `T` owns) that serializes as the

@@ -208,8 +208,9 @@ fn assert_refused(output: Output, out: &Path, names: &[&str]) {
     assert!(leftovers.is_empty(), "staging left behind: {leftovers:?}");
 }
 
-#[test]
-fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_written() {
+/// The shards of the multi-rank fixture, in a new temporary folder, and where a merge of them
+/// may write its bundle (`outs/bundle`: the folder `outs` holds nothing else).
+fn multi_rank_shards() -> (tempfile::TempDir, Vec<PathBuf>, PathBuf) {
     let trace = fixture("tlparse-tests/multi_rank_logs");
     let (_built, _, built) = build(&trace);
     let tmp = tempfile::tempdir().unwrap();
@@ -217,6 +218,12 @@ fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_writ
     let out_dir = tmp.path().join("outs");
     fs::create_dir_all(&out_dir).unwrap();
     let out = out_dir.join("bundle");
+    (tmp, shards, out)
+}
+
+#[test]
+fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_written() {
+    let (tmp, shards, out) = multi_rank_shards();
     let with = |extra: PathBuf| -> Vec<PathBuf> { shards.iter().cloned().chain([extra]).collect() };
 
     // A shard directory that is not there.
@@ -377,13 +384,7 @@ fn merge_within(shards: &[PathBuf], out: &Path, bound: std::time::Duration) -> O
 
 #[test]
 fn a_shard_file_that_is_a_symlink_a_fifo_or_a_device_or_a_wrong_entries_count_stops_the_merge() {
-    let trace = fixture("tlparse-tests/multi_rank_logs");
-    let (_built, _, built) = build(&trace);
-    let tmp = tempfile::tempdir().unwrap();
-    let shards = shard_all(trace.as_std_path(), &built, &tmp.path().join("shards"));
-    let out_dir = tmp.path().join("outs");
-    fs::create_dir_all(&out_dir).unwrap();
-    let out = out_dir.join("bundle");
+    let (tmp, shards, out) = multi_rank_shards();
     let manifest = |dir: &Path| -> serde_json::Value {
         serde_json::from_slice(&fs::read(dir.join("shard.json")).unwrap()).unwrap()
     };
