@@ -71,7 +71,8 @@ test('two_runs: the page finds what the CLI finds; final attempts paired, restar
   const ids = page.locator('.cmp-compile h3 a.cmp-id');
   assert.equal(await ids.nth(0).getAttribute('href'), '#/compile?id=%5B0%2F0%5D&s=log0');
   await ids.nth(1).click();
-  await page.waitForFunction(() => window.__viewer.page === 'compile' && window.__viewer.state === 'ready');
+  // The click loads another document: until its viewer starts, window.__viewer is undefined.
+  await page.waitForFunction(() => window.__viewer?.page === 'compile' && window.__viewer.state === 'ready');
   assert.match(page.url(), /\?bundle=.*run_b.*#\/compile\?s=log0&id=%5B0%2F0_1%5D$/);
   assert.match(await page.locator('main h1').first().innerText(), /\[0\/0_1\]/);
   assert.ok(!(await page.locator('main').innerText()).includes('has no compile'));
