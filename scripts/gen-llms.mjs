@@ -222,7 +222,7 @@ export function excerpts() {
     cross_rank: m.cross_rank,
     blobs: { ...pick(m.blobs, ['hash', 'compression', 'index_prefix_len', 'index_path']), packs: m.blobs.packs.slice(0, 1) },
   };
-  const directory = bundleJson(s.tables.compile_directory.path);
+  const directory = bundleJson(s.tables.compile_directory.parts[0]);
   const c = directory.compiles[0];
   const code = c.artifacts.find((a) => a.name === 'inductor_output_code');
   const entry = {

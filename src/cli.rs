@@ -266,6 +266,11 @@ struct BuildArgs {
     #[arg(long, default_value_t = (bundle::DEFAULT_MAX_LINE >> 20) as u64, value_name = "MIB",
           value_parser = clap::value_parser!(u64).range(1..=512))]
     max_line_mb: u64,
+    /// Bytes of JSON in a part of a table (at most the default, 8 MiB): tests lower it to cut
+    /// small tables into parts.
+    #[arg(long, hide = true, value_name = "BYTES",
+          value_parser = clap::value_parser!(u64).range(1..=tlparse_bundle::parts::PART_BYTES))]
+    table_part_bytes: Option<u64>,
     /// After building, serve OUT and open its viewer in a browser, as `serve OUT` does.
     #[cfg(feature = "share")]
     #[arg(long)]
@@ -439,11 +444,14 @@ fn run_build(args: BuildArgs) -> Result<ExitCode, String> {
     };
     // Everything the closing lines need is read before the bundle replaces OUT, quiet or not:
     // a bundle that does not read back is not installed, and after the swap nothing can fail.
-    let (manifest, _, report) =
-        bundle::build_checked(&options, &bundle::table_files::TableOptions::default(), |root, manifest, findings| {
-            BuildReport::read(root, manifest, findings).map_err(|e| e.to_string())
-        })
-        .map_err(|e| e.to_string())?;
+    let mut tables = bundle::table_files::TableOptions::default();
+    if let Some(bytes) = args.table_part_bytes {
+        tables.part_bytes = bytes;
+    }
+    let (manifest, _, report) = bundle::build_checked(&options, &tables, |root, manifest, findings| {
+        BuildReport::read(root, manifest, findings).map_err(|e| e.to_string())
+    })
+    .map_err(|e| e.to_string())?;
     let d = &manifest.diagnostics;
     if !args.quiet {
         report.print(&out, &manifest);

@@ -233,6 +233,7 @@ fn build_into(
         skipped: found.skipped_groups(),
         viewer: options.viewer,
         placement: Placement::Move,
+        part_bytes: tables.part_bytes,
     };
     Ok((assemble(root, parts)?, findings))
 }
@@ -275,6 +276,8 @@ struct Parts<'a> {
     skipped: Vec<schema::Skipped>,
     viewer: bool,
     placement: Placement,
+    /// Bytes of JSON in a part of a cross-rank table ([`table_files::TableOptions::part_bytes`]).
+    part_bytes: u64,
 }
 
 /// Makes the bundle under `root` from its inputs' parts: stream ids, the blob store (deduplicated
@@ -370,7 +373,7 @@ fn assemble_parts(
     cross_rank: Option<(Vec<RankMember>, MergedTrace<'_>)>,
 ) -> Result<Manifest, BuildError> {
     let io_err = |e: io::Error| BuildError::io(root.display(), e);
-    let Parts { inputs: found_inputs, results, diagnostics: lost, skipped, viewer, placement } = parts;
+    let Parts { inputs: found_inputs, results, diagnostics: lost, skipped, viewer, placement, part_bytes } = parts;
     let work = root.join(".work");
 
     let compare = cross_rank.is_some();
@@ -417,16 +420,17 @@ fn assemble_parts(
             let mut member_tables = BTreeMap::new();
             let mut sources = BTreeMap::new();
             for t in &s.summary.analysis.tables {
-                let path = paths::table(&id, t.name);
-                let placed = root.join(&path);
+                let count = t.parts.len();
+                let parts: Vec<String> = (0..count).map(|k| paths::table_part(&id, t.name, k, count)).collect();
+                let placed: Vec<PathBuf> = parts.iter().map(|p| root.join(p)).collect();
                 if compare && cross_rank::READS.contains(&t.name) {
                     // Read where it is placed, one stream's at a time, and checked as it is
                     // parsed (a shard's may be damaged).
                     member_tables.insert(t.name, Box::new(PlacedTable(placed.clone())) as TableSource);
-                    sources.insert(t.name, t.path.clone());
+                    sources.insert(t.name, t.parts[0].clone());
                 }
-                to_place.push((t.path.clone(), placed));
-                tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+                to_place.extend(t.parts.iter().cloned().zip(placed));
+                tables.insert(t.name.to_string(), TableRef { parts, rows: t.rows });
             }
             if compare {
                 compared_tables.push(member_tables);
@@ -504,7 +508,7 @@ fn assemble_parts(
             let compared = members_tables.map(|(member, tables)| StreamTables::new(member, tables)).collect();
             let payloads = store_payloads::StorePayloads::new(root, &store);
             Some(
-                write_cross_rank(root, compared, members, &table_sources, trace, placement, &payloads)
+                write_cross_rank(root, compared, members, &table_sources, trace, placement, &payloads, part_bytes)
                     .map_err(io_err)?,
             )
         }
@@ -556,12 +560,17 @@ fn assemble_parts(
     Ok(manifest)
 }
 
-/// A stream's table for the cross-rank tables: its file where it was placed, read at each parse.
-struct PlacedTable(PathBuf);
+/// A stream's table for the cross-rank tables: its parts' files where they were placed, read at
+/// each parse.
+struct PlacedTable(Vec<PathBuf>);
 
 impl cross_rank::TableBytes for PlacedTable {
-    fn bytes(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
-        fs::read(&self.0).ok().map(std::borrow::Cow::Owned)
+    fn parts(&self) -> usize {
+        self.0.len()
+    }
+
+    fn part(&self, k: usize) -> Option<std::borrow::Cow<'_, [u8]>> {
+        fs::read(self.0.get(k)?).ok().map(std::borrow::Cow::Owned)
     }
 }
 
@@ -580,9 +589,10 @@ fn write_cross_rank(
     trace: Option<(MergedTrace<'_>, &[(PathBuf, PathBuf)])>,
     placement: Placement,
     payloads: &dyn cross_rank::PayloadReader,
+    part_bytes: u64,
 ) -> io::Result<CrossRank> {
     let alignment = cross_rank::align(&compared);
-    let mut compressor = table_files::TableCompressor::PLAIN;
+    let mut compressor = table_files::TableCompressor::plain(part_bytes);
     let outputs = cross_rank::build(&compared, &alignment, payloads, &mut compressor);
     let runtime_estimates_trace = write_runtime_estimates_trace(root, &compared, &alignment)?;
     for (stream, sources) in compared.iter().zip(table_sources) {
@@ -597,9 +607,15 @@ fn write_cross_rank(
     }
     let mut tables = BTreeMap::new();
     for t in outputs {
-        let path = paths::table(schema::cross_rank::DIR, t.name);
-        fs::write(root.join(&path), &t.json)?;
-        tables.insert(t.name.to_string(), TableRef { path, rows: t.rows });
+        t.check_readable()?;
+        let count = t.parts.len();
+        let mut parts = Vec::new();
+        for (k, json) in t.parts.iter().enumerate() {
+            let path = paths::table_part(schema::cross_rank::DIR, t.name, k, count);
+            fs::write(root.join(&path), json)?;
+            parts.push(path);
+        }
+        tables.insert(t.name.to_string(), TableRef { parts, rows: t.rows });
     }
     let mut chrome_trace = None;
     if let Some((thread, traces)) = trace {

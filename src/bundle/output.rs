@@ -51,7 +51,7 @@ pub fn root_names() -> BTreeSet<String> {
         format!("{}/x.schema.json", paths::SCHEMA_DIR),
         paths::index(stream),
         paths::stacks(stream),
-        paths::table(stream, "t"),
+        paths::table_part(stream, "t", 0, 1),
         paths::chrome_trace(stream),
         paths::blob_index("all"),
         format!("{}/x.zst", blobs::PACKS_DIR),

@@ -34,7 +34,7 @@ use crate::schema::{DiagnosticKind, InputCompression, Manifest};
 pub const SHARD_MANIFEST: &str = "shard.json";
 const SHARD_FORMAT: &str = "tlparse-build-shard";
 /// The layout of a shard's files; merges also require the same compiler version.
-const SHARD_LAYOUT: u32 = 1;
+const SHARD_LAYOUT: u32 = 2;
 /// The blobs of every chunk, in chunk order: a 16-byte blob id and a little-endian u64 size each.
 const SLOTS_FILE: &str = "slots.bin";
 const SLOT_BYTES: usize = 24;
@@ -93,7 +93,8 @@ pub struct ShardStream {
 pub struct ShardTable {
     pub name: String,
     pub rows: u64,
-    pub path: String,
+    /// Its parts' files, in order.
+    pub parts: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -199,9 +200,13 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
     for (k, s) in streams.iter().enumerate() {
         let mut tables = Vec::new();
         for t in &s.summary.analysis.tables {
-            let path = format!("tables/s{k}-{}.json.zst", t.name);
-            fs::rename(&t.path, dir.join(&path)).map_err(io_err)?;
-            tables.push(ShardTable { name: t.name.to_string(), rows: t.rows, path });
+            let mut parts = Vec::new();
+            for (j, staged) in t.parts.iter().enumerate() {
+                let path = format!("tables/s{k}-{}.{j}.json.zst", t.name);
+                fs::rename(staged, dir.join(&path)).map_err(io_err)?;
+                parts.push(path);
+            }
+            tables.push(ShardTable { name: t.name.to_string(), rows: t.rows, parts });
         }
         let summary = &s.summary;
         shard_streams.push(ShardStream {
@@ -243,7 +248,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
         .map_err(io_err)?;
     slots.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
     for s in &shard_streams {
-        let paths = [&s.index, &s.stacks].into_iter().chain(s.tables.iter().map(|t| &t.path));
+        let paths = [&s.index, &s.stacks].into_iter().chain(s.tables.iter().flat_map(|t| &t.parts));
         for path in paths.chain(&s.chrome_trace) {
             files.push(describe(dir, path).map_err(io_err)?);
         }
@@ -416,6 +421,7 @@ pub fn merge(shards: &[ShardDir], options: &MergeOptions) -> Result<Manifest, Bu
         skipped: Vec::new(),
         viewer: options.viewer,
         placement: Placement::Copy,
+        part_bytes: tlparse_bundle::parts::PART_BYTES,
     };
     let manifest = super::make_dirs(root)
         .map_err(|e| BuildError::io(root.display(), e))
@@ -567,9 +573,12 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
         for t in &s.tables {
             let info = registry::find(Scope::Stream, &t.name)
                 .ok_or_else(|| refuse(dir, format_args!("damaged shard: unknown table {:?}", t.name)))?;
-            let path = file(&t.path)?;
+            if t.parts.is_empty() {
+                return Err(refuse(dir, format_args!("damaged shard: table {:?} has no parts", t.name)));
+            }
+            let parts = t.parts.iter().map(|p| file(p)).collect::<Result<_, _>>()?;
             // Tables the cross-rank tables read are checked as they read them.
-            tables.push(StagedTable { name: info.name, rows: t.rows, path });
+            tables.push(StagedTable { name: info.name, rows: t.rows, parts });
         }
         let chrome_trace_path = s.chrome_trace.as_deref().map(file).transpose()?;
         let key = StreamKey {

@@ -117,7 +117,8 @@ pub struct StreamSummary {
 pub struct StagedTable {
     pub name: &'static str,
     pub rows: u64,
-    pub path: PathBuf,
+    /// Its parts' files, in order.
+    pub parts: Vec<PathBuf>,
 }
 
 /// A stream's analysis tables and Chrome trace.
@@ -663,7 +664,7 @@ impl StreamAnalyzer {
         Ok(())
     }
 
-    /// Finishes every table (serialized and compressed, to `{base}.{table}.json.zst`) and the
+    /// Finishes every table (serialized and compressed, to `{base}.{table}.{k}.json.zst`) and the
     /// Chrome trace.
     pub fn finish(self, options: &TableOptions) -> io::Result<AnalysisSummary> {
         let mut tables = Vec::new();
@@ -672,9 +673,14 @@ impl StreamAnalyzer {
         let compile_ids = self.analysis.compile_ids();
         let observed_bytes = self.observed_bytes;
         let mut stage = |t: TableOutput| -> io::Result<()> {
-            let path = base.with_extension(format!("{}.json.zst", t.name));
-            std::fs::write(&path, &t.json)?;
-            tables.push(StagedTable { name: t.name, rows: t.rows, path });
+            t.check_readable()?;
+            let mut parts = Vec::new();
+            for (k, json) in t.parts.iter().enumerate() {
+                let path = base.with_extension(format!("{}.{k}.json.zst", t.name));
+                std::fs::write(&path, json)?;
+                parts.push(path);
+            }
+            tables.push(StagedTable { name: t.name, rows: t.rows, parts });
             if let Some(finding) = t.finding {
                 findings.add(finding);
             }

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use zstd::zstd_safe::CParameter;
 
+use tlparse_bundle::parts;
+
 use crate::analysis::{Finding, FinishJob, TableSerializer};
 
 /// A finished table, serialized.
@@ -16,11 +18,14 @@ use crate::analysis::{Finding, FinishJob, TableSerializer};
 pub struct TableOutput {
     pub name: &'static str,
     pub rows: u64,
-    /// Compact JSON, zstd-compressed (level [`TABLE_ZSTD_LEVEL`]) as it was serialized: the
-    /// table's uncompressed JSON is never held whole.
-    pub json: Vec<u8>,
+    /// Its parts (docs/format.md, Analysis tables), each compact JSON zstd-compressed (level
+    /// [`TABLE_ZSTD_LEVEL`]): one for a table of up to [`TableCompressor::part_bytes`] of JSON.
+    /// The table's uncompressed JSON is never held whole.
+    pub parts: Vec<Vec<u8>>,
     /// What the build's closing lines say of it ([`crate::analysis::Table::finding`]).
     pub finding: Option<Finding>,
+    /// Why a reader would refuse a part, if one would be: a single row too big for its limits.
+    pub unreadable: Option<String>,
 }
 
 /// zstd level of the tables: they are small next to the logs and fetched on a viewer's first
@@ -28,9 +33,50 @@ pub struct TableOutput {
 pub const TABLE_ZSTD_LEVEL: i32 = 9;
 
 impl TableOutput {
-    /// A table serialized straight into its compression.
-    pub fn new(name: &'static str, rows: u64, table: &impl Serialize) -> TableOutput {
-        TableOutput { name, rows, json: compressed_json(table, search_log(name)), finding: None }
+    /// A table serialized straight into its compression, then cut into parts of `part_bytes` of
+    /// JSON when it is longer.
+    pub fn new(name: &'static str, rows: u64, table: &impl Serialize, part_bytes: u64) -> TableOutput {
+        let (whole, size) = compressed_json(table, search_log(name));
+        let mut output = TableOutput { name, rows, parts: Vec::new(), finding: None, unreadable: None };
+        if size <= part_bytes {
+            output.parts.push(whole);
+            return output;
+        }
+        let limits = tlparse_bundle::Limits::default();
+        let open = || zstd::stream::Decoder::new(&whole[..]);
+        parts::split(open, size, part_bytes, |json| {
+            if output.unreadable.is_none() {
+                output.unreadable = unreadable(json, &limits);
+            }
+            output.parts.push(zstd::bulk::compress(json, TABLE_ZSTD_LEVEL)?);
+            Ok(())
+        })
+        .expect("a table's own JSON splits");
+        output
+    }
+
+    /// Fails when a reader would refuse one of the table's parts: the bundle would not validate.
+    pub fn check_readable(&self) -> std::io::Result<()> {
+        match &self.unreadable {
+            None => Ok(()),
+            Some(why) => Err(std::io::Error::other(format!(
+                "the {} table cannot be written so that a reader takes it: {why}",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// Why a reader with `limits` would refuse a part's JSON, if it would.
+fn unreadable(json: &[u8], limits: &tlparse_bundle::Limits) -> Option<String> {
+    if json.len() as u64 > limits.document {
+        return Some(format!("one of its rows alone is {} bytes of JSON, over the {} a reader takes", json.len(), limits.document));
+    }
+    match tlparse_bundle::reader::json_memory(json) {
+        Ok(need) if need > limits.json_memory => {
+            Some(format!("one of its rows alone would take {need} bytes of memory to read, over the {} a reader takes", limits.json_memory))
+        }
+        _ => None,
     }
 }
 
@@ -42,12 +88,16 @@ type Sink<'s, E> = dyn FnMut(TableOutput) -> Result<(), E> + Send + 's;
 #[derive(Clone, Copy)]
 pub struct TableCompressor {
     trim: bool,
+    /// Bytes of JSON in a part of a table ([`parts::PART_BYTES`] unless tests lower it).
+    part_bytes: u64,
 }
 
 impl TableCompressor {
     /// Compresses tables without handing memory back first: for the cross-rank tables, built
     /// once the streams are done.
-    pub const PLAIN: TableCompressor = TableCompressor { trim: false };
+    pub fn plain(part_bytes: u64) -> TableCompressor {
+        TableCompressor { trim: false, part_bytes }
+    }
 }
 
 impl TableSerializer for TableCompressor {
@@ -63,7 +113,7 @@ impl TableSerializer for TableCompressor {
         if self.trim {
             release_free_memory();
         }
-        TableOutput { finding, ..TableOutput::new(name, rows, output) }
+        TableOutput { finding, ..TableOutput::new(name, rows, output, self.part_bytes) }
     }
 }
 
@@ -79,11 +129,14 @@ pub struct TableOptions {
     pub spool: bool,
     /// Where the build counts how its tables finished and spooled.
     pub counts: Arc<TableCounts>,
+    /// Bytes of JSON in a part of a table: [`parts::PART_BYTES`], lowered by tests
+    /// (`--table-part-bytes`) to cut small tables into parts.
+    pub part_bytes: u64,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { finish_threads: None, spool: true, counts: Arc::default() }
+        TableOptions { finish_threads: None, spool: true, counts: Arc::default(), part_bytes: parts::PART_BYTES }
     }
 }
 
@@ -145,7 +198,7 @@ pub fn finish_tables<E: Send>(
         release_free_memory();
     }
     let second_thread = finish_on_two_threads(trim, options).then_some(&options.counts.on_second_thread);
-    run_finish_jobs(jobs, TableCompressor { trim }, second_thread, sink)
+    run_finish_jobs(jobs, TableCompressor { trim, part_bytes: options.part_bytes }, second_thread, sink)
 }
 
 /// Finishes `jobs` in order on this thread and, when given a `second_thread` (where to count the
@@ -204,12 +257,12 @@ fn search_log(table: &str) -> u32 {
     if table == <crate::schema::tables::inputs::Inputs as tlparse_bundle::Table>::NAME { 1 } else { 0 }
 }
 
-/// A table's compact JSON, compressed as it is serialized (memory: the compressed bytes and
+/// A table's compact JSON, compressed as it is serialized, and its size uncompressed (memory: the compressed bytes and
 /// zstd's context, never the JSON whole). A table longer than one buffer is compressed on a
 /// thread of its own while this one goes on serializing (level 9 costs about as much as reading
 /// the rows back and serializing them); the encoder sees the same writes either way, so the same
 /// bytes come out.
-fn compressed_json(output: &impl Serialize, search_log: u32) -> Vec<u8> {
+fn compressed_json(output: &impl Serialize, search_log: u32) -> (Vec<u8>, u64) {
     TABLE_CCTX.with(|slot| {
         let mut slot = slot.borrow_mut();
         let context = slot.get_or_insert_with(|| {
@@ -233,13 +286,16 @@ fn compressed_json(output: &impl Serialize, search_log: u32) -> Vec<u8> {
                 TABLE_BUFFER,
                 PipedEncoder { scope, state: Piping::Inline(Some(encoder)), may_start: true },
             );
-            serde_json::to_writer(&mut out, output).expect("tables serialize");
+            let mut counted = parts::Counted { inner: &mut out, bytes: 0 };
+            serde_json::to_writer(&mut counted, output).expect("tables serialize");
+            let size = counted.bytes;
             // A table that fit in the buffer is compressed here: a thread is not worth it.
             out.get_mut().may_start = false;
-            out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish()
+            let compressed = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish();
+            compressed.map(|c| (c, size))
         })
         .expect("compressing to memory");
-        compressed.shrink_to_fit();
+        compressed.0.shrink_to_fit();
         compressed
     })
 }
@@ -379,13 +435,13 @@ mod tests {
         (0..count)
             .map(|rows| -> FinishJob<'static, TableCompressor> {
                 Box::new(move |_: &mut TableCompressor| {
-                    (rows % 3 != 2).then(|| TableOutput { name: "t", rows, json: Vec::new(), finding: None })
+                    (rows % 3 != 2).then(|| TableOutput { name: "t", rows, parts: Vec::new(), finding: None, unreadable: None })
                 })
             })
             .collect()
     }
 
-    const ONE: TableCompressor = TableCompressor { trim: false };
+    const ONE: TableCompressor = TableCompressor { trim: false, part_bytes: parts::PART_BYTES };
 
     #[test]
     fn finishing_jobs_on_two_threads_hands_every_output_to_the_sink_once() {

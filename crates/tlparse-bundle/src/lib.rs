@@ -31,6 +31,7 @@ pub struct ReadmeDoctests;
 
 pub mod ids;
 pub mod naming;
+pub mod parts;
 pub mod paths;
 pub mod reader;
 pub mod registry;

@@ -51,8 +51,10 @@ pub fn index(stream: &str) -> String {
 pub fn stacks(stream: &str) -> String {
     format!("stacks/{stream}.json")
 }
-pub fn table(stream: &str, name: &str) -> String {
-    format!("tables/{stream}/{name}.json.zst")
+/// Part `k` of a table written in `count` parts (`stream` is `cross_rank` for the cross-rank
+/// tables).
+pub fn table_part(stream: &str, name: &str, k: usize, count: usize) -> String {
+    if count == 1 { format!("tables/{stream}/{name}.json.zst") } else { format!("tables/{stream}/{name}.{k}.json.zst") }
 }
 pub fn chrome_trace(stream: &str) -> String {
     format!("tables/{stream}/chrome_trace.json.gz")

@@ -349,13 +349,23 @@ impl<S: ByteSource> Bundle<S> {
     }
 
     /// A table of a stream (`None` when the stream has no such table), as the given type, e.g. a
-    /// `schema::tables::CompileDirectory` or a `serde_json::Value`.
+    /// `schema::tables::CompileDirectory` or a `serde_json::Value`: its parts read as the one
+    /// document they were cut from. Held whole, so refused past [`Limits::json_memory`]: walk a
+    /// bigger one with [`Bundle::table_parts`] or read it through [`Bundle::table_view`].
     pub fn table<T: DeserializeOwned>(&self, stream: &str, name: &str) -> Result<Option<T>, ReadError> {
         let s = self.stream(stream)?;
-        match s.tables.get(name) {
-            Some(t) => self.json_zst(&t.path).map(Some),
-            None => Ok(None),
-        }
+        s.tables.get(name).map(|t| self.whole_table(t)).transpose()
+    }
+
+    /// A table's parts, one at a time, in order, each a whole document of the table's schema
+    /// (see [`crate::parts`]): how a reader walks a table of any size holding one part.
+    pub fn table_parts<T: DeserializeOwned>(
+        &self,
+        stream: &str,
+        name: &str,
+    ) -> Result<Option<impl Iterator<Item = Result<T, ReadError>> + '_>, ReadError> {
+        let s = self.stream(stream)?;
+        Ok(s.tables.get(name).map(|t| t.parts.iter().map(|part| self.json_zst(part))))
     }
 
     /// A table of a stream read through a view: parsed as it is decompressed, never held whole,
@@ -365,10 +375,47 @@ impl<S: ByteSource> Bundle<S> {
     /// its JSON. `None` when the stream has no such table.
     pub fn table_view<T: DeserializeOwned>(&self, stream: &str, name: &str) -> Result<Option<T>, ReadError> {
         let s = self.stream(stream)?;
-        match s.tables.get(name) {
-            Some(t) => self.json_zst_streamed(&t.path).map(Some),
-            None => Ok(None),
+        s.tables.get(name).map(|t| self.joined_view(t)).transpose()
+    }
+
+    /// A table whole: each part checked to fit [`Limits::json_memory`] together, then parsed as
+    /// one document.
+    fn whole_table<T: DeserializeOwned>(&self, table: &schema::TableRef) -> Result<T, ReadError> {
+        let [part] = &table.parts[..] else {
+            let mut need = 0u64;
+            for part in &table.parts {
+                let bytes = self.read_zst(part, self.limits.document)?;
+                need = need.saturating_add(json_memory(&bytes).map_err(|why| invalid(part, why))?);
+                if need > self.limits.json_memory {
+                    return Err(invalid(
+                        part,
+                        format!(
+                            "refused: the table's parts would take more than the limit of {} bytes of memory read whole; read them one at a time",
+                            self.limits.json_memory
+                        ),
+                    ));
+                }
+            }
+            return self.joined_view(table);
+        };
+        self.json_zst(part)
+    }
+
+    /// A table's parts parsed as the one document they were cut from, as they are decompressed.
+    fn joined_view<T: DeserializeOwned>(&self, table: &schema::TableRef) -> Result<T, ReadError> {
+        let first = table.parts.first().ok_or_else(|| invalid("manifest.json", "a table with no parts"))?;
+        if table.parts.len() == 1 {
+            return self.json_zst_streamed(first);
         }
+        let open = |k: usize| self.open_zst(&table.parts[k], self.limits.document).map_err(std::io::Error::other);
+        let joined = crate::parts::Joined::new(open, table.parts.len()).map_err(|e| read_failed(first, e, self.limits.document))?;
+        let reader = BufReader::with_capacity(STREAMED_BUFFER, Capped::new(joined, self.limits.stream));
+        let mut json = serde_json::Deserializer::from_reader(reader);
+        let parsed = T::deserialize(&mut json).and_then(|value| json.end().map(|()| value));
+        parsed.map_err(|e| match e.io_error_kind() {
+            Some(kind) => read_failed(first, std::io::Error::new(kind, e), self.limits.stream),
+            None => invalid(first, format!("its parts cannot be parsed as one table: {e}")),
+        })
     }
 
     /// A zstd-compressed JSON document parsed as it is decompressed (see [`Bundle::table_view`]):
@@ -392,10 +439,17 @@ impl<S: ByteSource> Bundle<S> {
 
     /// A cross-rank table (`None` when the bundle has one stream, or the table has no rows).
     pub fn cross_rank_table<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, ReadError> {
-        match self.manifest.cross_rank.as_ref().and_then(|c| c.tables.get(name)) {
-            Some(t) => self.json_zst(&t.path).map(Some),
-            None => Ok(None),
-        }
+        let table = self.manifest.cross_rank.as_ref().and_then(|c| c.tables.get(name));
+        table.map(|t| self.whole_table(t)).transpose()
+    }
+
+    /// A cross-rank table's parts, one at a time, in order (see [`Bundle::table_parts`]).
+    pub fn cross_rank_table_parts<T: DeserializeOwned>(
+        &self,
+        name: &str,
+    ) -> Result<Option<impl Iterator<Item = Result<T, ReadError>> + '_>, ReadError> {
+        let table = self.manifest.cross_rank.as_ref().and_then(|c| c.tables.get(name));
+        Ok(table.map(|t| t.parts.iter().map(|part| self.json_zst(part))))
     }
 
     /// A cross-rank table, typed by the registry: `bundle.cross_rank::<CompileIds>()`.
@@ -654,6 +708,18 @@ pub fn read_manifest_value(source: &impl ByteSource, limits: &Limits) -> Result<
                 "bundle needs a reader of version {}; this reader is version {} (format {})",
                 clip(&value["min_reader_version"], 40),
                 schema::FORMAT_MAJOR,
+                schema::FORMAT_VERSION
+            ),
+        ));
+    }
+    if min < u64::from(schema::FORMAT_MAJOR) {
+        // An older major's files are laid out otherwise (format 1 tables are one document at
+        // `path`): this crate's types are the current major's.
+        return Err(invalid(
+            paths::MANIFEST,
+            format!(
+                "bundle of format {}, which this reader (format {}) does not read: rebuild it with this tlparse-build",
+                clip(&value["format_version"], 40),
                 schema::FORMAT_VERSION
             ),
         ));

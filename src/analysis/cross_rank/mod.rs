@@ -89,19 +89,42 @@ impl AlignedRow for CompileRow {
     }
 }
 
-/// A stream's table as the cross-rank tables read it: its bytes (JSON, zstd-compressed), asked
-/// for anew at each parse, so that a thousand ranks' tables are never held at once. The bundle
-/// writer hands over tables it reads from the files it placed; analysis never opens a file.
+/// A stream's table as the cross-rank tables read it: the bytes of its parts (JSON,
+/// zstd-compressed), asked for anew at each parse, so that a thousand ranks' tables are never
+/// held at once. The bundle writer hands over tables it reads from the files it placed; analysis
+/// never opens a file.
 pub trait TableBytes {
-    /// The table's bytes, or `None` when they cannot be had (then the table is damaged).
-    fn bytes(&self) -> Option<Cow<'_, [u8]>>;
+    /// How many parts the table has.
+    fn parts(&self) -> usize;
+    /// Part `k`'s bytes, or `None` when they cannot be had (then the table is damaged).
+    fn part(&self, k: usize) -> Option<Cow<'_, [u8]>>;
 }
 
-/// Bytes held in memory (the fuzzer's in-process runs, which write no files).
-impl TableBytes for Vec<u8> {
-    fn bytes(&self) -> Option<Cow<'_, [u8]>> {
-        Some(Cow::Borrowed(self))
+/// Parts held in memory (the fuzzer's in-process runs, which write no files).
+impl TableBytes for Vec<Vec<u8>> {
+    fn parts(&self) -> usize {
+        self.len()
     }
+
+    fn part(&self, k: usize) -> Option<Cow<'_, [u8]>> {
+        self.get(k).map(|part| Cow::Borrowed(&part[..]))
+    }
+}
+
+/// A table read from its parts as the one document they were cut from, parsed as it is
+/// decompressed; `None` when a part cannot be had or the whole does not parse as `V`.
+fn read_parts<V: serde::de::DeserializeOwned>(source: &dyn TableBytes) -> Option<V> {
+    if source.parts() == 1 {
+        // serde_json parses a slice faster than a stream, and one part is bounded.
+        let json = zstd::decode_all(&source.part(0)?[..]).ok()?;
+        return serde_json::from_slice(&json).ok();
+    }
+    let open = |k: usize| -> std::io::Result<zstd::stream::Decoder<'static, std::io::BufReader<std::io::Cursor<Vec<u8>>>>> {
+        let bytes = source.part(k).ok_or_else(|| std::io::Error::other("a part cannot be read"))?;
+        zstd::stream::Decoder::new(std::io::Cursor::new(bytes.into_owned()))
+    };
+    let joined = tlparse_bundle::parts::Joined::new(open, source.parts()).ok()?;
+    serde_json::from_reader(std::io::BufReader::new(joined)).ok()
 }
 
 /// Where a stream's table is read from each time a cross-rank table parses it.
@@ -128,9 +151,8 @@ impl StreamTables {
     pub fn table_as<T: tlparse_bundle::Table, V: serde::de::DeserializeOwned>(&self) -> Option<V> {
         let name = T::NAME;
         debug_assert!(READS.contains(&name), "{name} is not kept for the cross-rank tables: add it to READS");
-        let zst = self.tables.get(name)?.bytes();
-        let json = zst.and_then(|zst| zstd::decode_all(&zst[..]).ok());
-        let table = json.and_then(|json| serde_json::from_slice(&json).ok());
+        let source = self.tables.get(name)?;
+        let table = read_parts(source.as_ref());
         if table.is_none() && self.damaged.get().is_none() {
             self.damaged.set(Some(name));
         }

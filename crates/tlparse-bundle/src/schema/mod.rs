@@ -15,13 +15,13 @@ pub mod tables;
 pub const FORMAT_NAME: &str = "tlparse-bundle";
 /// The format version this code writes, `"MAJOR.MINOR"` (docs/format.md, Versioning): an
 /// additive change (a new optional field, table or enum value a reader may pass over) bumps the
-/// minor; a change an older reader would misread bumps the major. Format 1.0 is the first
-/// released format.
-pub const FORMAT_VERSION: &str = "1.0";
+/// minor; a change an older reader would misread bumps the major. Format 1.0 was the first
+/// released format; 2.0 stores tables in parts.
+pub const FORMAT_VERSION: &str = "2.0";
 /// The major of [`FORMAT_VERSION`]: the version of the reader this code is (it reads every bundle
 /// whose `min_reader_version` is at most this, ignoring fields it does not know) and the `N` of
 /// the repository's `schema/vN/`.
-pub const FORMAT_MAJOR: u32 = 1;
+pub const FORMAT_MAJOR: u32 = 2;
 /// The oldest reader version that can read what this code writes: the major, since a minor
 /// version only adds what an older reader of the same major may pass over.
 pub const MIN_READER_VERSION: u32 = FORMAT_MAJOR;
@@ -253,12 +253,17 @@ pub struct Stream {
     pub chrome_trace: Option<String>,
 }
 
-/// Where one analysis table of a stream is.
+/// Where one table is: its parts (docs/format.md, Analysis tables).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct TableRef {
-    /// Path of the table file, `tables/<stream>/<name>.json.zst`.
-    pub path: String,
+    /// Paths of the table's parts, in order, at least one: `tables/<stream>/<name>.json.zst` for
+    /// a table in one part, `tables/<stream>/<name>.<k>.json.zst` (k from 0) for several. Each
+    /// part is a whole document of the table's schema; each of its top-level lists holds a slice
+    /// of the table's list (the list is the slices in part order), and its other members are
+    /// the same in every part.
+    #[schemars(length(min = 1))]
+    pub parts: Vec<String>,
     /// Number of rows in the table (its main list; see each table's description).
     pub rows: u64,
 }

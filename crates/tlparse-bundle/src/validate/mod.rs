@@ -462,7 +462,7 @@ impl Validator {
             }
             let within = refs::Within::Stream { id: &s.id, facts: &facts };
             for (name, t) in &s.tables {
-                self.table(bundle, &listed, (Scope::Stream, &s.id), name, &t.path, locations, &within);
+                self.table(bundle, &listed, (Scope::Stream, &s.id), name, &t.parts, locations, &within);
             }
             compile_ids.extend(facts.into_compile_ids());
             if let Some(trace) = &s.chrome_trace {
@@ -576,8 +576,8 @@ impl Validator {
         }
     }
 
-    /// One table: a table of this format, where it should be, listed, valid, and every reference
-    /// in it resolvable.
+    /// One table: a table of this format, its parts where they should be, listed, each valid
+    /// with every reference in it resolvable, and their members other than lists the same.
     #[allow(clippy::too_many_arguments)]
     fn table<S: ByteSource>(
         &mut self,
@@ -585,7 +585,7 @@ impl Validator {
         listed: &BTreeSet<&str>,
         (scope, dir): (Scope, &str),
         name: &str,
-        path: &str,
+        parts: &[String],
         locations: &Locations,
         within: &refs::Within,
     ) {
@@ -593,18 +593,31 @@ impl Validator {
             self.problem(format!("manifest.json: {dir}: table {name} is not a table of this format"));
             return;
         };
-        if !listed.contains(path) || path != paths::table(dir, name) {
-            self.problem(format!("manifest.json: {dir}: table {name} at {path} is not where it should be"));
+        let placed = |(k, path): (usize, &String)| listed.contains(path.as_str()) && *path == paths::table_part(dir, name, k, parts.len());
+        if parts.is_empty() || !parts.iter().enumerate().all(placed) {
+            self.problem(format!("manifest.json: {dir}: table {name}: its parts {parts:?} are not where they should be"));
             return;
         }
-        match bundle.json_zst::<Value>(path) {
-            Ok(value) => {
-                self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file()));
-                for problem in refs::check_table(info, path, &value, locations, within) {
-                    self.problem(problem);
+        let mut first_members = None;
+        for path in parts {
+            match bundle.json_zst::<Value>(path) {
+                Ok(value) => {
+                    self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file()));
+                    for problem in refs::check_table(info, path, &value, locations, within) {
+                        self.problem(problem);
+                    }
+                    let members = members_not_lists(value);
+                    match &first_members {
+                        None => first_members = Some(members),
+                        Some(first) if *first != members => self.problem(format!(
+                            "{path}: its members other than lists differ from those of {}, the table's first part",
+                            parts[0]
+                        )),
+                        Some(_) => {}
+                    }
                 }
+                Err(e) => self.problem(e),
             }
-            Err(e) => self.problem(e),
         }
     }
 
@@ -622,7 +635,7 @@ impl Validator {
         let within = refs::Within::CrossRank { members, compile_ids };
         for (name, t) in &c.tables {
             let at = (Scope::CrossRank, paths::CROSS_RANK_DIR);
-            self.table(bundle, &listed, at, name, &t.path, locations, &within);
+            self.table(bundle, &listed, at, name, &t.parts, locations, &within);
         }
         for trace in [&c.chrome_trace, &c.runtime_estimates_trace].into_iter().flatten() {
             self.trace(bundle, &listed, trace);
@@ -679,3 +692,15 @@ fn hash_file<S: ByteSource>(bundle: &Bundle<S>, path: &str) -> Result<(u64, Stri
     })?;
     Ok((size, hex(hasher.finalize().as_bytes())))
 }
+
+/// A table part's top-level members that are not lists: what every part of a table repeats.
+fn members_not_lists(value: Value) -> Value {
+    match value {
+        Value::Object(mut members) => {
+            members.retain(|_, v| !v.is_array());
+            Value::Object(members)
+        }
+        other => other,
+    }
+}
+

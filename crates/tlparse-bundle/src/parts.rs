@@ -1,0 +1,511 @@
+//! Tables in parts: how a table's JSON document is cut into parts that each pass its schema, and
+//! how the parts read back as the one document they were cut from.
+//!
+//! A table is a JSON object. Each top-level member whose value is an array holds a slice of that
+//! list in each part, and the list is the concatenation of the slices in part order; every other
+//! member is repeated in every part. [`split`] cuts a document so; [`Joined`] reads parts back as
+//! one document, a part at a time, so a reader parses a table of any size as a stream.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+/// How many bytes of JSON the writer puts in a part before it starts the next one (a single row
+/// larger than that is a part of its own).
+pub const PART_BYTES: u64 = 8 << 20;
+
+/// Where a byte of a table's JSON stands, for the one question the cutting and the joining ask:
+/// does it open, separate or close the elements of a top-level array?
+#[derive(Debug, Default)]
+struct Scanner {
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    /// The container opened at depth 1 (a top-level member's value) is an array.
+    in_top_array: bool,
+    /// Reading a top-level member's key, and the key's bytes so far.
+    in_key: bool,
+    key: Vec<u8>,
+    /// At depth 1, the next string is a key (after `{` or `,`).
+    expect_key: bool,
+}
+
+/// What a byte is to the top-level arrays.
+#[derive(Debug, PartialEq, Eq)]
+enum Mark {
+    /// `[` opening the array value of the member [`Scanner::key`].
+    ArrayOpen,
+    /// `,` between two elements of a top-level array.
+    ElementEnd,
+    /// `]` closing a top-level array.
+    ArrayClose,
+    /// Any other byte of a top-level array's element.
+    Element,
+    /// Any other byte.
+    Other,
+}
+
+impl Scanner {
+    fn step(&mut self, b: u8) -> Mark {
+        let in_array = self.in_top_array && self.depth >= 2;
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = false;
+                self.in_key = false;
+                return if in_array { Mark::Element } else { Mark::Other };
+            }
+            if self.in_key {
+                self.key.push(b);
+            }
+            return if in_array { Mark::Element } else { Mark::Other };
+        }
+        match b {
+            b'"' => {
+                self.in_string = true;
+                if self.depth == 1 && self.expect_key {
+                    self.in_key = true;
+                    self.expect_key = false;
+                    self.key.clear();
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                if self.depth == 1 {
+                    self.expect_key = true;
+                } else if self.depth == 2 {
+                    self.in_top_array = b == b'[';
+                    if self.in_top_array {
+                        return Mark::ArrayOpen;
+                    }
+                }
+            }
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 1 && self.in_top_array {
+                    self.in_top_array = false;
+                    return Mark::ArrayClose;
+                }
+            }
+            b',' if self.depth == 1 => self.expect_key = true,
+            b',' if self.depth == 2 && self.in_top_array => return Mark::ElementEnd,
+            _ => {}
+        }
+        if in_array { Mark::Element } else { Mark::Other }
+    }
+}
+
+/// The top-level members of a table document that are not arrays (`"key":value`, as written),
+/// and the keys of those that are, in document order.
+#[derive(Debug, Default)]
+struct Outline {
+    others: Vec<u8>,
+    arrays: Vec<Vec<u8>>,
+}
+
+/// Reads `json` once for its [`Outline`].
+fn outline(json: impl Read) -> io::Result<Outline> {
+    let mut out = Outline::default();
+    let mut scan = Scanner::default();
+    let mut member: Vec<u8> = Vec::new();
+    for_each_byte(json, |b| {
+        let depth = scan.depth;
+        match scan.step(b) {
+            Mark::ArrayOpen => {
+                out.arrays.push(scan.key.clone());
+                member.clear();
+            }
+            Mark::ElementEnd | Mark::ArrayClose | Mark::Element => {}
+            Mark::Other => {
+                // A member runs from its key to the `,` or `}` that ends it at depth 1.
+                if depth == 1 && (b == b',' || b == b'}') {
+                    if !member.is_empty() {
+                        push_member(&mut out.others, &member);
+                    }
+                    member.clear();
+                } else if depth >= 1 {
+                    member.push(b);
+                }
+            }
+        }
+    })?;
+    Ok(out)
+}
+
+fn push_member(list: &mut Vec<u8>, member: &[u8]) {
+    if !list.is_empty() {
+        list.push(b',');
+    }
+    list.extend_from_slice(member);
+}
+
+fn for_each_byte(json: impl Read, mut f: impl FnMut(u8)) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 16, json);
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        buf.iter().for_each(|&b| f(b));
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// Cuts a table's JSON (read twice: `open` gives it from its start) into parts of about
+/// `part_bytes` each, handing each part's JSON to `emit` in order. A document that fits in one
+/// part is handed on as it is.
+pub fn split<R: Read>(
+    mut open: impl FnMut() -> io::Result<R>,
+    size: u64,
+    part_bytes: u64,
+    mut emit: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    if size <= part_bytes {
+        let mut whole = Vec::with_capacity(size as usize);
+        open()?.read_to_end(&mut whole)?;
+        return emit(&whole);
+    }
+    let outline = outline(open()?)?;
+    let mut cutter = Cutter::new(&outline, part_bytes);
+    let mut scan = Scanner::default();
+    let mut array = 0;
+    let mut result = Ok(());
+    for_each_byte(open()?, |b| {
+        if result.is_err() {
+            return;
+        }
+        result = match scan.step(b) {
+            Mark::ArrayOpen => {
+                array = outline.arrays.iter().position(|k| *k == scan.key).unwrap_or(0);
+                Ok(())
+            }
+            Mark::Element => {
+                cutter.element.push(b);
+                Ok(())
+            }
+            Mark::ElementEnd | Mark::ArrayClose => cutter.end_element(array, &mut emit),
+            Mark::Other => Ok(()),
+        };
+    })?;
+    result?;
+    cutter.close_part(&mut emit)
+}
+
+/// Builds parts from elements as [`split`] finds them.
+struct Cutter<'o> {
+    outline: &'o Outline,
+    part_bytes: u64,
+    /// The part being filled: its JSON up to the array being written, that array open.
+    part: Vec<u8>,
+    /// The index in `outline.arrays` of the array open in `part`, if any.
+    open_array: Option<usize>,
+    /// Elements in the open array, and in the whole part.
+    in_array: u64,
+    in_part: u64,
+    /// The element being read.
+    element: Vec<u8>,
+}
+
+impl<'o> Cutter<'o> {
+    fn new(outline: &'o Outline, part_bytes: u64) -> Self {
+        let mut c =
+            Cutter { outline, part_bytes, part: Vec::new(), open_array: None, in_array: 0, in_part: 0, element: Vec::new() };
+        c.start_part();
+        c
+    }
+
+    fn start_part(&mut self) {
+        self.part.clear();
+        self.part.push(b'{');
+        self.part.extend_from_slice(&self.outline.others);
+        self.open_array = None;
+        self.in_array = 0;
+        self.in_part = 0;
+    }
+
+    /// Adds the element just read to array `array`, first ending the part when it is full.
+    fn end_element(&mut self, array: usize, emit: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        if self.element.iter().all(u8::is_ascii_whitespace) {
+            self.element.clear();
+            return Ok(());
+        }
+        if self.in_part > 0 && (self.part.len() + self.element.len()) as u64 > self.part_bytes {
+            self.close_part(emit)?;
+            self.start_part();
+        }
+        self.open_up_to(array);
+        if self.in_array > 0 {
+            self.part.push(b',');
+        }
+        self.part.extend_from_slice(&self.element);
+        self.in_array += 1;
+        self.in_part += 1;
+        self.element.clear();
+        Ok(())
+    }
+
+    /// Closes the open array and opens the arrays after it, empty, until `array` is open.
+    fn open_up_to(&mut self, array: usize) {
+        let first = match self.open_array {
+            Some(open) if open == array => return,
+            Some(open) => {
+                self.part.push(b']');
+                open + 1
+            }
+            None => 0,
+        };
+        for i in first..=array {
+            if !self.part.ends_with(b"{") {
+                self.part.push(b',');
+            }
+            write_key(&mut self.part, &self.outline.arrays[i]);
+            if i < array {
+                self.part.push(b']');
+            }
+        }
+        self.open_array = Some(array);
+        self.in_array = 0;
+    }
+
+    /// Ends the part: the open array and the arrays after it, empty, then `}`.
+    fn close_part(&mut self, emit: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        if let Some(last) = self.outline.arrays.len().checked_sub(1) {
+            self.open_up_to(last);
+            self.part.push(b']');
+        }
+        self.part.push(b'}');
+        emit(&self.part)
+    }
+}
+
+fn write_key(out: &mut Vec<u8>, key: &[u8]) {
+    out.push(b'"');
+    out.extend_from_slice(key);
+    out.extend_from_slice(b"\":[");
+}
+
+/// A table's parts read as the one document they were cut from: part 0, each of its top-level
+/// arrays followed by the same member's elements in the later parts. `open(k)` gives part `k`'s
+/// JSON from its start; each later part is opened once for each array, and read only up to it.
+pub struct Joined<R, F> {
+    open: F,
+    parts: usize,
+    first: BufReader<R>,
+    scan: Scanner,
+    /// Bytes ready to hand out, and how many are handed out.
+    out: Vec<u8>,
+    at: usize,
+    /// Whether the array being read from part 0 has an element so far.
+    array_has_element: bool,
+}
+
+impl<R: Read, F: FnMut(usize) -> io::Result<R>> Joined<R, F> {
+    pub fn new(mut open: F, parts: usize) -> io::Result<Self> {
+        let first = BufReader::with_capacity(1 << 16, open(0)?);
+        Ok(Joined { open, parts, first, scan: Scanner::default(), out: Vec::new(), at: 0, array_has_element: false })
+    }
+
+    /// Moves the next block of part 0 to `out`, with the later parts' elements before each `]`
+    /// that closes a top-level array; `false` at the end of part 0.
+    fn fill(&mut self) -> io::Result<bool> {
+        self.out.clear();
+        self.at = 0;
+        let buf = self.first.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let mut used = buf.len();
+        let mut closed = None;
+        for (i, &b) in buf.iter().enumerate() {
+            match self.scan.step(b) {
+                Mark::ArrayOpen => self.array_has_element = false,
+                Mark::Element if !b.is_ascii_whitespace() => self.array_has_element = true,
+                Mark::ArrayClose => {
+                    // The rest of this block waits until the later parts' elements are out.
+                    closed = Some(b);
+                    used = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+            self.out.push(b);
+        }
+        self.first.consume(used);
+        if let Some(b) = closed {
+            let key = self.scan.key.clone();
+            self.append_later_parts(&key)?;
+            self.out.push(b);
+        }
+        Ok(true)
+    }
+
+    fn append_later_parts(&mut self, key: &[u8]) -> io::Result<()> {
+        for k in 1..self.parts {
+            let mut scan = Scanner::default();
+            let mut inside = false;
+            let mut found = false;
+            let mut element_started = false;
+            let part = (self.open)(k)?;
+            let mut reader = BufReader::with_capacity(1 << 16, part);
+            'part: loop {
+                let buf = reader.fill_buf()?;
+                if buf.is_empty() {
+                    break;
+                }
+                let mut used = 0;
+                for &b in buf {
+                    used += 1;
+                    match scan.step(b) {
+                        Mark::ArrayOpen if scan.key == key => {
+                            inside = true;
+                            found = true;
+                        }
+                        Mark::ArrayClose if inside => {
+                            break 'part;
+                        }
+                        Mark::Element | Mark::ElementEnd if inside => {
+                            if !element_started {
+                                if b.is_ascii_whitespace() {
+                                    continue;
+                                }
+                                if self.array_has_element {
+                                    self.out.push(b',');
+                                }
+                                element_started = true;
+                                self.array_has_element = true;
+                            }
+                            self.out.push(b);
+                        }
+                        _ => {}
+                    }
+                }
+                reader.consume(used);
+            }
+            if !found {
+                let key = String::from_utf8_lossy(key);
+                return Err(io::Error::new(io::ErrorKind::InvalidData, format!("part {k} has no list {key:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read, F: FnMut(usize) -> io::Result<R>> Read for Joined<R, F> {
+    fn read(&mut self, dest: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.out.len() {
+            if !self.fill()? {
+                return Ok(0);
+            }
+        }
+        let n = dest.len().min(self.out.len() - self.at);
+        dest[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Writes `json` through `write`, counting its bytes: what a table's serialization tells
+/// [`split`] of its size.
+pub struct Counted<W> {
+    pub inner: W,
+    pub bytes: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn parts_of(doc: &Value, part_bytes: u64) -> Vec<Vec<u8>> {
+        let bytes = serde_json::to_vec(doc).unwrap();
+        let mut parts = Vec::new();
+        split(|| Ok(&bytes[..]), bytes.len() as u64, part_bytes, |p| {
+            parts.push(p.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        parts
+    }
+
+    fn joined(parts: &[Vec<u8>]) -> Value {
+        let reader = Joined::new(|k| Ok(&parts[k][..]), parts.len()).unwrap();
+        serde_json::from_reader(reader).unwrap()
+    }
+
+    #[test]
+    fn a_small_table_is_one_part_as_written() {
+        let doc = json!({"rows": [1, 2, 3], "total": 3});
+        let parts = parts_of(&doc, 1000);
+        assert_eq!(parts, vec![serde_json::to_vec(&doc).unwrap()]);
+    }
+
+    #[test]
+    fn parts_hold_slices_of_every_list_and_every_other_member() {
+        let rows: Vec<Value> = (0..50).map(|i| json!({"id": i, "s": "x,]}[{\"", "n": [i, [i]]})).collect();
+        let doc = json!({"a": rows, "summary": {"k": [1, 2], "t": "]"}, "b": [], "c": (0..30).collect::<Vec<_>>(), "n": 7});
+        let parts = parts_of(&doc, 300);
+        assert!(parts.len() > 5, "{}", parts.len());
+        let mut a = Vec::new();
+        let mut c = Vec::new();
+        for p in &parts {
+            let v: Value = serde_json::from_slice(p).unwrap();
+            assert_eq!(v["summary"], doc["summary"]);
+            assert_eq!(v["n"], 7);
+            assert_eq!(v["b"], json!([]));
+            a.extend(v["a"].as_array().unwrap().iter().cloned());
+            c.extend(v["c"].as_array().unwrap().iter().cloned());
+            // Past the limit by at most the closing of the lists, unless one row fills the part.
+            let rows = v["a"].as_array().unwrap().len() + v["c"].as_array().unwrap().len();
+            assert!(p.len() <= 300 + r#"],"b":[],"c":[]}"#.len() || rows == 1, "{} bytes, {rows} rows", p.len());
+        }
+        assert_eq!(Value::from(a), doc["a"]);
+        assert_eq!(Value::from(c), doc["c"]);
+        assert_eq!(joined(&parts), doc);
+    }
+
+    #[test]
+    fn a_row_larger_than_a_part_is_a_part_of_its_own() {
+        let doc = json!({"rows": ["x".repeat(500), "y", "z".repeat(500)]});
+        let parts = parts_of(&doc, 100);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(joined(&parts), doc);
+    }
+
+    #[test]
+    fn joining_a_part_without_the_list_is_an_error() {
+        let parts = [br#"{"rows":[1]}"#.to_vec(), br#"{"other":[2]}"#.to_vec()];
+        let reader = Joined::new(|k| Ok(&parts[k][..]), 2).unwrap();
+        let err = serde_json::from_reader::<_, Value>(reader).unwrap_err();
+        assert!(err.to_string().contains("part 1 has no list"), "{err}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn split_then_joined_is_the_document(rows in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..8), 0..60),
+                                             more in proptest::collection::vec("[a-z\\]\\[{},\"]{0,12}", 0..40),
+                                             part_bytes in 1u64..400) {
+            let doc = json!({"rows": rows, "n": rows.len(), "more": more, "meta": {"x": more.first()}});
+            let parts = parts_of(&doc, part_bytes);
+            for p in &parts {
+                let v: Value = serde_json::from_slice(p).unwrap();
+                proptest::prop_assert_eq!(&v["n"], &doc["n"]);
+                proptest::prop_assert_eq!(&v["meta"], &doc["meta"]);
+            }
+            proptest::prop_assert_eq!(joined(&parts), doc);
+        }
+    }
+}
