@@ -15,6 +15,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { CHROMIUM, launchChromium } from './chromium.js';
 import { startServer } from './server.js';
+import { tableOnDisk, tablePartsOnDisk } from './table-files.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
@@ -35,6 +36,9 @@ const FIXTURES = {
   graph_breaks: fixture('torch-2.15/graph_breaks'),
   sharded: null, // generated: > 4096 distinct payloads, so the blob index has 16 shards
 };
+/** Fixtures built again with `--table-part-bytes 2000`, so most of their tables are in several parts. */
+const PARTED = { graph_breaks_parted: 'graph_breaks', multi_rank_runtime_parted: 'multi_rank_runtime' };
+const ALL = [...Object.keys(FIXTURES), ...Object.keys(PARTED)];
 
 /** A synthetic single-process log with `n` distinct string artifacts (~300 bytes each). */
 function syntheticLog(n) {
@@ -58,6 +62,7 @@ function syntheticLog(n) {
 function inspect(dir) {
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   const streams = {};
+  const parts = {}; // 'stream/table' or 'cross_rank/table' -> digests of its parts, in order
   const payloads = []; // {hash, kind, name, stream}
   for (const s of manifest.streams) {
     const text = Buffer.from(unzstd(fs.readFileSync(path.join(dir, s.index)))).toString('utf8');
@@ -78,8 +83,8 @@ function inspect(dir) {
     }
     const tables = {};
     for (const [name, t] of Object.entries(s.tables ?? {})) {
-      const value = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, t.path)))).toString('utf8'));
-      tables[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(value))));
+      tables[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(tableOnDisk(dir, t)))));
+      parts[`${s.id}/${name}`] = tablePartsOnDisk(dir, t).map((p) => bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(p)))));
     }
     const traceEvents = s.chrome_trace
       ? JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, s.chrome_trace))).toString('utf8')).traceEvents.length
@@ -89,8 +94,8 @@ function inspect(dir) {
   }
   const crossRank = {};
   for (const [name, t] of Object.entries(manifest.cross_rank?.tables ?? {})) {
-    const value = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, t.path)))).toString('utf8'));
-    crossRank[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(value))));
+    crossRank[name] = bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(tableOnDisk(dir, t)))));
+    parts[`cross_rank/${name}`] = tablePartsOnDisk(dir, t).map((p) => bytesToHex(blake3(new TextEncoder().encode(JSON.stringify(p)))));
   }
   const crossTraces = {};
   for (const field of ['chrome_trace', 'runtime_estimates_trace']) {
@@ -104,7 +109,7 @@ function inspect(dir) {
   for (const f of manifest.files.filter((f) => f.path.startsWith('blobs/index/'))) {
     Object.assign(locations, JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, f.path)))).toString('utf8')));
   }
-  return { dir, manifest, streams, crossRank, crossTraces, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
+  return { dir, manifest, streams, parts, crossRank, crossTraces, payloads, shards, locations, referenced: new Set(payloads.map((p) => p.hash)).size };
 }
 
 /** What the test servers serve: the bundles, the loader, the test page and its npm modules. */
@@ -134,13 +139,18 @@ before(async () => {
     execFileSync(BIN, [input, '-o', out, '--overwrite', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
     bundles[name] = inspect(out);
   }
+  for (const [name, of] of Object.entries(PARTED)) {
+    const out = path.join(tmp, 'bundles', name);
+    execFileSync(BIN, [FIXTURES[of], '-o', out, '--overwrite', '-q', '--table-part-bytes', '2000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    bundles[name] = inspect(out);
+  }
   assert.ok(bundles.sharded.manifest.blobs.index_prefix_len >= 1, 'the synthetic bundle should have several shards');
-  // A bundle from the future: needs reader version 2. Its lite manifest (what the loader reads)
+  // A bundle from the future: needs reader version 3. Its lite manifest (what the loader reads)
   // is written as plain JSON, which the loader takes as a host-decoded .zst.
   const future = path.join(tmp, 'bundles', 'future');
   fs.cpSync(bundles.simple.dir, future, { recursive: true });
   const m = JSON.parse(fs.readFileSync(path.join(future, 'manifest.json'), 'utf8'));
-  Object.assign(m, { format_version: '2.0', min_reader_version: 2 });
+  Object.assign(m, { format_version: '3.0', min_reader_version: 3 });
   fs.writeFileSync(path.join(future, 'manifest.json'), JSON.stringify(m, null, 2));
   const { files, viewer, ...lite } = m;
   lite.inputs = lite.inputs.map(({ blake3: _, ...input }) => input);
@@ -179,9 +189,10 @@ for (const mode of ['plain', 'ghpages']) {
     });
     after(() => srv?.close());
 
-    for (const name of Object.keys(FIXTURES)) {
+    for (const name of ALL) {
       test(`${name}: every index row, stack table, blob (blake3) and diagnostic`, { timeout: TIMEOUT }, async () => {
         const b = bundles[name];
+        const fixture = PARTED[name] ?? name;
         const m = b.manifest;
         const { page, errors, close } = await openPage(srv);
         srv.requests.length = 0;
@@ -202,14 +213,15 @@ for (const mode of ['plain', 'ghpages']) {
           assert.equal(s.traceEvents ?? 0, expected, `stream ${s.id}: trace events vs chromium_event entries`);
         }
         assert.deepEqual(r.crossRank, b.crossRank, 'cross-rank tables read in the browser vs Node');
+        assert.deepEqual(r.parts, b.parts, 'tableParts() and crossRankTableParts() yield the parts on disk, in order');
         assert.deepEqual(r.crossTraces, b.crossTraces, 'cross-rank traces read in the browser vs Node');
         assert.equal(r.absentCrossRank, null);
-        if (name === 'multi_rank_runtime') {
+        if (fixture === 'multi_rank_runtime') {
           assert.ok(r.crossRank.compile_alignment, 'seven ranks have a compile_alignment table');
         } else if (name !== 'sharded') {
           assert.deepEqual(r.crossRank, {}, 'a single stream has no cross-rank tables');
         }
-        if (name === 'graph_breaks') {
+        if (fixture === 'graph_breaks') {
           assert.deepEqual(Object.keys(r.streams[0].tables), Object.keys(m.streams[0].tables).sort());
           assert.ok(r.streams[0].tables.compile_directory && r.streams[0].tables.recompiles);
         }
@@ -235,6 +247,24 @@ for (const mode of ['plain', 'ghpages']) {
         }
         assert.equal(reqs.filter((q) => q.file.startsWith('blobs/packs/')).length, m.blobs.packs.length,
           'each pack fetched exactly once');
+      });
+    }
+
+    for (const [name, of] of Object.entries(PARTED)) {
+      test(`${name}: tables in parts read in the browser as the same tables stored whole`, { timeout: TIMEOUT }, async () => {
+        const [parted, whole] = [bundles[name], bundles[of]];
+        // --table-part-bytes 2000 cut the larger tables: checked on the manifests, then on the reads.
+        const multi = Object.entries(parted.parts).filter(([, p]) => p.length > 1).map(([k]) => k);
+        assert.ok(multi.some((k) => k.endsWith('/compile_directory')), `multi-part tables: ${multi.join(', ')}`);
+        if (of === 'multi_rank_runtime') assert.ok(multi.some((k) => k.startsWith('cross_rank/')), 'a cross-rank table in parts');
+        assert.ok(Object.values(whole.parts).every((p) => p.length === 1), 'by default these tables are one part each');
+        const { page, errors, close } = await openPage(srv);
+        const read = async (n) => page.evaluate(([n, u]) => window.checkBundle(n, u), [n, `${srv.url}/bundles/${n}`]);
+        const [a, b] = [await read(name), await read(of)];
+        await close();
+        assert.deepEqual(a.streams.map((s) => [s.id, s.tables]), b.streams.map((s) => [s.id, s.tables]));
+        assert.deepEqual(a.crossRank, b.crossRank);
+        assert.deepEqual(errors, []);
       });
     }
 
@@ -276,13 +306,13 @@ for (const mode of ['plain', 'ghpages']) {
       });
     }
 
-    test('refuses a bundle whose min_reader_version is 2, with a clear message', async () => {
+    test('refuses a bundle whose min_reader_version is 3, with a clear message', async () => {
       const { page, close } = await openPage(srv);
       const r = await page.evaluate((u) => window.tryOpen(u), `${srv.url}/bundles/future`);
       await close();
       assert.equal(r.ok, false);
-      assert.match(r.error, /This bundle \(format version 2\.0\) needs a bundle reader of version 2 or newer/);
-      assert.match(r.error, /this bundle-loader\.js is version 1\b/);
+      assert.match(r.error, /This bundle \(format version 3\.0\) needs a bundle reader of version 3 or newer/);
+      assert.match(r.error, /this bundle-loader\.js is version 2\b/);
     });
 
     test('a missing bundle fails with the URL and HTTP status', async () => {
@@ -298,7 +328,7 @@ for (const mode of ['plain', 'ghpages']) {
         const b = bundles[name];
         const m = b.manifest;
         const stream = m.streams[m.streams.length - 1].id;
-        const dir = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(b.dir, m.streams.find((s) => s.id === stream).tables.compile_directory.path)))).toString('utf8'));
+        const dir = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(b.dir, m.streams.find((s) => s.id === stream).tables.compile_directory.parts[0])))).toString('utf8'));
         // The last compile's first artifact with a payload whose name is logged once for it.
         const compile = dir.compiles.findLast((c) => c.artifacts.some((a) => a.blob));
         const ref = compile.artifacts.find((a) => a.blob && compile.artifacts.filter((x) => x.name === a.name).length === 1);
@@ -312,7 +342,7 @@ for (const mode of ['plain', 'ghpages']) {
         assert.equal(Buffer.from(r.text, 'utf8').compare(expected), 0, `${compile.compile_id} ${ref.name} vs tlparse-build cat`);
         assert.deepEqual(r.absent, [null, null]);
         const shard = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? ref.blob.slice(0, m.blobs.index_prefix_len) : 'all');
-        assert.deepEqual(files, ['manifest.lite.json.zst', m.streams.find((s) => s.id === stream).tables.compile_directory.path, shard,
+        assert.deepEqual(files, ['manifest.lite.json.zst', m.streams.find((s) => s.id === stream).tables.compile_directory.parts[0], shard,
           m.blobs.packs[b.locations[ref.blob].pack].path]);
         t.diagnostic(`${mode} ${name}: ${stream} ${compile.compile_id} ${ref.name} (${ref.size} B)`);
       });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decompress as unzstd } from 'fzstd';
+import { tableOnDisk } from './table-files.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
@@ -23,7 +24,7 @@ export function expectations(bin, dir) {
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   const stream = manifest.streams[0];
   const tableName = Object.keys(stream.tables).sort()[0];
-  const table = JSON.parse(Buffer.from(unzstd(fs.readFileSync(path.join(dir, stream.tables[tableName].path)))).toString());
+  const table = tableOnDisk(dir, stream.tables[tableName]);
   const rows = Buffer.from(unzstd(fs.readFileSync(path.join(dir, stream.index)))).toString().split('\n').filter(Boolean);
   const hash = rows.map((line) => JSON.parse(line)).find((row) => row.payload)?.payload.hash;
   assert.ok(hash, 'the fixture has a payload');

@@ -34,6 +34,13 @@ const streamOpts = {
 };
 const $ = (sel) => document.querySelector(sel);
 
+/** The blake3 digests of the documents an async iterator yields (a table's parts), in order. */
+async function partDigests(iterator) {
+  const out = [];
+  for await (const part of iterator) out.push(bytesToHex(blake3(enc.encode(JSON.stringify(part)))));
+  return out;
+}
+
 function note(html) {
   const p = document.createElement('p');
   p.innerHTML = html;
@@ -43,6 +50,7 @@ function note(html) {
 /** Reads everything in a bundle and checks it; returns a summary for Node to assert on. */
 window.checkBundle = async (name, url) => {
   const t0 = performance.now();
+  const parts = {}; // 'stream/table' or 'cross_rank/table' -> digests of the parts tableParts() yields
   const b = await openBundle(url, opts);
   const m = b.manifest;
   const referenced = new Map(); // payload hash -> size, from the index rows
@@ -66,6 +74,7 @@ window.checkBundle = async (name, url) => {
     const tables = {};
     for (const name of Object.keys(s.tables ?? {}).sort()) {
       tables[name] = bytesToHex(blake3(enc.encode(JSON.stringify(await b.table(s.id, name)))));
+      parts[`${s.id}/${name}`] = await partDigests(b.tableParts(s.id, name));
     }
     const absentTable = await b.table(s.id, 'no_such_table');
     const trace = await b.chromeTrace(s.id);
@@ -78,6 +87,7 @@ window.checkBundle = async (name, url) => {
   const crossRank = {};
   for (const name of Object.keys(m.cross_rank?.tables ?? {}).sort()) {
     crossRank[name] = bytesToHex(blake3(enc.encode(JSON.stringify(await b.crossRankTable(name)))));
+    parts[`cross_rank/${name}`] = await partDigests(b.crossRankTableParts(name));
   }
   const absentCrossRank = await b.crossRankTable('no_such_table');
   const crossTraces = {};
@@ -126,7 +136,7 @@ window.checkBundle = async (name, url) => {
   const sample = [...all].reverse().find((x) => referenced.has(x.hash))?.hash;
   const ms = Math.round(performance.now() - t0);
   const result = {
-    name, streams, crossRank, absentCrossRank, crossTraces, blobs: all.length, distinctBlobs: stored.size, referenced: referenced.size, blobBytes,
+    name, streams, parts, crossRank, absentCrossRank, crossTraces, blobs: all.length, distinctBlobs: stored.size, referenced: referenced.size, blobBytes,
     shards: shardFiles.length, packs: m.blobs.packs.length, problems, absentLocate: missing,
     diagnostics: diagnostics.length, byKind, firstDiagnostic: diagnostics[0] ?? null,
     sample: sample ? { hash: sample, text: await b.text(sample) } : null, ms,

@@ -26,6 +26,8 @@ let env;
 before(async () => {
   env = await setup({
     graph_breaks: fixture('torch-2.15/graph_breaks'),
+    // The same log with its tables in parts of about 2,000 bytes (format 2.0).
+    graph_breaks_parted: { input: fixture('torch-2.15/graph_breaks'), args: ['--table-part-bytes', '2000'] },
     recompiles: fixture('torch-2.15/recompiles'),
     dynamic_shapes: fixture('torch-2.15/dynamic_shapes'),
     cache_warm: fixture('torch-2.15/cache_warm'),
@@ -79,6 +81,25 @@ test('compiles: every compile id, status filter in the URL, unattributed artifac
   const opened = await settle(page, before);
   assert.equal(opened.page, 'compile');
   assert.equal(opened.params.id, '[1/0]');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('compiles: a bundle whose compile_directory is in several parts shows every compile, as the one-part bundle does', { timeout: TIMEOUT }, async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(env.dir('graph_breaks_parted'), 'manifest.json'), 'utf8'));
+  const parts = manifest.streams[0].tables.compile_directory.parts;
+  assert.ok(parts.length > 1, `compile_directory in ${parts.length} parts`);
+  const { page, viewer, errors, close } = await open(env, env.url('graph_breaks_parted', '#/compiles'));
+  assert.equal(viewer.state, 'ready');
+  assert.deepEqual(viewer.data.compiles, GRAPH_BREAKS_IDS);
+  assert.equal(await page.locator('[data-table="compiles"] .vt-body .vt-row').count(), 27);
+  // The progress note names a part as its table.
+  const label = await page.evaluate(async (p) => (await import('./viewer/progress.js')).fileLabel(p), parts.at(-1));
+  assert.equal(label, 'compile_directory');
+  // The last compile, in the last part, opens with its artifacts.
+  const opened = await go(page, '#/compile?id=%5B15%2F0%5D');
+  assert.equal(opened.page, 'compile');
+  assert.equal(opened.params.id, '[15/0]');
   assert.deepEqual(errors, []);
   await close();
 });

@@ -23,7 +23,8 @@ export function fixture(sub) {
 }
 
 /**
- * Builds bundles and serves them. `inputs`: {name: fixture path or a function(tmpDir) → path}.
+ * Builds bundles and serves them. `inputs`: {name: fixture path, a function(tmpDir) → path, or
+ * {input: path, args: [extra tlparse-build arguments]}}.
  * Returns {url(name, hash), dir(name), browser, server, close()}; bundles are at /b/<name>/.
  */
 export async function setup(inputs, { mode = 'plain' } = {}) {
@@ -32,9 +33,9 @@ export async function setup(inputs, { mode = 'plain' } = {}) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tlparse-viewer-'));
   const dirs = {};
   for (const [name, src] of Object.entries(inputs)) {
-    const input = typeof src === 'function' ? src(tmp) : src;
+    const { input, args = [] } = typeof src === 'object' ? src : { input: typeof src === 'function' ? src(tmp) : src };
     const out = path.join(tmp, 'b', name);
-    execFileSync(BIN, [input, '-o', out, '--overwrite', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(BIN, [input, '-o', out, '--overwrite', '-q', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
     assert.ok(fs.existsSync(path.join(out, 'index.html')), `${name}: the bundle ships no viewer`);
     // While editing the viewer: VIEWER_FROM_REPO=1 overlays viewers/reference-html/ (and the loader) on the shipped
     // copy, so JS/CSS changes need no rebuild of the binary. CI never sets it.

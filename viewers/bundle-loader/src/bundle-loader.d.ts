@@ -44,6 +44,9 @@ export interface Progress {
   done: boolean;
   /** The same object for every report about one request. */
   request: object;
+  /** For a part of a table stored in several: which one (from 0) and how many the table has. Every
+   * part is reported (`loaded` 0) when the table's read starts, then as its bytes arrive. */
+  part?: { index: number; count: number };
 }
 
 /** Opens the bundle at `baseUrl` (the directory holding manifest.json), checking its versions. */
@@ -97,14 +100,22 @@ export declare class Bundle {
   onProgress: ((p: Progress) => void) | null;
   /** The index rows of a stream, in log order. */
   indexRows(streamId: string): AsyncGenerator<IndexRow>;
-  /** One table of a stream; null when the stream has no data for it. */
+  /** One table of a stream, its parts merged (each top-level list concatenated over the parts);
+   * null when the stream has no data for it. */
   table<K extends keyof StreamTables>(streamId: string, name: K): Promise<StreamTables[K] | null>;
   table(streamId: string, name: string): Promise<unknown | null>;
+  /** The parts of one table of a stream, in order, each a document holding a slice of its lists;
+   * nothing when the stream has no data for it. Holds a few parts at a time, never the whole table. */
+  tableParts<K extends keyof StreamTables>(streamId: string, name: K): AsyncGenerator<StreamTables[K]>;
+  tableParts(streamId: string, name: string): AsyncGenerator<unknown>;
   /** A stream's Chrome trace as JSON bytes; null when it logged no chromium events. */
   chromeTrace(streamId: string): Promise<Uint8Array | null>;
   /** One cross-rank table; null for a single-stream bundle or a table with no rows. */
   crossRankTable<K extends keyof CrossRankTables>(name: K): Promise<CrossRankTables[K] | null>;
   crossRankTable(name: string): Promise<unknown | null>;
+  /** The parts of one cross-rank table, in order (see `tableParts`); nothing when absent. */
+  crossRankTableParts<K extends keyof CrossRankTables>(name: K): AsyncGenerator<CrossRankTables[K]>;
+  crossRankTableParts(name: string): AsyncGenerator<unknown>;
   /** A cross-rank Chrome trace (`chrome_trace` by default) as JSON bytes, or null. */
   crossRankTrace(field?: 'chrome_trace' | 'runtime_estimates_trace'): Promise<Uint8Array | null>;
   /** The diagnostics (problems found in the logs), in input order. */

@@ -7,9 +7,14 @@
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
 /** The reader version this loader is: the major of the format its types (schema.d.ts) describe.
- * It reads every bundle whose `min_reader_version` is at most this (any 1.x bundle) and ignores
- * the fields it does not know (docs/format.md, Versioning). */
-export const READER_VERSION = 1;
+ * It reads every bundle whose `min_reader_version` is at most this (any 2.x bundle, and 1.x ones,
+ * whose table references name one file) and ignores the fields it does not know (docs/format.md,
+ * Versioning). */
+export const READER_VERSION = 2;
+
+/** Parts of one table fetched ahead of the one being read: a merged read does not wait for each
+ * part in turn, and a walk with `tableParts` holds at most this many parts besides its own. */
+const PARTS_AHEAD = 3;
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -38,6 +43,10 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
  *   Content-Length, null when unknown
  * @property {boolean} done the body was read to its end, cancelled, or the request failed
  * @property {object} request the same object for every report about one request
+ * @property {{index: number, count: number}} [part] for a part of a table stored in several, which
+ *   one (from 0) and how many the table has. All the parts of a table are reported (`loaded` 0)
+ *   as soon as its read starts, so a progress total can count every part; each is fetched later,
+ *   a few at a time, and reported as its bytes arrive.
  */
 
 /** The bundle's directory URL (ending in `/`) of `baseUrl`, resolved against the page. */
@@ -82,7 +91,10 @@ export async function openBundle(baseUrl, opts = {}) {
   const base = bundleBase(baseUrl);
   const doFetch = opts.fetch ?? ((...a) => globalThis.fetch(...a));
   const bundle = new Bundle(base, null, doFetch, opts);
-  const lite = await counted(doFetch, new URL(LITE_MANIFEST, base), LITE_MANIFEST, null, opts.onProgress);
+  const liteUrl = new URL(LITE_MANIFEST, base);
+  const lite = opts.onProgress
+    ? await counted(doFetch, liteUrl, reporter(opts.onProgress, { path: LITE_MANIFEST, total: null }))
+    : await get(doFetch, liteUrl);
   const manifest = JSON.parse(new TextDecoder().decode(await bundle._decoded(lite, Infinity)));
   if (manifest?.format !== 'tlparse-bundle') {
     throw new Error(`${base}${LITE_MANIFEST} is not a tlparse bundle manifest (format: ${JSON.stringify(manifest?.format)})`);
@@ -240,12 +252,16 @@ export class Bundle {
     this.localFolder = null;
   }
 
-  /** Fetches a bundle file (path relative to the bundle) and checks the response status. */
-  _get(path, missingOk = false) {
+  /**
+   * Fetches a bundle file (path relative to the bundle) and checks the response status. `report`
+   * (from `_reporter`) is the progress reporter of a request announced before it is made.
+   */
+  _get(path, missingOk = false, report = null) {
     const url = new URL(path, this.base);
     if (!url.href.startsWith(this.base.href)) throw new Error(`path ${path} leaves the bundle`);
-    if (!this.onProgress) return get(this._fetch, url, missingOk);
-    return counted(this._fetch, url, path, this._size(path), this.onProgress, missingOk);
+    report ??= this.onProgress ? reporter(this.onProgress, { path, total: this._size(path) }) : null;
+    if (!report) return get(this._fetch, url, missingOk);
+    return counted(this._fetch, url, report, missingOk);
   }
 
   /**
@@ -324,16 +340,73 @@ export class Bundle {
    */
   async table(streamId, name) {
     const t = this._stream(streamId).tables?.[name];
-    return t ? this._json(t.path) : null;
+    return t ? this._mergedTable(t) : null;
   }
 
   /**
-   * A JSON bundle file, parsed anew on every call (callers may change what they get), from bytes
-   * fetched and decoded once: the last few stay cached, so `table()` then `artifact()` on the same
-   * stream fetch compile_directory once.
+   * The parts of one table of a stream (see `table`), each a parsed JSON document holding a slice
+   * of the table's lists, in order; nothing when the stream has no data for it. A reader walking
+   * a large table this way holds one part (and the few fetched ahead), never the whole table.
+   * @param {string} streamId @param {string} name @returns {AsyncGenerator<any>}
    */
-  async _json(path) {
-    return JSON.parse(new TextDecoder().decode(await this._files.get(path, () => this.bytes(path))));
+  async *tableParts(streamId, name) {
+    const t = this._stream(streamId).tables?.[name];
+    if (t) yield* this._parsedParts(t);
+  }
+
+  /**
+   * A table read whole, parsed anew on every call (callers may change what they get), from bytes
+   * fetched and decoded once: the last few tables stay cached, so `table()` then `artifact()` on
+   * the same stream fetch compile_directory once. The table is its first part with every
+   * top-level list extended by the same list of each later part, in order.
+   */
+  async _mergedTable(ref) {
+    const parts = await this._files.get(partPaths(ref)[0], () => collect(this._partBytes(ref)));
+    const utf8 = new TextDecoder();
+    let merged = null;
+    for (const bytes of parts) {
+      const part = JSON.parse(utf8.decode(bytes));
+      merged = merged ? appendLists(merged, part) : part;
+    }
+    return merged;
+  }
+
+  /** The parts of a table parsed one at a time, from the cache when the table was read whole. */
+  async *_parsedParts(ref) {
+    const utf8 = new TextDecoder();
+    const cached = this._files.peek(partPaths(ref)[0]);
+    const parts = cached ? await cached : this._partBytes(ref);
+    for await (const bytes of parts) yield JSON.parse(utf8.decode(bytes));
+  }
+
+  /**
+   * The decoded bytes of a table's parts in order, up to PARTS_AHEAD of them fetched ahead. With
+   * onProgress, every part is announced first; those never fetched (the caller stopped early or a
+   * read failed) are reported done.
+   */
+  async *_partBytes(ref) {
+    const paths = partPaths(ref);
+    const count = paths.length;
+    const reports = paths.map((path, index) => (this.onProgress
+      ? reporter(this.onProgress, { path, total: null, part: count > 1 ? { index, count } : undefined }) : null));
+    const ahead = [];
+    let next = 0;
+    const fetchAhead = () => {
+      while (next < count && ahead.length <= PARTS_AHEAD) {
+        const i = next++;
+        const bytes = this._get(paths[i], false, reports[i]).then((r) => this._decoded(r, Infinity));
+        bytes.catch(() => {}); // awaited in turn below; a failure before then is not unhandled
+        ahead.push(bytes);
+      }
+    };
+    try {
+      for (let i = 0; i < count; i++) {
+        fetchAhead();
+        yield await ahead.shift();
+      }
+    } finally {
+      for (const report of reports.slice(next)) report?.(0, true);
+    }
   }
 
   /**
@@ -355,7 +428,17 @@ export class Bundle {
    */
   async crossRankTable(name) {
     const t = this.manifest.cross_rank?.tables?.[name];
-    return t ? this._json(t.path) : null;
+    return t ? this._mergedTable(t) : null;
+  }
+
+  /**
+   * The parts of one cross-rank table (see `crossRankTable` and `tableParts`), parsed, in order;
+   * nothing when the bundle has no such table.
+   * @param {string} name @returns {AsyncGenerator<any>}
+   */
+  async *crossRankTableParts(name) {
+    const t = this.manifest.cross_rank?.tables?.[name];
+    if (t) yield* this._parsedParts(t);
   }
 
   /**
@@ -530,17 +613,63 @@ export function zstdStreamFromFzstd(fzstd) {
 }
 
 /**
- * `get` reporting progress to `onProgress`: once when the request starts, then as the body's bytes
- * arrive, and `done` at its end (or when it is cancelled, or fails). The response is a new one whose
- * body counts the bytes read; status and headers are the original's.
+ * The paths of a table's parts, in order: a format 2 reference lists them (`parts`); a format 1
+ * one names its single file (`path`).
+ * @param {{parts?: string[], path?: string}} ref @returns {string[]}
  */
-async function counted(doFetch, url, path, total, onProgress, missingOk = false) {
-  if (!onProgress) return get(doFetch, url, missingOk);
+function partPaths(ref) {
+  const paths = ref.parts ?? (typeof ref.path === 'string' ? [ref.path] : []);
+  if (!Array.isArray(paths) || paths.length === 0 || !paths.every((p) => typeof p === 'string')) {
+    throw new Error(`a table reference without parts: ${JSON.stringify(ref)}`);
+  }
+  return paths;
+}
+
+/**
+ * `merged` (a table's first part, or the parts before) with every top-level list extended by the
+ * same member of `part`: a table's list is the concatenation of that member over its parts.
+ */
+function appendLists(merged, part) {
+  for (const [key, value] of Object.entries(merged)) {
+    if (!Array.isArray(value)) continue;
+    const more = part?.[key];
+    if (!Array.isArray(more)) throw new Error(`a table part has no list ${JSON.stringify(key)}, as its first part has`);
+    for (const item of more) value.push(item);
+  }
+  return merged;
+}
+
+/** Every value of an async iterable, in an array. */
+async function collect(iterable) {
+  const out = [];
+  for await (const v of iterable) out.push(v);
+  return out;
+}
+
+/**
+ * A progress reporter for one request: `report(loaded, done)` tells `onProgress` about `file`
+ * (`{path, total, part?}`); it says `loaded` 0 at once, announcing the request.
+ */
+function reporter(onProgress, file) {
   const request = {};
   const report = (loaded, done) => {
-    try { onProgress({ path, loaded, total, done, request }); } catch { /* a reporter's failure is not the read's */ }
+    if (report.ended) return;
+    report.ended = done;
+    const p = { path: file.path, loaded, total: file.total, done, request };
+    if (file.part) p.part = file.part;
+    try { onProgress(p); } catch { /* a reporter's failure is not the read's */ }
   };
+  report.file = file;
   report(0, false);
+  return report;
+}
+
+/**
+ * `get` reporting progress through `report` (see `reporter`, which said the request started): as
+ * the body's bytes arrive, and `done` at its end (or when it is cancelled, or fails). The response
+ * is a new one whose body counts the bytes read; status and headers are the original's.
+ */
+async function counted(doFetch, url, report, missingOk = false) {
   let r;
   try {
     r = await get(doFetch, url, missingOk);
@@ -552,7 +681,7 @@ async function counted(doFetch, url, path, total, onProgress, missingOk = false)
     report(0, true);
     return r;
   }
-  if (total == null) total = Number(r.headers.get('Content-Length')) || null;
+  report.file.total ??= Number(r.headers.get('Content-Length')) || null;
   const reader = r.body.getReader();
   let loaded = 0;
   const body = new ReadableStream({
@@ -725,6 +854,8 @@ class Lru {
     this.map.set(key, p);
     return p;
   }
+  /** What is cached for `key` (without making it the most recent), or undefined. */
+  peek(key) { return this.map.get(key); }
   /** Loads `key` anew, replacing what is cached. */
   replace(key, load) {
     const p = load();

@@ -53,7 +53,7 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
   const m = b.manifest;
   const stream = m.streams[0];
   // Checked in simple.log: compile [0/0] logs dynamo_output_graph; its blob is in compile_directory.
-  const dir = unzstdJson(stream.tables.compile_directory.path);
+  const dir = unzstdJson(stream.tables.compile_directory.parts[0]);
   const ref = dir.compiles.find((c) => c.compile_id === '[0/0]').artifacts.find((a) => a.name === 'dynamo_output_graph');
   const text = await b.artifact(stream.id, '0/0', 'dynamo_output_graph');
   assert.match(text, /^class GraphModule\(torch\.nn\.Module\):/);
@@ -61,7 +61,7 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
   assert.equal(text, await b.text(ref.blob));
   const shard = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? ref.blob.slice(0, m.blobs.index_prefix_len) : 'all');
   const pack = m.blobs.packs[unzstdJson(shard)[ref.blob].pack].path;
-  assert.deepEqual(asked.slice(0, 4), [LITE_MANIFEST, stream.tables.compile_directory.path, shard, pack]);
+  assert.deepEqual(asked.slice(0, 4), [LITE_MANIFEST, stream.tables.compile_directory.parts[0], shard, pack]);
   assert.ok(!asked.some((p) => p.startsWith('index/')), 'never the event index');
   assert.equal(await b.artifact(stream.id, '[0/0]', 'no_such_artifact'), null);
   assert.equal(await b.artifact(stream.id, '[99/0]', 'dynamo_output_graph'), null);
@@ -94,7 +94,7 @@ test('typed tables: compile_directory rows and an absent table', async () => {
 });
 
 test('a bundle needing the next reader version is refused, naming both versions', async () => {
-  assert.equal(READER_VERSION, 1);
+  assert.equal(READER_VERSION, 2);
   assert.equal(diskManifest().format_version, `${READER_VERSION}.0`);
   const next = READER_VERSION + 1;
   const future = fetchWithManifest({ ...diskManifest(), format_version: `${next}.0`, min_reader_version: next });
@@ -177,7 +177,7 @@ test('table() then artifact() fetch compile_directory once; each call parses a f
   first.compiles.length = 0; // a caller changing its copy changes nobody else's
   assert.match(await b.artifact(s.id, '[0/0]', 'dynamo_output_graph'), /^class GraphModule/);
   assert.equal((await b.table(s.id, 'compile_directory')).compiles.length, 1);
-  assert.equal(asked.filter((p) => p === s.tables.compile_directory.path).length, 1);
+  assert.equal(asked.filter((p) => p === s.tables.compile_directory.parts[0]).length, 1);
 });
 
 test('a network error names the URL and the usual cause (CORS)', async () => {
@@ -215,7 +215,7 @@ test('onProgress: each file reported from 0 bytes to its size (the manifest\'s, 
   assert.equal(mf.at(-1).loaded, lite);
   reports.length = 0;
   await b.table(stream.id, 'compile_directory');
-  const file = stream.tables.compile_directory.path;
+  const file = stream.tables.compile_directory.parts[0];
   const size = fs.statSync(path.join(BUNDLE, file)).size;
   // The lite manifest lists no file sizes: the table's total is its Content-Length, once it answers.
   assert.deepEqual([reports[0].total, reports[1].total], [null, size]);
@@ -235,7 +235,7 @@ test('without onProgress the loader reads as before (no reports, same bytes)', a
   assert.equal(b.onProgress, null);
   const with_ = await open([], { onProgress: () => {} });
   const stream = b.manifest.streams[0];
-  assert.deepEqual(await b.bytes(stream.tables.compile_directory.path), await with_.bytes(stream.tables.compile_directory.path));
+  assert.deepEqual(await b.bytes(stream.tables.compile_directory.parts[0]), await with_.bytes(stream.tables.compile_directory.parts[0]));
 });
 
 test('indexRows streams: rows split across any chunk boundary come out whole, as from the whole buffer', async () => {

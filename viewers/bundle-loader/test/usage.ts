@@ -15,6 +15,17 @@ export async function alignedLabels(url: string): Promise<string[]> {
   return alignment?.compiles.map((c) => c.label) ?? [];
 }
 
+/** The failed compiles of a large bundle, read one table part at a time (never the whole table). */
+export async function failedCompileIds(url: string): Promise<string[]> {
+  const bundle = await openBundle(url);
+  const ids: string[] = [];
+  for await (const part of bundle.tableParts(bundle.manifest.streams[0].id, 'compile_directory')) {
+    ids.push(...part.compiles.filter((c) => c.status === 'failed').map((c) => c.compile_id));
+  }
+  for await (const part of bundle.crossRankTableParts('compile_alignment')) ids.push(...part.compiles.map((c) => c.label));
+  return ids;
+}
+
 /** A picked folder's files (an `<input type=file webkitdirectory>`) or a drop, opened in the page. */
 export async function localCompiles(input: HTMLInputElement, drop?: DataTransfer): Promise<string[]> {
   const files = drop ? await filesFromDataTransfer(drop) : [...(input.files ?? [])];
