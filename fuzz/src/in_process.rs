@@ -131,10 +131,10 @@ fn cross_rank_tables(mut compared: Vec<StreamTables>) -> io::Result<()> {
         s.member.label = m.label;
     }
     let alignment = cross_rank::align(&compared);
-    let mut compressor = table_files::TableCompressor::PLAIN;
+    let mut compressor = table_files::TableCompressor::plain(TableOptions::default().part_bytes);
     cross_rank::build(&compared, &alignment, &cross_rank::NoPayloads, &mut compressor)
         .iter()
-        .try_for_each(|t| table_json(t.name, &t.json).map(drop))
+        .try_for_each(|t| t.parts.iter().try_for_each(|part| table_json(t.name, part).map(drop)))
 }
 
 /// A finished table (zstd-compressed JSON) decompressed, checked to be JSON.
@@ -186,13 +186,16 @@ impl Stream {
         self.analysis.observe(&ev);
     }
 
-    /// Finishes every table; each must come out as JSON. Returns them by name, compressed as written.
-    fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<u8>>> {
+    /// Finishes every table; each part must come out as JSON. Returns their parts by name,
+    /// compressed as written.
+    fn finish(self) -> io::Result<BTreeMap<&'static str, Vec<Vec<u8>>>> {
         let mut tables = BTreeMap::new();
         let mut keep = |table: TableOutput| {
             // Checked to be JSON, kept compressed as the bundle writer hands tables over.
-            table_json(table.name, &table.json)?;
-            tables.insert(table.name, table.json);
+            for part in &table.parts {
+                table_json(table.name, part)?;
+            }
+            tables.insert(table.name, table.parts);
             Ok::<_, io::Error>(())
         };
         // As a small stream's: on this thread.

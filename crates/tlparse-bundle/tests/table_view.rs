@@ -53,7 +53,7 @@ fn a_view_of_a_big_table_takes_the_views_memory_not_the_tables() {
     let bundle = common::copy_bundle(dir.path());
     let b = Bundle::open(&bundle).unwrap();
     let stream = b.manifest.streams[0].id.clone();
-    let path = b.manifest.streams[0].tables["compile_directory"].path.clone();
+    let path = b.manifest.streams[0].tables["compile_directory"].parts[0].clone();
     std::fs::write(bundle.join(&path), big_directory(20_000)).unwrap();
 
     // 40 MB of JSON: a view of one short field of each row holds 20,000 short strings.
@@ -74,7 +74,7 @@ fn a_damaged_or_endless_table_read_through_a_view_is_an_error_naming_its_file() 
     let bundle = common::copy_bundle(dir.path());
     let mut b = Bundle::open(&bundle).unwrap();
     let stream = b.manifest.streams[0].id.clone();
-    let path = b.manifest.streams[0].tables["compile_directory"].path.clone();
+    let path = b.manifest.streams[0].tables["compile_directory"].parts[0].clone();
     let read = |b: &Bundle| b.table_view::<IgnoredAny>(&stream, "compile_directory").unwrap_err().to_string();
 
     // Cut short, then followed by more than one document.

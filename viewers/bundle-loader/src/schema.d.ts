@@ -1,5 +1,5 @@
-// schema.d.ts: the TypeScript types of every tlparse bundle file, format 1.x.
-// GENERATED from schema/v1/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
+// schema.d.ts: the TypeScript types of every tlparse bundle file, format 2.x.
+// GENERATED from schema/v2/ by viewers/bundle-loader/scripts/gen-types.mjs: do not edit;
 // run scripts/regenerate.
 
 /**
@@ -2353,13 +2353,19 @@ export interface Stream {
   chrome_trace: string | null;
 }
 /**
- * Where one analysis table of a stream is.
+ * Where one table is: its parts (docs/format.md, Analysis tables).
  */
 export interface TableRef {
   /**
-   * Path of the table file, `tables/<stream>/<name>.json.zst`.
+   * Paths of the table's parts, in order, at least one: `tables/<stream>/<name>.json.zst` for
+   * a table in one part, `tables/<stream>/<name>.<k>.json.zst` (k from 0) for several. Each
+   * part is a whole document of the table's schema; each of its top-level lists holds a slice
+   * of the table's list (the list is the slices in part order), and its other members are
+   * the same in every part.
+   *
+   * @minItems 1
    */
-  path: string;
+  parts: [string, ...string[]];
   /**
    * Number of rows in the table (its main list; see each table's description).
    */
