@@ -85,7 +85,7 @@ def slices(items: List[Any], n: int) -> List[List[Any]]:
 
 def split_table(root: Path, stream: Optional[str], name: str, n: int = 3) -> List[Dict[str, Any]]:
     """Splits a one-part table of a format 2 bundle into `n` parts by hand, as the writer does
-    (docs/format.md, "Tables in parts"): each top-level list cut into consecutive slices, every
+    (docs/format.md): each top-level list cut into consecutive slices, every
     other member copied into every part, the parts written as `<name>.<k>.json.zst` beside the
     table's file (which is removed) and listed in the manifest. The parts' documents, in order."""
     m = manifest(root)

@@ -137,18 +137,26 @@ def total_a_list(part: Dict[str, Any]) -> None:
     part["total_us"] = [part["total_us"]]
 
 
+def events_true(part: Dict[str, Any]) -> None:
+    part["events"] = True  # part 0's is made 1: equal in Python, another JSON value
+
+
 @pytest.mark.parametrize("edit,message", [
     (disagree, r"part 2 of table compile_time: 'total_us' differs from part 0's \(a member that is not a list"),
     (drop_phases, r"part 2 of table compile_time has other members than part 0 \(missing \['phases'\], extra \[\]\)"),
     (add_member, r"part 2 of table compile_time has other members than part 0 \(missing \[\], extra \['extra'\]\)"),
     (phases_not_a_list, "part 2 of table compile_time: 'phases' is a list in part 0 and not in this part"),
     (total_a_list, "part 2 of table compile_time: 'total_us' differs from part 0's"),
+    (events_true, "part 2 of table compile_time: 'events' differs from part 0's"),
 ])
 def test_parts_that_disagree_are_refused(simple_copy: Path, edit: Any, message: str) -> None:
     parts = split_table(simple_copy, "log0", "compile_time")
     assert isinstance(parts[2]["total_us"], float) and isinstance(parts[2]["phases"], list)
     edit(parts[2])
     write_part(simple_copy, "tables/log0/compile_time.2.json.zst", parts[2])
+    if edit is events_true:
+        for k in (0, 1):
+            write_part(simple_copy, f"tables/log0/compile_time.{k}.json.zst", {**parts[k], "events": 1})
     refused(tlparse_bundle.open(simple_copy), "compile_time", "tables/log0/compile_time.2.json.zst: " + message)
 
 

@@ -6,6 +6,7 @@ here, from docs/tables/*.md and docs/cross_rank/*.md."""
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from .errors import BundleError, NotFoundError, suggest
@@ -77,7 +78,7 @@ def main_list(name: str, data: Mapping[str, Any]) -> str:
 class Parts:
     """The parts of one table, checked one at a time as they are read: every part is a JSON
     object with the members of part 0, its lists where part 0 has lists (slices of the table's
-    lists) and every other member equal to part 0's (docs/format.md, "Tables in parts")."""
+    lists) and every other member equal to part 0's (docs/format.md)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -101,7 +102,7 @@ class Parts:
             if not isinstance(data[key], list):
                 raise BundleError(f"{where}: {key!r} is a list in part 0 and not in this part")
         for key, value in self._first.items():
-            if data[key] != value:
+            if not _same_json(data[key], value):
                 # Counts and summaries are of the whole table: parts that disagree are not one table.
                 raise BundleError(
                     f"{where}: {key!r} differs from part 0's (a member that is not a list is the same in every part)"
@@ -112,6 +113,12 @@ class Parts:
         """Appends the lists of a later part (checked) to those of `merged`, part 0's document."""
         for key in self._lists:
             merged[key].extend(part[key])
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same JSON: Python's `==` takes `1`, `1.0` and
+    `true` for one value."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 class Table(Mapping[str, Any]):
