@@ -67,16 +67,6 @@ def table_refs(m: Dict[str, Any]) -> Iterator[Tuple[Optional[str], str, Dict[str
         yield None, name, ref
 
 
-def as_format_2(root: Path) -> None:
-    """A format 1 bundle's manifest rewritten to format 2's shape (docs/format.md): each table
-    reference's `path` becomes `parts`, a list of that one path; the files stay as they are."""
-    m = manifest(root)
-    m.update(format_version="2.0", min_reader_version=2)
-    for _, _, ref in table_refs(m):
-        ref["parts"] = [ref.pop("path")]
-    (root / "manifest.json").write_text(json.dumps(m))
-
-
 def slices(items: List[Any], n: int) -> List[List[Any]]:
     """`items` cut in `n` consecutive slices as even as can be (some empty when items are few)."""
     bounds = [len(items) * k // n for k in range(n + 1)]

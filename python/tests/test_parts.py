@@ -1,6 +1,7 @@
-"""Tables stored in parts (format 2): tables split into three parts by hand, as the writer cuts
-them, read whole (merged) and part by part, checked against the documents written; and parts that
-are hostile or do not agree, each refused with a message naming the part."""
+"""Tables stored in parts (format 2): bundles built with `--table-part-bytes 2000` read as their
+one-part builds; tables split into three parts by hand, read whole (merged) and part by part,
+checked against the documents written; and parts that are hostile or do not agree, each refused
+with a message naming the part."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 import tlparse_bundle
 from tlparse_bundle import BundleError, Limits, NotFoundError
 
+from conftest import PARTED
 from helpers import manifest, split_table, table_refs, unzstd_json, zstd_json
 
 
@@ -191,3 +193,26 @@ def test_table_parts_of_absent_or_unknown_tables(bundles: Dict[str, Path]) -> No
         multi.table_parts("compile_directory")
     with pytest.raises(BundleError, match="cross-rank table"):
         multi.table_parts("compile_alignment", "rank0")
+
+
+# --- real multi-part bundles ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bundle", PARTED)
+def test_multi_part_builds_read_as_their_single_part_builds(bundles: Dict[str, Path], bundle: str) -> None:
+    parted = bundles[f"{bundle}.parts"]
+    single, multi = tlparse_bundle.open(bundles[bundle]), tlparse_bundle.open(parted)
+    refs = list(table_refs(multi.manifest))
+    assert [(s, t) for s, t, _ in refs] == [(s, t) for s, t, _ in table_refs(single.manifest)]
+    split = 0
+    for stream, name, ref in refs:
+        whole = multi.table(name, stream)
+        assert dict(whole) == dict(single.table(name, stream)), (bundle, stream, name)
+        assert whole.manifest_rows == ref["rows"] == single.table(name, stream).manifest_rows
+        parts = list(multi.table_parts(name, stream))
+        # In the manifest's order, each the document of its file read without the reader.
+        assert [p.part for p in parts] == list(range(len(ref["parts"])))
+        assert [dict(p) for p in parts] == [unzstd_json(parted / path) for path in ref["parts"]]
+        assert [row for p in parts for row in p.rows] == whole.rows
+        split += len(ref["parts"]) > 1
+    assert split > 0, f"no table of {bundle} was cut in parts at --table-part-bytes 2000"
