@@ -33,6 +33,9 @@ SOURCES = {
     "export_guard_added": "tlparse-tests/export_guard_added.log",
 }
 
+# Bundles also built with multi-part tables, as `NAME.parts`.
+PARTED = ["simple", "ranks_shifted", "graph_exec_order", "export_guard_added"]
+
 # The local server must be reached directly, whatever proxy the environment names.
 os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
@@ -54,8 +57,9 @@ def binary() -> Path:
 
 @pytest.fixture(scope="session")
 def bundles(binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Path]:
-    """Bundle directories by name: SOURCES, and `big`, a 30 MiB synthetic log
-    (scripts/make_big_log.py) whose ~10,000 blobs take 16 blob-index shards (index_prefix_len 1)."""
+    """Bundle directories by name: SOURCES; `big`, a 30 MiB synthetic log
+    (scripts/make_big_log.py) whose ~10,000 blobs take 16 blob-index shards (index_prefix_len 1);
+    and `NAME.parts` for NAME in PARTED, built with `--table-part-bytes 2000`."""
     out = tmp_path_factory.mktemp("bundles")
     built = {}
     for name, source in SOURCES.items():
@@ -65,6 +69,10 @@ def bundles(binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Dict[str,
     run(sys.executable, "scripts/make_big_log.py", log, "--size-mb", "30")
     run(binary, log, "-o", out / "big", "-q", "--no-viewer")
     built["big"] = out / "big"
+    # The same logs with tables cut in parts of ~2,000 bytes: most tables take several.
+    for name in PARTED:
+        run(binary, Path("fixtures-repo") / SOURCES[name], "-o", out / f"{name}.parts", "-q", "--table-part-bytes", 2000)
+        built[f"{name}.parts"] = out / f"{name}.parts"
     return built
 
 

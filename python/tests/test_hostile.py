@@ -75,7 +75,7 @@ def test_another_format_is_refused(simple_copy: Path) -> None:
 def set_path(field: str, value: str) -> Callable[[Dict[str, Any]], None]:
     def edit(m: Dict[str, Any]) -> None:
         if field == "table":
-            m["streams"][0]["tables"]["compile_directory"]["path"] = value
+            m["streams"][0]["tables"]["compile_directory"]["parts"] = [value]
         elif field in ("index", "stacks"):
             m["streams"][0][field] = value
         elif field == "diagnostics":
@@ -233,9 +233,9 @@ def test_files_over_the_limits_are_refused(simple_copy: Path) -> None:
 @pytest.mark.parametrize("text,message", [
     (b"not json", "manifest.json: not valid JSON"),
     (b"[1, 2]", "not a JSON object"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": 3}', "streams is not a list"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": [{"id": 1}]}', "string id"),
-    (b'{"format": "tlparse-bundle", "min_reader_version": 1, "streams": [{"id": "a"}, {"id": "a"}]}', "listed twice"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 2, "streams": 3}', "streams is not a list"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 2, "streams": [{"id": 1}]}', "string id"),
+    (b'{"format": "tlparse-bundle", "min_reader_version": 2, "streams": [{"id": "a"}, {"id": "a"}]}', "listed twice"),
     (b"\xff\xfe\x00", "not valid JSON"),
     (b'{"a": NaN}', "not valid JSON"),
     (b"[" * 100000, "nested too deep"),
@@ -316,7 +316,8 @@ def test_bad_stack_ids_are_refused(simple_copy: Path) -> None:
 FIELDS_READ = [
     ("streams",), ("streams", 0), ("streams", 0, "id"), ("streams", 0, "index"), ("streams", 0, "stacks"),
     ("streams", 0, "tables"), ("streams", 0, "tables", "compile_directory"),
-    ("streams", 0, "tables", "compile_directory", "path"), ("cross_rank",), ("diagnostics",),
+    ("streams", 0, "tables", "compile_directory", "parts"), ("streams", 0, "tables", "compile_directory", "parts", 0),
+    ("cross_rank",), ("diagnostics",),
     ("diagnostics", "path"), ("blobs",), ("blobs", "index_prefix_len"), ("blobs", "index_path"),
     ("blobs", "packs"), ("blobs", "packs", 0), ("blobs", "packs", 0, "path"), ("blobs", "packs", 0, "raw_size"),
 ]

@@ -29,7 +29,7 @@ def test_open_a_url_with_or_without_slash(server: Server, bundles: Dict[str, Pat
         assert b.manifest == manifest(bundles["simple"])
 
 
-@pytest.mark.parametrize("bundle", ["simple", "ranks_shifted"])
+@pytest.mark.parametrize("bundle", ["simple", "ranks_shifted", "ranks_shifted.parts"])
 def test_http_reads_what_the_directory_holds(server: Server, bundles: Dict[str, Path], bundle: str) -> None:
     gzipped = server.gzipped
     local = tlparse_bundle.open(bundles[bundle])
@@ -37,6 +37,8 @@ def test_http_reads_what_the_directory_holds(server: Server, bundles: Dict[str, 
     for stream in local.manifest["streams"]:
         for name in stream["tables"]:
             assert dict(remote.table(name, stream["id"])) == dict(local.table(name, stream["id"]))
+            remote_parts = [dict(p) for p in remote.table_parts(name, stream["id"])]
+            assert remote_parts == [dict(p) for p in local.table_parts(name, stream["id"])]
         assert list(remote.index_rows(stream["id"])) == list(local.index_rows(stream["id"]))
         assert remote.stacks(stream["id"]).frames == local.stacks(stream["id"]).frames
     for name in (local.manifest["cross_rank"] or {}).get("tables", {}):

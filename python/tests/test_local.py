@@ -21,10 +21,10 @@ def test_open_a_path_str_or_pathlike(bundles: Dict[str, Path]) -> None:
     for where in (bundles["simple"], str(bundles["simple"]), str(bundles["simple"]) + os.sep):
         b = tlparse_bundle.open(where)
         assert b.manifest["format"] == "tlparse-bundle"
-        assert b.manifest["format_version"] == "1.0"
-        assert b.manifest["min_reader_version"] == 1
+        assert b.manifest["format_version"] == "2.0"
+        assert b.manifest["min_reader_version"] == 2
         assert b.streams == ["log0"]
-    assert tlparse_bundle.READER_VERSION == 1
+    assert tlparse_bundle.READER_VERSION == 2
 
 
 def test_streams_of_a_multi_rank_bundle(bundles: Dict[str, Path]) -> None:

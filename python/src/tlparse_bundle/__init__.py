@@ -6,7 +6,7 @@ from a local directory or an http(s) URL:
     b.table("compile_directory", stream="rank0").rows
     b.artifact("rank0", "[0/0]", "inductor_output_code")
 
-The format is docs/format.md of the tlparse-build repository (version 1.x: reader version 1)."""
+The format is docs/format.md of the tlparse-build repository (version 2.x: reader version 2)."""
 
 from .bundle import Bundle, RowNumbering, normalize_compile_id, open, source_for
 from .errors import BundleError, NotFoundError, UnsupportedBundleError

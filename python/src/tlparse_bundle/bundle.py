@@ -16,7 +16,7 @@ from .limits import FORMAT_NAME, READER_VERSION, Limits
 from .paths import check_path
 from .source import ByteSource, DirSource, HttpSource, read_all
 from .stacks import Stacks
-from .tables import CROSS_RANK_TABLES, STREAM_TABLES, Table
+from .tables import CROSS_RANK_TABLES, STREAM_TABLES, Parts, Table
 
 MANIFEST = "manifest.json"
 
@@ -81,14 +81,43 @@ class Bundle:
         return stream, entry
 
     def table(self, name: str, stream: Optional[str] = None) -> Optional[Table]:
-        """A table, parsed. With `stream=None`: the cross-rank table of that name if it is one,
-        else the only stream's table (a bundle of several streams needs `stream=`). None when the
-        table is absent: a table with no rows is not written, and a one-stream bundle has no
-        cross-rank tables."""
+        """A table, parsed and whole: its parts merged (part 0's document, each of its lists
+        extended by the same list of the later parts, in order). With `stream=None`: the
+        cross-rank table of that name if it is one, else the only stream's table (a bundle of
+        several streams needs `stream=`). None when the table is absent: a table with no rows is
+        not written, and a one-stream bundle has no cross-rank tables."""
+        found = self._table_ref(name, stream)
+        if found is None:
+            return None
+        sid, rows, paths = found
+        parts = Parts(name)
+        merged: Dict[str, Any] = {}
+        for index, part in enumerate(self._read_parts(parts, paths)):
+            if index == 0:
+                merged = part
+            else:
+                parts.extend(merged, part)
+        return Table(name, sid, merged, rows)
+
+    def table_parts(self, name: str, stream: Optional[str] = None) -> Iterator[Table]:
+        """The parts of a table, one `Table` each (its `part` the index), read one at a time in
+        order, so that a table too big to hold whole can be walked: each part's lists are its
+        slices of the table's lists; its other members are the whole table's. `name` and
+        `stream` as for `table()`, cross-rank tables included; nothing when the table is
+        absent. The stream and the parts' paths are checked at the call, each part as it is read."""
+        found = self._table_ref(name, stream)
+        if found is None:
+            return iter(())
+        sid, rows, paths = found
+        parts = self._read_parts(Parts(name), paths)
+        return (Table(name, sid, part, rows, part=index) for index, part in enumerate(parts))
+
+    def _table_ref(self, name: str, stream: Optional[str]) -> "Optional[tuple[Optional[str], Any, List[str]]]":
+        """A table's stream (None: cross-rank), manifest `rows` and part paths; None if absent."""
         if stream is None:
             cross = self._cross_rank_tables()
             if name in cross:
-                return self._load(name, None, cross[name], "manifest.json: cross_rank.tables")
+                return self._ref(name, None, cross[name], "manifest.json: cross_rank.tables")
             if name in CROSS_RANK_TABLES:
                 return None
         elif name in CROSS_RANK_TABLES:
@@ -96,7 +125,7 @@ class Bundle:
         sid, entry = self._stream(stream)
         tables = _object(entry.get("tables", {}), f"manifest.json: stream {sid}: tables")
         if name in tables:
-            return self._load(name, sid, tables[name], f"manifest.json: stream {sid}: tables")
+            return self._ref(name, sid, tables[name], f"manifest.json: stream {sid}: tables")
         if name in STREAM_TABLES:
             return None
         known = list(STREAM_TABLES) + list(CROSS_RANK_TABLES) + list(tables)
@@ -109,13 +138,25 @@ class Bundle:
         cross = _object(cross, "manifest.json: cross_rank")
         return _object(cross.get("tables", {}), "manifest.json: cross_rank.tables")
 
-    def _load(self, name: str, stream: Optional[str], ref: Any, where: str) -> Table:
+    @staticmethod
+    def _ref(name: str, stream: Optional[str], ref: Any, where: str) -> "tuple[Optional[str], Any, List[str]]":
+        """A table reference's stream, `rows` and part paths, every path checked before any is read."""
         ref = _object(ref, f"{where}.{name}")
-        path = check_path(ref.get("path"), f"{where}.{name}.path")
-        data = read_json(self.source, path, self.limits)
-        if not isinstance(data, dict):
-            raise BundleError(f"{path}: a table is a JSON object")
-        return Table(name, stream, data, ref.get("rows"))
+        parts = ref.get("parts")
+        if not isinstance(parts, list) or not parts:
+            # A format 1 reference names one file in `path`: that bundle is for a reader of version 1.
+            old = " (it has a path, as in format 1: rebuild the bundle with a current tlparse-build)"
+            old = old if "path" in ref else ""
+            raise BundleError(
+                f"{where}.{name}.parts: a table lists its parts, at least one path, not {clip(parts, 80)}{old}"
+            )
+        paths = [check_path(path, f"{where}.{name}.parts[{i}]") for i, path in enumerate(parts)]
+        return stream, ref.get("rows"), paths
+
+    def _read_parts(self, parts: Parts, paths: List[str]) -> Iterator[Dict[str, Any]]:
+        """Each part of a table, read when asked for and checked against part 0 (`Parts`)."""
+        for index, path in enumerate(paths):
+            yield parts.check(read_json(self.source, path, self.limits), path, index)
 
     # Artifacts and blobs.
 

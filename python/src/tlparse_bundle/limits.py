@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 # The reader version this is: the major of the format it is written against (docs/format.md,
 # Versioning). A bundle whose manifest asks for a newer reader (`min_reader_version` above this)
-# is refused; any 1.x bundle is read, its fields this reader does not know ignored.
-READER_VERSION = 1
+# is refused; any 2.x bundle is read, its fields this reader does not know ignored.
+READER_VERSION = 2
 
 # The manifest's `format`.
 FORMAT_NAME = "tlparse-bundle"

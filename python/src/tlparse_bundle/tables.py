@@ -1,10 +1,12 @@
 """Analysis tables as `Bundle.table` returns them: the table's JSON object as a read-only
-mapping, with `rows` (its main list, as plain dicts) and `to_pandas`. Which list is a table's
-main list is said once, here, from docs/tables/*.md and docs/cross_rank/*.md."""
+mapping, with `rows` (its main list, as plain dicts) and `to_pandas`; and the parts a table is
+stored in, checked to agree and merged (`Parts`). Which list is a table's main list is said once,
+here, from docs/tables/*.md and docs/cross_rank/*.md."""
 
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from .errors import BundleError, NotFoundError, suggest
@@ -73,15 +75,65 @@ def main_list(name: str, data: Mapping[str, Any]) -> str:
     )
 
 
+class Parts:
+    """The parts of one table, checked one at a time as they are read: every part is a JSON
+    object with the members of part 0, its lists where part 0 has lists (slices of the table's
+    lists) and every other member equal to part 0's (docs/format.md)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._first: Optional[Dict[str, Any]] = None  # part 0's members that are not lists
+        self._lists: List[str] = []  # part 0's members that are lists
+
+    def check(self, data: Any, path: str, index: int) -> Dict[str, Any]:
+        """`data`, part `index` of the table read from `path`, if it agrees with part 0."""
+        where = f"{path}: part {index} of table {self.name}"
+        if not isinstance(data, dict):
+            raise BundleError(f"{where} is not a JSON object (a table is a JSON object)")
+        if self._first is None:
+            self._lists = [k for k, v in data.items() if isinstance(v, list)]
+            self._first = {k: v for k, v in data.items() if not isinstance(v, list)}
+            return data
+        members = set(self._first) | set(self._lists)
+        if set(data) != members:
+            missing, extra = sorted(members - set(data)), sorted(set(data) - members)
+            raise BundleError(f"{where} has other members than part 0 (missing {missing}, extra {extra})")
+        for key in self._lists:
+            if not isinstance(data[key], list):
+                raise BundleError(f"{where}: {key!r} is a list in part 0 and not in this part")
+        for key, value in self._first.items():
+            if not _same_json(data[key], value):
+                # Counts and summaries are of the whole table: parts that disagree are not one table.
+                raise BundleError(
+                    f"{where}: {key!r} differs from part 0's (a member that is not a list is the same in every part)"
+                )
+        return data
+
+    def extend(self, merged: Dict[str, Any], part: Dict[str, Any]) -> None:
+        """Appends the lists of a later part (checked) to those of `merged`, part 0's document."""
+        for key in self._lists:
+            merged[key].extend(part[key])
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same JSON: Python's `==` takes `1`, `1.0` and
+    `true` for one value."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
 class Table(Mapping[str, Any]):
     """One analysis table: a read-only mapping of its JSON object (`table["unattributed"]`),
-    with `name`, `stream` (None for a cross-rank table), `manifest_rows` (the manifest's count),
-    `rows` and `to_pandas()`."""
+    with `name`, `stream` (None for a cross-rank table), `manifest_rows` (the manifest's count,
+    of the whole table), `part` (None for a whole table, else the index of the part it is), `rows`
+    and `to_pandas()`."""
 
-    def __init__(self, name: str, stream: Optional[str], data: Dict[str, Any], manifest_rows: object) -> None:
+    def __init__(
+        self, name: str, stream: Optional[str], data: Dict[str, Any], manifest_rows: object, part: Optional[int] = None
+    ) -> None:
         self.name = name
         self.stream = stream
         self.manifest_rows = manifest_rows
+        self.part = part
         self._data = data
 
     def __getitem__(self, key: str) -> Any:
@@ -95,6 +147,8 @@ class Table(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         where = f"stream {self.stream}" if self.stream is not None else "cross-rank"
+        if self.part is not None:
+            where += f", part {self.part}"
         return f"<Table {self.name} ({where}): keys {', '.join(self._data)}>"
 
     @property
