@@ -300,7 +300,7 @@ fn a_missing_unfinished_or_damaged_shard_stops_the_merge_before_anything_is_writ
         let m = manifest(d);
         let tables = m["streams"][0]["tables"].as_array().unwrap();
         let table = tables.iter().find(|t| t["name"] == "compile_directory").unwrap();
-        forge(d, table["path"].as_str().unwrap(), &zstd::encode_all(&b"{\"compiles\": 3}"[..], 3).unwrap());
+        forge(d, table["parts"][0].as_str().unwrap(), &zstd::encode_all(&b"{\"compiles\": 3}"[..], 3).unwrap());
     });
     assert_refused(merge(&set, &out, &[]), &out, &["damaged-table", "compile_directory", "does not read back"]);
     // The same with the stream's Chrome trace: gzip of a trace whose one event is not an object.
