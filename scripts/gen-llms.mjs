@@ -192,8 +192,8 @@ export function costs() {
   return picked.map((r) => `| ${keep.map((i) => r[i]).join(' | ')} |`).join('\n');
 }
 
-/** The cost rows llms-full.txt keeps (the file has a size limit): one rank, four, seven. */
-const COST_ROWS = ['training, 1 rank', 'ranks_shifted, 4 ranks', 'tlparse-tests multi_rank_runtime'];
+/** The cost rows llms-full.txt keeps (the file has a size limit): one rank, seven. */
+const COST_ROWS = ['training, 1 rank', 'tlparse-tests multi_rank_runtime'];
 
 const BUNDLE = 'crates/tlparse-bundle/tests/bundles/simple';
 
@@ -224,9 +224,11 @@ export function excerpts() {
   };
   const directory = bundleJson(s.tables.compile_directory.parts[0]);
   const c = directory.compiles[0];
-  const code = c.artifacts.find((a) => a.name === 'inductor_output_code');
+  const own = directory.artifacts.slice(c.first_artifact, c.first_artifact + c.artifact_count);
+  const code = own.find((a) => a.name === 'inductor_output_code');
   const entry = {
-    ...pick(c, ['compile_id', 'cid', 'dir', 'status', 'co_name', 'first_seq', 'last_seq', 'duration_s', 'backward_s', 'total_s']),
+    compiles: [pick(c, ['compile_id', 'status', 'co_name', 'total_s', 'first_artifact',
+      'artifact_count'])],
     artifacts: [code],
   };
   const shardPath = m.blobs.index_path.replace('{prefix}', m.blobs.index_prefix_len ? code.blob.slice(0, m.blobs.index_prefix_len) : 'all');

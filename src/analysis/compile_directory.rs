@@ -1,5 +1,5 @@
-//! The compile directory: one row per compile id with status, timing, reasons, cache outcomes
-//! and artifacts.
+//! The compile directory: one row per compile id with status, timing, reasons and cache outcomes,
+//! then every compile's artifacts.
 
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -19,6 +19,7 @@ pub struct CompileDirectoryTable;
 #[derive(Serialize)]
 pub struct CompileDirectoryView<'a> {
     compiles: Entries<'a>,
+    artifacts: CompileArtifacts<'a>,
     unattributed: ArtifactRefs<'a>,
 }
 
@@ -29,29 +30,52 @@ impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let c = self.0.compiles;
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
+        let mut first_artifact = 0;
         for r in &c.records {
-            let artifacts = c.artifacts(r);
+            let artifact_count = c.artifacts(r).len() as u64;
             let key = alignment::key_string(&self.1.key(&r.id(), || r.display()));
-            seq.serialize_element(&EntryView {
-                row: summary(self.0, r),
-                artifacts: ArtifactRefs(c, &artifacts),
-                align_key: &key,
-            })?;
+            let row = CompileEntry { first_artifact, artifact_count, ..summary(self.0, r) };
+            seq.serialize_element(&EntryView { row, align_key: &key })?;
+            first_artifact += artifact_count;
         }
         seq.end()
     }
 }
 
-/// A [`CompileEntry`] as serialized, its artifacts' rows made one at a time as they are written
-/// (one compile can log a million artifacts).
-struct EntryView<'a, A> {
-    /// Without artifacts nor alignment key.
+/// Every compile's artifacts, compile by compile, each row made as it is written (one compile
+/// can log a million artifacts).
+struct CompileArtifacts<'a>(&'a Compiles);
+
+impl Serialize for CompileArtifacts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut seq = serializer.serialize_seq(None)?;
+        for r in &c.records {
+            let compile_id = r.display();
+            for a in c.artifacts(r).iter() {
+                seq.serialize_element(&ArtifactRow { compile_id: &compile_id, artifact: c.artifact_ref(a) })?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// A [`crate::schema::tables::CompileArtifact`] as serialized.
+#[derive(Serialize)]
+struct ArtifactRow<'a> {
+    compile_id: &'a str,
+    #[serde(flatten)]
+    artifact: crate::schema::tables::ArtifactRef,
+}
+
+/// A [`CompileEntry`] as serialized, with its alignment key (which the row, made without it,
+/// does not hold).
+struct EntryView<'a> {
     row: CompileEntry,
-    artifacts: A,
     align_key: &'a str,
 }
 
-impl<A: Serialize> Serialize for EntryView<'_, A> {
+impl Serialize for EntryView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // `CompileEntry`'s fields, in order (a test compares the two).
         let r = &self.row;
@@ -90,7 +114,8 @@ impl<A: Serialize> Serialize for EntryView<'_, A> {
         s.serialize_field("restart_reasons", &r.restart_reasons)?;
         s.serialize_field("graph_breaks", &r.graph_breaks)?;
         s.serialize_field("cache", &r.cache)?;
-        s.serialize_field("artifacts", &self.artifacts)?;
+        s.serialize_field("first_artifact", &r.first_artifact)?;
+        s.serialize_field("artifact_count", &r.artifact_count)?;
         s.serialize_field("align_key", self.align_key)?;
         s.end()
     }
@@ -148,7 +173,7 @@ impl alignment::KeyedRow for KeyRow<'_> {
     }
 }
 
-/// A row without its artifacts nor its alignment key.
+/// A row without where its artifacts are nor its alignment key.
 fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
     let c = ctx.compiles;
     let metrics = c.metrics(r);
@@ -185,7 +210,8 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         restart_reasons: m.map_or_else(Vec::new, |m| m.restart_reasons.clone()),
         graph_breaks: r.graph_breaks().to_vec(),
         cache: c.cache(r),
-        artifacts: Vec::new(),
+        first_artifact: 0,
+        artifact_count: 0,
         align_key: None,
     }
 }
@@ -203,7 +229,11 @@ impl Table for CompileDirectoryTable {
         }
         let rows = c.records.len() as u64;
         Some((
-            CompileDirectoryView { compiles: Entries(ctx, keyer(ctx)), unattributed: ArtifactRefs(c, &c.unattributed) },
+            CompileDirectoryView {
+                compiles: Entries(ctx, keyer(ctx)),
+                artifacts: CompileArtifacts(c),
+                unattributed: ArtifactRefs(c, &c.unattributed),
+            },
             rows,
         ))
     }
@@ -221,7 +251,8 @@ mod tests {
     use crate::schema::{CompileId, PayloadFormat};
 
     /// `EntryView` writes what `CompileEntry` would, every field set (a field added to
-    /// `CompileEntry` and not to the view fails here).
+    /// `CompileEntry` and not to the view fails here), and `ArtifactRow` what `CompileArtifact`
+    /// would.
     #[test]
     fn an_entry_view_serializes_as_its_compile_entry() {
         let artifact = ArtifactRef {
@@ -238,6 +269,9 @@ mod tests {
             no_payload: false,
             graph: None,
         };
+        let row = ArtifactRow { compile_id: "[0/0]", artifact: artifact.clone() };
+        let typed = crate::schema::tables::CompileArtifact { compile_id: "[0/0]".into(), artifact };
+        assert_eq!(serde_json::to_string(&row).unwrap(), serde_json::to_string(&typed).unwrap());
         let id =
             CompileId { compiled_autograd_id: Some(1), frame_id: Some(2), frame_compile_id: Some(3), attempt: Some(4) };
         let full = CompileEntry {
@@ -272,20 +306,14 @@ mod tests {
             restart_reasons: vec!["r".into()],
             graph_breaks: vec!["b".into()],
             cache: vec![CacheOutcome { cache: "c".into(), outcome: "hit".into(), name: "c_hit".into(), seq: 11 }],
-            artifacts: vec![artifact.clone()],
+            first_artifact: 12,
+            artifact_count: 13,
             align_key: Some("k".into()),
         };
-        /// One artifact's row, as a list.
-        struct One(ArtifactRef);
-        impl Serialize for One {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_seq([&self.0])
-            }
-        }
         for graph_compiles in [vec![], vec!["g".to_string()]] {
             let full = CompileEntry { graph_compiles, ..full.clone() };
-            let row = CompileEntry { artifacts: Vec::new(), align_key: None, ..full.clone() };
-            let view = EntryView { row, artifacts: One(artifact.clone()), align_key: "k" };
+            let row = CompileEntry { align_key: None, ..full.clone() };
+            let view = EntryView { row, align_key: "k" };
             assert_eq!(serde_json::to_string(&view).unwrap(), serde_json::to_string(&full).unwrap());
         }
     }

@@ -307,7 +307,7 @@ fn changes(
         out.push(Change::GraphBreaks { added, removed });
     }
     out.extend(cache(a, b));
-    let (artifact_changes, same_up_to_ids) = artifacts(&a.artifacts, &b.artifacts, payloads);
+    let (artifact_changes, same_up_to_ids) = artifacts(&artifacts_of(sa, a), &artifacts_of(sb, b), payloads);
     out.extend(artifact_changes);
     (out, same_up_to_ids)
 }
@@ -315,6 +315,12 @@ fn changes(
 /// Added and removed, sorted; `None` when the sets are equal.
 fn set_change(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<(Vec<String>, Vec<String>)> {
     (a != b).then(|| (b.difference(a).cloned().collect(), a.difference(b).cloned().collect()))
+}
+
+/// The artifacts of `compile`, a row of `s`'s compile directory.
+fn artifacts_of<'s>(s: &'s StreamTables, compile: &CompileEntry) -> Vec<&'s ArtifactRef> {
+    let Some(directory) = &s.compile_directory else { return Vec::new() };
+    directory.artifacts_of(compile).iter().map(|a| &a.artifact).collect()
 }
 
 /// Names with `#2`, `#3` for the later occurrences of the same name, in order.
@@ -425,7 +431,7 @@ fn cache(a: &CompileEntry, b: &CompileEntry) -> Vec<Change> {
 }
 
 /// Artifacts by numbered name: the payload's blob id, or "" for one without a payload.
-fn by_name(list: &[ArtifactRef]) -> Vec<(String, String)> {
+fn by_name(list: &[&ArtifactRef]) -> Vec<(String, String)> {
     let names = numbered(list.iter().map(|r| r.name.as_str()));
     names.into_iter().zip(list).map(|(n, r)| (n, r.blob.clone().unwrap_or_default())).collect()
 }
@@ -437,7 +443,7 @@ fn artifact_name(numbered: &str) -> &str {
 
 /// Artifacts both logged whose payloads differ (even once masked), those only one logged, and
 /// the names of those the same up to ids.
-fn artifacts(a: &[ArtifactRef], b: &[ArtifactRef], payloads: &dyn Payloads) -> (Vec<Change>, Vec<String>) {
+fn artifacts(a: &[&ArtifactRef], b: &[&ArtifactRef], payloads: &dyn Payloads) -> (Vec<Change>, Vec<String>) {
     let (la, lb) = (by_name(a), by_name(b));
     let mb: HashMap<&String, &String> = lb.iter().map(|(n, h)| (n, h)).collect();
     let ma: HashMap<&String, &String> = la.iter().map(|(n, h)| (n, h)).collect();
@@ -733,7 +739,7 @@ mod tests {
         ]);
         let a = [artifact("g", "1"), artifact("code", "3"), artifact("g", "1")];
         let b = [artifact("g", "2"), artifact("code", "4"), artifact("g", "1")];
-        let (changes, same) = artifacts(&a, &b, &read);
+        let (changes, same) = artifacts(&a.each_ref(), &b.each_ref(), &read);
         assert_eq!(same, ["g"]);
         let want = LineDifference {
             line: 2,
@@ -745,7 +751,7 @@ mod tests {
             [Change::Artifact { name: "code".into(), a: "3".into(), b: "4".into(), first_difference: Some(want) }]
         );
         // A payload that cannot be read is reported by its hashes.
-        let (changes, same) = artifacts(&a, &b, &|_, _: &str| None);
+        let (changes, same) = artifacts(&a.each_ref(), &b.each_ref(), &|_, _: &str| None);
         assert!(same.is_empty());
         assert_eq!(changes.len(), 2);
         assert!(changes.iter().all(|c| matches!(c, Change::Artifact { first_difference: None, .. })));

@@ -396,7 +396,7 @@ fn metadata_nested_too_deep_is_kept_as_text_and_the_rest_is_read() {
     let directory = b.stream_table::<CompileDirectory>("log0").unwrap().unwrap();
     let compile = &directory.compiles[0];
     assert_eq!(compile.fail_type.as_deref(), Some("BackendCompilerFailed"));
-    assert!(compile.artifacts.iter().any(|a| a.name == "dynamo_error"));
+    assert!(directory.artifacts_of(compile).iter().any(|a| a.artifact.name == "dynamo_error"));
     let metrics = b.stream_table::<CompilationMetrics>("log0").unwrap().unwrap();
     assert_eq!(metrics.metrics[0].metrics["frame_key"], std::str::from_utf8(deep_120).unwrap());
     assert!(cat_dynamo_error(&out).starts_with(b"Traceback (most recent call last):"));

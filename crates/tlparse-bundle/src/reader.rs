@@ -647,17 +647,30 @@ impl<S: ByteSource> Bundle<S> {
         compile_id: &str,
         name: &str,
     ) -> Result<Option<schema::tables::ArtifactRef>, ReadError> {
-        let Some(directory) = self.stream_table::<schema::tables::CompileDirectory>(stream)? else {
-            return Ok(None);
-        };
+        /// A part of the compile directory, read for its artifacts alone.
+        #[derive(serde::Deserialize)]
+        struct Artifacts {
+            artifacts: Vec<schema::tables::CompileArtifact>,
+        }
         let wanted = crate::ids::displayed_compile_id(compile_id);
-        let Some(compile) = directory.compiles.into_iter().find(|c| c.compile_id == wanted) else {
+        let named = |a: &schema::tables::ArtifactRef| a.name == name || a.tlparse_name.as_deref() == Some(name);
+        let Some(parts) = self.table_parts::<Artifacts>(stream, <schema::tables::CompileDirectory as Table>::NAME)? else {
             return Ok(None);
         };
-        let named = |a: &schema::tables::ArtifactRef| a.name == name || a.tlparse_name.as_deref() == Some(name);
-        let first = compile.artifacts.iter().position(|a| named(a) && a.blob.is_some());
-        let first = first.or_else(|| compile.artifacts.iter().position(named));
-        Ok(first.map(|i| compile.artifacts.into_iter().nth(i).expect("a position found in it")))
+        // A part at a time: the first with a payload, else the first without.
+        let mut without_payload = None;
+        for part in parts {
+            for a in part?.artifacts {
+                if a.compile_id != wanted || !named(&a.artifact) {
+                    continue;
+                }
+                if a.artifact.blob.is_some() {
+                    return Ok(Some(a.artifact));
+                }
+                without_payload.get_or_insert(a.artifact);
+            }
+        }
+        Ok(without_payload)
     }
 
     /// The payload of artifact `name` of compile `compile_id` in `stream` (see

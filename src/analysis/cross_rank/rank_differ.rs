@@ -61,7 +61,7 @@ struct CompileRows {
 
 impl CompileRows {
     /// Files one stream's artifacts of this compile (streams are filed in order).
-    fn add(&mut self, stream: u32, artifacts: &[ArtifactRef], payloads: &mut Payloads) {
+    fn add<'a>(&mut self, stream: u32, artifacts: impl IntoIterator<Item = &'a ArtifactRef>, payloads: &mut Payloads) {
         let mut seen: HashMap<(&str, Option<GraphRole>), u32> = HashMap::new();
         for a in artifacts {
             if a.name == "fx_graph_cache_hit" && a.graph.is_some() {
@@ -115,8 +115,9 @@ fn file_streams(streams: &[StreamTables], alignment: &Alignment) -> (Vec<Compile
         let Some(dir) = s.table::<CompileDirectory>() else { continue };
         // Only a frame compile's final attempt is compared: its restarted attempts are history.
         let finals = dir.compiles.iter().filter_map(|c| Some((alignment.aligned_final(i, &c.compile_id)?, c)));
-        let lists = finals.map(|(aligned, c)| (Some(aligned), &c.artifacts));
-        for (aligned, artifacts) in lists.chain([(None, &dir.unattributed)]) {
+        let lists = finals.map(|(aligned, c)| (Some(aligned), dir.artifacts_of(c).iter().map(|a| &a.artifact).collect()));
+        let unattributed = (None, dir.unattributed.iter().collect::<Vec<_>>());
+        for (aligned, artifacts) in lists.chain([unattributed]) {
             let rows = compiles.entry(row_order(aligned)).or_default();
             rows.compile = aligned;
             rows.add(i as u32, artifacts, &mut payloads);

@@ -3188,13 +3188,21 @@ export interface MetricsRow {
 }
 /**
  * `tables/<stream>/compile_directory.json.zst`: every compile id of the stream in order of first
- * appearance, and the artifacts logged outside any compile. `rows` counts `compiles`.
+ * appearance, their artifacts, and the artifacts logged outside any compile. `rows` counts
+ * `compiles`.
  */
 export interface CompileDirectory {
   /**
    * One row per compile id, in order of first appearance in the stream.
    */
   compiles: CompileEntry[];
+  /**
+   * Every compile's artifacts, compile by compile in `compiles` order, each compile's in log
+   * order: a compile's are `artifacts[first_artifact .. first_artifact + artifact_count]` (of
+   * the table joined from its parts). A list of their own, not one in each row, because one
+   * compile can log a million.
+   */
+  artifacts: CompileArtifact[];
   /**
    * Artifacts logged with no compile id (tlparse files them under `-_-_-_-`).
    */
@@ -3329,10 +3337,15 @@ export interface CompileEntry {
    */
   cache: CacheOutcome[];
   /**
-   * Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
-   * log order.
+   * Where the compile's artifacts start in the table's `artifacts`: every entry of the compile
+   * that carries a payload (except `chromium_event`) or a link, in log order, are the
+   * `artifact_count` from there.
    */
-  artifacts: ArtifactRef[];
+  first_artifact: number;
+  /**
+   * How many artifacts the compile has.
+   */
+  artifact_count: number;
   /**
    * The compile's alignment key as a canonical string:
    * compiles of two streams or two runs that `compile_alignment` would pair (same code,
@@ -3385,6 +3398,79 @@ export interface CacheOutcome {
    * `seq` of the artifact's entry.
    */
   seq: number;
+}
+/**
+ * An artifact of a compile: the compile's id and the artifact.
+ */
+export interface CompileArtifact {
+  /**
+   * The compile's id in display form, as in its row.
+   */
+  compile_id: string;
+  /**
+   * `seq` of the entry in the stream's index.
+   */
+  seq: number;
+  /**
+   * Line of the entry's header in its input file.
+   */
+  line: number;
+  /**
+   * The entry's kind (`artifact`, `dynamo_output_graph`, `inductor_output_code`, ...).
+   */
+  kind: string;
+  /**
+   * What to call it, by the one rule of [`crate::naming::artifact_names`]: the logged name of
+   * named kinds (`artifact`, `graph_dump`, `link`, `dump_file`), `optimize_ddp_split_child_`
+   * and the logged name for DDP split children, the kind otherwise (output code is
+   * `inductor_output_code`). The same for the same artifact of every compile and rank.
+   */
+  name: string;
+  /**
+   * tlparse's name for its output file (without its `_<N>` counter and extension) when it
+   * differs from `name`: `inductor_output_code_<file stem>`, `eval_with_key_<N>`.
+   */
+  tlparse_name?: string | null;
+  /**
+   * Blob id of the payload; null for links and payload-less entries.
+   */
+  blob: string | null;
+  /**
+   * Payload size in bytes (0 without a payload).
+   */
+  size: number;
+  /**
+   * Payload lines (0 without a payload).
+   */
+  lines: number;
+  /**
+   * Detected payload format; null without a payload.
+   */
+  format: PayloadFormat | null;
+  /**
+   * The URL of a `link` entry.
+   */
+  url?: string | null;
+  /**
+   * True (and only then present) for an entry logged without a payload that is not a link:
+   * its envelope had no `has_payload` (torch logs some artifacts so, e.g. the
+   * `inductor_provenance_tracking_*` ones on an FX graph cache hit). `blob` is then null and
+   * `size` and `lines` 0; tlparse shows such an artifact as an empty file.
+   */
+  no_payload?: boolean;
+  /**
+   * Which AOT graph it was produced for, absent when not known or not
+   * one graph's: `aot_forward_graph`, `aot_backward_graph` and `aot_inference_graph` by their
+   * names; output code by its `# AOT ID: ['<n>_<graph>']` line; any other artifact logged
+   * inside Inductor's compile of one graph (the `fw_compiler_base` trace span: forward, or
+   * inference when the compile's AOT graph is `aot_inference_graph`; `bw_compiler`: backward,
+   * often after the compile's `compilation_metrics`) gets that graph. An AOTAutograd cache hit
+   * loads its graphs one after another inside one `AOTAutogradCache.inductor_load` span, each
+   * load ending with its `fx_graph_cache_hit`: every entry of a load gets the graph its output
+   * code names. `aot_joint_graph` (both graphs) and artifacts of a log without those spans
+   * (but output code) have none.
+   */
+  graph?: GraphRole | null;
 }
 /**
  * A logged artifact, as tables refer to it: an entry of a named kind (`artifact`, `graph_dump`,

@@ -7,14 +7,39 @@ use super::ArtifactRef;
 use crate::schema::CompileId;
 
 /// `tables/<stream>/compile_directory.json.zst`: every compile id of the stream in order of first
-/// appearance, and the artifacts logged outside any compile. `rows` counts `compiles`.
+/// appearance, their artifacts, and the artifacts logged outside any compile. `rows` counts
+/// `compiles`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct CompileDirectory {
     /// One row per compile id, in order of first appearance in the stream.
     pub compiles: Vec<CompileEntry>,
+    /// Every compile's artifacts, compile by compile in `compiles` order, each compile's in log
+    /// order: a compile's are `artifacts[first_artifact .. first_artifact + artifact_count]` (of
+    /// the table joined from its parts). A list of their own, not one in each row, because one
+    /// compile can log a million.
+    pub artifacts: Vec<CompileArtifact>,
     /// Artifacts logged with no compile id (tlparse files them under `-_-_-_-`).
     pub unattributed: Vec<ArtifactRef>,
+}
+
+impl CompileDirectory {
+    /// The artifacts of `compile`, a row of this table (empty for a row of another).
+    pub fn artifacts_of(&self, compile: &CompileEntry) -> &[CompileArtifact] {
+        let start = usize::try_from(compile.first_artifact).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(compile.artifact_count).unwrap_or(usize::MAX));
+        self.artifacts.get(start..end).unwrap_or_default()
+    }
+}
+
+/// An artifact of a compile: the compile's id and the artifact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct CompileArtifact {
+    /// The compile's id in display form, as in its row.
+    pub compile_id: String,
+    #[serde(flatten)]
+    pub artifact: ArtifactRef,
 }
 
 /// What became of a compile, with tlparse's stack-trie colours.
@@ -122,9 +147,12 @@ pub struct CompileEntry {
     pub graph_breaks: Vec<String>,
     /// Cache outcomes logged for the compile, in log order.
     pub cache: Vec<CacheOutcome>,
-    /// Every entry of the compile that carries a payload (except `chromium_event`) or a link, in
-    /// log order.
-    pub artifacts: Vec<ArtifactRef>,
+    /// Where the compile's artifacts start in the table's `artifacts`: every entry of the compile
+    /// that carries a payload (except `chromium_event`) or a link, in log order, are the
+    /// `artifact_count` from there.
+    pub first_artifact: u64,
+    /// How many artifacts the compile has.
+    pub artifact_count: u64,
     /// The compile's alignment key as a canonical string:
     /// compiles of two streams or two runs that `compile_alignment` would pair (same code,
     /// ordinal for that code on the stream, attempt; see the cross-rank `compile_alignment`

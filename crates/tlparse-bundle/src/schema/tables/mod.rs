@@ -33,7 +33,9 @@ pub use collectives::{
     UnmatchedCall,
 };
 pub use compilation_metrics::{CompilationMetrics, MetricsRow};
-pub use compile_directory::{CacheOutcome, CodeSource, CompileDirectory, CompileEntry, CompileStatus, CompiledCode};
+pub use compile_directory::{
+    CacheOutcome, CodeSource, CompileArtifact, CompileDirectory, CompileEntry, CompileStatus, CompiledCode,
+};
 pub use compile_summary::{CompileSummary, SlowCompile};
 pub use export_report::ExportReport;
 pub use failures::{Failure, FailureKind, Failures};
