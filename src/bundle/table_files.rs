@@ -70,12 +70,17 @@ impl TableOutput {
 /// Why a reader with `limits` would refuse a part's JSON, if it would.
 fn unreadable(json: &[u8], limits: &tlparse_bundle::Limits) -> Option<String> {
     if json.len() as u64 > limits.document {
-        return Some(format!("one of its rows alone is {} bytes of JSON, over the {} a reader takes", json.len(), limits.document));
+        return Some(format!(
+            "one of its rows alone is {} bytes of JSON, over the {} a reader takes",
+            json.len(),
+            limits.document
+        ));
     }
     match tlparse_bundle::reader::json_memory(json) {
-        Ok(need) if need > limits.json_memory => {
-            Some(format!("one of its rows alone would take {need} bytes of memory to read, over the {} a reader takes", limits.json_memory))
-        }
+        Ok(need) if need > limits.json_memory => Some(format!(
+            "one of its rows alone would take {need} bytes of memory to read, over the {} a reader takes",
+            limits.json_memory
+        )),
         _ => None,
     }
 }
@@ -435,7 +440,13 @@ mod tests {
         (0..count)
             .map(|rows| -> FinishJob<'static, TableCompressor> {
                 Box::new(move |_: &mut TableCompressor| {
-                    (rows % 3 != 2).then(|| TableOutput { name: "t", rows, parts: Vec::new(), finding: None, unreadable: None })
+                    (rows % 3 != 2).then(|| TableOutput {
+                        name: "t",
+                        rows,
+                        parts: Vec::new(),
+                        finding: None,
+                        unreadable: None,
+                    })
                 })
             })
             .collect()

@@ -210,8 +210,15 @@ struct Cutter<'o> {
 
 impl<'o> Cutter<'o> {
     fn new(outline: &'o Outline, part_bytes: u64) -> Self {
-        let mut c =
-            Cutter { outline, part_bytes, part: Vec::new(), open_array: None, in_array: 0, in_part: 0, element: Vec::new() };
+        let mut c = Cutter {
+            outline,
+            part_bytes,
+            part: Vec::new(),
+            open_array: None,
+            in_array: 0,
+            in_part: 0,
+            element: Vec::new(),
+        };
         c.start_part();
         c
     }
@@ -433,10 +440,15 @@ mod tests {
     fn parts_of(doc: &Value, part_bytes: u64) -> Vec<Vec<u8>> {
         let bytes = serde_json::to_vec(doc).unwrap();
         let mut parts = Vec::new();
-        split(|| Ok(&bytes[..]), bytes.len() as u64, part_bytes, |p| {
-            parts.push(p.to_vec());
-            Ok(())
-        })
+        split(
+            || Ok(&bytes[..]),
+            bytes.len() as u64,
+            part_bytes,
+            |p| {
+                parts.push(p.to_vec());
+                Ok(())
+            },
+        )
         .unwrap();
         parts
     }
@@ -456,7 +468,8 @@ mod tests {
     #[test]
     fn parts_hold_slices_of_every_list_and_every_other_member() {
         let rows: Vec<Value> = (0..50).map(|i| json!({"id": i, "s": "x,]}[{\"", "n": [i, [i]]})).collect();
-        let doc = json!({"a": rows, "summary": {"k": [1, 2], "t": "]"}, "b": [], "c": (0..30).collect::<Vec<_>>(), "n": 7});
+        let doc =
+            json!({"a": rows, "summary": {"k": [1, 2], "t": "]"}, "b": [], "c": (0..30).collect::<Vec<_>>(), "n": 7});
         let parts = parts_of(&doc, 300);
         assert!(parts.len() > 5, "{}", parts.len());
         let mut a = Vec::new();

@@ -408,7 +408,8 @@ impl<S: ByteSource> Bundle<S> {
             return self.json_zst_streamed(first);
         }
         let open = |k: usize| self.open_zst(&table.parts[k], self.limits.document).map_err(std::io::Error::other);
-        let joined = crate::parts::Joined::new(open, table.parts.len()).map_err(|e| read_failed(first, e, self.limits.document))?;
+        let joined = crate::parts::Joined::new(open, table.parts.len())
+            .map_err(|e| read_failed(first, e, self.limits.document))?;
         let reader = BufReader::with_capacity(STREAMED_BUFFER, Capped::new(joined, self.limits.stream));
         let mut json = serde_json::Deserializer::from_reader(reader);
         let parsed = T::deserialize(&mut json).and_then(|value| json.end().map(|()| value));
@@ -654,7 +655,8 @@ impl<S: ByteSource> Bundle<S> {
         }
         let wanted = crate::ids::displayed_compile_id(compile_id);
         let named = |a: &schema::tables::ArtifactRef| a.name == name || a.tlparse_name.as_deref() == Some(name);
-        let Some(parts) = self.table_parts::<Artifacts>(stream, <schema::tables::CompileDirectory as Table>::NAME)? else {
+        let Some(parts) = self.table_parts::<Artifacts>(stream, <schema::tables::CompileDirectory as Table>::NAME)?
+        else {
             return Ok(None);
         };
         // A part at a time: the first with a payload, else the first without.

@@ -119,10 +119,11 @@ fn read_parts<V: serde::de::DeserializeOwned>(source: &dyn TableBytes) -> Option
         let json = zstd::decode_all(&source.part(0)?[..]).ok()?;
         return serde_json::from_slice(&json).ok();
     }
-    let open = |k: usize| -> std::io::Result<zstd::stream::Decoder<'static, std::io::BufReader<std::io::Cursor<Vec<u8>>>>> {
-        let bytes = source.part(k).ok_or_else(|| std::io::Error::other("a part cannot be read"))?;
-        zstd::stream::Decoder::new(std::io::Cursor::new(bytes.into_owned()))
-    };
+    let open =
+        |k: usize| -> std::io::Result<zstd::stream::Decoder<'static, std::io::BufReader<std::io::Cursor<Vec<u8>>>>> {
+            let bytes = source.part(k).ok_or_else(|| std::io::Error::other("a part cannot be read"))?;
+            zstd::stream::Decoder::new(std::io::Cursor::new(bytes.into_owned()))
+        };
     let joined = tlparse_bundle::parts::Joined::new(open, source.parts()).ok()?;
     serde_json::from_reader(std::io::BufReader::new(joined)).ok()
 }

@@ -115,7 +115,8 @@ fn file_streams(streams: &[StreamTables], alignment: &Alignment) -> (Vec<Compile
         let Some(dir) = s.table::<CompileDirectory>() else { continue };
         // Only a frame compile's final attempt is compared: its restarted attempts are history.
         let finals = dir.compiles.iter().filter_map(|c| Some((alignment.aligned_final(i, &c.compile_id)?, c)));
-        let lists = finals.map(|(aligned, c)| (Some(aligned), dir.artifacts_of(c).iter().map(|a| &a.artifact).collect()));
+        let lists =
+            finals.map(|(aligned, c)| (Some(aligned), dir.artifacts_of(c).iter().map(|a| &a.artifact).collect()));
         let unattributed = (None, dir.unattributed.iter().collect::<Vec<_>>());
         for (aligned, artifacts) in lists.chain([unattributed]) {
             let rows = compiles.entry(row_order(aligned)).or_default();

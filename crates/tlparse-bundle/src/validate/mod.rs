@@ -593,9 +593,13 @@ impl Validator {
             self.problem(format!("manifest.json: {dir}: table {name} is not a table of this format"));
             return;
         };
-        let placed = |(k, path): (usize, &String)| listed.contains(path.as_str()) && *path == paths::table_part(dir, name, k, parts.len());
+        let placed = |(k, path): (usize, &String)| {
+            listed.contains(path.as_str()) && *path == paths::table_part(dir, name, k, parts.len())
+        };
         if parts.is_empty() || !parts.iter().enumerate().all(placed) {
-            self.problem(format!("manifest.json: {dir}: table {name}: its parts {parts:?} are not where they should be"));
+            self.problem(format!(
+                "manifest.json: {dir}: table {name}: its parts {parts:?} are not where they should be"
+            ));
             return;
         }
         let mut first_members = None;
@@ -703,4 +707,3 @@ fn members_not_lists(value: Value) -> Value {
         other => other,
     }
 }
-
