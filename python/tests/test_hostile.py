@@ -261,13 +261,23 @@ def test_a_malformed_table_is_refused(simple_copy: Path, stored: bytes, message:
         tlparse_bundle.open(simple_copy).table("compile_directory").rows
 
 
-@pytest.mark.parametrize("compiles,message", [
-    ([{"compile_id": "[0/0]", "artifacts": 5}], "the artifacts of \\[0/0\\] are not a list"),
-    ([{"compile_id": "[0/0]", "artifacts": [{"name": "x", "blob": "../../etc/passwd"}]}], "not a blob id"),
-    ([7, {"compile_id": "[0/0]", "artifacts": ["x", {"name": "x", "blob": None}]}], "logged without a payload"),
+def row(first: Any = 0, count: Any = 1) -> Dict[str, Any]:
+    return {"compile_id": "[0/0]", "first_artifact": first, "artifact_count": count}
+
+
+@pytest.mark.parametrize("compiles,artifacts,message", [
+    ([row()], 5, "its artifacts are not a list"),
+    ([row(count=2)], [{"name": "x"}], r"\[0/0\] names artifacts 0\+2 of 1"),
+    ([row(first=-1)], [{"name": "x"}], r"names artifacts -1\+1 of 1"),
+    ([row(count=True)], [{"name": "x"}], r"names artifacts 0\+True of 1"),
+    ([row()], [{"name": "x", "blob": "../../etc/passwd"}], "not a blob id"),
+    ([7, row(first=1)], ["x", {"name": "x", "blob": None}], "logged without a payload"),
 ])
-def test_a_malformed_compile_directory_fails_artifact_clearly(simple_copy: Path, compiles: Any, message: str) -> None:
-    (simple_copy / TABLE).write_bytes(zstd(json.dumps({"compiles": compiles, "unattributed": []}).encode()))
+def test_a_malformed_compile_directory_fails_artifact_clearly(
+    simple_copy: Path, compiles: Any, artifacts: Any, message: str
+) -> None:
+    table = {"compiles": compiles, "artifacts": artifacts, "unattributed": []}
+    (simple_copy / TABLE).write_bytes(zstd(json.dumps(table).encode()))
     with pytest.raises(BundleError, match=message):
         tlparse_bundle.open(simple_copy).artifact(None, "0/0", "x")
 

@@ -47,7 +47,7 @@ def test_http_reads_what_the_directory_holds(server: Server, bundles: Dict[str, 
     # Each stream's first compile, every artifact with a payload.
     for stream in local.streams:
         first = local.table("compile_directory", stream).rows[0]
-        for ref in first["artifacts"]:
+        for ref in local.compile_artifacts(stream, first["compile_id"]):
             if ref["blob"]:
                 assert remote.artifact(stream, first["compile_id"], ref["name"]) == local.artifact(
                     stream, first["compile_id"], ref["name"])

@@ -136,7 +136,10 @@ def test_artifact_is_what_tlparse_build_cat_prints(
     b = tlparse_bundle.open(bundles[bundle])
     first = b.table("compile_directory", stream).rows[0]
     assert first["compile_id"] == "[0/0]"
-    names = list(dict.fromkeys(a["name"] for a in first["artifacts"] if a["blob"]))
+    artifacts = b.compile_artifacts(stream, "[0/0]")
+    assert artifacts == b.table("compile_directory", stream)["artifacts"][: first["artifact_count"]]
+    assert {a["compile_id"] for a in artifacts} == {"[0/0]"}
+    names = list(dict.fromkeys(a["name"] for a in artifacts if a["blob"]))
     assert len(names) >= 9  # every artifact of [0/0] with a payload, each name once
     for name in names:
         printed = run(binary, "cat", bundles[bundle], "--stream", stream, "[0/0]", name)
@@ -147,7 +150,7 @@ def test_artifact_is_what_tlparse_build_cat_prints(
 def test_artifact_occurrences_and_errors(bundles: Dict[str, Path]) -> None:
     b = tlparse_bundle.open(bundles["ranks_shifted"])
     # rank 0's [0/0] (a training step) has two output codes: forward, then backward.
-    codes = [a for a in b.table("compile_directory", "rank0").rows[0]["artifacts"] if a["name"] == "inductor_output_code"]
+    codes = [a for a in b.compile_artifacts("rank0", "0/0") if a["name"] == "inductor_output_code"]
     assert len(codes) == 2
     second = b.artifact("rank0", "[0/0]", "inductor_output_code", occurrence=1)
     assert second == b.blob(codes[1]["blob"]).decode() != b.artifact("rank0", "[0/0]", "inductor_output_code")
@@ -254,6 +257,6 @@ def test_to_pandas_without_pandas(bundles: Dict[str, Path], monkeypatch: pytest.
 
 def test_table_is_a_read_only_mapping(bundles: Dict[str, Path]) -> None:
     table = tlparse_bundle.open(bundles["simple"]).table("compile_directory")
-    assert sorted(table) == ["compiles", "unattributed"] and len(table) == 2
+    assert sorted(table) == ["artifacts", "compiles", "unattributed"] and len(table) == 3
     assert table["compiles"] is table.rows and dict(table)["unattributed"] == table["unattributed"]
     assert "compile_directory" in repr(table)

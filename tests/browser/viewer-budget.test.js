@@ -99,7 +99,7 @@ async function benchRoutes() {
   const late = await page.evaluate(async (id) => {
     const dir = await window.__viewer.bundle.table(id, 'compile_directory');
     const last = dir.compiles.at(-1);
-    const art = last.artifacts.find((a) => a.blob);
+    const art = dir.artifacts.slice(last.first_artifact, last.first_artifact + last.artifact_count).find((a) => a.blob);
     return { first: dir.compiles[0].compile_id, last: last.compile_id, art: art && { blob: art.blob, name: art.name } };
   }, s.id);
   await close();

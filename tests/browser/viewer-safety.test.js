@@ -147,7 +147,7 @@ test('every page on the hostile log: nothing runs, nothing injected, payloads sh
   await close();
   const ids = dir.compiles.map((c) => c.compile_id);
   assert.deepEqual(ids, ['[0/0]', '[0/1]', '[1/0]']);
-  const artifacts = [...dir.compiles.flatMap((c) => c.artifacts.map((a) => ({ ...a, id: c.compile_id }))), ...dir.unattributed];
+  const artifacts = [...dir.artifacts, ...dir.unattributed];
   // make_hostile.py: the artifact named IMG and the output code are in [0/0].
   assert.ok(artifacts.some((a) => a.name === IMG && a.blob));
   assert.ok(artifacts.some((a) => a.kind === 'inductor_output_code'));
@@ -156,7 +156,7 @@ test('every page on the hostile log: nothing runs, nothing injected, payloads sh
   const routes = [];
   for (const name of Object.keys(PAGES)) routes.push(`#/${name}?${q({ s })}`);
   for (const id of ids) routes.push(`#/compile?${q({ s, id })}`);
-  for (const a of artifacts.filter((x) => x.blob)) routes.push(`#/artifact?${q({ s, blob: a.blob, name: a.name, id: a.id })}`);
+  for (const a of artifacts.filter((x) => x.blob)) routes.push(`#/artifact?${q({ s, blob: a.blob, name: a.name, id: a.compile_id })}`);
   routes.push(`#/recompiles?${q({ s, frame: 0 })}`, `#/trie?${q({ s, q: SCRIPT })}`);
   // Hostile route params (a crafted link): may show an error state, but must stay inert.
   const hostileParams = [`#/compile?${q({ s, id: IMG })}`, `#/artifact?${q({ s, blob: SCRIPT, name: IMG, id: SVG })}`,

@@ -61,7 +61,7 @@ class Bundle:
         self.streams: List[str] = list(self._streams)
         self._blobs: Optional[BlobStore] = None
         # compile_directory by stream, kept for artifact(): over HTTP, one fetch per stream.
-        self._directories: Lru[str, List[Dict[str, Any]]] = Lru(4)
+        self._directories: Lru[str, "tuple[List[Dict[str, Any]], List[Any]]"] = Lru(4)
 
     def __repr__(self) -> str:
         return f"<Bundle {self.source.describe()}: {len(self.streams)} stream(s)>"
@@ -169,19 +169,29 @@ class Bundle:
         ref = self._artifact_ref(stream, compile_id, name, occurrence)
         return self.blob(ref["blob"]).decode("utf-8", errors="replace")
 
-    def _artifact_ref(self, stream: Optional[str], compile_id: str, name: str, occurrence: int) -> Dict[str, Any]:
+    def compile_artifacts(self, stream: Optional[str], compile_id: str) -> List[Dict[str, Any]]:
+        """The artifacts a compile logged, in log order (`compile_id` as `[0/0]` or `0/0`): its
+        slice of the stream's `compile_directory` `artifacts` list, which the compile's row names
+        by `first_artifact` and `artifact_count`."""
         sid, _ = self._stream(stream)
         wanted = normalize_compile_id(compile_id)
-        compiles = self._compiles(sid)
+        compiles, listed = self._directory(sid)
         found = [c for c in compiles if c.get("compile_id") == wanted]
         if not found:
             ids = [c.get("compile_id") for c in compiles]
             raise NotFoundError(f"stream {sid} has no compile id {clip(wanted, 80)}: {suggest(wanted, ids)}")
+        first, count = found[0].get("first_artifact"), found[0].get("artifact_count")
+        if not (_is_count(first) and _is_count(count) and first + count <= len(listed)):
+            raise BundleError(
+                f"compile_directory of stream {sid}: {wanted} names artifacts {first!r}+{count!r} of {len(listed)}"
+            )
+        return [a for a in listed[first : first + count] if isinstance(a, dict)]
+
+    def _artifact_ref(self, stream: Optional[str], compile_id: str, name: str, occurrence: int) -> Dict[str, Any]:
+        sid, _ = self._stream(stream)
+        wanted = normalize_compile_id(compile_id)
         where = f"compile {wanted} of stream {sid}"
-        listed = found[0].get("artifacts", [])
-        if not isinstance(listed, list):
-            raise BundleError(f"compile_directory of stream {sid}: the artifacts of {wanted} are not a list")
-        artifacts = [a for a in listed if isinstance(a, dict)]
+        artifacts = self.compile_artifacts(sid, wanted)
         named = [a for a in artifacts if name in (a.get("name"), a.get("tlparse_name"))]
         if not named:
             names = list(dict.fromkeys(a.get("name") for a in artifacts))
@@ -194,14 +204,20 @@ class Bundle:
             raise NotFoundError(f"{name} of {where} is {what} (log line {ref.get('line')}): no text to read")
         return ref
 
-    def _compiles(self, stream: str) -> List[Dict[str, Any]]:
-        """The rows of a stream's compile_directory (none when it has no such table)."""
-        compiles = self._directories.get(stream)
-        if compiles is None:
+    def _directory(self, stream: str) -> "tuple[List[Dict[str, Any]], List[Any]]":
+        """The compile rows and the artifact list of a stream's compile_directory (both empty
+        when it has no such table); a row's artifacts are its `first_artifact`, `artifact_count`
+        slice of the list."""
+        cached = self._directories.get(stream)
+        if cached is None:
             directory = self.table("compile_directory", stream)
             compiles = [c for c in (directory.rows if directory else []) if isinstance(c, dict)]
-            self._directories.put(stream, compiles)
-        return compiles
+            artifacts = directory.get("artifacts", []) if directory else []
+            if not isinstance(artifacts, list):
+                raise BundleError(f"compile_directory of stream {stream}: its artifacts are not a list")
+            cached = (compiles, artifacts)
+            self._directories.put(stream, cached)
+        return cached
 
     def blob(self, blob_id: str) -> bytes:
         """The bytes of a blob (a payload as logged), by its id. Not checked against the id:
@@ -303,3 +319,8 @@ class RowNumbering:
         lines = _count(payload.get("lines")) if isinstance(payload, dict) else 0
         self.next_line = row["line"] + 1 + lines if row["line"] else 0
         return row
+
+
+def _is_count(value: Any) -> bool:
+    """A JSON whole number from 0 (never a bool, which Python counts as an int)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

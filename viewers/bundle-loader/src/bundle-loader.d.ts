@@ -1,7 +1,7 @@
 // bundle-loader.d.ts: the types of bundle-loader.js's API. The bundle's own file types are in
 // schema.d.ts, generated from the JSON Schemas (re-exported here).
 import type {
-  BlobLocation, CompileEntry, CrossRankTables, Diagnostic, IndexRow, LiteManifest, Manifest, StackTable, StreamTables,
+  BlobLocation, CompileArtifact, CompileDirectory, CompileEntry, CrossRankTables, Diagnostic, IndexRow, LiteManifest, Manifest, StackTable, StreamTables,
 } from './schema';
 
 export type * from './schema';
@@ -71,6 +71,9 @@ export declare function openBundleFromFiles(files: Iterable<File | LocalFile>, o
 
 /** The files of a drop, walking dropped folders; call it in the drop handler before any `await`. */
 export declare function filesFromDataTransfer(dataTransfer: DataTransfer): Promise<LocalFile[]>;
+
+/** One compile's artifacts in a `compile_directory` table: the slice its row names (`first_artifact`, `artifact_count`). */
+export declare function compileArtifacts(directory: CompileDirectory, compile: CompileEntry): CompileArtifact[];
 
 /** A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`). */
 export declare function zstdStreamFromFzstd(fzstd: { Decompress: unknown }): () => TransformStream<Uint8Array, Uint8Array>;

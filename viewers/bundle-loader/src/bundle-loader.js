@@ -7,9 +7,9 @@
 // shards) are zstd; bring a decoder where the platform has none (see OpenOptions).
 
 /** The reader version this loader is: the major of the format its types (schema.d.ts) describe.
- * It reads every bundle whose `min_reader_version` is at most this (any 2.x bundle, and 1.x ones,
- * whose table references name one file) and ignores the fields it does not know (docs/format.md,
- * Versioning). */
+ * It reads every bundle of that major (any 2.x bundle) and ignores the fields it does not know
+ * (docs/format.md, Versioning); an older major's files are laid out otherwise (format 1 tables
+ * are one file each, with each compile's artifacts in its row), so those are refused. */
 export const READER_VERSION = 2;
 
 /** Parts of one table fetched ahead of the one being read: a merged read does not wait for each
@@ -102,6 +102,10 @@ export async function openBundle(baseUrl, opts = {}) {
   if (!(manifest.min_reader_version <= READER_VERSION)) {
     throw new Error(`This bundle (format version ${manifest.format_version}) needs a bundle reader of version ` +
       `${manifest.min_reader_version} or newer; this bundle-loader.js is version ${READER_VERSION}. Update the viewer.`);
+  }
+  if (manifest.min_reader_version < READER_VERSION) {
+    throw new Error(`This bundle is of format ${manifest.format_version}, which this bundle-loader.js (format ${READER_VERSION}) ` +
+      'does not read: rebuild it with a current tlparse-build, or open it with the viewer inside it.');
   }
   if (manifest.blobs.compression !== 'zstd') throw new Error(`unsupported blob compression ${manifest.blobs.compression}`);
   bundle.manifest = manifest;
@@ -555,7 +559,7 @@ export class Bundle {
 
   /**
    * The text of one artifact of a compile, by name (`inductor_output_code`, `dynamo_output_graph`,
-   * `fx_graph_runnable`, ...: `compile_directory.compiles[].artifacts[].name`), read through the
+   * `fx_graph_runnable`, ...: `compile_directory.artifacts[].name`), read through the
    * compile directory, one blob-index shard and the start of one pack: never the event index.
    * `nth` picks among artifacts logged more than once under the name. Null when the compile or the
    * artifact does not exist; '' for an artifact logged without a payload (a link's URL for a link).
@@ -563,8 +567,10 @@ export class Bundle {
    * @returns {Promise<string | null>}
    */
   async artifact(streamId, compileId, name, nth = 0) {
-    const compile = await this.compile(streamId, compileId);
-    const ref = compile?.artifacts.filter((a) => a.name === name)[nth];
+    const dir = await this.table(streamId, 'compile_directory');
+    const id = compileId.startsWith('[') ? compileId : `[${compileId}]`;
+    const compile = dir?.compiles.find((c) => c.compile_id === id);
+    const ref = compile && compileArtifacts(dir, compile).filter((a) => a.name === name)[nth];
     if (!ref) return null;
     if (ref.blob == null) return ref.url ?? '';
     return this.text(ref.blob);
@@ -597,6 +603,24 @@ export class Bundle {
 }
 
 /**
+ * One compile's artifacts in a stream's `compile_directory` table (as `Bundle.table` returns it):
+ * the slice of the table's `artifacts` list its row names by `first_artifact` and
+ * `artifact_count`, in log order. Throws when the row names artifacts the table does not have.
+ * @param {import('./schema').CompileDirectory} directory
+ * @param {import('./schema').CompileEntry} compile
+ * @returns {import('./schema').CompileArtifact[]}
+ */
+export function compileArtifacts(directory, compile) {
+  const from = compile.first_artifact;
+  const count = compile.artifact_count;
+  const all = directory.artifacts;
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || from < 0 || count < 0 || from + count > all.length) {
+    throw new Error(`compile_directory: compile ${compile.compile_id} names artifacts ${from}..${from + count}, but the table has ${all.length}`);
+  }
+  return all.slice(from, from + count);
+}
+
+/**
  * A `zstdStream` option made from the npm package fzstd (`import * as fzstd from 'fzstd'`): its
  * streaming `Decompress` wrapped as a TransformStream.
  * @param {{Decompress: any}} fzstd @returns {() => TransformStream<Uint8Array, Uint8Array>}
@@ -613,12 +637,11 @@ export function zstdStreamFromFzstd(fzstd) {
 }
 
 /**
- * The paths of a table's parts, in order: a format 2 reference lists them (`parts`); a format 1
- * one names its single file (`path`).
- * @param {{parts?: string[], path?: string}} ref @returns {string[]}
+ * The paths of a table's parts, in order (`parts` of its reference in the manifest).
+ * @param {{parts: string[]}} ref @returns {string[]}
  */
 function partPaths(ref) {
-  const paths = ref.parts ?? (typeof ref.path === 'string' ? [ref.path] : []);
+  const paths = ref.parts ?? [];
   if (!Array.isArray(paths) || paths.length === 0 || !paths.every((p) => typeof p === 'string')) {
     throw new Error(`a table reference without parts: ${JSON.stringify(ref)}`);
   }

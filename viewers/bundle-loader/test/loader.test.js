@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, HttpError, READER_VERSION, RowNumbering, manifestUrl, liteManifestUrl, LITE_MANIFEST } from '../src/bundle-loader.js';
+import { openBundle, compileArtifacts, zstdStreamFromFzstd, HttpError, READER_VERSION, RowNumbering, manifestUrl, liteManifestUrl, LITE_MANIFEST } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -54,7 +54,8 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
   const stream = m.streams[0];
   // Checked in simple.log: compile [0/0] logs dynamo_output_graph; its blob is in compile_directory.
   const dir = unzstdJson(stream.tables.compile_directory.parts[0]);
-  const ref = dir.compiles.find((c) => c.compile_id === '[0/0]').artifacts.find((a) => a.name === 'dynamo_output_graph');
+  const ref = compileArtifacts(dir, dir.compiles.find((c) => c.compile_id === '[0/0]')).find((a) => a.name === 'dynamo_output_graph');
+  assert.equal(ref.compile_id, '[0/0]');
   const text = await b.artifact(stream.id, '0/0', 'dynamo_output_graph');
   assert.match(text, /^class GraphModule\(torch\.nn\.Module\):/);
   assert.equal(Buffer.byteLength(text, 'utf8'), ref.size);
@@ -65,6 +66,17 @@ test('artifact(): [0/0] dynamo_output_graph through compile_directory, one shard
   assert.ok(!asked.some((p) => p.startsWith('index/')), 'never the event index');
   assert.equal(await b.artifact(stream.id, '[0/0]', 'no_such_artifact'), null);
   assert.equal(await b.artifact(stream.id, '[99/0]', 'dynamo_output_graph'), null);
+});
+
+test('compileArtifacts(): the slice of each compile of the flat list, in order; a row naming artifacts past the list throws', async () => {
+  const dir = unzstdJson((await open()).manifest.streams[0].tables.compile_directory.parts[0]);
+  const sliced = dir.compiles.flatMap((c) => compileArtifacts(dir, c));
+  assert.deepEqual(sliced, dir.artifacts, 'the slices tile the list');
+  for (const c of dir.compiles) assert.ok(compileArtifacts(dir, c).every((a) => a.compile_id === c.compile_id), c.compile_id);
+  const last = dir.compiles.at(-1);
+  assert.throws(() => compileArtifacts(dir, { ...last, artifact_count: last.artifact_count + 1 }),
+    new RegExp(`compile ${last.compile_id.replace(/[[\]]/g, '\\$&')} names artifacts \\d+\\.\\.\\d+, but the table has ${dir.artifacts.length}`));
+  assert.throws(() => compileArtifacts(dir, { ...last, first_artifact: -1 }), /names artifacts -1\./);
 });
 
 test('whole-buffer and streaming decoders read every blob alike', async () => {

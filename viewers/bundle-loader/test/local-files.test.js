@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, openBundleFromFiles, filesFromDataTransfer, zstdStreamFromFzstd } from '../src/bundle-loader.js';
+import { openBundle, openBundleFromFiles, compileArtifacts, filesFromDataTransfer, zstdStreamFromFzstd } from '../src/bundle-loader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(HERE, '../../../crates/tlparse-bundle/tests/bundles/simple');
@@ -93,7 +93,7 @@ test('several bundles, none, or a path with ".." are refused, saying why', async
 test('a file missing from the folder: the error names it', async () => {
   const whole = await openBundleFromFiles(bundleFiles('simple/'), OPTS);
   const s = whole.manifest.streams[0].id;
-  const ref = (await whole.compile(s, '0/0')).artifacts.find((a) => a.name === 'dynamo_output_graph');
+  const ref = compileArtifacts(await whole.table(s, 'compile_directory'), await whole.compile(s, '0/0')).find((a) => a.name === 'dynamo_output_graph');
   const pack = whole.manifest.blobs.packs[(await whole.locate(ref.blob)).pack].path;
   const b = await openBundleFromFiles(bundleFiles('simple/', (rel) => rel === pack), OPTS);
   await assert.rejects(b.artifact(s, '0/0', 'dynamo_output_graph'),

@@ -194,21 +194,13 @@ test('onProgress: every part announced when the read starts, then each to its si
   assert.deepEqual(ends, [1, 1, 1]);
 });
 
-test('a format 1 table reference (one `path`) is read as a table of one part', async () => {
+test('a format 1 bundle is refused, saying to rebuild it', async () => {
   const m = diskManifest();
   m.format_version = '1.0';
   m.min_reader_version = 1;
-  for (const s of m.streams) {
-    for (const [name, ref] of Object.entries(s.tables)) s.tables[name] = { path: onlyFile(ref), rows: ref.rows };
-  }
   const served = new Map([[LITE_MANIFEST, Buffer.from(JSON.stringify(m))]]);
-  const b = await openBundle(BASE, opts(fetchOf(served)));
-  const s = m.streams[0].id;
-  const expected = unzstdJson(m.streams[0].tables.compile_directory.path);
-  assert.deepEqual(await b.table(s, 'compile_directory'), expected);
-  const parts = [];
-  for await (const part of b.tableParts(s, 'compile_directory')) parts.push(part);
-  assert.deepEqual(parts, [expected]);
+  await assert.rejects(openBundle(BASE, opts(fetchOf(served))),
+    /^Error: This bundle is of format 1\.0, which this bundle-loader\.js \(format 2\) does not read: rebuild it/);
 });
 
 test('a table reference without parts, or a part missing a list its first part has, is an error', async () => {

@@ -1,5 +1,5 @@
 // Type-checked by `tsc -p .` (npm test): the loader's API is typed by the generated schema types.
-import { openBundle, openBundleFromFiles, filesFromDataTransfer, HttpError, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
+import { openBundle, openBundleFromFiles, compileArtifacts, filesFromDataTransfer, HttpError, type CompileEntry, type CompileStatus } from '../src/bundle-loader.js';
 
 export async function failedCompiles(url: string): Promise<CompileEntry[]> {
   const bundle = await openBundle(url);
@@ -46,4 +46,12 @@ export async function needsToken(url: string): Promise<boolean> {
     const challenge: string | null = e.wwwAuthenticate;
     return status === 401 && /^Bearer\b/i.test(challenge ?? '');
   }
+}
+
+/** The names of every artifact a compile logged, in log order. */
+export async function artifactNames(url: string, compileId: string): Promise<string[]> {
+  const bundle = await openBundle(url);
+  const directory = await bundle.table(bundle.manifest.streams[0].id, 'compile_directory');
+  const compile = directory?.compiles.find((c) => c.compile_id === compileId);
+  return directory && compile ? compileArtifacts(directory, compile).map((a) => a.name) : [];
 }

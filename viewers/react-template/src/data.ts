@@ -1,7 +1,8 @@
 // data.ts: pure functions from bundle data (manifest and tables) to what the pages show.
 // No fetching and no React here, so each function is tested on real bundles (test/data.test.ts).
-import type {
-  ArtifactRef, CompileDirectory, CompileEntry, CompileStatus, CompileTime, Failures, LiteManifest, Manifest,
+import {
+  compileArtifacts, type ArtifactRef, type CompileDirectory, type CompileEntry, type CompileStatus, type CompileTime,
+  type Failures, type LiteManifest, type Manifest,
 } from 'tlparse-bundle-loader';
 
 /** A manifest: `bundle.manifest` (the lite manifest: no `files`, `viewer` nor hashes) or
@@ -138,10 +139,11 @@ export interface NumberedArtifact {
   nth: number;
 }
 
-/** A compile's artifacts in log order, numbered per name as `bundle.artifact(..., nth)` wants. */
-export function numberedArtifacts(compile: CompileEntry): NumberedArtifact[] {
+/** A compile's artifacts (its slice of the directory's list) in log order, numbered per name as
+ * `bundle.artifact(..., nth)` wants. */
+export function numberedArtifacts(directory: CompileDirectory, compile: CompileEntry): NumberedArtifact[] {
   const seen = new Map<string, number>();
-  return compile.artifacts.map((ref) => {
+  return compileArtifacts(directory, compile).map((ref) => {
     const nth = seen.get(ref.name) ?? 0;
     seen.set(ref.name, nth + 1);
     return { ref, nth };

@@ -7,9 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fzstd from 'fzstd';
-import { openBundle, zstdStreamFromFzstd, type Bundle } from 'tlparse-bundle-loader';
+import { openBundle, READER_VERSION, zstdStreamFromFzstd, type Bundle } from 'tlparse-bundle-loader';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The reader version `too_new/` asks for: one this loader does not have. */
+const NEXT = READER_VERSION + 1;
 export const REPO = path.resolve(process.env.TLPARSE_REPO ?? path.join(HERE, '../../..'));
 export const BIN = path.resolve(process.env.TLPARSE_BUILD ?? path.join(REPO, 'target/release/tlparse-build'));
 
@@ -23,24 +25,24 @@ export const FIXTURES = {
 } as const;
 export type FixtureName = keyof typeof FIXTURES;
 
-/** Builds every fixture bundle into `outDir/<name>/`, plus `too_new/` (min_reader_version 2). */
+/** Builds every fixture bundle into `outDir/<name>/`, plus `too_new/` (asking for the next reader version). */
 export function buildBundles(outDir: string): void {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build --release (or set TLPARSE_BUILD)`);
   for (const [name, trace] of Object.entries(FIXTURES)) {
     const input = path.join(REPO, 'fixtures-repo', trace);
     execFileSync(BIN, [input, '-o', path.join(outDir, name), '--overwrite', '-q', '--no-viewer'], { stdio: 'inherit' });
   }
-  // A bundle from the future: same files, but its manifest asks for a reader of version 2.
+  // A bundle from the future: same files, but its manifest asks for the next reader version.
   const tooNew = path.join(outDir, 'too_new');
   fs.cpSync(path.join(outDir, 'graph_breaks'), tooNew, { recursive: true });
   const manifestPath = path.join(tooNew, 'manifest.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, format_version: '2.0', min_reader_version: 2 }));
+  fs.writeFileSync(manifestPath, JSON.stringify({ ...manifest, format_version: `${NEXT}.0`, min_reader_version: NEXT }));
   // Its lite manifest (what the loader reads first) likewise: the manifest without its file lists
   // and hashes, here as plain JSON (the loader reads a file a host decoded already as well).
   const { files, viewer, ...lite } = manifest;
   const inputs = (lite.inputs as Record<string, unknown>[]).map(({ blake3, ...input }) => input);
-  fs.writeFileSync(path.join(tooNew, 'manifest.lite.json.zst'), JSON.stringify({ ...lite, inputs, format_version: '2.0', min_reader_version: 2 }));
+  fs.writeFileSync(path.join(tooNew, 'manifest.lite.json.zst'), JSON.stringify({ ...lite, inputs, format_version: `${NEXT}.0`, min_reader_version: NEXT }));
 }
 
 /** A fetch that serves `dir` at `base` from disk (404 for anything else). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { beforeAll, expect, inject, test } from 'vitest';
-import type { Bundle, CompileEntry } from 'tlparse-bundle-loader';
+import type { Bundle, CompileDirectory, CompileEntry } from 'tlparse-bundle-loader';
 import { TextBlock } from '../src/components/ArtifactText';
 import { Artifacts, CompileFacts } from '../src/components/CompilePage';
 import { RecompilesChart } from '../src/components/RecompilesChart';
@@ -14,13 +14,16 @@ import { openFixture } from './fixtures';
 
 let bundle: Bundle;
 let compile: CompileEntry;
+let directory: CompileDirectory;
 const route = { bundle: 'http://bundles.test/hostile/', compile: '[0/0]' };
 
 beforeAll(async () => {
   bundle = await openFixture(inject('bundlesDir'), 'hostile');
   const found = await bundle.compile('log0', '[0/0]');
-  if (!found) throw new Error('hostile.log has no [0/0]');
+  const dir = await bundle.table('log0', 'compile_directory');
+  if (!found || !dir) throw new Error('hostile.log has no [0/0]');
   compile = found;
+  directory = dir;
 });
 
 /** No element or attribute from the trace survived: only escaped text, only in-app links. */
@@ -42,7 +45,7 @@ test('the hostile fixture really is hostile', () => {
 });
 
 test('compile facts and artifacts render hostile strings as text', () => {
-  const html = renderToStaticMarkup(<><CompileFacts compile={compile} route={route} /><Artifacts compile={compile} route={route} /></>);
+  const html = renderToStaticMarkup(<><CompileFacts compile={compile} route={route} /><Artifacts directory={directory} compile={compile} route={route} /></>);
   expectInert(html);
   expect(html).toContain('&lt;script&gt;window.__pwned=1&lt;/script&gt;');
   expect(html).toContain('&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;');

@@ -3,16 +3,20 @@
 // lists (graph-breaks too), and a compile's time in parts and its table column.
 
 import { h, externalLink, seconds, bytes, count } from './dom.js';
+import { compileArtifacts } from './bundle-loader.js';
 
 /**
- * The stream's compile directory with a map by compile id; null when the stream has none.
+ * The stream's compile directory with a map by compile id; null when the stream has none. Each
+ * compile row comes with `artifacts`, its slice of the table's flat artifact list (the format keeps
+ * them apart because one compile can log a million; the pages want them at hand).
  * @param {object} ctx page context @returns {Promise<{compiles: any[], unattributed: any[], byId: Map<string, any>} | null>}
  */
 export async function loadDirectory(ctx) {
   const dir = await ctx.table('compile_directory');
   if (!dir) return null;
-  const byId = new Map(dir.compiles.map((c) => [c.compile_id, c]));
-  return { compiles: dir.compiles, unattributed: dir.unattributed ?? [], byId };
+  const compiles = dir.compiles.map((c) => ({ ...c, artifacts: compileArtifacts(dir, c) }));
+  const byId = new Map(compiles.map((c) => [c.compile_id, c]));
+  return { compiles, unattributed: dir.unattributed ?? [], byId };
 }
 
 /**

@@ -243,7 +243,7 @@ export function prepare(search, dir, breaks, failures) {
     if (!blobs.has(blob)) blobs.set(blob, []);
     blobs.get(blob).push({ compile, name });
   };
-  for (const c of dir?.compiles ?? []) for (const a of c.artifacts) place(a.blob, c.compile_id, a.name);
+  for (const a of dir?.artifacts ?? []) place(a.blob, a.compile_id, a.name);
   for (const a of dir?.unattributed ?? []) place(a.blob, null, a.name);
   // Failures as the failures page orders them (failures first, then restarts): its `i`.
   const all = failures?.failures ?? [];
@@ -277,8 +277,8 @@ export function findNames(d, query, href) {
 function target(d, t, href) {
   const id = t.ids[0];
   if (t.kind === 'artifact') {
-    const pool = id ? d.dir?.compiles.find((c) => c.compile_id === id)?.artifacts : d.dir?.unattributed;
-    const a = pool?.find((x) => x.name === t.text);
+    const a = id ? d.dir?.artifacts.find((x) => x.compile_id === id && x.name === t.text)
+      : d.dir?.unattributed.find((x) => x.name === t.text);
     if (a?.blob) return href('artifact', { id: id ?? undefined, name: a.name, blob: a.blob });
   } else if (t.kind === 'graph_break') {
     const g = d.breaks.findIndex((x) => x.reason === t.text);

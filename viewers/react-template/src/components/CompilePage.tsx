@@ -1,8 +1,8 @@
 // CompilePage.tsx: one compile: what was compiled, its status and times, why it restarted or
 // failed, and its artifacts (graphs, generated code, guards...); one of them opened below.
 import type { ReactNode } from 'react';
-import type { CompileEntry } from 'tlparse-bundle-loader';
-import type { Bundle } from '../bundle';
+import type { CompileDirectory, CompileEntry } from 'tlparse-bundle-loader';
+import { tableOf, type Bundle } from '../bundle';
 import { formatBytes, formatSeconds, functionLocation, functionName, numberedArtifacts } from '../data';
 import type { Route } from '../route';
 import { useAsync } from '../useAsync';
@@ -18,20 +18,25 @@ interface CompilePageProps {
 }
 
 export function CompilePage({ bundle, route, stream, compileId }: CompilePageProps) {
-  const compile = useAsync(`${bundle.base} ${stream} ${compileId}`, () => bundle.compile(stream, compileId));
+  const compile = useAsync(`${bundle.base} ${stream} ${compileId}`, async () => {
+    const directory = await tableOf(bundle, stream, 'compile_directory');
+    const id = compileId.startsWith('[') ? compileId : `[${compileId}]`;
+    const found = directory?.compiles.find((c) => c.compile_id === id);
+    return directory && found ? { directory, compile: found } : null;
+  });
   const back = <Link to={{ bundle: route.bundle, stream: route.stream }}>← all compiles</Link>;
   if (compile.status === 'loading') return <Loading what={`compile ${compileId}`} />;
   if (compile.status === 'error') {
     return <ErrorBox title={`Could not read compile ${compileId}`} error={compile.error} />;
   }
   if (!compile.value) return <section>{back}<p>No compile {compileId} in stream {stream}.</p></section>;
-  const c = compile.value;
+  const { directory, compile: c } = compile.value;
   return (
     <section className="compile-page" aria-label={`Compile ${c.compile_id}`}>
       {back}
       <h2><span className="mono">{c.compile_id}</span> <StatusBadge status={c.status} /></h2>
       <CompileFacts compile={c} route={route} />
-      <Artifacts compile={c} route={route} />
+      <Artifacts directory={directory} compile={c} route={route} />
       {route.artifact !== undefined && (
         <ArtifactText
           bundle={bundle} stream={stream} compileId={c.compile_id} name={route.artifact} nth={route.nth ?? 0}
@@ -71,8 +76,8 @@ export function CompileFacts({ compile: c, route }: { compile: CompileEntry; rou
   );
 }
 
-export function Artifacts({ compile, route }: { compile: CompileEntry; route: Route }) {
-  const artifacts = numberedArtifacts(compile);
+export function Artifacts({ directory, compile, route }: { directory: CompileDirectory; compile: CompileEntry; route: Route }) {
+  const artifacts = numberedArtifacts(directory, compile);
   if (artifacts.length === 0) return <p>This compile logged no artifacts.</p>;
   return (
     <table className="artifacts">

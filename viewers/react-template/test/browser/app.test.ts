@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { READER_VERSION } from 'tlparse-bundle-loader';
 import { catArtifact, REPO } from '../fixtures';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -208,8 +209,8 @@ describe.each(['plain', 'ghpages'] as const)('built app, %s hosting', (mode) => 
     const alert = page.locator('[role=alert]');
     await alert.waitFor();
     expect(await alert.locator('strong').textContent()).toBe('This bundle cannot be opened');
-    expect(await alert.locator('p').textContent()).toBe('This bundle (format version 2.0) needs a bundle reader of version 2 ' +
-      'or newer; this bundle-loader.js is version 1. Update the viewer.');
+    expect(await alert.locator('p').textContent()).toBe(`This bundle (format version ${READER_VERSION + 1}.0) needs a bundle ` +
+      `reader of version ${READER_VERSION + 1} or newer; this bundle-loader.js is version ${READER_VERSION}. Update the viewer.`);
     await shot(page, 'too_new-refused');
     expect(errors).toEqual([]);
     await page.context().close();

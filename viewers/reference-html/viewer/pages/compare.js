@@ -12,6 +12,7 @@
 // maskVolatile (volatile.js, the mirror of the Rust rule): two processes never share object ids
 // or addresses, so payloads equal once masked are "the same up to ids", listed apart.
 
+import { compileArtifacts } from '../bundle-loader.js';
 import { h, section, note, empty, plural } from '../dom.js';
 import { diffView, diffStats, maskedDiff } from '../diff.js';
 import { maskVolatile } from '../volatile.js';
@@ -56,7 +57,9 @@ async function loadRun(bundle) {
   return Promise.all(bundle.manifest.streams.map(async (s) => {
     const [dir, sizes, guards, recompiles, breaks] = await Promise.all(
       ['compile_directory', 'graph_sizes', 'guards', 'recompiles', 'graph_breaks'].map((n) => table(s.id, n)));
-    return { stream: s.id, rows: dir?.compiles ?? [], sizes, guards, recompiles, breaks };
+    // Each row with its slice of the directory's flat artifact list, as compareStream reads it.
+    const rows = dir ? dir.compiles.map((c) => ({ ...c, artifacts: compileArtifacts(dir, c) })) : [];
+    return { stream: s.id, rows, sizes, guards, recompiles, breaks };
   }));
 }
 

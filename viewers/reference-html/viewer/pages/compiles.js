@@ -119,7 +119,7 @@ function compileTable(ctx, rows, byId, withOther) {
         value: (c) => cacheVerdicts(c).map((v) => `${v.cache} ${v.outcome}`).join(' '),
         render: (c) => cacheVerdicts(c).map((v) => cacheChip(v.cache, v.outcome, v.count > 1 ? ` (${v.count} lookups)` : '', true)),
       },
-      { key: 'artifacts', label: 'artifacts', align: 'right', width: '7em', value: (c) => c.artifacts.length },
+      { key: 'artifacts', label: 'artifacts', align: 'right', width: '7em', value: (c) => c.artifact_count },
       { key: 'start_ts', label: 'started', width: '13em', render: (c) => h('span', { class: 'mono muted' }, c.start_ts ?? '–') },
     ].filter(Boolean),
   });
