@@ -96,12 +96,19 @@ impl Scanner {
     }
 }
 
-/// The top-level members of a table document that are not arrays (`"key":value`, as written),
-/// and the keys of those that are, in document order.
+/// A top-level member of a table document, in document order.
+#[derive(Debug)]
+enum Member {
+    /// A member whose value is not an array: `"key":value`, as written; repeated in every part.
+    Other(Vec<u8>),
+    /// The key of a member whose value is an array: each part holds a slice of it.
+    Array(Vec<u8>),
+}
+
+/// The top-level members of a table document, in document order.
 #[derive(Debug, Default)]
 struct Outline {
-    others: Vec<u8>,
-    arrays: Vec<Vec<u8>>,
+    members: Vec<Member>,
 }
 
 /// Reads `json` once for its [`Outline`].
@@ -113,7 +120,7 @@ fn outline(json: impl Read) -> io::Result<Outline> {
         let depth = scan.depth;
         match scan.step(b) {
             Mark::ArrayOpen => {
-                out.arrays.push(scan.key.clone());
+                out.members.push(Member::Array(scan.key.clone()));
                 member.clear();
             }
             Mark::ElementEnd | Mark::ArrayClose | Mark::Element => {}
@@ -121,9 +128,8 @@ fn outline(json: impl Read) -> io::Result<Outline> {
                 // A member runs from its key to the `,` or `}` that ends it at depth 1.
                 if depth == 1 && (b == b',' || b == b'}') {
                     if !member.is_empty() {
-                        push_member(&mut out.others, &member);
+                        out.members.push(Member::Other(std::mem::take(&mut member)));
                     }
-                    member.clear();
                 } else if depth >= 1 {
                     member.push(b);
                 }
@@ -131,13 +137,6 @@ fn outline(json: impl Read) -> io::Result<Outline> {
         }
     })?;
     Ok(out)
-}
-
-fn push_member(list: &mut Vec<u8>, member: &[u8]) {
-    if !list.is_empty() {
-        list.push(b',');
-    }
-    list.extend_from_slice(member);
 }
 
 fn for_each_byte(json: impl Read, mut f: impl FnMut(u8)) -> io::Result<()> {
@@ -178,7 +177,8 @@ pub fn split<R: Read>(
         }
         result = match scan.step(b) {
             Mark::ArrayOpen => {
-                array = outline.arrays.iter().position(|k| *k == scan.key).unwrap_or(0);
+                array =
+                    outline.members.iter().position(|m| matches!(m, Member::Array(k) if *k == scan.key)).unwrap_or(0);
                 Ok(())
             }
             Mark::Element => {
@@ -193,14 +193,17 @@ pub fn split<R: Read>(
     cutter.close_part(&mut emit)
 }
 
-/// Builds parts from elements as [`split`] finds them.
+/// Builds parts from elements as [`split`] finds them. A part holds every member in document
+/// order: the non-array ones as written, each array with the elements that fell in the part.
 struct Cutter<'o> {
     outline: &'o Outline,
     part_bytes: u64,
-    /// The part being filled: its JSON up to the array being written, that array open.
+    /// The part being filled: its JSON up to the member being written.
     part: Vec<u8>,
-    /// The index in `outline.arrays` of the array open in `part`, if any.
-    open_array: Option<usize>,
+    /// The index in `outline.members` of the next member to write; the one before it is still
+    /// open when `open` (an array taking elements).
+    next: usize,
+    open: bool,
     /// Elements in the open array, and in the whole part.
     in_array: u64,
     in_part: u64,
@@ -214,7 +217,8 @@ impl<'o> Cutter<'o> {
             outline,
             part_bytes,
             part: Vec::new(),
-            open_array: None,
+            next: 0,
+            open: false,
             in_array: 0,
             in_part: 0,
             element: Vec::new(),
@@ -226,13 +230,14 @@ impl<'o> Cutter<'o> {
     fn start_part(&mut self) {
         self.part.clear();
         self.part.push(b'{');
-        self.part.extend_from_slice(&self.outline.others);
-        self.open_array = None;
+        self.next = 0;
+        self.open = false;
         self.in_array = 0;
         self.in_part = 0;
     }
 
-    /// Adds the element just read to array `array`, first ending the part when it is full.
+    /// Adds the element just read to the array member `array`, first ending the part when it is
+    /// full.
     fn end_element(&mut self, array: usize, emit: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         if self.element.iter().all(u8::is_ascii_whitespace) {
             self.element.clear();
@@ -242,7 +247,15 @@ impl<'o> Cutter<'o> {
             self.close_part(emit)?;
             self.start_part();
         }
-        self.open_up_to(array);
+        if !(self.open && self.next == array + 1) {
+            self.write_members_before(array);
+            self.separate();
+            let key = self.array_key(array);
+            write_key(&mut self.part, key);
+            self.next = array + 1;
+            self.open = true;
+            self.in_array = 0;
+        }
         if self.in_array > 0 {
             self.part.push(b',');
         }
@@ -253,35 +266,42 @@ impl<'o> Cutter<'o> {
         Ok(())
     }
 
-    /// Closes the open array and opens the arrays after it, empty, until `array` is open.
-    fn open_up_to(&mut self, array: usize) {
-        let first = match self.open_array {
-            Some(open) if open == array => return,
-            Some(open) => {
-                self.part.push(b']');
-                open + 1
-            }
-            None => 0,
-        };
-        for i in first..=array {
-            if !self.part.ends_with(b"{") {
-                self.part.push(b',');
-            }
-            write_key(&mut self.part, &self.outline.arrays[i]);
-            if i < array {
-                self.part.push(b']');
-            }
+    /// Closes the open array, then writes the members before `end` not yet written (arrays
+    /// among them empty).
+    fn write_members_before(&mut self, end: usize) {
+        if self.open {
+            self.part.push(b']');
+            self.open = false;
         }
-        self.open_array = Some(array);
-        self.in_array = 0;
+        while self.next < end {
+            self.separate();
+            match &self.outline.members[self.next] {
+                Member::Other(member) => self.part.extend_from_slice(member),
+                Member::Array(key) => {
+                    write_key(&mut self.part, key);
+                    self.part.push(b']');
+                }
+            }
+            self.next += 1;
+        }
     }
 
-    /// Ends the part: the open array and the arrays after it, empty, then `}`.
-    fn close_part(&mut self, emit: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        if let Some(last) = self.outline.arrays.len().checked_sub(1) {
-            self.open_up_to(last);
-            self.part.push(b']');
+    fn separate(&mut self) {
+        if !self.part.ends_with(b"{") {
+            self.part.push(b',');
         }
+    }
+
+    fn array_key(&self, member: usize) -> &'o [u8] {
+        match &self.outline.members[member] {
+            Member::Array(key) => key,
+            Member::Other(_) => unreachable!("elements are read only inside an array member"),
+        }
+    }
+
+    /// Ends the part: the open array, every member after it, then `}`.
+    fn close_part(&mut self, emit: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        self.write_members_before(self.outline.members.len());
         self.part.push(b'}');
         emit(&self.part)
     }
@@ -454,8 +474,14 @@ mod tests {
     }
 
     fn joined(parts: &[Vec<u8>]) -> Value {
-        let reader = Joined::new(|k| Ok(&parts[k][..]), parts.len()).unwrap();
-        serde_json::from_reader(reader).unwrap()
+        serde_json::from_slice(&joined_bytes(parts)).unwrap()
+    }
+
+    fn joined_bytes(parts: &[Vec<u8>]) -> Vec<u8> {
+        let mut reader = Joined::new(|k| Ok(&parts[k][..]), parts.len()).unwrap();
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).unwrap();
+        bytes
     }
 
     #[test]
@@ -481,13 +507,24 @@ mod tests {
             assert_eq!(v["b"], json!([]));
             a.extend(v["a"].as_array().unwrap().iter().cloned());
             c.extend(v["c"].as_array().unwrap().iter().cloned());
-            // Past the limit by at most the closing of the lists, unless one row fills the part.
+            // Past the limit by at most the members without their rows, unless one row fills the part.
             let rows = v["a"].as_array().unwrap().len() + v["c"].as_array().unwrap().len();
-            assert!(p.len() <= 300 + r#"],"b":[],"c":[]}"#.len() || rows == 1, "{} bytes, {rows} rows", p.len());
+            let skeleton =
+                serde_json::to_vec(&json!({"a": [], "b": [], "c": [], "n": 7, "summary": doc["summary"]})).unwrap();
+            assert!(p.len() <= 300 + skeleton.len() || rows == 1, "{} bytes, {rows} rows", p.len());
+            // Every member, in the document's order (serde_json keeps the order it reads).
+            assert_eq!(
+                v.as_object().unwrap().keys().collect::<Vec<_>>(),
+                doc.as_object().unwrap().keys().collect::<Vec<_>>()
+            );
         }
         assert_eq!(Value::from(a), doc["a"]);
         assert_eq!(Value::from(c), doc["c"]);
-        assert_eq!(joined(&parts), doc);
+        assert_eq!(
+            joined_bytes(&parts),
+            serde_json::to_vec(&doc).unwrap(),
+            "joined, the parts are the document byte for byte"
+        );
     }
 
     #[test]
@@ -518,7 +555,8 @@ mod tests {
                 proptest::prop_assert_eq!(&v["n"], &doc["n"]);
                 proptest::prop_assert_eq!(&v["meta"], &doc["meta"]);
             }
-            proptest::prop_assert_eq!(joined(&parts), doc);
+            proptest::prop_assert_eq!(joined(&parts), doc.clone());
+            proptest::prop_assert_eq!(joined_bytes(&parts), serde_json::to_vec(&doc).unwrap());
         }
     }
 }
