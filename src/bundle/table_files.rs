@@ -483,4 +483,56 @@ mod tests {
             assert_eq!(failed, Err("disk full".to_string()), "{second_thread:?}");
         }
     }
+
+    /// A table of `rows` rows `{"id": k, "text": "xx…"}` of `text` bytes each.
+    fn table_of(rows: usize, text: usize) -> serde_json::Value {
+        let row = |k: usize| serde_json::json!({"id": k, "text": "x".repeat(text)});
+        serde_json::json!({"note": "kept in every part", "rows": (0..rows).map(row).collect::<Vec<_>>()})
+    }
+
+    fn decompressed(parts: &[Vec<u8>]) -> Vec<serde_json::Value> {
+        parts.iter().map(|p| serde_json::from_slice(&zstd::decode_all(&p[..]).unwrap()).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_table_longer_than_a_part_is_cut_by_rows_into_documents_that_join_back() {
+        let table = table_of(100, 90);
+        let one = TableOutput::new("t", 100, &table, parts::PART_BYTES);
+        assert_eq!(decompressed(&one.parts), [table.clone()]);
+        let cut = TableOutput::new("t", 100, &table, 1000);
+        let docs = decompressed(&cut.parts);
+        assert!(docs.len() >= 10, "{} parts of about 1000 bytes for 10 KB", docs.len());
+        assert!(docs.iter().all(|d| d["note"] == "kept in every part"));
+        let rows: Vec<_> = docs.iter().flat_map(|d| d["rows"].as_array().unwrap().clone()).collect();
+        assert_eq!(rows, *table["rows"].as_array().unwrap());
+        assert_eq!(cut.unreadable, None);
+        assert!(cut.check_readable().is_ok());
+    }
+
+    #[test]
+    fn a_row_longer_than_a_part_stays_whole_in_a_part_of_its_own() {
+        let table = table_of(3, 5000);
+        let cut = TableOutput::new("t", 3, &table, 1000);
+        let docs = decompressed(&cut.parts);
+        assert_eq!(docs.iter().map(|d| d["rows"].as_array().unwrap().len()).collect::<Vec<_>>(), [1, 1, 1]);
+    }
+
+    #[test]
+    fn a_part_a_reader_would_refuse_is_named_with_why() {
+        let json = serde_json::to_vec(&table_of(1, 500)).unwrap();
+        let roomy = tlparse_bundle::Limits::default();
+        assert_eq!(unreadable(&json, &roomy), None);
+        let short = tlparse_bundle::Limits { document: 100, ..roomy };
+        let why = unreadable(&json, &short).unwrap();
+        assert!(why.contains(&format!("{} bytes of JSON, over the 100", json.len())), "{why}");
+        let small_memory = tlparse_bundle::Limits { json_memory: 64, ..roomy };
+        assert!(unreadable(&json, &small_memory).unwrap().contains("bytes of memory to read, over the 64"));
+        let output =
+            TableOutput { name: "compile_directory", rows: 1, parts: Vec::new(), finding: None, unreadable: Some(why) };
+        let error = output.check_readable().unwrap_err().to_string();
+        assert!(
+            error.starts_with("the compile_directory table cannot be written so that a reader takes it: "),
+            "{error}"
+        );
+    }
 }

@@ -18,6 +18,7 @@ mod hostile_json;
 mod layers;
 mod memory;
 mod output_safety;
+mod parts;
 mod properties;
 #[cfg(feature = "share")]
 mod proxy;
