@@ -940,7 +940,7 @@ mod tests_support {
             "co_name": null, "co_filename": null, "co_firstlineno": null, "code": code, "stack": null,
             "first_seq": 0, "last_seq": 0, "start_ts": "", "end_ts": "", "start_time": null,
             "duration_s": null, "fail_type": null, "fail_reason": null, "restart_reasons": [],
-            "graph_breaks": [], "cache": [], "artifacts": [],
+            "graph_breaks": [], "cache": [], "first_artifact": 0, "artifact_count": 0,
         }))
         .expect("a compile directory row")
     }

@@ -52,12 +52,12 @@ fn the_untampered_bundle_and_a_resealed_unchanged_table_are_valid() {
 #[test]
 fn an_artifact_blob_that_is_in_no_pack_is_reported() {
     let problems = problems_after(DIRECTORY, |t| {
-        t["compiles"][0]["artifacts"][0]["blob"] = json!("0123456789abcdef0123456789abcdef");
+        t["artifacts"][0]["blob"] = json!("0123456789abcdef0123456789abcdef");
     });
     assert_one_problem(
         &problems,
         &[
-            "tables/log0/compile_directory.json.zst#/compiles/0/artifacts/0/blob",
+            "tables/log0/compile_directory.json.zst#/artifacts/0/blob",
             "blob 0123456789abcdef0123456789abcdef, which is not in the blob index",
         ],
     );
@@ -66,33 +66,53 @@ fn an_artifact_blob_that_is_in_no_pack_is_reported() {
 #[test]
 fn an_artifact_blob_of_another_entry_is_reported() {
     let problems = problems_after(DIRECTORY, |t| {
-        let artifacts = &mut t["compiles"][0]["artifacts"];
+        let artifacts = &mut t["artifacts"];
         artifacts[0]["blob"] = artifacts[1]["blob"].clone();
     });
-    assert_one_problem(&problems, &["#/compiles/0/artifacts/0/blob", "which is not the payload of entry 24"]);
+    assert_one_problem(&problems, &["#/artifacts/0/blob", "which is not the payload of entry 24"]);
 }
 
 #[test]
 fn a_null_artifact_blob_for_an_entry_with_a_payload_is_reported() {
-    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifacts"][0]["blob"] = Value::Null);
-    assert_one_problem(&problems, &["#/compiles/0/artifacts/0/blob", "no blob, but entry 24 has a payload"]);
+    let problems = problems_after(DIRECTORY, |t| t["artifacts"][0]["blob"] = Value::Null);
+    assert_one_problem(&problems, &["#/artifacts/0/blob", "no blob, but entry 24 has a payload"]);
 }
 
 #[test]
 fn an_artifact_kind_that_is_not_its_entry_s_is_reported() {
-    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifacts"][0]["kind"] = json!("artifact"));
+    let problems = problems_after(DIRECTORY, |t| t["artifacts"][0]["kind"] = json!("artifact"));
+    assert_one_problem(&problems, &["#/artifacts/0/kind", "kind \"artifact\", which is not the kind of entry 24"]);
+}
+
+#[test]
+fn compile_rows_that_do_not_tile_the_artifacts_are_reported() {
+    // simple.log: one compile, [0/0], which logs all 9 artifacts.
+    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifact_count"] = json!(10));
     assert_one_problem(
         &problems,
-        &["#/compiles/0/artifacts/0/kind", "kind \"artifact\", which is not the kind of entry 24"],
+        &["compile_directory.json.zst: compile [0/0]: artifacts 0.. are 9 of compile [0/0], not its 10"],
     );
+    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["first_artifact"] = json!(1));
+    assert_one_problem(&problems, &["compile [0/0]: first_artifact 1, but the compiles before it have 0"]);
+    let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifact_count"] = json!(0));
+    assert_one_problem(&problems, &["artifacts 0.. are of compile [0/0], which no row counts"]);
 }
 
 #[test]
 fn a_compile_id_no_index_row_carries_is_reported() {
     let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["compile_id"] = json!("[99/99]"));
-    assert_one_problem(
-        &problems,
-        &["#/compiles/0/compile_id", "compile id [99/99], which no index row of stream log0"],
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems[0].contains("#/compiles/0/compile_id")
+            && problems[0].contains("compile id [99/99], which no index row of stream log0"),
+        "{}",
+        problems[0]
+    );
+    // Its artifacts, which name [0/0], no longer fit it.
+    assert!(
+        problems[1].ends_with("compile [99/99]: artifacts 0.. are 9 of compile [0/0], not its 9"),
+        "{}",
+        problems[1]
     );
 }
 
@@ -126,7 +146,8 @@ fn a_frame_id_the_stack_table_lacks_is_reported() {
 #[test]
 fn many_bad_references_in_one_file_are_listed_up_to_twenty_then_counted() {
     let problems = problems_after(DIRECTORY, |t| {
-        let mut artifact = t["compiles"][0]["artifacts"][0].clone();
+        let mut artifact = t["artifacts"][0].clone();
+        artifact.as_object_mut().unwrap().remove("compile_id");
         artifact["blob"] = json!("0".repeat(32));
         t["unattributed"] = Value::Array(vec![artifact; 1000]);
     });

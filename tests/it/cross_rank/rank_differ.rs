@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::{Built, built_ranks, ids, label, own_ids};
-use crate::tables::{rows, snapshot};
+use crate::tables::{artifacts_of, rows, snapshot};
 
 /// The table with every row's streams named, as a reader expands a row: the largest payload group
 /// without `streams` holds the streams that have the key and are in no other group, `missing`
@@ -122,13 +122,9 @@ fn multi_rank_logs_keys_and_groups() {
     assert_eq!(groups(graph), [vec!["rank1", "rank3"]]);
     // The groups' blobs are the streams' own payloads, so a viewer can fetch them.
     let dir: Value = b.bundle.table("rank3", "compile_directory").unwrap().unwrap();
-    let logged = dir["compiles"][0]["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["kind"] == "dynamo_output_graph")
-        .unwrap()["blob"]
-        .clone();
+    let logged =
+        artifacts_of(&dir, &dir["compiles"][0]).iter().find(|a| a["kind"] == "dynamo_output_graph").unwrap()["blob"]
+            .clone();
     assert_eq!(graph["groups"][0]["blob"], logged);
     let fn_text = b.bundle.blob(fn_graph["groups"][0]["blob"].as_str().unwrap()).unwrap();
     assert_ne!(fn_text, b.bundle.blob(logged.as_str().unwrap()).unwrap(), "two functions, two graphs");
@@ -481,7 +477,7 @@ fn ranks_cache_pairs_the_cache_hit_ranks_graphs_by_role() {
     let (b, streams) = crate::tables::built_dir("torch-2.15/ranks_cache");
     let rank3 = streams[&3].as_str();
     let dir: Value = b.bundle.table(rank3, "compile_directory").unwrap().unwrap();
-    let roles: Vec<(u64, &str, &str)> = rows(&dir["compiles"][0], "artifacts")
+    let roles: Vec<(u64, &str, &str)> = artifacts_of(&dir, &dir["compiles"][0])
         .iter()
         .filter(|a| (527..=945).contains(&a["line"].as_u64().unwrap()))
         .map(|a| (a["line"].as_u64().unwrap(), a["name"].as_str().unwrap(), a["graph"].as_str().unwrap_or("-")))

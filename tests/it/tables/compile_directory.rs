@@ -1,6 +1,6 @@
 //! The compile directory.
 
-use super::{built, rows, snapshot};
+use super::{artifacts_of, built, rows, snapshot};
 
 #[test]
 fn graph_breaks_fixture_lists_every_compile_id_with_its_status() {
@@ -59,7 +59,7 @@ fn artifacts_logged_without_a_payload_are_listed_and_marked() {
     let t = b.table("compile_directory");
     let payloadless = |id: &str| -> Vec<(String, u64)> {
         let c = rows(&t, "compiles").iter().find(|c| c["compile_id"] == id).unwrap();
-        rows(c, "artifacts")
+        artifacts_of(&t, c)
             .iter()
             .filter(|a| a["no_payload"] == true)
             .map(|a| (a["name"].as_str().unwrap().to_string(), a["line"].as_u64().unwrap()))
@@ -72,14 +72,14 @@ fn artifacts_logged_without_a_payload_are_listed_and_marked() {
     assert_eq!(payloadless("[1/0]"), want(&[(nodes, 2375), (kernels, 2376)]));
     // Each is a row of its own, in log order among the others, with nothing to read.
     let c00 = &rows(&t, "compiles")[0];
-    let a = rows(c00, "artifacts").iter().find(|a| a["line"] == 918).unwrap();
+    let a = artifacts_of(&t, c00).iter().find(|a| a["line"] == 918).unwrap();
     assert_eq!(a["kind"], "artifact");
     assert!(a["blob"].is_null() && a["format"].is_null() && a.get("url").is_none());
     assert_eq!((a["size"].as_u64(), a["lines"].as_u64()), (Some(0), Some(0)));
-    let next = rows(c00, "artifacts").iter().find(|x| x["seq"].as_u64() == Some(a["seq"].as_u64().unwrap() + 2));
+    let next = artifacts_of(&t, c00).iter().find(|x| x["seq"].as_u64() == Some(a["seq"].as_u64().unwrap() + 2));
     assert_eq!(next.unwrap()["name"], "fx_graph_cache_hit");
     // Artifacts with a payload never carry the marker (it is left out, not false).
-    assert!(rows(c00, "artifacts").iter().all(|a| a["blob"].is_null() || a.get("no_payload").is_none()));
+    assert!(artifacts_of(&t, c00).iter().all(|a| a["blob"].is_null() || a.get("no_payload").is_none()));
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn payloadless_artifacts_stay_out_of_rank_differ() {
     let (b, streams) = super::built_dir("torch-2.15/ranks_shifted");
     let dir = b.table_of(&streams[&2], "compile_directory");
     let c10 = rows(&dir, "compiles").iter().find(|c| c["compile_id"] == "[1/0]").unwrap();
-    let lines: Vec<u64> = rows(c10, "artifacts")
+    let lines: Vec<u64> = artifacts_of(&dir, c10)
         .iter()
         .filter(|a| a["no_payload"] == true)
         .map(|a| a["line"].as_u64().unwrap())
@@ -124,9 +124,9 @@ fn compiled_autograd_captures_have_their_own_status_and_link_to_their_graphs_com
     assert_eq!(capture["status"], "compiled_autograd_capture");
     assert_eq!(capture["graph_compiles"], serde_json::json!(["[!0/2/0]"]));
     assert!(capture["co_name"].is_null() && capture["duration_s"].is_null());
-    let names: Vec<&str> = rows(capture, "artifacts").iter().map(|a| a["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = artifacts_of(&t, capture).iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["compiled_autograd_graph_pre_reordering", "compiled_autograd_graph"]);
-    assert_eq!(rows(capture, "artifacts")[0]["line"], 4088);
+    assert_eq!(artifacts_of(&t, capture)[0]["line"], 4088);
     assert_eq!(
         b.bundle.index_rows(&b.only_stream()).unwrap()[capture["first_seq"].as_u64().unwrap() as usize].line,
         4037
@@ -149,8 +149,7 @@ fn an_fx_dump_file_keeps_the_name_stacks_use_and_tlparses_beside_it() {
     let b = built("torch-2.15/compiled_autograd");
     let t = b.table("compile_directory");
     let c = rows(&t, "compiles").iter().find(|c| c["compile_id"] == "[!0/2/0]").expect("[!0/2/0]");
-    let dumps: Vec<&serde_json::Value> =
-        c["artifacts"].as_array().unwrap().iter().filter(|a| a["kind"] == "dump_file").collect();
+    let dumps: Vec<&serde_json::Value> = artifacts_of(&t, c).iter().filter(|a| a["kind"] == "dump_file").collect();
     assert_eq!(dumps.len(), 1);
     assert_eq!((dumps[0]["line"].as_u64(), dumps[0]["name"].as_str()), (Some(4453), Some("<eval_with_key>.7")));
     assert_eq!(dumps[0]["tlparse_name"], "eval_with_key_7");
@@ -161,8 +160,8 @@ fn an_fx_dump_file_keeps_the_name_stacks_use_and_tlparses_beside_it() {
 
 /// (line, name, graph) of a compile's artifacts that have a graph label or are AOT graphs or
 /// output code.
-fn graph_labels(c: &serde_json::Value) -> Vec<(u64, String, Option<String>)> {
-    rows(c, "artifacts")
+fn graph_labels(t: &serde_json::Value, c: &serde_json::Value) -> Vec<(u64, String, Option<String>)> {
+    artifacts_of(&t, c)
         .iter()
         .map(|a| {
             (
@@ -197,7 +196,7 @@ fn training_artifacts_are_labelled_forward_then_backward() {
     assert_eq!(c["compile_id"], "[0/0]");
     let (f, bw) = (Some("forward"), Some("backward"));
     assert_eq!(
-        graph_labels(c),
+        graph_labels(&t, c),
         labels(&[
             (479, "aot_joint_graph", None),
             (809, "aot_forward_graph_fw_metadata", None),
@@ -216,8 +215,7 @@ fn training_artifacts_are_labelled_forward_then_backward() {
             (6411, "fx_graph_cache_miss", bw),
         ])
     );
-    let unlabelled =
-        |line: u64| rows(c, "artifacts").iter().find(|a| a["line"] == line).unwrap().get("graph").is_none();
+    let unlabelled = |line: u64| artifacts_of(&t, c).iter().find(|a| a["line"] == line).unwrap().get("graph").is_none();
     assert!(unlabelled(3921) && unlabelled(4064) && unlabelled(134));
 }
 
@@ -231,7 +229,7 @@ fn inference_artifacts_are_labelled_inference_with_old_and_new_span_names() {
     let t = b.table("compile_directory");
     let i = Some("inference");
     assert_eq!(
-        graph_labels(&rows(&t, "compiles")[0]),
+        graph_labels(&t, &rows(&t, "compiles")[0]),
         labels(&[
             (202, "aot_forward_graph_fw_metadata", None),
             (236, "aot_inference_graph", i),
@@ -270,7 +268,7 @@ fn cache_hits_label_each_graph_load_by_its_output_codes_aot_id() {
     let t = b.table("compile_directory");
     let c = &rows(&t, "compiles")[0];
     let graph_at = |line: u64| {
-        let a = rows(c, "artifacts").iter().find(|a| a["line"] == line).unwrap();
+        let a = artifacts_of(&t, c).iter().find(|a| a["line"] == line).unwrap();
         a.get("graph").and_then(|g| g.as_str()).map(str::to_string)
     };
     for line in [649, 755, 777, 918, 919, 920] {
@@ -295,7 +293,7 @@ fn labels_agree_with_provenance_graphs() {
         let dir = b.table("compile_directory");
         let all: Vec<&serde_json::Value> = rows(&dir, "compiles")
             .iter()
-            .flat_map(|c| rows(c, "artifacts"))
+            .flat_map(|c| artifacts_of(&dir, c))
             .chain(rows(&dir, "unattributed"))
             .collect();
         for g in rows(&prov, "compiles").iter().flat_map(|c| rows(c, "graphs")) {

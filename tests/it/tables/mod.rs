@@ -75,6 +75,16 @@ pub fn rows<'a>(table: &'a Value, field: &str) -> &'a Vec<Value> {
     table[field].as_array().unwrap_or_else(|| panic!("table has no list {field}"))
 }
 
+/// A compile_directory row's artifacts: its `first_artifact`, `artifact_count` slice of the
+/// table's `artifacts` list, each checked to name the row's compile id.
+pub fn artifacts_of<'a>(directory: &'a Value, compile: &Value) -> &'a [Value] {
+    let first = compile["first_artifact"].as_u64().unwrap() as usize;
+    let count = compile["artifact_count"].as_u64().unwrap() as usize;
+    let slice = &rows(directory, "artifacts")[first..first + count];
+    assert!(slice.iter().all(|a| a["compile_id"] == compile["compile_id"]), "{}", compile["compile_id"]);
+    slice
+}
+
 /// Builds a directory of rank logs (validated) and returns it with the stream id of each file,
 /// by the rank in its file name (each file must make one stream).
 pub fn built_dir(rel: &str) -> (Built, std::collections::BTreeMap<u32, String>) {

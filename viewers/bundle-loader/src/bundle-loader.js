@@ -8,8 +8,8 @@
 
 /** The reader version this loader is: the major of the format its types (schema.d.ts) describe.
  * It reads every bundle of that major (any 2.x bundle) and ignores the fields it does not know
- * (docs/format.md, Versioning); an older major's files are laid out otherwise (format 1 tables
- * are one file each, with each compile's artifacts in its row), so those are refused. */
+ * (docs/format.md, Versioning); an older major's files are laid out otherwise (tables of one file
+ * each, each compile's artifacts inside its row), so those are refused. */
 export const READER_VERSION = 2;
 
 /** Parts of one table fetched ahead of the one being read: a merged read does not wait for each

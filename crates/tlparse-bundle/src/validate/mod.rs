@@ -603,10 +603,14 @@ impl Validator {
             return;
         }
         let mut first_members = None;
+        let mut tiling = (scope == Scope::Stream && name == "compile_directory").then(ArtifactTiling::default);
         for path in parts {
             match bundle.json_zst::<Value>(path) {
                 Ok(value) => {
                     self.check(path, "", &value, &format!("{}/{}", paths::SCHEMA_DIR, info.schema_file()));
+                    if let Some(tiling) = &mut tiling {
+                        tiling.add(&value);
+                    }
                     for problem in refs::check_table(info, path, &value, locations, within) {
                         self.problem(problem);
                     }
@@ -622,6 +626,9 @@ impl Validator {
                 }
                 Err(e) => self.problem(e),
             }
+        }
+        if let Some(problem) = tiling.and_then(|t| t.problem()) {
+            self.problem(format!("{}: {problem}", parts[0]));
         }
     }
 
@@ -705,5 +712,57 @@ fn members_not_lists(value: Value) -> Value {
             Value::Object(members)
         }
         other => other,
+    }
+}
+
+/// How a compile_directory's rows and its `artifacts` list fit, read part by part: each row's
+/// `first_artifact` is the sum of the counts before it, and its `artifact_count` artifacts all
+/// name its compile id. Held as the rows' (id, first, count) and the list's runs of one id.
+#[derive(Default)]
+struct ArtifactTiling {
+    rows: Vec<(String, Option<u64>, Option<u64>)>,
+    runs: Vec<(String, u64)>,
+}
+
+impl ArtifactTiling {
+    fn add(&mut self, part: &Value) {
+        for row in part["compiles"].as_array().into_iter().flatten() {
+            let id = row["compile_id"].as_str().unwrap_or_default().to_owned();
+            self.rows.push((id, row["first_artifact"].as_u64(), row["artifact_count"].as_u64()));
+        }
+        for artifact in part["artifacts"].as_array().into_iter().flatten() {
+            let id = artifact["compile_id"].as_str().unwrap_or_default();
+            match self.runs.last_mut() {
+                Some((last, n)) if last == id => *n += 1,
+                _ => self.runs.push((id.to_owned(), 1)),
+            }
+        }
+    }
+
+    /// The first place where rows and artifacts do not fit, if any.
+    fn problem(&self) -> Option<String> {
+        let mut next = 0u64;
+        let mut runs = self.runs.iter();
+        for (id, first, count) in &self.rows {
+            let (Some(first), Some(count)) = (*first, *count) else { continue }; // the schema check reports it
+            let id = clip(id, 80);
+            if first != next {
+                return Some(format!("compile {id}: first_artifact {first}, but the compiles before it have {next}"));
+            }
+            if count > 0 {
+                match runs.next() {
+                    Some((of, n)) if of == id.as_str() && *n == count => {}
+                    Some((of, n)) => {
+                        return Some(format!(
+                            "compile {id}: artifacts {first}.. are {n} of compile {}, not its {count}",
+                            clip(of, 80)
+                        ));
+                    }
+                    None => return Some(format!("compile {id}: artifact_count {count}, past the end of artifacts")),
+                }
+            }
+            next += count;
+        }
+        runs.next().map(|(of, _)| format!("artifacts {next}.. are of compile {}, which no row counts", clip(of, 80)))
     }
 }

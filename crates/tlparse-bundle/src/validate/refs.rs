@@ -81,6 +81,8 @@ pub(crate) const REFERENCES: &[(&str, &str, Ref)] = &[
     // Stream tables: blobs that are the payload of the row's own entry.
     ("ArtifactRef", "blob", Ref::EntryBlob),
     ("ArtifactRef", "kind", Ref::EntryKind),
+    ("CompileArtifact", "blob", Ref::EntryBlob),
+    ("CompileArtifact", "kind", Ref::EntryKind),
     ("CacheLookup", "blob", Ref::EntryBlob),
     ("Schedule", "blob", Ref::EntryBlob),
     ("OutputCode", "blob", Ref::EntryBlob),
