@@ -32,7 +32,7 @@ impl Serialize for Entries<'_> {
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
         let mut first_artifact = 0;
         for r in &c.records {
-            let artifact_count = c.artifacts(r).len() as u64;
+            let artifact_count = c.artifact_count(r) as u64;
             let key = alignment::key_string(&self.1.key(&r.id(), || r.display()));
             let row = CompileEntry { first_artifact, artifact_count, ..summary(self.0, r) };
             seq.serialize_element(&EntryView { row, align_key: &key })?;
@@ -52,8 +52,10 @@ impl Serialize for CompileArtifacts<'_> {
         let mut seq = serializer.serialize_seq(None)?;
         for r in &c.records {
             let compile_id = r.display();
-            for a in c.artifacts(r).iter() {
-                seq.serialize_element(&ArtifactRow { compile_id: &compile_id, artifact: c.artifact_ref(a) })?;
+            for chunk in c.artifact_chunks(r) {
+                for a in chunk.iter() {
+                    seq.serialize_element(&ArtifactRow { compile_id: &compile_id, artifact: c.artifact_ref(a) })?;
+                }
             }
         }
         seq.end()

@@ -68,8 +68,9 @@ pub struct CompileRecord {
     pub start_stack: Option<u32>,
     /// The compile's first `compilation_metrics` ([`Compiles::metrics`] reads it).
     metrics: Option<HeldMetrics>,
-    /// The row of `Compiles::frozen` its artifacts were frozen in last, or [`NO_ROW`]; while
-    /// they are live ([`Compiles::artifacts`]) the live list is the one that counts.
+    /// The row of `Compiles::frozen` holding its latest frozen chunk of artifacts, or
+    /// [`NO_ROW`]; the chunks before it are linked by `Compiles::frozen_before`, and a live tail
+    /// ([`Compiles::artifact_chunks`]) follows them.
     frozen: u32,
     /// Index (in `Compiles::records`) of the next attempt of the same frame compile, if any.
     next_attempt: Option<u32>,
@@ -369,6 +370,12 @@ const NO_ROW: u32 = u32::MAX;
 /// unit tests, so that they freeze and thaw).
 const LIVE_ARTIFACTS: usize = if cfg!(test) { 2 } else { 32 };
 
+/// The most artifacts a live compile holds in memory: at this many, the older half is frozen
+/// as a chunk (a compile can log a million). Half stays live so that a cache load's artifacts,
+/// which its output code labels after the fact ([`backfill`]), are still at hand. 4 in unit
+/// tests, so that chunks are frozen.
+const LIVE_TAIL: usize = if cfg!(test) { 4 } else { 2048 };
+
 impl CompileRecord {
     /// The timestamp of the compile's first entry.
     pub fn start_ts(&self) -> Stamp {
@@ -533,12 +540,14 @@ pub struct Compiles {
     cache_loads: CacheLoads,
     /// Artifact kinds and names, each once.
     names: IndexSet<Box<str>>,
-    /// The artifacts of the records that logged some last, by record index, least recently
-    /// added to first; the others are frozen.
+    /// The latest artifacts of the records that logged some last, by record index, least
+    /// recently added to first; the others are frozen.
     live: Vec<(usize, Vec<Artifact>)>,
-    /// Artifact lists frozen when they left `live`: a long log has a hundred thousand
-    /// artifacts, most of them in compiles long finished.
+    /// Chunks of artifacts frozen when they left `live` or when a live list grew to
+    /// [`LIVE_TAIL`]: a long log has a million artifacts, most of them in compiles long finished.
     frozen: Records<Vec<Artifact>>,
+    /// For each row of `frozen`, the row of the same compile's chunk before it, or [`NO_ROW`].
+    frozen_before: Vec<u32>,
     /// Each compile's metrics.
     metrics: Records<Metrics>,
 }
@@ -673,35 +682,54 @@ impl Compiles {
         a.format.is_none() && self.kind(a) != "link"
     }
 
-    /// Every artifact of a compile, in log order.
+    /// Every artifact of a compile, in log order, in one list: for the few compiles a table
+    /// looks at closely. A table reading every compile's reads [`Compiles::artifact_chunks`].
     pub fn artifacts(&self, r: &CompileRecord) -> Cow<'_, [Artifact]> {
+        let mut chunks = self.artifact_chunks(r);
+        let Some(first) = chunks.next() else { return Cow::Borrowed(&[]) };
+        match chunks.next() {
+            None => first,
+            Some(second) => {
+                let mut all = first.into_owned();
+                all.extend_from_slice(&second);
+                chunks.for_each(|chunk| all.extend_from_slice(&chunk));
+                Cow::Owned(all)
+            }
+        }
+    }
+
+    /// Every artifact of a compile, in log order, a chunk at a time: its frozen chunks oldest
+    /// first, then its live tail. Holds one chunk, however many the compile logged.
+    pub fn artifact_chunks<'c>(&'c self, r: &CompileRecord) -> impl Iterator<Item = Cow<'c, [Artifact]>> + 'c {
+        let mut rows = Vec::new();
+        let mut row = r.frozen;
+        while row != NO_ROW {
+            rows.push(row);
+            row = self.frozen_before[row as usize];
+        }
         // A record is known by its first entry: no two records start at the same one.
-        if let Some((_, list)) = self.live.iter().find(|(i, _)| self.records[*i].first_seq == r.first_seq) {
-            return Cow::Borrowed(list);
-        }
-        Cow::Owned(self.frozen_list(r))
+        let first_seq = r.first_seq;
+        let live = self.live.iter().find(move |(i, _)| self.records[*i].first_seq == first_seq);
+        let frozen = rows.into_iter().rev().map(|row| Cow::Owned(self.frozen.get(row)));
+        frozen.chain(live.map(|(_, list)| Cow::Borrowed(&list[..])))
     }
 
-    /// The artifacts a compile had when they were frozen last (none if never).
-    fn frozen_list(&self, r: &CompileRecord) -> Vec<Artifact> {
-        self.frozen_at(r.frozen)
-    }
-
-    /// The artifacts frozen in row `row` of `frozen` (none if [`NO_ROW`]).
-    fn frozen_at(&self, row: u32) -> Vec<Artifact> {
-        if row == NO_ROW {
-            return Vec::new();
-        }
-        self.frozen.get(row)
+    /// How many artifacts a compile logged.
+    pub fn artifact_count(&self, r: &CompileRecord) -> usize {
+        self.artifact_chunks(r).map(|chunk| chunk.len()).sum()
     }
 
     /// The artifacts of a compile with a given name, in log order.
     pub fn artifacts_named(&self, r: &CompileRecord, name: &str) -> Vec<ArtifactRef> {
-        self.artifacts(r).iter().filter(|a| self.name(a) == name).map(|a| self.artifact_ref(a)).collect()
+        let named = |chunk: Cow<'_, [Artifact]>| -> Vec<ArtifactRef> {
+            chunk.iter().filter(|a| self.name(a) == name).map(|a| self.artifact_ref(a)).collect()
+        };
+        self.artifact_chunks(r).flat_map(named).collect()
     }
 
-    /// Adds an artifact to record `index`, its list thawed if frozen; the list of the record
-    /// that was added to least recently is frozen when too many are in memory.
+    /// Adds an artifact to record `index`, its latest chunk thawed if frozen; the list of the
+    /// record that was added to least recently is frozen when too many are in memory, and the
+    /// older half of a list that reached [`LIVE_TAIL`].
     fn add_artifact(&mut self, index: usize, a: Artifact) {
         let mut live = match self.live.iter().position(|(i, _)| *i == index) {
             Some(at) => self.live.remove(at),
@@ -710,19 +738,39 @@ impl Compiles {
                     let (cold, list) = self.live.remove(0);
                     self.freeze(cold, &list);
                 }
-                let row = self.paged.frozen(index);
-                (index, self.frozen_at(row))
+                (index, self.thaw(index))
             }
         };
         live.1.push(a);
+        if live.1.len() >= LIVE_TAIL {
+            let older: Vec<Artifact> = live.1.drain(..LIVE_TAIL / 2).collect();
+            self.freeze(index, &older);
+        }
         self.live.push(live);
     }
 
-    /// Freezes record `index`'s artifacts (a new row: a list thawed and frozen again leaves its
-    /// old row unread, which only a compile logging artifacts long after it ended does).
+    /// Freezes `list`, the artifacts record `index` logged after its frozen chunks, as its
+    /// latest chunk.
     fn freeze(&mut self, index: usize, list: &[Artifact]) {
+        if list.is_empty() {
+            return;
+        }
+        let before = self.paged.frozen(index);
         let row = self.frozen.push(&list.to_vec());
+        self.frozen_before.push(before);
         self.paged.update(index, |record| record.frozen = row);
+    }
+
+    /// Takes record `index`'s latest frozen chunk back (its row is left unread: only a
+    /// compile logging artifacts long after others did has one thawed).
+    fn thaw(&mut self, index: usize) -> Vec<Artifact> {
+        let row = self.paged.frozen(index);
+        if row == NO_ROW {
+            return Vec::new();
+        }
+        let before = self.frozen_before[row as usize];
+        self.paged.update(index, |record| record.frozen = before);
+        self.frozen.get(row)
     }
 
     fn intern(&mut self, text: &str) -> u32 {
@@ -817,13 +865,13 @@ impl Compiles {
 
     /// The compile's cache outcomes, in log order: its artifacts named as one.
     pub fn cache(&self, r: &CompileRecord) -> Vec<CacheOutcome> {
-        let artifacts = self.artifacts(r);
         let outcome = |a: &Artifact| {
             let name = self.name(a);
             let (cache, outcome) = cache_outcome(name)?;
             Some(CacheOutcome { cache, outcome: outcome.into(), name: name.to_string(), seq: a.seq })
         };
-        artifacts.iter().filter_map(outcome).collect()
+        let outcomes = |chunk: Cow<'_, [Artifact]>| chunk.iter().filter_map(outcome).collect::<Vec<_>>();
+        self.artifact_chunks(r).flat_map(outcomes).collect()
     }
 
     /// How many distinct compile ids the stream's entries named, as they spelled them (`[0/0]`
@@ -1044,7 +1092,9 @@ mod tests {
         ids.extend((10..22).map(|frame| id(None, frame, 0)));
         let stamps = ["1118 14:22:33.000001", "late", "1118 14:22:33.000003", "1118 14:22:33,000004"];
         // Compile k logs artifacts k0, k1, ... in turns: 0 1 ... 16 0 1 ... 16 0 2 4 ... 16.
-        let turns: Vec<usize> = (0..ids.len()).chain(0..ids.len()).chain((0..ids.len()).step_by(2)).collect();
+        // Compile 3 then logs eleven more in a row: its list is frozen in chunks as it grows.
+        let turns: Vec<usize> =
+            (0..ids.len()).chain(0..ids.len()).chain((0..ids.len()).step_by(2)).chain([3; 11]).collect();
         for spooled in [false, true] {
             let (store, spool) = test_store(spooled);
             let (stacks, mut diags, mut compiles) =
@@ -1080,6 +1130,7 @@ mod tests {
             }
             // Lists were frozen, and some thawed and frozen again.
             assert!(compiles.frozen.len() > ids.len() - LIVE_ARTIFACTS, "{}", compiles.frozen.len());
+            assert_eq!(compiles.frozen_before.len(), compiles.frozen.len());
         }
     }
 

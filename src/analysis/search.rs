@@ -112,8 +112,10 @@ impl SearchTable {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
             }
-            for a in c.artifacts(r).iter() {
-                self.add(SearchKind::Artifact, c.name(a), at);
+            for chunk in c.artifact_chunks(r) {
+                for a in chunk.iter() {
+                    self.add(SearchKind::Artifact, c.name(a), at);
+                }
             }
             for reason in r.graph_breaks() {
                 self.add(SearchKind::GraphBreak, reason, at);
