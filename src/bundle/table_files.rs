@@ -33,8 +33,10 @@ pub struct TableOutput {
 pub const TABLE_ZSTD_LEVEL: i32 = 9;
 
 impl TableOutput {
-    /// A table serialized straight into its compression, then cut into parts of `part_bytes` of
-    /// JSON when it is longer.
+    /// A table serialized straight into its compression, as one part when it is at most
+    /// `part_bytes` of JSON. A longer one is cut into parts of about that much: its outline read
+    /// from the compressed JSON, which is then dropped, and the table serialized again through
+    /// the cutting, so its parts and its whole are never held at once.
     pub fn new(name: &'static str, rows: u64, table: &impl Serialize, part_bytes: u64) -> TableOutput {
         let (whole, size) = compressed_json(table, search_log(name));
         let mut output = TableOutput { name, rows, parts: Vec::new(), finding: None, unreadable: None };
@@ -42,16 +44,24 @@ impl TableOutput {
             output.parts.push(whole);
             return output;
         }
+        let mut outline = parts::OutlineWriter::default();
+        let mut json = zstd::stream::Decoder::new(&whole[..]).expect("a zstd decoder");
+        std::io::copy(&mut json, &mut outline).expect("a table's own JSON reads back");
+        drop(whole);
+        let (outline, _) = outline.finish();
         let limits = tlparse_bundle::Limits::default();
-        let open = || zstd::stream::Decoder::new(&whole[..]);
-        parts::split(open, size, part_bytes, |json| {
+        let emit = |json: &[u8]| {
             if output.unreadable.is_none() {
                 output.unreadable = unreadable(json, &limits);
             }
-            output.parts.push(zstd::bulk::compress(json, TABLE_ZSTD_LEVEL)?);
+            output.parts.push(compressed_part(json, search_log(name))?);
             Ok(())
-        })
-        .expect("a table's own JSON splits");
+        };
+        let mut cut =
+            std::io::BufWriter::with_capacity(TABLE_BUFFER, parts::PartWriter::new(&outline, part_bytes, emit));
+        serde_json::to_writer(&mut cut, table).expect("tables serialize");
+        let cut = cut.into_inner().map_err(|e| e.into_error()).expect("cutting in memory");
+        cut.finish().expect("compressing in memory");
         output
     }
 
@@ -268,15 +278,7 @@ fn search_log(table: &str) -> u32 {
 /// the rows back and serializing them); the encoder sees the same writes either way, so the same
 /// bytes come out.
 fn compressed_json(output: &impl Serialize, search_log: u32) -> (Vec<u8>, u64) {
-    TABLE_CCTX.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        let context = slot.get_or_insert_with(|| {
-            let mut context = zstd::zstd_safe::CCtx::create();
-            context
-                .set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(TABLE_ZSTD_LEVEL))
-                .expect("a zstd level in range");
-            context
-        });
+    with_table_context(|context| {
         // A table that went streaming bounded the context's tables (see `bound_streaming_memory`):
         // the next one starts from the level's own choice again, which fits a small table's size.
         for auto in [CParameter::WindowLog(0), CParameter::ChainLog(0), CParameter::HashLog(0)] {
@@ -302,6 +304,37 @@ fn compressed_json(output: &impl Serialize, search_log: u32) -> (Vec<u8>, u64) {
         .expect("compressing to memory");
         compressed.0.shrink_to_fit();
         compressed
+    })
+}
+
+/// Runs `f` with the thread's table context ([`TABLE_CCTX`]), made at the first table.
+fn with_table_context<R>(f: impl FnOnce(&mut zstd::zstd_safe::CCtx<'static>) -> R) -> R {
+    TABLE_CCTX.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let context = slot.get_or_insert_with(|| {
+            let mut context = zstd::zstd_safe::CCtx::create();
+            context
+                .set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(TABLE_ZSTD_LEVEL))
+                .expect("a zstd level in range");
+            context
+        });
+        f(context)
+    })
+}
+
+/// One part of a table cut into several, compressed with the thread's table context bounded as
+/// for a streamed table (a context sized for a whole part is larger than the part), into a
+/// buffer no larger than the compressed bytes: a table's parts are held until they are written.
+fn compressed_part(json: &[u8], search_log: u32) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    with_table_context(|context| {
+        let mut encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
+        encoder.set_parameter(CParameter::SearchLog(search_log))?;
+        bound_streaming_memory(&mut encoder)?;
+        encoder.write_all(json)?;
+        let mut compressed = encoder.finish()?;
+        compressed.shrink_to_fit();
+        Ok(compressed)
     })
 }
 

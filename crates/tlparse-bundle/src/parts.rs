@@ -105,50 +105,110 @@ enum Member {
     Array(Vec<u8>),
 }
 
-/// The top-level members of a table document, in document order.
+/// The top-level members of a table document, in document order: what every part repeats or
+/// slices. Learnt by an [`OutlineWriter`].
 #[derive(Debug, Default)]
-struct Outline {
+pub struct Outline {
     members: Vec<Member>,
 }
 
-/// Reads `json` once for its [`Outline`].
-fn outline(json: impl Read) -> io::Result<Outline> {
-    let mut out = Outline::default();
-    let mut scan = Scanner::default();
-    let mut member: Vec<u8> = Vec::new();
-    for_each_byte(json, |b| {
-        let depth = scan.depth;
-        match scan.step(b) {
+/// Learns a table's [`Outline`] from its JSON written through it, and counts its bytes.
+#[derive(Default)]
+pub struct OutlineWriter {
+    outline: Outline,
+    scan: Scanner,
+    /// The member being read, from its key, when it is no array.
+    member: Vec<u8>,
+    bytes: u64,
+}
+
+impl OutlineWriter {
+    /// The outline and the JSON's length.
+    pub fn finish(self) -> (Outline, u64) {
+        (self.outline, self.bytes)
+    }
+
+    fn step(&mut self, b: u8) {
+        let depth = self.scan.depth;
+        match self.scan.step(b) {
             Mark::ArrayOpen => {
-                out.members.push(Member::Array(scan.key.clone()));
-                member.clear();
+                self.outline.members.push(Member::Array(self.scan.key.clone()));
+                self.member.clear();
             }
             Mark::ElementEnd | Mark::ArrayClose | Mark::Element => {}
             Mark::Other => {
                 // A member runs from its key to the `,` or `}` that ends it at depth 1.
                 if depth == 1 && (b == b',' || b == b'}') {
-                    if !member.is_empty() {
-                        out.members.push(Member::Other(std::mem::take(&mut member)));
+                    if !self.member.is_empty() {
+                        self.outline.members.push(Member::Other(std::mem::take(&mut self.member)));
                     }
                 } else if depth >= 1 {
-                    member.push(b);
+                    self.member.push(b);
                 }
             }
         }
-    })?;
-    Ok(out)
+    }
 }
 
-fn for_each_byte(json: impl Read, mut f: impl FnMut(u8)) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 16, json);
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
+impl Write for OutlineWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        buf.iter().for_each(|&b| self.step(b));
+        self.bytes += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Cuts a table's JSON written through it into parts of about `part_bytes` each, given the
+/// table's [`Outline`], handing each part's JSON to `emit` in order ([`PartWriter::finish`] hands
+/// the last).
+pub struct PartWriter<'o, E> {
+    outline: &'o Outline,
+    scan: Scanner,
+    cutter: Cutter<'o>,
+    /// The member whose array is being read.
+    array: usize,
+    emit: E,
+}
+
+impl<'o, E: FnMut(&[u8]) -> io::Result<()>> PartWriter<'o, E> {
+    pub fn new(outline: &'o Outline, part_bytes: u64, emit: E) -> Self {
+        PartWriter { outline, scan: Scanner::default(), cutter: Cutter::new(outline, part_bytes), array: 0, emit }
+    }
+
+    /// Hands on the last part.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.cutter.close_part(&mut self.emit)
+    }
+
+    fn step(&mut self, b: u8) -> io::Result<()> {
+        match self.scan.step(b) {
+            Mark::ArrayOpen => {
+                let key = &self.scan.key;
+                let at = self.outline.members.iter().position(|m| matches!(m, Member::Array(k) if k == key));
+                self.array = at.unwrap_or(0);
+            }
+            Mark::Element => self.cutter.element.push(b),
+            Mark::ElementEnd | Mark::ArrayClose => self.cutter.end_element(self.array, &mut self.emit)?,
+            Mark::Other => {}
         }
-        buf.iter().for_each(|&b| f(b));
-        let n = buf.len();
-        reader.consume(n);
+        Ok(())
+    }
+}
+
+impl<E: FnMut(&[u8]) -> io::Result<()>> Write for PartWriter<'_, E> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &b in buf {
+            self.step(b)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -159,41 +219,23 @@ pub fn split<R: Read>(
     mut open: impl FnMut() -> io::Result<R>,
     size: u64,
     part_bytes: u64,
-    mut emit: impl FnMut(&[u8]) -> io::Result<()>,
+    emit: impl FnMut(&[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
+    let mut emit = emit;
     if size <= part_bytes {
         let mut whole = Vec::with_capacity(size as usize);
         open()?.read_to_end(&mut whole)?;
         return emit(&whole);
     }
-    let outline = outline(open()?)?;
-    let mut cutter = Cutter::new(&outline, part_bytes);
-    let mut scan = Scanner::default();
-    let mut array = 0;
-    let mut result = Ok(());
-    for_each_byte(open()?, |b| {
-        if result.is_err() {
-            return;
-        }
-        result = match scan.step(b) {
-            Mark::ArrayOpen => {
-                array =
-                    outline.members.iter().position(|m| matches!(m, Member::Array(k) if *k == scan.key)).unwrap_or(0);
-                Ok(())
-            }
-            Mark::Element => {
-                cutter.element.push(b);
-                Ok(())
-            }
-            Mark::ElementEnd | Mark::ArrayClose => cutter.end_element(array, &mut emit),
-            Mark::Other => Ok(()),
-        };
-    })?;
-    result?;
-    cutter.close_part(&mut emit)
+    let mut outline = OutlineWriter::default();
+    io::copy(&mut open()?, &mut outline)?;
+    let (outline, _) = outline.finish();
+    let mut parts = PartWriter::new(&outline, part_bytes, emit);
+    io::copy(&mut open()?, &mut parts)?;
+    parts.finish()
 }
 
-/// Builds parts from elements as [`split`] finds them. A part holds every member in document
+/// Builds parts from elements as a [`PartWriter`] finds them. A part holds every member in document
 /// order: the non-array ones as written, each array with the elements that fell in the part.
 struct Cutter<'o> {
     outline: &'o Outline,
