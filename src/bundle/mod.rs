@@ -503,12 +503,12 @@ fn assemble_parts(
     counts.cross_input_saved_bytes = per_input_unique.saturating_sub(counts.unique_blob_bytes);
     let cross_rank = match cross_rank {
         Some((members, merged_trace)) => {
-            let trace = Some((merged_trace, traces_to_place.as_slice()));
+            let trace = Some((merged_trace, traces_to_place.as_slice(), placement));
             let members_tables = members.iter().cloned().zip(compared_tables);
             let compared = members_tables.map(|(member, tables)| StreamTables::new(member, tables)).collect();
             let payloads = store_payloads::StorePayloads::new(root, &store);
             Some(
-                write_cross_rank(root, compared, members, &table_sources, trace, placement, &payloads, part_bytes)
+                write_cross_rank(root, compared, members, &table_sources, trace, &payloads, part_bytes)
                     .map_err(io_err)?,
             )
         }
@@ -577,8 +577,13 @@ impl cross_rank::TableBytes for PlacedTable {
 /// The thread writing the merged Chrome trace ([`write_merged_trace`]).
 type MergedTrace<'scope> = ScopedJoinHandle<'scope, io::Result<Option<String>>>;
 
+/// The merged trace being written, with the streams' traces it reads (staged, then final path)
+/// and how to place them once it is done.
+type TraceToPlace<'scope, 'p> = (MergedTrace<'scope>, &'p [(PathBuf, PathBuf)], Placement);
+
 /// Computes and writes the cross-rank tables of the compared streams (`members`, labelled), then
-/// waits for the merged trace and places the streams' traces it read (`trace`); `payloads`
+/// waits for the merged trace and places the streams' traces it read (`trace`, placed as its
+/// `Placement` says); `payloads`
 /// reads the blob store, assembled by then. A table that
 /// does not read back is an error naming its file (`table_sources`: each stream's, by name).
 fn write_cross_rank(
@@ -586,8 +591,7 @@ fn write_cross_rank(
     compared: Vec<StreamTables>,
     members: Vec<RankMember>,
     table_sources: &[BTreeMap<&'static str, PathBuf>],
-    trace: Option<(MergedTrace<'_>, &[(PathBuf, PathBuf)])>,
-    placement: Placement,
+    trace: Option<TraceToPlace<'_, '_>>,
     payloads: &dyn cross_rank::PayloadReader,
     part_bytes: u64,
 ) -> io::Result<CrossRank> {
@@ -618,7 +622,7 @@ fn write_cross_rank(
         tables.insert(t.name.to_string(), TableRef { parts, rows: t.rows });
     }
     let mut chrome_trace = None;
-    if let Some((thread, traces)) = trace {
+    if let Some((thread, traces, placement)) = trace {
         chrome_trace = thread.join().map_err(|_| io::Error::other("the merged-trace thread panicked"))??;
         placement.place_all(traces)?;
     }

@@ -161,7 +161,7 @@ fn an_fx_dump_file_keeps_the_name_stacks_use_and_tlparses_beside_it() {
 /// (line, name, graph) of a compile's artifacts that have a graph label or are AOT graphs or
 /// output code.
 fn graph_labels(t: &serde_json::Value, c: &serde_json::Value) -> Vec<(u64, String, Option<String>)> {
-    artifacts_of(&t, c)
+    artifacts_of(t, c)
         .iter()
         .map(|a| {
             (
