@@ -499,7 +499,7 @@ pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> P
     let payload = match (payload, &has_payload) {
         (None, None) => None,
         (bytes, declared) => {
-            let bytes = bytes.unwrap_or_default();
+            let mut bytes = bytes.unwrap_or_default();
             if declared.is_none() {
                 problems.push((
                     DiagnosticKind::UndeclaredPayload,
@@ -508,10 +508,16 @@ pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> P
             }
             let md5_mismatch = match declared_md5 {
                 Some(expected) => {
-                    let actual: [u8; 16] = match &spilled {
+                    let mut actual: [u8; 16] = match &spilled {
                         Some(s) => s.md5.unwrap_or_default(),
                         None => held_md5.unwrap_or_else(|| Md5::digest(&bytes).into()),
                     };
+                    if actual != expected && spilled.is_none() {
+                        if let Some(restored) = with_carriage_returns(&bytes, &expected) {
+                            bytes = restored;
+                            actual = expected;
+                        }
+                    }
                     if actual != expected {
                         problems.push((
                             DiagnosticKind::Md5Mismatch,
@@ -676,6 +682,26 @@ pub fn display_compile_id(id: &CompileId) -> String {
     s
 }
 
+/// The payload with a `\r` ending each of its lines, when its md5 says that is what was logged
+/// (with or without one ending its last line). Reading strips a `\r` before a line's `\n`, as a
+/// CRLF log's line ending; a payload whose own text has CRLF line endings, logged to a LF log,
+/// loses its `\r`s that way, and only its md5 tells the two apart.
+fn with_carriage_returns(bytes: &[u8], expected: &[u8; 16]) -> Option<Vec<u8>> {
+    let mut restored = Vec::with_capacity(bytes.len() + bytes.len() / 32 + 2);
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            restored.extend_from_slice(b"\r\n");
+        }
+        restored.extend_from_slice(line);
+    }
+    restored.push(b'\r');
+    if Md5::digest(&restored)[..] == expected[..] {
+        return Some(restored);
+    }
+    restored.pop();
+    (Md5::digest(&restored)[..] == expected[..]).then_some(restored)
+}
+
 fn decode_md5(s: &str) -> Option<[u8; 16]> {
     let b = s.as_bytes();
     if b.len() != 32 {
@@ -777,6 +803,33 @@ mod tests {
         let e = entry_of(r#"{"frame_id": 18446744073709551615, "frame_compile_id": 0, "dynamo_start": {}}"#);
         assert_eq!(e.problems, []);
         assert_eq!(e.compile_id.and_then(|id| id.frame_id), Some(u64::MAX));
+    }
+
+    /// A payload whose text has CRLF line endings, in a LF log: reading strips each line's `\r`
+    /// as a line ending, and the md5 (taken over the text) gets them back.
+    #[test]
+    fn carriage_returns_the_md5_shows_belong_to_the_payload_are_kept() {
+        for text in [&b"first\r\nsecond\r"[..], b"first\r\nsecond"] {
+            let md5: String = Md5::digest(text).iter().map(|b| format!("{b:02x}")).collect();
+            let header = format!(
+                r#"V0101 00:00:00.000000 7 a.py:1] {{"artifact": {{"name": "x", "encoding": "string"}}, "has_payload": "{md5}"}}"#
+            );
+            let log =
+                [header.as_bytes(), b"\n\tfirst\r\n\tsecond", if text.ends_with(b"\r") { b"\r\n" } else { b"\n" }]
+                    .concat();
+            let rec = super::super::records::Records::new(&log[..]).next().unwrap().unwrap();
+            let Parsed::Entry(e) = parse_record(rec) else { panic!() };
+            let p = e.payload.unwrap();
+            assert_eq!(p.bytes, text, "{}", String::from_utf8_lossy(text).escape_debug());
+            assert!(!p.md5_mismatch);
+            assert_eq!(e.problems, []);
+        }
+        // Without the md5's word, a line's `\r` is a CRLF log's line ending.
+        let header = br#"V0101 00:00:00.000000 7 a.py:1] {"artifact": {"name": "x", "encoding": "string"}, "has_payload": "00000000000000000000000000000000"}"#;
+        let log = [&header[..], b"\r\n\tfirst\r\n\tsecond\r\n"].concat();
+        let rec = super::super::records::Records::new(&log[..]).next().unwrap().unwrap();
+        let Parsed::Entry(e) = parse_record(rec) else { panic!() };
+        assert_eq!(e.payload.unwrap().bytes, b"first\nsecond");
     }
 
     #[test]

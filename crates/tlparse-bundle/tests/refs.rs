@@ -108,7 +108,7 @@ fn a_compile_id_no_index_row_carries_is_reported() {
         "{}",
         problems[0]
     );
-    // Its artifacts, which name [0/0], no longer fit it.
+    // Its artifacts name [0/0], so they do not fit the row of another id.
     assert!(
         problems[1].ends_with("compile [99/99]: artifacts 0.. are 9 of compile [0/0], not its 9"),
         "{}",
