@@ -312,6 +312,23 @@ def test_a_bad_index_line_names_its_line(simple_copy: Path) -> None:
         next(rows_read)
 
 
+def test_an_index_or_diagnostics_longer_than_the_manifest_declares_is_refused_there(simple_copy: Path) -> None:
+    # A file that inflates far past what the manifest declares is not read on (a bomb of rows).
+    manifest = json.loads((simple_copy / "manifest.json").read_text())
+    declared = manifest["streams"][0]["entries"]
+    rows = zstandard.ZstdDecompressor().stream_reader((simple_copy / "index/log0.jsonl.zst").read_bytes()).read()
+    (simple_copy / "index/log0.jsonl.zst").write_bytes(zstd(rows * 1000))
+    read = tlparse_bundle.open(simple_copy).index_rows()
+    assert len([next(read) for _ in range(declared)]) == declared
+    with pytest.raises(BundleError, match=f"index/log0.jsonl.zst: more rows than the {declared} entries manifest.json declares"):
+        next(read)
+    diagnostics = manifest["diagnostics"]
+    one = b'{"kind": "bad_prefix", "file": "x", "line": 1, "message": "m", "raw": "r"}\n'
+    (simple_copy / diagnostics["path"]).write_bytes(zstd(one * (diagnostics["total"] + 5)))
+    with pytest.raises(BundleError, match=f"more rows than the {diagnostics['total']} diagnostics"):
+        list(tlparse_bundle.open(simple_copy).diagnostics())
+
+
 def test_bad_stack_ids_are_refused(simple_copy: Path) -> None:
     (simple_copy / "stacks/log0.json").write_text('{"frames": [], "stacks": [[5]]}')
     stacks = tlparse_bundle.open(simple_copy).stacks()

@@ -233,14 +233,17 @@ class Bundle:
         the `seq` and `line` the file leaves out filled in (see `RowNumbering`)."""
         sid, entry = self._stream(stream)
         path = check_path(entry.get("index"), f"manifest.json: stream {sid}: index")
+        declared = _declared_count(entry.get("entries"), f"manifest.json: stream {sid}: entries")
         numbering = RowNumbering()
-        return (numbering.fill(row) for row in iter_json_lines(self.source, path, self.limits))
+        rows = _at_most(iter_json_lines(self.source, path, self.limits), declared, path, "entries")
+        return (numbering.fill(row) for row in rows)
 
     def diagnostics(self) -> Iterator[Dict[str, Any]]:
         """The problems found in the logs (`diagnostics.jsonl`), one dict each, read lazily."""
         diagnostics = _object(self.manifest.get("diagnostics"), "manifest.json: diagnostics")
         path = check_path(diagnostics.get("path"), "manifest.json: diagnostics.path")
-        return iter_json_lines(self.source, path, self.limits)
+        declared = _declared_count(diagnostics.get("total"), "manifest.json: diagnostics.total")
+        return _at_most(iter_json_lines(self.source, path, self.limits), declared, path, "diagnostics")
 
     def stacks(self, stream: Optional[str] = None) -> Stacks:
         """The stack table of a stream."""
@@ -324,3 +327,19 @@ class RowNumbering:
 def _is_count(value: Any) -> bool:
     """A JSON whole number from 0 (never a bool, which Python counts as an int)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _declared_count(value: Any, what: str) -> int:
+    """A count the manifest declares: a JSON whole number from 0."""
+    if not _is_count(value):
+        raise BundleError(f"{what}: {clip(value)} is not a count")
+    return value
+
+
+def _at_most(rows: Iterator[Any], declared: int, path: str, what: str) -> Iterator[Any]:
+    """`rows`, refused at the first one past the `declared` number: a file holding more than its
+    manifest says is damaged or hostile, and is not read on."""
+    for n, row in enumerate(rows):
+        if n >= declared:
+            raise BundleError(f"{path}: more rows than the {declared} {what} manifest.json declares")
+        yield row

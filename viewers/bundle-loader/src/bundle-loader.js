@@ -302,7 +302,9 @@ export class Bundle {
    */
   async *indexRows(streamId) {
     const numbering = new RowNumbering();
-    for await (const row of this._storedIndexRows(streamId)) yield numbering.fill(row);
+    const stream = this._stream(streamId);
+    const rows = atMost(this._storedIndexRows(streamId), stream.entries, `${stream.index}`, 'entries');
+    for await (const row of rows) yield numbering.fill(row);
   }
 
   /** The index rows of a stream as stored: without `seq`, and without the `line`s implied. */
@@ -466,7 +468,8 @@ export class Bundle {
 
   /** The diagnostics (problems found in the logs), in input order. @returns {AsyncGenerator<any>} */
   async *diagnostics() {
-    yield* jsonLines(await this.bytes(this.manifest.diagnostics.path));
+    const { path, total } = this.manifest.diagnostics;
+    yield* atMost(jsonLines(await this.bytes(path)), total, path, 'diagnostics');
   }
 
   /**
@@ -660,6 +663,21 @@ function appendLists(merged, part) {
     for (const item of more) value.push(item);
   }
   return merged;
+}
+
+/**
+ * `rows`, refused at the first one past the `declared` number (the manifest's count): a file
+ * holding more than its manifest says is damaged or hostile, and is not read on.
+ * @template T @param {AsyncIterable<T> | Iterable<T>} rows @param {number} declared
+ * @param {string} path @param {string} what @returns {AsyncGenerator<T>}
+ */
+async function* atMost(rows, declared, path, what) {
+  if (!Number.isSafeInteger(declared) || declared < 0) throw new Error(`manifest: the ${what} of ${path} are not counted`);
+  let n = 0;
+  for await (const row of rows) {
+    if (n++ >= declared) throw new Error(`${path}: more rows than the ${declared} ${what} the manifest declares`);
+    yield row;
+  }
 }
 
 /** Every value of an async iterable, in an array. */

@@ -129,6 +129,33 @@ test('a bundle of a newer minor version with fields this loader does not know is
   assert.equal(rows.length, m.streams[0].entries);
 });
 
+test('an index or diagnostics holding more rows than the manifest declares is refused at the first extra row', async () => {
+  const m = diskManifest();
+  const declared = m.streams[0].entries;
+  const decoders = { streaming: { zstdStream: zstdStreamFromFzstd(fzstd) }, whole: { zstdDecompress: fzstd.decompress } };
+  for (const [streamed, decoder] of Object.entries(decoders)) {
+    // The same bundle, its manifest declaring two rows fewer than the index holds.
+    const short = structuredClone(m);
+    short.streams[0].entries = declared - 2;
+    const b = await openBundle(BASE, { fetch: fetchWithManifest(short), ...decoder });
+    const rows = [];
+    await assert.rejects((async () => { for await (const r of b.indexRows(m.streams[0].id)) rows.push(r); })(),
+      new RegExp(`^Error: ${m.streams[0].index.replace(/[.]/g, '\\.')}: more rows than the ${declared - 2} entries the manifest declares$`), streamed);
+    assert.equal(rows.length, declared - 2, streamed);
+  }
+  const served = new Map([['diagnostics.jsonl', '{"kind":"bad_prefix"}\n{"kind":"bad_prefix"}\n']]);
+  const counted = { ...m, diagnostics: { ...m.diagnostics, path: 'diagnostics.jsonl', total: 1 } };
+  const fetchFn = async (url) => {
+    const rel = new URL(url).pathname.split('/').pop();
+    return served.has(rel) ? new Response(served.get(rel)) : fetchWithManifest(counted)(url);
+  };
+  const b = await openBundle(BASE, { fetch: fetchFn });
+  const seen = [];
+  await assert.rejects((async () => { for await (const d of b.diagnostics()) seen.push(d); })(),
+    /^Error: diagnostics\.jsonl: more rows than the 1 diagnostics the manifest declares$/);
+  assert.equal(seen.length, 1);
+});
+
 test('liteManifestUrl(base): the file openBundle fetches first, with or without the slash; a 404 fails the open', async () => {
   const asked = [];
   await openBundle('http://bundles.test/run', { fetch: async (u) => { asked.push(String(u)); return new Response('{"format":"x"}'); } })
