@@ -90,12 +90,22 @@ fn compile_rows_that_do_not_tile_the_artifacts_are_reported() {
     let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifact_count"] = json!(10));
     assert_one_problem(
         &problems,
-        &["compile_directory.json.zst: compile [0/0]: artifacts 0.. are 9 of compile [0/0], not its 10"],
+        &["compile_directory.json.zst: compile [0/0]: artifact_count 10 runs past the end of artifacts"],
     );
     let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["first_artifact"] = json!(1));
     assert_one_problem(&problems, &["compile [0/0]: first_artifact 1, but the compiles before it have 0"]);
     let problems = problems_after(DIRECTORY, |t| t["compiles"][0]["artifact_count"] = json!(0));
     assert_one_problem(&problems, &["artifacts 0.. are of compile [0/0], which no row counts"]);
+    // Two rows may show the same id (ids differing only where the display has `-`): each takes
+    // its count from the one run of that id.
+    let problems = problems_after(DIRECTORY, |t| {
+        let mut second = t["compiles"][0].clone();
+        second["first_artifact"] = json!(4);
+        second["artifact_count"] = json!(5);
+        t["compiles"][0]["artifact_count"] = json!(4);
+        t["compiles"].as_array_mut().unwrap().push(second);
+    });
+    assert!(!problems.iter().any(|p| p.contains("artifact")), "{problems:#?}");
 }
 
 #[test]
@@ -109,11 +119,7 @@ fn a_compile_id_no_index_row_carries_is_reported() {
         problems[0]
     );
     // Its artifacts name [0/0], so they do not fit the row of another id.
-    assert!(
-        problems[1].ends_with("compile [99/99]: artifacts 0.. are 9 of compile [0/0], not its 9"),
-        "{}",
-        problems[1]
-    );
+    assert!(problems[1].ends_with("compile [99/99]: artifact 0 is of compile [0/0]"), "{}", problems[1]);
 }
 
 #[test]

@@ -739,30 +739,36 @@ impl ArtifactTiling {
         }
     }
 
-    /// The first place where rows and artifacts do not fit, if any.
+    /// The first place where rows and artifacts do not fit, if any. Two rows may show the same
+    /// compile id (ids that differ only where the display has `-`), so each row takes its count
+    /// of artifacts from the runs, wherever a run starts or ends.
     fn problem(&self) -> Option<String> {
         let mut next = 0u64;
-        let mut runs = self.runs.iter();
+        let mut runs = self.runs.iter().map(|(id, n)| (id.as_str(), *n));
+        let mut current: Option<(&str, u64)> = None;
         for (id, first, count) in &self.rows {
             let (Some(first), Some(count)) = (*first, *count) else { continue }; // the schema check reports it
             let id = clip(id, 80);
             if first != next {
                 return Some(format!("compile {id}: first_artifact {first}, but the compiles before it have {next}"));
             }
-            if count > 0 {
-                match runs.next() {
-                    Some((of, n)) if of == id.as_str() && *n == count => {}
-                    Some((of, n)) => {
-                        return Some(format!(
-                            "compile {id}: artifacts {first}.. are {n} of compile {}, not its {count}",
-                            clip(of, 80)
-                        ));
-                    }
-                    None => return Some(format!("compile {id}: artifact_count {count}, past the end of artifacts")),
+            let mut need = count;
+            while need > 0 {
+                let Some((of, left)) = current.take().or_else(|| runs.next()) else {
+                    return Some(format!("compile {id}: artifact_count {count} runs past the end of artifacts"));
+                };
+                if of != id.as_str() {
+                    let at = next + (count - need);
+                    return Some(format!("compile {id}: artifact {at} is of compile {}", clip(of, 80)));
                 }
+                let took = left.min(need);
+                need -= took;
+                current = (left > took).then_some((of, left - took));
             }
             next += count;
         }
-        runs.next().map(|(of, _)| format!("artifacts {next}.. are of compile {}, which no row counts", clip(of, 80)))
+        current
+            .or_else(|| runs.next())
+            .map(|(of, _)| format!("artifacts {next}.. are of compile {}, which no row counts", clip(of, 80)))
     }
 }
