@@ -14,9 +14,14 @@ import { compileArtifacts } from './bundle-loader.js';
 export async function loadDirectory(ctx) {
   const dir = await ctx.table('compile_directory');
   if (!dir) return null;
-  const compiles = dir.compiles.map((c) => ({ ...c, artifacts: compileArtifacts(dir, c) }));
+  const compiles = rowsWithArtifacts(dir);
   const byId = new Map(compiles.map((c) => [c.compile_id, c]));
   return { compiles, unattributed: dir.unattributed ?? [], byId };
+}
+
+/** A compile directory's rows, each with `artifacts`: its slice of the table's artifact list. */
+export function rowsWithArtifacts(dir) {
+  return dir.compiles.map((c) => ({ ...c, artifacts: compileArtifacts(dir, c) }));
 }
 
 /**

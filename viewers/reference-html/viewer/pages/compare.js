@@ -12,10 +12,10 @@
 // maskVolatile (volatile.js, the mirror of the Rust rule): two processes never share object ids
 // or addresses, so payloads equal once masked are "the same up to ids", listed apart.
 
-import { compileArtifacts } from '../bundle-loader.js';
 import { h, section, note, empty, plural } from '../dom.js';
 import { diffView, diffStats, maskedDiff } from '../diff.js';
 import { maskVolatile } from '../volatile.js';
+import { rowsWithArtifacts } from '../compile-data.js';
 
 export async function render(ctx) {
   const title = h('h1', null, 'Compare runs');
@@ -57,8 +57,7 @@ async function loadRun(bundle) {
   return Promise.all(bundle.manifest.streams.map(async (s) => {
     const [dir, sizes, guards, recompiles, breaks] = await Promise.all(
       ['compile_directory', 'graph_sizes', 'guards', 'recompiles', 'graph_breaks'].map((n) => table(s.id, n)));
-    // Each row with its slice of the directory's flat artifact list, as compareStream reads it.
-    const rows = dir ? dir.compiles.map((c) => ({ ...c, artifacts: compileArtifacts(dir, c) })) : [];
+    const rows = dir ? rowsWithArtifacts(dir) : []; // compareStream reads each row's artifacts
     return { stream: s.id, rows, sizes, guards, recompiles, breaks };
   }));
 }
