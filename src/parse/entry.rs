@@ -358,13 +358,16 @@ pub fn parse_record(record: RawRecord) -> Parsed {
 /// (a batch's payloads are hashed together, see [`super::md5_lanes`]).
 pub fn parse_record_with_md5(record: RawRecord, held_md5: Option<[u8; 16]>) -> Parsed {
     let (line, header, payload, payload_lines) = match record {
-        RawRecord::Stray { line, end_line, raw } => {
+        RawRecord::Stray { line, end_line, raw, after_payload } => {
             let lines = end_line - line + 1;
-            let message = if lines == 1 {
+            let mut message = if lines == 1 {
                 "line is not a glog-prefixed TORCH_TRACE entry".to_string()
             } else {
                 format!("{lines} lines are not glog-prefixed TORCH_TRACE entries")
             };
+            if after_payload {
+                message.push_str(", right after an entry with a payload: payload lines that lost their leading tab?");
+            }
             return Parsed::Unreadable(Unreadable {
                 kind: DiagnosticKind::BadPrefix,
                 line,
@@ -803,6 +806,35 @@ mod tests {
         let e = entry_of(r#"{"frame_id": 18446744073709551615, "frame_compile_id": 0, "dynamo_start": {}}"#);
         assert_eq!(e.problems, []);
         assert_eq!(e.compile_id.and_then(|id| id.frame_id), Some(u64::MAX));
+    }
+
+    /// A payload line that lost its tab ends the payload: the lines from it on are stray, said
+    /// to follow a payload, and the entry's md5 does not match.
+    #[test]
+    fn lines_that_lost_their_tab_are_said_to_follow_a_payload() {
+        let header = br#"V0101 00:00:00.000000 7 a.py:1] {"artifact": {"name": "x", "encoding": "string"}, "has_payload": "00000000000000000000000000000000"}"#;
+        let log = [&header[..], b"\n\tone\ntwo\n\tthree\nnot a header either\n"].concat();
+        let mut records = super::super::records::Records::new(&log[..]);
+        let Parsed::Entry(e) = parse_record(records.next().unwrap().unwrap()) else { panic!() };
+        assert_eq!(e.problems[0].0, DiagnosticKind::Md5Mismatch);
+        let Parsed::Unreadable(u) = parse_record(records.next().unwrap().unwrap()) else { panic!() };
+        assert_eq!((u.line, u.end_line), (3, 5));
+        assert_eq!(
+            u.message,
+            "3 lines are not glog-prefixed TORCH_TRACE entries, right after an entry with a payload: payload lines that lost their leading tab?"
+        );
+        // The same when the first payload line lost its tab: the entry declares a payload.
+        let log = [&header[..], b"\none\n\ttwo\n"].concat();
+        let mut records = super::super::records::Records::new(&log[..]);
+        records.next();
+        let Parsed::Unreadable(u) = parse_record(records.next().unwrap().unwrap()) else { panic!() };
+        assert!(u.message.ends_with("payload lines that lost their leading tab?"), "{}", u.message);
+        // A stray line after an entry without payload lines is only stray.
+        let log = [&br#"V0101 00:00:00.000000 7 a.py:1] {"str": ["a", 0]}"#[..], b"\nstray\n"].concat();
+        let mut records = super::super::records::Records::new(&log[..]);
+        records.next();
+        let Parsed::Unreadable(u) = parse_record(records.next().unwrap().unwrap()) else { panic!() };
+        assert_eq!(u.message, "line is not a glog-prefixed TORCH_TRACE entry");
     }
 
     /// A payload whose text has CRLF line endings, in a LF log: reading strips each line's `\r`

@@ -82,6 +82,9 @@ pub enum RawRecord {
         end_line: u64,
         /// The lines, each with a `\n` after it.
         raw: Vec<u8>,
+        /// Whether the run comes right after an entry's payload lines (or an entry that declares a
+        /// payload), where payload lines that lost their leading tab would be.
+        after_payload: bool,
     },
     /// A header or stray line longer than the line limit, streamed to the blob store.
     LongLine {
@@ -129,6 +132,8 @@ pub struct Records<R> {
     line_no: u64,
     /// A line read ahead that starts the next record.
     pending: Option<Line>,
+    /// Whether the last record read was an entry with payload lines or one that declares a payload.
+    after_payload: bool,
     /// Where the payload lines found in the reader's buffer end (reused).
     line_ends: Vec<usize>,
     /// Bytes read so far (decompressed), for counts.
@@ -146,6 +151,7 @@ impl<R: BufRead> Records<R> {
             reader,
             line_no: 0,
             pending: None,
+            after_payload: false,
             line_ends: Vec::new(),
             bytes_read: 0,
             max_line: usize::MAX,
@@ -298,6 +304,7 @@ impl<R: BufRead> Records<R> {
 
     /// Reads the next record.
     pub fn next_record(&mut self) -> io::Result<Option<RawRecord>> {
+        let after_payload = std::mem::take(&mut self.after_payload);
         let Some(first) = self.next_line()? else { return Ok(None) };
         // A pending line is always the last one read, so its number is `line_no`.
         let line = self.line_no;
@@ -307,6 +314,8 @@ impl<R: BufRead> Records<R> {
         };
         if super::glog::looks_like_header(&first) {
             let (payload, payload_lines) = self.read_payload()?;
+            // Also when no payload line came: the first one may be the one that lost its tab.
+            self.after_payload = payload.is_some() || memchr::memmem::find(&first, b"\"has_payload\"").is_some();
             return Ok(Some(RawRecord::Entry { line, header: first, payload, payload_lines }));
         }
         // A stray run: everything up to the next header, a long line, or the line limit.
@@ -329,7 +338,7 @@ impl<R: BufRead> Records<R> {
                 }
             }
         }
-        Ok(Some(RawRecord::Stray { line: start, end_line, raw }))
+        Ok(Some(RawRecord::Stray { line: start, end_line, raw, after_payload }))
     }
 }
 
@@ -508,7 +517,8 @@ mod tests {
             }
         );
         assert!(matches!(&got[1], RawRecord::Entry { line: 4, payload: None, .. }));
-        assert_eq!(got[2], RawRecord::Stray { line: 5, end_line: 6, raw: b"garbage\n\torphan\n".to_vec() });
+        let raw = b"garbage\n\torphan\n".to_vec();
+        assert_eq!(got[2], RawRecord::Stray { line: 5, end_line: 6, raw, after_payload: false });
         assert!(matches!(&got[3], RawRecord::Entry { line: 7, payload: None, .. }));
     }
 
@@ -614,7 +624,9 @@ mod tests {
         for capacity in [1, 7, 64, 4096] {
             let (got, _) = records_limited(&text, capacity, 20);
             // "stray 1\nstray 2\n" fits 20 bytes, "stray 3" starts a new run.
-            assert!(matches!(&got[0], RawRecord::Stray { line: 1, end_line: 2, raw } if raw == b"stray 1\nstray 2\n"));
+            assert!(
+                matches!(&got[0], RawRecord::Stray { line: 1, end_line: 2, raw, .. } if raw == b"stray 1\nstray 2\n")
+            );
             assert!(matches!(&got[1], RawRecord::Stray { line: 3, end_line: 3, .. }));
             let RawRecord::LongLine { line: 4, spilled } = &got[2] else { panic!("{:?}", got[2]) };
             assert_eq!(spilled.size, long.len() as u64, "the `\r\n` ending is not part of the line");
