@@ -101,6 +101,7 @@ impl Upstream {
             retry_timeout: timeouts.total,
         };
         let client_settings = client_settings(timeouts);
+        crate::publish::destination::install_tls_provider();
         let (store, prefix): (Arc<dyn ObjectStore>, String) = match scheme {
             "s3" | "gs" | "az" => {
                 let (container, prefix) = rest.split_once('/').unwrap_or((rest, ""));

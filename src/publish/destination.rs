@@ -102,8 +102,17 @@ fn split_url(url: &str) -> Option<(&str, &str, &str)> {
     Some((scheme, bucket, prefix.trim_matches('/')))
 }
 
+/// Makes ring the process's TLS crypto provider, once, before any store's HTTP client is built:
+/// reqwest is built without a provider of its own (see Cargo.toml), and would panic without one.
+pub fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // An error means a provider is installed already, which serves as well.
+    ONCE.call_once(|| drop(rustls::crypto::ring::default_provider().install_default()));
+}
+
 /// Opens `url`: `s3://`, `gs://`, `az://`, `file://` or a plain path.
 pub fn open(url: &str) -> Result<Destination, DestinationError> {
+    install_tls_provider();
     let Some((scheme, bucket, prefix)) = split_url(url) else {
         return Ok(Destination::Dir(Utf8PathBuf::from(url)));
     };
