@@ -34,21 +34,19 @@ pub const TABLE_ZSTD_LEVEL: i32 = 9;
 
 impl TableOutput {
     /// A table serialized straight into its compression, as one part when it is at most
-    /// `part_bytes` of JSON. A longer one is cut into parts of about that much: its outline read
-    /// from the compressed JSON, which is then dropped, and the table serialized again through
-    /// the cutting, so its parts and its whole are never held at once.
+    /// `part_bytes` of JSON. A longer one is cut into parts of about that much: serializing it
+    /// stops at `part_bytes`, it is serialized again to learn its outline, then once more through
+    /// the cutting, so its JSON is compressed once and its parts and its whole are never held at
+    /// once.
     pub fn new(name: &'static str, rows: u64, table: &impl Serialize, part_bytes: u64) -> TableOutput {
-        let (whole, size) = compressed_json(table, search_log(name));
         let mut output = TableOutput { name, rows, parts: Vec::new(), finding: None, unreadable: None };
-        if size <= part_bytes {
+        if let Some(whole) = compressed_json(table, search_log(name), part_bytes) {
             output.parts.push(whole);
             return output;
         }
-        let mut outline = parts::OutlineWriter::default();
-        let mut json = zstd::stream::Decoder::new(&whole[..]).expect("a zstd decoder");
-        std::io::copy(&mut json, &mut outline).expect("a table's own JSON reads back");
-        drop(whole);
-        let (outline, _) = outline.finish();
+        let mut outline = std::io::BufWriter::with_capacity(TABLE_BUFFER, parts::OutlineWriter::default());
+        serde_json::to_writer(&mut outline, table).expect("tables serialize");
+        let (outline, _) = outline.into_inner().map_err(|e| e.into_error()).expect("outlining in memory").finish();
         let limits = tlparse_bundle::Limits::default();
         let emit = |json: &[u8]| {
             if output.unreadable.is_none() {
@@ -272,12 +270,13 @@ fn search_log(table: &str) -> u32 {
     if table == <crate::schema::tables::inputs::Inputs as tlparse_bundle::Table>::NAME { 1 } else { 0 }
 }
 
-/// A table's compact JSON, compressed as it is serialized, and its size uncompressed (memory: the compressed bytes and
-/// zstd's context, never the JSON whole). A table longer than one buffer is compressed on a
-/// thread of its own while this one goes on serializing (level 9 costs about as much as reading
-/// the rows back and serializing them); the encoder sees the same writes either way, so the same
-/// bytes come out.
-fn compressed_json(output: &impl Serialize, search_log: u32) -> (Vec<u8>, u64) {
+/// A table's compact JSON, compressed as it is serialized, when it is at most `cap` bytes
+/// (memory: the compressed bytes and zstd's context, never the JSON whole); `None` for a longer
+/// one, whose serializing stops at `cap` rather than compressing what would be thrown away. A
+/// table longer than one buffer is compressed on a thread of its own while this one goes on
+/// serializing (level 9 costs about as much as reading the rows back and serializing them); the
+/// encoder sees the same writes either way, so the same bytes come out.
+fn compressed_json(output: &impl Serialize, search_log: u32, cap: u64) -> Option<Vec<u8>> {
     with_table_context(|context| {
         // A table that went streaming bounded the context's tables (see `bound_streaming_memory`):
         // the next one starts from the level's own choice again, which fits a small table's size.
@@ -287,24 +286,53 @@ fn compressed_json(output: &impl Serialize, search_log: u32) -> (Vec<u8>, u64) {
         context.set_parameter(CParameter::SearchLog(search_log)).expect("a search log in range");
         // The context's session is reset by the encoder: nothing of the last table is kept.
         let encoder = zstd::stream::Encoder::with_context(Vec::new(), context);
-        let mut compressed = std::thread::scope(|scope| {
+        let compressed = std::thread::scope(|scope| {
             // serde_json writes in small pieces: buffered, zstd sees them in blocks.
             let mut out = std::io::BufWriter::with_capacity(
                 TABLE_BUFFER,
                 PipedEncoder { scope, state: Piping::Inline(Some(encoder)), may_start: true },
             );
-            let mut counted = parts::Counted { inner: &mut out, bytes: 0 };
-            serde_json::to_writer(&mut counted, output).expect("tables serialize");
-            let size = counted.bytes;
+            let mut capped = Capped { inner: &mut out, left: cap, over: false };
+            let fits = match serde_json::to_writer(&mut capped, output) {
+                Ok(()) => true,
+                Err(_) if capped.over => false,
+                Err(e) => panic!("tables serialize: {e}"),
+            };
             // A table that fit in the buffer is compressed here: a thread is not worth it.
             out.get_mut().may_start = false;
             let compressed = out.into_inner().map_err(|e| e.into_error()).expect("writing to memory").finish();
-            compressed.map(|c| (c, size))
+            compressed.map(|c| fits.then_some(c))
         })
         .expect("compressing to memory");
-        compressed.0.shrink_to_fit();
-        compressed
+        compressed.map(|mut c| {
+            c.shrink_to_fit();
+            c
+        })
     })
+}
+
+/// Passes on at most `left` bytes, then fails: a table found longer than one part stops being
+/// serialized (and compressed) there.
+struct Capped<W> {
+    inner: W,
+    left: u64,
+    over: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for Capped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            self.over = true;
+            return Err(std::io::Error::other("longer than one part"));
+        }
+        let n = self.inner.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Runs `f` with the thread's table context ([`TABLE_CCTX`]), made at the first table.

@@ -94,6 +94,43 @@ impl Scanner {
         }
         if in_array { Mark::Element } else { Mark::Other }
     }
+
+    /// How many of `buf`'s first bytes [`Scanner::step`] would mark [`Mark::Element`] and no
+    /// byte after them could make anything else: the inside of a top-level array's element,
+    /// read as `step` reads it but a string's text at a time, since rows are mostly strings.
+    /// Stops before a `,`, `]` or `}` at the array's own depth; 0 outside a top-level array.
+    fn skip_element(&mut self, buf: &[u8]) -> usize {
+        if !(self.in_top_array && self.depth >= 2) {
+            return 0;
+        }
+        let mut i = 0;
+        while i < buf.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let Some(k) = memchr::memchr2(b'"', b'\\', &buf[i..]) else { return buf.len() };
+                i += k + 1;
+                if buf[i - 1] == b'\\' {
+                    self.escaped = true;
+                } else {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match buf[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' | b',' if self.depth == 2 => return i,
+                b'}' | b']' => self.depth -= 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        buf.len()
+    }
 }
 
 /// A top-level member of a table document, in document order.
@@ -152,7 +189,15 @@ impl OutlineWriter {
 
 impl Write for OutlineWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        buf.iter().for_each(|&b| self.step(b));
+        let mut at = 0;
+        while at < buf.len() {
+            // An element's bytes outline nothing.
+            at += self.scan.skip_element(&buf[at..]);
+            if let Some(&b) = buf.get(at) {
+                self.step(b);
+                at += 1;
+            }
+        }
         self.bytes += buf.len() as u64;
         Ok(buf.len())
     }
@@ -201,8 +246,15 @@ impl<'o, E: FnMut(&[u8]) -> io::Result<()>> PartWriter<'o, E> {
 
 impl<E: FnMut(&[u8]) -> io::Result<()>> Write for PartWriter<'_, E> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        for &b in buf {
-            self.step(b)?;
+        let mut at = 0;
+        while at < buf.len() {
+            let inside = self.scan.skip_element(&buf[at..]);
+            self.cutter.element.extend_from_slice(&buf[at..at + inside]);
+            at += inside;
+            if let Some(&b) = buf.get(at) {
+                self.step(b)?;
+                at += 1;
+            }
         }
         Ok(buf.len())
     }
@@ -258,7 +310,9 @@ impl<'o> Cutter<'o> {
         let mut c = Cutter {
             outline,
             part_bytes,
-            part: Vec::new(),
+            // Room for a full part and the members it repeats: grown by doubling, a part just
+            // over a power of two would hold twice its size.
+            part: Vec::with_capacity(part_bytes.min(PART_BYTES) as usize + (64 << 10)),
             next: 0,
             open: false,
             in_array: 0,
@@ -385,6 +439,13 @@ impl<R: Read, F: FnMut(usize) -> io::Result<R>> Joined<R, F> {
         if buf.is_empty() {
             return Ok(false);
         }
+        if self.parts == 1 {
+            // Nothing to join: part 0 is the document.
+            self.out.extend_from_slice(buf);
+            let used = buf.len();
+            self.first.consume(used);
+            return Ok(true);
+        }
         let mut used = buf.len();
         let mut closed = None;
         for (i, &b) in buf.iter().enumerate() {
@@ -500,10 +561,27 @@ mod tests {
     use serde_json::{Value, json};
 
     fn parts_of(doc: &Value, part_bytes: u64) -> Vec<Vec<u8>> {
+        parts_read_in_chunks(doc, part_bytes, usize::MAX)
+    }
+
+    /// Reads at most `chunk` bytes at a time, so the writers see a document cut anywhere (inside
+    /// a string, between a `\\` and the byte it escapes).
+    struct Chunked<'a>(&'a [u8], usize);
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn parts_read_in_chunks(doc: &Value, part_bytes: u64, chunk: usize) -> Vec<Vec<u8>> {
         let bytes = serde_json::to_vec(doc).unwrap();
         let mut parts = Vec::new();
         split(
-            || Ok(&bytes[..]),
+            || Ok(Chunked(&bytes[..], chunk)),
             bytes.len() as u64,
             part_bytes,
             |p| {
@@ -588,10 +666,12 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn split_then_joined_is_the_document(rows in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..8), 0..60),
-                                             more in proptest::collection::vec("[a-z\\]\\[{},\"]{0,12}", 0..40),
-                                             part_bytes in 1u64..400) {
+                                             more in proptest::collection::vec("[a-z\\]\\[{},\"\\\\]{0,12}", 0..40),
+                                             part_bytes in 1u64..400,
+                                             chunk in 1usize..20) {
             let doc = json!({"rows": rows, "n": rows.len(), "more": more, "meta": {"x": more.first()}});
-            let parts = parts_of(&doc, part_bytes);
+            let parts = parts_read_in_chunks(&doc, part_bytes, chunk);
+            proptest::prop_assert_eq!(&parts, &parts_of(&doc, part_bytes), "cut the same, however the JSON is read");
             for p in &parts {
                 let v: Value = serde_json::from_slice(p).unwrap();
                 proptest::prop_assert_eq!(&v["n"], &doc["n"]);
