@@ -793,8 +793,8 @@ fn cross_rank_findings(
     if let Some(t) = b.cross_rank::<CompileTimeImbalance>()? {
         lines.extend(compile_time_lines(cross, &t));
     }
-    if let Some(t) = b.cross_rank::<RankDiffer>()? {
-        lines.push(rank_differ_line(&t));
+    if let Some(parts) = b.cross_rank_table_parts::<RankDifferCounts>(<RankDiffer as tlparse_bundle::Table>::NAME)? {
+        lines.push(rank_differ_line(parts)?);
         // The findings say the first real differences and cache-hit gaps in words.
         let findings = b.cross_rank::<RankFindings>()?;
         let described = findings.and_then(|f| f.artifacts).map(|a| a.described).unwrap_or_default();
@@ -806,20 +806,48 @@ fn cross_rank_findings(
 /// How many of `rank_findings.artifacts.described` a build prints (the bundle keeps ten).
 const ARTIFACT_FINDINGS_PRINTED: usize = 3;
 
+/// What the closing line reads of `rank_differ`, a part at a time (the table grows with the
+/// artifacts): its counts, and of each artifact only whether a cache hit explains its absence.
+#[derive(serde::Deserialize)]
+struct RankDifferCounts {
+    keys: u64,
+    identical: u64,
+    differs: u64,
+    same_up_to_ids: u64,
+    same_where_present: u64,
+    with_missing: u64,
+    artifacts: Vec<MissingOnCacheHit>,
+}
+
+#[derive(serde::Deserialize)]
+struct MissingOnCacheHit {
+    missing_on_cache_hit: Option<serde::de::IgnoredAny>,
+}
+
 /// `rank_differ`'s counts in the table's own words (its statuses add up to `keys`; a key some
 /// rank lacks is counted apart, whatever its status): `artifacts: 28 keys: 17 identical, 10 same
 /// up to ids, 1 differs, 0 same where present; 0 missing on some rank (rank_differ)`.
-fn rank_differ_line(t: &crate::schema::cross_rank::RankDiffer) -> String {
-    let on_cache_hit = t.artifacts.iter().filter(|a| a.missing_on_cache_hit.is_some()).count();
+fn rank_differ_line(
+    parts: impl Iterator<Item = Result<RankDifferCounts, reader::ReadError>>,
+) -> Result<String, reader::ReadError> {
+    let mut counts = None;
+    let mut on_cache_hit = 0;
+    for part in parts {
+        let part = part?;
+        on_cache_hit += part.artifacts.iter().filter(|a| a.missing_on_cache_hit.is_some()).count();
+        // Every part repeats the counts.
+        counts.get_or_insert(part);
+    }
+    let Some(t) = counts else { return Ok(String::new()) };
     let cache_hit = match on_cache_hit {
         0 => String::new(),
         n => format!(", {n} of them on an FX cache hit"),
     };
-    format!(
+    Ok(format!(
         "artifacts: {} keys: {} identical, {} same up to ids, {} differs, {} same where present; \
          {} missing on some rank{cache_hit} (rank_differ)",
         t.keys, t.identical, t.same_up_to_ids, t.differs, t.same_where_present, t.with_missing
-    )
+    ))
 }
 
 /// The compile-time findings across ranks: the rank that spent longest compiling (its total over
