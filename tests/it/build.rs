@@ -8,12 +8,20 @@ use tlparse_build::schema::{DiagnosticKind, IndexRow};
 
 use crate::util::{self, all_traces, build, fixture, payloads_of};
 
+/// One build of each fixture, checked three ways: it validates, it keeps every payload byte and
+/// entry of its logs, and the findings its closing lines print are what its tables say.
 #[test]
-fn every_fixture_builds_validates_and_keeps_every_payload_byte() {
+fn every_fixture_builds_validates_keeps_every_payload_byte_and_finds_what_its_tables_say() {
     let traces = all_traces();
     assert!(traces.len() >= 30, "fixtures-repo lists {} traces", traces.len());
+    let mut seen = [0usize; 4];
     for trace in traces {
-        let (_dir, out, manifest) = build(&trace);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("bundle");
+        let (manifest, findings) = tlparse_build::bundle::build_with_findings(&util::build_options(&trace, &out))
+            .unwrap_or_else(|e| panic!("building {trace}: {e}"));
+        util::assert_valid(&out);
+        crate::cli::assert_findings_are_what_the_tables_say(&trace, &out, &manifest, &findings, &mut seen);
         // Input paths are relative to the trace: below the directory, or the file's name.
         let on_disk = |path: &str| if trace.is_dir() { trace.join(path) } else { trace.clone() };
         if trace.is_file() {
@@ -44,6 +52,8 @@ fn every_fixture_builds_validates_and_keeps_every_payload_byte() {
         let b = Bundle::open(&out).unwrap();
         assert_eq!(b.manifest, manifest);
     }
+    // Each kind of finding was compared on some stream (the counts are of streams with the table).
+    assert!(seen.iter().all(|&n| n >= 3), "streams with each table: {seen:?}");
 }
 
 /// The distinct compile ids a log's entries name, as they spell them, counted plainly from its
