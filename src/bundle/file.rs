@@ -110,6 +110,9 @@ pub struct FileResult {
     pub lines: u64,
     pub bytes: u64,
     pub blake3: super::blobs::FileHash,
+    /// The bytes of the file `blake3` hashes: its size as read, which for a log still being
+    /// written is more than its size when it was found.
+    pub raw_bytes: u64,
 }
 
 /// The sequential state of reading one file.
@@ -584,6 +587,9 @@ pub fn process_file_with(
     }
     // Log order, whichever step found the problem.
     diagnostics.sort_by_key(|d| d.line);
-    let blake3 = *hasher.lock().expect("hasher lock").0.finalize().as_bytes();
-    Ok(FileResult { streams, diagnostics, chunks, lines, bytes, blake3 })
+    let (blake3, raw_bytes) = {
+        let hashed = hasher.lock().expect("hasher lock");
+        (*hashed.0.finalize().as_bytes(), hashed.1)
+    };
+    Ok(FileResult { streams, diagnostics, chunks, lines, bytes, blake3, raw_bytes })
 }

@@ -483,7 +483,7 @@ fn assemble_parts(
         chunks.push(result.chunks);
         manifest_inputs.push(Input {
             path: input.name.clone(),
-            size: input.size,
+            size: result.raw_bytes,
             blake3: blobs::hex(&result.blake3),
             compression: input.compression,
             rank_from_name: input.rank_from_name,

@@ -193,7 +193,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
     let relative = |p: &Path| -> String {
         p.strip_prefix(dir).expect("the shard's files are in it").to_string_lossy().into_owned()
     };
-    let FileResult { streams, diagnostics, chunks, lines, bytes, blake3 } = result;
+    let FileResult { streams, diagnostics, chunks, lines, bytes, blake3, raw_bytes } = result;
     fs::create_dir_all(dir.join("tables")).map_err(io_err)?;
     let mut files = Vec::new();
     let mut shard_streams = Vec::new();
@@ -261,7 +261,7 @@ fn write_shard(dir: &Path, input: &InputFile, max_line: usize) -> Result<ShardMa
         generator: generator(),
         input: ShardInput {
             name: input.name.clone(),
-            size: input.size,
+            size: raw_bytes,
             blake3: blobs::hex(&blake3),
             compression: input.compression,
             rank_from_name: input.rank_from_name,
@@ -644,7 +644,7 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     if !is_inside_path(&input.name) {
         return Err(refuse(dir, format_args!("damaged shard: input name {:?}", i.name)));
     }
-    let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3 };
+    let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3, raw_bytes: i.size };
     Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), input, result })
 }
 

@@ -260,3 +260,25 @@ fn stacks_are_interned_and_resolved_through_the_process_string_table() {
     let distinct: BTreeSet<&Vec<u32>> = table.stacks.iter().collect();
     assert_eq!(distinct.len(), table.stacks.len(), "stacks are stored once");
 }
+
+/// A log still being written while the build reads it: its manifest `size` must be the bytes its
+/// `blake3` covers (what was read), not its size when it was found.
+#[test]
+fn a_log_that_grew_while_read_has_the_size_its_hash_covers() {
+    use tlparse_build::bundle::{file, inputs};
+    let dir = tempfile::tempdir().unwrap();
+    let log = camino::Utf8PathBuf::from_path_buf(dir.path().join("growing.log")).unwrap();
+    let first = std::fs::read(fixture("tlparse-tests/simple.log")).unwrap();
+    std::fs::write(&log, &first).unwrap();
+    let found = inputs::discover(&log, false, &log.with_file_name("out")).unwrap();
+    // The run goes on logging after the build found the file.
+    let grown = first.repeat(2);
+    std::fs::write(&log, &grown).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let progress = indicatif::ProgressBar::hidden();
+    let max_line = tlparse_build::bundle::DEFAULT_MAX_LINE;
+    let result = file::process_file(0, &found.inputs[0], work.path(), &progress, max_line).unwrap();
+    assert_eq!(found.inputs[0].size, first.len() as u64, "the size when found");
+    assert_eq!(result.raw_bytes, grown.len() as u64);
+    assert_eq!(&result.blake3, blake3::hash(&grown).as_bytes());
+}
