@@ -46,7 +46,7 @@ impl TableOutput {
         }
         let mut outline = std::io::BufWriter::with_capacity(TABLE_BUFFER, parts::OutlineWriter::default());
         serde_json::to_writer(&mut outline, table).expect("tables serialize");
-        let (outline, _) = outline.into_inner().map_err(|e| e.into_error()).expect("outlining in memory").finish();
+        let outline = outline.into_inner().map_err(|e| e.into_error()).expect("outlining in memory").finish();
         let limits = tlparse_bundle::Limits::default();
         let emit = |json: &[u8]| {
             if output.unreadable.is_none() {

@@ -149,20 +149,19 @@ pub struct Outline {
     members: Vec<Member>,
 }
 
-/// Learns a table's [`Outline`] from its JSON written through it, and counts its bytes.
+/// Learns a table's [`Outline`] from its JSON written through it.
 #[derive(Default)]
 pub struct OutlineWriter {
     outline: Outline,
     scan: Scanner,
     /// The member being read, from its key, when it is no array.
     member: Vec<u8>,
-    bytes: u64,
 }
 
 impl OutlineWriter {
-    /// The outline and the JSON's length.
-    pub fn finish(self) -> (Outline, u64) {
-        (self.outline, self.bytes)
+    /// The outline learnt.
+    pub fn finish(self) -> Outline {
+        self.outline
     }
 
     fn step(&mut self, b: u8) {
@@ -198,7 +197,6 @@ impl Write for OutlineWriter {
                 at += 1;
             }
         }
-        self.bytes += buf.len() as u64;
         Ok(buf.len())
     }
 
@@ -281,7 +279,7 @@ pub fn split<R: Read>(
     }
     let mut outline = OutlineWriter::default();
     io::copy(&mut open()?, &mut outline)?;
-    let (outline, _) = outline.finish();
+    let outline = outline.finish();
     let mut parts = PartWriter::new(&outline, part_bytes, emit);
     io::copy(&mut open()?, &mut parts)?;
     parts.finish()
@@ -533,25 +531,6 @@ impl<R: Read, F: FnMut(usize) -> io::Result<R>> Read for Joined<R, F> {
         dest[..n].copy_from_slice(&self.out[self.at..self.at + n]);
         self.at += n;
         Ok(n)
-    }
-}
-
-/// Writes `json` through `write`, counting its bytes: what a table's serialization tells
-/// [`split`] of its size.
-pub struct Counted<W> {
-    pub inner: W,
-    pub bytes: u64,
-}
-
-impl<W: Write> Write for Counted<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 }
 
