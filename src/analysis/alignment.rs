@@ -269,21 +269,44 @@ fn key_stream<'a, R: KeyedRow>(
 pub struct StreamKeyer {
     /// The stream's distinct codes.
     codes: Vec<CodeKey>,
-    /// Each frame compile's code (in `codes`): that of its lowest attempt that names one.
-    frame_codes: HashMap<FrameCompile, u32>,
-    /// Each frame compile's place: (which frame of its code, ordinal within that frame).
-    places: HashMap<FrameCompile, (u64, u64)>,
-    /// Each compiled-autograd frame compile's ordinal among those of its compiled-autograd id.
-    ca_ordinals: HashMap<FrameCompile, u64>,
+    /// Every frame compile of the stream and its place, sorted by frame compile (a long log has
+    /// one per compile: a sorted list holds each in a few dozen bytes, and is searched).
+    places: Vec<(FrameCompile, Place)>,
+}
+
+/// Where a frame compile stands among the stream's compiles.
+#[derive(Clone, Copy)]
+struct Place {
+    /// Its code (in [`StreamKeyer::codes`]): that of its lowest attempt that names one.
+    code: Option<u32>,
+    /// Which frame of its code it is (0 for a compiled-autograd frame compile).
+    frame: u32,
+    /// Its ordinal within that frame; inside compiled autograd, among the frame compiles of its
+    /// compiled-autograd id.
+    ordinal: u32,
 }
 
 impl StreamKeyer {
     /// Reads the stream's compiles; what the keys cannot decide alone goes to `ambiguities`
     /// (except compiles of unknown code, which [`StreamKeyer::key`] keys by compile id).
     pub fn new<R: KeyedRow>(s: &StreamCompiles<R>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> StreamKeyer {
-        let (codes, frame_codes) = frame_codes(s, ambiguities);
-        let places = places(s, &codes, &frame_codes, ambiguities);
-        StreamKeyer { codes, frame_codes, places, ca_ordinals: compiled_autograd_ordinals(s) }
+        Self::keying(s, Some(ambiguities))
+    }
+
+    /// Reads the stream's compiles for their keys alone, recording no ambiguity (whose lists of
+    /// compile ids grow with the stream).
+    pub fn keys_only<R: KeyedRow>(s: &StreamCompiles<R>) -> StreamKeyer {
+        Self::keying(s, None)
+    }
+
+    fn keying<R: KeyedRow>(
+        s: &StreamCompiles<R>,
+        mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
+    ) -> StreamKeyer {
+        let (codes, mut places) = frame_codes(s, ambiguities.as_deref_mut());
+        number_frames(s, &codes, &mut places, ambiguities);
+        number_compiled_autograd(&mut places);
+        StreamKeyer { codes, places }
     }
 
     /// The key of the stream's compile `cid` (the same for every attempt of a frame compile);
@@ -291,29 +314,31 @@ impl StreamKeyer {
     /// code.
     pub fn key(&self, cid: &CompileId, compile_id: impl FnOnce() -> String) -> AlignmentKey {
         let frame = frame_compile(cid);
-        let code = frame.as_ref().and_then(|f| self.frame_codes.get(f));
+        let place = frame.as_ref().and_then(|f| self.place(f));
         let compiled_autograd_id = cid.compiled_autograd_id;
         let none = AlignmentKey { compiled_autograd_id, code: None, frame: None, ordinal: None, compile_id: None };
-        match (&frame, code) {
-            (Some(f), _) if compiled_autograd_id.is_some() => {
-                AlignmentKey { ordinal: Some(self.ca_ordinals[f]), ..none }
+        match (&frame, place) {
+            (Some(_), Some(p)) if compiled_autograd_id.is_some() => {
+                AlignmentKey { ordinal: Some(p.ordinal.into()), ..none }
             }
-            (Some(f), Some(&code)) => {
-                let (frame, ordinal) = self.places[f];
-                AlignmentKey {
-                    code: Some(self.codes[code as usize].clone()),
-                    frame: Some(frame),
-                    ordinal: Some(ordinal),
-                    ..none
-                }
-            }
-            (None, None) if compiled_autograd_id.is_some() => none,
-            (Some(_), None) => {
+            (Some(_), Some(Place { code: Some(code), frame, ordinal })) => AlignmentKey {
+                code: Some(self.codes[code as usize].clone()),
+                frame: Some(frame.into()),
+                ordinal: Some(ordinal.into()),
+                ..none
+            },
+            (None, _) if compiled_autograd_id.is_some() => none,
+            (Some(_), _) => {
                 let frame_compile_id = display_compile_id(&CompileId { attempt: None, ..*cid });
                 AlignmentKey { compile_id: Some(frame_compile_id), ..none }
             }
             _ => AlignmentKey { compile_id: Some(compile_id()), ..none },
         }
+    }
+
+    fn place(&self, f: &FrameCompile) -> Option<Place> {
+        let at = self.places.binary_search_by(|(g, _)| g.cmp(f)).ok()?;
+        Some(self.places[at].1)
     }
 }
 
@@ -325,38 +350,36 @@ fn frame_compile(cid: &CompileId) -> Option<FrameCompile> {
     Some((cid.compiled_autograd_id, cid.frame_id?, cid.frame_compile_id?))
 }
 
-/// The distinct codes of a stream, and the code (in them) of each frame compile: that of its
-/// lowest attempt that names one.
+/// The distinct codes of a stream, and every frame compile (sorted) with its code (in them):
+/// that of its lowest attempt that names one. Frames and ordinals are numbered after.
 fn frame_codes<R: KeyedRow>(
     s: &StreamCompiles<R>,
-    ambiguities: &mut Vec<AlignmentAmbiguity>,
-) -> (Vec<CodeKey>, HashMap<FrameCompile, u32>) {
-    // Each frame compile's attempts, lowest first (in row order for equal attempts): sorted
-    // triples, where a list per frame compile took a hundred bytes a compile more.
-    let mut attempts: Vec<(FrameCompile, u64, usize)> = s
-        .compiles
-        .iter()
-        .enumerate()
-        .filter_map(|(row, e)| frame_compile(&e.cid()).map(|f| (f, e.cid().attempt.unwrap_or(0), row)))
-        .collect();
-    attempts.sort_unstable();
+    mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
+) -> (Vec<CodeKey>, Vec<(FrameCompile, Place)>) {
+    // Each frame compile's attempts, lowest first (in row order for equal attempts).
+    let mut attempts: Vec<(FrameCompile, u32)> =
+        s.compiles.iter().enumerate().filter_map(|(row, e)| frame_compile(&e.cid()).map(|f| (f, row as u32))).collect();
+    attempts.sort_unstable_by_key(|&(f, row)| (f, s.compiles[row as usize].cid().attempt.unwrap_or(0), row));
     let mut codes: indexmap::IndexSet<CodeKey> = indexmap::IndexSet::new();
-    let mut of_frame = HashMap::with_capacity(attempts.len());
+    let mut places = Vec::new();
     for list in attempts.chunk_by(|a, b| a.0 == b.0) {
-        let named = || list.iter().filter_map(|&(_, _, row)| s.compiles[row].code().map(|c| (row, c)));
-        let Some((_, first)) = named().next() else { continue };
-        if named().any(|(_, c)| !same_code(c, first)) {
+        let named = || list.iter().filter_map(|&(_, row)| s.compiles[row as usize].code().map(|c| (row, c)));
+        let first = named().next().map(|(_, c)| c);
+        if let (Some(first), Some(ambiguities)) = (first, ambiguities.as_deref_mut())
+            && named().any(|(_, c)| !same_code(c, first))
+        {
             let first = code_key(first);
             ambiguities.push(AlignmentAmbiguity {
                 stream: s.stream.to_string(),
                 kind: AmbiguityKind::AttemptsDisagree,
-                compile_ids: named().map(|(row, _)| s.compiles[row].compile_id().into_owned()).collect(),
+                compile_ids: named().map(|(row, _)| s.compiles[row as usize].compile_id().into_owned()).collect(),
                 resolution: format!("the attempts name different code: aligned by the first one's, {}", short(&first)),
             });
         }
-        of_frame.insert(list[0].0, codes.insert_full(code_key(first)).0 as u32);
+        let code = first.map(|c| codes.insert_full(code_key(c)).0 as u32);
+        places.push((list[0].0, Place { code, frame: 0, ordinal: 0 }));
     }
-    (codes.into_iter().collect(), of_frame)
+    (codes.into_iter().collect(), places)
 }
 
 /// Whether two compiles compiled the same code object (the part of [`CompiledCode`] a key holds).
@@ -368,46 +391,64 @@ fn code_key(c: &CompiledCode) -> CodeKey {
     CodeKey { filename: c.filename.clone(), line: c.line, name: c.name.clone() }
 }
 
-/// Each frame compile's place: which frame of its code it belongs to (frames of one code in
-/// order of their first compile, which is frame-id order: Dynamo numbers a frame when it first
-/// compiles it) and its ordinal within that frame (in frame-compile-id order). Two frames of one
-/// code are recorded as an ambiguity, with how they were told apart.
-fn places<R: KeyedRow>(
+/// Numbers each frame compile of known code outside compiled autograd: which frame of its code
+/// it belongs to (frames of one code in order of their first compile, which is frame-id order:
+/// Dynamo numbers a frame when it first compiles it) and its ordinal within that frame (in
+/// frame-compile-id order). Two frames of one code are recorded as an ambiguity, with how they
+/// were told apart.
+fn number_frames<R: KeyedRow>(
     s: &StreamCompiles<R>,
     codes: &[CodeKey],
-    frame_codes: &HashMap<FrameCompile, u32>,
-    ambiguities: &mut Vec<AlignmentAmbiguity>,
-) -> HashMap<FrameCompile, (u64, u64)> {
-    // Compiled-autograd frames are numbered by `compiled_autograd_ordinals`. Codes in key order,
-    // each one's frame compiles in compile-id order (frame id, then frame compile id).
-    let mut by_code: Vec<(&CodeKey, FrameCompile)> =
-        frame_codes.iter().filter(|(f, _)| f.0.is_none()).map(|(f, &code)| (&codes[code as usize], *f)).collect();
-    by_code.sort_unstable();
-    let mut places = HashMap::with_capacity(by_code.len());
-    for frames in by_code.chunk_by(|a, b| a.0 == b.0) {
-        let code = frames[0].0;
-        let mut frame_ids: Vec<u64> = frames.iter().map(|(_, f)| f.1).collect();
+    places: &mut [(FrameCompile, Place)],
+    mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
+) {
+    // Codes in key order, each one's frame compiles in compile-id order (frame id, then frame
+    // compile id); `places` is in compile-id order, so a stable sort by code rank keeps it.
+    let mut rank = vec![0u32; codes.len()];
+    let mut by_key: Vec<u32> = (0..codes.len() as u32).collect();
+    by_key.sort_unstable_by_key(|&c| &codes[c as usize]);
+    for (r, &c) in by_key.iter().enumerate() {
+        rank[c as usize] = r as u32;
+    }
+    let code_of = |i: u32| {
+        let (f, p) = &places[i as usize];
+        p.code.filter(|_| f.0.is_none())
+    };
+    let mut order: Vec<u32> = (0..places.len() as u32).filter(|&i| code_of(i).is_some()).collect();
+    order.sort_by_key(|&i| code_of(i).map(|c| rank[c as usize]));
+    let frame_of = |i: &u32| places[*i as usize].0.1;
+    let mut numbered: Vec<(u32, u32, u32)> = Vec::with_capacity(order.len());
+    for of_code in order.chunk_by(|&a, &b| code_of(a) == code_of(b)) {
+        let mut frame_ids: Vec<u64> = of_code.iter().map(frame_of).collect();
         frame_ids.dedup();
-        if frame_ids.len() > 1 {
-            ambiguities.push(several_frames(s, code, frames, &frame_ids));
+        if frame_ids.len() > 1
+            && let Some(ambiguities) = ambiguities.as_deref_mut()
+        {
+            let code = &codes[code_of(of_code[0]).unwrap_or_default() as usize];
+            let frames: Vec<FrameCompile> = of_code.iter().map(|&i| places[i as usize].0).collect();
+            ambiguities.push(several_frames(s, code, &frames, &frame_ids));
         }
-        for (frame, compiles) in frames.chunk_by(|a, b| a.1.1 == b.1.1).enumerate() {
-            for (ordinal, (_, f)) in compiles.iter().enumerate() {
-                places.insert(*f, (frame as u64, ordinal as u64));
+        for (frame, compiles) in of_code.chunk_by(|a, b| frame_of(a) == frame_of(b)).enumerate() {
+            for (ordinal, &i) in compiles.iter().enumerate() {
+                numbered.push((i, frame as u32, ordinal as u32));
             }
         }
     }
-    places
+    for (i, frame, ordinal) in numbered {
+        let place = &mut places[i as usize].1;
+        place.frame = frame;
+        place.ordinal = ordinal;
+    }
 }
 
 /// The record of one code compiled by several frames (`frames`, sorted, under `frame_ids`).
 fn several_frames<R: KeyedRow>(
     s: &StreamCompiles<R>,
     code: &CodeKey,
-    frames: &[(&CodeKey, FrameCompile)],
+    frames: &[FrameCompile],
     frame_ids: &[u64],
 ) -> AlignmentAmbiguity {
-    let of_code = |f: &FrameCompile| frames.binary_search_by(|(_, g)| g.cmp(f)).is_ok();
+    let of_code = |f: &FrameCompile| frames.binary_search(f).is_ok();
     let numbered: Vec<String> =
         frame_ids.iter().enumerate().map(|(n, id)| format!("frame id {id} is frame {}", n + 1)).collect();
     AlignmentAmbiguity {
@@ -429,20 +470,14 @@ fn several_frames<R: KeyedRow>(
     }
 }
 
-/// Each compiled-autograd frame compile's ordinal among the frame compiles of its
-/// compiled-autograd id on the stream, in compile-id order.
-fn compiled_autograd_ordinals<R: KeyedRow>(s: &StreamCompiles<R>) -> HashMap<FrameCompile, u64> {
-    let frames: BTreeSet<FrameCompile> =
-        s.compiles.iter().filter_map(|e| frame_compile(&e.cid())).filter(|f| f.0.is_some()).collect();
-    let mut next: HashMap<Option<u64>, u64> = HashMap::new();
-    frames
-        .into_iter()
-        .map(|f| {
-            let n = next.entry(f.0).or_default();
-            *n += 1;
-            (f, *n - 1)
-        })
-        .collect()
+/// Numbers each compiled-autograd frame compile: its ordinal among the frame compiles of its
+/// compiled-autograd id on the stream, in compile-id order (the order `places` is in).
+fn number_compiled_autograd(places: &mut [(FrameCompile, Place)]) {
+    for of_id in places.chunk_by_mut(|a, b| a.0.0 == b.0.0).filter(|c| c[0].0.0.is_some()) {
+        for (ordinal, (_, place)) in of_id.iter_mut().enumerate() {
+            place.ordinal = ordinal as u32;
+        }
+    }
 }
 
 /// The aligned compiles in table order: codes in order of their first compile (the smallest

@@ -133,7 +133,7 @@ fn keyer(ctx: &Finish) -> alignment::StreamKeyer {
         c.records.iter().map(|r| Some(codes.insert_full(compiled_code(c, ctx.stacks, r)?).0)).collect();
     let rows: Vec<KeyRow> =
         c.records.iter().zip(code_of).map(|(record, code)| KeyRow { record, code: code.map(|i| &codes[i]) }).collect();
-    alignment::StreamKeyer::new(&alignment::StreamCompiles { stream: "", compiles: &rows }, &mut Vec::new())
+    alignment::StreamKeyer::keys_only(&alignment::StreamCompiles { stream: "", compiles: &rows })
 }
 
 /// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
