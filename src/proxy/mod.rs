@@ -31,7 +31,7 @@ use crate::media;
 use cache::ByteLru;
 use listing::{Known, Listings};
 use paths::BundleFile;
-use upstream::{Upstream, UpstreamError};
+use upstream::{Fetched, Upstream, UpstreamError};
 
 /// The largest file fetched. A pack holds about 1 MiB of payloads before zstd (the largest pack
 /// of the fixtures is 33 KB compressed); only a single payload bigger than that makes a bigger
@@ -275,10 +275,7 @@ impl Proxy {
     async fn answer_file(&self, head_only: bool, file: &BundleFile, headers: &HeaderMap) -> Response<ProxyBody> {
         let if_none_match = entity_tag(headers);
         match self.upstream.fetch(&file.key, !head_only, self.max_file, if_none_match.clone()).await {
-            Ok(fetched) => {
-                let body = fetched.body.map_or_else(empty, body_of);
-                file_response(file, fetched.size, fetched.etag.as_deref(), body, "miss", media::REVALIDATE)
-            }
+            Ok(fetched) => streamed(file, fetched, headers),
             Err(UpstreamError::NotModified) => not_modified(if_none_match.as_deref()),
             Err(error) => upstream_failed(file, error),
         }
@@ -299,14 +296,13 @@ impl Proxy {
             Ok(fetched) => fetched,
             Err(error) => return upstream_failed(file, error),
         };
-        let (stream, _room) = match (fetched.body, self.cache.reserve(fetched.size)) {
-            (Some(stream), Some(room)) => (stream, room),
-            (body, _) => {
-                // A HEAD, or no room to check it: nothing was checked, so nothing is promised.
-                let body = body.map_or_else(empty, body_of);
-                return file_response(file, fetched.size, fetched.etag.as_deref(), body, "miss", media::REVALIDATE);
-            }
+        let room = match fetched.body {
+            Some(_) => self.cache.reserve(fetched.size),
+            None => None,
         };
+        // A HEAD, or no room to check it: nothing was checked, so nothing is promised.
+        let Some(_room) = room else { return streamed(file, fetched, headers) };
+        let stream = fetched.body.expect("a body was asked for and is there");
         let bytes = match collect(stream, fetched.size).await {
             Ok(bytes) => bytes,
             Err(error) => return upstream_failed(file, error),
@@ -368,6 +364,58 @@ impl Held {
         }
         response
     }
+}
+
+/// A listed file as the upstream sends it, never held whole, answered as a static server would:
+/// whole, a single range (the bytes before it read from the upstream and dropped), or a 416. It
+/// is revalidated, never promised immutable: nothing checked its bytes.
+fn streamed(file: &BundleFile, fetched: Fetched, headers: &HeaderMap) -> Response<ProxyBody> {
+    let Fetched { size, etag, body } = fetched;
+    // A tag the upstream did not give matches no If-Range; If-None-Match went to the upstream.
+    let (start, part) = match conditional::plan(headers, etag.as_deref().unwrap_or(""), size) {
+        conditional::Answer::Unsatisfiable => {
+            let mut refused = conditional::unsatisfiable(size);
+            harden(refused.headers_mut());
+            return refused;
+        }
+        conditional::Answer::Part { start, len } => (start, len),
+        _ => (0, size),
+    };
+    let body = body.map_or_else(empty, |stream| body_of(slice(stream, start, part)));
+    let mut response = file_response(file, size, etag.as_deref(), body, "miss", media::REVALIDATE);
+    response.headers_mut().insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    if (start, part) != (0, size) {
+        conditional::mark_partial(&mut response, start, part, size);
+    }
+    response
+}
+
+/// The `len` bytes of `stream` from `start`: what comes before is dropped, and the stream is let
+/// go once they are sent.
+fn slice(
+    stream: BoxStream<'static, Result<Bytes, UpstreamError>>,
+    start: u64,
+    len: u64,
+) -> BoxStream<'static, Result<Bytes, UpstreamError>> {
+    futures_util::stream::unfold((stream, start, len), |(mut stream, mut skip, mut left)| async move {
+        while left > 0 {
+            let chunk = match stream.next().await? {
+                Ok(chunk) => chunk,
+                Err(error) => return Some((Err(error), (stream, 0, 0))),
+            };
+            let dropped = skip.min(chunk.len() as u64);
+            skip -= dropped;
+            let mut chunk = chunk.slice(dropped as usize..);
+            chunk.truncate(left.min(chunk.len() as u64) as usize);
+            if chunk.is_empty() {
+                continue;
+            }
+            left -= chunk.len() as u64;
+            return Some((Ok(chunk), (stream, skip, left)));
+        }
+        None
+    })
+    .boxed()
 }
 
 /// `stream`'s `size` bytes, whole.
@@ -586,6 +634,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_streamed_file_answers_a_range_as_a_static_server_does() {
+        let text = b"0123456789abcdefghij".as_slice();
+        let listing = manifest(&["stacks/rank0.json"], &[]);
+        let (proxy, _) =
+            proxy_over(&[("bundles/job/stacks/rank0.json", text), ("bundles/job/manifest.json", &listing)], None).await;
+        let ask = |pairs: &[(header::HeaderName, &str)]| {
+            let headers = pairs.iter().map(|(k, v)| (k.clone(), HeaderValue::from_str(v).unwrap())).collect();
+            let proxy = &proxy;
+            async move { proxy.answer(false, "/job/stacks/rank0.json", &headers).await }
+        };
+        let whole = ask(&[]).await;
+        assert_eq!(whole.headers()[header::ACCEPT_RANGES], "bytes");
+        let etag = whole.headers()[header::ETAG].to_str().unwrap().to_owned();
+        for (range, start, end) in
+            [("bytes=3-6", 3, 6), ("bytes=15-", 15, 19), ("bytes=-4", 16, 19), ("bytes=18-99", 18, 19)]
+        {
+            let part = ask(&[(header::RANGE, range)]).await;
+            assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT, "{range}");
+            assert_eq!(part.headers()[header::CONTENT_RANGE], format!("bytes {start}-{end}/20").as_str(), "{range}");
+            assert_eq!(part.headers()[header::CONTENT_LENGTH], (end - start + 1).to_string().as_str(), "{range}");
+            assert_eq!(part.headers()[header::CACHE_CONTROL], "no-cache", "{range}");
+            assert_eq!(body(part).await, &text[start..=end], "{range}");
+        }
+        let past = ask(&[(header::RANGE, "bytes=20-")]).await;
+        assert_eq!(past.status(), StatusCode::RANGE_NOT_SATISFIABLE);
+        assert_eq!(past.headers()[header::CONTENT_RANGE], "bytes */20");
+        let same = ask(&[(header::RANGE, "bytes=0-1"), (header::IF_RANGE, &etag)]).await;
+        assert_eq!((same.status(), body(same).await), (StatusCode::PARTIAL_CONTENT, b"01".to_vec()));
+        let old = ask(&[(header::RANGE, "bytes=0-1"), (header::IF_RANGE, "\"old\"")]).await;
+        assert_eq!((old.status(), body(old).await), (StatusCode::OK, text.to_vec()));
+    }
+
+    #[tokio::test]
     async fn a_token_when_set_is_required() {
         let listing = manifest(&[], &[]);
         let (proxy, _) = proxy_over(&[("bundles/manifest.json", &listing)], Some(TOKEN)).await;
@@ -672,6 +753,11 @@ mod tests {
         assert_eq!(streamed.status(), StatusCode::OK);
         assert_eq!(streamed.headers()[header::CACHE_CONTROL], "no-cache");
         assert_eq!(body_as_sent(streamed).await, pack);
+        let range = HeaderMap::from_iter([(header::RANGE, HeaderValue::from_static("bytes=8-11"))]);
+        let part = no_cache.answer(false, &format!("/{name}"), &range).await;
+        assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
+        assert_eq!(part.headers()[header::CONTENT_RANGE], format!("bytes 8-11/{}", pack.len()).as_str());
+        assert_eq!(body(part).await, &pack[8..12]);
     }
 
     #[test]
