@@ -4,9 +4,12 @@ message says what is wrong (never another exception)."""
 
 from __future__ import annotations
 
+import ctypes
 import io
 import json
 import os
+import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Dict
 
@@ -153,6 +156,45 @@ def test_symlinks_are_never_followed(simple_copy: Path, tmp_path: Path) -> None:
     stacks.symlink_to(outside / "stacks")
     with pytest.raises(BundleError, match="symlink"):
         b.stacks()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 (RENAME_EXCHANGE) is Linux's")
+def test_a_parent_swapped_for_a_symlink_while_read_gives_nothing_from_outside(tmp_path: Path) -> None:
+    # A directory of the bundle and a symlink to a twin outside it trade places over and over
+    # (atomically) while a file under it is read: every read that succeeds gives the bundle's
+    # own bytes.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ok.json").write_text("outside")
+    root = tmp_path / "bundle"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "ok.json").write_text("inside")
+    (root / "link").symlink_to(outside)
+    libc = ctypes.CDLL(None, use_errno=True)
+    rename_exchange = 2
+    sub, link = bytes(root / "sub"), bytes(root / "link")
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            assert libc.renameat2(-100, sub, -100, link, rename_exchange) == 0  # AT_FDCWD
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    source = tlparse_bundle.DirSource(root)
+    inside = 0
+    try:
+        for _ in range(5000):
+            try:
+                data = source.read("sub/ok.json", 100)
+            except BundleError:
+                continue
+            assert data == b"inside"
+            inside += 1
+    finally:
+        stop.set()
+        swapper.join()
+    assert inside > 0
 
 
 def test_a_fifo_is_not_read(simple_copy: Path) -> None:

@@ -150,9 +150,58 @@ impl DirSource {
         &self.root
     }
 
-    /// The file's local path and metadata, after checking that no part of it below the root is
-    /// a symlink and that it is a regular file.
-    fn local(&self, path: &BundlePath) -> Result<(PathBuf, fs::Metadata), SourceError> {
+    /// Opens the file at `path` below the root, checked part by part: no part is a symlink, each
+    /// parent a directory, the file a regular one of at most `limit` bytes. Each part is looked
+    /// at and opened relative to the directory opened before it (`openat`), never through a path
+    /// resolved again, so a parent swapped for a symlink between the check and the open leads
+    /// nowhere; the opened file must be the very file checked (a FIFO swapped in is not waited on).
+    #[cfg(unix)]
+    pub fn open_checked(&self, path: &BundlePath, limit: u64) -> Result<fs::File, SourceError> {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let refused = |why: &str| SourceError::Refused { path: path.to_string(), why: why.to_string() };
+        let io = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::NotFound => SourceError::NotFound { path: path.to_string() },
+            _ => SourceError::Io { path: path.to_string(), source: e },
+        };
+        let changed = |e: std::io::Error| match e.raw_os_error() {
+            Some(libc::ELOOP | libc::ENOTDIR | libc::ENOENT) => refused("changed while being opened"),
+            _ => io(e),
+        };
+        let mut dir = fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY).open(&self.root).map_err(io)?;
+        let parts: Vec<&str> = path.as_str().split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let checked = at::lstat(&dir, part).map_err(io)?;
+            let kind = checked.st_mode & libc::S_IFMT;
+            if kind == libc::S_IFLNK {
+                return Err(refused("is or lies under a symlink, which a bundle never holds"));
+            }
+            if i + 1 < parts.len() {
+                if kind != libc::S_IFDIR {
+                    return Err(SourceError::NotFound { path: path.to_string() });
+                }
+                dir = at::open(&dir, part, libc::O_DIRECTORY).map_err(changed)?;
+                continue;
+            }
+            if kind != libc::S_IFREG {
+                return Err(refused("is not a regular file"));
+            }
+            if checked.st_size as u64 > limit {
+                return Err(SourceError::TooLarge { path: path.to_string(), limit });
+            }
+            let file = at::open(&dir, part, libc::O_NONBLOCK).map_err(changed)?;
+            let opened = file.metadata().map_err(io)?;
+            if !opened.is_file() || (opened.dev(), opened.ino()) != (checked.st_dev as u64, checked.st_ino as u64) {
+                return Err(refused("changed while being opened"));
+            }
+            return Ok(file);
+        }
+        Err(SourceError::NotFound { path: path.to_string() })
+    }
+
+    /// Opens the file at `path` below the root after checking that no part of it is a symlink,
+    /// each parent a directory and the file a regular one of at most `limit` bytes.
+    #[cfg(not(unix))]
+    pub fn open_checked(&self, path: &BundlePath, limit: u64) -> Result<fs::File, SourceError> {
         let mut at = self.root.clone();
         let parts: Vec<&str> = path.as_str().split('/').collect();
         for (i, part) in parts.iter().enumerate() {
@@ -172,43 +221,53 @@ impl DirSource {
             if last && !meta.is_file() {
                 return Err(refused("is not a regular file"));
             }
-            if last {
-                return Ok((at, meta));
+            if last && meta.len() > limit {
+                return Err(SourceError::TooLarge { path: path.to_string(), limit });
             }
         }
-        Err(SourceError::NotFound { path: path.to_string() })
-    }
-
-    /// Opens the checked file without following a symlink or blocking on a FIFO swapped in
-    /// since the check, and makes sure it is the very file that was checked.
-    fn open_checked(&self, path: &BundlePath, limit: u64) -> Result<fs::File, SourceError> {
-        let (local, checked) = self.local(path)?;
-        if checked.len() > limit {
-            return Err(SourceError::TooLarge { path: path.to_string(), limit });
-        }
-        let io = |e| SourceError::Io { path: path.to_string(), source: e };
-        let mut options = fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW | libc::O_NONBLOCK);
-        let file = options.open(&local).map_err(io)?;
-        let opened = file.metadata().map_err(io)?;
-        if !opened.is_file() || !same_file(&checked, &opened) {
-            return Err(SourceError::Refused { path: path.to_string(), why: "changed while being opened".into() });
-        }
-        Ok(file)
+        fs::File::open(&at).map_err(|e| SourceError::Io { path: path.to_string(), source: e })
     }
 }
 
+/// `lstat` and `open` of a name inside an open directory (`fstatat`, `openat`), never following
+/// a symlink.
 #[cfg(unix)]
-fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
-}
+mod at {
+    use std::ffi::CString;
+    use std::fs;
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd};
 
-#[cfg(not(unix))]
-fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
-    true
+    fn c_name(name: &str) -> io::Result<CString> {
+        CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+
+    /// What `name` in `dir` is, not following it if it is a symlink.
+    pub(super) fn lstat(dir: &fs::File, name: &str) -> io::Result<libc::stat> {
+        let name = c_name(name)?;
+        let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: `dir` is open for the call, `name` is NUL-terminated, and `stat` is written
+        // whole by a call that returns 0.
+        let rc = unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: written by the call above, which succeeded.
+        Ok(unsafe { stat.assume_init() })
+    }
+
+    /// `name` in `dir` opened for reading with `flags`, failing (ELOOP) if it is a symlink.
+    pub(super) fn open(dir: &fs::File, name: &str, flags: libc::c_int) -> io::Result<fs::File> {
+        let name = c_name(name)?;
+        let flags = flags | libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: `dir` is open for the call and `name` is NUL-terminated.
+        let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        Ok(unsafe { fs::File::from_raw_fd(fd) })
+    }
 }
 
 impl ByteSource for DirSource {
@@ -294,6 +353,70 @@ mod tests {
         for good in ["manifest.json", "blobs/packs/ab.zst", "tables/rank0/failures.json.zst", "a..b"] {
             assert_eq!(BundlePath::new(good).unwrap().as_str(), good);
         }
+    }
+
+    /// A parent swapped for a symlink to outside the bundle, over and over while a file under
+    /// it is read: nothing outside is ever opened (inotify sees every open of the outside twin),
+    /// and every read that succeeds gives the bundle's own bytes.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_parent_swapped_for_a_symlink_while_read_opens_nothing_outside() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        fs::write(outside.join("ok.json"), "outside").unwrap();
+        let root = dir.path().join("bundle");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("sub/ok.json"), "inside").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        // SAFETY: plain calls on a descriptor this test owns and NUL-terminated paths.
+        let watch = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        assert!(watch >= 0);
+        assert!(unsafe { libc::inotify_add_watch(watch, c(&outside.join("ok.json")).as_ptr(), libc::IN_OPEN) } >= 0);
+        let (sub, link) = (c(&root.join("sub")), c(&root.join("link")));
+        let stop = AtomicBool::new(false);
+        let mut inside = 0;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    // SAFETY: NUL-terminated paths; the exchange is atomic.
+                    let rc = unsafe {
+                        libc::renameat2(
+                            libc::AT_FDCWD,
+                            sub.as_ptr(),
+                            libc::AT_FDCWD,
+                            link.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        )
+                    };
+                    assert_eq!(rc, 0);
+                }
+            });
+            // Stops the swapping even when an assertion below fails.
+            struct Stop<'a>(&'a AtomicBool);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop = Stop(&stop);
+            let source = DirSource::new(&root);
+            for _ in 0..20_000 {
+                if let Ok(bytes) = source.read(&BundlePath::new("sub/ok.json").unwrap(), 100) {
+                    assert_eq!(bytes, b"inside");
+                    inside += 1;
+                }
+            }
+        });
+        let mut events = [0u8; 4096];
+        // SAFETY: reads into a buffer of the length given.
+        let read = unsafe { libc::read(watch, events.as_mut_ptr().cast(), events.len()) };
+        unsafe { libc::close(watch) };
+        assert!(read <= 0, "a file outside the bundle was opened");
+        assert!(inside > 0, "no read found the bundle's own file");
     }
 
     #[cfg(unix)]

@@ -124,12 +124,63 @@ class DirSource(ByteSource):
 
     def open(self, path: str, limit: int) -> Capped:
         path = check_path(path)
+        if not _OPENAT:
+            return self._open_by_path(path, limit)
+        # Each part is looked at and opened relative to the directory opened before it
+        # (dir_fd), never through a path resolved again: a parent swapped for a symlink between
+        # the check and the open leads nowhere. O_NONBLOCK: a FIFO swapped in is not waited on.
+        nofollow = os.O_NOFOLLOW
+        try:
+            dir_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError as e:
+            raise NotFoundError(f"{path}: missing in {self.root}") from e
+        except OSError as e:
+            raise BundleError(f"{path}: cannot be read: {e.strerror}") from e
+        try:
+            parts = path.split("/")
+            for i, part in enumerate(parts):
+                checked = self._lstat(path, part, dir_fd, last=i + 1 == len(parts))
+                flags = os.O_RDONLY | nofollow | (os.O_NONBLOCK if i + 1 == len(parts) else os.O_DIRECTORY)
+                try:
+                    fd = os.open(part, flags, dir_fd=dir_fd)
+                except OSError as e:
+                    raise BundleError(f"{path}: changed while being opened; refused, nothing was read") from e
+                os.close(dir_fd)
+                dir_fd = fd
+            opened = os.fstat(dir_fd)
+            if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino):
+                raise BundleError(f"{path}: changed while being opened; refused, nothing was read")
+            if checked.st_size > limit:
+                raise BundleError(f"{path}: larger than {limit} bytes; refused")
+            fd, dir_fd = dir_fd, -1
+            return Capped(os.fdopen(fd, "rb"), limit, path)
+        finally:
+            if dir_fd >= 0:
+                os.close(dir_fd)
+
+    def _lstat(self, path: str, part: str, dir_fd: int, last: bool) -> os.stat_result:
+        """What `part` (of `path`) is in the directory `dir_fd`, refused unless a directory or,
+        `last`, a regular file."""
+        try:
+            st = os.stat(part, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError as e:
+            raise NotFoundError(f"{path}: missing in {self.root}") from e
+        except OSError as e:
+            raise BundleError(f"{path}: cannot be read: {e.strerror}") from e
+        if stat.S_ISLNK(st.st_mode):
+            raise BundleError(f"{path}: is or lies under a symlink, which a bundle never holds; refused, nothing was read")
+        if not last and not stat.S_ISDIR(st.st_mode):
+            raise NotFoundError(f"{path}: missing in {self.root}")
+        if last and not stat.S_ISREG(st.st_mode):
+            raise BundleError(f"{path}: is not a regular file; refused, nothing was read")
+        return st
+
+    def _open_by_path(self, path: str, limit: int) -> Capped:
+        """`open` where the platform has no `dir_fd` (Windows): each part checked by path."""
         local, checked = self._check(path)
         if checked.st_size > limit:
             raise BundleError(f"{path}: larger than {limit} bytes; refused")
-        # O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO swapped in since the check is not followed
-        # nor waited on; fstat then makes sure the file opened is the file checked.
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
         try:
             fd = os.open(local, flags)
         except OSError as e:
@@ -160,6 +211,10 @@ class DirSource(ByteSource):
             if last and not stat.S_ISREG(st.st_mode):
                 raise BundleError(f"{path}: is not a regular file; refused, nothing was read")
         return at, st
+
+
+# Whether `os.open` and `os.stat` take `dir_fd` here (POSIX), and O_NOFOLLOW exists.
+_OPENAT = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
 
 
 class _HttpRedirects(HTTPRedirectHandler):
