@@ -306,6 +306,17 @@ pub struct HashingWriter<W> {
     size: u64,
 }
 
+impl<W: io::Write> HashingWriter<W> {
+    pub fn new(inner: W) -> Self {
+        HashingWriter { inner, hasher: blake3::Hasher::new(), size: 0 }
+    }
+
+    /// The count and blake3 of the bytes written, and the writer they went to.
+    pub fn finish(self) -> (u64, [u8; 32], W) {
+        (self.size, *self.hasher.finalize().as_bytes(), self.inner)
+    }
+}
+
 impl<W: io::Write> io::Write for HashingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
@@ -338,7 +349,7 @@ impl SpillWriter {
 impl crate::parse::Spill for SpillWriter {
     fn begin(&mut self) -> io::Result<()> {
         self.path = self.dir.join(format!("{}-spill-{}.zst", self.name, self.next));
-        let file = HashingWriter { inner: fs::File::create(&self.path)?, hasher: blake3::Hasher::new(), size: 0 };
+        let file = HashingWriter::new(fs::File::create(&self.path)?);
         let mut encoder = zstd::stream::Encoder::new(file, ZSTD_LEVEL)?;
         encoder.include_checksum(true)?;
         self.open = Some(encoder);
@@ -524,7 +535,8 @@ fn damaged(chunk: &Chunk) -> io::Error {
 
 /// A chunk's bytes, checked against its hash (it may come from a shard made elsewhere).
 fn read_checked(chunk: &Chunk) -> io::Result<Vec<u8>> {
-    let bytes = fs::read(&chunk.path)?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(open_chunk(&chunk.path)?, chunk.size + 1), &mut bytes)?;
     if bytes.len() as u64 != chunk.size || blake3::hash(&bytes).as_bytes() != &chunk.file_hash {
         return Err(damaged(chunk));
     }
@@ -534,14 +546,28 @@ fn read_checked(chunk: &Chunk) -> io::Result<Vec<u8>> {
 /// Copies a chunk of a shard to `to`, hashing it as it streams; a chunk that does not match
 /// its hash is an error (the caller's staging directory is then dropped whole).
 fn copy_checked(chunk: &Chunk, to: &Path) -> io::Result<()> {
-    let mut out =
-        HashingWriter { inner: io::BufWriter::new(fs::File::create(to)?), hasher: blake3::Hasher::new(), size: 0 };
-    io::copy(&mut fs::File::open(&chunk.path)?, &mut out)?;
-    io::Write::flush(&mut out.inner)?;
-    if out.size != chunk.size || out.hasher.finalize().as_bytes() != &chunk.file_hash {
+    let mut out = HashingWriter::new(io::BufWriter::new(fs::File::create(to)?));
+    io::copy(&mut io::Read::take(open_chunk(&chunk.path)?, chunk.size + 1), &mut out)?;
+    let (size, hash, mut written) = out.finish();
+    io::Write::flush(&mut written)?;
+    if size != chunk.size || hash != chunk.file_hash {
         return Err(damaged(chunk));
     }
     Ok(())
+}
+
+/// A shard's chunk, opened only as a regular file: never through a symlink put in its place,
+/// never waiting on a FIFO or reading a device (its bytes are then checked against its hash).
+fn open_chunk(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(DamagedFile::error(path, "is not a regular file"));
+    }
+    Ok(file)
 }
 
 fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Option<HashSet<Hash>>) -> io::Result<()> {

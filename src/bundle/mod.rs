@@ -238,32 +238,19 @@ fn build_into(
     Ok((assemble(root, parts)?, findings))
 }
 
-/// How the files each input's reading made (index, stacks, Chrome trace, blob chunks) get into
-/// the bundle: moved, when this build made them in its `.work`; copied from shards, which stay
-/// as they were (a chunk checked against its hash as it is copied or read).
+/// How the blob chunks each input's reading made get into the bundle: moved, when this build
+/// made them in its `.work`; copied from shards, which stay as they were (each checked against
+/// its hash as it is copied or read). Every other file (index, stacks, tables, Chrome trace) is
+/// the build's own, in its `.work` (a merge's copies of its shards' files), and is moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
     Move,
     Copy,
 }
 
-impl Placement {
-    fn place(self, from: &Path, to: &Path) -> io::Result<()> {
-        match self {
-            Placement::Move => fs::rename(from, to),
-            Placement::Copy => fs::copy(from, to).map(drop),
-        }
-    }
-
-    /// Places every `(from, to)`; copies (a merge's every index, table and trace: seconds at
-    /// 1,000 shards) run on rayon's pool.
-    fn place_all(self, files: &[(PathBuf, PathBuf)]) -> io::Result<()> {
-        use rayon::prelude::*;
-        match self {
-            Placement::Move => files.iter().try_for_each(|(from, to)| self.place(from, to)),
-            Placement::Copy => files.par_iter().try_for_each(|(from, to)| self.place(from, to)),
-        }
-    }
+/// Moves every `(from, to)` into place.
+fn move_all(files: &[(PathBuf, PathBuf)]) -> io::Result<()> {
+    files.iter().try_for_each(|(from, to)| fs::rename(from, to))
 }
 
 /// What every input's reading gave, in input order: the rest of a bundle is made from this
@@ -492,7 +479,7 @@ fn assemble_parts(
         });
     }
 
-    placement.place_all(&to_place).map_err(io_err)?;
+    move_all(&to_place).map_err(io_err)?;
     let store = blobs::assemble(root, &work, chunks, placement).map_err(io_err)?;
     let prefix_len = blobs::shard_prefix_len(store.locations.len());
     blobs::write_shards(root, &store, prefix_len, paths::blob_index).map_err(io_err)?;
@@ -503,7 +490,7 @@ fn assemble_parts(
     counts.cross_input_saved_bytes = per_input_unique.saturating_sub(counts.unique_blob_bytes);
     let cross_rank = match cross_rank {
         Some((members, merged_trace)) => {
-            let trace = Some((merged_trace, traces_to_place.as_slice(), placement));
+            let trace = Some((merged_trace, traces_to_place.as_slice()));
             let members_tables = members.iter().cloned().zip(compared_tables);
             let compared = members_tables.map(|(member, tables)| StreamTables::new(member, tables)).collect();
             let payloads = store_payloads::StorePayloads::new(root, &store);
@@ -577,15 +564,14 @@ impl cross_rank::TableBytes for PlacedTable {
 /// The thread writing the merged Chrome trace ([`write_merged_trace`]).
 type MergedTrace<'scope> = ScopedJoinHandle<'scope, io::Result<Option<String>>>;
 
-/// The merged trace being written, with the streams' traces it reads (staged, then final path)
-/// and how to place them once it is done.
-type TraceToPlace<'scope, 'p> = (MergedTrace<'scope>, &'p [(PathBuf, PathBuf)], Placement);
+/// The merged trace being written, with the streams' traces it reads (staged, then final path),
+/// moved into place once it is done.
+type TraceToPlace<'scope, 'p> = (MergedTrace<'scope>, &'p [(PathBuf, PathBuf)]);
 
 /// Computes and writes the cross-rank tables of the compared streams (`members`, labelled), then
-/// waits for the merged trace and places the streams' traces it read (`trace`, placed as its
-/// `Placement` says); `payloads`
-/// reads the blob store, assembled by then. A table that
-/// does not read back is an error naming its file (`table_sources`: each stream's, by name).
+/// waits for the merged trace and moves the streams' traces it read into place (`trace`);
+/// `payloads` reads the blob store, assembled by then. A table that does not read back is an
+/// error naming its file (`table_sources`: each stream's, by name).
 fn write_cross_rank(
     root: &Path,
     compared: Vec<StreamTables>,
@@ -622,9 +608,9 @@ fn write_cross_rank(
         tables.insert(t.name.to_string(), TableRef { parts, rows: t.rows });
     }
     let mut chrome_trace = None;
-    if let Some((thread, traces, placement)) = trace {
+    if let Some((thread, traces)) = trace {
         chrome_trace = thread.join().map_err(|_| io::Error::other("the merged-trace thread panicked"))??;
-        placement.place_all(traces)?;
+        move_all(traces)?;
     }
     Ok(CrossRank { members, tables, chrome_trace, runtime_estimates_trace })
 }

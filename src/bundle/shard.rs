@@ -391,7 +391,8 @@ pub fn merge(shards: &[ShardDir], options: &MergeOptions) -> Result<Manifest, Bu
     let target = merge_target(options)?;
     let staging = output::Staging::create(&target)?;
     let root = staging.path();
-    let mut loaded = load_on_every_core(shards).map_err(|e| target.name_output(e, root))?;
+    super::make_dirs(root).map_err(|e| target.name_output(BuildError::io(root.display(), e), root))?;
+    let mut loaded = load_on_every_core(shards, &root.join(".work")).map_err(|e| target.name_output(e, root))?;
     // The order a one-run build reads a trace directory in: ranked logs by rank, then by name.
     loaded.sort_by(|a, b| {
         let key = |s: &Loaded| (s.input.rank_from_name.is_none(), s.input.rank_from_name, s.input.name.clone());
@@ -411,7 +412,9 @@ pub fn merge(shards: &[ShardDir], options: &MergeOptions) -> Result<Manifest, Bu
     if let Some(n) = options.expect_ranks {
         check_ranks(&loaded, n)?;
     }
-    let labels: Vec<(PathBuf, Utf8PathBuf)> = loaded.iter().map(|s| (s.local.clone(), s.dir.clone())).collect();
+    // A damaged file is found in the shard or in the copy of it the merge checked.
+    let labels: Vec<(PathBuf, Utf8PathBuf)> =
+        loaded.iter().flat_map(|s| [(s.local.clone(), s.dir.clone()), (s.staged.clone(), s.dir.clone())]).collect();
     let inputs: Vec<InputFile> = loaded.iter().map(|s| s.input.clone()).collect();
     let results = loaded.into_iter().map(|s| s.result).collect();
     let parts = Parts {
@@ -423,9 +426,7 @@ pub fn merge(shards: &[ShardDir], options: &MergeOptions) -> Result<Manifest, Bu
         placement: Placement::Copy,
         part_bytes: tlparse_bundle::parts::PART_BYTES,
     };
-    let manifest = super::make_dirs(root)
-        .map_err(|e| BuildError::io(root.display(), e))
-        .and_then(|()| super::assemble(root, parts))
+    let manifest = super::assemble(root, parts)
         .and_then(|manifest| {
             if options.viewer {
                 super::write_viewer(root).map_err(|e| BuildError::io(root.display(), e))?;
@@ -460,13 +461,16 @@ fn blame_shard(error: BuildError, labels: &[(PathBuf, Utf8PathBuf)]) -> Result<B
     Ok(refuse(label, format_args!("damaged shard: {file} {why}")))
 }
 
-/// Loads local shards on rayon's pool (hashing their files is most of a merge's first seconds).
-/// Results keep their shards' order, so the error reported is the first in shard order, as one
-/// at a time.
-fn load_on_every_core(shards: &[ShardDir]) -> Result<Vec<Loaded>, BuildError> {
+/// Loads local shards on rayon's pool (hashing their files is most of a merge's first seconds),
+/// each shard's files copied under `work` (`shard-N`). Results keep their shards' order, so the
+/// error reported is the first in shard order, as one at a time.
+fn load_on_every_core(shards: &[ShardDir], work: &Path) -> Result<Vec<Loaded>, BuildError> {
     use rayon::prelude::*;
-    let results: Vec<Result<Loaded, BuildError>> =
-        shards.par_iter().map(|shard| load(&shard.local, &shard.label)).collect();
+    let results: Vec<Result<Loaded, BuildError>> = shards
+        .par_iter()
+        .enumerate()
+        .map(|(i, shard)| load(&shard.local, &shard.label, &work.join(format!("shard-{i}"))))
+        .collect();
     results.into_iter().collect()
 }
 
@@ -507,14 +511,18 @@ struct Loaded {
     dir: Utf8PathBuf,
     /// Where its files are read.
     local: PathBuf,
+    /// Where the merge keeps its copy of the shard's files but the chunks.
+    staged: PathBuf,
     input: InputFile,
     result: FileResult,
 }
 
 /// Reads a shard's description and checks every file but the chunks (checked as they are
-/// copied); tables are read into memory, as a build holds them. Errors name the shard as given
-/// (`label`: its directory, or the URL it was downloaded from).
-fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
+/// copied), copying each into `staged` as it is hashed: the merge reads only those copies, so a
+/// shard changed after its check (a parent swapped for a symlink, a FIFO swapped in) changes
+/// nothing it reads. Errors name the shard as given (`label`: its directory, or the URL it was
+/// downloaded from).
+fn load(local: &Utf8Path, label: &Utf8Path, staged: &Path) -> Result<Loaded, BuildError> {
     let root = local.as_std_path();
     let dir = label;
     let source = DirSource::new(root);
@@ -534,13 +542,13 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
     }
     let mut checked = BTreeMap::new();
     for f in &manifest.files {
-        let path = inside(local, dir, &f.path)?;
-        let (size, hash) =
-            hash_shard_file(&source, &f.path).map_err(|e| refuse(dir, format_args!("damaged shard: {e}")))?;
+        inside(local, dir, &f.path)?;
+        let copy = staged.join(&f.path);
+        let (size, hash) = stage_shard_file(&source, &f.path, &copy, dir)?;
         if size != f.size || blobs::hex(&hash) != f.blake3 {
             return Err(refuse(dir, format_args!("damaged shard: {} does not match its size and blake3", f.path)));
         }
-        checked.insert(f.path.as_str(), path);
+        checked.insert(f.path.as_str(), copy);
     }
     let file = |path: &str| -> Result<PathBuf, BuildError> {
         checked
@@ -645,7 +653,7 @@ fn load(local: &Utf8Path, label: &Utf8Path) -> Result<Loaded, BuildError> {
         return Err(refuse(dir, format_args!("damaged shard: input name {:?}", i.name)));
     }
     let result = FileResult { streams, diagnostics, chunks, lines: i.lines, bytes: i.bytes, blake3, raw_bytes: i.size };
-    Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), input, result })
+    Ok(Loaded { dir: dir.to_owned(), local: root.to_owned(), staged: staged.to_owned(), input, result })
 }
 
 /// `shard.json`, read only as a regular file inside the shard (never through a symlink, never
@@ -667,13 +675,17 @@ fn read_shard_manifest(source: &DirSource, dir: &Utf8Path) -> Result<Vec<u8>, Bu
     }
 }
 
-/// The size and blake3 of a shard's file, read only as a regular file inside the shard.
-fn hash_shard_file(source: &DirSource, path: &str) -> Result<(u64, [u8; 32]), SourceError> {
-    let checked = BundlePath::new(path)?;
-    let mut hasher = blake3::Hasher::new();
-    let size = io::copy(&mut source.open(&checked, u64::MAX)?, &mut hasher)
-        .map_err(|e| SourceError::Io { path: path.to_string(), source: e })?;
-    Ok((size, *hasher.finalize().as_bytes()))
+/// Copies a shard's file (`rel`, opened only as a regular file inside the shard) to `to`;
+/// returns the size and blake3 of the copy. A file the shard cannot give refuses the shard
+/// (`dir`); a failed write is the output's error.
+fn stage_shard_file(source: &DirSource, rel: &str, to: &Path, dir: &Utf8Path) -> Result<(u64, [u8; 32]), BuildError> {
+    let damaged = |e: SourceError| refuse(dir, format_args!("damaged shard: {e}"));
+    let mut from = BundlePath::new(rel).and_then(|p| source.open_checked(&p, u64::MAX)).map_err(damaged)?;
+    let written = |e| BuildError::io(to.display(), e);
+    fs::create_dir_all(to.parent().expect("a file under the staging directory")).map_err(written)?;
+    // File to file, so the kernel copies (copy_file_range); the copy is then hashed.
+    io::copy(&mut from, &mut fs::File::create(to).map_err(written)?).map_err(written)?;
+    hash_file(to).map_err(written)
 }
 
 /// Checks a stream's index holds the `entries` its `shard.json` declares (they go into the
@@ -733,4 +745,45 @@ fn parse_hash(hex: &str) -> Option<[u8; 32]> {
     out[..16].copy_from_slice(&high);
     out[16..].copy_from_slice(&low);
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Once a shard is checked, the merge reads its own copies of the shard's files (all but the
+    /// chunks, which are checked against their hash as they are copied): a shard changed after
+    /// its check (a parent swapped for a symlink out of it, a file for a FIFO, here the whole
+    /// shard gone) changes nothing the merge reads.
+    #[test]
+    fn a_merge_reads_the_copies_it_checked_not_the_shard() {
+        let tmp = tempfile::tempdir().unwrap();
+        let shard = Utf8PathBuf::from_path_buf(tmp.path().join("shard")).unwrap();
+        let log =
+            Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures-repo/tlparse-tests/comp_metrics.log"));
+        let options = ShardOptions { log, output: shard.clone(), name: None, overwrite: false, max_line: 1 << 20 };
+        let written = build_shard(&options).unwrap();
+        let before: BTreeMap<&str, Vec<u8>> =
+            written.files.iter().map(|f| (f.path.as_str(), fs::read(shard.join(&f.path)).unwrap())).collect();
+        let staged = tmp.path().join("work/shard-0");
+        let loaded = load(&shard, &shard, &staged).unwrap();
+        fs::remove_dir_all(&shard).unwrap();
+        let read: Vec<&PathBuf> = loaded_files(&loaded).collect();
+        assert!(read.len() >= 3, "index, stacks and tables at least: {read:?}");
+        for path in read {
+            let rel = path.strip_prefix(&staged).expect("a copy the merge made").to_str().unwrap();
+            assert_eq!(fs::read(path).unwrap(), before[rel], "{rel}");
+        }
+    }
+
+    /// Every file of a loaded shard the merge reads but its chunks.
+    fn loaded_files(loaded: &Loaded) -> impl Iterator<Item = &PathBuf> {
+        loaded.result.streams.iter().flat_map(|s| {
+            let a = &s.summary.analysis;
+            [&s.summary.index_path, &s.summary.stacks_path]
+                .into_iter()
+                .chain(a.tables.iter().flat_map(|t| t.parts.iter()))
+                .chain(a.chrome_trace_path.iter())
+        })
+    }
 }
