@@ -251,15 +251,18 @@ impl CrossRankTable for RankDifferTable {
             .iter()
             .map(|s| StreamDiffer { stream: s.member.stream.clone(), present: 0, missing: 0, alone: 0 })
             .collect();
-        let mut artifacts = Vec::new();
-        for compile in compiles {
+        let mut artifacts = Vec::with_capacity(compiles.iter().map(|c| c.rows.len()).sum());
+        for mut compile in compiles {
             let compile_label = compile
                 .compile
                 .map(|a| AlignedCompileLabel { aligned: a, label: alignment.table.compiles[a as usize].label.clone() });
-            let rows = compile.rows.iter();
-            let compared =
-                rows.map(|row| compare(row, &compile, streams, &mut stream_rows, &masked, &payloads, reader));
-            artifacts.extend(compared.map(|row| ArtifactComparison { compile: compile_label.clone(), ..row }));
+            // Each key's row is consumed as its comparison is made (its names moved, not
+            // copied): a compile of many artifacts never holds both whole.
+            compile.index = HashMap::new();
+            for row in std::mem::take(&mut compile.rows) {
+                let compared = compare(row, &compile, streams, &mut stream_rows, &masked, &payloads, reader);
+                artifacts.push(ArtifactComparison { compile: compile_label.clone(), ..compared });
+            }
         }
         if artifacts.is_empty() {
             return None;
@@ -286,7 +289,7 @@ impl CrossRankTable for RankDifferTable {
 
 /// One key's row (its `compile` left for the caller), counted in `stream_rows`.
 fn compare(
-    row: &KeyRow,
+    row: KeyRow,
     compile: &CompileRows,
     streams: &[StreamTables],
     stream_rows: &mut [StreamDiffer],
@@ -362,8 +365,8 @@ fn compare(
         .flatten();
     ArtifactComparison {
         compile: None,
-        kind: row.kind.clone(),
-        name: row.name.clone(),
+        kind: row.kind,
+        name: row.name,
         graph: row.graph,
         occurrence: row.occurrence,
         status,
