@@ -11,7 +11,7 @@ import os
 import stat
 import zlib
 from abc import ABC, abstractmethod
-from typing import Optional, Protocol
+from typing import Callable, Optional, Protocol
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlsplit, urlunsplit
 from urllib.request import (
@@ -159,10 +159,13 @@ class DirSource(ByteSource):
                 os.close(dir_fd)
 
     def _lstat(self, path: str, part: str, dir_fd: int, last: bool) -> os.stat_result:
-        """What `part` (of `path`) is in the directory `dir_fd`, refused unless a directory or,
-        `last`, a regular file."""
+        """What `part` (of `path`) is in the directory `dir_fd`, checked by `_checked`."""
+        return self._checked(path, last, lambda: os.stat(part, dir_fd=dir_fd, follow_symlinks=False))
+
+    def _checked(self, path: str, last: bool, lstat: "Callable[[], os.stat_result]") -> os.stat_result:
+        """`lstat()` of a part of `path`, refused unless a directory or, `last`, a regular file."""
         try:
-            st = os.stat(part, dir_fd=dir_fd, follow_symlinks=False)
+            st = lstat()
         except FileNotFoundError as e:
             raise NotFoundError(f"{path}: missing in {self.root}") from e
         except OSError as e:
@@ -197,19 +200,7 @@ class DirSource(ByteSource):
         parts = path.split("/")
         for i, part in enumerate(parts):
             at = os.path.join(at, part)
-            try:
-                st = os.lstat(at)
-            except FileNotFoundError as e:
-                raise NotFoundError(f"{path}: missing in {self.root}") from e
-            except OSError as e:
-                raise BundleError(f"{path}: cannot be read: {e.strerror}") from e
-            last = i + 1 == len(parts)
-            if stat.S_ISLNK(st.st_mode):
-                raise BundleError(f"{path}: is or lies under a symlink, which a bundle never holds; refused, nothing was read")
-            if not last and not stat.S_ISDIR(st.st_mode):
-                raise NotFoundError(f"{path}: missing in {self.root}")
-            if last and not stat.S_ISREG(st.st_mode):
-                raise BundleError(f"{path}: is not a regular file; refused, nothing was read")
+            st = self._checked(path, i + 1 == len(parts), lambda: os.lstat(at))
         return at, st
 
 
