@@ -432,8 +432,15 @@ fn remove_empty_parents(root: &Path, file: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// `path` opened for reading only as a regular file: never through a symlink in its place,
+/// never waiting on a FIFO or reading a device swapped in since the bundle was checked (what is
+/// read is then checked against its size and blake3).
 fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path)
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
 }
 
 /// Size and blake3 of a file, reading at most `limit` bytes.
@@ -450,6 +457,24 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> io::Result<T> + Send + 
 #[cfg(test)]
 mod tests {
     use object_store::memory::InMemory;
+
+    /// A FIFO or a device where a bundle file was is refused at once, not waited on or read.
+    #[test]
+    fn a_fifo_or_a_device_in_place_of_a_file_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pack.zst");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for path in [fifo, PathBuf::from("/dev/zero")] {
+            let (sent, opened) = std::sync::mpsc::channel();
+            let at = path.clone();
+            std::thread::spawn(move || sent.send(open_no_follow(&at).map(drop)));
+            let opened = opened.recv_timeout(std::time::Duration::from_secs(5));
+            let refused = opened.unwrap_or_else(|_| panic!("{}: waited on", path.display()));
+            assert_eq!(refused.unwrap_err().kind(), io::ErrorKind::InvalidInput, "{}", path.display());
+        }
+    }
 
     use super::*;
 
