@@ -212,7 +212,13 @@ fn open_listed(root: &Path, path: &str, rel: &str) -> Answer {
     let Resolved::File(file) = resolve(root, rel) else {
         return Answer::Text(404, format!("not found: {}\n", shown(path)));
     };
-    match File::open(&file).and_then(|opened| Ok((opened.metadata()?, opened))) {
+    // O_NONBLOCK: a FIFO in a bundle's place (a downloaded bundle is anyone's) is not waited on;
+    // it is then no regular file, and a 404.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    match options.open(&file).and_then(|opened| Ok((opened.metadata()?, opened))) {
         Ok((metadata, opened)) if metadata.is_file() => Answer::File {
             len: metadata.len(),
             etag: file_etag(&metadata),
@@ -385,6 +391,22 @@ fn open_in_browser(url: &str, addr: SocketAddr) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO where the manifest lists a file is a 404 at once, not a request left waiting.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_a_listed_file_is_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let c = std::ffi::CString::new(root.join("pack.zst").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (sent, answered) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            sent.send(matches!(open_listed(&root, "/pack.zst", "pack.zst"), Answer::Text(404, _)))
+        });
+        assert_eq!(answered.recv_timeout(std::time::Duration::from_secs(5)), Ok(true));
+    }
 
     #[test]
     fn resolve_stays_under_the_root() {
