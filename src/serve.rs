@@ -212,14 +212,10 @@ fn open_listed(root: &Path, path: &str, rel: &str) -> Answer {
     let Resolved::File(file) = resolve(root, rel) else {
         return Answer::Text(404, format!("not found: {}\n", shown(path)));
     };
-    // O_NONBLOCK: a FIFO in a bundle's place (a downloaded bundle is anyone's) is not waited on;
-    // it is then no regular file, and a 404.
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    match options.open(&file).and_then(|opened| Ok((opened.metadata()?, opened))) {
-        Ok((metadata, opened)) if metadata.is_file() => Answer::File {
+    // Only a regular file (`file` is resolved already): a FIFO in a bundle's place (a downloaded
+    // bundle is anyone's) is a 404, not a request left waiting.
+    match tlparse_bundle::source::open_regular(&file).and_then(|opened| Ok((opened.metadata()?, opened))) {
+        Ok((metadata, opened)) => Answer::File {
             len: metadata.len(),
             etag: file_etag(&metadata),
             file: opened,

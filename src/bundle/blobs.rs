@@ -559,15 +559,10 @@ fn copy_checked(chunk: &Chunk, to: &Path) -> io::Result<()> {
 /// A shard's chunk, opened only as a regular file: never through a symlink put in its place,
 /// never waiting on a FIFO or reading a device (its bytes are then checked against its hash).
 fn open_chunk(path: &Path) -> io::Result<fs::File> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(DamagedFile::error(path, "is not a regular file"));
-    }
-    Ok(file)
+    tlparse_bundle::source::open_regular(path).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidInput => DamagedFile::error(path, "is not a regular file"),
+        _ => e,
+    })
 }
 
 fn write_pack(root: &Path, store: &mut Store, chunk: OpenChunk, stored: &mut Option<HashSet<Hash>>) -> io::Result<()> {

@@ -5,7 +5,6 @@
 //! ones the manifest lists (changed since the check) is never published.
 
 use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +14,7 @@ use futures_util::TryStreamExt;
 use object_store::buffered::BufWriter;
 use object_store::path::Path as StorePath;
 use object_store::{Attribute, Attributes, GetOptions, ObjectStore, ObjectStoreExt};
+use tlparse_bundle::source::open_regular;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::PublishError;
@@ -135,7 +135,7 @@ impl Target {
                 blocking(move || {
                     check_no_symlink(root.as_std_path(), &full)?;
                     let mut bytes = Vec::new();
-                    match open_no_follow(&full) {
+                    match open_regular(&full) {
                         Ok(f) => f.take(limit + 1).read_to_end(&mut bytes)?,
                         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
                         Err(e) => return Err(e),
@@ -290,7 +290,7 @@ async fn local_md5_is(source: &Path, file: &PlannedFile, md5: String) -> Result<
     let source = source.to_owned();
     let limit = file.size + 1;
     blocking(move || {
-        let mut input = open_no_follow(&source)?.take(limit);
+        let mut input = open_regular(&source)?.take(limit);
         let mut hasher = md5::Md5::new();
         let mut buffer = vec![0u8; CHUNK];
         loop {
@@ -330,7 +330,7 @@ async fn stored_bytes_are(store: &dyn ObjectStore, key: &StorePath, file: &Plann
 /// Streams `source` into `writer`, checking size and blake3 against `file` before it is finished.
 async fn stream_into(writer: &mut BufWriter, source: &Path, file: &PlannedFile) -> Result<(), PublishError> {
     let io_error = |source| PublishError::Io { path: file.path.clone(), source };
-    let mut input = tokio::fs::File::from_std(open_no_follow(source).map_err(io_error)?);
+    let mut input = tokio::fs::File::from_std(open_regular(source).map_err(io_error)?);
     let mut hasher = blake3::Hasher::new();
     let mut size = 0u64;
     loop {
@@ -376,7 +376,7 @@ fn write_atomically(dir: &Path, file: &PlannedFile, source: &Path) -> io::Result
 }
 
 fn copy_checked(source: &Path, temp: &Path, file: &PlannedFile) -> io::Result<()> {
-    let mut input = open_no_follow(source)?.take(file.size + 1);
+    let mut input = open_regular(source)?.take(file.size + 1);
     let mut output = std::fs::OpenOptions::new().write(true).create_new(true).open(temp)?;
     let mut hasher = blake3::Hasher::new();
     let mut buffer = vec![0u8; CHUNK];
@@ -432,21 +432,10 @@ fn remove_empty_parents(root: &Path, file: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `path` opened for reading only as a regular file: never through a symlink in its place,
-/// never waiting on a FIFO or reading a device swapped in since the bundle was checked (what is
-/// read is then checked against its size and blake3).
-fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok(file)
-}
-
 /// Size and blake3 of a file, reading at most `limit` bytes.
 fn hash_file(path: &Path, limit: u64) -> io::Result<(u64, String)> {
     let mut hasher = blake3::Hasher::new();
-    let size = io::copy(&mut open_no_follow(path)?.take(limit), &mut hasher)?;
+    let size = io::copy(&mut open_regular(path)?.take(limit), &mut hasher)?;
     Ok((size, hasher.finalize().to_hex().to_string()))
 }
 
@@ -469,7 +458,7 @@ mod tests {
         for path in [fifo, PathBuf::from("/dev/zero")] {
             let (sent, opened) = std::sync::mpsc::channel();
             let at = path.clone();
-            std::thread::spawn(move || sent.send(open_no_follow(&at).map(drop)));
+            std::thread::spawn(move || sent.send(open_regular(&at).map(drop)));
             let opened = opened.recv_timeout(std::time::Duration::from_secs(5));
             let refused = opened.unwrap_or_else(|_| panic!("{}: waited on", path.display()));
             assert_eq!(refused.unwrap_err().kind(), io::ErrorKind::InvalidInput, "{}", path.display());

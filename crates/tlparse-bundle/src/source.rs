@@ -135,6 +135,22 @@ pub fn too_large(limit: u64) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::FileTooLarge, format!("more than {limit} bytes"))
 }
 
+/// `path` opened for reading only if it is a regular file: never through a symlink in its place
+/// (`O_NOFOLLOW`), never waiting on a FIFO or reading a device (`O_NONBLOCK`, then `fstat`);
+/// anything else is an `InvalidInput` error. For a file whose bytes are then checked, or that
+/// lies at a path already resolved; [`DirSource`] also checks every directory on the way.
+pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
+}
+
 /// A bundle in a local directory.
 #[derive(Debug, Clone)]
 pub struct DirSource {
