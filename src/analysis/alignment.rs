@@ -239,8 +239,9 @@ fn key_stream<'a, R: KeyedRow>(
     let keyed = s
         .compiles
         .iter()
-        .map(|entry| {
-            let key = keyer.key(&entry.cid(), || entry.compile_id().into_owned());
+        .enumerate()
+        .map(|(row, entry)| {
+            let key = keyer.key(row, &entry.cid(), || entry.compile_id().into_owned());
             if key.compile_id.is_some() {
                 unknown.push(entry.compile_id().into_owned());
             }
@@ -269,21 +270,31 @@ fn key_stream<'a, R: KeyedRow>(
 pub struct StreamKeyer {
     /// The stream's distinct codes.
     codes: Vec<CodeKey>,
-    /// Every frame compile of the stream and its place, sorted by frame compile (a long log has
-    /// one per compile: a sorted list holds each in a few dozen bytes, and is searched).
-    places: Vec<(FrameCompile, Place)>,
+    /// Each row's place: that of its frame compile (unread for a row without frame ids). A long
+    /// log has a row a compile, and this is all that is kept of one.
+    places: Vec<Place>,
 }
 
 /// Where a frame compile stands among the stream's compiles.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Place {
-    /// Its code (in [`StreamKeyer::codes`]): that of its lowest attempt that names one.
-    code: Option<u32>,
+    /// Its code (in [`StreamKeyer::codes`]): that of its lowest attempt that names one, or
+    /// [`NO_CODE`] (a sentinel keeps a place at twelve bytes).
+    code: u32,
     /// Which frame of its code it is (0 for a compiled-autograd frame compile).
     frame: u32,
     /// Its ordinal within that frame; inside compiled autograd, among the frame compiles of its
     /// compiled-autograd id.
     ordinal: u32,
+}
+
+/// [`Place::code`] of a frame compile no attempt of which names its code.
+const NO_CODE: u32 = u32::MAX;
+
+impl Place {
+    fn code(self) -> Option<u32> {
+        (self.code != NO_CODE).then_some(self.code)
+    }
 }
 
 impl StreamKeyer {
@@ -303,42 +314,41 @@ impl StreamKeyer {
         s: &StreamCompiles<R>,
         mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
     ) -> StreamKeyer {
-        let (codes, mut places) = frame_codes(s, ambiguities.as_deref_mut());
-        number_frames(s, &codes, &mut places, ambiguities);
-        number_compiled_autograd(&mut places);
-        StreamKeyer { codes, places }
+        let frame_compiles = FrameCompiles::of(s);
+        let (codes, mut places) = frame_codes(s, &frame_compiles, ambiguities.as_deref_mut());
+        number_frames(s, &frame_compiles, &codes, &mut places, ambiguities);
+        number_compiled_autograd(s, &frame_compiles, &mut places);
+        let mut by_row = vec![Place::default(); s.compiles.len()];
+        for (g, place) in places.into_iter().enumerate() {
+            for &row in frame_compiles.rows(g) {
+                by_row[row as usize] = place;
+            }
+        }
+        StreamKeyer { codes, places: by_row }
     }
 
-    /// The key of the stream's compile `cid` (the same for every attempt of a frame compile);
-    /// `compile_id` gives its id as displayed, the key of a compile with neither frame ids nor
-    /// code.
-    pub fn key(&self, cid: &CompileId, compile_id: impl FnOnce() -> String) -> AlignmentKey {
-        let frame = frame_compile(cid);
-        let place = frame.as_ref().and_then(|f| self.place(f));
+    /// The key of the stream's compile in row `row` of the rows read, whose id is `cid` (the
+    /// same for every attempt of a frame compile); `compile_id` gives its id as displayed, the
+    /// key of a compile with neither frame ids nor code.
+    pub fn key(&self, row: usize, cid: &CompileId, compile_id: impl FnOnce() -> String) -> AlignmentKey {
+        let place = self.places[row];
         let compiled_autograd_id = cid.compiled_autograd_id;
         let none = AlignmentKey { compiled_autograd_id, code: None, frame: None, ordinal: None, compile_id: None };
-        match (&frame, place) {
-            (Some(_), Some(p)) if compiled_autograd_id.is_some() => {
-                AlignmentKey { ordinal: Some(p.ordinal.into()), ..none }
-            }
-            (Some(_), Some(Place { code: Some(code), frame, ordinal })) => AlignmentKey {
+        match (frame_compile(cid), compiled_autograd_id, place.code()) {
+            (Some(_), Some(_), _) => AlignmentKey { ordinal: Some(place.ordinal.into()), ..none },
+            (Some(_), None, Some(code)) => AlignmentKey {
                 code: Some(self.codes[code as usize].clone()),
-                frame: Some(frame.into()),
-                ordinal: Some(ordinal.into()),
+                frame: Some(place.frame.into()),
+                ordinal: Some(place.ordinal.into()),
                 ..none
             },
-            (None, _) if compiled_autograd_id.is_some() => none,
-            (Some(_), _) => {
+            (Some(_), None, None) => {
                 let frame_compile_id = display_compile_id(&CompileId { attempt: None, ..*cid });
                 AlignmentKey { compile_id: Some(frame_compile_id), ..none }
             }
-            _ => AlignmentKey { compile_id: Some(compile_id()), ..none },
+            (None, Some(_), _) => none,
+            (None, None, _) => AlignmentKey { compile_id: Some(compile_id()), ..none },
         }
-    }
-
-    fn place(&self, f: &FrameCompile) -> Option<Place> {
-        let at = self.places.binary_search_by(|(g, _)| g.cmp(f)).ok()?;
-        Some(self.places[at].1)
     }
 }
 
@@ -350,20 +360,60 @@ fn frame_compile(cid: &CompileId) -> Option<FrameCompile> {
     Some((cid.compiled_autograd_id, cid.frame_id?, cid.frame_compile_id?))
 }
 
-/// The distinct codes of a stream, and every frame compile (sorted) with its code (in them):
-/// that of its lowest attempt that names one. Frames and ordinals are numbered after.
+/// A stream's frame compiles, each a run of the rows of its attempts: runs in frame-compile
+/// order, attempts lowest first (in row order for equal attempts). Four bytes a row and four a
+/// frame compile, as a long log has a million.
+struct FrameCompiles {
+    /// The rows with frame ids, sorted.
+    rows: Vec<u32>,
+    /// Where each frame compile's run starts in `rows`.
+    starts: Vec<u32>,
+}
+
+impl FrameCompiles {
+    fn of<R: KeyedRow>(s: &StreamCompiles<R>) -> FrameCompiles {
+        let cid = |row: u32| s.compiles[row as usize].cid();
+        let mut rows: Vec<u32> =
+            (0..s.compiles.len() as u32).filter(|&row| frame_compile(&cid(row)).is_some()).collect();
+        rows.sort_unstable_by_key(|&row| {
+            let id = cid(row);
+            (frame_compile(&id), id.attempt.unwrap_or(0), row)
+        });
+        let starts = (0..rows.len())
+            .filter(|&i| i == 0 || frame_compile(&cid(rows[i - 1])) != frame_compile(&cid(rows[i])))
+            .map(|i| i as u32)
+            .collect();
+        FrameCompiles { rows, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The rows of frame compile `g`'s attempts.
+    fn rows(&self, g: usize) -> &[u32] {
+        let end = self.starts.get(g + 1).map_or(self.rows.len(), |&e| e as usize);
+        &self.rows[self.starts[g] as usize..end]
+    }
+
+    /// Frame compile `g`.
+    fn get<R: KeyedRow>(&self, s: &StreamCompiles<R>, g: usize) -> FrameCompile {
+        frame_compile(&s.compiles[self.rows[self.starts[g] as usize] as usize].cid()).expect("a row with frame ids")
+    }
+}
+
+/// The distinct codes of a stream, and each frame compile's place with its code (in them): that
+/// of its lowest attempt that names one. Frames and ordinals are numbered after.
 fn frame_codes<R: KeyedRow>(
     s: &StreamCompiles<R>,
+    frame_compiles: &FrameCompiles,
     mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
-) -> (Vec<CodeKey>, Vec<(FrameCompile, Place)>) {
-    // Each frame compile's attempts, lowest first (in row order for equal attempts).
-    let mut attempts: Vec<(FrameCompile, u32)> =
-        s.compiles.iter().enumerate().filter_map(|(row, e)| frame_compile(&e.cid()).map(|f| (f, row as u32))).collect();
-    attempts.sort_unstable_by_key(|&(f, row)| (f, s.compiles[row as usize].cid().attempt.unwrap_or(0), row));
+) -> (Vec<CodeKey>, Vec<Place>) {
     let mut codes: indexmap::IndexSet<CodeKey> = indexmap::IndexSet::new();
-    let mut places = Vec::new();
-    for list in attempts.chunk_by(|a, b| a.0 == b.0) {
-        let named = || list.iter().filter_map(|&(_, row)| s.compiles[row as usize].code().map(|c| (row, c)));
+    let mut places = Vec::with_capacity(frame_compiles.len());
+    for g in 0..frame_compiles.len() {
+        let list = frame_compiles.rows(g);
+        let named = || list.iter().filter_map(|&row| s.compiles[row as usize].code().map(|c| (row, c)));
         let first = named().next().map(|(_, c)| c);
         if let (Some(first), Some(ambiguities)) = (first, ambiguities.as_deref_mut())
             && named().any(|(_, c)| !same_code(c, first))
@@ -376,8 +426,8 @@ fn frame_codes<R: KeyedRow>(
                 resolution: format!("the attempts name different code: aligned by the first one's, {}", short(&first)),
             });
         }
-        let code = first.map(|c| codes.insert_full(code_key(c)).0 as u32);
-        places.push((list[0].0, Place { code, frame: 0, ordinal: 0 }));
+        let code = first.map_or(NO_CODE, |c| codes.insert_full(code_key(c)).0 as u32);
+        places.push(Place { code, frame: 0, ordinal: 0 });
     }
     (codes.into_iter().collect(), places)
 }
@@ -398,46 +448,40 @@ fn code_key(c: &CompiledCode) -> CodeKey {
 /// were told apart.
 fn number_frames<R: KeyedRow>(
     s: &StreamCompiles<R>,
+    frame_compiles: &FrameCompiles,
     codes: &[CodeKey],
-    places: &mut [(FrameCompile, Place)],
+    places: &mut [Place],
     mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
 ) {
-    // Codes in key order, each one's frame compiles in compile-id order (frame id, then frame
-    // compile id); `places` is in compile-id order, so a stable sort by code rank keeps it.
     let mut rank = vec![0u32; codes.len()];
     let mut by_key: Vec<u32> = (0..codes.len() as u32).collect();
     by_key.sort_unstable_by_key(|&c| &codes[c as usize]);
     for (r, &c) in by_key.iter().enumerate() {
         rank[c as usize] = r as u32;
     }
-    let code_of = |i: u32| {
-        let (f, p) = &places[i as usize];
-        p.code.filter(|_| f.0.is_none())
-    };
-    let mut order: Vec<u32> = (0..places.len() as u32).filter(|&i| code_of(i).is_some()).collect();
-    order.sort_by_key(|&i| code_of(i).map(|c| rank[c as usize]));
-    let frame_of = |i: &u32| places[*i as usize].0.1;
-    let mut numbered: Vec<(u32, u32, u32)> = Vec::with_capacity(order.len());
-    for of_code in order.chunk_by(|&a, &b| code_of(a) == code_of(b)) {
+    // Frame compiles by code in key order, each code's in frame-compile order.
+    let mut order: Vec<(u32, u32)> = (0..places.len())
+        .filter(|&g| frame_compiles.get(s, g).0.is_none())
+        .filter_map(|g| Some((rank[places[g].code()? as usize], g as u32)))
+        .collect();
+    order.sort_unstable();
+    let frame_of = |&(_, g): &(u32, u32)| frame_compiles.get(s, g as usize).1;
+    for of_code in order.chunk_by(|a, b| a.0 == b.0) {
         let mut frame_ids: Vec<u64> = of_code.iter().map(frame_of).collect();
         frame_ids.dedup();
         if frame_ids.len() > 1
             && let Some(ambiguities) = ambiguities.as_deref_mut()
         {
-            let code = &codes[code_of(of_code[0]).unwrap_or_default() as usize];
-            let frames: Vec<FrameCompile> = of_code.iter().map(|&i| places[i as usize].0).collect();
+            let code = &codes[by_key[of_code[0].0 as usize] as usize];
+            let frames: Vec<FrameCompile> = of_code.iter().map(|&(_, g)| frame_compiles.get(s, g as usize)).collect();
             ambiguities.push(several_frames(s, code, &frames, &frame_ids));
         }
         for (frame, compiles) in of_code.chunk_by(|a, b| frame_of(a) == frame_of(b)).enumerate() {
-            for (ordinal, &i) in compiles.iter().enumerate() {
-                numbered.push((i, frame as u32, ordinal as u32));
+            for (ordinal, &(_, g)) in compiles.iter().enumerate() {
+                places[g as usize].frame = frame as u32;
+                places[g as usize].ordinal = ordinal as u32;
             }
         }
-    }
-    for (i, frame, ordinal) in numbered {
-        let place = &mut places[i as usize].1;
-        place.frame = frame;
-        place.ordinal = ordinal;
     }
 }
 
@@ -471,11 +515,16 @@ fn several_frames<R: KeyedRow>(
 }
 
 /// Numbers each compiled-autograd frame compile: its ordinal among the frame compiles of its
-/// compiled-autograd id on the stream, in compile-id order (the order `places` is in).
-fn number_compiled_autograd(places: &mut [(FrameCompile, Place)]) {
-    for of_id in places.chunk_by_mut(|a, b| a.0.0 == b.0.0).filter(|c| c[0].0.0.is_some()) {
-        for (ordinal, (_, place)) in of_id.iter_mut().enumerate() {
-            place.ordinal = ordinal as u32;
+/// compiled-autograd id on the stream, in compile-id order (the order of `frame_compiles`).
+fn number_compiled_autograd<R: KeyedRow>(s: &StreamCompiles<R>, frame_compiles: &FrameCompiles, places: &mut [Place]) {
+    let mut previous = None;
+    let mut ordinal = 0;
+    for (g, place) in places.iter_mut().enumerate() {
+        let id = frame_compiles.get(s, g).0;
+        ordinal = if id == previous { ordinal + 1 } else { 0 };
+        previous = id;
+        if id.is_some() {
+            place.ordinal = ordinal;
         }
     }
 }
@@ -941,9 +990,9 @@ mod properties {
                 // The key the build writes as `align_key` (the stream keyed alone, one compile at
                 // a time) is the one its compiles are aligned under.
                 let keyer = StreamKeyer::new(&input[i], &mut Vec::new());
-                for e in d {
+                for (row, e) in d.iter().enumerate() {
                     let aligned = a.aligned(i, &e.compile_id).expect("checked above") as usize;
-                    prop_assert_eq!(&keyer.key(&e.cid, || e.compile_id.clone()), &a.table.compiles[aligned].key);
+                    prop_assert_eq!(&keyer.key(row, &e.cid, || e.compile_id.clone()), &a.table.compiles[aligned].key);
                 }
             }
             for c in &a.table.compiles {

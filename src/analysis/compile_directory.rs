@@ -31,9 +31,9 @@ impl Serialize for Entries<'_> {
         let c = self.0.compiles;
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
         let mut first_artifact = 0;
-        for r in &c.records {
+        for (row, r) in c.records.iter().enumerate() {
             let artifact_count = c.artifact_count(r) as u64;
-            let key = alignment::key_string(&self.1.key(&r.id(), || r.display()));
+            let key = alignment::key_string(&self.1.key(row, &r.id(), || r.display()));
             let row = CompileEntry { first_artifact, artifact_count, ..summary(self.0, r) };
             seq.serialize_element(&EntryView { row, align_key: &key })?;
             first_artifact += artifact_count;
