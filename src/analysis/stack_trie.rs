@@ -1,10 +1,13 @@
 //! The stack trie: `dynamo_start` stacks merged into a prefix tree whose leaves are compile ids,
 //! and the envelope-level stacks of entries outside any compile.
 
-use super::{Event, Finish, Observe, Table};
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
+use super::{Compiles, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
 use crate::schema::StackTable;
-use crate::schema::tables::{StackTrie, TrieCompile, TrieNode};
+use crate::schema::tables::{TrieCompile, TrieNode};
 
 #[derive(Default)]
 pub struct StackTrieTable {
@@ -69,7 +72,7 @@ pub(crate) fn user_frames(stacks: &StackTable, stack: u32) -> &[u32] {
 
 impl Table for StackTrieTable {
     type Format = crate::schema::tables::StackTrie;
-    type Output<'a> = StackTrie;
+    type Output<'a> = StackTrieView<'a>;
 
     fn observe(&mut self, ev: &Event, _cx: &mut Observe) {
         if let (Some(stack), None) = (ev.stack, ev.compile_id) {
@@ -77,16 +80,17 @@ impl Table for StackTrieTable {
         }
     }
 
-    fn finish(self, ctx: &Finish) -> Option<(StackTrie, u64)> {
+    fn finish<'a>(self, ctx: &'a Finish) -> Option<(StackTrieView<'a>, u64)> {
         let mut trie = Trie::default();
-        for record in &ctx.compiles.records {
+        let mut leaves = Vec::new();
+        for (index, record) in ctx.compiles.records.iter().enumerate() {
             let Some(stack) = record.start_stack else { continue };
             if let Some(leaf) = trie.insert(user_frames(ctx.stacks, stack)) {
-                trie.nodes[leaf as usize]
-                    .compiles
-                    .push(TrieCompile { compile_id: record.display(), status: record.status() });
+                leaves.push((leaf, index as u32));
             }
         }
+        // Stable: each node's compiles stay in log order.
+        leaves.sort_by_key(|&(leaf, _)| leaf);
         let mut unknown = Trie::default();
         for (stack, seq) in self.unknown {
             if let Some(leaf) = unknown.insert(user_frames(ctx.stacks, stack)) {
@@ -94,14 +98,73 @@ impl Table for StackTrieTable {
             }
         }
         let rows = (trie.nodes.len() + unknown.nodes.len()) as u64;
-        (rows > 0).then(|| {
-            let table = StackTrie {
-                nodes: trie.nodes,
-                roots: trie.roots,
-                unknown_nodes: unknown.nodes,
-                unknown_roots: unknown.roots,
-            };
-            (table, rows)
-        })
+        (rows > 0).then_some((StackTrieView { compiles: ctx.compiles, trie, leaves, unknown }, rows))
+    }
+}
+
+/// [`crate::schema::tables::StackTrie`], each node's compiles listed as they are written: a node holds its compiles
+/// as record indices until then (one stack can start a million compiles).
+pub struct StackTrieView<'a> {
+    compiles: &'a Compiles,
+    /// The compile trie, its nodes' `compiles` left empty.
+    trie: Trie,
+    /// (node, record index) of every compile at the end of a stack, by node, then in log order.
+    leaves: Vec<(u32, u32)>,
+    unknown: Trie,
+}
+
+impl Serialize for StackTrieView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("StackTrie", 4)?;
+        s.serialize_field("nodes", &Nodes(self))?;
+        s.serialize_field("roots", &self.trie.roots)?;
+        s.serialize_field("unknown_nodes", &self.unknown.nodes)?;
+        s.serialize_field("unknown_roots", &self.unknown.roots)?;
+        s.end()
+    }
+}
+
+/// The compile trie's nodes, each with its compiles.
+struct Nodes<'a>(&'a StackTrieView<'a>);
+
+impl Serialize for Nodes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
+        serializer.collect_seq(view.trie.nodes.iter().enumerate().map(|(n, node)| {
+            let from = view.leaves.partition_point(|&(leaf, _)| leaf < n as u32);
+            let to = from + view.leaves[from..].partition_point(|&(leaf, _)| leaf == n as u32);
+            NodeView { node, compiles: NodeCompiles(view.compiles, &view.leaves[from..to]) }
+        }))
+    }
+}
+
+/// A compile trie node as [`TrieNode`] serializes, with its compiles.
+struct NodeView<'a> {
+    node: &'a TrieNode,
+    compiles: NodeCompiles<'a>,
+}
+
+impl Serialize for NodeView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let n = self.node;
+        let mut s = serializer.serialize_struct("TrieNode", 5)?;
+        s.serialize_field("frame", &n.frame)?;
+        s.serialize_field("parent", &n.parent)?;
+        s.serialize_field("children", &n.children)?;
+        s.serialize_field("compiles", &self.compiles)?;
+        s.serialize_field("total", &n.total)?;
+        s.end()
+    }
+}
+
+/// The compiles at one node, by record index.
+struct NodeCompiles<'a>(&'a Compiles, &'a [(u32, u32)]);
+
+impl Serialize for NodeCompiles<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.1.iter().map(|&(_, index)| {
+            let record = &self.0.records[index as usize];
+            TrieCompile { compile_id: record.display(), status: record.status() }
+        }))
     }
 }
