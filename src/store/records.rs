@@ -9,11 +9,16 @@ use serde::de::DeserializeOwned;
 
 use super::packed_rows::{DecodedBlock, PackedRows, Store};
 
+/// Blocks kept decompressed for reads by index: tables finishing on two threads each read
+/// values in order, and a block of one reader evicted by the other's is decompressed again for
+/// every value it reads.
+const BLOCKS_KEPT: usize = 4;
+
 /// Values of type `T` by index, in the order pushed. They round-trip through postcard, so `T`
 /// must not skip fields when it serializes.
 pub struct Records<T> {
     packed: PackedRows,
-    /// The block read last (locked: tables may finish on two threads at once).
+    /// The blocks read last (locked: tables may finish on two threads at once).
     last_read: Mutex<DecodedBlock>,
     value: PhantomData<fn(&T) -> T>,
 }
@@ -27,7 +32,8 @@ impl<T> Default for Records<T> {
 impl<T> Records<T> {
     /// No values yet; full blocks of values will go to `store`.
     pub fn new(store: &Store) -> Self {
-        Records { packed: PackedRows::new(store), last_read: Mutex::default(), value: PhantomData }
+        let last_read = Mutex::new(DecodedBlock::with_capacity(BLOCKS_KEPT));
+        Records { packed: PackedRows::new(store), last_read, value: PhantomData }
     }
 
     pub fn len(&self) -> usize {
