@@ -336,7 +336,7 @@ impl Table for CacheOutcomesTable {
                 lookups.extend(named);
                 lookups.sort_by_key(|l| l.seq);
             }
-            let metrics = ctx.compiles.cache_metrics(r);
+            let metrics = ctx.compiles.cache_metrics(&r);
             if !lookups.is_empty() || !metrics.is_empty() {
                 compiles.push(row(Some(r.display()), lookups, metrics));
             }

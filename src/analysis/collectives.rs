@@ -403,7 +403,7 @@ impl Table for CollectivesTable {
     fn finish(self, ctx: &Finish) -> Option<(Collectives, u64)> {
         let stream_logs_schedules = self.schedules_seen;
         let records = &ctx.compiles.records;
-        let keyed = (self.by_compile.into_values().map(|(record, o)| (Some(records[record as usize].id()), o)))
+        let keyed = (self.by_compile.into_values().map(|(record, o)| (Some(records.id(record as usize)), o)))
             .chain(std::iter::once((None, self.outside)));
         let compiles: Vec<CompileCollectives> = keyed
             .filter(|(_, o)| !o.schedules.is_empty() || o.code.iter().any(|c| !c.calls.is_empty()))

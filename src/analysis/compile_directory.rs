@@ -7,7 +7,8 @@ use serde::{Serialize, Serializer};
 use super::alignment;
 use super::compiles::{ArtifactRefs, Metrics};
 use super::stack_trie::user_frames;
-use super::{CompileRecord, Compiles, Event, Finding, Finish, Observe, Table, compiles};
+use super::{CompileRecord, CompileRecords, Compiles, Event, Finding, Finish, Observe, Table, compiles};
+use crate::parse::display_compile_id;
 use crate::schema::tables::{CodeSource, CompileEntry, CompiledCode};
 use crate::schema::{CompileId, StackTable};
 
@@ -32,9 +33,9 @@ impl Serialize for Entries<'_> {
         let mut seq = serializer.serialize_seq(Some(c.records.len()))?;
         let mut first_artifact = 0;
         for (row, r) in c.records.iter().enumerate() {
-            let artifact_count = c.artifact_count(r) as u64;
+            let artifact_count = c.artifact_count(&r) as u64;
             let key = alignment::key_string(&self.1.key(row, &r.id(), || r.display()));
-            let row = CompileEntry { first_artifact, artifact_count, ..summary(self.0, r) };
+            let row = CompileEntry { first_artifact, artifact_count, ..summary(self.0, &r) };
             seq.serialize_element(&EntryView { row, align_key: &key })?;
             first_artifact += artifact_count;
         }
@@ -50,9 +51,9 @@ impl Serialize for CompileArtifacts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let c = self.0;
         let mut seq = serializer.serialize_seq(None)?;
-        for r in &c.records {
+        for r in c.records.iter() {
             let compile_id = r.display();
-            for chunk in c.artifact_chunks(r) {
+            for chunk in c.artifact_chunks(&r) {
                 for a in chunk.iter() {
                     seq.serialize_element(&ArtifactRow { compile_id: &compile_id, artifact: c.artifact_ref(a) })?;
                 }
@@ -129,10 +130,12 @@ impl Serialize for EntryView<'_> {
 fn keyer(ctx: &Finish) -> alignment::StreamKeyer {
     let c = ctx.compiles;
     let mut codes = indexmap::IndexSet::new();
-    let code_of: Vec<Option<usize>> =
-        c.records.iter().map(|r| Some(codes.insert_full(compiled_code(c, ctx.stacks, r)?).0)).collect();
-    let rows: Vec<KeyRow> =
-        c.records.iter().zip(code_of).map(|(record, code)| KeyRow { record, code: code.map(|i| &codes[i]) }).collect();
+    let code_of: Vec<Option<u32>> =
+        c.records.iter().map(|r| Some(codes.insert_full(compiled_code(c, ctx.stacks, &r)?).0 as u32)).collect();
+    let rows: Vec<KeyRow> = (0..c.records.len())
+        .zip(code_of)
+        .map(|(index, code)| KeyRow { records: &c.records, index, code: code.map(|i| &codes[i as usize]) })
+        .collect();
     alignment::StreamKeyer::keys_only(&alignment::StreamCompiles { stream: "", compiles: &rows })
 }
 
@@ -156,19 +159,20 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
     })
 }
 
-/// A compile as the alignment keying reads it: its record and its code (which the keying
-/// compares by file, line and name only, so one of the codes it shares these with).
+/// A compile as the alignment keying reads it: its record's index and its code (which the
+/// keying compares by file, line and name only, so one of the codes it shares these with).
 struct KeyRow<'a> {
-    record: &'a CompileRecord,
+    records: &'a CompileRecords,
+    index: usize,
     code: Option<&'a CompiledCode>,
 }
 
 impl alignment::KeyedRow for KeyRow<'_> {
     fn cid(&self) -> CompileId {
-        self.record.id()
+        self.records.id(self.index)
     }
     fn compile_id(&self) -> std::borrow::Cow<'_, str> {
-        std::borrow::Cow::Owned(self.record.display())
+        std::borrow::Cow::Owned(crate::parse::display_compile_id(&self.cid()))
     }
     fn code(&self) -> Option<&CompiledCode> {
         self.code
@@ -189,8 +193,8 @@ fn summary(ctx: &Finish, r: &CompileRecord) -> CompileEntry {
         cid: r.id(),
         dir: compiles::dir_name(&r.id()),
         status: r.status(),
-        restarted_as: r.next_attempt().map(|n| c.records[n].display()),
-        graph_compiles: r.graph_compiles().iter().map(|&n| c.records[n].display()).collect(),
+        restarted_as: r.next_attempt().map(|n| display_compile_id(&c.records.id(n))),
+        graph_compiles: r.graph_compiles().iter().map(|&n| display_compile_id(&c.records.id(n))).collect(),
         co_name: text(|m| &m.co_name),
         co_filename: text(|m| &m.co_filename),
         co_firstlineno: m.and_then(|m| m.co_firstlineno),
@@ -242,7 +246,7 @@ impl Table for CompileDirectoryTable {
 
     fn finding(view: &CompileDirectoryView<'_>) -> Option<Finding> {
         // As the rows say it (`Entries`): one row a record, with its `status`.
-        Some(Finding::CompileStatuses(compiles::count_by_status(&view.compiles.0.compiles.records)))
+        Some(Finding::CompileStatuses(compiles::count_by_status(view.compiles.0.compiles.records.iter())))
     }
 }
 

@@ -24,8 +24,8 @@ impl Table for CompileSummaryTable {
         }
         let (mut total, mut forward, mut backward) = (0.0, 0.0, 0.0);
         let mut backward_in_forward: Option<f64> = None;
-        let mut timed: Vec<(f64, &CompileRecord)> = Vec::new();
-        for r in records {
+        let (mut count, mut slowest) = (0, Vec::with_capacity(SLOWEST + 1));
+        for (index, r) in records.iter().enumerate() {
             let parts = ctx.clock.parts(ctx.compiles, Some(&r.id()));
             forward += parts.forward_us.unwrap_or(0.0);
             backward += parts.backward_us.unwrap_or(0.0);
@@ -35,17 +35,15 @@ impl Table for CompileSummaryTable {
             let us = parts.total_us().unwrap_or(0.0);
             total += us;
             if us > 0.0 {
-                timed.push((us, r));
+                count += 1;
+                keep_slowest(&mut slowest, (us, index));
             }
         }
-        let count = timed.len() as u64;
-        // A stable sort: ties keep the directory's order.
-        timed.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let slowest: Vec<SlowCompile> = timed.iter().take(SLOWEST).map(|&(_, r)| slow(ctx, r)).collect();
+        let slowest: Vec<SlowCompile> = slowest.iter().map(|&(_, r)| slow(ctx, &records.get(r))).collect();
         let rows = slowest.len() as u64;
         let summary = CompileSummary {
             compiles: records.len() as u64,
-            by_status: compiles::count_by_status(records),
+            by_status: compiles::count_by_status(records.iter()),
             total_s: total / 1e6,
             forward_s: forward / 1e6,
             backward_s: backward / 1e6,
@@ -54,6 +52,16 @@ impl Table for CompileSummaryTable {
             slowest_compiles: slowest,
         };
         Some((summary, rows))
+    }
+}
+
+/// Adds a timed compile to the [`SLOWEST`] compiles so far, slowest first; of equal times the
+/// earlier in the directory comes first.
+fn keep_slowest(slowest: &mut Vec<(f64, usize)>, timed: (f64, usize)) {
+    let at = slowest.partition_point(|kept| kept.0.total_cmp(&timed.0).is_ge());
+    if at < SLOWEST {
+        slowest.insert(at, timed);
+        slowest.truncate(SLOWEST);
     }
 }
 
@@ -70,5 +78,28 @@ fn slow(ctx: &Finish, r: &CompileRecord) -> SlowCompile {
         backward_in_forward_s: parts.backward_in_forward_us.map(|us| us / 1e6),
         function: code.as_ref().map(|c| c.name.clone()),
         location: code.map(|c| format!("{}:{}", c.filename, c.line)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The slowest kept one at a time are the first of all the timed compiles sorted by time,
+        /// slowest first, ties in directory order (a stable sort).
+        #[test]
+        fn the_slowest_kept_are_the_first_of_a_stable_sort(times in proptest::collection::vec(1u8..6, 0..40)) {
+            let timed: Vec<(f64, usize)> = times.iter().enumerate().map(|(i, &t)| (f64::from(t), i)).collect();
+            let mut kept = Vec::new();
+            for &t in &timed {
+                keep_slowest(&mut kept, t);
+            }
+            let mut sorted = timed.clone();
+            sorted.sort_by(|a, b| b.0.total_cmp(&a.0));
+            sorted.truncate(SLOWEST);
+            prop_assert_eq!(kept, sorted);
+        }
     }
 }

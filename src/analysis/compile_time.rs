@@ -317,7 +317,7 @@ impl CompileClock {
     pub fn parts(&self, compiles: &Compiles, id: Option<&CompileId>) -> CompileParts {
         let at = self.compiles.get(&id.map(normalize));
         let traced = at.map_or_else(CompileParts::default, |at| self.traced[at].parts());
-        let logged = id.and_then(|id| compiles.metrics(compiles.get(id)?)?.frame_compile_us());
+        let logged = id.and_then(|id| compiles.metrics(&compiles.get(id)?)?.frame_compile_us());
         CompileParts { forward_us: logged.map(us).or(traced.forward_us), ..traced }
     }
 }

@@ -20,6 +20,7 @@ use crate::store::{CompactId, Records, Store};
 use tlparse_bundle::ids::parse_blob_id;
 
 mod paged;
+pub use paged::CompileRecords;
 use paged::PagedRecords;
 
 /// An artifact as [`Compiles`] keeps it ([`Compiles::artifact_ref`] makes its row): a long log
@@ -470,7 +471,7 @@ impl CompileRecord {
 
 /// How many compiles have each status, by its name in the tables: `compile_summary`'s
 /// `by_status`, and the closing lines' count of the compile directory's rows.
-pub fn count_by_status(records: &[CompileRecord]) -> BTreeMap<String, u64> {
+pub fn count_by_status(records: impl IntoIterator<Item = CompileRecord>) -> BTreeMap<String, u64> {
     let mut counts = BTreeMap::new();
     for r in records {
         *counts.entry(r.status_name()).or_insert(0) += 1;
@@ -517,8 +518,8 @@ pub fn dir_name(id: &CompileId) -> String {
 /// The compile ids of a stream, in order of first appearance.
 #[derive(Default)]
 pub struct Compiles {
-    /// Every record, by index; empty until [`Compiles::settle`] reads them back from `paged`.
-    pub records: Vec<CompileRecord>,
+    /// Every record, by index; empty until [`Compiles::settle`] moves them from `paged`.
+    pub records: CompileRecords,
     /// The records while entries are read, most of them in the store's spool.
     paged: PagedRecords,
     /// Each record's index, with 32 bits of its id's hash ([`id_hash`]): the table grows by
@@ -616,8 +617,8 @@ impl Compiles {
 
     /// Every attempt of the frame compile `id` belongs to (`[0/0]`, `[0/0_1]`, ...), in order of
     /// first appearance. Only after [`Compiles::settle`].
-    pub fn attempts<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = &'a CompileRecord> + 'a {
-        self.attempt_records(id).map(|i| &self.records[i as usize])
+    pub fn attempts<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = CompileRecord> + 'a {
+        self.attempt_records(id).map(|i| self.records.get(i as usize))
     }
 
     /// Every record (as `Observe::record` numbers them), by frame compile, then in order of
@@ -629,20 +630,20 @@ impl Compiles {
     /// The records (as `Observe::record` numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
         let frame = frame_compile(id);
-        let of = |i: &u32| frame_compile(&self.records[*i as usize].id());
+        let of = |i: &u32| frame_compile(&self.records.id(*i as usize));
         let start = self.by_frame_compile.partition_point(|i| of(i) < frame);
         let end = start + self.by_frame_compile[start..].partition_point(|i| of(i) == frame);
         self.by_frame_compile[start..end].iter().copied()
     }
 
     /// The record an entry's `Observe::record` names.
-    pub fn record(&self, index: u32) -> &CompileRecord {
-        &self.records[index as usize]
+    pub fn record(&self, index: u32) -> CompileRecord {
+        self.records.get(index as usize)
     }
 
     /// The record of a compile id, if the stream has it.
-    pub fn get(&self, id: &CompileId) -> Option<&CompileRecord> {
-        self.index_of(&normalize(id)).map(|i| &self.records[i])
+    pub fn get(&self, id: &CompileId) -> Option<CompileRecord> {
+        self.index_of(&normalize(id)).map(|i| self.records.get(i))
     }
 
     /// The row of an artifact.
@@ -707,9 +708,9 @@ impl Compiles {
             rows.push(row);
             row = self.frozen_before[row as usize];
         }
-        // A record is known by its first entry: no two records start at the same one.
-        let first_seq = r.first_seq;
-        let live = self.live.iter().find(move |(i, _)| self.records[*i].first_seq == first_seq);
+        // No two records have the same id.
+        let id = r.id();
+        let live = self.live.iter().find(move |(i, _)| self.records.id(*i) == id);
         let frozen = rows.into_iter().rev().map(|row| Cow::Owned(self.frozen.get(row)));
         frozen.chain(live.map(|(_, list)| Cow::Borrowed(&list[..])))
     }
@@ -889,7 +890,7 @@ impl Compiles {
     /// The index of a (normalized) compile id's record, if it has one. Only after
     /// [`Compiles::settle`].
     fn index_of(&self, id: &CompileId) -> Option<usize> {
-        find_index(&self.by_id, self.id_hash(id), id, |i| self.records[i].id())
+        find_index(&self.by_id, self.id_hash(id), id, |i| self.records.id(i))
     }
 
     /// [`Compiles::index_of`] while entries are read.
@@ -995,16 +996,18 @@ impl Compiles {
     /// Called once after the last entry: groups the attempts of each frame compile, links each
     /// attempt to the next one and each compiled-autograd capture to its graph's compiles.
     pub fn settle(&mut self) {
-        self.records = std::mem::take(&mut self.paged).into_vec();
+        self.records = std::mem::take(&mut self.paged).settle();
         let records = &self.records;
         self.by_frame_compile = (0..records.len() as u32).collect();
         // Stable: each frame compile's attempts stay in order of first appearance.
-        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records[i as usize].id()));
+        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records.id(i as usize)));
         for i in 0..self.records.len() {
-            let id = self.records[i].id();
+            let id = self.records.id(i);
             let Some(attempt) = id.attempt else { continue };
             let next = CompileId { attempt: Some(attempt + 1), ..id };
-            self.records[i].next_attempt = self.index_of(&next).map(|n| n as u32);
+            if let Some(n) = self.index_of(&next) {
+                self.records.next_attempts.insert(i as u32, n as u32);
+            }
         }
         self.link_captures();
     }
@@ -1016,17 +1019,20 @@ impl Compiles {
     /// Only `torch._dynamo.reset()` restarts that counter, as it restarts frame ids: a log with
     /// a reset repeats compile ids, and those are merged into one row anyway.
     fn link_captures(&mut self) {
+        let records = &mut self.records;
         let mut compiles_of: HashMap<u64, Vec<usize>> = HashMap::default();
-        for (i, r) in self.records.iter().enumerate() {
-            let id = r.id();
-            if let (Some(ca), Some(_)) = (id.compiled_autograd_id, id.frame_id) {
-                compiles_of.entry(ca).or_default().push(i);
+        let mut captures = Vec::new();
+        for i in 0..records.len() {
+            let id = records.id(i);
+            match (id.compiled_autograd_id, id.frame_id, id.frame_compile_id) {
+                (Some(ca), Some(_), _) => compiles_of.entry(ca).or_default().push(i),
+                (Some(ca), None, None) => captures.push((i, ca)),
+                _ => {}
             }
         }
-        for r in self.records.iter_mut().filter(|r| r.is_capture()) {
-            let ca = r.id().compiled_autograd_id.expect("a capture has a compiled-autograd id");
+        for (i, ca) in captures {
             if let Some(compiles) = compiles_of.get(&ca) {
-                r.rare.get_or_insert_default().graph_compiles = compiles.clone();
+                records.rare.entry(i as u32).or_default().graph_compiles = compiles.clone();
             }
         }
     }
@@ -1122,10 +1128,10 @@ mod tests {
                 assert_eq!((r.first_seq, r.last_seq), (first as u64, last as u64));
                 assert_eq!(r.start_ts().to_string(), stamps[(first + k) % stamps.len()]);
                 assert_eq!(r.end_ts().to_string(), stamps[(last + k) % stamps.len()]);
-                let names: Vec<&str> = compiles.artifacts(r).iter().map(|a| compiles.name(a)).collect::<Vec<_>>();
+                let names: Vec<&str> = compiles.artifacts(&r).iter().map(|a| compiles.name(a)).collect::<Vec<_>>();
                 let want: Vec<String> = (0..mine.len()).map(|n| format!("a{k}{n}")).collect();
                 assert_eq!(names, want, "compile {k}");
-                let seqs: Vec<u64> = compiles.artifacts(r).iter().map(|a| a.seq).collect();
+                let seqs: Vec<u64> = compiles.artifacts(&r).iter().map(|a| a.seq).collect();
                 assert_eq!(seqs, mine.iter().map(|&s| s as u64).collect::<Vec<_>>());
             }
             // Lists were frozen, and some thawed and frozen again.

@@ -225,7 +225,7 @@ fn complete<'a>(ctx: &Finish, id: Option<CompileId>, mut f: PackedFailure<'a>) -
     }
     if let Some(record) = id.as_ref().and_then(|id| ctx.compiles.get(id)) {
         if f.kind == FailureKind::Failure {
-            f.error_blob = ctx.compiles.artifacts_named(record, "dynamo_error").into_iter().find_map(|a| a.blob);
+            f.error_blob = ctx.compiles.artifacts_named(&record, "dynamo_error").into_iter().find_map(|a| a.blob);
         }
     }
     f

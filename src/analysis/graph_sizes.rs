@@ -162,7 +162,7 @@ impl GraphSizesView<'_> {
     /// The FX counts of compile `record`'s metrics (read again for each pass: they are small).
     fn counts(&self, record: usize) -> GraphCounts {
         let compiles = self.ctx.compiles;
-        let metrics = compiles.metrics(&compiles.records[record]);
+        let metrics = compiles.metrics(&compiles.records.get(record));
         metrics.map_or((None, None, None), |m| (m.graph_op_count, m.graph_node_count, m.graph_input_count))
     }
 
@@ -183,7 +183,8 @@ impl Serialize for GraphSizesView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let rows = self.rows.reader(4);
         let compiles = self.compiles().map(|(record, (ops, nodes, inputs), graphs)| CompileGraphsView {
-            compile_id: (record != OUTSIDE).then(|| self.ctx.compiles.records[record as usize].display()),
+            compile_id: (record != OUTSIDE)
+                .then(|| crate::parse::display_compile_id(&self.ctx.compiles.records.id(record as usize))),
             graph_op_count: ops,
             graph_node_count: nodes,
             graph_input_count: inputs,

@@ -447,7 +447,7 @@ impl GuardsTable {
             .zip(summaries.tallies.into_records())
             .zip(record_of)
             .map(|((compile_id, t), record)| {
-                let m = record.and_then(|r| ctx.compiles.metrics(&ctx.compiles.records[r]));
+                let m = record.and_then(|r| ctx.compiles.metrics(&ctx.compiles.records.get(r)));
                 GuardsCompile {
                     compile_id,
                     guard_count: m.as_ref().and_then(|m| m.guard_count),

@@ -49,7 +49,7 @@ use crate::parse::entry::Fields;
 use crate::parse::json_text::{self, escape_lone_surrogates, shallow_value, usable_number};
 use crate::schema::{CompileId, DiagnosticKind, IndexRow, PayloadFormat, PayloadRef, StackTable};
 use crate::store::Store;
-pub use compiles::{CompileRecord, Compiles};
+pub use compiles::{CompileRecord, CompileRecords, Compiles};
 use tlparse_bundle::naming::{ArtifactNames, artifact_names};
 
 /// One log entry as the tables see it: its index row's fields, with stacks already interned in

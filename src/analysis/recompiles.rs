@@ -118,7 +118,7 @@ impl Table for RecompilesTable {
     fn finish<'a>(self, ctx: &'a Finish) -> Option<(RecompilesView<'a>, u64)> {
         let compiles = ctx.compiles;
         let frame_compile = |record: u32| -> Option<FrameCompile> {
-            let id = compiles.records[record as usize].id();
+            let id = compiles.records.id(record as usize);
             Some((id.compiled_autograd_id, id.frame_id?, id.frame_compile_id?))
         };
         // The final attempt of each frame compile, in frame-compile order, then record order
@@ -127,7 +127,7 @@ impl Table for RecompilesTable {
         // memory per compile at the point where a long log of many compiles peaks.
         let mut kept: Vec<u32> = Vec::new();
         for &record in compiles.by_frame_compile() {
-            if compiles.records[record as usize].next_attempt().is_some() {
+            if compiles.records.next_attempt(record as usize).is_some() {
                 continue;
             }
             let Some(key) = frame_compile(record) else { continue };
@@ -211,7 +211,8 @@ impl Serialize for FramesView<'_, '_> {
 impl RecompilesTable {
     /// A frame's row: its compiles, each with its reasons and what changed from the one before.
     fn frame(&self, ctx: &Finish, frame: &RecompiledRecords) -> RecompiledFrame {
-        let list: Vec<Numbered> = frame.records.iter().map(|&i| (i, &ctx.compiles.records[i as usize])).collect();
+        let records: Vec<CompileRecord> = frame.records.iter().map(|&i| ctx.compiles.records.get(i as usize)).collect();
+        let list: Vec<Numbered> = frame.records.iter().copied().zip(&records).collect();
         let named = list.iter().find_map(|(_, r)| ctx.compiles.metrics(r));
         let steps = list
             .iter()

@@ -106,13 +106,13 @@ impl SearchTable {
     /// failures and restart reasons.
     fn add_compiles(&mut self, ctx: &Finish) {
         let c = ctx.compiles;
-        for r in &c.records {
+        for r in c.records.iter() {
             let at = Some(self.compile(&r.display()));
-            if let Some(code) = compiled_code(c, ctx.stacks, r) {
+            if let Some(code) = compiled_code(c, ctx.stacks, &r) {
                 self.add(SearchKind::Function, &code.name, at);
                 self.add(SearchKind::File, &code.filename, at);
             }
-            for chunk in c.artifact_chunks(r) {
+            for chunk in c.artifact_chunks(&r) {
                 for a in chunk.iter() {
                     self.add(SearchKind::Artifact, c.name(a), at);
                 }
@@ -120,7 +120,7 @@ impl SearchTable {
             for reason in r.graph_breaks() {
                 self.add(SearchKind::GraphBreak, reason, at);
             }
-            let Some(m) = c.metrics(r) else { continue };
+            let Some(m) = c.metrics(&r) else { continue };
             if m.failed {
                 let failure = match (m.fail_type.as_deref(), m.fail_reason.as_deref()) {
                     (Some(t), Some(reason)) => format!("{t}: {reason}"),

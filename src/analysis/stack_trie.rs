@@ -6,8 +6,9 @@ use serde::{Serialize, Serializer};
 
 use super::{Compiles, Event, Finish, Observe, Table};
 use crate::fast_hash::HashMap;
+use crate::parse::display_compile_id;
 use crate::schema::StackTable;
-use crate::schema::tables::{TrieCompile, TrieNode};
+use crate::schema::tables::{CompileStatus, TrieCompile, TrieNode};
 
 #[derive(Default)]
 pub struct StackTrieTable {
@@ -86,11 +87,11 @@ impl Table for StackTrieTable {
         for (index, record) in ctx.compiles.records.iter().enumerate() {
             let Some(stack) = record.start_stack else { continue };
             if let Some(leaf) = trie.insert(user_frames(ctx.stacks, stack)) {
-                leaves.push((leaf, index as u32));
+                leaves.push((leaf, index as u32, record.status()));
             }
         }
         // Stable: each node's compiles stay in log order.
-        leaves.sort_by_key(|&(leaf, _)| leaf);
+        leaves.sort_by_key(|&(leaf, _, _)| leaf);
         let mut unknown = Trie::default();
         for (stack, seq) in self.unknown {
             if let Some(leaf) = unknown.insert(user_frames(ctx.stacks, stack)) {
@@ -108,8 +109,9 @@ pub struct StackTrieView<'a> {
     compiles: &'a Compiles,
     /// The compile trie, its nodes' `compiles` left empty.
     trie: Trie,
-    /// (node, record index) of every compile at the end of a stack, by node, then in log order.
-    leaves: Vec<(u32, u32)>,
+    /// (node, record index, status) of every compile at the end of a stack, by node, then in
+    /// log order.
+    leaves: Vec<(u32, u32, CompileStatus)>,
     unknown: Trie,
 }
 
@@ -131,8 +133,8 @@ impl Serialize for Nodes<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let view = self.0;
         serializer.collect_seq(view.trie.nodes.iter().enumerate().map(|(n, node)| {
-            let from = view.leaves.partition_point(|&(leaf, _)| leaf < n as u32);
-            let to = from + view.leaves[from..].partition_point(|&(leaf, _)| leaf == n as u32);
+            let from = view.leaves.partition_point(|&(leaf, _, _)| leaf < n as u32);
+            let to = from + view.leaves[from..].partition_point(|&(leaf, _, _)| leaf == n as u32);
             NodeView { node, compiles: NodeCompiles(view.compiles, &view.leaves[from..to]) }
         }))
     }
@@ -157,14 +159,14 @@ impl Serialize for NodeView<'_> {
     }
 }
 
-/// The compiles at one node, by record index.
-struct NodeCompiles<'a>(&'a Compiles, &'a [(u32, u32)]);
+/// The compiles at one node.
+struct NodeCompiles<'a>(&'a Compiles, &'a [(u32, u32, CompileStatus)]);
 
 impl Serialize for NodeCompiles<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.1.iter().map(|&(_, index)| {
-            let record = &self.0.records[index as usize];
-            TrieCompile { compile_id: record.display(), status: record.status() }
+        serializer.collect_seq(self.1.iter().map(|&(_, index, status)| TrieCompile {
+            compile_id: display_compile_id(&self.0.records.id(index as usize)),
+            status,
         }))
     }
 }

@@ -99,6 +99,11 @@ impl<T: Serialize + DeserializeOwned> CompileList<T> {
         page
     }
 
+    /// The store long-unused pages go to.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// Every record in order, reading spooled pages back one at a time.
     pub fn into_records(self) -> impl Iterator<Item = T> {
         let store = self.store;

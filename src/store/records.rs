@@ -60,6 +60,14 @@ impl<T: DeserializeOwned> Records<T> {
         let mut cache = self.last_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         postcard::from_bytes(self.packed.get_bytes(index as usize, &mut cache)).expect("read back as written")
     }
+
+    /// Every value in order, each block decompressed once for this reader alone (another
+    /// thread reading by index or in order meanwhile costs it nothing).
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        let mut cache = DecodedBlock::default();
+        (0..self.packed.len())
+            .map(move |i| postcard::from_bytes(self.packed.get_bytes(i, &mut cache)).expect("read back as written"))
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +85,7 @@ mod tests {
         for i in [29_999, 0, 12_345, 1] {
             assert_eq!(records.get(i), all[i as usize]);
         }
+        assert!(records.iter().eq(all.iter().cloned()));
         assert_eq!(records.len(), all.len());
     }
 }

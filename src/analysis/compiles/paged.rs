@@ -1,11 +1,12 @@
-//! Compile records while a stream's entries are read: the pages of records used last in memory,
-//! the others in the thread's spool, so that a long log's compiles cost no memory while it is
-//! read. [`Compiles::settle`](super::Compiles::settle) reads them all back for the tables.
+//! Compile records: while a stream's entries are read, the pages of records used last in memory,
+//! the others in the thread's spool; once read ([`Compiles::settle`](super::Compiles::settle)),
+//! packed and spooled with the stream's other held rows, read back by index or in order. A long
+//! log's compiles cost the tables their ids alone.
 
 use super::{CompileRecord, RareFacts, record_id};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
-use crate::store::{CompileList, Store};
+use crate::store::{CompactId, CompileList, Records, Store};
 
 /// The records of the compiles seen so far, by index: their fixed-size facts in a [`CompileList`]
 /// (each with no rare facts there), the rare facts of the few that have some in a map.
@@ -52,15 +53,64 @@ impl PagedRecords {
         self.facts.get(index).frozen
     }
 
-    /// Every record, in order, with its rare facts.
-    pub(super) fn into_vec(self) -> Vec<CompileRecord> {
-        let PagedRecords { facts, mut rare } = self;
-        let mut records = Vec::with_capacity(facts.len());
-        records.extend(facts.into_records().enumerate().map(|(index, mut record)| {
-            record.rare = rare.remove(&(index as u32));
-            record
-        }));
-        records
+    /// Every record, settled: their ids read first, then the records moved into blocks.
+    pub(super) fn settle(mut self) -> CompileRecords {
+        let ids = (0..self.facts.len()).map(|index| self.facts.get(index).id).collect();
+        let mut rows = Records::new(self.facts.store());
+        for record in self.facts.into_records() {
+            rows.push(&record);
+        }
+        CompileRecords { rows, ids, rare: self.rare, next_attempts: HashMap::default() }
+    }
+}
+
+/// Every compile record of a stream, by index, once its entries are read: each record packed
+/// in blocks that go to the spool, its compact id in memory (ids are what lookups compare), and
+/// what few records have (rare facts, a next attempt) in maps.
+#[derive(Default)]
+pub struct CompileRecords {
+    rows: Records<CompileRecord>,
+    ids: Vec<CompactId>,
+    pub(super) rare: HashMap<u32, Box<RareFacts>>,
+    /// The next attempt of each record that has one ([`CompileRecord::next_attempt`]).
+    pub(super) next_attempts: HashMap<u32, u32>,
+}
+
+impl CompileRecords {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Record `index`, read back.
+    pub fn get(&self, index: usize) -> CompileRecord {
+        self.whole(index, self.rows.get(index as u32))
+    }
+
+    /// Every record in order, read back.
+    pub fn iter(&self) -> impl Iterator<Item = CompileRecord> + '_ {
+        self.rows.iter().enumerate().map(|(index, record)| self.whole(index, record))
+    }
+
+    /// The id of record `index`, without reading the record.
+    pub fn id(&self, index: usize) -> CompileId {
+        record_id(self.ids[index], self.rare.get(&(index as u32)).map(|rare| &**rare))
+    }
+
+    /// The next attempt of record `index`'s frame compile, without reading the record.
+    pub fn next_attempt(&self, index: usize) -> Option<usize> {
+        self.next_attempts.get(&(index as u32)).map(|&n| n as usize)
+    }
+
+    /// Record `index` as packed, with what is kept aside.
+    fn whole(&self, index: usize, mut record: CompileRecord) -> CompileRecord {
+        let index = index as u32;
+        record.rare = self.rare.get(&index).cloned();
+        record.next_attempt = self.next_attempts.get(&index).copied();
+        record
     }
 }
 
