@@ -701,7 +701,7 @@ impl Compiles {
 
     /// Every artifact of a compile, in log order, a chunk at a time: its frozen chunks oldest
     /// first, then its live tail. Holds one chunk, however many the compile logged.
-    pub fn artifact_chunks<'c>(&'c self, r: &CompileRecord) -> impl Iterator<Item = Cow<'c, [Artifact]>> + 'c {
+    pub fn artifact_chunks<'c>(&'c self, r: &CompileRecord) -> impl Iterator<Item = Cow<'c, [Artifact]>> + use<'c> {
         let mut rows = Vec::new();
         let mut row = r.frozen;
         while row != NO_ROW {

@@ -232,7 +232,8 @@ impl Table for ExportReportTable {
             .compiles
             .records
             .iter()
-            .flat_map(|r| ctx.compiles.artifacts(&r).into_owned())
+            .flat_map(|r| ctx.compiles.artifact_chunks(&r))
+            .flat_map(|chunk| chunk.into_owned())
             .chain(ctx.compiles.unattributed.iter().cloned())
             .filter(|a| ctx.compiles.kind(a) == "exported_program")
             .map(|a| ctx.compiles.artifact_ref(&a))

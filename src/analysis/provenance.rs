@@ -398,7 +398,7 @@ pub(super) fn compile_names(key: Option<CompileId>) -> (Option<String>, String) 
 /// lists it.
 pub(super) fn artifact_at(c: &Compiles, key: Option<&CompileId>, seq: u64) -> Option<ArtifactRef> {
     let list = match key {
-        Some(id) => std::borrow::Cow::Owned(c.artifacts(&c.get(id)?).into_owned()),
+        Some(id) => c.artifacts(&c.get(id)?),
         None => std::borrow::Cow::Borrowed(&c.unattributed[..]),
     };
     list.binary_search_by_key(&seq, |a| a.seq).ok().map(|i| c.artifact_ref(&list[i]))
