@@ -53,11 +53,12 @@ impl PagedRecords {
         self.facts.get(index).frozen
     }
 
-    /// Every record, settled: their ids read first, then the records moved into blocks.
-    pub(super) fn settle(mut self) -> CompileRecords {
-        let ids = (0..self.facts.len()).map(|index| self.facts.get(index).id).collect();
+    /// Every record, settled: moved into blocks in one pass over the pages, its id kept.
+    pub(super) fn settle(self) -> CompileRecords {
         let mut rows = Records::new(self.facts.store());
+        let mut ids = Vec::with_capacity(self.facts.len());
         for record in self.facts.into_records() {
+            ids.push(record.id);
             rows.push(&record);
         }
         CompileRecords { rows, ids, rare: self.rare, next_attempts: HashMap::default() }
