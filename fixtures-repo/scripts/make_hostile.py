@@ -16,6 +16,7 @@ Usage:
   python3 scripts/make_hostile.py OUT --rank N    # a copy for rank N (multi-rank tests): the
                                                   # envelopes carry "rank": N and rank N's
                                                   # output graph differs in one line
+  python3 scripts/make_hostile.py OUT --js CODE   # payloads that run CODE instead
 """
 
 import argparse
@@ -23,15 +24,25 @@ import hashlib
 import json
 import os
 
-# Every payload sets window.__pwned if it ever runs; tests assert it stays undefined.
-SCRIPT = "<script>window.__pwned=1</script>"
-IMG = '<img src=x onerror="window.__pwned=1">'
-SVG = '"><svg onload=window.__pwned=1>'
-JS_URL = "javascript:window.__pwned=1"
-TEXTAREA = "</textarea><script>window.__pwned=1</script>"
-ATTR = "' onmouseover='window.__pwned=1' data-x='"
-IFRAME = '<iframe src="javascript:window.__pwned=1"></iframe>'
-TEMPLATE = '${window.__pwned=1}{{constructor.constructor("window.__pwned=1")()}}'
+# Every payload runs JS if it ever runs: by default it sets window.__pwned, and tests assert it
+# stays undefined. `--js CODE` puts other code there (no spaces or quotes: it goes in unquoted
+# attributes), e.g. scripts/check-viewer's, which also changes the title and opens a dialog.
+JS = "window.__pwned=1"
+
+
+def set_payloads(js):
+    global SCRIPT, IMG, SVG, JS_URL, TEXTAREA, ATTR, IFRAME, TEMPLATE
+    SCRIPT = "<script>%s</script>" % js
+    IMG = '<img src=x onerror="%s">' % js
+    SVG = '"><svg onload=%s>' % js
+    JS_URL = "javascript:%s" % js
+    TEXTAREA = "</textarea><script>%s</script>" % js
+    ATTR = "' onmouseover='%s' data-x='" % js
+    IFRAME = '<iframe src="javascript:%s"></iframe>' % js
+    TEMPLATE = '${%s}{{constructor.constructor("%s")()}}' % (js, js)
+
+
+set_payloads(JS)
 
 PID = 4242
 EPOCH_US = 1795218292000000  # 2026-11-20, like the torch-2.15 fixtures
@@ -194,7 +205,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", nargs="?", default=os.path.join(here, "hostile", "hostile.log"))
     ap.add_argument("--rank", type=int, default=None, help="write a copy for this rank (envelopes carry rank)")
+    ap.add_argument("--js", default=JS, help="the code every payload runs if it runs (default: %(default)s)")
     args = ap.parse_args()
+    if any(c in args.js for c in " \t\n'\""):
+        ap.error("--js: no spaces or quotes (the code goes in unquoted attributes)")
+    set_payloads(args.js)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write(build(args.rank))
