@@ -85,9 +85,9 @@ function injected(page) {
     for (const el of document.querySelectorAll('img, iframe, frame, object, embed, base, form, video, audio, svg script')) bad.push(describe(el));
     for (const el of document.querySelectorAll('svg')) if (el.querySelector('script, foreignObject')) bad.push(describe(el));
     for (const el of document.body.querySelectorAll('meta, link, style')) bad.push(describe(el));
-    // The viewer's scripts are the two in index.html's head: the inline theme script and app.js.
+    // The viewer's scripts are the two in index.html's head: boot.js and app.js (no inline one).
     for (const s of document.scripts) {
-      const ours = s.parentNode === document.head && (s.src ? /\/viewer\/app\.js$/.test(s.src) : /tlparse-theme/.test(s.textContent));
+      const ours = s.parentNode === document.head && /\/viewer\/(boot|app)\.js$/.test(s.src);
       if (!ours) bad.push(describe(s));
     }
     if (document.scripts.length !== 2) bad.push(`${document.scripts.length} scripts`);
