@@ -1,6 +1,7 @@
 // route.ts: the URL is the state. `?bundle=URL&stream=ID&compile=ID&artifact=NAME&nth=N` says
 // what is shown, so every view can be linked to, and Back/Forward work (history.pushState).
 import { useMemo, useSyncExternalStore } from 'react';
+import { canRead } from './csp';
 
 export interface Route {
   /** The bundle's URL: absolute, or relative to this page. */
@@ -41,6 +42,11 @@ export function routeHref(route: Route): string {
 const ROUTE_CHANGED = 'tlparse:route';
 
 export function navigate(route: Route): void {
+  // A bundle on an origin this page load may not connect to (csp.ts): load the page for it.
+  if (!canRead(route.bundle)) {
+    location.assign(routeHref(route));
+    return;
+  }
   history.pushState(null, '', routeHref(route));
   window.dispatchEvent(new Event(ROUTE_CHANGED));
 }

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { READER_VERSION } from 'tlparse-bundle-loader';
-import { catArtifact, REPO } from '../fixtures';
+import { BIN, catArtifact, REPO } from '../fixtures';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.resolve(HERE, '../../dist');
@@ -90,6 +90,36 @@ describe.each(['plain', 'ghpages'] as const)('built app, %s hosting', (mode) => 
     expect(new URL(page.url()).searchParams.get('bundle')).toBe(bundleUrl('graph_breaks'));
     expect(errors).toEqual([]);
     await page.context().close();
+  });
+
+  test('a bundle of another origin typed in the box: the page loads again, its policy allowing that origin', async () => {
+    // `tlparse-build serve` on another port, letting this app's origin read it (CORS).
+    const { startServe } = (await import(pathToFileURL(path.join(REPO, 'tests/browser/tlparse-process.js')).href)) as {
+      startServe(bin: string, dir: string, args: string[]): Promise<{ url: string; close(): void }>;
+    };
+    const other = await startServe(BIN, path.join(bundlesDir, 'graph_breaks'), ['--allow-origin', server.url]);
+    try {
+      const { page, errors } = await open({});
+      const policies = () => page.evaluate(() => [...document.head.querySelectorAll('meta[http-equiv="Content-Security-Policy"]')]
+        .map((m) => (m as HTMLMetaElement).content));
+      expect((await policies())[1]).toBe("connect-src 'self'");
+      await page.fill('input[name=bundle]', other.url);
+      await Promise.all([page.waitForEvent('load'), page.click('button[type=submit]')]); // a page load, not pushState
+      await expect.poll(() => stat(page, 'compiles').textContent()).toBe('27');
+      const [built, narrowed] = await policies();
+      expect(built).toMatch(/^default-src 'self'; script-src 'self'; .*connect-src 'self' http: https:;/);
+      expect(narrowed).toBe(`connect-src 'self' ${new URL(other.url).origin}`);
+      // From the page, as a script slipped into it would: a third origin is refused by the policy.
+      const third = await page.evaluate(() => new Promise<string>((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), { once: true });
+        fetch('http://127.0.0.1:9/collect').then(() => resolve('fetched'), () => setTimeout(() => resolve('failed'), 1000));
+      }));
+      expect(third).toBe('connect-src');
+      expect(errors.filter((e) => !e.includes('127.0.0.1:9/collect'))).toEqual([]);
+      await page.context().close();
+    } finally {
+      other.close();
+    }
   });
 
   test('graph_breaks: overview, virtualized compile list, chart', async () => {
