@@ -5,8 +5,7 @@
 //   - docs/llms-full.template.md, whose {{...}} placeholders are filled with
 //     {{types}}        viewers/bundle-loader/src/schema.d.ts, comments stripped, one line a type;
 //     {{statuses}}     the status enums of schema/v<FORMAT_MAJOR>/, first sentence of each value's description;
-//     {{costs}}        the measured table between the measure-costs markers of docs/format.md
-//                      (its header and the rows of COST_ROWS);
+//     {{fields}}       the descriptions of the fields of FIELDS, whole;
 //     {{json:NAME}}    excerpts of the committed test bundle crates/tlparse-bundle/tests/bundles/simple.
 // Deterministic: the same inputs give the same bytes.
 //
@@ -54,7 +53,7 @@ const NOTES = {
   'docs/privacy.md': 'what a bundle reveals: what the build records (relative paths, skipped files counted), what the logs themselves carry, what to check before publishing',
   'docs/perf-notes.md': 'for contributors: where a build\'s time and memory go, compression settings, and what was tried and not kept, with measured figures',
   'docs/scale.md': 'big jobs: `shard` each rank log where it is, `merge` the shards into the bundle a one-run build makes; recipes for Ray, Slurm, Kubernetes; logs on node-local disks',
-  'docs/llms-full.txt': 'everything needed to write a viewer in one file (types, a tested readBlob, id grammar, status values, costs, caveats, excerpts)',
+  'docs/llms-full.txt': 'everything needed to write a viewer in one file (types, tested reference code, the fields to read with care, the JS loader\'s API, id grammar, statuses, caveats, excerpts)',
   'docs/cross_rank/chrome_trace.md': 'every rank\'s chromium events in one Chrome trace, one process per rank',
   'docs/cross_rank/runtime_estimates_trace.md': 'Inductor\'s estimated op runtimes per graph as a Chrome trace, one process per rank',
   'viewers/README.md': 'the catalogue of viewers and readers; the reference viewer shipped in every bundle, and the rules its pages follow',
@@ -113,6 +112,36 @@ export function llmsTxt() {
 // ---------------------------------------------------------------------------------------------
 // llms-full.txt
 
+/** Declarations llms-full.txt leaves out (it has a size limit): the full manifest's own types (a
+ * viewer reads the lite one; the template says what the full one adds). */
+const OMITTED = ['BundleFiles', 'Manifest', 'Input', 'FileEntry', 'ViewerFile'];
+/** Interfaces written as `extends` of another whose members they all have. */
+const EXTENDS = { CompileArtifact: 'ArtifactRef', VolumeRow: 'Volume' };
+
+/** Interfaces mapping table names to types, written as the names and the exceptions to the rule
+ * that a table's type is its name in PascalCase. */
+const NAME_MAPS = ['StreamTables', 'CrossRankTables'];
+const pascal = (name) => name.replace(/(^|_)(\w)/g, (_, __, c) => c.toUpperCase());
+
+function nameMap(name, fields) {
+  const pairs = fields.map((f) => f.split(':'));
+  const odd = pairs.filter(([k, v]) => pascal(k) !== v).map(([k, v]) => `${k}: ${v}`);
+  return `// ${name}: ${pairs.map(([k]) => k).join(', ')}; each table's type is its name in PascalCase`
+    + (odd.length ? ` but ${odd.join(', ')}` : '');
+}
+
+/** The members of a one-line interface body, split at its top-level semicolons. */
+function members(body) {
+  const out = [];
+  let depth = 0, cur = '';
+  for (const c of body) {
+    if ('{(['.includes(c)) depth++;
+    if ('})]'.includes(c)) depth--;
+    if (c === ';' && depth === 0) { out.push(cur); cur = ''; } else cur += c;
+  }
+  return cur ? [...out, cur] : out;
+}
+
 /** The top-level declarations of schema.d.ts, comments stripped, each on one line. */
 export function compactTypes(dts) {
   const text = dts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
@@ -126,16 +155,29 @@ export function compactTypes(dts) {
       if (depth === 0) { decls.push(text.slice(start, i + 1)); start = i + 1; }
     } else if (c === ';' && depth === 0) { decls.push(text.slice(start, i + 1)); start = i + 1; }
   }
-  return decls
+  const lines = decls
     .map((d) => d.replace(/\s+/g, ' ').trim().replace(/^export /, ''))
-    .filter((d) => d && !d.startsWith('interface BundleFiles '))
+    .filter((d) => d && !OMITTED.includes(/^(?:interface|type) (\w+)/.exec(d)?.[1]))
     .map((d) => d.replace(/\s*([{};:|,=()[\]<>?])\s*/g, '$1').replace(/;\}/g, '}').replace(/^(interface|type)(?=\w)/, '$1 '))
-    .map((d) => d.replace(/^type (\w+)=\|?/, 'type $1='))
-    .join('\n');
+    .map((d) => d.replace(/^type (\w+)=\|?/, 'type $1='));
+  const body = (name) => {
+    const line = lines.find((l) => l.startsWith(`interface ${name}{`));
+    if (!line) throw new Error(`schema.d.ts has no interface ${name}`);
+    return members(line.slice(`interface ${name}{`.length, -1));
+  };
+  return lines.map((line) => {
+    const name = /^interface (\w+)\{/.exec(line)?.[1];
+    if (NAME_MAPS.includes(name)) return nameMap(name, body(name));
+    if (!EXTENDS[name]) return line;
+    const own = body(name), base = body(EXTENDS[name]);
+    if (!base.every((m) => own.includes(m))) throw new Error(`${name} lacks members of ${EXTENDS[name]}`);
+    return `interface ${name} extends ${EXTENDS[name]}{${own.filter((m) => !base.includes(m)).join(';')}}`;
+  }).join('\n');
 }
 
-const STATUSES = ['CompileStatus', 'FailureKind', 'CacheVerdictKind', 'CacheResult', 'CacheDivergenceKind', 'ArtifactStatus',
-  'AmbiguityKind', 'UnmatchedCause', 'DiagnosticKind'];
+// Enums whose values need words (the file has a size limit); the others' values are listed in
+// the types, and a viewer shows them as they are.
+const STATUSES = ['CompileStatus'];
 
 /** The first sentence of a description, on one line (a period inside parentheses, or of "e.g.",
  * ends none). */
@@ -152,16 +194,24 @@ export function firstSentence(text) {
   return flat;
 }
 
-export function statuses() {
+/** Every type of schema/v<FORMAT_MAJOR>/ by name: each file's root (by its title) and `$defs`. */
+function schemaDefs() {
   const defs = new Map();
   const walk = (dir) => {
     for (const f of fs.readdirSync(dir).sort()) {
       const p = path.join(dir, f);
-      if (fs.statSync(p).isDirectory()) walk(p);
-      else for (const [k, v] of Object.entries(JSON.parse(fs.readFileSync(p, 'utf8')).$defs ?? {})) if (!defs.has(k)) defs.set(k, v);
+      if (fs.statSync(p).isDirectory()) { walk(p); continue; }
+      const schema = JSON.parse(fs.readFileSync(p, 'utf8'));
+      if (schema.title && !defs.has(schema.title)) defs.set(schema.title, schema);
+      for (const [k, v] of Object.entries(schema.$defs ?? {})) if (!defs.has(k)) defs.set(k, v);
     }
   };
   walk(path.join(REPO, SCHEMA_DIR));
+  return defs;
+}
+
+export function statuses() {
+  const defs = schemaDefs();
   const out = [];
   for (const name of STATUSES) {
     const def = defs.get(name);
@@ -178,22 +228,28 @@ export function statuses() {
   return out.join('\n');
 }
 
-/** The columns of the measured table that llms-full.txt shows. */
-const COST_COLUMNS = ['bundle', 'manifest (gzip)', 'compile_directory', 'shard (of N)', 'pack', 'total', 'dearest artifact'];
+/** The fields whose schema description llms-full.txt quotes (its types have no comments): those a
+ * viewer writer misreads from the name and type alone (which list, which field to prefer, unit,
+ * when null, what a suffix means). A third element quotes the description from that phrase on. */
+const FIELDS = [
+  ['Guards', 'guard_trees'], ['Guards', 'dynamo_guards'],
+  ['CompileEntry', 'code'], ['CompileEntry', 'co_name'],
+  ['ArtifactRef', 'name', 'Not unique'],
+  ['CompileEntry', 'start_ts'], ['CompileEntry', 'end_ts'], ['CompileEntry', 'start_time'],
+  ['ArtifactChange', 'name'], ['ArtifactChange', 'before'], ['Changes', 'added'],
+  ['ShapeGuard', 'user_frame', 'the innermost'],
+];
 
-export function costs() {
-  const m = /<!-- measure-costs:begin[^\n]*-->\n([\s\S]*?)<!-- measure-costs:end -->/.exec(read('docs/format.md'));
-  if (!m) throw new Error('docs/format.md has no measure-costs markers');
-  const rows = m[1].trim().split('\n').map((l) => l.replace(/^\| | \|$/g, '').split(' | '));
-  const keep = COST_COLUMNS.map((c) => rows[0].indexOf(c));
-  if (keep.includes(-1)) throw new Error(`docs/format.md's cost table lacks a column of ${COST_COLUMNS}`);
-  const picked = rows.filter((r, i) => i < 2 || COST_ROWS.some((name) => r[0].startsWith(name)));
-  if (picked.length !== 2 + COST_ROWS.length) throw new Error(`docs/format.md's cost table lacks a row of ${COST_ROWS}`);
-  return picked.map((r) => `| ${keep.map((i) => r[i]).join(' | ')} |`).join('\n');
+export function fields() {
+  const defs = schemaDefs();
+  return FIELDS.map(([type, field, from]) => {
+    const description = defs.get(type)?.properties?.[field]?.description?.replace(/\s+/g, ' ').trim();
+    if (!description) throw new Error(`${SCHEMA_DIR} has no description of ${type}.${field}`);
+    const at = from ? description.indexOf(from) : 0;
+    if (at < 0) throw new Error(`${type}.${field}'s description has no "${from}"`);
+    return `- \`${type}.${field}\`: ${from ? '… ' : ''}${description.slice(at)}`;
+  }).join('\n');
 }
-
-/** The cost rows llms-full.txt keeps (the file has a size limit): one rank, seven. */
-const COST_ROWS = ['training, 1 rank', 'tlparse-tests multi_rank_runtime'];
 
 const BUNDLE = 'crates/tlparse-bundle/tests/bundles/simple';
 
@@ -214,20 +270,15 @@ export function excerpts() {
   const s = m.streams[0];
   const manifest = {
     ...pick(m, ['format', 'format_version', 'min_reader_version']),
-    streams: [{
-      ...pick(s, ['id', 'rank', 'entries', 'index', 'stacks']),
-      tables: pick(s.tables, ['compile_directory']),
-      chrome_trace: s.chrome_trace,
-    }],
-    cross_rank: m.cross_rank,
-    blobs: { ...pick(m.blobs, ['hash', 'compression', 'index_prefix_len', 'index_path']), packs: m.blobs.packs.slice(0, 1) },
+    streams: [{ ...pick(s, ['id', 'rank', 'index', 'stacks']), tables: pick(s.tables, ['compile_directory']) }],
+    blobs: { ...pick(m.blobs, ['index_prefix_len', 'index_path']), packs: m.blobs.packs.slice(0, 1).map((p) => pick(p, ['path'])) },
   };
   const directory = bundleJson(s.tables.compile_directory.parts[0]);
   const c = directory.compiles[0];
   const own = directory.artifacts.slice(c.first_artifact, c.first_artifact + c.artifact_count);
   const code = own.find((a) => a.name === 'inductor_output_code');
   const entry = {
-    compiles: [pick(c, ['compile_id', 'status', 'co_name', 'total_s', 'first_artifact',
+    compiles: [pick(c, ['compile_id', 'status', 'co_name', 'code', 'start_ts', 'total_s', 'first_artifact',
       'artifact_count'])],
     artifacts: [code],
   };
@@ -252,7 +303,7 @@ export function llmsFullTxt() {
   const fill = {
     types,
     statuses: statuses(),
-    costs: costs(),
+    fields: fields(),
   };
   const template = read('docs/llms-full.template.md')
     .replace(/\n<!-- docs\/llms-full\.txt is GENERATED[\s\S]*?-->\n/, '');

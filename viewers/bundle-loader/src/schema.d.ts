@@ -3241,22 +3241,27 @@ export interface CompileEntry {
    */
   graph_compiles?: string[];
   /**
-   * `co_name` of the compiled frame (from `compilation_metrics`), when logged.
+   * `co_name` of the compiled frame, from the compile id's own `compilation_metrics`: null
+   * when not logged there, as on every `restarted` attempt (torch logs metrics on the last
+   * attempt only). Name a compile's function by `code.name`, set on restarted attempts too.
    */
   co_name: string | null;
   /**
-   * `co_filename` of the compiled frame, when logged.
+   * `co_filename` of the compiled frame, from its `compilation_metrics`; null as `co_name` is
+   * (prefer `code.filename`).
    */
   co_filename: string | null;
   /**
-   * `co_firstlineno` of the compiled frame, when logged.
+   * `co_firstlineno` of the compiled frame, from its `compilation_metrics`; null as `co_name`
+   * is (prefer `code.line`).
    */
   co_firstlineno: number | null;
   /**
-   * The code object compiled: from `compilation_metrics` (`co_filename`, `co_firstlineno`,
-   * `co_name`), else from the innermost frame of the `dynamo_start` stack (torch logs the
-   * compiled function's first line there); null when neither was logged (e.g. a
-   * compiled-autograd capture). Cross-rank tables align compiles by it.
+   * The code object compiled, the field to name a compile's function by (`code.name`): from
+   * `compilation_metrics` (`co_*`), else from the innermost frame of the `dynamo_start` stack
+   * (torch logs the compiled function's first line there), so restarted attempts have it;
+   * null when neither was logged (e.g. a compiled-autograd capture). Cross-rank tables align
+   * compiles by it.
    */
   code: CompiledCode | null;
   /**
@@ -3273,15 +3278,20 @@ export interface CompileEntry {
    */
   last_seq: number;
   /**
-   * Glog timestamp of the first entry.
+   * When the compile id's first entry was logged: its glog time as written,
+   * `MMDD HH:MM:SS.ffffff`, the logging machine's local time (no year, no time zone). Compare
+   * within one stream only; for an absolute time use `start_time`.
    */
   start_ts: string;
   /**
-   * Glog timestamp of the last entry.
+   * When the compile id's last entry was logged, in `start_ts`'s form: it can be the lazy
+   * backward's, long after the frame compile (`end_ts - start_ts` is no compile time).
    */
   end_ts: string;
   /**
-   * `start_time` from `compilation_metrics` (seconds since the epoch), when logged.
+   * When the frame compile started (its first attempt), in seconds since the Unix epoch:
+   * `start_time` of the compile id's `compilation_metrics`; null when not logged there (older
+   * logs, `restarted` attempts).
    */
   start_time: number | null;
   /**
@@ -3423,7 +3433,10 @@ export interface CompileArtifact {
    * What to call it, by the one rule of [`crate::naming::artifact_names`]: the logged name of
    * named kinds (`artifact`, `graph_dump`, `link`, `dump_file`), `optimize_ddp_split_child_`
    * and the logged name for DDP split children, the kind otherwise (output code is
-   * `inductor_output_code`). The same for the same artifact of every compile and rank.
+   * `inductor_output_code`). The same for the same artifact of every compile and rank. Not
+   * unique within a compile: a training compile logs `inductor_output_code` for its forward
+   * and its backward graph (see `graph`); pick an artifact by name and occurrence (the Nth of
+   * that name, in log order), never by name alone.
    */
   name: string;
   /**
@@ -3494,7 +3507,10 @@ export interface ArtifactRef {
    * What to call it, by the one rule of [`crate::naming::artifact_names`]: the logged name of
    * named kinds (`artifact`, `graph_dump`, `link`, `dump_file`), `optimize_ddp_split_child_`
    * and the logged name for DDP split children, the kind otherwise (output code is
-   * `inductor_output_code`). The same for the same artifact of every compile and rank.
+   * `inductor_output_code`). The same for the same artifact of every compile and rank. Not
+   * unique within a compile: a training compile logs `inductor_output_code` for its forward
+   * and its backward graph (see `graph`); pick an artifact by name and occurrence (the Nth of
+   * that name, in log order), never by name alone.
    */
   name: string;
   /**
@@ -4493,12 +4509,14 @@ export interface Guards {
    */
   compiles: GuardsCompile[];
   /**
-   * Structured Dynamo guards (`dynamo_guards` entries, older logs): one row per guard.
+   * Structured Dynamo guards (`dynamo_guards` entries), one row per guard. Only older torch
+   * fills them: torch that logs guard trees leaves this empty. Show a compile's guards from
+   * `guard_trees`, from this list only for a compile without a tree.
    */
   dynamo_guards: DynamoGuard[];
   /**
-   * C++ guard trees (`dynamo_cpp_guards_str` entries): one row per tree, with its guards
-   * extracted.
+   * The guards torch installed, as C++ guard trees (`dynamo_cpp_guards_str` entries): one row
+   * per tree, its leaf guards in `guards[]`. The list to show a compile's guards from.
    */
   guard_trees: GuardTree[];
   /**
@@ -5506,15 +5524,17 @@ export interface Changes {
    */
   changed: ArtifactChange[];
   /**
-   * Names of artifacts logged only by this compile.
+   * Artifacts only this compile logged, named as in `changed` (`x#2`: the previous compile
+   * logged one `x`).
    */
   added: string[];
   /**
-   * Names of artifacts logged only by the previous compile.
+   * Artifacts only the previous compile logged, named as in `changed`.
    */
   removed: string[];
   /**
-   * Names of artifacts identical in both.
+   * Artifacts both compiles logged with the same payload, named as in `changed`; with
+   * `changed` and `added`, every artifact of this compile but `no_payload` ones.
    */
   unchanged: string[];
   /**
@@ -5528,20 +5548,22 @@ export interface Changes {
   guards_removed: string[];
 }
 /**
- * An artifact whose payload changed.
+ * An artifact whose payload changed. Artifacts of the two compiles are paired by name and
+ * occurrence: the Nth of a name in one with the Nth of that name in the other.
  */
 export interface ArtifactChange {
   /**
-   * The artifact's name as `compile_directory` gives it ([`super::ArtifactRef::name`]), with
-   * `#2`, `#3` appended for the second, third artifact of the same name in the compile.
+   * The artifact's name as `compile_directory` gives it (`ArtifactRef.name`), with `#N`
+   * appended for the Nth artifact of that name in the compile (none on the first), counted in
+   * log order over those with a payload or a URL (not `no_payload`).
    */
   name: string;
   /**
-   * Blob id in the previous compile.
+   * The previous compile's payload: a blob id (read it as any blob), or a `link`'s URL.
    */
   before: string;
   /**
-   * Blob id in this compile.
+   * This compile's payload: a blob id, or a `link`'s URL.
    */
   after: string;
 }

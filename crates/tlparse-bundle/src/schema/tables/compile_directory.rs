@@ -90,16 +90,21 @@ pub struct CompileEntry {
     /// appearance. Present only when not empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub graph_compiles: Vec<String>,
-    /// `co_name` of the compiled frame (from `compilation_metrics`), when logged.
+    /// `co_name` of the compiled frame, from the compile id's own `compilation_metrics`: null
+    /// when not logged there, as on every `restarted` attempt (torch logs metrics on the last
+    /// attempt only). Name a compile's function by `code.name`, set on restarted attempts too.
     pub co_name: Option<String>,
-    /// `co_filename` of the compiled frame, when logged.
+    /// `co_filename` of the compiled frame, from its `compilation_metrics`; null as `co_name` is
+    /// (prefer `code.filename`).
     pub co_filename: Option<String>,
-    /// `co_firstlineno` of the compiled frame, when logged.
+    /// `co_firstlineno` of the compiled frame, from its `compilation_metrics`; null as `co_name`
+    /// is (prefer `code.line`).
     pub co_firstlineno: Option<i64>,
-    /// The code object compiled: from `compilation_metrics` (`co_filename`, `co_firstlineno`,
-    /// `co_name`), else from the innermost frame of the `dynamo_start` stack (torch logs the
-    /// compiled function's first line there); null when neither was logged (e.g. a
-    /// compiled-autograd capture). Cross-rank tables align compiles by it.
+    /// The code object compiled, the field to name a compile's function by (`code.name`): from
+    /// `compilation_metrics` (`co_*`), else from the innermost frame of the `dynamo_start` stack
+    /// (torch logs the compiled function's first line there), so restarted attempts have it;
+    /// null when neither was logged (e.g. a compiled-autograd capture). Cross-rank tables align
+    /// compiles by it.
     pub code: Option<CompiledCode>,
     /// Id, in the stream's stack table, of the `dynamo_start` stack (the user code that
     /// triggered the compile).
@@ -108,11 +113,16 @@ pub struct CompileEntry {
     pub first_seq: u64,
     /// `seq` of the compile's last entry.
     pub last_seq: u64,
-    /// Glog timestamp of the first entry.
+    /// When the compile id's first entry was logged: its glog time as written,
+    /// `MMDD HH:MM:SS.ffffff`, the logging machine's local time (no year, no time zone). Compare
+    /// within one stream only; for an absolute time use `start_time`.
     pub start_ts: String,
-    /// Glog timestamp of the last entry.
+    /// When the compile id's last entry was logged, in `start_ts`'s form: it can be the lazy
+    /// backward's, long after the frame compile (`end_ts - start_ts` is no compile time).
     pub end_ts: String,
-    /// `start_time` from `compilation_metrics` (seconds since the epoch), when logged.
+    /// When the frame compile started (its first attempt), in seconds since the Unix epoch:
+    /// `start_time` of the compile id's `compilation_metrics`; null when not logged there (older
+    /// logs, `restarted` attempts).
     pub start_time: Option<f64>,
     /// Forward: wall time of the frame compile in seconds, `compilation_metrics`'
     /// `entire_frame_compile_time_s` (or `dynamo_cumulative_compile_time_us`), else the duration

@@ -15,10 +15,12 @@ pub struct Guards {
     /// One summary per compile id that has any row below (or null, for rows logged outside a
     /// compile), in order of first appearance.
     pub compiles: Vec<GuardsCompile>,
-    /// Structured Dynamo guards (`dynamo_guards` entries, older logs): one row per guard.
+    /// Structured Dynamo guards (`dynamo_guards` entries), one row per guard. Only older torch
+    /// fills them: torch that logs guard trees leaves this empty. Show a compile's guards from
+    /// `guard_trees`, from this list only for a compile without a tree.
     pub dynamo_guards: Vec<DynamoGuard>,
-    /// C++ guard trees (`dynamo_cpp_guards_str` entries): one row per tree, with its guards
-    /// extracted.
+    /// The guards torch installed, as C++ guard trees (`dynamo_cpp_guards_str` entries): one row
+    /// per tree, its leaf guards in `guards[]`. The list to show a compile's guards from.
     pub guard_trees: Vec<GuardTree>,
     /// Shape guards added to the shape environment (`guard_added_fast`, and `guard_added` where
     /// logged), in log order.

@@ -79,7 +79,10 @@ pub struct ArtifactRef {
     /// What to call it, by the one rule of [`crate::naming::artifact_names`]: the logged name of
     /// named kinds (`artifact`, `graph_dump`, `link`, `dump_file`), `optimize_ddp_split_child_`
     /// and the logged name for DDP split children, the kind otherwise (output code is
-    /// `inductor_output_code`). The same for the same artifact of every compile and rank.
+    /// `inductor_output_code`). The same for the same artifact of every compile and rank. Not
+    /// unique within a compile: a training compile logs `inductor_output_code` for its forward
+    /// and its backward graph (see `graph`); pick an artifact by name and occurrence (the Nth of
+    /// that name, in log order), never by name alone.
     pub name: String,
     /// tlparse's name for its output file (without its `_<N>` counter and extension) when it
     /// differs from `name`: `inductor_output_code_<file stem>`, `eval_with_key_<N>`.

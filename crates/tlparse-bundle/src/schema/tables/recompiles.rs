@@ -74,11 +74,13 @@ pub struct Changes {
     pub previous: String,
     /// Artifacts logged by both compiles whose payloads differ (by blob id), in log order of this compile.
     pub changed: Vec<ArtifactChange>,
-    /// Names of artifacts logged only by this compile.
+    /// Artifacts only this compile logged, named as in `changed` (`x#2`: the previous compile
+    /// logged one `x`).
     pub added: Vec<String>,
-    /// Names of artifacts logged only by the previous compile.
+    /// Artifacts only the previous compile logged, named as in `changed`.
     pub removed: Vec<String>,
-    /// Names of artifacts identical in both.
+    /// Artifacts both compiles logged with the same payload, named as in `changed`; with
+    /// `changed` and `added`, every artifact of this compile but `no_payload` ones.
     pub unchanged: Vec<String>,
     /// Guards this compile has that the previous did not (from `dynamo_cpp_guards_str`, or
     /// `dynamo_guards` in older logs; source comments after `#` are ignored when comparing).
@@ -87,15 +89,17 @@ pub struct Changes {
     pub guards_removed: Vec<String>,
 }
 
-/// An artifact whose payload changed.
+/// An artifact whose payload changed. Artifacts of the two compiles are paired by name and
+/// occurrence: the Nth of a name in one with the Nth of that name in the other.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct ArtifactChange {
-    /// The artifact's name as `compile_directory` gives it ([`super::ArtifactRef::name`]), with
-    /// `#2`, `#3` appended for the second, third artifact of the same name in the compile.
+    /// The artifact's name as `compile_directory` gives it (`ArtifactRef.name`), with `#N`
+    /// appended for the Nth artifact of that name in the compile (none on the first), counted in
+    /// log order over those with a payload or a URL (not `no_payload`).
     pub name: String,
-    /// Blob id in the previous compile.
+    /// The previous compile's payload: a blob id (read it as any blob), or a `link`'s URL.
     pub before: String,
-    /// Blob id in this compile.
+    /// This compile's payload: a blob id, or a `link`'s URL.
     pub after: String,
 }
