@@ -74,6 +74,34 @@ pub(crate) use keyed_row_from_fields;
 
 keyed_row_from_fields!(CompileEntry);
 
+/// A stream's compiles as the keying reads them, by row: a slice of [`KeyedRow`]s, or what
+/// reads them from elsewhere (a build keys a long log's compiles from its compile records, with
+/// no row held for each).
+pub trait KeyedRows {
+    fn len(&self) -> usize;
+    /// The compile id of row `row`.
+    fn cid(&self, row: usize) -> CompileId;
+    /// Its compile id as displayed (`[0/1]`).
+    fn compile_id(&self, row: usize) -> Cow<'_, str>;
+    /// The code it compiled, if known.
+    fn code(&self, row: usize) -> Option<&CompiledCode>;
+}
+
+impl<R: KeyedRow> KeyedRows for [R] {
+    fn len(&self) -> usize {
+        <[R]>::len(self)
+    }
+    fn cid(&self, row: usize) -> CompileId {
+        self[row].cid()
+    }
+    fn compile_id(&self, row: usize) -> Cow<'_, str> {
+        self[row].compile_id()
+    }
+    fn code(&self, row: usize) -> Option<&CompiledCode> {
+        self[row].code()
+    }
+}
+
 /// What aligning reads of a compile beyond its key: its status and restart reasons. A
 /// `compile_directory` row has them, and so do the light rows the cross-rank tables keep of
 /// every rank's compiles.
@@ -301,24 +329,24 @@ impl StreamKeyer {
     /// Reads the stream's compiles; what the keys cannot decide alone goes to `ambiguities`
     /// (except compiles of unknown code, which [`StreamKeyer::key`] keys by compile id).
     pub fn new<R: KeyedRow>(s: &StreamCompiles<R>, ambiguities: &mut Vec<AlignmentAmbiguity>) -> StreamKeyer {
-        Self::keying(s, Some(ambiguities))
+        Self::keying(&Rows { stream: s.stream, rows: s.compiles }, Some(ambiguities))
     }
 
-    /// Reads the stream's compiles for their keys alone, recording no ambiguity (whose lists of
+    /// Reads a stream's compiles for their keys alone, recording no ambiguity (whose lists of
     /// compile ids grow with the stream).
-    pub fn keys_only<R: KeyedRow>(s: &StreamCompiles<R>) -> StreamKeyer {
-        Self::keying(s, None)
+    pub fn keys_only(rows: &impl KeyedRows) -> StreamKeyer {
+        Self::keying(&Rows { stream: "", rows }, None)
     }
 
-    fn keying<R: KeyedRow>(
-        s: &StreamCompiles<R>,
+    fn keying<K: KeyedRows + ?Sized>(
+        s: &Rows<K>,
         mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
     ) -> StreamKeyer {
-        let frame_compiles = FrameCompiles::of(s);
+        let frame_compiles = FrameCompiles::of(s.rows);
         let (codes, mut places) = frame_codes(s, &frame_compiles, ambiguities.as_deref_mut());
         number_frames(s, &frame_compiles, &codes, &mut places, ambiguities);
-        number_compiled_autograd(s, &frame_compiles, &mut places);
-        let mut by_row = vec![Place::default(); s.compiles.len()];
+        number_compiled_autograd(s.rows, &frame_compiles, &mut places);
+        let mut by_row = vec![Place::default(); s.rows.len()];
         for (g, place) in places.into_iter().enumerate() {
             for &row in frame_compiles.rows(g) {
                 by_row[row as usize] = place;
@@ -352,6 +380,12 @@ impl StreamKeyer {
     }
 }
 
+/// A stream's rows, with the stream's id for the ambiguities found in them.
+struct Rows<'a, K: ?Sized> {
+    stream: &'a str,
+    rows: &'a K,
+}
+
 /// A frame compile: (compiled-autograd id, frame id, frame compile id); `None` for a compile id
 /// without frame ids (a compiled-autograd capture).
 type FrameCompile = (Option<u64>, u64, u64);
@@ -371,10 +405,9 @@ struct FrameCompiles {
 }
 
 impl FrameCompiles {
-    fn of<R: KeyedRow>(s: &StreamCompiles<R>) -> FrameCompiles {
-        let cid = |row: u32| s.compiles[row as usize].cid();
-        let mut rows: Vec<u32> =
-            (0..s.compiles.len() as u32).filter(|&row| frame_compile(&cid(row)).is_some()).collect();
+    fn of<K: KeyedRows + ?Sized>(s: &K) -> FrameCompiles {
+        let cid = |row: u32| s.cid(row as usize);
+        let mut rows: Vec<u32> = (0..s.len() as u32).filter(|&row| frame_compile(&cid(row)).is_some()).collect();
         rows.sort_unstable_by_key(|&row| {
             let id = cid(row);
             (frame_compile(&id), id.attempt.unwrap_or(0), row)
@@ -397,15 +430,15 @@ impl FrameCompiles {
     }
 
     /// Frame compile `g`.
-    fn get<R: KeyedRow>(&self, s: &StreamCompiles<R>, g: usize) -> FrameCompile {
-        frame_compile(&s.compiles[self.rows[self.starts[g] as usize] as usize].cid()).expect("a row with frame ids")
+    fn get<K: KeyedRows + ?Sized>(&self, s: &K, g: usize) -> FrameCompile {
+        frame_compile(&s.cid(self.rows[self.starts[g] as usize] as usize)).expect("a row with frame ids")
     }
 }
 
 /// The distinct codes of a stream, and each frame compile's place with its code (in them): that
 /// of its lowest attempt that names one. Frames and ordinals are numbered after.
-fn frame_codes<R: KeyedRow>(
-    s: &StreamCompiles<R>,
+fn frame_codes<K: KeyedRows + ?Sized>(
+    s: &Rows<K>,
     frame_compiles: &FrameCompiles,
     mut ambiguities: Option<&mut Vec<AlignmentAmbiguity>>,
 ) -> (Vec<CodeKey>, Vec<Place>) {
@@ -413,7 +446,7 @@ fn frame_codes<R: KeyedRow>(
     let mut places = Vec::with_capacity(frame_compiles.len());
     for g in 0..frame_compiles.len() {
         let list = frame_compiles.rows(g);
-        let named = || list.iter().filter_map(|&row| s.compiles[row as usize].code().map(|c| (row, c)));
+        let named = || list.iter().filter_map(|&row| s.rows.code(row as usize).map(|c| (row, c)));
         let first = named().next().map(|(_, c)| c);
         if let (Some(first), Some(ambiguities)) = (first, ambiguities.as_deref_mut())
             && named().any(|(_, c)| !same_code(c, first))
@@ -422,7 +455,7 @@ fn frame_codes<R: KeyedRow>(
             ambiguities.push(AlignmentAmbiguity {
                 stream: s.stream.to_string(),
                 kind: AmbiguityKind::AttemptsDisagree,
-                compile_ids: named().map(|(row, _)| s.compiles[row as usize].compile_id().into_owned()).collect(),
+                compile_ids: named().map(|(row, _)| s.rows.compile_id(row as usize).into_owned()).collect(),
                 resolution: format!("the attempts name different code: aligned by the first one's, {}", short(&first)),
             });
         }
@@ -446,8 +479,8 @@ fn code_key(c: &CompiledCode) -> CodeKey {
 /// Dynamo numbers a frame when it first compiles it) and its ordinal within that frame (in
 /// frame-compile-id order). Two frames of one code are recorded as an ambiguity, with how they
 /// were told apart.
-fn number_frames<R: KeyedRow>(
-    s: &StreamCompiles<R>,
+fn number_frames<K: KeyedRows + ?Sized>(
+    s: &Rows<K>,
     frame_compiles: &FrameCompiles,
     codes: &[CodeKey],
     places: &mut [Place],
@@ -461,11 +494,11 @@ fn number_frames<R: KeyedRow>(
     }
     // Frame compiles by code in key order, each code's in frame-compile order.
     let mut order: Vec<(u32, u32)> = (0..places.len())
-        .filter(|&g| frame_compiles.get(s, g).0.is_none())
+        .filter(|&g| frame_compiles.get(s.rows, g).0.is_none())
         .filter_map(|g| Some((rank[places[g].code()? as usize], g as u32)))
         .collect();
     order.sort_unstable();
-    let frame_of = |&(_, g): &(u32, u32)| frame_compiles.get(s, g as usize).1;
+    let frame_of = |&(_, g): &(u32, u32)| frame_compiles.get(s.rows, g as usize).1;
     for of_code in order.chunk_by(|a, b| a.0 == b.0) {
         let mut frame_ids: Vec<u64> = of_code.iter().map(frame_of).collect();
         frame_ids.dedup();
@@ -473,7 +506,8 @@ fn number_frames<R: KeyedRow>(
             && let Some(ambiguities) = ambiguities.as_deref_mut()
         {
             let code = &codes[by_key[of_code[0].0 as usize] as usize];
-            let frames: Vec<FrameCompile> = of_code.iter().map(|&(_, g)| frame_compiles.get(s, g as usize)).collect();
+            let frames: Vec<FrameCompile> =
+                of_code.iter().map(|&(_, g)| frame_compiles.get(s.rows, g as usize)).collect();
             ambiguities.push(several_frames(s, code, &frames, &frame_ids));
         }
         for (frame, compiles) in of_code.chunk_by(|a, b| frame_of(a) == frame_of(b)).enumerate() {
@@ -486,8 +520,8 @@ fn number_frames<R: KeyedRow>(
 }
 
 /// The record of one code compiled by several frames (`frames`, sorted, under `frame_ids`).
-fn several_frames<R: KeyedRow>(
-    s: &StreamCompiles<R>,
+fn several_frames<K: KeyedRows + ?Sized>(
+    s: &Rows<K>,
     code: &CodeKey,
     frames: &[FrameCompile],
     frame_ids: &[u64],
@@ -498,11 +532,9 @@ fn several_frames<R: KeyedRow>(
     AlignmentAmbiguity {
         stream: s.stream.to_string(),
         kind: AmbiguityKind::SameCodeSeveralFrames,
-        compile_ids: s
-            .compiles
-            .iter()
-            .filter(|e| frame_compile(&e.cid()).is_some_and(|f| of_code(&f)))
-            .map(|e| e.compile_id().into_owned())
+        compile_ids: (0..s.rows.len())
+            .filter(|&row| frame_compile(&s.rows.cid(row)).is_some_and(|f| of_code(&f)))
+            .map(|row| s.rows.compile_id(row).into_owned())
             .collect(),
         resolution: format!(
             "{} is the code of {} frames: never one frame, they are told apart by order of first compile \
@@ -516,7 +548,7 @@ fn several_frames<R: KeyedRow>(
 
 /// Numbers each compiled-autograd frame compile: its ordinal among the frame compiles of its
 /// compiled-autograd id on the stream, in compile-id order (the order of `frame_compiles`).
-fn number_compiled_autograd<R: KeyedRow>(s: &StreamCompiles<R>, frame_compiles: &FrameCompiles, places: &mut [Place]) {
+fn number_compiled_autograd<K: KeyedRows + ?Sized>(s: &K, frame_compiles: &FrameCompiles, places: &mut [Place]) {
     let mut previous = None;
     let mut ordinal = 0;
     for (g, place) in places.iter_mut().enumerate() {

@@ -125,20 +125,18 @@ impl Serialize for EntryView<'_> {
 }
 
 /// What keys every compile of the stream by the alignment's own keying (one algorithm for
-/// cross-rank tables and run comparison), read from rows holding only what the keying reads,
-/// each code once (a long log compiles a few codes thousands of times).
+/// cross-rank tables and run comparison), read from the records with each compile's code, each
+/// code once (a long log compiles a few codes thousands of times).
 fn keyer(ctx: &Finish) -> alignment::StreamKeyer {
     let c = ctx.compiles;
     let mut codes = indexmap::IndexSet::new();
-    let code_of: Vec<Option<u32>> =
-        c.records.iter().map(|r| Some(codes.insert_full(compiled_code(c, ctx.stacks, &r)?).0 as u32)).collect();
-    let rows: Vec<KeyRow> = (0..c.records.len())
-        .zip(code_of)
-        .map(|(index, code)| KeyRow { records: &c.records, index, code: code.map(|i| &codes[i as usize]) })
+    let code_of = c
+        .records
+        .iter()
+        .map(|r| compiled_code(c, ctx.stacks, &r).map_or(NO_CODE, |code| codes.insert_full(code).0 as u32))
         .collect();
-    alignment::StreamKeyer::keys_only(&alignment::StreamCompiles { stream: "", compiles: &rows })
+    alignment::StreamKeyer::keys_only(&KeyRows { records: &c.records, codes, code_of })
 }
-
 /// The code a compile compiled: its metrics' `co_*` fields when all three were logged, else the
 /// innermost user frame of its `dynamo_start` stack (whose line torch logs as the code's first
 /// line: checked on torch 2.15, e.g. `rank_local_metric` at ranks_shifted.py:24 in both).
@@ -159,23 +157,34 @@ pub(crate) fn compiled_code(c: &Compiles, stacks: &StackTable, r: &CompileRecord
     })
 }
 
-/// A compile as the alignment keying reads it: its record's index and its code (which the
-/// keying compares by file, line and name only, so one of the codes it shares these with).
-struct KeyRow<'a> {
+/// A stream's compiles as the alignment keying reads them: the records, and each one's code
+/// (which the keying compares by file, line and name only, so one of the codes it shares these
+/// with), four bytes a compile.
+struct KeyRows<'a> {
     records: &'a CompileRecords,
-    index: usize,
-    code: Option<&'a CompiledCode>,
+    codes: indexmap::IndexSet<CompiledCode>,
+    /// Each record's code in `codes`, or [`NO_CODE`].
+    code_of: Vec<u32>,
 }
 
-impl alignment::KeyedRow for KeyRow<'_> {
-    fn cid(&self) -> CompileId {
-        self.records.id(self.index)
+/// [`KeyRows::code_of`] of a compile whose code is not known.
+const NO_CODE: u32 = u32::MAX;
+
+impl alignment::KeyedRows for KeyRows<'_> {
+    fn len(&self) -> usize {
+        self.code_of.len()
     }
-    fn compile_id(&self) -> std::borrow::Cow<'_, str> {
-        std::borrow::Cow::Owned(crate::parse::display_compile_id(&self.cid()))
+    fn cid(&self, row: usize) -> CompileId {
+        self.records.id(row)
     }
-    fn code(&self) -> Option<&CompiledCode> {
-        self.code
+    fn compile_id(&self, row: usize) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Owned(crate::parse::display_compile_id(&self.cid(row)))
+    }
+    fn code(&self, row: usize) -> Option<&CompiledCode> {
+        match self.code_of[row] {
+            NO_CODE => None,
+            code => self.codes.get_index(code as usize),
+        }
     }
 }
 

@@ -3,9 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
 use indexmap::IndexSet;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -19,7 +17,9 @@ use crate::schema::{CompileId, PayloadFormat};
 use crate::store::{CompactId, Records, Store};
 use tlparse_bundle::ids::parse_blob_id;
 
+mod ids;
 mod paged;
+use ids::{RecordIds, frame_compile};
 pub use paged::CompileRecords;
 use paged::PagedRecords;
 
@@ -522,17 +522,11 @@ pub struct Compiles {
     pub records: CompileRecords,
     /// The records while entries are read, most of them in the store's spool.
     paged: PagedRecords,
-    /// Each record's index, with 32 bits of its id's hash ([`id_hash`]): the table grows by
-    /// them, and probes compare them before reading an id (a map would hold every id a second
-    /// time, and a probe reading ids would bring spooled records back).
-    by_id: HashTable<(u32, u32)>,
-    hasher: foldhash::fast::RandomState,
+    /// Their ids while entries are read, by which entries find their record; `settle` moves
+    /// them into `records`.
+    ids: RecordIds,
     /// How many distinct compile ids the entries named, as they spelled them.
     raw_ids: u64,
-    /// Every record's index, sorted by frame compile then log order, filled by `settle`: the
-    /// attempts of a frame compile are a run of it, found by binary search (4 bytes a compile,
-    /// where a map of lists took over a hundred).
-    by_frame_compile: Vec<u32>,
     /// Artifacts logged outside any compile.
     pub unattributed: Vec<Artifact>,
     /// The graph spans of entries logged outside any compile (AOT Inductor logs no compile id).
@@ -551,31 +545,6 @@ pub struct Compiles {
     frozen_before: Vec<u32>,
     /// Each compile's metrics.
     metrics: Records<Metrics>,
-}
-
-/// A frame compile: a compile id without its attempt.
-type FrameCompile = (Option<u64>, Option<u64>, Option<u64>);
-
-/// The hash `by_id` files a record under, from the 32 bits of its id's hash it keeps: spread
-/// over all 64 bits, as the table reads its top bits and its bottom ones.
-fn table_hash(hash: u32) -> u64 {
-    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// The index `by_id` files `id` under, given its [`Compiles::id_hash`]; `id_at` reads a
-/// record's id, only for records whose hash bits match.
-fn find_index(
-    by_id: &HashTable<(u32, u32)>,
-    hash: u32,
-    id: &CompileId,
-    mut id_at: impl FnMut(usize) -> CompileId,
-) -> Option<usize> {
-    let found = by_id.find(table_hash(hash), |&(h, i)| h == hash && id_at(i as usize) == *id);
-    found.map(|&(_, i)| i as usize)
-}
-
-fn frame_compile(id: &CompileId) -> FrameCompile {
-    (id.compiled_autograd_id, id.frame_id, id.frame_compile_id)
 }
 
 /// The key a compile id is filed under (attempt-less ids join attempt 0).
@@ -624,16 +593,12 @@ impl Compiles {
     /// Every record (as `Observe::record` numbers them), by frame compile, then in order of
     /// first appearance. Only after [`Compiles::settle`].
     pub fn by_frame_compile(&self) -> &[u32] {
-        &self.by_frame_compile
+        self.records.ids().by_frame_compile()
     }
 
     /// The records (as `Observe::record` numbers them) of [`Compiles::attempts`].
     pub fn attempt_records<'a>(&'a self, id: &CompileId) -> impl Iterator<Item = u32> + 'a {
-        let frame = frame_compile(id);
-        let of = |i: &u32| frame_compile(&self.records.id(*i as usize));
-        let start = self.by_frame_compile.partition_point(|i| of(i) < frame);
-        let end = start + self.by_frame_compile[start..].partition_point(|i| of(i) == frame);
-        self.by_frame_compile[start..end].iter().copied()
+        self.records.ids().attempts(&frame_compile(id)).iter().copied()
     }
 
     /// The record an entry's `Observe::record` names.
@@ -881,22 +846,10 @@ impl Compiles {
         self.raw_ids
     }
 
-    /// The 32 bits of a compile id's hash that `by_id` keeps.
-    fn id_hash(&self, id: &CompileId) -> u32 {
-        let hash = self.hasher.hash_one(id);
-        (hash ^ (hash >> 32)) as u32
-    }
-
     /// The index of a (normalized) compile id's record, if it has one. Only after
     /// [`Compiles::settle`].
     fn index_of(&self, id: &CompileId) -> Option<usize> {
-        find_index(&self.by_id, self.id_hash(id), id, |i| self.records.id(i))
-    }
-
-    /// [`Compiles::index_of`] while entries are read.
-    fn paged_index_of(&mut self, id: &CompileId) -> Option<usize> {
-        let (hash, paged) = (self.id_hash(id), &mut self.paged);
-        find_index(&self.by_id, hash, id, |i| paged.id(i))
+        self.records.ids().find(id)
     }
 
     /// A new record for a compile id first seen in `ev`; returns its index.
@@ -912,7 +865,8 @@ impl Compiles {
                 ..RareFacts::default()
             }));
         }
-        let index = self.paged.push(CompileRecord {
+        let index = self.ids.push(id);
+        let paged = self.paged.push(CompileRecord {
             id: compact,
             first_seq: ev.seq,
             last_seq: ev.seq,
@@ -926,8 +880,7 @@ impl Compiles {
             graph_spans: GraphSpans::default(),
             raw_forms: 0,
         });
-        let hash = self.id_hash(&id);
-        self.by_id.insert_unique(table_hash(hash), (hash, index as u32), |&(h, _)| table_hash(h));
+        debug_assert_eq!(paged, index, "records and their ids are filed alike");
         index
     }
 
@@ -948,7 +901,7 @@ impl Compiles {
             return None;
         };
         let id = normalize(raw_id);
-        let index = match self.paged_index_of(&id) {
+        let index = match self.ids.find(&id) {
             Some(index) => index,
             None => self.add_record(id, ev),
         };
@@ -996,11 +949,9 @@ impl Compiles {
     /// Called once after the last entry: groups the attempts of each frame compile, links each
     /// attempt to the next one and each compiled-autograd capture to its graph's compiles.
     pub fn settle(&mut self) {
-        self.records = std::mem::take(&mut self.paged).settle();
-        let records = &self.records;
-        self.by_frame_compile = (0..records.len() as u32).collect();
-        // Stable: each frame compile's attempts stay in order of first appearance.
-        self.by_frame_compile.sort_by_key(|&i| frame_compile(&records.id(i as usize)));
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.settle();
+        self.records = std::mem::take(&mut self.paged).settle(ids);
         for i in 0..self.records.len() {
             let id = self.records.id(i);
             let Some(attempt) = id.attempt else { continue };

@@ -90,8 +90,9 @@ impl Table for StackTrieTable {
                 leaves.push((leaf, index as u32, record.status()));
             }
         }
-        // Stable: each node's compiles stay in log order.
-        leaves.sort_by_key(|&(leaf, _, _)| leaf);
+        // By record within a node, which is log order; in place, where a stable sort would
+        // take a buffer of half the leaves.
+        leaves.sort_unstable_by_key(|&(leaf, index, _)| (leaf, index));
         let mut unknown = Trie::default();
         for (stack, seq) in self.unknown {
             if let Some(leaf) = unknown.insert(user_frames(ctx.stacks, stack)) {

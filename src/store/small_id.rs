@@ -1,5 +1,5 @@
-//! Compile ids in 16 bytes, where a `CompileId` takes 64: the form the tables that keep one per
-//! compile (and a long log has tens of thousands) hold them in.
+//! Compile ids in 16 or 8 bytes, where a `CompileId` takes 64: the forms the tables that keep one
+//! per compile (and a long log has tens of thousands) hold them in.
 
 use crate::schema::CompileId;
 
@@ -35,20 +35,52 @@ pub fn full_id(small: SmallId) -> CompileId {
     }
 }
 
-/// A compile id in 16 bytes, or the mark that its holder keeps it whole elsewhere (an id with a
-/// field too large for a small form).
+/// A compile id in 8 bytes, or the mark that its holder keeps it whole elsewhere (an id with a
+/// field too large for its bits: torch counts frames, frame compiles and attempts from 0, and
+/// none reaches them in practice). What a stream's compile records keep their ids as, and the
+/// one thing of each compile that stays in memory while the tables read them.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CompactId(SmallId);
+pub struct CompactId(u64);
+
+/// The bits of each field of a [`CompactId`], high to low: compiled-autograd id, frame id, frame
+/// compile id, attempt. A field holds its value plus one (0 when the id has none) and is never
+/// all ones, so that [`WIDE_ID`] is no id's packing.
+const FIELD_BITS: [u32; 4] = [16, 24, 16, 8];
+
+/// The mark of an id kept whole elsewhere.
+const WIDE_ID: u64 = u64::MAX;
 
 impl CompactId {
     /// `id`'s compact form: the id itself when each field fits, else the mark.
     pub fn of(id: &CompileId) -> CompactId {
-        CompactId(small_id(id).unwrap_or([WIDE, 0, 0, 0]))
+        let fields = [id.compiled_autograd_id, id.frame_id, id.frame_compile_id, id.attempt];
+        let mut packed = 0u64;
+        for (value, bits) in fields.into_iter().zip(FIELD_BITS) {
+            let stored = match value {
+                None => 0,
+                Some(v) => match v.checked_add(1) {
+                    Some(stored) if stored < (1 << bits) - 1 => stored,
+                    _ => return CompactId(WIDE_ID),
+                },
+            };
+            packed = packed << bits | stored;
+        }
+        CompactId(packed)
     }
 
     /// The id, unless it is kept whole elsewhere.
     pub fn id(self) -> Option<CompileId> {
-        (self.0[0] != WIDE).then(|| full_id(self.0))
+        if self.0 == WIDE_ID {
+            return None;
+        }
+        let mut fields = [None; 4];
+        let mut rest = self.0;
+        for (field, bits) in fields.iter_mut().zip(FIELD_BITS).rev() {
+            *field = (rest & ((1 << bits) - 1)).checked_sub(1);
+            rest >>= bits;
+        }
+        let [compiled_autograd_id, frame_id, frame_compile_id, attempt] = fields;
+        Some(CompileId { compiled_autograd_id, frame_id, frame_compile_id, attempt })
     }
 }
 
@@ -125,6 +157,38 @@ mod tests {
         }
         for wide in [id(None, Some(big - 2), Some(0), Some(0)), id(Some(u64::MAX), None, None, None)] {
             assert_eq!(small_id(&wide), None);
+        }
+    }
+
+    /// Ids read back from their compact form, up to the largest value of each field; one past
+    /// it in any field is kept whole elsewhere.
+    #[test]
+    fn compact_ids_read_back() {
+        let id = |ca, frame, compile, attempt| CompileId {
+            compiled_autograd_id: ca,
+            frame_id: frame,
+            frame_compile_id: compile,
+            attempt,
+        };
+        let largest = FIELD_BITS.map(|bits| (1u64 << bits) - 3);
+        let [ca, frame, compile, attempt] = largest.map(Some);
+        for fits in [
+            id(None, None, None, None),
+            id(None, Some(0), Some(0), Some(0)),
+            id(Some(3), Some(1), Some(2), None),
+            id(ca, frame, compile, attempt),
+            id(None, frame, None, Some(0)),
+        ] {
+            assert_eq!(CompactId::of(&fits).id(), Some(fits));
+        }
+        for wide in [
+            id(ca.map(|v| v + 1), None, None, None),
+            id(None, frame.map(|v| v + 1), Some(0), Some(0)),
+            id(None, Some(0), compile.map(|v| v + 1), Some(0)),
+            id(None, Some(0), Some(0), attempt.map(|v| v + 1)),
+            id(None, Some(u64::MAX), Some(0), Some(0)),
+        ] {
+            assert_eq!(CompactId::of(&wide).id(), None, "{wide:?}");
         }
     }
 }

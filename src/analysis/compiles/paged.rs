@@ -3,10 +3,11 @@
 //! packed and spooled with the stream's other held rows, read back by index or in order. A long
 //! log's compiles cost the tables their ids alone.
 
-use super::{CompileRecord, RareFacts, record_id};
+use super::ids::RecordIds;
+use super::{CompileRecord, RareFacts};
 use crate::fast_hash::HashMap;
 use crate::schema::CompileId;
-use crate::store::{CompactId, CompileList, Records, Store};
+use crate::store::{CompileList, Records, Store};
 
 /// The records of the compiles seen so far, by index: their fixed-size facts in a [`CompileList`]
 /// (each with no rare facts there), the rare facts of the few that have some in a map.
@@ -43,22 +44,16 @@ impl PagedRecords {
         out
     }
 
-    /// The id of record `index`.
-    pub(super) fn id(&mut self, index: usize) -> CompileId {
-        record_id(self.facts.get(index).id, self.rare.get(&(index as u32)).map(|rare| &**rare))
-    }
-
     /// The row of `Compiles::frozen` record `index`'s artifacts were frozen in last.
     pub(super) fn frozen(&mut self, index: usize) -> u32 {
         self.facts.get(index).frozen
     }
 
-    /// Every record, settled: moved into blocks in one pass over the pages, its id kept.
-    pub(super) fn settle(self) -> CompileRecords {
+    /// Every record, settled: moved into blocks in one pass over the pages, with their `ids`
+    /// (settled).
+    pub(super) fn settle(self, ids: RecordIds) -> CompileRecords {
         let mut rows = Records::new(self.facts.store());
-        let mut ids = Vec::with_capacity(self.facts.len());
         for record in self.facts.into_records() {
-            ids.push(record.id);
             rows.push(&record);
         }
         CompileRecords { rows, ids, rare: self.rare, next_attempts: HashMap::default() }
@@ -66,12 +61,12 @@ impl PagedRecords {
 }
 
 /// Every compile record of a stream, by index, once its entries are read: each record packed
-/// in blocks that go to the spool, its compact id in memory (ids are what lookups compare), and
-/// what few records have (rare facts, a next attempt) in maps.
+/// in blocks that go to the spool, its id in memory (ids are what lookups compare), and what few
+/// records have (rare facts, a next attempt) in maps.
 #[derive(Default)]
 pub struct CompileRecords {
     rows: Records<CompileRecord>,
-    ids: Vec<CompactId>,
+    ids: RecordIds,
     pub(super) rare: HashMap<u32, Box<RareFacts>>,
     /// The next attempt of each record that has one ([`CompileRecord::next_attempt`]).
     pub(super) next_attempts: HashMap<u32, u32>,
@@ -83,7 +78,7 @@ impl CompileRecords {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
     /// Record `index`, read back.
@@ -98,7 +93,12 @@ impl CompileRecords {
 
     /// The id of record `index`, without reading the record.
     pub fn id(&self, index: usize) -> CompileId {
-        record_id(self.ids[index], self.rare.get(&(index as u32)).map(|rare| &**rare))
+        self.ids.get(index)
+    }
+
+    /// The records' ids, and where to find each.
+    pub(super) fn ids(&self) -> &RecordIds {
+        &self.ids
     }
 
     /// The next attempt of record `index`'s frame compile, without reading the record.
