@@ -78,7 +78,8 @@ keyed_row_from_fields!(CompileEntry);
 /// reads them from elsewhere (a build keys a long log's compiles from its compile records, with
 /// no row held for each).
 pub trait KeyedRows {
-    fn len(&self) -> usize;
+    /// How many rows there are.
+    fn row_count(&self) -> usize;
     /// The compile id of row `row`.
     fn cid(&self, row: usize) -> CompileId;
     /// Its compile id as displayed (`[0/1]`).
@@ -88,8 +89,8 @@ pub trait KeyedRows {
 }
 
 impl<R: KeyedRow> KeyedRows for [R] {
-    fn len(&self) -> usize {
-        <[R]>::len(self)
+    fn row_count(&self) -> usize {
+        self.len()
     }
     fn cid(&self, row: usize) -> CompileId {
         self[row].cid()
@@ -346,7 +347,7 @@ impl StreamKeyer {
         let (codes, mut places) = frame_codes(s, &frame_compiles, ambiguities.as_deref_mut());
         number_frames(s, &frame_compiles, &codes, &mut places, ambiguities);
         number_compiled_autograd(s.rows, &frame_compiles, &mut places);
-        let mut by_row = vec![Place::default(); s.rows.len()];
+        let mut by_row = vec![Place::default(); s.rows.row_count()];
         for (g, place) in places.into_iter().enumerate() {
             for &row in frame_compiles.rows(g) {
                 by_row[row as usize] = place;
@@ -407,7 +408,7 @@ struct FrameCompiles {
 impl FrameCompiles {
     fn of<K: KeyedRows + ?Sized>(s: &K) -> FrameCompiles {
         let cid = |row: u32| s.cid(row as usize);
-        let mut rows: Vec<u32> = (0..s.len() as u32).filter(|&row| frame_compile(&cid(row)).is_some()).collect();
+        let mut rows: Vec<u32> = (0..s.row_count() as u32).filter(|&row| frame_compile(&cid(row)).is_some()).collect();
         rows.sort_unstable_by_key(|&row| {
             let id = cid(row);
             (frame_compile(&id), id.attempt.unwrap_or(0), row)
@@ -532,7 +533,7 @@ fn several_frames<K: KeyedRows + ?Sized>(
     AlignmentAmbiguity {
         stream: s.stream.to_string(),
         kind: AmbiguityKind::SameCodeSeveralFrames,
-        compile_ids: (0..s.rows.len())
+        compile_ids: (0..s.rows.row_count())
             .filter(|&row| frame_compile(&s.rows.cid(row)).is_some_and(|f| of_code(&f)))
             .map(|row| s.rows.compile_id(row).into_owned())
             .collect(),

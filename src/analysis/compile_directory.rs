@@ -171,7 +171,7 @@ struct KeyRows<'a> {
 const NO_CODE: u32 = u32::MAX;
 
 impl alignment::KeyedRows for KeyRows<'_> {
-    fn len(&self) -> usize {
+    fn row_count(&self) -> usize {
         self.code_of.len()
     }
     fn cid(&self, row: usize) -> CompileId {
