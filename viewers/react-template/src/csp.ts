@@ -8,10 +8,10 @@
 // `navigate()` (route.ts) does.
 
 /** The origin a `?bundle=` value reads from; null for a local folder (`local:N/NAME`) or none. */
-export function bundleOrigin(bundle: string | null | undefined): string | null {
-  if (!bundle || bundle.startsWith('local:')) return null;
+export function bundleOrigin(given: string | null | undefined): string | null {
+  if (!given || given.startsWith('local:')) return null;
   let url: URL;
-  try { url = new URL(bundle, location.href); } catch { return null; }
+  try { url = new URL(given, location.href); } catch { return null; }
   // Only a plain http(s) origin goes into the policy: a host holding `;` or `,` could add directives.
   return /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(url.origin) ? url.origin : null;
 }
